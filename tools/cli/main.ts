@@ -1,0 +1,47 @@
+import { type Command, type Io, UsageError, processIo } from './io.js';
+
+/** Subcommands are loaded lazily so that `pepe serve` does not load sharp, nor `pepe build` the S3 SDK. */
+const COMMANDS: Record<string, { summary: string; load: () => Promise<{ default: Command }> }> = {
+  build: { summary: 'content/ → dist/: validate, analyse images, write the static API', load: () => import('./commands/build.js') },
+  check: { summary: 'validate content/ like build does, near-duplicates are errors; writes nothing', load: () => import('./commands/check.js') },
+  add: { summary: 'import image files into content/ with a new sidecar each', load: () => import('./commands/add.js') },
+  dupes: { summary: 'list near-duplicate image pairs in content/', load: () => import('./commands/dupes.js') },
+  serve: { summary: 'serve a build locally exactly as production does', load: () => import('./commands/serve.js') },
+  publish: { summary: 'sync a build to an S3-compatible bucket', load: () => import('./commands/publish.js') },
+};
+
+export function rootUsage(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+  return `Usage: pepe <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nRun 'pepe <command> --help' for a command's options.\n`;
+}
+
+/** Runs one command line and returns the exit code; only this function turns errors into text. */
+export async function runMain(argv: string[], io: Io = processIo()): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout(rootUsage());
+    return name ? 0 : 2;
+  }
+  const entry = COMMANDS[name];
+  if (!entry) {
+    io.stderr(`pepe: unknown command '${name}'.\n\n${rootUsage()}`);
+    return 2;
+  }
+  const command = (await entry.load()).default;
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.stdout(command.usage);
+    return 0;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`pepe ${name}: ${error.message}\n\n${command.usage}`);
+      return 2;
+    }
+    // A bug: show everything, the maintainers need the stack.
+    io.stderr(`pepe ${name}: unexpected failure\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return 1;
+  }
+}
