@@ -1,0 +1,52 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { KIND_BITMAP, KIND_LIST, decodeNumbers, decodePosting, encodeNumbers, encodePosting, postingCount } from './posting-codec.js';
+
+/** Expands a decoded posting to a plain sorted array, whatever its kind. */
+function ranksOf(text: string, docCount: number): number[] {
+  const posting = decodePosting(text, 0, docCount);
+  if (posting.kind === KIND_LIST) return [...posting.ranks];
+  const ranks: number[] = [];
+  for (let rank = 0; rank < docCount; rank++) if (posting.bits[rank >>> 5]! & (1 << (rank & 31))) ranks.push(rank);
+  return ranks;
+}
+
+const rankSets = fc.integer({ min: 1, max: 3000 }).chain((docCount) =>
+  fc.tuple(fc.constant(docCount), fc.uniqueArray(fc.integer({ min: 0, max: docCount - 1 }), { maxLength: docCount }).map((a) => a.sort((x, y) => x - y))),
+);
+
+describe('posting codec', () => {
+  it('round-trips any sorted rank set, whichever encoding it picks', () => {
+    fc.assert(
+      fc.property(rankSets, ([docCount, ranks]) => {
+        const text = encodePosting(ranks, docCount);
+        expect(ranksOf(text, docCount)).toEqual(ranks);
+        expect(postingCount(text, 0)).toBe(ranks.length);
+      }),
+    );
+  });
+
+  it('uses a bitmap for a dense term and a list for a rare one', () => {
+    const dense = Array.from({ length: 500 }, (_, i) => i * 2);
+    expect(decodePosting(encodePosting(dense, 1000), 0, 1000).kind).toBe(KIND_BITMAP);
+    expect(decodePosting(encodePosting([3, 700], 1000), 0, 1000).kind).toBe(KIND_LIST);
+  });
+
+  it('writes only JSON- and JS-safe ASCII characters', () => {
+    const text = encodePosting([0, 31, 32, 1023, 1024, 99_999], 100_000) + encodeNumbers([0, 63, 64, 2 ** 31]);
+    expect(text).toMatch(/^[A-Za-z0-9_-]+$/);
+  });
+
+  it('round-trips number lists, including large values', () => {
+    fc.assert(
+      fc.property(fc.array(fc.nat({ max: 2 ** 32 - 1 })), (values) => {
+        expect([...decodeNumbers(encodeNumbers(values), values.length)]).toEqual(values);
+      }),
+    );
+  });
+
+  it('rejects corrupt data with a message saying to rebuild', () => {
+    expect(() => decodeNumbers('A"', 2)).toThrow(/corrupt.*rebuild/);
+    expect(() => decodeNumbers('AAA', 2)).toThrow(/rebuild/);
+  });
+});

@@ -1,0 +1,146 @@
+/**
+ * Compact posting lists (the ranks of the records containing a term, in one field) as
+ * JSON-safe text. Each list is encoded as whichever is shorter:
+ *
+ * - a sorted list: first rank, then `gap - 1` for each following rank, as base-64 VLQ
+ *   (5 data bits + 1 continuation bit per character), so frequent small gaps cost one
+ *   character each;
+ * - a bitmap of all ranks, 6 ranks per character, for terms found in a large share of the
+ *   records (where a list would cost more than one character per 6 records).
+ *
+ * A segment starts with a VLQ header `count * 2 + kind` (kind 0 = list, 1 = bitmap). The
+ * alphabet is base64url: plain ASCII that needs no escaping in JSON, JS or HTML, so the
+ * bundled data stays one byte per character.
+ */
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+const CONTINUE = 32;
+const DATA_MASK = 31;
+
+/** char code → 6-bit value; 255 marks a character outside the alphabet. */
+const DIGIT = new Uint8Array(128).fill(255);
+for (let i = 0; i < ALPHABET.length; i++) DIGIT[ALPHABET.charCodeAt(i)] = i;
+
+export const KIND_LIST = 0;
+export const KIND_BITMAP = 1;
+
+/** A decoded posting list: sorted ranks, or a bitmap (bit r of word r>>>5) of `docCount` bits. */
+export type Posting = { kind: typeof KIND_LIST; count: number; ranks: Uint32Array } | { kind: typeof KIND_BITMAP; count: number; bits: Uint32Array };
+
+/** Appends `value` (a non-negative integer) as VLQ to `out`. */
+function pushVlq(out: string[], value: number): void {
+  let rest = value;
+  do {
+    const low = rest & DATA_MASK;
+    rest = Math.floor(rest / 32);
+    out.push(ALPHABET[rest > 0 ? low | CONTINUE : low]!);
+  } while (rest > 0);
+}
+
+function vlqLength(value: number): number {
+  let length = 1;
+  for (let rest = Math.floor(value / 32); rest > 0; rest = Math.floor(rest / 32)) length++;
+  return length;
+}
+
+/** Encodes ascending, distinct ranks (all < docCount) as one segment. */
+export function encodePosting(ranks: readonly number[], docCount: number): string {
+  const out: string[] = [];
+  let listLength = 0;
+  for (let i = 0; i < ranks.length; i++) listLength += vlqLength(i === 0 ? ranks[0]! : ranks[i]! - ranks[i - 1]! - 1);
+  const bitmapLength = Math.ceil(docCount / 6);
+  if (ranks.length > 0 && bitmapLength < listLength) {
+    pushVlq(out, ranks.length * 2 + KIND_BITMAP);
+    const sextets = new Uint8Array(bitmapLength);
+    for (const rank of ranks) sextets[Math.floor(rank / 6)]! |= 1 << rank % 6;
+    for (const sextet of sextets) out.push(ALPHABET[sextet]!);
+  } else {
+    pushVlq(out, ranks.length * 2 + KIND_LIST);
+    for (let i = 0; i < ranks.length; i++) pushVlq(out, i === 0 ? ranks[0]! : ranks[i]! - ranks[i - 1]! - 1);
+  }
+  return out.join('');
+}
+
+/** Encodes a list of non-negative integers (segment lengths) as consecutive VLQs. */
+export function encodeNumbers(values: readonly number[]): string {
+  const out: string[] = [];
+  for (const value of values) pushVlq(out, value);
+  return out.join('');
+}
+
+/**
+ * Position after the last VLQ read by readVlq. A module variable instead of a returned
+ * tuple: this runs in a cold process before the JIT has optimised anything, where tuple
+ * allocation and destructuring cost several times the decoding itself.
+ */
+let afterVlq = 0;
+
+/** Reads one VLQ at `text[position]` (sets afterVlq). Throws on corrupt input (a build bug). */
+function readVlq(text: string, position: number): number {
+  let value = 0;
+  let scale = 1;
+  let at = position;
+  for (;;) {
+    const digit = DIGIT[text.charCodeAt(at)] ?? 255;
+    if (digit === 255) throw new Error(`search index: corrupt posting data at character ${at}; rebuild the catalogue`);
+    value += (digit & DATA_MASK) * scale;
+    at++;
+    if ((digit & CONTINUE) === 0) {
+      afterVlq = at;
+      return value;
+    }
+    scale *= 32;
+  }
+}
+
+/** Decodes consecutive VLQs (segment lengths) into `count` numbers. */
+export function decodeNumbers(text: string, count: number): Uint32Array {
+  const values = new Uint32Array(count);
+  afterVlq = 0;
+  for (let i = 0; i < count; i++) values[i] = readVlq(text, afterVlq);
+  if (afterVlq !== text.length) throw new Error(`search index: expected ${count} numbers, found other data; rebuild the catalogue`);
+  return values;
+}
+
+/** The record count of the segment at `offset`, without decoding it. */
+export function postingCount(text: string, offset: number): number {
+  return Math.floor(readVlq(text, offset) / 2);
+}
+
+/** Decodes the segment at `offset` (as written by encodePosting) for an index of `docCount` records. */
+export function decodePosting(text: string, offset: number, docCount: number): Posting {
+  const header = readVlq(text, offset);
+  const start = afterVlq;
+  const count = Math.floor(header / 2);
+  if (header % 2 === KIND_BITMAP) {
+    const bits = new Uint32Array(Math.ceil(docCount / 32));
+    const chars = Math.ceil(docCount / 6);
+    for (let i = 0; i < chars; i++) {
+      const sextet = DIGIT[text.charCodeAt(start + i)]!;
+      if (sextet === 0) continue;
+      // A sextet may straddle two 32-bit words.
+      const bit = i * 6;
+      bits[bit >>> 5]! |= sextet << (bit & 31);
+      const spill = (bit & 31) + 6 - 32;
+      if (spill > 0) bits[(bit >>> 5) + 1]! |= sextet >>> (6 - spill);
+    }
+    return { kind: KIND_BITMAP, count, bits };
+  }
+  const ranks = new Uint32Array(count);
+  let at = start;
+  let previous = -1;
+  for (let i = 0; i < count; i++) {
+    // Inlined VLQ read: this loop is the hot path of a first-time term lookup.
+    let value = 0;
+    let scale = 1;
+    for (;;) {
+      const digit = DIGIT[text.charCodeAt(at++)]!;
+      value += (digit & DATA_MASK) * scale;
+      if ((digit & CONTINUE) === 0) break;
+      scale *= 32;
+    }
+    previous = i === 0 ? value : previous + value + 1;
+    ranks[i] = previous;
+  }
+  return { kind: KIND_LIST, count, ranks };
+}

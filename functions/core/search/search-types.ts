@@ -1,0 +1,43 @@
+/** Shared types of the search modules (see search-index.ts for the public surface). */
+
+/** What is indexed of one record. Docs are given in ascending created_at order: doc i has rank i. */
+export interface SearchDoc {
+  tags: string[] | null;
+  description: string | null;
+}
+
+/** `all`: tags and description (variant A); `description`: description only (variant B). */
+export type SearchField = 'all' | 'description';
+
+/** Posting lists of one field: per term (in `terms` order) a segment of `postings`, `lengths` = segment sizes. */
+export interface FieldPostings {
+  /** Concatenated segments (see posting-codec.ts). */
+  postings: string;
+  /** VLQ-encoded character length of each term's segment, in term order. */
+  lengths: string;
+}
+
+/**
+ * The serialised index: plain JSON, opaque outside this folder. Everything is text so
+ * JSON.parse of the bundled catalogue does almost no work for it; decoding is deferred
+ * to the first query, and each posting list to the first query that needs it.
+ */
+export interface SearchIndexData {
+  format: typeof SEARCH_INDEX_FORMAT;
+  /** Number of indexed records (ranks are 0 .. docCount - 1). */
+  docCount: number;
+  /** Every distinct normalised word, sorted by code unit, separated by single spaces. */
+  terms: string;
+  tags: FieldPostings;
+  description: FieldPostings;
+}
+
+/** Changes whenever the layout of SearchIndexData changes, so an old index is refused, not misread. */
+export const SEARCH_INDEX_FORMAT = 'pepe-search-1' as const;
+
+export interface SearchIndex {
+  /** Ranks of all docs matching every query word (AND, prefix, typo fallback), ascending. Empty when the query has no words. */
+  match(query: string, field: SearchField): Uint32Array;
+  /** Same set ordered by relevance (tags weigh more than description), ties: higher rank (newer) first. */
+  matchByRelevance(query: string, field: SearchField): Uint32Array;
+}

@@ -1,0 +1,116 @@
+import { decodeNumbers, decodePosting, postingCount, type Posting } from './posting-codec.js';
+import { letterCount } from './normalise.js';
+import { typoNeighbours } from './typo-neighbours.js';
+import { QueryScratch } from './query-scratch.js';
+import type { FieldPostings, SearchIndexData } from './search-types.js';
+
+/** Query words shorter than this never get typo tolerance (api-behaviour.md). */
+export const FUZZY_MIN_LETTERS = 4;
+
+/** How a term was reached from a query word; relevance weighs them differently. */
+export const EXACT = 0;
+export const PREFIX = 1;
+export const TYPO = 2;
+export type MatchKind = typeof EXACT | typeof PREFIX | typeof TYPO;
+
+/** One term a query word expands to. */
+export interface TermMatch {
+  id: number;
+  term: string;
+  kind: MatchKind;
+}
+
+/** Posting lists of one field, decoded one term at a time on first use and then kept. */
+class FieldLists {
+  private readonly offsets: Uint32Array;
+  private readonly decoded: (Posting | undefined)[];
+
+  constructor(
+    private readonly field: FieldPostings,
+    termCount: number,
+    private readonly docCount: number,
+  ) {
+    const lengths = decodeNumbers(field.lengths, termCount);
+    this.offsets = new Uint32Array(termCount);
+    let offset = 0;
+    for (let i = 0; i < termCount; i++) {
+      this.offsets[i] = offset;
+      offset += lengths[i]!;
+    }
+    if (offset !== field.postings.length) throw new Error('search index: posting lengths do not add up; rebuild the catalogue');
+    this.decoded = new Array<Posting | undefined>(termCount);
+  }
+
+  count(termId: number): number {
+    const cached = this.decoded[termId];
+    return cached ? cached.count : postingCount(this.field.postings, this.offsets[termId]!);
+  }
+
+  posting(termId: number): Posting {
+    let posting = this.decoded[termId];
+    if (posting === undefined) {
+      posting = decodePosting(this.field.postings, this.offsets[termId]!, this.docCount);
+      this.decoded[termId] = posting;
+    }
+    return posting;
+  }
+}
+
+/**
+ * The run-time view of SearchIndexData: MiniSearch's term dictionary as a sorted list.
+ * Prefix lookup is a binary search (a prefix's terms are one contiguous run) and typo
+ * lookup one pass over the list, so loading builds nothing: MiniSearch's radix tree
+ * (SearchableMap) would answer the same lookups but costs 20–30 ms to build in a cold
+ * process, more than the whole cold-start budget at 10k records.
+ */
+export class TermDictionary {
+  readonly docCount: number;
+  readonly tags: FieldLists;
+  readonly description: FieldLists;
+  readonly scratch: QueryScratch;
+  private readonly terms: string[];
+
+  constructor(data: SearchIndexData) {
+    this.docCount = data.docCount;
+    this.terms = data.terms === '' ? [] : data.terms.split(' ');
+    this.tags = new FieldLists(data.tags, this.terms.length, data.docCount);
+    this.description = new FieldLists(data.description, this.terms.length, data.docCount);
+    this.scratch = new QueryScratch(data.docCount);
+  }
+
+  /** Index of the first term ≥ word (code-unit order, as sorted by the build). */
+  private lowerBound(word: string): number {
+    let lo = 0;
+    let hi = this.terms.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.terms[mid]! < word) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /**
+   * The terms a normalised query word matches: itself and every term it starts with; with
+   * `typos`, also (for words of ≥ 4 letters) every whole term at edit distance 1. Typo
+   * matches are whole-word only: `smig` finds `smug` but not `smugness` — a prefix that is
+   * also allowed a typo matches far too much for a four-letter word.
+   */
+  expand(word: string, typos: boolean): TermMatch[] {
+    const matches: TermMatch[] = [];
+    let id = this.lowerBound(word);
+    const first = id;
+    for (; id < this.terms.length && this.terms[id]!.startsWith(word); id++) {
+      const term = this.terms[id]!;
+      matches.push({ id, term, kind: term.length === word.length ? EXACT : PREFIX });
+    }
+    if (typos && letterCount(word) >= FUZZY_MIN_LETTERS) {
+      for (const termId of typoNeighbours(this.terms, word)) {
+        // Terms in [first, id) are the prefix matches found above.
+        if (termId < first || termId >= id) matches.push({ id: termId, term: this.terms[termId]!, kind: TYPO });
+      }
+    }
+    return matches;
+  }
+}
+export type { FieldLists };

@@ -1,0 +1,33 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { levenshtein } from './search-reference.js';
+import { typoNeighbours, withinOneEdit } from './typo-neighbours.js';
+
+describe('withinOneEdit', () => {
+  it('accepts one substitution, insertion or deletion', () => {
+    expect(withinOneEdit('smig', 'smug')).toBe(true);
+    expect(withinOneEdit('smg', 'smug')).toBe(true);
+    expect(withinOneEdit('smugg', 'smug')).toBe(true);
+    expect(withinOneEdit('smug', 'smug')).toBe(true);
+  });
+
+  it('rejects two edits, including a transposition', () => {
+    expect(withinOneEdit('sumg', 'smug')).toBe(false);
+    expect(withinOneEdit('smigness', 'smug')).toBe(false);
+  });
+
+  it('agrees with Levenshtein distance ≤ 1 on random words', () => {
+    const word = fc.string({ unit: fc.constantFrom('a', 'b', 'c'), maxLength: 6 });
+    fc.assert(
+      fc.property(word, word, (a, b) => {
+        expect(withinOneEdit(a, b)).toBe(levenshtein(a, b) <= 1);
+      }),
+    );
+  });
+});
+
+describe('typoNeighbours', () => {
+  it('lists the ids of all terms within one edit, ascending', () => {
+    expect(typoNeighbours(['frag', 'frog', 'frogs', 'from', 'smug'], 'frog')).toEqual([0, 1, 2, 3]);
+  });
+});
