@@ -1,0 +1,140 @@
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { analyseImage, type ImageAnalysis } from './analyse-image.js';
+import { EXPECTED_PHASH, readFixture } from './fixtures.js';
+import { paintPicture } from './paint-picture.js';
+import { hammingDistance } from './phash.js';
+
+async function analysed(bytes: Buffer, options?: Parameters<typeof analyseImage>[1]): Promise<ImageAnalysis> {
+  const result = await analyseImage(bytes, options);
+  if (!result.ok) throw new Error(`expected success, got ${result.code}: ${result.message}`);
+  return result;
+}
+
+const picture = (w: number, h: number, seed: number, noise = 8) => sharp(paintPicture(w, h, seed, { noise }), { raw: { width: w, height: h, channels: 3 } });
+
+describe('phash equals the Python reference (imagehash.phash via Pillow + scipy)', () => {
+  it.each(Object.keys(EXPECTED_PHASH))('%s', async (name) => {
+    const expected = EXPECTED_PHASH[name]!;
+    const result = await analysed(readFixture(name));
+    expect(result.phash).toBe(expected.phash);
+    expect([result.width, result.height]).toEqual([expected.width, expected.height]);
+    expect(result.phash).toMatch(/^[0-9a-f]{16}$/);
+  });
+});
+
+describe('what the analysis reports', () => {
+  it('gives the upright size of an EXIF-rotated JPEG (stored 80x120, orientation 6)', async () => {
+    const bytes = readFixture('rotated.jpg');
+    const meta = await sharp(bytes).metadata();
+    expect([meta.width, meta.height, meta.orientation]).toEqual([80, 120, 6]);
+    const result = await analysed(bytes);
+    expect([result.width, result.height]).toEqual([120, 80]);
+    // Hashing the upright pixels: an explicitly rotated copy without EXIF hashes the same.
+    const upright = await sharp(bytes).rotate().png().toBuffer();
+    expect((await analysed(upright)).phash).toBe(result.phash);
+  });
+
+  it('gives the upright size on the reduced decode too', async () => {
+    const bytes = await picture(700, 560, 3).jpeg({ quality: 80 }).withMetadata({ orientation: 8 }).toBuffer();
+    const result = await analysed(bytes);
+    expect([result.width, result.height]).toEqual([560, 700]);
+  });
+
+  it('hashes the first frame of an animated GIF', async () => {
+    const bytes = readFixture('animated.gif');
+    const result = await analysed(bytes);
+    expect(result.animated).toBe(true);
+    const first = await sharp(bytes, { pages: 1 }).png().toBuffer();
+    const second = await sharp(bytes, { page: 1, pages: 1 }).png().toBuffer();
+    expect(result.phash).toBe((await analysed(first)).phash);
+    expect(hammingDistance(result.phash, (await analysed(second)).phash)).toBeGreaterThan(10);
+    expect([result.width, result.height]).toEqual([48, 40]);
+  });
+
+  it('reports format, extension, mime and an RGB 32x32 thumbnail', async () => {
+    const result = await analysed(readFixture('still.webp'));
+    expect(result).toMatchObject({ format: 'webp', ext: '.webp', mime: 'image/webp', animated: false });
+    expect(result.thumb.width).toBe(32);
+    expect(result.thumb.rgb).toHaveLength(32 * 32 * 3);
+    expect(result.blurhash).toHaveLength(28); // 4x3 components: 1 + 1 + 4 + 2*11
+    for (const t of Object.values(result.timings)) expect(t).toBeGreaterThanOrEqual(0);
+  });
+
+  it('decodes AVIF', async () => {
+    const result = await analysed(readFixture('still.avif'));
+    expect(result).toMatchObject({ format: 'avif', ext: '.avif', width: 64, height: 48 });
+  });
+});
+
+describe('refusals', () => {
+  it.each([
+    ['JPEG', 'photo.jpg'],
+    ['PNG', 'opaque.png'],
+    ['large JPEG (reduced decode)', null],
+  ])('fails a truncated %s', async (_label, name) => {
+    const whole = name ? readFixture(name) : await picture(900, 700, 9).jpeg({ quality: 85 }).toBuffer();
+    const cut = whole.subarray(0, Math.floor(whole.length * 0.7));
+    // The header is intact, which is why metadata alone would accept it.
+    expect((await sharp(cut).metadata()).width).toBeGreaterThan(0);
+    const result = await analyseImage(cut);
+    expect(result).toMatchObject({ ok: false, code: 'truncated' });
+    if (!result.ok) expect(result.message).toMatch(/truncated/);
+  });
+
+  it('fails an image above the pixel limit, naming the limit', async () => {
+    const result = await analyseImage(readFixture('photo.jpg'), { maxPixels: 120 * 80 - 1 });
+    expect(result).toMatchObject({ ok: false, code: 'too-many-pixels' });
+    if (!result.ok) expect(result.message).toContain('9,599');
+    expect((await analyseImage(readFixture('photo.jpg'), { maxPixels: 120 * 80 })).ok).toBe(true);
+  });
+
+  it('fails garbage after a valid signature as undecodable', async () => {
+    const bytes = Buffer.concat([readFixture('opaque.png').subarray(0, 8), Buffer.alloc(200, 7)]);
+    expect(await analyseImage(bytes)).toMatchObject({ ok: false, code: 'undecodable' });
+  });
+
+  it('gives up after the timeout', async () => {
+    const bytes = await picture(250, 250, 4, 30).resize(3000, 3000, { kernel: 'nearest' }).png({ compressionLevel: 1 }).toBuffer();
+    const result = await analyseImage(bytes, { timeoutMs: 1, exactPhash: true });
+    expect(result).toMatchObject({ ok: false, code: 'timeout' });
+  });
+});
+
+describe('near-duplicates stay near, different pictures stay far', () => {
+  it('keeps a JPEG q70 re-encode and a 50% resize within a few bits', async () => {
+    const original = await picture(640, 480, 21).png().toBuffer();
+    const base = (await analysed(original)).phash;
+    const reencoded = await sharp(original).jpeg({ quality: 70 }).toBuffer();
+    const resized = await sharp(original).resize(320, 240).png().toBuffer();
+    expect(hammingDistance(base, (await analysed(reencoded)).phash)).toBeLessThanOrEqual(4);
+    expect(hammingDistance(base, (await analysed(resized)).phash)).toBeLessThanOrEqual(4);
+  });
+
+  it('puts unrelated pictures far apart', async () => {
+    const hashes = await Promise.all([31, 32, 33, 34, 35].map(async (seed) => (await analysed(await picture(300, 200, seed).png().toBuffer())).phash));
+    for (let i = 0; i < hashes.length; i++) for (let j = i + 1; j < hashes.length; j++) expect(hammingDistance(hashes[i]!, hashes[j]!)).toBeGreaterThanOrEqual(14);
+  });
+
+  it('hashes a transparent sticker as flattened on white, not by its hidden colours', async () => {
+    const sticker = readFixture('sticker.png');
+    const result = await analysed(sticker);
+    const onWhite = await sharp(sticker).flatten({ background: '#ffffff' }).png().toBuffer();
+    const hiddenColours = await sharp(sticker).removeAlpha().png().toBuffer();
+    expect(hammingDistance(result.phash, (await analysed(onWhite)).phash)).toBeLessThanOrEqual(2);
+    expect(hammingDistance(result.phash, (await analysed(hiddenColours)).phash)).toBeGreaterThanOrEqual(8);
+    // Transparent corners are white in the thumbnail too.
+    expect([...result.thumb.rgb.subarray(0, 3)]).toEqual([255, 255, 255]);
+  });
+});
+
+describe('exact and reduced paths', () => {
+  it('uses the full-resolution Pillow-exact path when asked, and it agrees closely with the reduced one', async () => {
+    const bytes = await picture(1200, 900, 12).jpeg({ quality: 85 }).toBuffer();
+    const fast = await analysed(bytes);
+    const exact = await analysed(bytes, { exactPhash: true });
+    expect([fast.width, fast.height]).toEqual([1200, 900]);
+    expect([exact.width, exact.height]).toEqual([1200, 900]);
+    expect(hammingDistance(fast.phash, exact.phash)).toBeLessThanOrEqual(4);
+  });
+});

@@ -1,0 +1,87 @@
+/**
+ * One full decode of the first frame, upright, with the safety limits the build needs.
+ * sharp always gets the bytes (never a path: librsvg would follow relative references,
+ * and the build has read the bytes already for the sha256).
+ */
+import sharp from 'sharp';
+import type { RawImage } from './pixels.js';
+
+export type DecodeFailureCode = 'undecodable' | 'truncated' | 'too-many-pixels' | 'timeout';
+
+export interface DecodeOptions {
+  /** Refuse images with more pixels than this (width x height of the first frame). */
+  maxPixels: number;
+  /** Give up after this many milliseconds. */
+  timeoutMs: number;
+}
+
+export type DecodeResult =
+  | { ok: true; image: RawImage; /** Upright size of the original, which `image` may be a reduction of. */ width: number; height: number }
+  | { ok: false; code: DecodeFailureCode; message: string };
+
+/**
+ * Settings for decoding many images: call once per process (or worker) before a batch.
+ * One libvips thread per image: throughput comes from decoding several images at once,
+ * and more threads per image only oversubscribe the cores. The operation cache holds
+ * results by input buffer, which one-shot decodes never reuse.
+ */
+export function configureSharpForBatch(): void {
+  sharp.concurrency(1);
+  sharp.cache(false);
+}
+
+function classify(message: string, options: DecodeOptions): { code: DecodeFailureCode; message: string } {
+  if (/exceeds pixel limit/i.test(message)) {
+    return { code: 'too-many-pixels', message: `the image has more than ${options.maxPixels.toLocaleString('en')} pixels, the limit; scale it down before adding it` };
+  }
+  if (/timeout/i.test(message)) return timeoutFailure(options);
+  if (/premature end|end of stream|truncat|unexpected end|not enough data|read error|short read/i.test(message)) {
+    return { code: 'truncated', message: `the file is truncated (${message.trim()}); re-export or re-download the image` };
+  }
+  return { code: 'undecodable', message: `the image cannot be decoded (${message.trim()}); re-export it as PNG, JPEG, WebP, GIF or AVIF` };
+}
+
+const timeoutFailure = (options: DecodeOptions) => ({
+  code: 'timeout' as const,
+  message: `decoding took longer than ${options.timeoutMs} ms; the file is probably malformed or far too large, re-export it`,
+});
+
+/**
+ * Decodes every pixel of the first frame (or, with `reduceTo`, a reduceTo x reduceTo
+ * version of it, aspect ignored) (header metadata alone succeeds on truncated
+ * JPEGs; a full pixel decode does not), applies the EXIF orientation, and returns packed
+ * 8-bit samples (sharp converts grey, palette and 16-bit inputs to 8-bit sRGB[A]).
+ * `failOn: 'truncated'` fails truncated files but keeps images with benign decoder
+ * warnings (e.g. extraneous bytes) that every browser shows fine.
+ */
+export async function decodeFirstFrame(bytes: Buffer, options: DecodeOptions, reduceTo?: number): Promise<DecodeResult> {
+  const seconds = Math.max(1, Math.ceil(options.timeoutMs / 1000));
+  let pipeline = sharp(bytes, { limitInputPixels: options.maxPixels, failOn: 'truncated', pages: 1, sequentialRead: true }).rotate();
+  // The reduced decode: libjpeg/libwebp shrink-on-load where the format allows it, then
+  // libvips' own reduction (alpha premultiplied, so flattening afterwards is equivalent).
+  if (reduceTo !== undefined) pipeline = pipeline.resize(reduceTo, reduceTo, { fit: 'fill' });
+  const pixels = pipeline.timeout({ seconds }).raw().toBuffer({ resolveWithObject: true });
+  // A reduced decode no longer tells the original size: read it from the header alongside.
+  const size = reduceTo === undefined ? Promise.resolve(null) : sharp(bytes).metadata().then((m) => m.autoOrient);
+  const job = Promise.all([pixels, size]);
+  // sharp's own timeout has whole-second granularity; the race enforces the exact bound
+  // (the abandoned job then stops at sharp's timeout).
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), options.timeoutMs);
+  });
+  try {
+    const result = await Promise.race([job, deadline]);
+    if (result === 'timeout') {
+      job.catch(() => undefined);
+      return { ok: false, ...timeoutFailure(options) };
+    }
+    const [{ data, info }, upright] = result;
+    const image = { data: new Uint8Array(data.buffer, data.byteOffset, data.length), width: info.width, height: info.height, channels: info.channels };
+    return { ok: true, image, width: upright?.width ?? info.width, height: upright?.height ?? info.height };
+  } catch (err) {
+    return { ok: false, ...classify(err instanceof Error ? err.message : String(err), options) };
+  } finally {
+    clearTimeout(timer);
+  }
+}

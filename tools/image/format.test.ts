@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { analyseImage, detectFormat } from './analyse-image.js';
+import { describeUnsupported, isAnimated } from './format.js';
+import { headerSize } from './header-size.js';
+import { readFixture } from './fixtures.js';
+import sharp from 'sharp';
+
+describe('detectFormat', () => {
+  it.each([
+    ['opaque.png', 'png', '.png', 'image/png'],
+    ['photo.jpg', 'jpeg', '.jpg', 'image/jpeg'],
+    ['animated.gif', 'gif', '.gif', 'image/gif'],
+    ['still.webp', 'webp', '.webp', 'image/webp'],
+    ['animated.webp', 'webp', '.webp', 'image/webp'],
+    ['still.avif', 'avif', '.avif', 'image/avif'],
+  ])('recognises %s from its magic bytes', (name, format, ext, mime) => {
+    expect(detectFormat(readFixture(name))).toEqual({ format, ext, mime });
+  });
+
+  it('ignores what a file claims to be and reads the bytes (a PNG is a PNG whatever its name)', () => {
+    expect(detectFormat(readFixture('opaque.png'))?.format).toBe('png');
+    expect(detectFormat(Buffer.from('not an image at all'))).toBeNull();
+  });
+
+  it.each([
+    ['<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>', 'an SVG drawing'],
+    ['<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg"/>', 'an SVG drawing'],
+    ['II*\0\x08\0\0\0', 'a TIFF image'],
+    ['BM\x36\0\0\0\0\0', 'a BMP image'],
+    ['\0\0\0\x18ftypheic\0\0\0\0mif1heic', 'a HEIC/HEIF image'],
+    ['%PDF-1.7', 'a PDF document'],
+  ])('refuses %j and names what it looks like', async (text, looksLike) => {
+    const bytes = Buffer.from(text, 'latin1');
+    expect(detectFormat(bytes)).toBeNull();
+    expect(describeUnsupported(bytes)).toBe(looksLike);
+    const result = await analyseImage(bytes);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.code).toBe('unsupported-format');
+    expect(result.message).toContain(looksLike);
+    expect(result.message).toContain('PNG, JPEG, GIF, WebP');
+  });
+
+  it('refuses an SVG that references another file instead of handing it to librsvg', async () => {
+    const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><image href="../secret.png"/></svg>');
+    const result = await analyseImage(svg);
+    expect(result).toMatchObject({ ok: false, code: 'unsupported-format' });
+  });
+
+  it('tells animated GIF/WebP from still ones without decoding', () => {
+    expect(isAnimated(readFixture('animated.gif'), 'gif')).toBe(true);
+    expect(isAnimated(readFixture('animated.webp'), 'webp')).toBe(true);
+    expect(isAnimated(readFixture('still.webp'), 'webp')).toBe(false);
+  });
+
+  it.each(['opaque.png', 'photo.jpg', 'rotated.jpg', 'animated.gif', 'still.webp', 'animated.webp', 'large.jpg'])('reads the stored size of %s from the header as sharp does', async (name) => {
+    const bytes = readFixture(name);
+    const meta = await sharp(bytes).metadata();
+    expect(headerSize(bytes, detectFormat(bytes)!.format)).toEqual({ width: meta.width, height: meta.height });
+  });
+
+  it('reads lossless and extended WebP headers too', async () => {
+    const raw = { raw: { width: 37, height: 23, channels: 3 as const } };
+    const px = Buffer.alloc(37 * 23 * 3, 90);
+    const lossless = await sharp(px, raw).webp({ lossless: true }).toBuffer();
+    const extended = await sharp(px, raw).ensureAlpha(0.5).webp().toBuffer();
+    expect(headerSize(lossless, 'webp')).toEqual({ width: 37, height: 23 });
+    expect(headerSize(extended, 'webp')).toEqual({ width: 37, height: 23 });
+  });
+});
