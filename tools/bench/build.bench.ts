@@ -1,0 +1,213 @@
+/**
+ * The catalogue build on a synthetic corpus (mixed PNG/JPEG/WebP/GIF, 256–2048 px,
+ * 20 KB–1 MB; 1k and 10k images, --quick: 200): cold build images/s, no-change and
+ * one-added rebuild seconds, the time split, peak RSS; and, in the same run over the
+ * same files, the naive pipeline (sharp resize per hash + npm blurhash), so the headline
+ * figure is a ratio that machine load cannot fake (wall-clock and CPU-time ratios).
+ * Rebuild costs are also measured on 10k small fixture images (--quick: 500), which take
+ * seconds to generate. Corpora live in .bench/ and are reused.
+ * Env: PEPE_BENCH_BUILD_SIZES / PEPE_BENCH_REBUILD_SIZES (comma-separated, 0 = skip).
+ */
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { basename, extname, join, resolve } from 'node:path';
+import { buildCatalogue, type BuildResult } from '../build/build-catalogue.js';
+import { naiveAnalyse } from '../image/naive-pipeline.js';
+import { FIXTURE_URLS, fixtureId, fixtureImage, makeFixtureContent } from '../testing/fixture-catalogue.js';
+import { type Bench, type BenchContext, round } from './context.js';
+import { syntheticImageCorpus } from './synthetic-images.js';
+
+/** Same concurrency for both pipelines: sharp's work runs on libuv threads either way. */
+const CONCURRENCY = 4;
+
+/** Sidecars for the corpus images, written beside them once (ids derived from the file name). */
+async function ensureSidecars(files: string[]): Promise<void> {
+  for (const [i, file] of files.entries()) {
+    const sidecar = file.slice(0, file.length - extname(file).length) + '.json';
+    const exists = await readFile(sidecar).then(() => true, () => false);
+    if (exists) continue;
+    const created = new Date(Date.UTC(2018, 0, 1) + i * 3_600_000 * 7).toISOString();
+    await writeFile(sidecar, JSON.stringify({ id: fixtureId(`bench-${basename(file)}`), description: `Synthetic picture ${i}`, tags: ['bench', `group-${i % 17}`], created_at: created }));
+  }
+}
+
+/** Peak RSS during `work`, sampled every 20 ms (the process high-water mark would include earlier stages). */
+async function withPeakRss<T>(work: () => Promise<T>): Promise<{ value: T; peakMb: number }> {
+  let peak = process.memoryUsage().rss;
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+  try {
+    const value = await work();
+    peak = Math.max(peak, process.memoryUsage().rss);
+    return { value, peakMb: peak / 1024 / 1024 };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** CPU seconds of this process (all threads, so sharp's libuv work counts): robust when other jobs share the machine. */
+const cpuSeconds = (since: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1e6;
+};
+
+async function naivePipeline(files: string[]): Promise<{ rate: number; cpuMsPerImage: number }> {
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  let next = 0;
+  const worker = async () => {
+    while (next < files.length) await naiveAnalyse(await readFile(files[next++]!));
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  return { rate: files.length / ((performance.now() - started) / 1000), cpuMsPerImage: (cpuSeconds(cpu) * 1000) / files.length };
+}
+
+async function timedBuild(contentDir: string, outDir: string, cacheDir: string): Promise<{ result: BuildResult; seconds: number; cpuSeconds: number }> {
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  const result = await buildCatalogue({ contentDir, outDir, cacheDir, urls: FIXTURE_URLS, concurrency: CONCURRENCY });
+  if (!result.ok) throw new Error(`benchmark build failed: ${result.problems.filter((p) => p.severity === 'error').slice(0, 3).map((p) => p.message).join('; ')}`);
+  return { result, seconds: (performance.now() - started) / 1000, cpuSeconds: cpuSeconds(cpu) };
+}
+
+async function runSize(ctx: BenchContext, count: number) {
+  const contentDir = resolve('.bench', `build-corpus-${count}`);
+  ctx.log(`corpus of ${count} images in ${contentDir} (generated once, then reused)`);
+  const corpus = await syntheticImageCorpus(contentDir, count, 1, (done) => done % 500 === 0 && ctx.log(`generated ${done}/${count}`));
+  await ensureSidecars(corpus.files);
+  const outDir = join(ctx.tmpRoot, `dist-${count}`);
+  const cacheDir = join(ctx.tmpRoot, `cache-${count}`);
+
+  ctx.log('cold build');
+  const cold = await withPeakRss(() => timedBuild(contentDir, outDir, cacheDir));
+  ctx.log('naive pipeline');
+  const naive = await naivePipeline(corpus.files);
+  ctx.log('rebuilds');
+  const unchanged = await timedBuild(contentDir, outDir, cacheDir);
+  // Without the last-build shortcut: every output is regenerated, compared and found identical.
+  await rm(join(cacheDir, 'last-build.json'));
+  const unchangedFull = await timedBuild(contentDir, outDir, cacheDir);
+
+  const added = await fixtureImage(99);
+  const addedImage = join(contentDir, `zz-added${added.ext}`);
+  const addedSidecar = join(contentDir, 'zz-added.json');
+  let oneAdded: Awaited<ReturnType<typeof timedBuild>>;
+  try {
+    await writeFile(addedImage, added.bytes);
+    await writeFile(addedSidecar, JSON.stringify({ id: fixtureId('bench-added'), description: 'added', tags: null, created_at: '2030-01-01T00:00:00Z' }));
+    oneAdded = await timedBuild(contentDir, outDir, cacheDir);
+  } finally {
+    await rm(addedImage, { force: true });
+    await rm(addedSidecar, { force: true });
+  }
+
+  const coldRate = count / cold.value.seconds;
+  const t = cold.value.result.stats.timings;
+  return {
+    summary: {
+      images: count,
+      'corpus MB': round(corpus.bytes / 1024 / 1024, 0),
+      'cold images/s': round(coldRate, 0),
+      'naive images/s': round(naive.rate, 0),
+      'cold ÷ naive (wall)': round(coldRate / naive.rate, 2),
+      'cold CPU ms/image': round((cold.value.cpuSeconds * 1000) / count, 1),
+      'naive CPU ms/image': round(naive.cpuMsPerImage, 1),
+      'cold ÷ naive (CPU)': round(naive.cpuMsPerImage / ((cold.value.cpuSeconds * 1000) / count), 2),
+      'no-change s': round(unchanged.seconds, 3),
+      'no-change, no shortcut s': round(unchangedFull.seconds, 3),
+      'one-added s': round(oneAdded.seconds, 3),
+      'one-added decodes': oneAdded.result.stats.decoded,
+      'peak RSS MB (cold)': round(cold.peakMb, 0),
+    },
+    split: {
+      images: count,
+      'decode+thumb ms (summed)': round(t.decodeMs, 0),
+      'phash ms (summed)': round(t.phashMs, 0),
+      'blurhash ms (summed)': round(t.blurhashMs, 0),
+      'read+sha256 ms (summed)': round(t.readHashMs, 0),
+      'near-dupes ms': round(t.dupesMs, 0),
+      'index+answers ms': round(t.compileMs, 0),
+      'write+bundle ms': round(t.writeMs, 0),
+      'bundle+gallery ms': round(t.generateMs, 0),
+      'one-added: index+answers ms': round(oneAdded.result.stats.timings.compileMs, 0),
+      'one-added: bundle+gallery ms': round(oneAdded.result.stats.timings.generateMs, 0),
+      'one-added: write (excl. bundle) ms': round(oneAdded.result.stats.timings.writeMs - oneAdded.result.stats.timings.generateMs, 0),
+      'no-change: cache load ms': round(unchanged.result.stats.timings.cacheLoadMs, 0),
+      'no-change: scan ms': round(unchanged.result.stats.timings.scanMs, 0),
+      'wall s': round(cold.value.seconds, 2),
+    },
+  };
+}
+
+/**
+ * Rebuild costs depend on the number of files, not on image sizes (nothing is decoded), so
+ * they are also measured at scale on the small fixture images, which take seconds rather
+ * than an hour to generate on a shared 2-core machine.
+ */
+async function runRebuildScale(ctx: BenchContext, count: number) {
+  const contentDir = resolve('.bench', `build-fixtures-${count}`);
+  const marker = join(contentDir, '.complete');
+  if (!(await stat(marker).catch(() => null))) {
+    ctx.log(`writing ${count} fixture images to ${contentDir}`);
+    await rm(contentDir, { recursive: true, force: true });
+    await makeFixtureContent(contentDir, { count });
+    await writeFile(marker, String(count));
+  }
+  const outDir = join(ctx.tmpRoot, `fixtures-dist-${count}`);
+  const cacheDir = join(ctx.tmpRoot, `fixtures-cache-${count}`);
+  ctx.log(`cold build of ${count} small fixture images`);
+  const cold = await withPeakRss(async () => {
+    const started = performance.now();
+    const cpu = process.cpuUsage();
+    const result = await buildCatalogue({ contentDir, outDir, cacheDir, urls: FIXTURE_URLS, concurrency: CONCURRENCY });
+    if (!result.ok) throw new Error(`fixture build failed: ${result.problems.filter((p) => p.severity === 'error').slice(0, 3).map((p) => p.message).join('; ')}`);
+    return { result, seconds: (performance.now() - started) / 1000, cpuSeconds: cpuSeconds(cpu) };
+  });
+  const unchanged = await timedBuild(contentDir, outDir, cacheDir);
+  await rm(join(cacheDir, 'last-build.json'));
+  const unchangedFull = await timedBuild(contentDir, outDir, cacheDir);
+  const added = await fixtureImage(count + 7);
+  const addedImage = join(contentDir, `zz-added${added.ext}`);
+  const addedSidecar = join(contentDir, 'zz-added.json');
+  let oneAdded: Awaited<ReturnType<typeof timedBuild>>;
+  try {
+    await writeFile(addedImage, added.bytes);
+    await writeFile(addedSidecar, JSON.stringify({ id: fixtureId('bench-added'), description: 'added', tags: null, created_at: '2030-01-01T00:00:00Z' }));
+    oneAdded = await timedBuild(contentDir, outDir, cacheDir);
+  } finally {
+    await rm(addedImage, { force: true });
+    await rm(addedSidecar, { force: true });
+  }
+  const u = unchanged.result.stats.timings;
+  const a = oneAdded.result.stats.timings;
+  return {
+    images: count,
+    'cold s (small images)': round(cold.value.seconds, 1),
+    'peak RSS MB (cold)': round(cold.peakMb, 0),
+    'no-change s': round(unchanged.seconds, 3),
+    'no-change: cache load / scan / analyse / dupes ms': `${round(u.cacheLoadMs, 0)} / ${round(u.scanMs, 0)} / ${round(u.totalMs, 0)} / ${round(u.dupesMs, 0)}`,
+    'no-change, no shortcut s': round(unchangedFull.seconds, 3),
+    'one-added s': round(oneAdded.seconds, 3),
+    'one-added decodes': oneAdded.result.stats.decoded,
+    'one-added: analyse / index+answers / bundle+gallery / other write ms': `${round(a.totalMs, 0)} / ${round(a.compileMs, 0)} / ${round(a.generateMs, 0)} / ${round(a.writeMs - a.generateMs, 0)}`,
+    'one-added files written / kept': `${oneAdded.result.stats.written} / ${oneAdded.result.stats.kept}`,
+  };
+}
+
+export default {
+  name: 'build',
+  async run(ctx) {
+    // PEPE_BENCH_BUILD_SIZES=1000,10000 overrides the realistic corpus sizes; PEPE_BENCH_REBUILD_SIZES the fixture ones.
+    const sizes = (name: string, fallback: number[]) => {
+      const override = process.env[name]?.split(',').map(Number).filter((n) => Number.isInteger(n) && n >= 0);
+      return override?.length ? override.filter((n) => n > 0) : fallback;
+    };
+    // One table pair per size, printed as soon as it is measured.
+    for (const size of sizes('PEPE_BENCH_BUILD_SIZES', ctx.quick ? [200] : [1000, 10_000])) {
+      const { summary, split } = await runSize(ctx, size);
+      ctx.table(`${size} images: cold build vs naive pipeline, rebuilds, memory`, [summary]);
+      ctx.table(`${size} images: cold build time split (per-image stages summed over concurrent tasks)`, [split]);
+    }
+    for (const size of sizes('PEPE_BENCH_REBUILD_SIZES', ctx.quick ? [500] : [10_000])) {
+      ctx.table(`${size} small fixture images: rebuild costs at scale`, [await runRebuildScale(ctx, size)]);
+    }
+  },
+} satisfies Bench;

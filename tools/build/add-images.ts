@@ -1,0 +1,137 @@
+/**
+ * `pepe add` as a library function: imports image files into the content folder, each with a
+ * URL-safe name and a new sidecar. All or nothing: every file is validated first (format,
+ * decode, near-duplicates against the catalogue and each other) and if anything is refused,
+ * nothing is written.
+ */
+import { randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { basename, extname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
+import { findNearDuplicates } from '../dupes/near-duplicates.js';
+import { FEATURE_VERSION, analyseImage } from '../image/analyse-image.js';
+import { type AnalyseFn, LIMITS, analyseContent, defaultCacheDir } from './analyse-content.js';
+import { FeatureCache } from './feature-cache.js';
+import { dupeItems } from './near-duplicate-problems.js';
+import { error, type Problem, warning } from './problems.js';
+import { CONTENT_IMAGE_EXTS } from './scan-content.js';
+import { SidecarSchema, normaliseDescription, normaliseTags } from './sidecar.js';
+import { slugify, uniqueSlug } from './slug.js';
+
+export interface AddImagesOptions {
+  contentDir: string;
+  /** Source image paths (absolute, or relative to the process's cwd). */
+  files: string[];
+  /** Subfolder of the content folder to copy into (created if needed). */
+  into?: string;
+  tags?: string[] | null;
+  description?: string | null;
+  /** Import near-duplicates anyway. */
+  force?: boolean;
+  cacheDir?: string;
+  analyse?: AnalyseFn;
+  /** For tests: the clock and the id source. */
+  now?: () => Date;
+  newId?: () => string;
+}
+
+export interface AddedImage {
+  source: string;
+  /** Content-relative paths written. */
+  file: string;
+  sidecar: string;
+  id: string;
+}
+
+export interface AddResult {
+  ok: boolean;
+  added: AddedImage[];
+  problems: Problem[];
+}
+
+/** `--into` must stay inside the content folder and not be hidden (the scan ignores hidden folders). */
+export function checkInto(into: string | undefined): Problem | null {
+  if (into === undefined || into === '') return null;
+  const clean = normalize(into);
+  if (isAbsolute(into) || clean === '..' || clean.startsWith(`..${sep}`) || clean.split(sep).some((part) => part.startsWith('.') && part !== '.')) {
+    return error('bad-into', `--into "${into}" must be a relative folder inside the content folder, without ".." or hidden parts`);
+  }
+  return null;
+}
+
+export async function addImages(options: AddImagesOptions): Promise<AddResult> {
+  const contentDir = resolve(options.contentDir);
+  const intoProblem = checkInto(options.into);
+  if (intoProblem) return { ok: false, added: [], problems: [intoProblem] };
+  const cacheDir = options.cacheDir ?? defaultCacheDir(contentDir);
+  const analyse = options.analyse ?? analyseImage;
+  const problems: Problem[] = [];
+
+  // 1. Validate every source image.
+  const candidates = [];
+  for (const source of options.files) {
+    const abs = resolve(source);
+    const info = await stat(abs).catch(() => null);
+    if (!info?.isFile()) {
+      problems.push(error('source-missing', `"${source}" is not a file: check the path`));
+      continue;
+    }
+    if (info.size > LIMITS.maxFileBytes) {
+      problems.push(error('file-too-large', `"${source}" is ${(info.size / 1048576).toFixed(1)} MB, over the ${LIMITS.maxFileBytes / 1048576} MB limit: export it smaller`));
+      continue;
+    }
+    const bytes = await readFile(abs);
+    const result = await analyse(bytes, { maxPixels: LIMITS.maxPixels, timeoutMs: LIMITS.timeoutMs });
+    if (!result.ok) {
+      problems.push(error(result.code, `"${source}": ${result.message}`));
+      continue;
+    }
+    candidates.push({ source, abs, bytes, result, id: (options.newId ?? randomUUID)().toLowerCase() });
+  }
+  if (problems.length > 0) return { ok: false, added: [], problems };
+
+  // 2. Near-duplicates against the catalogue and among the new images.
+  const existing = await analyseContent({ contentDir, cacheDir, analyse });
+  const newItems = candidates.map((c) => ({ id: c.id, file: c.source, phash: c.result.phash, thumb: c.result.thumb.rgb, width: c.result.width, height: c.result.height, distinctFrom: [] as string[] }));
+  const newIds = new Set(newItems.map((i) => i.id));
+  const pairs = (await findNearDuplicates([...dupeItems(existing.items), ...newItems])).filter((p) => newIds.has(p.a.id) || newIds.has(p.b.id));
+  for (const pair of pairs) {
+    const [mine, other] = newIds.has(pair.a.id) ? [pair.a, pair.b] : [pair.b, pair.a];
+    const where = newIds.has(other.id) ? `${other.file}, also in this import` : `${other.file} (id ${other.id}) already in the catalogue`;
+    const text = `"${mine.file}" looks like the same picture as ${where} (distance ${pair.distance})`;
+    // With --force the pair is imported and stays visible (build warns, check fails until distinct_from says otherwise).
+    problems.push(
+      options.force
+        ? warning('near-duplicate', `${text}: imported anyway (--force); add "distinct_from" to a sidecar if they are knowingly different`)
+        : error('near-duplicate', `${text}: skip it, or pass --force to import it anyway`),
+    );
+  }
+  if (!options.force && pairs.length > 0) return { ok: false, added: [], problems };
+
+  // 3. Choose names, then write image + sidecar for each (never overwriting anything).
+  const folder = join(contentDir, options.into ?? '');
+  const chosen = new Set<string>();
+  const taken = (slug: string) =>
+    chosen.has(slug) || existsSync(join(folder, `${slug}.json`)) || [...CONTENT_IMAGE_EXTS].some((ext) => existsSync(join(folder, `${slug}${ext}`)));
+  const now = (options.now ?? (() => new Date()))().toISOString();
+  const added: AddedImage[] = [];
+  const cache = await FeatureCache.load(cacheDir, FEATURE_VERSION);
+  await mkdir(folder, { recursive: true });
+  for (const c of candidates) {
+    const slug = uniqueSlug(slugify(basename(c.source, extname(c.source))), taken);
+    chosen.add(slug);
+    const sidecar = SidecarSchema.parse({ id: c.id, description: normaliseDescription(options.description ?? null), tags: normaliseTags(options.tags ?? null), created_at: now });
+    const imagePath = join(folder, `${slug}${c.result.ext}`);
+    const sidecarPath = join(folder, `${slug}.json`);
+    await writeFile(imagePath, c.bytes, { flag: 'wx' });
+    await writeFile(sidecarPath, `${JSON.stringify(sidecar, null, 2)}\n`, { flag: 'wx' });
+    // Prime the feature cache so the next build does not decode the image again.
+    const r = c.result;
+    cache.setFeatures(createHash('sha256').update(c.bytes).digest('hex'), { format: r.format, ext: r.ext, mime: r.mime, width: r.width, height: r.height, phash: r.phash, blurhash: r.blurhash, animated: r.animated, thumb: r.thumb.rgb });
+    const rel = (p: string) => relative(contentDir, p).split(sep).join('/');
+    added.push({ source: c.source, file: rel(imagePath), sidecar: rel(sidecarPath), id: c.id });
+  }
+  await cache.save({ prune: false });
+  return { ok: true, added, problems };
+}

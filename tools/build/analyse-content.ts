@@ -1,0 +1,233 @@
+/**
+ * Content folder → validated, analysed records (+ every problem, all at once). Shared by
+ * `pepe build`, `pepe check`, `pepe add` and `pepe dupes`. Unchanged files are answered
+ * from the cache without being read; an image is decoded only when its bytes are new.
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { extname, resolve } from 'node:path';
+import type { PepeRecord } from '../../functions/core/record.js';
+import { FEATURE_VERSION, analyseImage } from '../image/analyse-image.js';
+import { describeUnsupported, detectFormat } from '../image/format.js';
+import { type CachedFeatures, FeatureCache, THUMB_BYTES } from './feature-cache.js';
+import { error, warning, type Problem } from './problems.js';
+import { readContentFile } from './read-content-file.js';
+import { rejectDuplicateIds, sortProblems, unknownDistinctFrom } from './catalogue-checks.js';
+import { type ContentPair, scanContent } from './scan-content.js';
+import { type NormalisedSidecar, parseSidecar } from './sidecar.js';
+
+/** The image analysis function (injectable so tests can count decodes). Same contract as `analyseImage`. */
+export type AnalyseFn = typeof analyseImage;
+
+/** Defaults: generous for real pepes, small enough that one bad file cannot take the machine down. */
+export const LIMITS = {
+  /** Bytes of one image file. */
+  maxFileBytes: 32 * 1024 * 1024,
+  /** Decoded pixels (width × height) of one image: a 1 KB PNG can claim 100k × 100k. */
+  maxPixels: 50_000_000,
+  /** Decoding one image. */
+  timeoutMs: 30_000,
+};
+
+export interface AnalyseContentOptions {
+  contentDir: string;
+  /** Default `<contentDir>/../.pepe-cache`. */
+  cacheDir?: string;
+  /** false: read the cache but never write it (`pepe check`). Default true. */
+  writeCache?: boolean;
+  analyse?: AnalyseFn;
+  /** Images analysed at once; sharp decodes on libuv's threads. */
+  concurrency?: number;
+  limits?: Partial<typeof LIMITS>;
+  onProgress?: (progress: AnalyseProgress) => void;
+}
+
+export interface AnalyseProgress {
+  done: number;
+  total: number;
+  decoded: number;
+  elapsedMs: number;
+}
+
+/** One valid image with its record and what duplicate detection needs. */
+export interface AnalysedItem {
+  record: PepeRecord;
+  /** Content-relative image path. */
+  file: string;
+  abs: string;
+  sha256: string;
+  thumb: Uint8Array;
+  animated: boolean;
+  distinctFrom: string[];
+}
+
+export interface AnalyseStats {
+  images: number;
+  /** Images whose features came from the cache (no decode). */
+  cacheHits: number;
+  decoded: number;
+  /** Images whose bytes were read and hashed (not answered by the stat cache). */
+  hashed: number;
+  timings: { cacheLoadMs: number; scanMs: number; decodeMs: number; phashMs: number; blurhashMs: number; readHashMs: number; totalMs: number };
+}
+
+export interface ContentAnalysis {
+  items: AnalysedItem[];
+  problems: Problem[];
+  stats: AnalyseStats;
+}
+
+export const defaultCacheDir = (contentDir: string): string => resolve(contentDir, '..', '.pepe-cache');
+
+const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+const publishedExtOf = (file: string): string => (extname(file).toLowerCase() === '.jpeg' ? '.jpg' : extname(file).toLowerCase());
+
+async function loadSidecar(pair: ContentPair, cache: FeatureCache): Promise<{ sidecar?: NormalisedSidecar; problems: Problem[] }> {
+  const cached = cache.sidecar(pair.sidecar.rel, pair.sidecar);
+  if (cached) return { sidecar: cached, problems: [] };
+  const result = parseSidecar(pair.sidecar.rel, await readFile(pair.sidecar.abs, 'utf8'));
+  if (!result.ok) return { problems: result.problems };
+  cache.setSidecar(pair.sidecar.rel, pair.sidecar, result.sidecar);
+  return { sidecar: result.sidecar, problems: [] };
+}
+
+type ImageOutcome = { ok: true; sha256: string; features: CachedFeatures; decoded: boolean } | { ok: false; problem: Problem; retryAlone?: boolean };
+
+export async function analyseContent(options: AnalyseContentOptions): Promise<ContentAnalysis> {
+  const started = performance.now();
+  const limits = { ...LIMITS, ...options.limits };
+  const analyse = options.analyse ?? analyseImage;
+  const cache = await FeatureCache.load(options.cacheDir ?? defaultCacheDir(options.contentDir), FEATURE_VERSION);
+  const cacheLoadMs = performance.now() - started;
+  const scan = await scanContent(options.contentDir);
+  const problems = [...scan.problems];
+  const timings = { cacheLoadMs, scanMs: performance.now() - started - cacheLoadMs, decodeMs: 0, phashMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: 0 };
+  const stats: AnalyseStats = { images: 0, cacheHits: 0, decoded: 0, hashed: 0, timings };
+
+  async function analyseOne(pair: ContentPair, alone: boolean): Promise<ImageOutcome> {
+    const { image } = pair;
+    const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+    const tooLarge = (size: number): ImageOutcome => ({ ok: false, problem: error('file-too-large', `is ${mb(size)}, over the ${mb(limits.maxFileBytes)} limit: export it smaller`, image.rel) });
+    // Checked before the cache too: a lowered limit applies to images measured under the old one.
+    if (image.size > limits.maxFileBytes) return tooLarge(image.size);
+    const knownHash = cache.imageHash(image.rel, image);
+    const knownFeatures = knownHash ? cache.featuresOf(knownHash) : undefined;
+    if (knownHash && knownFeatures) return { ok: true, sha256: knownHash, features: knownFeatures, decoded: false };
+    const readStart = performance.now();
+    const read = await readContentFile(image.abs, limits.maxFileBytes);
+    if (!read.ok) {
+      return read.reason === 'too-large' ? tooLarge(read.size) : { ok: false, problem: error('not-a-file', 'is not a regular file: replace it with the image itself', image.rel) };
+    }
+    const hash = sha256(read.bytes);
+    stats.hashed++;
+    stats.timings.readHashMs += performance.now() - readStart;
+    cache.setImageHash(image.rel, image, hash);
+    const hit = cache.featuresOf(hash);
+    if (hit) return { ok: true, sha256: hash, features: hit, decoded: false };
+    const format = detectFormat(read.bytes);
+    if (!format) {
+      return { ok: false, problem: error('unsupported-format', `is ${describeUnsupported(read.bytes)}, not a supported image: convert it to PNG, JPEG, GIF, WebP or AVIF`, image.rel) };
+    }
+    const result = await analyse(read.bytes, { maxPixels: limits.maxPixels, timeoutMs: limits.timeoutMs });
+    // libvips keeps one error buffer for all threads: under concurrent decodes a failure can
+    // lose its message ("Unknown error") and so its classification (truncated vs undecodable).
+    // Such failures are analysed once more, alone, after the others.
+    if (!result.ok) return { ok: false, problem: error(result.code, result.message, image.rel), retryAlone: !alone && result.code === 'undecodable' };
+    if (result.thumb.rgb.length !== THUMB_BYTES) throw new Error(`analyseImage returned a ${result.thumb.rgb.length}-byte thumbnail for ${image.rel}`);
+    stats.timings.decodeMs += result.timings.decodeMs;
+    stats.timings.phashMs += result.timings.phashMs;
+    stats.timings.blurhashMs += result.timings.blurhashMs;
+    const features: CachedFeatures = {
+      format: result.format,
+      ext: result.ext,
+      mime: result.mime,
+      width: result.width,
+      height: result.height,
+      phash: result.phash,
+      blurhash: result.blurhash,
+      animated: result.animated,
+      thumb: result.thumb.rgb,
+    };
+    cache.setFeatures(hash, features);
+    return { ok: true, sha256: hash, features, decoded: true };
+  }
+
+  const items: (AnalysedItem | undefined)[] = new Array(scan.pairs.length);
+  let done = 0;
+  const later: number[] = [];
+  function finish(index: number, side: { sidecar?: NormalisedSidecar; problems: Problem[] }, img: ImageOutcome): void {
+    const pair = scan.pairs[index]!;
+    problems.push(...side.problems);
+    if (!img.ok) problems.push(img.problem);
+    else if (img.features.width * img.features.height > limits.maxPixels) {
+      // Also for cached features: a lowered limit applies to images analysed under the old one.
+      problems.push(error('too-many-pixels', `the image has ${img.features.width}×${img.features.height} pixels, more than the ${limits.maxPixels.toLocaleString('en')} limit; scale it down`, pair.image.rel));
+    } else {
+      stats.images++;
+      if (img.decoded) stats.decoded++;
+      else stats.cacheHits++;
+      if (publishedExtOf(pair.image.rel) !== img.features.ext) {
+        problems.push(warning('extension-mismatch', `is a ${img.features.format.toUpperCase()} image despite its "${extname(pair.image.rel)}" extension; it publishes as "${img.features.ext}": rename it to silence this`, pair.image.rel));
+      }
+      if (side.sidecar) items[index] = toItem(pair, side.sidecar, img.sha256, img.features);
+    }
+    done++;
+    options.onProgress?.({ done, total: scan.pairs.length, decoded: stats.decoded, elapsedMs: performance.now() - started });
+  }
+  async function handle(index: number, alone: boolean): Promise<void> {
+    const pair = scan.pairs[index]!;
+    const [side, img] = await Promise.all([loadSidecar(pair, cache), analyseOne(pair, alone)]);
+    if (!img.ok && img.retryAlone) later.push(index);
+    else finish(index, side, img);
+  }
+  // Fast path without a promise per file: pairs whose sidecar and image are both unchanged
+  // (stat cache) and already analysed. On a rebuild that is nearly every pair.
+  const misses: number[] = [];
+  scan.pairs.forEach((pair, index) => {
+    const sidecar = pair.image.size <= limits.maxFileBytes ? cache.sidecar(pair.sidecar.rel, pair.sidecar) : undefined;
+    const hash = sidecar ? cache.imageHash(pair.image.rel, pair.image) : undefined;
+    const features = hash ? cache.featuresOf(hash) : undefined;
+    if (sidecar && hash && features) finish(index, { sidecar, problems: [] }, { ok: true, sha256: hash, features, decoded: false });
+    else misses.push(index);
+  });
+  let nextMiss = 0;
+  const worker = async () => {
+    while (nextMiss < misses.length) await handle(misses[nextMiss++]!, false);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 4) }, worker));
+  for (const index of later) await handle(index, true);
+
+  const valid = rejectDuplicateIds(items.filter((item): item is AnalysedItem => item !== undefined), problems);
+  problems.push(...unknownDistinctFrom(valid));
+  if (options.writeCache !== false) await cache.save();
+  stats.timings.totalMs = performance.now() - started;
+  return { items: valid, problems: sortProblems(problems), stats };
+}
+
+function toItem(pair: ContentPair, sidecar: NormalisedSidecar, hash: string, f: CachedFeatures): AnalysedItem {
+  const record: PepeRecord = {
+    id: sidecar.id,
+    file_ext: f.ext,
+    file_size: pair.image.size,
+    tags: sidecar.tags,
+    description: sidecar.description,
+    phash: f.phash,
+    created_at: sidecar.created_at,
+    updated_at: sidecar.updated_at,
+    width: f.width,
+    height: f.height,
+    blurhash: f.blurhash,
+  };
+  return {
+    record,
+    file: pair.image.rel,
+    abs: pair.image.abs,
+    sha256: hash,
+    // A getter, not a copy: a cached thumbnail is read from disk only when duplicate detection needs it.
+    get thumb() {
+      return f.thumb;
+    },
+    animated: f.animated,
+    distinctFrom: sidecar.distinct_from,
+  };
+}

@@ -1,0 +1,285 @@
+import { cp, link, mkdir, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { analyseImage } from '../image/analyse-image.js';
+import { FIXTURE_URLS, fixtureId, fixtureImage, makeFixtureContent } from '../testing/fixture-catalogue.js';
+import { snapshotDir } from '../testing/snapshot-dir.js';
+import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
+import type { AnalyseFn } from './analyse-content.js';
+import { buildCatalogue, type BuildOptions } from './build-catalogue.js';
+import { catalogueVersion, type Manifest } from './manifest.js';
+
+// Real builds (analysis + esbuild bundle) on a machine shared with other jobs.
+vi.setConfig({ testTimeout: 60_000 });
+
+let temp: TempDir;
+let baseContent: string;
+let goodDist: string;
+let cacheDir: string;
+let goodSnapshot: Awaited<ReturnType<typeof snapshotDir>>;
+let caseNumber = 0;
+
+/** Counts decodes: the build must decode only images whose bytes it has not seen. */
+function countingAnalyse(): { analyse: AnalyseFn; calls: () => number } {
+  let calls = 0;
+  return {
+    analyse: (bytes, options) => {
+      calls++;
+      return analyseImage(bytes, options);
+    },
+    calls: () => calls,
+  };
+}
+
+const build = (options: Partial<BuildOptions> & { contentDir: string }) => buildCatalogue({ outDir: goodDist, cacheDir, urls: FIXTURE_URLS, ...options });
+
+/** A fresh copy of the good content, changed by `mutate`. */
+async function contentWith(mutate: (dir: string) => Promise<void>): Promise<string> {
+  const dir = join(temp.path, `case-${++caseNumber}`, 'content');
+  await cp(baseContent, dir, { recursive: true });
+  await mutate(dir);
+  return dir;
+}
+
+beforeAll(async () => {
+  temp = await makeTempDir('pepe-build-test-');
+  baseContent = join(temp.path, 'base', 'content');
+  goodDist = join(temp.path, 'dist');
+  cacheDir = join(temp.path, 'cache');
+  await makeFixtureContent(baseContent, { count: 6 });
+  const result = await build({ contentDir: baseContent });
+  expect(result.problems).toEqual([]);
+  expect(result.ok).toBe(true);
+  goodSnapshot = await snapshotDir(goodDist);
+}, 60_000);
+
+afterAll(() => temp.cleanup());
+
+describe('bad content: exactly its problem, output left byte-for-byte untouched', () => {
+  const cases: [string, string, (dir: string) => Promise<void>, Partial<BuildOptions>?][] = [
+    ['invalid JSON', 'invalid-json', (d) => writeFile(join(d, 'frog-000.json'), '{"id": "x",')],
+    [
+      'a misspelt key',
+      'sidecar-unknown-key',
+      async (d) => {
+        const s = JSON.parse(await readFile(join(d, 'frog-000.json'), 'utf8'));
+        s.descripton = s.description;
+        await writeFile(join(d, 'frog-000.json'), JSON.stringify(s));
+      },
+    ],
+    [
+      'a schema error',
+      'sidecar-invalid',
+      async (d) => {
+        const s = JSON.parse(await readFile(join(d, 'frog-000.json'), 'utf8'));
+        await writeFile(join(d, 'frog-000.json'), JSON.stringify({ ...s, tags: 'smug' }));
+      },
+    ],
+    [
+      'a duplicate id',
+      'duplicate-id',
+      async (d) => {
+        const s = JSON.parse(await readFile(join(d, 'frog-000.json'), 'utf8'));
+        const other = JSON.parse(await readFile(join(d, 'frog-001.json'), 'utf8'));
+        await writeFile(join(d, 'frog-001.json'), JSON.stringify({ ...other, id: s.id.toUpperCase() }));
+      },
+    ],
+    ['an image without a sidecar', 'missing-sidecar', (d) => rm(join(d, 'frog-000.json'))],
+    ['a sidecar without an image', 'orphan-sidecar', (d) => rm(join(d, 'frog-000.png'))],
+    [
+      'two images sharing one sidecar name',
+      'name-collision',
+      async (d) => writeFile(join(d, 'frog-000.jpg'), await sharp(join(d, 'frog-000.png')).jpeg().toBuffer()),
+    ],
+    [
+      'a truncated JPEG',
+      'truncated',
+      async (d) => {
+        const bytes = await readFile(join(d, 'frog-001.jpg'));
+        await writeFile(join(d, 'frog-001.jpg'), bytes.subarray(0, Math.floor(bytes.length / 2)));
+      },
+    ],
+    [
+      'an undecodable PNG',
+      'undecodable',
+      async (d) => {
+        const bytes = await readFile(join(d, 'frog-000.png'));
+        await writeFile(join(d, 'frog-000.png'), Buffer.concat([bytes.subarray(0, 8), Buffer.alloc(200, 7)]));
+      },
+    ],
+    ['an oversized file', 'file-too-large', async () => {}, { limits: { maxFileBytes: 2200 } }],
+    ['too many pixels', 'too-many-pixels', async () => {}, { limits: { maxPixels: 64 * 64 } }],
+    ['an SVG file', 'unsupported-format', (d) => writeFile(join(d, 'drawing.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>')],
+    [
+      'an SVG disguised as PNG',
+      'unsupported-format',
+      (d) => writeFile(join(d, 'frog-000.png'), '<svg xmlns="http://www.w3.org/2000/svg" width="9" height="9"/>'),
+    ],
+    ['a symlink inside the content folder', 'symlink', (d) => symlink(join(d, 'frog-000.png'), join(d, 'linked.png'))],
+    [
+      'a symlink to a file outside the content folder',
+      'outside-content-root',
+      async (d) => {
+        await writeFile(join(d, '..', 'secret.png'), await readFile(join(d, 'frog-000.png')));
+        await rename(join(d, 'frog-000.png'), join(d, '..', 'moved.png'));
+        await symlink(join(d, '..', 'secret.png'), join(d, 'frog-000.png'));
+      },
+    ],
+  ];
+
+  for (const [name, code, mutate, extra] of cases) {
+    it(`reports ${name} as ${code}`, async () => {
+      const contentDir = await contentWith(mutate);
+      const result = await build({ contentDir, ...extra });
+      expect(result.ok).toBe(false);
+      expect(result.changed).toBe(false);
+      const codes = [...new Set(result.problems.filter((p) => p.severity === 'error').map((p) => p.code))];
+      expect(codes, JSON.stringify(result.problems)).toEqual([code]);
+      for (const problem of result.problems) expect(problem.message.length).toBeGreaterThan(20);
+      expect(await snapshotDir(goodDist)).toEqual(goodSnapshot);
+    });
+  }
+
+  it('names both files of a duplicate id and suggests pepe add for a missing sidecar', async () => {
+    const contentDir = await contentWith(async (d) => {
+      const s = JSON.parse(await readFile(join(d, 'frog-000.json'), 'utf8'));
+      const other = JSON.parse(await readFile(join(d, 'frog-001.json'), 'utf8'));
+      await writeFile(join(d, 'frog-001.json'), JSON.stringify({ ...other, id: s.id }));
+      await rm(join(d, 'archive', 'frog-002.json'));
+    });
+    const result = await build({ contentDir });
+    const dup = result.problems.find((p) => p.code === 'duplicate-id')!;
+    expect(dup.message).toContain('frog-000.json');
+    expect(dup.message).toContain('frog-001.json');
+    const missing = result.problems.find((p) => p.code === 'missing-sidecar')!;
+    expect(missing.file).toBe('archive/frog-002.webp');
+    expect(missing.message).toContain('npx pepe add');
+  });
+
+  it('reports every problem of a run at once', async () => {
+    const contentDir = await contentWith(async (d) => {
+      await writeFile(join(d, 'frog-000.json'), 'nope');
+      await rm(join(d, 'frog-001.json'));
+      await writeFile(join(d, 'notes.txt'), 'hello');
+    });
+    const result = await build({ contentDir });
+    expect(result.problems.map((p) => p.code).sort()).toEqual(['invalid-json', 'missing-sidecar', 'unsupported-format']);
+  });
+});
+
+describe('a good build', () => {
+  it('publishes a misnamed image under its detected extension with a warning', async () => {
+    const out = join(temp.path, 'dist-mismatch');
+    const contentDir = await contentWith((d) => rename(join(d, 'frog-000.png'), join(d, 'frog-000.jpg')));
+    const result = await buildCatalogue({ contentDir, outDir: out, cacheDir, urls: FIXTURE_URLS });
+    expect(result.ok).toBe(true);
+    expect(result.problems.map((p) => [p.code, p.severity, p.file])).toEqual([['extension-mismatch', 'warning', 'frog-000.jpg']]);
+    const id = fixtureId('fixture-0');
+    expect(result.records.find((r) => r.id === id)?.file_ext).toBe('.png');
+    await expect(stat(join(out, 'site', 'images', `${id}.png`))).resolves.toBeTruthy();
+  });
+
+  it('writes records normalised and sorted, with the exact image bytes', async () => {
+    const result = await build({ contentDir: baseContent });
+    const [first] = result.records;
+    expect(first?.created_at).toBe('2019-03-14T09:26:53.000Z');
+    const sad = result.records.find((r) => r.id === fixtureId('fixture-1'))!;
+    expect(sad.tags).toEqual(['sad', 'rain']);
+    expect(sad.updated_at).toBe('2025-06-01T12:00:00.000Z');
+    const noTags = result.records.find((r) => r.id === fixtureId('fixture-2'))!;
+    expect([noTags.tags, noTags.description, noTags.updated_at]).toEqual([null, null, noTags.created_at]);
+    const { bytes } = await fixtureImage(1);
+    expect(await readFile(join(goodDist, 'site', 'images', `${sad.id}.jpg`))).toEqual(bytes);
+    expect(sad.file_size).toBe(bytes.length);
+  });
+
+  it('writes a manifest listing every other output file with its sha256 and size', async () => {
+    const manifest = JSON.parse(await readFile(join(goodDist, 'manifest.json'), 'utf8')) as Manifest;
+    const snapshot = await snapshotDir(goodDist);
+    const listed = Object.keys(manifest.files);
+    expect(listed).toEqual(Object.keys(snapshot).filter((p) => p !== 'manifest.json'));
+    expect(listed).toEqual([...listed].sort());
+    for (const path of listed) {
+      expect(manifest.files[path]!.sha256).toBe(snapshot[path]!.sha256);
+      expect(manifest.files[path]!.size).toBe((await stat(join(goodDist, path))).size);
+    }
+    expect(manifest.version).toBe(catalogueVersion(manifest.files));
+    expect(manifest.counts).toEqual({ records: 6, images: 6, files: listed.length });
+    expect(manifest.settings).toEqual(FIXTURE_URLS);
+    expect(manifest.format).toBe(1);
+    expect(listed).toContain('functions/pepe.mjs');
+    expect(listed).toContain('data/catalogue.mjs');
+  });
+
+  it('refuses to replace a non-empty folder that is not a previous build', async () => {
+    const out = join(temp.path, 'precious');
+    await mkdir(out);
+    await writeFile(join(out, 'thesis.txt'), 'do not delete');
+    const result = await buildCatalogue({ contentDir: baseContent, outDir: out, cacheDir, urls: FIXTURE_URLS });
+    expect(result.problems.map((p) => p.code)).toEqual(['bad-out-dir']);
+    expect(await readFile(join(out, 'thesis.txt'), 'utf8')).toBe('do not delete');
+  });
+});
+
+describe('incremental rebuilds', () => {
+  it('decodes nothing and writes nothing when nothing changed', async () => {
+    const spy = countingAnalyse();
+    const distInode = (await stat(goodDist)).ino;
+    const result = await build({ contentDir: baseContent, analyse: spy.analyse });
+    expect(result.ok).toBe(true);
+    expect(spy.calls()).toBe(0);
+    expect(result.stats.hashed).toBe(0);
+    expect(result.changed).toBe(false);
+    expect((await stat(goodDist)).ino).toBe(distInode);
+    expect(await snapshotDir(goodDist)).toEqual(goodSnapshot);
+  });
+
+  it('writes nothing even without the last-build shortcut, when every output file is identical', async () => {
+    await rm(join(cacheDir, 'last-build.json'));
+    const result = await build({ contentDir: baseContent });
+    expect(result.changed).toBe(false);
+    expect(result.stats.written).toBe(0);
+    expect(await snapshotDir(goodDist)).toEqual(goodSnapshot);
+  });
+
+  it('decodes exactly one image when one is added, and keeps unchanged files (same inode and mtime)', async () => {
+    const out = join(temp.path, 'dist-incremental');
+    const contentDir = join(temp.path, 'incremental', 'content');
+    await cp(baseContent, contentDir, { recursive: true });
+    await buildCatalogue({ contentDir, outDir: out, cacheDir, urls: FIXTURE_URLS });
+    const before = await snapshotDir(out);
+
+    const { bytes, ext } = await fixtureImage(40);
+    await writeFile(join(contentDir, `new${ext}`), bytes);
+    const id = fixtureId('added');
+    await writeFile(join(contentDir, 'new.json'), JSON.stringify({ id, description: 'new', tags: null, created_at: '2026-01-01T00:00:00Z' }));
+    const spy = countingAnalyse();
+    const result = await buildCatalogue({ contentDir, outDir: out, cacheDir, urls: FIXTURE_URLS, analyse: spy.analyse });
+    expect(result.ok).toBe(true);
+    expect(spy.calls()).toBe(1);
+    expect(result.stats.hashed).toBe(1);
+    const after = await snapshotDir(out);
+    expect(after[`site/images/${id}${ext}`]?.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+    for (const [path, old] of Object.entries(before)) {
+      if (path.startsWith('site/images/') || path.startsWith('site/api/pepe/') || path.startsWith('site/v1/pepe/')) {
+        expect(after[path], path).toEqual(old);
+      }
+    }
+    expect(after['data/catalogue.mjs']?.sha256).not.toBe(before['data/catalogue.mjs']?.sha256);
+  });
+
+  it('reuses features for an identical image under another name (hashes it, decodes nothing)', async () => {
+    const contentDir = await contentWith(async (d) => {
+      await rename(join(d, 'frog-000.png'), join(d, 'renamed.png'));
+      await rename(join(d, 'frog-000.json'), join(d, 'renamed.json'));
+    });
+    await link(join(contentDir, 'renamed.png'), join(contentDir, '..', 'keep-inode.png'));
+    const spy = countingAnalyse();
+    const result = await build({ contentDir, analyse: spy.analyse });
+    expect(result.ok).toBe(true);
+    expect(spy.calls()).toBe(0);
+    expect(result.stats.cacheHits).toBe(6);
+  });
+});

@@ -1,0 +1,142 @@
+/**
+ * `pepe build` as a library function: content folder → output folder (layout in the README).
+ * Validates and analyses everything first; writes only when there is no error, and then
+ * all-or-nothing (see write-output.ts). Returns a result; never prints.
+ */
+import { readdir } from 'node:fs/promises';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { catalogueModuleSource, compileCatalogue, precomputedFiles } from '../../functions/core/catalogue.js';
+import { compareRecords, type PepeRecord, type SiteUrls } from '../../functions/core/record.js';
+import { type AnalyseContentOptions, type AnalyseStats, analyseContent, defaultCacheDir } from './analyse-content.js';
+import { sortProblems } from './catalogue-checks.js';
+import { createManifest, type Manifest, readManifest } from './manifest.js';
+import { nearDuplicateProblems } from './near-duplicate-problems.js';
+import { error, type Problem } from './problems.js';
+import { byteLength, type PlannedFile, sha256Of, writeOutput } from './write-output.js';
+import { generateExtras, inputsFingerprint, loadLastBuild, saveLastBuild } from './build-extras.js';
+
+export interface BuildOptions extends Omit<AnalyseContentOptions, 'writeCache'> {
+  outDir: string;
+  urls: SiteUrls;
+}
+
+export interface BuildStats extends AnalyseStats {
+  records: number;
+  warnings: number;
+  errors: number;
+  /** Output files written (new or changed bytes); 0 for a build that changed nothing. */
+  written: number;
+  /** Output files kept from the previous build by hard link. */
+  kept: number;
+  removed: number;
+  timings: AnalyseStats['timings'] & { dupesMs: number; compileMs: number; writeMs: number; generateMs: number };
+  seconds: number;
+}
+
+export interface BuildResult {
+  ok: boolean;
+  problems: Problem[];
+  records: PepeRecord[];
+  manifest: Manifest | null;
+  /** false when the output folder was left exactly as it was. */
+  changed: boolean;
+  stats: BuildStats;
+}
+
+const isInside = (parent: string, child: string): boolean => {
+  const rel = relative(parent, child);
+  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
+};
+
+/** Refuses output folders that would destroy something that is not a previous build. */
+async function outDirProblems(contentDir: string, outDir: string, previous: Manifest | null): Promise<Problem[]> {
+  if (isInside(outDir, contentDir) || isInside(contentDir, outDir)) {
+    return [error('bad-out-dir', `the output folder "${outDir}" and the content folder "${contentDir}" overlap: choose another --out`)];
+  }
+  const existing = await readdir(outDir).catch(() => [] as string[]);
+  if (existing.length > 0 && !previous) {
+    return [error('bad-out-dir', `the output folder "${outDir}" is not empty and holds no manifest.json of a previous build; it would be replaced: empty it or choose another --out`)];
+  }
+  return [];
+}
+
+/** `compareRecords` order, with each timestamp parsed once instead of once per comparison. */
+function sortedRecords(records: PepeRecord[]): PepeRecord[] {
+  const keyed = records.map((record) => ({ record, t: Date.parse(record.created_at) }));
+  keyed.sort((a, b) => a.t - b.t || compareRecords(a.record, b.record));
+  return keyed.map((k) => k.record);
+}
+
+export async function buildCatalogue(options: BuildOptions): Promise<BuildResult> {
+  const started = performance.now();
+  const contentDir = resolve(options.contentDir);
+  const outDir = resolve(options.outDir);
+  const previous = await readManifest(outDir);
+  const cacheDir = options.cacheDir ?? defaultCacheDir(contentDir);
+  const analysis = await analyseContent({ ...options, contentDir, cacheDir, writeCache: true });
+  const dupesStart = performance.now();
+  const dupes = await nearDuplicateProblems(analysis.items, 'warning', { dir: cacheDir, write: true });
+  const problems = sortProblems([...analysis.problems, ...(await outDirProblems(contentDir, outDir, previous)), ...dupes]);
+  const dupesMs = performance.now() - dupesStart;
+  const records = sortedRecords(analysis.items.map((item) => item.record));
+  const errors = problems.filter((p) => p.severity === 'error').length;
+  const stats: BuildStats = {
+    ...analysis.stats,
+    records: records.length,
+    warnings: problems.length - errors,
+    errors,
+    written: 0,
+    kept: 0,
+    removed: 0,
+    timings: { ...analysis.stats.timings, dupesMs, compileMs: 0, writeMs: 0, generateMs: 0 },
+    seconds: 0,
+  };
+  const finish = (result: Omit<BuildResult, 'stats'>): BuildResult => {
+    stats.seconds = (performance.now() - started) / 1000;
+    return { ...result, stats };
+  };
+  if (errors > 0) return finish({ ok: false, problems, records, manifest: previous, changed: false });
+
+  // Same records, image bytes, URLs, code and output folder as the last build: nothing can differ.
+  const fingerprint = await inputsFingerprint(records, new Map(analysis.items.map((item) => [item.record.id, item.sha256])), options.urls);
+  const last = await loadLastBuild(cacheDir);
+  if (previous && last?.outDir === outDir && last.fingerprint === fingerprint && last.version === previous.version) {
+    stats.kept = previous.counts.files;
+    return finish({ ok: true, problems, records, manifest: previous, changed: false });
+  }
+
+  const compileStart = performance.now();
+  const data = compileCatalogue(records, options.urls);
+  const files: PlannedFile[] = analysis.items.map((item) => ({
+    path: `site/images/${item.record.id}${item.record.file_ext}`,
+    sha256: item.sha256,
+    size: item.record.file_size,
+    copyFrom: item.abs,
+  }));
+  for (const { path, body } of precomputedFiles(data)) files.push({ path: `site/${path}`, body, sha256: sha256Of(body), size: byteLength(body) });
+  const moduleSource = catalogueModuleSource(data);
+  files.push({ path: 'data/catalogue.mjs', body: moduleSource, sha256: sha256Of(moduleSource), size: byteLength(moduleSource) });
+  files.sort((a, b) => (a.path < b.path ? -1 : 1));
+  stats.timings.compileMs = performance.now() - compileStart;
+
+  const writeStart = performance.now();
+  const counts = { records: records.length, images: analysis.items.length };
+  const written = await writeOutput({
+    outDir,
+    previous,
+    files,
+    generate: async (staging) => {
+      const generateStart = performance.now();
+      const generated = await generateExtras(staging);
+      stats.timings.generateMs = performance.now() - generateStart;
+      return generated;
+    },
+    manifestFor: (entries) => createManifest(entries, options.urls, counts),
+  });
+  await saveLastBuild(cacheDir, { outDir, fingerprint, version: written.manifest.version });
+  stats.written = written.written.length;
+  stats.kept = written.kept;
+  stats.removed = written.removed.length;
+  stats.timings.writeMs = performance.now() - writeStart;
+  return finish({ ok: true, problems, records, manifest: written.manifest, changed: written.changed });
+}

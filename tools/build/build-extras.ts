@@ -1,0 +1,75 @@
+/**
+ * The generated parts of the output that other modules produce (the function bundle, the
+ * gallery page), and the fingerprint that lets a rebuild with nothing changed skip them.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fg from 'fast-glob';
+import type { PepeRecord, SiteUrls } from '../../functions/core/record.js';
+import { bundleFunction } from './bundle-function.js';
+
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** Everything whose change can change an output file: answers and data (functions/core), layout (tools/build), bundle, gallery. */
+const GENERATOR_SOURCES = ['functions/**/*.ts', 'tools/build/**/*.ts', 'tools/gallery/**', 'package-lock.json'];
+const GALLERY_MODULE = join(REPO_ROOT, 'tools', 'gallery', 'write-gallery.ts');
+
+/**
+ * Writes `functions/pepe.mjs` (from `data/catalogue.mjs`) and the gallery into a staging
+ * output folder; returns the output-relative paths written (so nobody has to walk the tree).
+ */
+export async function generateExtras(stagingDir: string): Promise<string[]> {
+  const bundle = await bundleFunction({ distDir: stagingDir });
+  const written = [relative(stagingDir, bundle.file).split(sep).join('/')];
+  // The gallery is optional for the API: built when its module is part of the checkout.
+  if (existsSync(GALLERY_MODULE)) {
+    const specifier = '../gallery/write-gallery.js';
+    const gallery = (await import(specifier)) as { writeGallery: (siteDir: string) => Promise<{ files: string[] }> };
+    const { files } = await gallery.writeGallery(join(stagingDir, 'site'));
+    written.push(...files.map((file) => `site/${file.split(sep).join('/')}`));
+  }
+  return written;
+}
+
+async function generatorSourcesHash(): Promise<string> {
+  const hash = createHash('sha256');
+  const paths = (await fg(GENERATOR_SOURCES, { cwd: REPO_ROOT, ignore: ['**/*.test.ts', '**/node_modules/**'] })).sort();
+  for (const path of paths) hash.update(`${path}\n`).update(await readFile(join(REPO_ROOT, path))).update('\n');
+  return hash.digest('hex');
+}
+
+/**
+ * A hash of everything that determines the output folder's bytes: the records, each image's
+ * content hash, the URLs and the code that turns them into files. Computed before compiling,
+ * so a rebuild with nothing changed skips compiling, bundling and writing altogether.
+ */
+export async function inputsFingerprint(records: PepeRecord[], imageHashes: Map<string, string>, urls: SiteUrls): Promise<string> {
+  const hash = createHash('sha256');
+  hash.update(JSON.stringify(urls)).update('\n').update(await generatorSourcesHash()).update('\n');
+  for (const record of records) hash.update(JSON.stringify(record)).update(` ${imageHashes.get(record.id)}\n`);
+  return hash.digest('hex');
+}
+
+export interface LastBuild {
+  outDir: string;
+  fingerprint: string;
+  /** The manifest version that build produced. */
+  version: string;
+}
+
+const LAST_BUILD_FILE = 'last-build.json';
+
+export async function loadLastBuild(cacheDir: string): Promise<LastBuild | null> {
+  try {
+    return JSON.parse(await readFile(join(cacheDir, LAST_BUILD_FILE), 'utf8')) as LastBuild;
+  } catch {
+    return null;
+  }
+}
+
+export async function saveLastBuild(cacheDir: string, last: LastBuild): Promise<void> {
+  await mkdir(cacheDir, { recursive: true });
+  await writeFile(join(cacheDir, LAST_BUILD_FILE), `${JSON.stringify(last)}\n`);
+}

@@ -1,0 +1,49 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { catalogueModuleSource, precomputedFiles } from '../../functions/core/catalogue.js';
+import { testCatalogue } from '../../functions/core/test-catalogue.js';
+import { bundleFunction } from './bundle-function.js';
+
+const dirs: string[] = [];
+afterAll(async () => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
+
+async function bundleInto(count: number): Promise<{ distDir: string; file: string; bytes: number }> {
+  const distDir = await mkdtemp(join(tmpdir(), 'pepe-bundle-'));
+  dirs.push(distDir);
+  await mkdir(join(distDir, 'data'), { recursive: true });
+  await writeFile(join(distDir, 'data/catalogue.mjs'), catalogueModuleSource(testCatalogue(count)));
+  return { distDir, ...(await bundleFunction({ distDir })) };
+}
+
+describe('bundleFunction', () => {
+  it('writes a self-contained ESM bundle whose default export answers like the core', async () => {
+    const { file, bytes, distDir } = await bundleInto(15);
+    expect(file).toBe(join(distDir, 'functions/pepe.mjs'));
+    expect(bytes).toBe((await readFile(file)).length);
+    const source = await readFile(file, 'utf8');
+    expect(source).not.toMatch(/from\s*["'](#catalogue|\.\/|\.\.\/|zod)/); // data inlined, nothing relative left
+    const mod = await import(pathToFileURL(file).href);
+    expect(mod.config).toEqual({ path: ['/api', '/api/*', '/v1', '/v1/*'], preferStatic: true });
+    for (const { path, body } of precomputedFiles(testCatalogue(15))) {
+      const response: Response = await mod.default(new Request(`https://pepe.example/${path}`), { params: {} });
+      expect(response.status).toBe(200);
+      expect(await response.text()).toBe(body);
+    }
+    const search: Response = await mod.default(new Request('https://pepe.example/api/pepe?search=smug&limit=3'));
+    expect((await search.json()).meta.search.found).toBe(true);
+  });
+
+  it('is deterministic: same data, same bytes', async () => {
+    const a = await bundleInto(5);
+    const b = await bundleInto(5);
+    expect(await readFile(a.file)).toEqual(await readFile(b.file));
+  });
+
+  it('keeps zod (used only at build time) out of the bundle', async () => {
+    const { file } = await bundleInto(2);
+    expect(await readFile(file, 'utf8')).not.toContain('toJSONSchema');
+  });
+});

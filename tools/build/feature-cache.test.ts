@@ -1,0 +1,101 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
+import { CACHE_FILE, type CachedFeatures, FeatureCache, THUMB_BYTES } from './feature-cache.js';
+
+let temp: TempDir;
+beforeEach(async () => {
+  temp = await makeTempDir('pepe-cache-test-');
+});
+afterEach(() => temp.cleanup());
+
+const features = (seed: number): CachedFeatures => ({
+  format: 'png',
+  ext: '.png',
+  mime: 'image/png',
+  width: 10 + seed,
+  height: 20,
+  phash: seed.toString(16).padStart(16, '0'),
+  blurhash: 'LEHV6nWB2yk8pyo0adR*.7kCMdnj',
+  animated: false,
+  thumb: new Uint8Array(THUMB_BYTES).fill(seed % 256),
+});
+const sha = (i: number) => i.toString(16).padStart(64, '0');
+const stat = (i: number) => ({ size: i, mtimeMs: 1000 + i, ino: 7 + i });
+
+describe('FeatureCache', () => {
+  it('round-trips 10k entries', async () => {
+    const cache = await FeatureCache.load(temp.path, 'v1');
+    for (let i = 0; i < 10_000; i++) {
+      cache.setImageHash(`img-${i}.png`, stat(i), sha(i));
+      cache.setFeatures(sha(i), features(i));
+    }
+    expect(await cache.save()).toBe(true);
+    const loaded = await FeatureCache.load(temp.path, 'v1');
+    expect(loaded.imageHash('img-42.png', stat(42))).toBe(sha(42));
+    expect(loaded.featuresOf(sha(9999))).toEqual(features(9999));
+  });
+
+  it('misses when size, mtime or inode differ', async () => {
+    const cache = await FeatureCache.load(temp.path, 'v1');
+    cache.setImageHash('a.png', stat(1), sha(1));
+    expect(cache.imageHash('a.png', { ...stat(1), mtimeMs: 5 })).toBeUndefined();
+    expect(cache.imageHash('a.png', { ...stat(1), ino: 5 })).toBeUndefined();
+    expect(cache.imageHash('a.png', { ...stat(1), size: 5 })).toBeUndefined();
+  });
+
+  it('drops features computed by another feature version but keeps the stat cache', async () => {
+    const cache = await FeatureCache.load(temp.path, 'v1');
+    cache.setImageHash('a.png', stat(1), sha(1));
+    cache.setFeatures(sha(1), features(1));
+    await cache.save();
+    const next = await FeatureCache.load(temp.path, 'v2');
+    expect(next.featuresOf(sha(1))).toBeUndefined();
+    expect(next.imageHash('a.png', stat(1))).toBe(sha(1));
+  });
+
+  it('ignores a corrupt cache file', async () => {
+    await writeFile(join(temp.path, CACHE_FILE), 'PEPECACHE2\n\x05\x00\x00\x00{{{{{');
+    const cache = await FeatureCache.load(temp.path, 'v1');
+    expect(cache.featuresOf(sha(1))).toBeUndefined();
+  });
+
+  it('prunes entries the run did not use, unless asked not to', async () => {
+    const cache = await FeatureCache.load(temp.path, 'v1');
+    cache.setFeatures(sha(1), features(1));
+    cache.setFeatures(sha(2), features(2));
+    await cache.save();
+    const keep = await FeatureCache.load(temp.path, 'v1');
+    keep.setFeatures(sha(3), features(3));
+    await keep.save({ prune: false });
+    const all = await FeatureCache.load(temp.path, 'v1');
+    expect([1, 2, 3].map((i) => Boolean(all.featuresOf(sha(i))))).toEqual([true, true, true]);
+    const pruned = await FeatureCache.load(temp.path, 'v1');
+    pruned.featuresOf(sha(1));
+    await pruned.save();
+    const last = await FeatureCache.load(temp.path, 'v1');
+    expect([1, 2, 3].map((i) => Boolean(last.featuresOf(sha(i))))).toEqual([true, false, false]);
+  });
+});
+
+describe('FeatureCache thumbnails', () => {
+  it('reads lazily loaded thumbnails correctly after a save that compacted or appended', async () => {
+    const first = await FeatureCache.load(temp.path, 'v1');
+    for (let i = 0; i < 10; i++) first.setFeatures(sha(i), features(i));
+    await first.save();
+    // Keep 3 of 10 (compaction) and add one.
+    const second = await FeatureCache.load(temp.path, 'v1');
+    for (const i of [2, 5, 7]) second.featuresOf(sha(i));
+    second.setFeatures(sha(50), features(50));
+    await second.save();
+    expect(second.featuresOf(sha(7))!.thumb[0]).toBe(7);
+    const third = await FeatureCache.load(temp.path, 'v1');
+    expect([2, 5, 7, 50].map((i) => third.featuresOf(sha(i))!.thumb[100])).toEqual([2, 5, 7, 50]);
+    third.setFeatures(sha(60), features(60));
+    await third.save();
+    expect(third.featuresOf(sha(5))!.thumb[3]).toBe(5);
+    const fourth = await FeatureCache.load(temp.path, 'v1');
+    expect([2, 5, 7, 50, 60].map((i) => fourth.featuresOf(sha(i))!.thumb[THUMB_BYTES - 1])).toEqual([2, 5, 7, 50, 60]);
+  });
+});

@@ -1,0 +1,228 @@
+/**
+ * The build cache: what was measured from each image, keyed by the image's sha256 plus the
+ * feature code's version, and a stat cache (path → size, mtime, inode → sha256 / parsed
+ * sidecar) so that a rebuild with nothing changed reads no image and no sidecar at all.
+ *
+ * On disk: `build-cache.bin` (a header and one JSON document, loaded in one read) and
+ * `thumbs-<generation>.bin` (the 32×32 RGB thumbnails, fixed-size slots). Thumbnails are
+ * only needed to confirm near-duplicate candidates, so they are read lazily, slot by slot:
+ * loading a 10k-image cache reads ~5 MB, not ~35 MB. New thumbnails are appended; the file
+ * is rewritten under a new generation name only when more than half of it is dead, and the
+ * JSON (which names its generation) is renamed into place last, so a crash never pairs a
+ * JSON with the wrong thumbnails.
+ */
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { appendFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ImageExt } from '../../functions/core/record.js';
+import type { NormalisedSidecar } from './sidecar.js';
+
+const MAGIC = 'PEPECACHE3\n';
+export const CACHE_FILE = 'build-cache.bin';
+/** 32 × 32 pixels × RGB. */
+export const THUMB_BYTES = 32 * 32 * 3;
+
+export interface CachedFeatures {
+  format: string;
+  ext: ImageExt;
+  mime: string;
+  width: number;
+  height: number;
+  phash: string;
+  blurhash: string;
+  animated: boolean;
+  /** May be a lazy getter (read from the thumbnail file on first access). */
+  readonly thumb: Uint8Array;
+}
+
+export interface StatKey {
+  size: number;
+  mtimeMs: number;
+  ino: number;
+}
+
+interface StatEntry<T> extends StatKey {
+  value: T;
+}
+
+interface CacheJson {
+  featureVersion: string;
+  /** Thumbnail file generation and its number of slots (live or dead). */
+  thumbs: { generation: string; slots: number };
+  images: [path: string, size: number, mtimeMs: number, ino: number, sha256: string][];
+  sidecars: [path: string, size: number, mtimeMs: number, ino: number, sidecar: NormalisedSidecar][];
+  features: [sha256: string, format: string, ext: ImageExt, mime: string, width: number, height: number, phash: string, blurhash: string, animated: 0 | 1, slot: number][];
+}
+
+const sameStat = (a: StatKey, b: StatKey): boolean => a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino;
+const thumbFile = (dir: string, generation: string) => join(dir, `thumbs-${generation}.bin`);
+
+export class FeatureCache {
+  private readonly images = new Map<string, StatEntry<string>>();
+  private readonly sidecars = new Map<string, StatEntry<NormalisedSidecar>>();
+  private readonly features = new Map<string, CachedFeatures>();
+  /** Slot in the current thumbnail file of each feature loaded from disk. */
+  private readonly slots = new Map<string, number>();
+  private thumbs = { generation: '', slots: 0 };
+  /** Keys used by this run: saving keeps only these, so the cache never grows without bound. */
+  private readonly used = { images: new Set<string>(), sidecars: new Set<string>(), features: new Set<string>() };
+  private dirty = false;
+
+  private constructor(readonly dir: string, readonly featureVersion: string) {}
+
+  get file(): string {
+    return join(this.dir, CACHE_FILE);
+  }
+
+  static async load(cacheDir: string, featureVersion: string): Promise<FeatureCache> {
+    const cache = new FeatureCache(cacheDir, featureVersion);
+    const bytes = await readFile(cache.file).catch(() => null);
+    if (bytes) cache.decode(bytes);
+    return cache;
+  }
+
+  /** A corrupt or foreign cache is ignored (and rewritten): it is only ever an optimisation. */
+  private decode(bytes: Buffer): void {
+    if (bytes.length < MAGIC.length + 4 || bytes.toString('latin1', 0, MAGIC.length) !== MAGIC) return;
+    const jsonLength = bytes.readUInt32LE(MAGIC.length);
+    const jsonStart = MAGIC.length + 4;
+    let json: CacheJson;
+    try {
+      json = JSON.parse(bytes.toString('utf8', jsonStart, jsonStart + jsonLength)) as CacheJson;
+    } catch {
+      return;
+    }
+    for (const [path, size, mtimeMs, ino, value] of json.images) this.images.set(path, { size, mtimeMs, ino, value });
+    for (const [path, size, mtimeMs, ino, value] of json.sidecars) this.sidecars.set(path, { size, mtimeMs, ino, value });
+    if (json.featureVersion !== this.featureVersion) return;
+    // A thumbnail file of the wrong length (deleted, truncated) invalidates every feature.
+    const thumbBytes = (() => {
+      try {
+        return statSync(thumbFile(this.dir, json.thumbs.generation)).size;
+      } catch {
+        return -1;
+      }
+    })();
+    if (thumbBytes !== json.thumbs.slots * THUMB_BYTES) return;
+    this.thumbs = json.thumbs;
+    for (const [sha, format, ext, mime, width, height, phash, blurhash, animated, slot] of json.features) {
+      this.slots.set(sha, slot);
+      // Looked up at access time: a save may have moved the thumbnail to another slot or file.
+      const readThumb = () => this.readSlot(this.slots.get(sha)!);
+      let thumb: Uint8Array | undefined;
+      this.features.set(sha, {
+        format, ext, mime, width, height, phash, blurhash, animated: animated === 1,
+        get thumb() {
+          thumb ??= readThumb();
+          return thumb;
+        },
+      });
+    }
+  }
+
+  /** Opens the file per read: thumbnails are read only for near-duplicate candidates, and no handle can leak. */
+  private readSlot(slot: number): Uint8Array {
+    const fd = openSync(thumbFile(this.dir, this.thumbs.generation), 'r');
+    try {
+      const out = new Uint8Array(THUMB_BYTES);
+      const read = readSync(fd, out, 0, THUMB_BYTES, slot * THUMB_BYTES);
+      // A short read means the thumbnail file does not match the JSON: a bug or a tampered cache.
+      if (read !== THUMB_BYTES) throw new Error(`build cache thumbnail slot ${slot} is incomplete; delete ${this.dir} and rebuild`);
+      return out;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** The sha256 of an image whose size, mtime and inode are unchanged since it was last hashed. */
+  imageHash(path: string, stat: StatKey): string | undefined {
+    const entry = this.images.get(path);
+    if (!entry || !sameStat(entry, stat)) return undefined;
+    this.used.images.add(path);
+    return entry.value;
+  }
+
+  setImageHash(path: string, stat: StatKey, sha256: string): void {
+    this.images.set(path, { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino, value: sha256 });
+    this.used.images.add(path);
+    this.dirty = true;
+  }
+
+  sidecar(path: string, stat: StatKey): NormalisedSidecar | undefined {
+    const entry = this.sidecars.get(path);
+    if (!entry || !sameStat(entry, stat)) return undefined;
+    this.used.sidecars.add(path);
+    return entry.value;
+  }
+
+  setSidecar(path: string, stat: StatKey, sidecar: NormalisedSidecar): void {
+    this.sidecars.set(path, { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino, value: sidecar });
+    this.used.sidecars.add(path);
+    this.dirty = true;
+  }
+
+  featuresOf(sha256: string): CachedFeatures | undefined {
+    const found = this.features.get(sha256);
+    if (found) this.used.features.add(sha256);
+    return found;
+  }
+
+  setFeatures(sha256: string, features: CachedFeatures): void {
+    if (features.thumb.length !== THUMB_BYTES) throw new Error(`a cached thumbnail must be ${THUMB_BYTES} bytes, got ${features.thumb.length}`);
+    this.features.set(sha256, features);
+    this.slots.delete(sha256);
+    this.used.features.add(sha256);
+    this.dirty = true;
+  }
+
+  /**
+   * Writes the cache if this run changed it or (when pruning) left entries unused.
+   * `prune: false` keeps entries this run did not touch (`pepe add` only adds to a cache
+   * that the last full scan pruned).
+   */
+  async save({ prune = true }: { prune?: boolean } = {}): Promise<boolean> {
+    const unused = this.images.size !== this.used.images.size || this.sidecars.size !== this.used.sidecars.size || this.features.size !== this.used.features.size;
+    if (!this.dirty && !(prune && unused)) return false;
+    const keep = <T>(map: Map<string, T>, used: Set<string>) => [...map].filter(([key]) => !prune || used.has(key)).sort(([a], [b]) => (a < b ? -1 : 1));
+    const features = keep(this.features, this.used.features);
+    await mkdir(this.dir, { recursive: true });
+
+    const liveOld = features.filter(([sha]) => this.slots.has(sha)).length;
+    const compact = this.thumbs.generation === '' || liveOld * 2 < this.thumbs.slots;
+    const previousGeneration = this.thumbs.generation;
+    let thumbs = this.thumbs;
+    const slotOf = new Map<string, number>();
+    if (compact) {
+      thumbs = { generation: `${Date.now().toString(36)}${process.pid.toString(36)}`, slots: features.length };
+      features.forEach(([sha], i) => slotOf.set(sha, i));
+      await writeFile(thumbFile(this.dir, thumbs.generation), Buffer.concat(features.map(([, f]) => f.thumb)));
+    } else {
+      const fresh = features.filter(([sha]) => !this.slots.has(sha));
+      for (const [sha] of features) if (this.slots.has(sha)) slotOf.set(sha, this.slots.get(sha)!);
+      fresh.forEach(([sha], i) => slotOf.set(sha, this.thumbs.slots + i));
+      if (fresh.length > 0) await appendFile(thumbFile(this.dir, thumbs.generation), Buffer.concat(fresh.map(([, f]) => f.thumb)));
+      thumbs = { generation: thumbs.generation, slots: this.thumbs.slots + fresh.length };
+    }
+
+    const json: CacheJson = {
+      featureVersion: this.featureVersion,
+      thumbs,
+      images: keep(this.images, this.used.images).map(([p, e]) => [p, e.size, e.mtimeMs, e.ino, e.value]),
+      sidecars: keep(this.sidecars, this.used.sidecars).map(([p, e]) => [p, e.size, e.mtimeMs, e.ino, e.value]),
+      features: features.map(([sha, f]) => [sha, f.format, f.ext, f.mime, f.width, f.height, f.phash, f.blurhash, f.animated ? 1 : 0, slotOf.get(sha)!]),
+    };
+    const jsonBytes = Buffer.from(JSON.stringify(json));
+    const header = Buffer.alloc(MAGIC.length + 4);
+    header.write(MAGIC, 0, 'latin1');
+    header.writeUInt32LE(jsonBytes.length, MAGIC.length);
+    const tmp = `${this.file}.${process.pid}.tmp`;
+    await writeFile(tmp, Buffer.concat([header, jsonBytes]));
+    await rename(tmp, this.file);
+    if (compact && previousGeneration !== '') await rm(thumbFile(this.dir, previousGeneration), { force: true });
+    this.thumbs = thumbs;
+    this.slots.clear();
+    for (const [sha, slot] of slotOf) this.slots.set(sha, slot);
+    this.dirty = false;
+    return true;
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * Lists the content folder and pairs each image with its sidecar. Nothing is read here,
+ * only listed and lstat-ed: symlinks are never followed, only reported.
+ */
+import { lstatSync, readdirSync, type Stats } from 'node:fs';
+import { readlink, realpath } from 'node:fs/promises';
+import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { error, type Problem } from './problems.js';
+
+/** Extensions accepted as image content (lowercase). `.jpeg` publishes as `.jpg`. */
+export const CONTENT_IMAGE_EXTS = new Set(['.png', '.jpg', '.jpeg', '.gif', '.webp', '.avif']);
+
+export interface ContentFile {
+  /** Content-relative path, forward slashes. */
+  rel: string;
+  abs: string;
+  size: number;
+  mtimeMs: number;
+  ino: number;
+}
+
+/** One image and the sidecar that describes it (`NAME.EXT` + `NAME.json`). */
+export interface ContentPair {
+  image: ContentFile;
+  sidecar: ContentFile;
+}
+
+export interface ContentScan {
+  pairs: ContentPair[];
+  problems: Problem[];
+}
+
+const toFile = (root: string, rel: string, stats: Stats): ContentFile => ({
+  rel,
+  abs: resolve(root, rel),
+  size: stats.size,
+  mtimeMs: stats.mtimeMs,
+  ino: stats.ino,
+});
+
+const stemOf = (rel: string): string => rel.slice(0, rel.length - extname(rel).length);
+
+function isInside(root: string, target: string): boolean {
+  const rel = relative(root, target);
+  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
+}
+
+async function symlinkProblem(realRoot: string, abs: string, rel: string): Promise<Problem> {
+  const target = await readlink(abs).catch(() => '');
+  const resolved = resolve(dirname(abs), target);
+  const realTarget = await realpath(resolved).catch(() => resolved);
+  if (!isInside(realRoot, realTarget)) {
+    return error('outside-content-root', `is a symlink to "${target}", which is outside the content folder: copy the image into the content folder instead`, rel);
+  }
+  return error('symlink', `is a symlink (to "${target}"); symlinks are never followed: replace it with the real file`, rel);
+}
+
+/**
+ * Every entry below `root` (not descending into hidden names or symlinked folders) with its
+ * lstat, sorted by path. A plain synchronous walk: for 20k files it is several times faster
+ * than a glob library's async walk with stats (one promise and a pattern match per entry),
+ * and the build's no-change rebuild is mostly this walk.
+ */
+function listEntries(root: string): { path: string; stats: Stats }[] {
+  const out: { path: string; stats: Stats }[] = [];
+  const walk = (rel: string) => {
+    for (const name of readdirSync(rel ? join(root, rel) : root)) {
+      if (name.startsWith('.')) continue;
+      const path = rel ? `${rel}/${name}` : name;
+      const stats = lstatSync(join(root, path));
+      out.push({ path, stats });
+      if (stats.isDirectory()) walk(path);
+    }
+  };
+  walk('');
+  return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** Scans `contentDir` (hidden files and folders are ignored), sorted by path for deterministic output. */
+export async function scanContent(contentDir: string): Promise<ContentScan> {
+  const root = resolve(contentDir);
+  const realRoot = await realpath(root).catch(() => null);
+  if (realRoot === null) return { pairs: [], problems: [error('content-missing', `the content folder "${root}" does not exist: create it or pass --content`)] };
+  const entries = listEntries(root);
+
+  const problems: Problem[] = [];
+  const images = new Map<string, ContentFile[]>();
+  const sidecars = new Map<string, ContentFile>();
+  /**
+   * Stems of refused entries (symlinks, unsupported files), so that their partner is not
+   * reported a second time as an orphan sidecar or an image without sidecar.
+   */
+  const refused = new Set<string>();
+  for (const entry of entries) {
+    const stats = entry.stats;
+    if (stats.isDirectory()) continue;
+    if (stats.isSymbolicLink()) {
+      problems.push(await symlinkProblem(realRoot, resolve(root, entry.path), entry.path));
+      refused.add(stemOf(entry.path));
+      continue;
+    }
+    if (!stats.isFile()) {
+      problems.push(error('not-a-file', 'is not a regular file: remove it from the content folder', entry.path));
+      refused.add(stemOf(entry.path));
+      continue;
+    }
+    const ext = extname(entry.path).toLowerCase();
+    const file = toFile(root, entry.path, stats);
+    if (ext === '.json') sidecars.set(stemOf(entry.path), file);
+    else if (CONTENT_IMAGE_EXTS.has(ext)) images.set(stemOf(entry.path), [...(images.get(stemOf(entry.path)) ?? []), file]);
+    else {
+      refused.add(stemOf(entry.path));
+      problems.push(error('unsupported-format', `"${ext || 'no extension'}" is not a supported image format: convert it to PNG, JPEG, GIF, WebP or AVIF, or remove it`, entry.path));
+    }
+  }
+
+  const pairs: ContentPair[] = [];
+  for (const [stem, files] of images) {
+    const sidecar = sidecars.get(stem);
+    if (files.length > 1) {
+      const names = files.map((f) => f.rel).join(' and ');
+      problems.push(error('name-collision', `${names} share the sidecar name "${stem}.json" and would publish as one record: rename one of them and give it its own sidecar`, files[0]!.rel));
+      continue;
+    }
+    const image = files[0]!;
+    if (!sidecar) {
+      if (refused.has(stem)) continue;
+      problems.push(error('missing-sidecar', `has no sidecar "${stem}.json": run \`npx pepe add ${image.rel}\` to import it with a new sidecar, or write the sidecar by hand`, image.rel));
+      continue;
+    }
+    pairs.push({ image, sidecar });
+  }
+  for (const [stem, sidecar] of sidecars) {
+    if (!images.has(stem) && !refused.has(stem)) {
+      problems.push(error('orphan-sidecar', `describes no image (expected "${stem}.png", ".jpg", ".gif", ".webp" or ".avif" beside it): add the image or delete the sidecar`, sidecar.rel));
+    }
+  }
+  pairs.sort((a, b) => (a.image.rel < b.image.rel ? -1 : 1));
+  return { pairs, problems };
+}

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { normaliseTags, parseSidecar } from './sidecar.js';
+
+const valid = {
+  id: '3F2B8C1E-9A4D-4E6B-8C2D-1A2B3C4D5E6F',
+  description: '  A smug frog  ',
+  tags: [' Smug ', 'classic', 'SMUG', '', 'Café'],
+  created_at: '2021-03-04T05:06:07+02:00',
+};
+const parse = (data: unknown) => parseSidecar('frogs/a.json', JSON.stringify(data));
+
+describe('parseSidecar', () => {
+  it('normalises id, tags, description and dates', () => {
+    const result = parse(valid);
+    expect(result).toEqual({
+      ok: true,
+      sidecar: {
+        id: '3f2b8c1e-9a4d-4e6b-8c2d-1a2b3c4d5e6f',
+        description: 'A smug frog',
+        tags: ['smug', 'classic', 'café'],
+        created_at: '2021-03-04T03:06:07.000Z',
+        updated_at: '2021-03-04T03:06:07.000Z',
+        distinct_from: [],
+      },
+    });
+  });
+
+  it('keeps an explicit updated_at and lowercases distinct_from ids', () => {
+    const result = parse({ ...valid, updated_at: '2022-01-01T00:00:00Z', distinct_from: ['AAAAAAAA-AAAA-4AAA-8AAA-AAAAAAAAAAAA'] });
+    expect(result.ok && result.sidecar.updated_at).toBe('2022-01-01T00:00:00.000Z');
+    expect(result.ok && result.sidecar.distinct_from).toEqual(['aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa']);
+  });
+
+  it('turns empty tags and blank descriptions into null', () => {
+    const result = parse({ ...valid, tags: [' ', ''], description: '   ' });
+    expect(result.ok && [result.sidecar.tags, result.sidecar.description]).toEqual([null, null]);
+    expect(normaliseTags([])).toBeNull();
+    expect(normaliseTags(null)).toBeNull();
+  });
+
+  it('rejects an unknown key such as a misspelt description, naming the key', () => {
+    const result = parse({ ...valid, descripton: 'typo' });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.problems).toHaveLength(1);
+    expect(result.problems[0]).toMatchObject({ code: 'sidecar-unknown-key', file: 'frogs/a.json', severity: 'error' });
+    expect(result.problems[0]!.message).toContain('"descripton"');
+  });
+
+  it('names the field and the value of a schema error', () => {
+    const result = parse({ ...valid, created_at: '2021-03-04 05:06' });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.problems[0]!.code).toBe('sidecar-invalid');
+    expect(result.problems[0]!.message).toContain('created_at');
+    expect(result.problems[0]!.message).toContain('"2021-03-04 05:06"');
+  });
+
+  it('rejects a date without an offset and a malformed id', () => {
+    const result = parse({ ...valid, id: 'not-a-uuid', created_at: '2021-03-04T05:06:07' });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.problems.map((p) => p.message.split(' ')[1])).toEqual(['"id"', '"created_at"']);
+  });
+
+  it('reports a missing required field as missing', () => {
+    const { tags: _tags, ...rest } = valid;
+    const result = parse(rest);
+    expect(!result.ok && result.problems[0]!.message).toMatch(/field "tags" is missing/);
+  });
+
+  it('reports invalid JSON with the parser message', () => {
+    const result = parseSidecar('b.json', '{"id": ');
+    expect(!result.ok && result.problems.map((p) => p.code)).toEqual(['invalid-json']);
+  });
+
+  it('rejects a JSON value that is not an object', () => {
+    const result = parseSidecar('c.json', '[1, 2]');
+    expect(!result.ok && result.problems.map((p) => p.code)).toEqual(['sidecar-invalid']);
+  });
+});

@@ -1,0 +1,119 @@
+/**
+ * The sidecar format: ONE strict zod schema is the source of truth for what maintainers
+ * may write next to an image, and `parseSidecar` turns a sidecar's text into the
+ * normalised fields of a record (api-behaviour.md) or into problems naming the field and value.
+ */
+import { z } from 'zod';
+import { error, type Problem } from './problems.js';
+
+/** ISO 8601 with an explicit offset (`Z` or `±hh:mm`): a bare local time is ambiguous across machines. */
+const isoWithOffset = z.iso.datetime({ offset: true, local: false });
+
+export const SidecarSchema = z
+  .object({
+    id: z.uuid().meta({ description: 'UUID of the record; written lowercase on output.' }),
+    description: z.string().nullable().meta({ description: 'Free text; trimmed, empty becomes null.' }),
+    tags: z.array(z.string()).nullable().meta({ description: 'Trimmed, lowercased, de-duplicated in first-seen order; empty becomes null.' }),
+    created_at: isoWithOffset.meta({ description: 'ISO 8601 with offset, e.g. 2023-04-01T12:00:00+02:00.' }),
+    updated_at: isoWithOffset.optional().meta({ description: 'Defaults to created_at.' }),
+    distinct_from: z.array(z.uuid()).optional().meta({ description: 'Ids of records this image is knowingly similar to (silences near-duplicate reports).' }),
+  })
+  // A typo such as `descripton` must be an error, never silently ignored.
+  .strict();
+
+export type Sidecar = z.infer<typeof SidecarSchema>;
+
+/** A sidecar after normalisation: exactly the record fields it supplies. */
+export interface NormalisedSidecar {
+  id: string;
+  description: string | null;
+  tags: string[] | null;
+  created_at: string;
+  updated_at: string;
+  distinct_from: string[];
+}
+
+export function normaliseTags(tags: string[] | null): string[] | null {
+  if (tags === null) return null;
+  const seen = new Set<string>();
+  for (const raw of tags) {
+    const tag = raw.trim().toLowerCase();
+    if (tag !== '') seen.add(tag);
+  }
+  return seen.size === 0 ? null : [...seen];
+}
+
+export function normaliseDescription(description: string | null): string | null {
+  const trimmed = description?.trim() ?? '';
+  return trimmed === '' ? null : trimmed;
+}
+
+export function normaliseSidecar(sidecar: Sidecar): NormalisedSidecar {
+  const created = new Date(sidecar.created_at).toISOString();
+  return {
+    id: sidecar.id.toLowerCase(),
+    description: normaliseDescription(sidecar.description),
+    tags: normaliseTags(sidecar.tags),
+    created_at: created,
+    updated_at: sidecar.updated_at === undefined ? created : new Date(sidecar.updated_at).toISOString(),
+    distinct_from: [...new Set((sidecar.distinct_from ?? []).map((id) => id.toLowerCase()))],
+  };
+}
+
+const show = (value: unknown): string => {
+  const text = value === undefined ? 'nothing' : JSON.stringify(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+};
+
+function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
+  let current: unknown = data;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
+
+const HINTS: Record<string, string> = {
+  id: 'use a UUID such as one from `npx pepe add` or crypto.randomUUID()',
+  description: 'use a string or null',
+  tags: 'use a list of strings or null',
+  created_at: 'use ISO 8601 with an offset, e.g. "2023-04-01T12:00:00+02:00"',
+  updated_at: 'use ISO 8601 with an offset, e.g. "2023-04-01T12:00:00Z", or leave it out',
+  distinct_from: 'use a list of record ids (UUIDs)',
+};
+
+/** Turns zod issues into one problem per issue, each naming the file, the field and the value. */
+function schemaProblems(file: string, data: unknown, issues: z.core.$ZodIssue[]): Problem[] {
+  return issues.map((issue) => {
+    if (issue.code === 'unrecognized_keys') {
+      const keys = issue.keys.map((k) => `"${k}"`).join(', ');
+      return error('sidecar-unknown-key', `unknown field ${keys}: remove it or fix its spelling (allowed: ${Object.keys(SidecarSchema.shape).join(', ')})`, file);
+    }
+    const field = issue.path.map(String).join('.') || '(root)';
+    const top = String(issue.path[0] ?? '');
+    if (issue.path.length === 0) {
+      return error('sidecar-invalid', `the sidecar must be a JSON object with id, description, tags and created_at (got ${show(data)})`, file);
+    }
+    const missing = issue.path.length === 1 && valueAt(data, issue.path) === undefined;
+    const hint = HINTS[top] ?? '';
+    const message = missing ? `field "${field}" is missing: ${hint}` : `field "${field}" has an invalid value ${show(valueAt(data, issue.path))} (${issue.message}): ${hint}`;
+    return error('sidecar-invalid', message, file);
+  });
+}
+
+export type SidecarResult = { ok: true; sidecar: NormalisedSidecar } | { ok: false; problems: Problem[] };
+
+/** Parses and normalises one sidecar's text; `file` is the content-relative path used in problems. */
+export function parseSidecar(file: string, text: string): SidecarResult {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (cause) {
+    const detail = cause instanceof Error ? cause.message : String(cause);
+    return { ok: false, problems: [error('invalid-json', `not valid JSON (${detail}): fix the syntax`, file)] };
+  }
+  const parsed = SidecarSchema.safeParse(data);
+  if (!parsed.success) return { ok: false, problems: schemaProblems(file, data, parsed.error.issues) };
+  return { ok: true, sidecar: normaliseSidecar(parsed.data) };
+}

@@ -1,0 +1,44 @@
+/**
+ * The public URLs baked into every answer, from flags, then environment, then the local
+ * default. Each must be an absolute http(s) URL without query, fragment or credentials; a
+ * trailing slash is dropped so `${baseUrl}/images/…` never doubles it.
+ */
+import type { SiteUrls } from '../../functions/core/record.js';
+
+export const DEFAULT_SITE_URL = 'http://localhost:8888';
+
+const SOURCES: Record<keyof SiteUrls, { flag: string; env: string }> = {
+  baseUrl: { flag: '--base-url', env: 'PEPE_BASE_URL' },
+  apiUrl: { flag: '--api-url', env: 'PEPE_API_URL' },
+  cdnUrl: { flag: '--cdn-url', env: 'PEPE_CDN_URL' },
+};
+
+export type UrlsResult = { ok: true; urls: SiteUrls } | { ok: false; message: string };
+
+export function validateSiteUrl(raw: string, origin: string): { ok: true; url: string } | { ok: false; message: string } {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { ok: false, message: `${origin} must be an absolute URL such as https://pepe.example.org (got "${raw}")` };
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, message: `${origin} must start with http:// or https:// (got "${raw}")` };
+  if (url.search || url.hash || raw.includes('?') || raw.includes('#')) return { ok: false, message: `${origin} must not contain a query or fragment (got "${raw}")` };
+  if (url.username || url.password) return { ok: false, message: `${origin} must not contain credentials (got "${raw}")` };
+  return { ok: true, url: `${url.origin}${url.pathname}`.replace(/\/+$/, '') };
+}
+
+/** Flags win over environment variables, which win over `http://localhost:8888`. */
+export function resolveSiteUrls(flags: Partial<Record<keyof SiteUrls, string | undefined>>, env: NodeJS.ProcessEnv): UrlsResult {
+  const urls: Partial<SiteUrls> = {};
+  for (const key of Object.keys(SOURCES) as (keyof SiteUrls)[]) {
+    const { flag, env: name } = SOURCES[key];
+    const fromFlag = flags[key];
+    const fromEnv = env[name];
+    const [raw, origin] = fromFlag !== undefined ? [fromFlag, flag] : fromEnv ? [fromEnv, name] : [DEFAULT_SITE_URL, 'the default URL'];
+    const checked = validateSiteUrl(raw, origin);
+    if (!checked.ok) return checked;
+    urls[key] = checked.url;
+  }
+  return { ok: true, urls: urls as SiteUrls };
+}

@@ -1,0 +1,59 @@
+import { readdir, readFile, stat, writeFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FIXTURE_URLS } from '../testing/fixture-catalogue.js';
+import { snapshotDir } from '../testing/snapshot-dir.js';
+import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
+import { createManifest, readManifest } from './manifest.js';
+import { byteLength, type PlannedFile, sha256Of, writeOutput } from './write-output.js';
+
+let temp: TempDir;
+beforeEach(async () => {
+  temp = await makeTempDir('pepe-write-test-');
+});
+afterEach(() => temp.cleanup());
+
+const planned = (path: string, body: string): PlannedFile => ({ path, body, sha256: sha256Of(body), size: byteLength(body) });
+const write = async (outDir: string, files: PlannedFile[], generate?: (dir: string) => Promise<string[]>) =>
+  writeOutput({ outDir, previous: await readManifest(outDir), files, ...(generate ? { generate } : {}), manifestFor: (e) => createManifest(e, FIXTURE_URLS, { records: 0, images: 0 }) });
+
+describe('writeOutput', () => {
+  it('leaves the previous output untouched and no staging folder behind when a generator fails', async () => {
+    const out = join(temp.path, 'dist');
+    await write(out, [planned('site/a.json', 'a'), planned('data/x.mjs', 'x')]);
+    const before = await snapshotDir(out);
+    await expect(write(out, [planned('site/a.json', 'changed')], async () => Promise.reject(new Error('bundler exploded')))).rejects.toThrow('bundler exploded');
+    expect(await snapshotDir(out)).toEqual(before);
+    expect(await readdir(temp.path)).toEqual(['dist']);
+  });
+
+  it('keeps unchanged files by hard link, rewrites changed ones, drops removed ones', async () => {
+    const out = join(temp.path, 'dist');
+    await write(out, [planned('site/a.json', 'a'), planned('site/b.json', 'b'), planned('site/c.json', 'c')]);
+    const before = await snapshotDir(out);
+    const result = await write(out, [planned('site/a.json', 'a'), planned('site/b.json', 'B!')]);
+    const after = await snapshotDir(out);
+    expect(result.changed).toBe(true);
+    expect(result.written).toEqual(['site/b.json']);
+    expect(result.removed).toEqual(['site/c.json']);
+    expect(after['site/a.json']).toEqual(before['site/a.json']);
+    expect(after['site/b.json']!.ino).not.toBe(before['site/b.json']!.ino);
+    expect(after['site/c.json']).toBeUndefined();
+    expect(Object.keys(result.manifest.files)).toEqual(['site/a.json', 'site/b.json']);
+  });
+
+  it('keeps a generated file that came out identical', async () => {
+    const out = join(temp.path, 'dist');
+    const gen = async (dir: string) => {
+      await mkdir(join(dir, 'functions'), { recursive: true });
+      await writeFile(join(dir, 'functions', 'f.mjs'), 'export default 1;');
+      return ['functions/f.mjs'];
+    };
+    await write(out, [planned('site/a.json', 'a')], gen);
+    const ino = (await stat(join(out, 'functions', 'f.mjs'))).ino;
+    const result = await write(out, [planned('site/a.json', 'a')], gen);
+    expect(result.changed).toBe(false);
+    expect((await stat(join(out, 'functions', 'f.mjs'))).ino).toBe(ino);
+    expect(JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8')).files['functions/f.mjs'].size).toBe(17);
+  });
+});

@@ -1,0 +1,51 @@
+import { resolve } from 'node:path';
+import { addImages, checkInto } from '../../build/add-images.js';
+import { formatProblem } from '../../build/problems.js';
+import { parseFlags } from '../args.js';
+import { type Command, UsageError } from '../io.js';
+
+const usage = `Usage: pepe add FILE... [options]
+
+Imports image files into the content folder: copies each under a URL-safe name (with the
+extension of its detected format) and writes its sidecar with a new id and created_at = now.
+Every file is validated first; if any is refused (unsupported, undecodable, truncated, or a
+near-duplicate of an image already there or in the same call), nothing is written.
+
+Options:
+  --content DIR         content folder (default: content)
+  --into SUBFOLDER      subfolder of the content folder to copy into
+  --tags a,b            comma-separated tags for every imported image
+  --description TEXT    description for every imported image
+  --force               import near-duplicates anyway
+  -h, --help            show this help
+
+Exit status: 0 imported, 1 refused (nothing written), 2 usage errors.
+`;
+
+export default {
+  name: 'add',
+  summary: 'import image files into content/ with a new sidecar each',
+  usage,
+  async run(argv, io) {
+    const { values, positionals } = parseFlags(
+      argv,
+      { content: { type: 'string' }, into: { type: 'string' }, tags: { type: 'string' }, description: { type: 'string' }, force: { type: 'boolean' } },
+      true,
+    );
+    if (positionals.length === 0) throw new UsageError('name at least one image file to add');
+    const intoProblem = checkInto(values.into);
+    if (intoProblem) throw new UsageError(intoProblem.message);
+    const result = await addImages({
+      contentDir: resolve(io.cwd, values.content ?? 'content'),
+      files: positionals.map((file) => resolve(io.cwd, file)),
+      ...(values.into !== undefined ? { into: values.into } : {}),
+      tags: values.tags === undefined ? null : values.tags.split(','),
+      description: values.description ?? null,
+      force: values.force ?? false,
+    });
+    for (const problem of result.problems) io.stderr(`${formatProblem(problem)}\n`);
+    for (const added of result.added) io.stdout(`added ${added.file} (id ${added.id})\n`);
+    if (!result.ok) io.stderr('nothing was added\n');
+    return result.ok ? 0 : 1;
+  },
+} satisfies Command;

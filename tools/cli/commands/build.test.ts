@@ -1,0 +1,193 @@
+import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { fixtureImage, makeFixtureContent } from '../../testing/fixture-catalogue.js';
+import { snapshotDir } from '../../testing/snapshot-dir.js';
+import { makeTempDir, type TempDir } from '../../testing/temp-dir.js';
+import type { Io } from '../io.js';
+import { runMain } from '../main.js';
+
+// Real builds (analysis + esbuild bundle) on a machine shared with other jobs.
+vi.setConfig({ testTimeout: 60_000 });
+
+let temp: TempDir;
+let content: string;
+
+function captureIo(env: NodeJS.ProcessEnv = {}): Io & { out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  return {
+    stdout: (t) => void (out += t),
+    stderr: (t) => void (err += t),
+    isTTY: false,
+    env,
+    cwd: temp.path,
+    out: () => out,
+    err: () => err,
+  };
+}
+
+beforeAll(async () => {
+  temp = await makeTempDir('pepe-cli-test-');
+  content = join(temp.path, 'content');
+  await makeFixtureContent(content, { count: 5 });
+}, 60_000);
+afterAll(() => temp.cleanup());
+
+describe('pepe build', () => {
+  it('exits 0 and prints a one-line summary for good content', async () => {
+    const io = captureIo({ PEPE_BASE_URL: 'https://pepe.example.org/' });
+    expect(await runMain(['build'], io)).toBe(0);
+    expect(io.err()).toMatch(/^built dist: 5 images, 0 warnings, 0 errors, \d+ cache hits?, [\d.]+ s\n$/);
+    const manifest = JSON.parse(await readFile(join(temp.path, 'dist', 'manifest.json'), 'utf8'));
+    expect(manifest.settings).toEqual({ baseUrl: 'https://pepe.example.org', apiUrl: 'http://localhost:8888', cdnUrl: 'http://localhost:8888' });
+  });
+
+  it('says nothing changed on an identical rebuild', async () => {
+    const io = captureIo({ PEPE_BASE_URL: 'https://pepe.example.org' });
+    expect(await runMain(['build'], io)).toBe(0);
+    expect(io.err()).toMatch(/^nothing changed: 5 images, .*5 cache hits/);
+  });
+
+  it('exits 1 on content errors, names the file, and leaves the output untouched', async () => {
+    const bad = join(temp.path, 'bad-content');
+    await cp(content, bad, { recursive: true });
+    await writeFile(join(bad, 'frog-000.json'), '{');
+    const before = await snapshotDir(join(temp.path, 'dist'));
+    const io = captureIo();
+    expect(await runMain(['build', '--content', 'bad-content'], io)).toBe(1);
+    expect(io.err()).toContain('error: frog-000.json: not valid JSON');
+    expect(io.err()).toContain('build failed, output left unchanged');
+    expect(await snapshotDir(join(temp.path, 'dist'))).toEqual(before);
+  });
+
+  it('exits 2 on an unknown flag or an invalid URL, with usage', async () => {
+    const io = captureIo();
+    expect(await runMain(['build', '--bogus'], io)).toBe(2);
+    expect(io.err()).toContain('Usage: pepe build');
+    const io2 = captureIo({ PEPE_CDN_URL: 'ftp://nope' });
+    expect(await runMain(['build'], io2)).toBe(2);
+    expect(io2.err()).toContain('PEPE_CDN_URL must start with http:// or https://');
+  });
+
+  it('prints help with exit 0', async () => {
+    const io = captureIo();
+    expect(await runMain(['build', '--help'], io)).toBe(0);
+    expect(io.out()).toContain('--base-url');
+  });
+});
+
+describe('pepe check', () => {
+  it('exits 0 for good content and writes nothing', async () => {
+    const fresh = join(temp.path, 'check-content');
+    await cp(content, fresh, { recursive: true });
+    const io = captureIo();
+    const cacheDir = join(temp.path, 'check-cache');
+    expect(await runMain(['check', '--content', 'check-content', '--cache', 'check-cache'], io)).toBe(0);
+    expect(io.err()).toMatch(/^content ok: 5 images/);
+    await expect(readdir(cacheDir)).rejects.toThrow();
+  });
+
+  it('exits 1 on a near-duplicate that build only warns about, and 0 once acknowledged', async () => {
+    const dir = join(temp.path, 'dupe-content');
+    await cp(content, dir, { recursive: true });
+    const original = await readFile(join(dir, 'frog-000.png'));
+    // A lossless re-encode: other bytes, the same pixels — a near-duplicate whatever the detector's tuning.
+    await writeFile(join(dir, 'copy.webp'), await sharp(original).webp({ lossless: true }).toBuffer());
+    const copyId = '0b5f4f0e-3c41-4c8a-9d3b-6f1a2b3c4d5e';
+    await writeFile(join(dir, 'copy.json'), JSON.stringify({ id: copyId, description: null, tags: null, created_at: '2024-01-01T00:00:00Z' }));
+
+    const check = captureIo();
+    expect(await runMain(['check', '--content', 'dupe-content'], check)).toBe(1);
+    expect(check.err()).toMatch(/error: .*near-duplicate/);
+    expect(check.err()).toContain('copy.webp');
+
+    const build = captureIo();
+    expect(await runMain(['build', '--content', 'dupe-content', '--out', 'dupe-dist'], build)).toBe(0);
+    expect(build.err()).toMatch(/warning: .*\[near-duplicate\]/);
+
+    const sidecar = JSON.parse(await readFile(join(dir, 'frog-000.json'), 'utf8'));
+    await writeFile(join(dir, 'frog-000.json'), JSON.stringify({ ...sidecar, distinct_from: [copyId] }));
+    const again = captureIo();
+    expect(await runMain(['check', '--content', 'dupe-content'], again)).toBe(0);
+  });
+});
+
+describe('pepe add', () => {
+  it('imports an image under a URL-safe name with a valid sidecar, and the build accepts it', async () => {
+    const dir = join(temp.path, 'add-content');
+    await cp(content, dir, { recursive: true });
+    const { bytes } = await fixtureImage(30);
+    await writeFile(join(temp.path, 'Très Smug Pepe!.png'), bytes);
+    const io = captureIo();
+    const code = await runMain(['add', 'Très Smug Pepe!.png', '--content', 'add-content', '--into', 'new', '--tags', 'Smug, happy,smug', '--description', ' hi '], io);
+    expect(io.err()).toBe('');
+    expect(code).toBe(0);
+    expect(io.out()).toMatch(/^added new\/tres-smug-pepe\.png \(id [0-9a-f-]{36}\)\n$/);
+    const sidecar = JSON.parse(await readFile(join(dir, 'new', 'tres-smug-pepe.json'), 'utf8'));
+    expect(sidecar).toMatchObject({ description: 'hi', tags: ['smug', 'happy'] });
+    expect(Date.now() - Date.parse(sidecar.created_at)).toBeLessThan(60_000);
+    expect(await readFile(join(dir, 'new', 'tres-smug-pepe.png'))).toEqual(bytes);
+
+    // A second import of another picture with the same name gets a numbered name.
+    await writeFile(join(temp.path, 'Très Smug Pepe!.png'), (await fixtureImage(31)).bytes);
+    const io2 = captureIo();
+    expect(await runMain(['add', 'Très Smug Pepe!.png', '--content', 'add-content', '--into', 'new'], io2)).toBe(0);
+    expect(io2.out()).toMatch(/^added new\/tres-smug-pepe-2\.(png|jpg|webp|gif) /);
+    expect(await runMain(['check', '--content', 'add-content'], captureIo())).toBe(0);
+  });
+
+  it('refuses a near-duplicate of an image already there, naming it, unless --force', async () => {
+    const dir = join(temp.path, 'add-dupe');
+    await cp(content, dir, { recursive: true });
+    const original = await readFile(join(dir, 'frog-000.png'));
+    await writeFile(join(temp.path, 'again.webp'), await sharp(original).webp({ lossless: true }).toBuffer());
+    const before = await snapshotDir(dir);
+    const io = captureIo();
+    expect(await runMain(['add', 'again.webp', '--content', 'add-dupe'], io)).toBe(1);
+    expect(io.err()).toContain('frog-000.png');
+    expect(io.err()).toContain('--force');
+    expect(await snapshotDir(dir)).toEqual(before);
+
+    const forced = captureIo();
+    expect(await runMain(['add', 'again.webp', '--content', 'add-dupe', '--force'], forced)).toBe(0);
+    expect(forced.out()).toContain('added again.webp');
+    expect(forced.err()).toMatch(/warning: .*imported anyway/);
+  });
+
+  it('refuses two near-duplicates in the same call', async () => {
+    const dir = join(temp.path, 'add-pair');
+    await cp(content, dir, { recursive: true });
+    const { bytes } = await fixtureImage(33);
+    await writeFile(join(temp.path, 'one.png'), bytes);
+    await writeFile(join(temp.path, 'two.webp'), await sharp(bytes).webp({ lossless: true }).toBuffer());
+    const io = captureIo();
+    expect(await runMain(['add', 'one.png', 'two.webp', '--content', 'add-pair'], io)).toBe(1);
+    expect(io.err()).toContain('also in this import');
+  });
+
+  it('refuses an unsupported or truncated file and writes nothing', async () => {
+    const dir = join(temp.path, 'add-bad');
+    await cp(content, dir, { recursive: true });
+    await writeFile(join(temp.path, 'drawing.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+    const jpeg = (await fixtureImage(1)).bytes;
+    await writeFile(join(temp.path, 'cut.jpg'), jpeg.subarray(0, jpeg.length >> 1));
+    const { bytes } = await fixtureImage(35);
+    await writeFile(join(temp.path, 'fine.png'), bytes);
+    const before = await snapshotDir(dir);
+    const io = captureIo();
+    expect(await runMain(['add', 'fine.png', 'drawing.svg', 'cut.jpg', '--content', 'add-bad'], io)).toBe(1);
+    expect(io.err()).toMatch(/drawing\.svg.*\[unsupported-format\]/);
+    expect(io.err()).toMatch(/cut\.jpg.*\[truncated\]/);
+    expect(await snapshotDir(dir)).toEqual(before);
+    await rm(join(temp.path, 'drawing.svg'));
+  });
+
+  it('exits 2 without files or with an --into outside the content folder', async () => {
+    expect(await runMain(['add', '--content', 'content'], captureIo())).toBe(2);
+    const io = captureIo();
+    expect(await runMain(['add', 'x.png', '--into', '../elsewhere'], io)).toBe(2);
+    expect(io.err()).toContain('--into');
+  });
+});
