@@ -1,0 +1,74 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { SAMPLE_ENTRIES } from '../../sample/sample-catalogue.js';
+import { writeSampleContent } from '../../sample/sample-files.js';
+import { plantedCopy } from '../../sample/planted-copies.js';
+import { makeTempDir, type TempDir } from '../../testing/temp-dir.js';
+import type { Io } from '../io.js';
+import { runMain } from '../main.js';
+
+vi.setConfig({ testTimeout: 60_000 });
+
+let temp: TempDir;
+let content: string;
+const COPY_ID = '0d6f2b7e-3c1a-4f0e-9a55-1b2c3d4e5f60';
+
+function captureIo(): Io & { out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  return { stdout: (t) => void (out += t), stderr: (t) => void (err += t), isTTY: false, env: {}, cwd: temp.path, out: () => out, err: () => err };
+}
+
+beforeAll(async () => {
+  temp = await makeTempDir('pepe-dupes-cli-');
+  content = join(temp.path, 'content');
+  // Three different sample frogs, plus a JPEG re-encode of the first one.
+  const entries = SAMPLE_ENTRIES.filter((e) => ['classics/smug-original', 'classics/feels-bad', 'classics/angry-frog'].includes(e.name));
+  await writeSampleContent(content, entries);
+  const original = await readFile(join(content, 'classics/smug-original.png'));
+  await writeFile(join(content, 'smug-copy.jpg'), await plantedCopy(original, 'jpeg-q60'));
+  await writeFile(join(content, 'smug-copy.json'), JSON.stringify({ id: COPY_ID, description: 'a re-upload', tags: null, created_at: '2024-01-01T00:00:00+00:00' }));
+}, 60_000);
+afterAll(() => temp.cleanup());
+
+describe('pepe dupes', () => {
+  it('--json prints exactly [{a: {id, file}, b: {id, file}, distance}] for the planted copy', async () => {
+    const io = captureIo();
+    expect(await runMain(['dupes', '--content', 'content', '--json'], io)).toBe(0);
+    const pairs = JSON.parse(io.out()) as unknown[];
+    expect(pairs).toHaveLength(1);
+    const sidecar = JSON.parse(await readFile(join(content, 'classics/smug-original.json'), 'utf8')) as { id: string };
+    expect(pairs[0]).toEqual({ a: { id: sidecar.id, file: 'classics/smug-original.png' }, b: { id: COPY_ID, file: 'smug-copy.jpg' }, distance: expect.any(Number) });
+    expect(Object.keys(pairs[0] as object)).toEqual(['a', 'b', 'distance']);
+  });
+
+  it('lists both files, both ids and the distance for people', async () => {
+    const io = captureIo();
+    expect(await runMain(['dupes', '--content', 'content'], io)).toBe(0);
+    expect(io.out()).toMatch(/^1 near-duplicate pair \(phash threshold \d+\):/);
+    expect(io.out()).toContain('classics/smug-original.png  ~  smug-copy.jpg  (distance ');
+    expect(io.out()).toContain(COPY_ID);
+  });
+
+  it('prints [] when a sidecar acknowledges the pair with distinct_from', async () => {
+    const sidecarPath = join(content, 'smug-copy.json');
+    const before = await readFile(sidecarPath, 'utf8');
+    const original = JSON.parse(await readFile(join(content, 'classics/smug-original.json'), 'utf8')) as { id: string };
+    await writeFile(sidecarPath, JSON.stringify({ ...JSON.parse(before), distinct_from: [original.id] }));
+    try {
+      const io = captureIo();
+      expect(await runMain(['dupes', '--content', 'content', '--json'], io)).toBe(0);
+      expect(JSON.parse(io.out())).toEqual([]);
+    } finally {
+      await writeFile(sidecarPath, before);
+    }
+  });
+
+  it('refuses a threshold out of range with exit 2 and the usage', async () => {
+    const io = captureIo();
+    expect(await runMain(['dupes', '--threshold', '99'], io)).toBe(2);
+    expect(io.err()).toContain('--threshold must be a whole number from 0 to 16 (got "99")');
+    expect(io.err()).toContain('Usage: pepe dupes');
+  });
+});

@@ -1,0 +1,81 @@
+import { describe, expect, it, vi } from 'vitest';
+import { analyseImage } from '../image/analyse-image.js';
+import { renderFrog } from '../sample/draw-frog.js';
+import { withParams, type FrogParams } from '../sample/frog-params.js';
+import { COPY_TRANSFORMS, plantedCopy } from '../sample/planted-copies.js';
+import { confirmSamePicture, findNearDuplicates, type DupeItem } from './near-duplicates.js';
+
+// Real drawing + real analysis on a shared 2-core machine.
+vi.setConfig({ testTimeout: 60_000 });
+
+const SIZE = 256;
+
+async function item(id: string, bytes: Buffer): Promise<DupeItem> {
+  const result = await analyseImage(bytes);
+  if (!result.ok) throw new Error(result.message);
+  return { id, file: `${id}.img`, phash: result.phash, thumb: result.thumb.rgb, width: result.width, height: result.height };
+}
+
+const drawn = (params: Partial<FrogParams>) => renderFrog(withParams(params), SIZE).png().toBuffer();
+
+const ORIGINAL: Partial<FrogParams> = { expression: 'smug', background: { color: '#bfe3f5', accent: '#9ccbe6', pattern: 'solid' } };
+
+describe('confirmation of phash candidates', () => {
+  it.each(COPY_TRANSFORMS)('accepts a copy of the same frog (%s)', async (transform) => {
+    const png = await drawn(ORIGINAL);
+    const original = await item('original', png);
+    const copy = await item('copy', await plantedCopy(png, transform));
+    expect(confirmSamePicture(original, copy)).toBe(true);
+    expect(findNearDuplicates([original, copy], { threshold: 16 })).toHaveLength(1);
+  });
+
+  const variations: [string, Partial<FrogParams>][] = [
+    ['another expression', { ...ORIGINAL, expression: 'sad' }],
+    ['an accessory', { ...ORIGINAL, accessories: ['party-hat'] }],
+    ['another skin colour', { ...ORIGINAL, skin: '#77b24a' }],
+    ['another shirt colour', { ...ORIGINAL, shirt: '#c23b3b' }],
+    ['another background', { ...ORIGINAL, background: { color: '#f7d3dc', accent: '#eab0bf', pattern: 'solid' } }],
+  ];
+  it.each(variations)('rejects a look-alike frog with %s, even with a wide phash threshold', async (_, params) => {
+    const original = await item('original', await drawn(ORIGINAL));
+    const variant = await item('variant', await drawn(params));
+    expect(confirmSamePicture(original, variant)).toBe(false);
+    expect(findNearDuplicates([original, variant], { threshold: 24 })).toEqual([]);
+  });
+
+  it('rejects the same picture stretched to another aspect ratio', async () => {
+    const png = await drawn(ORIGINAL);
+    const original = await item('original', png);
+    const stretched = { ...(await item('stretched', png)), width: SIZE * 2 };
+    expect(confirmSamePicture(original, stretched)).toBe(false);
+  });
+});
+
+describe('findNearDuplicates', () => {
+  async function pairOfCopies(): Promise<[DupeItem, DupeItem]> {
+    const png = await drawn(ORIGINAL);
+    return [await item('aaaaaaaa-0000-4000-8000-000000000001', png), await item('aaaaaaaa-0000-4000-8000-000000000002', await plantedCopy(png, 'jpeg-q60'))];
+  }
+
+  it('is silenced by distinct_from on either side, in any letter case', async () => {
+    const [a, b] = await pairOfCopies();
+    expect(findNearDuplicates([a, b])).toHaveLength(1);
+    expect(findNearDuplicates([{ ...a, distinctFrom: [b.id] }, b])).toEqual([]);
+    expect(findNearDuplicates([a, { ...b, distinctFrom: [a.id.toUpperCase()] }])).toEqual([]);
+    expect(findNearDuplicates([{ ...a, distinctFrom: ['bbbbbbbb-0000-4000-8000-000000000009'] }, b])).toHaveLength(1);
+  });
+
+  it('returns the same pairs in the same order whatever the input order', async () => {
+    const [a, b] = await pairOfCopies();
+    const c = { ...a, id: 'c', file: 'c.png' };
+    const forward = findNearDuplicates([a, b, c]);
+    const backward = findNearDuplicates([c, b, a]);
+    expect(forward).toEqual(backward);
+    expect(forward.map((p) => [p.a.file, p.b.file])).toEqual([
+      [a.file, b.file],
+      [a.file, c.file],
+      [b.file, c.file],
+    ]);
+    expect(forward[0]).toEqual({ a: { id: a.id, file: a.file }, b: { id: b.id, file: b.file }, distance: expect.any(Number) });
+  });
+});
