@@ -29,3 +29,6 @@ export const ERROR_NETLIFY_CDN_CACHE_CONTROL = 'public, durable, s-maxage=300';
 
 /** Anything random, and 500s. */
 export const NO_STORE = 'no-store';
+
+/** Gallery scripts and styles: their names carry a content hash, so they never change either. */
+export const ASSET_CACHE_CONTROL = 'public, max-age=31536000, immutable';

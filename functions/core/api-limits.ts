@@ -1,0 +1,31 @@
+/**
+ * The accepted values of every API parameter (api-behaviour.md), in one place: the query
+ * parser enforces them, the zod schemas (and so the OpenAPI document) describe them.
+ */
+
+export const LIMIT_A = { min: 1, max: 25, default: 1 } as const;
+export const LIMIT_B = { min: 1, max: 100, default: 1 } as const;
+/** Pages are 1-indexed; the upper bound only keeps page × limit a safe integer. */
+export const PAGE = { min: 1, max: 1_000_000_000, default: 1 } as const;
+/** Characters of the trimmed search text. */
+export const SEARCH_MAX_LENGTH = 200;
+export const SEED_MAX_LENGTH = 64;
+/** A longer raw query string is refused before any parsing work (protects the function). */
+export const QUERY_MAX_LENGTH = 2048;
+
+export const FIELDS = ['text', 'id'] as const;
+export type Field = (typeof FIELDS)[number];
+
+export const SORTS = ['created_at_desc', 'created_at_asc', 'relevance'] as const;
+export type Sort = (typeof SORTS)[number];
+export const DEFAULT_SORT: Sort = 'created_at_desc';
+
+export const BOOLEAN_WORDS = ['true', 'false', '1', '0'] as const;
+
+/** Any UUID shape, any letter case (lookups are case-insensitive; ids are stored lowercase). */
+export const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+/** Variant A list operation and its aliases (same answers on every path). */
+export const VARIANT_A_LIST_PATHS = ['/api/pepe', '/api/pepe_image', '/api/public/pepe', '/api/public/pepes'] as const;
+export const VARIANT_B_LIST_PATH = '/v1/pepe';
+export const OPENAPI_PATH = '/api/openapi.json';

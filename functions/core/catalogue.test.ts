@@ -1,0 +1,86 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { catalogueModuleSource, compileCatalogue, precomputedFiles, type CatalogueData } from './catalogue.js';
+import { createHandler } from './handler.js';
+import { call, testRecords, TEST_URLS } from './test-catalogue.js';
+
+const tricky = testRecords(12);
+tricky[0]!.description = 'line one\nline two \u2028 it\'s "quoted" \\ back\\slash ${x} `tick` </script>';
+tricky[1]!.description = 'emoji 🐸 and ünïcödé';
+const data = compileCatalogue(tricky, TEST_URLS);
+const dirs: string[] = [];
+afterAll(async () => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
+
+async function importModule(source: string): Promise<CatalogueData> {
+  const dir = await mkdtemp(join(tmpdir(), 'pepe-catalogue-'));
+  dirs.push(dir);
+  const file = join(dir, 'catalogue.mjs');
+  await writeFile(file, source);
+  return (await import(pathToFileURL(file).href)).default;
+}
+
+describe('compileCatalogue', () => {
+  it('orders records by created_at then id, whatever the input order', () => {
+    const same = compileCatalogue([...tricky].reverse(), TEST_URLS);
+    expect(same).toEqual(data);
+    const ids = data.records.split('\n').map((line) => line.slice(0, 36));
+    const sorted = [...tricky].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id)).map((r) => r.id);
+    expect(ids).toEqual(sorted);
+  });
+
+  it('refuses a record whose id is not a lowercase UUID (a build bug)', () => {
+    const bad = testRecords(2);
+    bad[0]!.id = bad[0]!.id.toUpperCase();
+    expect(() => compileCatalogue(bad, TEST_URLS)).toThrow(/not a lowercase UUID/);
+  });
+
+  it('changes its version whenever an answer may change', () => {
+    const changed = testRecords(12);
+    changed[5]!.file_size += 1;
+    expect(compileCatalogue(changed, TEST_URLS).version).not.toBe(compileCatalogue(testRecords(12), TEST_URLS).version);
+    expect(compileCatalogue(testRecords(12), { ...TEST_URLS, cdnUrl: 'https://other.example' }).version).not.toBe(compileCatalogue(testRecords(12), TEST_URLS).version);
+  });
+});
+
+describe('catalogueModuleSource', () => {
+  it('round-trips every field exactly through a real module import, tricky characters included', async () => {
+    expect(await importModule(catalogueModuleSource(data))).toEqual(data);
+  });
+
+  it('is deterministic', () => {
+    expect(catalogueModuleSource(compileCatalogue(testRecords(12), TEST_URLS))).toBe(catalogueModuleSource(compileCatalogue(testRecords(12), TEST_URLS)));
+  });
+});
+
+describe('precomputedFiles', () => {
+  const files = precomputedFiles(data);
+
+  it('lists both by-id answers of every record and the OpenAPI document, sorted', () => {
+    expect(files).toHaveLength(2 * 12 + 1);
+    const paths = files.map((f) => f.path);
+    expect(paths).toEqual([...paths].sort());
+    expect(paths).toContain('api/openapi.json');
+    for (const record of tricky) {
+      expect(paths).toContain(`api/pepe/${record.id}`);
+      expect(paths).toContain(`v1/pepe/${record.id}`);
+    }
+  });
+
+  it('holds bodies byte-equal to what the handler (loaded from the generated module) answers', async () => {
+    const handler = createHandler(await importModule(catalogueModuleSource(data)));
+    for (const file of files) {
+      const r = await call(handler, `/${file.path}`);
+      expect(r.status, file.path).toBe(200);
+      expect(r.text, file.path).toBe(file.body);
+    }
+  });
+
+  it('keeps tricky descriptions intact in both variants', async () => {
+    const byId = new Map(files.map((f) => [f.path, f.body]));
+    expect(JSON.parse(byId.get(`api/pepe/${tricky[0]!.id}`)!).data.description).toBe(tricky[0]!.description);
+    expect(JSON.parse(byId.get(`v1/pepe/${tricky[1]!.id}`)!).result.description).toBe('emoji 🐸 and ünïcödé');
+  });
+});

@@ -1,0 +1,90 @@
+/**
+ * The HTTP rules shared by every answer (api-behaviour.md, "HTTP behaviour"): JSON headers,
+ * CORS, caching by kind of answer, strong ETags with If-None-Match → 304, HEAD without
+ * body, the OPTIONS preflight.
+ */
+import {
+  ERROR_BROWSER_CACHE_CONTROL, ERROR_NETLIFY_CDN_CACHE_CONTROL, JSON_BROWSER_CACHE_CONTROL, JSON_NETLIFY_CDN_CACHE_CONTROL, NO_STORE,
+} from './cache-policy.js';
+import { hashString } from './shuffle.js';
+
+export const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
+/** How long browsers may reuse a preflight answer (one day; browsers cap it lower anyway). */
+export const PREFLIGHT_MAX_AGE_SECONDS = 86400;
+
+/**
+ * - `deterministic`: the same URL always gives this body until the next deploy;
+ * - `error`: a deterministic 400/404, cached briefly;
+ * - `no-store`: random answers, 405 and 500.
+ */
+export type Caching = 'deterministic' | 'error' | 'no-store';
+
+export interface Answer {
+  status: number;
+  body: string;
+  caching: Caching;
+  /** Extra headers (e.g. `Allow` on a 405). */
+  headers?: Record<string, string>;
+}
+
+const encoder = new TextEncoder();
+
+/** Strong ETag of a body: equal bodies, equal tags (2×32-bit hash of the text plus its length). */
+export function etagOf(body: string): string {
+  const [h1, h2] = hashString(body);
+  return `"${h1.toString(16).padStart(8, '0')}${h2.toString(16).padStart(8, '0')}-${body.length.toString(36)}"`;
+}
+
+/** RFC 9110 §13.1.2: If-None-Match uses the weak comparison; `*` matches any current answer. */
+function ifNoneMatchHits(header: string | null, etag: string): boolean {
+  if (header === null) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return (t.startsWith('W/') ? t.slice(2) : t) === etag;
+  });
+}
+
+function baseHeaders(): Record<string, string> {
+  return {
+    'Content-Type': 'application/json; charset=utf-8',
+    'X-Content-Type-Options': 'nosniff',
+    'Access-Control-Allow-Origin': '*',
+    'Access-Control-Expose-Headers': 'ETag',
+  };
+}
+
+export function respond(request: Request, answer: Answer): Response {
+  const headers = { ...baseHeaders(), ...answer.headers };
+  if (answer.caching === 'no-store') {
+    headers['Cache-Control'] = NO_STORE;
+  } else {
+    const error = answer.caching === 'error';
+    headers['Cache-Control'] = error ? ERROR_BROWSER_CACHE_CONTROL : JSON_BROWSER_CACHE_CONTROL;
+    headers['Netlify-CDN-Cache-Control'] = error ? ERROR_NETLIFY_CDN_CACHE_CONTROL : JSON_NETLIFY_CDN_CACHE_CONTROL;
+    headers.ETag = etagOf(answer.body);
+    if (answer.status === 200 && ifNoneMatchHits(request.headers.get('If-None-Match'), headers.ETag)) {
+      delete headers['Content-Type'];
+      return new Response(null, { status: 304, headers });
+    }
+  }
+  const bytes = encoder.encode(answer.body);
+  headers['Content-Length'] = String(bytes.byteLength);
+  return new Response(request.method === 'HEAD' ? null : bytes, { status: answer.status, headers });
+}
+
+/** 204 CORS preflight: no credentials are involved, so any origin and request header may come. */
+export function preflight(): Response {
+  return new Response(null, {
+    status: 204,
+    headers: {
+      'Access-Control-Allow-Origin': '*',
+      'Access-Control-Allow-Methods': ALLOWED_METHODS,
+      'Access-Control-Allow-Headers': '*',
+      'Access-Control-Max-Age': String(PREFLIGHT_MAX_AGE_SECONDS),
+      'Access-Control-Expose-Headers': 'ETag',
+      'X-Content-Type-Options': 'nosniff',
+      Allow: ALLOWED_METHODS,
+    },
+  });
+}

@@ -1,0 +1,55 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { recordJsonA } from './catalogue.js';
+import type { PepeRecord } from './record.js';
+import { encodeRecord, recordComposer } from './record-codec.js';
+import { testRecords, TEST_URLS } from './test-catalogue.js';
+
+const composer = recordComposer(TEST_URLS.baseUrl, TEST_URLS.cdnUrl);
+const jsonB = (r: PepeRecord) => JSON.stringify({ id: r.id, url: `${TEST_URLS.cdnUrl}/images/${r.id}${r.file_ext}`, description: r.description ?? '' });
+
+const text = fc.string({ unit: 'grapheme', maxLength: 30 });
+const record: fc.Arbitrary<PepeRecord> = fc.record({
+  id: fc.uuid(),
+  file_ext: fc.constantFrom('.png', '.jpg', '.gif', '.webp', '.avif'),
+  file_size: fc.nat(),
+  tags: fc.option(fc.array(fc.oneof(text, fc.constantFrom('a\tb', 'x\ny', '"q"', '\\', '*/', '\u2028'))), { nil: null }),
+  description: fc.option(fc.oneof(text, fc.constantFrom('tab\there', 'new\nline', 'quote " and \\ slash', '🐸 ünï', '\u0000')), { nil: null }),
+  phash: fc.stringMatching(/^[0-9a-f]{16}$/),
+  created_at: fc.date({ min: new Date(-1e12), max: new Date(4e12), noInvalidDate: true }).map((d) => d.toISOString()),
+  updated_at: fc.oneof(fc.constant('same'), fc.constant('2024-01-01T00:00:00Z'), fc.date({ min: new Date(0), max: new Date(4e12), noInvalidDate: true }).map((d) => d.toISOString())),
+  width: fc.integer({ min: 1, max: 20000 }),
+  height: fc.integer({ min: 1, max: 20000 }),
+  blurhash: fc.constantFrom('LEHV6nWB2yk8pyo0adR*.7kCMdnj', 'L~0k-5051e2;1I3{0i4B220K4F2}', 'L#0RfG352a1e3h1U1h391Q4Q0-1L'),
+}).map((r) => ({ ...r, updated_at: r.updated_at === 'same' ? r.created_at : r.updated_at }));
+
+describe('record codec', () => {
+  it('composes exactly the bytes of JSON.stringify for both variants (test records)', () => {
+    for (const r of testRecords(30)) {
+      const line = encodeRecord(r);
+      expect(line).not.toMatch(/\n/);
+      expect(composer.jsonA(line)).toBe(recordJsonA(r, TEST_URLS));
+      expect(composer.jsonB(line)).toBe(jsonB(r));
+    }
+  });
+
+  it('composes exactly the bytes of JSON.stringify for arbitrary records', () => {
+    fc.assert(
+      fc.property(record, (r) => {
+        const line = encodeRecord(r);
+        expect(line.includes('\n')).toBe(false);
+        expect(line.split('\t')).toHaveLength(11);
+        expect(composer.jsonA(line)).toBe(recordJsonA(r, TEST_URLS));
+        expect(composer.jsonB(line)).toBe(jsonB(r));
+      }),
+      { numRuns: 2000 },
+    );
+  }, 30_000);
+
+  it('is less than half the size of the JSON it stands for', () => {
+    const records = testRecords(30);
+    const compact = records.map(encodeRecord).join('\n').length;
+    const json = records.map((r) => recordJsonA(r, TEST_URLS) + jsonB(r)).join('\n').length;
+    expect(compact).toBeLessThan(json / 2);
+  });
+});

@@ -1,0 +1,209 @@
+import { describe, expect, it } from 'vitest';
+import { createHandler } from './handler.js';
+import { seededRandom } from './shuffle.js';
+import { call, idsNewestFirst, testCatalogue, testRecords, TEST_URLS } from './test-catalogue.js';
+
+const data = testCatalogue(30);
+const handler = createHandler(data, { random: seededRandom('tests') });
+const newest = idsNewestFirst(30);
+const records = new Map(testRecords(30).map((r) => [r.id, r]));
+
+describe('variant A list', () => {
+  it('answers limit=1 (the default) with one object and meta.search only', async () => {
+    const r = await call(handler, '/api/pepe');
+    expect(r.status).toBe(200);
+    expect(Object.keys(r.json)).toEqual(['data', 'meta', 'error']);
+    expect(r.json.data.id).toBe(newest[0]);
+    expect(r.json.meta).toEqual({ search: { terms: '', found: true } });
+    expect(r.json.error).toBeNull();
+  });
+
+  it('answers limit>1 with a page, pagination, search and sort meta', async () => {
+    const r = await call(handler, '/api/pepe?limit=7&page=2');
+    expect(r.json.data.map((p: { id: string }) => p.id)).toEqual(newest.slice(7, 14));
+    expect(r.json.meta).toEqual({
+      pagination: { page: 2, limit: 7, total_items: 30, total_pages: 5, has_next: true, has_previous: true },
+      search: { terms: '', found: true },
+      sort: 'created_at_desc',
+    });
+  });
+
+  it('serves every field of the seed plus width, height and blurhash, with derived urls', async () => {
+    const r = await call(handler, '/api/pepe?limit=25');
+    for (const pepe of r.json.data) {
+      const record = records.get(pepe.id)!;
+      expect(pepe).toEqual({
+        id: record.id,
+        file_name: `${record.id}${record.file_ext}`,
+        file_ext: record.file_ext,
+        file_size: record.file_size,
+        tags: record.tags,
+        description: record.description,
+        url: `${TEST_URLS.baseUrl}/images/${record.id}${record.file_ext}`,
+        phash: record.phash,
+        created_at: record.created_at,
+        updated_at: record.updated_at,
+        width: record.width,
+        height: record.height,
+        blurhash: record.blurhash,
+      });
+    }
+  });
+
+  it('answers the same on every alias path, with or without a trailing slash', async () => {
+    const expected = (await call(handler, '/api/pepe?limit=3&search=smug')).text;
+    for (const path of ['/api/pepe/', '/api/pepe_image', '/api/public/pepe/', '/api/public/pepes']) {
+      expect((await call(handler, `${path}?limit=3&search=smug`)).text).toBe(expected);
+    }
+  });
+
+  it('orders created_at_asc as the exact reverse of created_at_desc (ties broken by id)', async () => {
+    const asc = [];
+    const desc = [];
+    for (const page of [1, 2]) {
+      asc.push(...(await call(handler, `/api/pepe?limit=15&page=${page}&sort=created_at_asc`)).json.data.map((p: { id: string }) => p.id));
+      desc.push(...(await call(handler, `/api/pepe?limit=15&page=${page}`)).json.data.map((p: { id: string }) => p.id));
+    }
+    expect(desc).toEqual(newest);
+    expect(asc).toEqual([...desc].reverse());
+  });
+
+  it('gives data [] and has_next false on a page past the end', async () => {
+    const r = await call(handler, '/api/pepe?limit=10&page=4');
+    expect(r.json.data).toEqual([]);
+    expect(r.json.meta.pagination).toMatchObject({ page: 4, total_items: 30, total_pages: 3, has_next: false, has_previous: true });
+  });
+
+  it('gives data null with limit=1 past the end of a non-empty result set', async () => {
+    const r = await call(handler, '/api/pepe?page=31');
+    expect(r.json).toEqual({ data: null, meta: { search: { terms: '', found: true } }, error: null });
+    expect(r.headers.get('cache-control')).toBe('public, max-age=60');
+  });
+
+  it('searches tags and descriptions, trims the terms and reports them', async () => {
+    const r = await call(handler, '/api/pepe?limit=25&search=%20%20SMUG%20');
+    expect(r.json.meta.search).toEqual({ terms: 'SMUG', found: true });
+    const expected = newest.filter((id) => {
+      const rec = records.get(id)!;
+      return rec.tags?.includes('smug') || /smug/i.test(rec.description ?? '');
+    });
+    expect(r.json.data.map((p: { id: string }) => p.id)).toEqual(expected);
+    expect(r.json.meta.pagination.total_items).toBe(expected.length);
+  });
+
+  it('answers a search that matches nothing with limit>1: data [], found false, total 0', async () => {
+    const r = await call(handler, '/api/pepe?limit=5&search=zebra');
+    expect(r.json.data).toEqual([]);
+    expect(r.json.meta).toEqual({
+      pagination: { page: 1, limit: 5, total_items: 0, total_pages: 0, has_next: false, has_previous: false },
+      search: { terms: 'zebra', found: false },
+      sort: 'created_at_desc',
+    });
+  });
+
+  it('falls back to a random pepe with found=false and no-store when limit=1 finds nothing', async () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 20; i++) {
+      const r = await call(handler, '/api/pepe?search=zebra');
+      expect(r.json.meta).toEqual({ search: { terms: 'zebra', found: false } });
+      expect(records.has(r.json.data.id)).toBe(true);
+      expect(r.headers.get('cache-control')).toBe('no-store');
+      expect(r.headers.get('etag')).toBeNull();
+      seen.add(r.json.data.id);
+    }
+    expect(seen.size).toBeGreaterThan(1);
+  });
+
+  it('orders by score with sort=relevance (tags weigh more than description)', async () => {
+    const r = await call(handler, '/api/pepe?limit=25&search=smug&sort=relevance');
+    expect(r.json.meta.sort).toBe('relevance');
+    const ids: string[] = r.json.data.map((p: { id: string }) => p.id);
+    const plain = (await call(handler, '/api/pepe?limit=25&search=smug')).json.data.map((p: { id: string }) => p.id);
+    expect([...ids].sort()).toEqual([...plain].sort());
+    const tagged = ids.map((id) => records.get(id)!.tags?.includes('smug') ?? false);
+    // every tagged match comes before every description-only match
+    expect(tagged.indexOf(false) === -1 || tagged.lastIndexOf(true) < tagged.indexOf(false)).toBe(true);
+  });
+
+  it('looks up field=id in any letter case; an unknown UUID is an empty result', async () => {
+    const id = newest[4]!;
+    const r = await call(handler, `/api/pepe?field=id&search=${id.toUpperCase()}&limit=2`);
+    expect(r.json.data.map((p: { id: string }) => p.id)).toEqual([id]);
+    expect(r.json.meta.search.found).toBe(true);
+    const single = await call(handler, `/api/pepe?field=id&search=${id}`);
+    expect(single.json.data.id).toBe(id);
+    const missing = await call(handler, '/api/pepe?field=id&search=00000000-0000-4000-8000-000000000000&limit=2');
+    expect(missing.json.data).toEqual([]);
+    expect(missing.json.meta.search.found).toBe(false);
+  });
+
+  it('shuffles with random=true, never caches it, and echoes the default sort', async () => {
+    const r = await call(handler, '/api/pepe?random=TRUE&limit=25');
+    expect(r.headers.get('cache-control')).toBe('no-store');
+    expect(r.headers.get('netlify-cdn-cache-control')).toBeNull();
+    expect(r.json.meta.sort).toBe('created_at_desc');
+    const ids = r.json.data.map((p: { id: string }) => p.id);
+    expect(new Set(ids).size).toBe(25);
+    expect(ids).not.toEqual(newest.slice(0, 25));
+  });
+
+  it('makes a seeded shuffle repeatable and continues it across pages without repeats', async () => {
+    const pages: string[][] = [];
+    for (let page = 1; page <= 4; page++) {
+      const r = await call(handler, `/api/pepe?random=1&seed=abc&limit=8&page=${page}`);
+      pages.push(r.json.data.map((p: { id: string }) => p.id));
+      const again = await call(handler, `/api/pepe?random=1&seed=abc&limit=8&page=${page}`);
+      expect(again.text).toBe(r.text);
+    }
+    const all = pages.flat();
+    expect(all.length).toBe(30);
+    expect(new Set(all)).toEqual(new Set(newest));
+    const other = (await call(handler, '/api/pepe?random=1&seed=abd&limit=8')).json.data.map((p: { id: string }) => p.id);
+    expect(other).not.toEqual(pages[0]);
+    // limit=1 walks the same order
+    const second = await call(handler, '/api/pepe?random=true&seed=abc&page=2');
+    expect(second.json.data.id).toBe(all[1]);
+  });
+
+  it('shuffles only the matches of a search', async () => {
+    const plain = (await call(handler, '/api/pepe?limit=25&search=smug')).json.data.map((p: { id: string }) => p.id);
+    const shuffled = (await call(handler, '/api/pepe?limit=25&search=smug&random=true&seed=x')).json.data.map((p: { id: string }) => p.id);
+    expect([...shuffled].sort()).toEqual([...plain].sort());
+  });
+});
+
+describe('variant A by id', () => {
+  it('answers {data, error} without meta, under every prefix and any letter case', async () => {
+    const id = newest[2]!;
+    for (const prefix of ['/api/pepe', '/api/pepe_image', '/api/public/pepe', '/api/public/pepes']) {
+      const r = await call(handler, `${prefix}/${id.toUpperCase()}/`);
+      expect(r.status).toBe(200);
+      expect(Object.keys(r.json)).toEqual(['data', 'error']);
+      expect(r.json.data.id).toBe(id);
+    }
+  });
+
+  it('gives 404 NOT_FOUND naming the id for an unknown UUID', async () => {
+    const r = await call(handler, '/api/pepe/00000000-0000-4000-8000-000000000000');
+    expect(r.status).toBe(404);
+    expect(r.json).toEqual({ data: null, error: { code: 'NOT_FOUND', message: 'No pepe with id 00000000-0000-4000-8000-000000000000' } });
+  });
+
+  it('gives 400 VALIDATION_ERROR for a malformed id', async () => {
+    const r = await call(handler, '/api/public/pepe/not-a-uuid');
+    expect(r.status).toBe(400);
+    expect(r.json.data).toBeNull();
+    expect(r.json.error.code).toBe('VALIDATION_ERROR');
+    expect(r.json.error.message).toContain('"not-a-uuid"');
+  });
+});
+
+describe('an empty catalogue', () => {
+  const empty = createHandler(testCatalogue(0));
+  it('answers lists with nothing found and limit=1 with data null', async () => {
+    expect((await call(empty, '/api/pepe')).json).toEqual({ data: null, meta: { search: { terms: '', found: false } }, error: null });
+    expect((await call(empty, '/api/pepe?search=smug')).json.data).toBeNull();
+    expect((await call(empty, '/api/pepe?limit=3')).json.meta.pagination.total_pages).toBe(0);
+    expect((await call(empty, '/v1/pepe?limit=3')).json).toEqual({ result: [], status: 'success' });
+  });
+});

@@ -1,0 +1,77 @@
+/** Variant A answers: list/search/random/pagination (GET /api/pepe and aliases) and by-id. */
+import type { Catalogue } from './catalogue-runtime.js';
+import { byIdBodyA, errorBodyA, listBodyA, singleBodyA } from './bodies.js';
+import type { Answer } from './http.js';
+import { parseId, parseListQueryA, type ListRequestA } from './list-query.js';
+import { seededRandom, shuffledSlice, type RandomSource } from './shuffle.js';
+
+export const validationErrorA = (message: string): Answer => ({ status: 400, body: errorBodyA('VALIDATION_ERROR', message), caching: 'error' });
+
+/** The result set in the order in effect: `size` items, item k = `at(k)` (a rank). */
+interface ResultSet {
+  size: number;
+  at(k: number): number;
+}
+
+/** Matches in ascending rank order (all records when there is no search). */
+function baseMatches(catalogue: Catalogue, q: ListRequestA): ArrayLike<number> | null {
+  if (q.search === '') return null;
+  if (q.field === 'id') {
+    const rank = catalogue.rankOf(q.search);
+    return rank === -1 ? [] : [rank];
+  }
+  return catalogue.match(q.search, 'all');
+}
+
+function orderedResultSet(catalogue: Catalogue, q: ListRequestA): ResultSet {
+  if (q.sort === 'relevance' && q.search !== '' && q.field === 'text') {
+    const byScore = catalogue.matchByRelevance(q.search, 'all');
+    return { size: byScore.length, at: (k) => byScore[k]! };
+  }
+  const base = baseMatches(catalogue, q);
+  const size = base === null ? catalogue.count : base.length;
+  const ascending = base === null ? (k: number) => k : (k: number) => base[k]!;
+  // relevance without a text search: every score ties, and ties are ordered as desc.
+  if (q.sort === 'created_at_asc') return { size, at: ascending };
+  return { size, at: (k) => ascending(size - 1 - k) };
+}
+
+/** Positions start..end-1 of the result set, shuffled when random=true. */
+function pick(set: ResultSet, start: number, end: number, q: ListRequestA, random: RandomSource): number[] {
+  if (q.random) {
+    const source = q.seed === null ? random : seededRandom(q.seed);
+    return shuffledSlice(set.size, start, end, source).map((k) => set.at(k));
+  }
+  const out: number[] = [];
+  for (let k = start; k < Math.min(end, set.size); k++) out.push(set.at(k));
+  return out;
+}
+
+export function listA(catalogue: Catalogue, rawQuery: string, random: RandomSource): Answer {
+  const parsed = parseListQueryA(rawQuery);
+  if (!parsed.ok) return validationErrorA(parsed.message);
+  const q = parsed.value;
+  const set = orderedResultSet(catalogue, q);
+  const caching = q.random ? 'no-store' : 'deterministic';
+  const start = (q.page - 1) * q.limit;
+  if (q.limit === 1) {
+    if (set.size === 0) {
+      // Documented by the reference service: a search that finds nothing still shows a pepe.
+      const fallback = q.search !== '' && catalogue.count > 0 ? Math.floor(random() * catalogue.count) : null;
+      return { status: 200, body: singleBodyA(catalogue, fallback, q.search, false), caching: fallback === null ? caching : 'no-store' };
+    }
+    const [rank] = pick(set, start, start + 1, q, random);
+    return { status: 200, body: singleBodyA(catalogue, rank ?? null, q.search, true), caching };
+  }
+  const ranks = start < set.size ? pick(set, start, start + q.limit, q, random) : [];
+  const body = listBodyA(catalogue, ranks, { page: q.page, limit: q.limit, totalItems: set.size }, q.search, q.sort);
+  return { status: 200, body, caching };
+}
+
+export function byIdA(catalogue: Catalogue, rawId: string): Answer {
+  const parsed = parseId(rawId);
+  if (!parsed.ok) return validationErrorA(parsed.message);
+  const rank = catalogue.rankOf(parsed.value);
+  if (rank === -1) return { status: 404, body: errorBodyA('NOT_FOUND', `No pepe with id ${parsed.value}`), caching: 'error' };
+  return { status: 200, body: byIdBodyA(catalogue, rank), caching: 'deterministic' };
+}

@@ -1,0 +1,153 @@
+/**
+ * API benchmark over synthetic catalogues (metadata only): in-process handler latency
+ * (list pages, random, 1–2 word searches, by-id), cold start of the bundled function
+ * (spawn node → import → first search answer) as a ratio to a bare `node -e 0` spawn
+ * measured in the same run, bundle size, and heap after loading and querying.
+ */
+import { spawn } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { catalogueModuleSource, compileCatalogue } from '../../functions/core/catalogue.js';
+import { createHandler, type Handler } from '../../functions/core/handler.js';
+import { bundleFunction } from '../build/bundle-function.js';
+import { percentile, round, type Bench, type BenchContext } from './context.js';
+import { benchQueries } from './search.bench.js';
+import { syntheticRecords } from './synthetic-records.js';
+
+const URLS = { baseUrl: 'https://pepe.example', apiUrl: 'https://api.pepe.example', cdnUrl: 'https://cdn.pepe.example' };
+const ORIGIN = 'https://pepe.example';
+
+/** Wall time of a child process from spawn to exit, in ms; rejects on a non-zero exit. */
+function timedSpawn(args: string[]): Promise<{ ms: number; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const ms = performance.now() - started;
+      if (code === 0) resolve({ ms, stdout });
+      else reject(new Error(`node ${args.slice(0, 2).join(' ')} exited with ${code}: ${stderr.slice(0, 500)}`));
+    });
+  });
+}
+
+const median = (sample: number[]): number => percentile(sample, 50);
+
+async function latency(handler: Handler, urls: string[], rounds: number): Promise<{ p50: number; p99: number; max: number }> {
+  const sample: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    for (const url of urls) {
+      const request = new Request(`${ORIGIN}${url}`);
+      const started = performance.now();
+      const response = await handler(request);
+      await response.arrayBuffer();
+      sample.push(performance.now() - started);
+      if (response.status !== 200) throw new Error(`benchmark request ${url} answered ${response.status}`);
+    }
+  }
+  return { p50: round(percentile(sample, 50), 3), p99: round(percentile(sample, 99), 3), max: round(Math.max(...sample), 3) };
+}
+
+/** Child script: import the bundle, answer one request, print timings (ms since process start). */
+const coldScript = (bundle: string, url: string) => `
+const t0 = performance.now();
+const mod = await import(${JSON.stringify(pathToFileURL(bundle).href)});
+const t1 = performance.now();
+const r = await mod.default(new Request(${JSON.stringify(ORIGIN + url)}));
+const body = await r.text();
+if (r.status !== 200) throw new Error('status ' + r.status);
+console.log(JSON.stringify({ importMs: t1 - t0, answerMs: performance.now() - t1, bytes: body.length }));`;
+
+const heapScript = (bundle: string, urls: string[]) => `
+const mod = await import(${JSON.stringify(pathToFileURL(bundle).href)});
+for (const url of ${JSON.stringify(urls)}) await (await mod.default(new Request(${JSON.stringify(ORIGIN)} + url))).arrayBuffer();
+globalThis.gc();
+const m = process.memoryUsage();
+console.log(JSON.stringify({ heapUsed: m.heapUsed, rss: m.rss }));`;
+
+async function benchSize(ctx: BenchContext, count: number, rows: { latency: Record<string, string | number>[]; cold: Record<string, string | number>[] }): Promise<void> {
+  ctx.log(`${count} records: generating and compiling`);
+  const records = syntheticRecords(count, 1);
+  let started = performance.now();
+  const data = compileCatalogue(records, URLS);
+  const compileMs = performance.now() - started;
+  const distDir = join(ctx.tmpRoot, `dist-${count}`);
+  await mkdir(join(distDir, 'data'), { recursive: true });
+  const moduleSource = catalogueModuleSource(data);
+  await writeFile(join(distDir, 'data/catalogue.mjs'), moduleSource);
+  started = performance.now();
+  const { bytes, file } = await bundleFunction({ distDir });
+  const bundleMs = performance.now() - started;
+
+  const queries = benchQueries(records, ctx.quick ? 100 : 300);
+  const ids = records.map((r) => r.id);
+  const pick = (i: number) => ids[(i * 7919) % ids.length]!;
+  const pages = Math.floor(count / 25);
+  const cases: [string, string[]][] = [
+    ['list limit=25, random page', Array.from({ length: 200 }, (_, i) => `/api/pepe?limit=25&page=${1 + ((i * 104729) % pages)}`)],
+    ['list limit=1 (default)', Array.from({ length: 200 }, (_, i) => `/api/pepe?page=${1 + i}`)],
+    ['random limit=25', Array.from({ length: 200 }, () => '/api/pepe?random=true&limit=25')],
+    ['random seeded, page 5', Array.from({ length: 200 }, (_, i) => `/api/pepe?random=true&seed=s${i}&limit=25&page=5`)],
+    ['v1 random limit=10', Array.from({ length: 200 }, () => '/v1/pepe?limit=10')],
+    ['search 1–2 words, limit=25', queries.map((q) => `/api/pepe?limit=25&search=${encodeURIComponent(q)}`)],
+    ['search, limit=1', queries.map((q) => `/api/pepe?search=${encodeURIComponent(q)}`)],
+    ['search sort=relevance', queries.map((q) => `/api/pepe?limit=25&sort=relevance&search=${encodeURIComponent(q)}`)],
+    ['v1 search', queries.map((q) => `/v1/pepe?limit=5&search=${encodeURIComponent(q)}`)],
+    ['by id (function path)', Array.from({ length: 200 }, (_, i) => `/api/public/pepe/${pick(i)}`)],
+  ];
+  const handler = createHandler(data);
+  for (const [name, urls] of cases) {
+    await latency(handler, urls.slice(0, 20), 1); // first-use costs (index load, id map) are measured by the cold start
+    const { p50, p99, max } = await latency(handler, urls, ctx.quick ? 2 : 5);
+    rows.latency.push({ records: count, case: name, 'p50 ms': p50, 'p99 ms': p99, 'max ms': max });
+  }
+
+  ctx.log(`${count} records: cold starts`);
+  const firstSearch = `/api/pepe?limit=25&search=${encodeURIComponent(queries[0]!)}`;
+  const bare: number[] = [];
+  const coldSearch: number[] = [];
+  const coldList: number[] = [];
+  const inside: { importMs: number; answerMs: number }[] = [];
+  for (let i = 0; i < (ctx.quick ? 3 : 7); i++) {
+    bare.push((await timedSpawn(['-e', '0'])).ms);
+    const run = await timedSpawn(['--input-type=module', '-e', coldScript(file, firstSearch)]);
+    coldSearch.push(run.ms);
+    inside.push(JSON.parse(run.stdout));
+    coldList.push((await timedSpawn(['--input-type=module', '-e', coldScript(file, '/api/pepe?limit=25')])).ms);
+  }
+  const heap = JSON.parse((await timedSpawn(['--expose-gc', '--input-type=module', '-e', heapScript(file, cases.flatMap(([, urls]) => urls.slice(0, 40)))])).stdout);
+  const bareMs = median(bare);
+  rows.cold.push({
+    records: count,
+    'compile ms': round(compileMs, 0),
+    'bundle ms': round(bundleMs, 0),
+    'data module MB': round(moduleSource.length / 1e6, 2),
+    'bundle MB': round(bytes / 1e6, 2),
+    'bare node ms': round(bareMs, 1),
+    'cold → first search ms': round(median(coldSearch), 1),
+    'search ratio': round(median(coldSearch) / bareMs, 2),
+    'cold → first list ms': round(median(coldList), 1),
+    'list ratio': round(median(coldList) / bareMs, 2),
+    // The machine is shared: best-of-N is the least disturbed figure of each kind.
+    'search ratio (best of each)': round(Math.min(...coldSearch) / Math.min(...bare), 2),
+    'import ms (in child)': round(median(inside.map((x) => x.importMs)), 1),
+    'first search ms (in child)': round(median(inside.map((x) => x.answerMs)), 1),
+    'heap MB after queries': round(heap.heapUsed / 2 ** 20, 1),
+    'rss MB': round(heap.rss / 2 ** 20, 1),
+  });
+}
+
+export default {
+  name: 'api',
+  async run(ctx) {
+    const rows = { latency: [] as Record<string, string | number>[], cold: [] as Record<string, string | number>[] };
+    for (const count of ctx.quick ? [2_000, 10_000] : [10_000, 100_000]) await benchSize(ctx, count, rows);
+    ctx.table('handler latency in-process (Request → Response body)', rows.latency);
+    ctx.table('cold start (spawn → import bundle → first answer; ratio to bare `node -e 0`, medians), size, heap', rows.cold);
+  },
+} satisfies Bench;
