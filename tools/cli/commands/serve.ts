@@ -1,0 +1,142 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { intFlag, parseFlags } from '../args.js';
+import { type Command, type Io, UsageError } from '../io.js';
+
+const DEFAULT_PORT = 8888;
+
+const usage = `Usage: pepe serve [--dir DIR] [--port N] [--host H] [--workers N] [--no-cdn-cache]
+
+Serves a build exactly as production does: the function bundle by its config.path
+(preferStatic), the netlify.toml redirects, the static files with the netlify.toml
+headers, then 404. Stops gracefully on SIGTERM / SIGINT (Ctrl-C).
+
+Options:
+  --dir DIR    build output folder (default: dist)
+  --port N     port, 0 for any free one (default: $PORT, else ${DEFAULT_PORT})
+  --host H     address to listen on (default: 127.0.0.1; 0.0.0.0 to accept other machines,
+               e.g. behind a CDN or reverse proxy)
+  --workers N  server processes sharing the port (default 1; one per core when
+               self-hosting: a Node process uses about one core)
+  --no-cdn-cache
+               run the function for every request instead of keeping its cacheable
+               answers (Netlify-CDN-Cache-Control) until restart, as Netlify's CDN does
+  -h, --help   show this help
+`;
+
+/** The URLs worth clicking, shown with `localhost` for loopback addresses. */
+function exampleUrls(url: string): string[] {
+  const base = url.replace('//127.0.0.1:', '//localhost:').replace('//[::1]:', '//localhost:');
+  return [
+    `  variant A  ${base}/api/pepe?limit=5`,
+    `             ${base}/api/pepe?search=smug&limit=5`,
+    `  variant B  ${base}/v1/pepe?limit=5`,
+    `  OpenAPI    ${base}/api/openapi.json`,
+    `  gallery    ${base}/`,
+  ];
+}
+
+/** The answers link to the URLs baked in at build time; say so when they point elsewhere. */
+async function bakedBaseUrl(dir: string): Promise<string | null> {
+  try {
+    const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as { settings?: { baseUrl?: unknown } };
+    return typeof manifest.settings?.baseUrl === 'string' ? manifest.settings.baseUrl : null;
+  } catch {
+    return null;
+  }
+}
+
+async function printBanner(io: Io, dir: string, url: string, port: number, processes: string): Promise<void> {
+  io.stdout(`Serving ${dir} at ${url} (${processes})\n${exampleUrls(url).join('\n')}\n`);
+  const baked = await bakedBaseUrl(dir);
+  if (baked && new URL(baked).port !== String(port) && /localhost|127\.0\.0\.1/.test(baked)) {
+    io.stdout(`Note: this build links images to ${baked}; rebuild with matching URLs to follow those links here.\n`);
+  }
+  io.stdout('Press Ctrl-C to stop.\n');
+}
+
+/**
+ * Resolves on the first SIGINT or SIGTERM. With `once`, a second signal gets Node's default
+ * (immediate exit), so a second Ctrl-C stops a server stuck on slow clients.
+ */
+function stopSignal(once: boolean): Promise<NodeJS.Signals> {
+  return new Promise((done) => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      if (once) process.once(signal, () => done(signal));
+      else process.on(signal, () => done(signal));
+    }
+  });
+}
+
+export default {
+  name: 'serve',
+  summary: 'serve a build locally exactly as production does',
+  usage,
+  async run(argv: string[], io: Io): Promise<number> {
+    const { values } = parseFlags(argv, { dir: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, 'no-cdn-cache': { type: 'boolean' }, workers: { type: 'string' } });
+    const dir = values.dir ?? 'dist';
+    const envPort = io.env.PORT;
+    if (values.port === undefined && envPort !== undefined && !/^\d+$/.test(envPort)) {
+      throw new UsageError(`the PORT environment variable must be a whole number from 0 to 65535 (got "${envPort}")`);
+    }
+    const port = intFlag('port', values.port ?? envPort, DEFAULT_PORT, 0, 65535);
+    const host = values.host ?? '127.0.0.1';
+    if (host.trim() === '') throw new UsageError('--host must not be empty');
+
+    const workers = intFlag('workers', values.workers, 1, 1, 64);
+    const cdnCache = values['no-cdn-cache'] !== true;
+
+    // Loaded here, not at the top, so `pepe --help` stays instant.
+    const { isClusterWorker, leaveCluster, reportToPrimary, startWorkers } = await import('../../serve/cluster.js');
+    if (workers > 1 && !isClusterWorker()) {
+      let pool;
+      try {
+        pool = await startWorkers({ count: workers, exec: process.argv[1]!, args: process.argv.slice(2), onRestart: (message) => io.stderr(`pepe serve: ${message}\n`) });
+      } catch (error) {
+        io.stderr(`pepe serve: ${error instanceof Error ? error.message : String(error)}\n`);
+        return 1;
+      }
+      await printBanner(io, dir, pool.url, pool.port, `${workers} worker processes`);
+      const signal = await stopSignal(true);
+      io.stderr(`pepe serve: ${signal} received, finishing in-flight requests…\n`);
+      await pool.stop();
+      io.stderr('pepe serve: stopped.\n');
+      return 0;
+    }
+
+    const { ServeSetupError, startServer } = await import('../../serve/server.js');
+    let server;
+    try {
+      server = await startServer({
+        dir,
+        port,
+        host,
+        cdnCache,
+        onError: (message, error) => io.stderr(`pepe serve: ${message}\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
+      });
+    } catch (error) {
+      if (error instanceof ServeSetupError) {
+        // In a cluster the primary prints the message once.
+        if (isClusterWorker()) reportToPrimary({ type: 'failed', message: error.message });
+        else io.stderr(`pepe serve: ${error.message}\n`);
+        return 1;
+      }
+      throw error;
+    }
+
+    if (isClusterWorker()) {
+      reportToPrimary({ type: 'ready', url: server.url, port: server.port });
+      // The primary and a terminal's Ctrl-C may both signal a worker: close once, ignore the rest.
+      await stopSignal(false);
+      await server.close();
+      leaveCluster();
+      return 0;
+    }
+    await printBanner(io, dir, server.url, server.port, 'one process');
+    const signal = await stopSignal(true);
+    io.stderr(`pepe serve: ${signal} received, finishing in-flight requests…\n`);
+    await server.close();
+    io.stderr('pepe serve: stopped.\n');
+    return 0;
+  },
+} satisfies Command;

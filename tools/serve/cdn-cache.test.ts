@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { CdnCache, cdnLifetimeSeconds } from './cdn-cache.js';
+
+const durable = { 'netlify-cdn-cache-control': 'public, durable, s-maxage=300' };
+
+describe('cdnLifetimeSeconds', () => {
+  it.each([
+    [durable, 300],
+    [{ 'netlify-cdn-cache-control': 'public, max-age=60' }, 60],
+    [{ 'netlify-cdn-cache-control': 'no-store' }, 0],
+    [{ 'netlify-cdn-cache-control': 'private, s-maxage=60' }, 0],
+    [{ 'netlify-cdn-cache-control': 'public, s-maxage=abc' }, 0],
+    [{ 'cache-control': 'public, max-age=60' }, 0],
+    [{ ...durable, 'netlify-vary': 'query=page' }, 0],
+  ])('%j → %i s', (headers, seconds) => {
+    expect(cdnLifetimeSeconds(headers)).toBe(seconds);
+  });
+});
+
+describe('CdnCache', () => {
+  it('keeps an answer until it expires', () => {
+    const cache = new CdnCache();
+    expect(cache.store('/a', 200, durable, Buffer.from('x'), 1_000)).not.toBeNull();
+    expect(cache.get('/a', 1_000 + 299_999)?.body.toString()).toBe('x');
+    expect(cache.get('/a', 1_000 + 300_000)).toBeNull();
+    expect(cache.size).toBe(0);
+  });
+
+  it('refuses answers that do not allow it', () => {
+    const cache = new CdnCache();
+    expect(cache.store('/r', 200, { 'cache-control': 'no-store' }, Buffer.from('x'))).toBeNull();
+    expect(cache.get('/r')).toBeNull();
+  });
+
+  it('drops the least recently used answers past its byte budget', () => {
+    const cache = new CdnCache(10);
+    cache.store('/a', 200, durable, Buffer.alloc(4));
+    cache.store('/b', 200, durable, Buffer.alloc(4));
+    cache.get('/a'); // /a is now the most recently used
+    cache.store('/c', 200, durable, Buffer.alloc(4));
+    expect(cache.get('/b')).toBeNull();
+    expect(cache.get('/a')).not.toBeNull();
+    expect(cache.get('/c')).not.toBeNull();
+  });
+});

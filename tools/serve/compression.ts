@@ -1,0 +1,80 @@
+/**
+ * Response compression for JSON, HTML, JS and CSS when the client accepts it: brotli
+ * first, then gzip. Static bodies are compressed once at the highest level and kept
+ * (static-files.ts); function answers are compressed per response at a fast level,
+ * because brotli's maximum level costs milliseconds per kilobyte.
+ *
+ * A compressed body is a different representation, so its strong ETag gets a suffix
+ * (`"abc"` → `"abc-br"`), as Apache does; `stripEncodingSuffix` maps a returned tag back
+ * so If-None-Match still finds the original.
+ */
+import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+
+export type Encoding = 'br' | 'gzip';
+
+/** Bodies smaller than this are sent as they are: the framing would eat the gain. */
+export const MIN_COMPRESS_BYTES = 256;
+
+/** The preferred encoding the Accept-Encoding header allows (q > 0), or null. */
+export function negotiateEncoding(acceptEncoding: string | undefined): Encoding | null {
+  if (!acceptEncoding) return null;
+  let best: Encoding | null = null;
+  let bestQ = 0;
+  let wildcardQ: number | null = null;
+  const seen = new Set<string>();
+  for (const part of acceptEncoding.split(',')) {
+    const [rawName = '', ...params] = part.trim().toLowerCase().split(';');
+    const name = rawName.trim();
+    const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    const q = qParam === undefined ? 1 : Number(qParam.slice(2));
+    if (!Number.isFinite(q)) continue;
+    seen.add(name);
+    if (name === '*') wildcardQ = q;
+    // Prefer br over gzip at equal weight: smaller for JSON.
+    if ((name === 'br' || name === 'gzip') && q > 0 && (q > bestQ || (q === bestQ && name === 'br'))) {
+      best = name;
+      bestQ = q;
+    }
+  }
+  if (best === null && wildcardQ !== null && wildcardQ > 0) {
+    if (!seen.has('br')) return 'br';
+    if (!seen.has('gzip')) return 'gzip';
+  }
+  return best;
+}
+
+const brotliAsync = promisify(brotliCompress);
+const gzipAsync = promisify(gzip);
+
+/** Highest ratio, for bodies compressed once and cached. */
+export function compressBest(body: Buffer, encoding: Encoding): Promise<Buffer> {
+  return encoding === 'br'
+    ? brotliAsync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } })
+    : gzipAsync(body, { level: 9 });
+}
+
+/** Fast, for per-response bodies (function answers are a few kilobytes). */
+export function compressFast(body: Buffer, encoding: Encoding): Buffer {
+  return encoding === 'br'
+    ? brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } })
+    : gzipSync(body, { level: 6 });
+}
+
+const SUFFIX: Record<Encoding, string> = { br: '-br', gzip: '-gz' };
+
+export function etagForEncoding(etag: string, encoding: Encoding): string {
+  return etag.endsWith('"') ? `${etag.slice(0, -1)}${SUFFIX[encoding]}"` : etag;
+}
+
+/** Undoes etagForEncoding in an If-None-Match list. */
+export function stripEncodingSuffix(ifNoneMatch: string): string {
+  return ifNoneMatch.replace(/-(br|gz)"/g, '"');
+}
+
+/** Appends Accept-Encoding to an existing Vary value. */
+export function varyWithEncoding(vary: string | null | undefined): string {
+  if (!vary) return 'Accept-Encoding';
+  if (vary.split(',').some((v) => v.trim().toLowerCase() === 'accept-encoding' || v.trim() === '*')) return vary;
+  return `${vary}, Accept-Encoding`;
+}

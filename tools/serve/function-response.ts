@@ -1,0 +1,144 @@
+/**
+ * Calls a v2 function the way Netlify does: a web `Request` for the public URL, the
+ * `:name` captures of its `config.path` in `context.params`, and the `Response` it returns
+ * copied to the socket. On top, what Netlify's edge does: the CDN cache of answers that
+ * allow it (cdn-cache.ts), and brotli/gzip for text answers when accepted (with a
+ * suffixed ETag, see compression.ts). Every function answer says where it came from in
+ * a `Cache-Status` header (RFC 9211): `"pepe serve"; hit` or `"pepe serve"; fwd=miss`.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { type CachedAnswer, type CdnCache } from './cdn-cache.js';
+import { compressFast, etagForEncoding, MIN_COMPRESS_BYTES, negotiateEncoding, stripEncodingSuffix, varyWithEncoding } from './compression.js';
+import { isCompressible } from './content-types.js';
+import type { FunctionContext, FunctionMatch } from './functions.js';
+import { etagMatches, STATIC_METHODS } from './static-response.js';
+
+/** Methods the Fetch API refuses to put in a Request; Netlify's edge rejects them before any function too. */
+const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
+const CACHE_NAME = '"pepe serve"';
+
+export type ErrorSink = (message: string, error: unknown) => void;
+
+function toRequest(req: IncomingMessage, url: URL): Request {
+  const headers = new Headers();
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    const value = raw[i + 1]!;
+    // A client sends back the suffixed ETag of a compressed answer; the function knows the plain one.
+    headers.append(name, name.length === 13 && name.toLowerCase() === 'if-none-match' ? stripEncodingSuffix(value) : value);
+  }
+  // The API is read-only, so a request body is never forwarded (nor read).
+  return new Request(url.href, { method: req.method ?? 'GET', headers });
+}
+
+/** Runs the function; null when it threw (already answered with a bare 500, as Netlify does). */
+async function invoke(req: IncomingMessage, res: ServerResponse, url: URL, match: FunctionMatch, onError: ErrorSink) {
+  const pending: Promise<unknown>[] = [];
+  const context: FunctionContext = {
+    params: match.params,
+    ip: req.socket.remoteAddress ?? '',
+    requestId: randomUUID(),
+    waitUntil: (promise) => pending.push(promise),
+  };
+  try {
+    const response = await match.fn.handler(toRequest(req, url), context);
+    const body = Buffer.from(await response.arrayBuffer());
+    for (const promise of pending) promise.catch((error: unknown) => onError(`function ${match.fn.name}: waitUntil task failed`, error));
+    const headers: Record<string, string | string[]> = {};
+    response.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    const setCookies = response.headers.getSetCookie();
+    if (setCookies.length > 0) headers['set-cookie'] = setCookies;
+    return { status: response.status, headers, body };
+  } catch (error) {
+    onError(`function ${match.fn.name} failed on ${req.method} ${url.pathname}${url.search}`, error);
+    res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
+    res.end('Internal Server Error\n');
+    return null;
+  }
+}
+
+/** Answers from the CDN cache synchronously when it can; otherwise runs the function. */
+export function sendFunction(req: IncomingMessage, res: ServerResponse, url: URL, match: FunctionMatch, onError: ErrorSink, cache: CdnCache | null): void | Promise<void> {
+  const method = req.method ?? 'GET';
+  if (FORBIDDEN_METHODS.has(method)) {
+    res.writeHead(405, { allow: STATIC_METHODS, 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
+    res.end('Method Not Allowed\n');
+    return;
+  }
+  // HEAD is answered from the GET entry, as CDNs do; only GET answers are stored.
+  const key = url.pathname + url.search;
+  const cacheable = cache !== null && (method === 'GET' || method === 'HEAD');
+  const hit = cacheable ? cache.get(key) : null;
+  if (hit) return sendCached(req, res, hit);
+  return sendMiss(req, res, url, match, onError, cacheable ? cache : null, key);
+}
+
+async function sendMiss(req: IncomingMessage, res: ServerResponse, url: URL, match: FunctionMatch, onError: ErrorSink, cache: CdnCache | null, key: string): Promise<void> {
+  const answer = await invoke(req, res, url, match, onError);
+  if (!answer) return;
+  const stored = cache !== null && req.method === 'GET' && answer.status !== 304 ? cache.store(key, answer.status, answer.headers, answer.body) : null;
+  const variants = stored?.variants ?? {};
+  write(req, res, answer.status, answer.headers, answer.body, variants, `${CACHE_NAME}; fwd=miss${stored ? '; stored' : ''}`);
+}
+
+function sendCached(req: IncomingMessage, res: ServerResponse, hit: CachedAnswer): void {
+  const cacheStatus = `${CACHE_NAME}; hit`;
+  const etag = hit.headers.etag;
+  const ifNoneMatch = req.headers['if-none-match'];
+  if (hit.status === 200 && typeof etag === 'string' && ifNoneMatch !== undefined && etagMatches(stripEncodingSuffix(ifNoneMatch), etag)) {
+    const { 'content-type': _type, 'content-length': _length, ...headers } = hit.headers;
+    res.writeHead(304, { ...headers, ...encodingHeaders(req, hit.headers, hit.body, hit.variants).headers, 'cache-status': cacheStatus, age: ageOf(hit) });
+    res.end();
+    return;
+  }
+  const contentType = hit.headers['content-type'];
+  const compressible = typeof contentType === 'string' && isCompressible(contentType) && hit.headers['content-encoding'] === undefined;
+  if (!compressible || hit.body.length < MIN_COMPRESS_BYTES || negotiateEncoding(req.headers['accept-encoding']) === null) {
+    // The common case: the same bytes and headers every time, built once.
+    hit.plainHeaders ??= { ...hit.headers, ...(compressible ? { vary: varyWithEncoding(hit.headers.vary as string | undefined) } : {}), 'cache-status': cacheStatus, 'content-length': hit.body.length };
+    res.setHeader('age', ageOf(hit));
+    res.writeHead(hit.status, hit.plainHeaders);
+    res.end(req.method === 'HEAD' ? undefined : hit.body);
+    return;
+  }
+  write(req, res, hit.status, hit.headers, hit.body, hit.variants, cacheStatus, ageOf(hit));
+}
+
+const ageOf = (hit: CachedAnswer): string => String(Math.max(0, Math.floor((Date.now() - hit.storedAt) / 1000)));
+
+/** Vary, and when the client accepts it, Content-Encoding, the suffixed ETag and the compressed body. */
+function encodingHeaders(req: IncomingMessage, headers: Record<string, string | string[]>, body: Buffer, variants: CachedAnswer['variants'], status = 200) {
+  const contentType = headers['content-type'];
+  if (typeof contentType !== 'string' || !isCompressible(contentType) || headers['content-encoding'] !== undefined) return { headers: {}, body };
+  const out: OutgoingHttpHeaders = { vary: varyWithEncoding(headers.vary as string | undefined) };
+  const encoding = status === 200 && body.length >= MIN_COMPRESS_BYTES ? negotiateEncoding(req.headers['accept-encoding']) : null;
+  if (!encoding) return { headers: out, body };
+  const compressed = (variants[encoding] ??= compressFast(body, encoding));
+  out['content-encoding'] = encoding;
+  if (typeof headers.etag === 'string') out.etag = etagForEncoding(headers.etag, encoding);
+  return { headers: out, body: compressed };
+}
+
+function write(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  headers: Record<string, string | string[]>,
+  body: Buffer,
+  variants: CachedAnswer['variants'],
+  cacheStatus: string,
+  age?: string,
+): void {
+  const encoded = encodingHeaders(req, headers, body, variants, status);
+  const out: OutgoingHttpHeaders = { ...headers, ...encoded.headers, 'cache-status': cacheStatus };
+  if (age !== undefined) out.age = age;
+  const isHead = req.method === 'HEAD';
+  // 204/304 carry no body and no length; HEAD keeps the length the function announced.
+  if (status !== 204 && status !== 304 && !(isHead && headers['content-length'] !== undefined && encoded.body === body)) out['content-length'] = encoded.body.length;
+  res.writeHead(status, out);
+  res.end(isHead ? undefined : encoded.body);
+}

@@ -1,0 +1,66 @@
+/**
+ * The function half of the chain: the same bundles Netlify would deploy
+ * (`dist/functions/*.mjs`, built by `pepe build`), imported and matched by their own
+ * `config.path` (see path-pattern.ts for the supported URLPattern subset).
+ */
+import { readdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { compilePathPattern, type PathPattern } from './path-pattern.js';
+
+/** What a v2 function module receives besides the Request; only the parts a local server can honestly provide. */
+export interface FunctionContext {
+  params: Record<string, string>;
+  ip: string;
+  requestId: string;
+  /** Netlify keeps the function alive for these; we only await them so errors surface in logs. */
+  waitUntil(promise: Promise<unknown>): void;
+}
+
+export type FunctionHandler = (request: Request, context: FunctionContext) => Response | Promise<Response>;
+
+export interface LoadedFunction {
+  name: string;
+  handler: FunctionHandler;
+  patterns: PathPattern[];
+  preferStatic: boolean;
+}
+
+export interface FunctionMatch {
+  fn: LoadedFunction;
+  params: Record<string, string>;
+}
+
+/** Imports every top-level `.mjs` in `dir`, sorted by name (Netlify: every top-level file is a function). */
+export async function loadFunctions(dir: string): Promise<LoadedFunction[]> {
+  const names = (await readdir(dir)).filter((name) => name.endsWith('.mjs')).sort();
+  const loaded: LoadedFunction[] = [];
+  for (const file of names) {
+    const where = join(dir, file);
+    const mod = (await import(pathToFileURL(resolve(where)).href)) as { default?: unknown; config?: { path?: unknown; preferStatic?: unknown } };
+    if (typeof mod.default !== 'function') throw new Error(`${where}: the default export must be the function handler (request, context) => Response`);
+    const paths = mod.config?.path;
+    const list = typeof paths === 'string' ? [paths] : Array.isArray(paths) ? paths : [];
+    if (list.length === 0 || !list.every((p): p is string => typeof p === 'string')) {
+      throw new Error(`${where}: config.path must be a path or a list of paths (functions without a path are not served by pepe serve)`);
+    }
+    loaded.push({
+      name: file.replace(/\.mjs$/, ''),
+      handler: mod.default as FunctionHandler,
+      patterns: list.map((p) => compilePathPattern(p)),
+      preferStatic: mod.config?.preferStatic === true,
+    });
+  }
+  return loaded;
+}
+
+/** The first function (by name) with a pattern matching `pathname`, and the captured params. */
+export function matchFunction(functions: LoadedFunction[], pathname: string): FunctionMatch | null {
+  for (const fn of functions) {
+    for (const pattern of fn.patterns) {
+      const params = pattern.match(pathname);
+      if (params) return { fn, params };
+    }
+  }
+  return null;
+}

@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { compileHeaderPath, headersForPath, NetlifyConfigError, parseNetlifyConfig } from './netlify-config.js';
+
+describe('compileHeaderPath (Netlify `for` semantics)', () => {
+  it('matches a literal path case-insensitively, with or without a trailing slash', () => {
+    const re = compileHeaderPath('/api/openapi.json');
+    expect(re.test('/api/openapi.json')).toBe(true);
+    expect(re.test('/API/OpenAPI.json')).toBe(true);
+    expect(re.test('/api/openapi.json/')).toBe(true);
+    expect(re.test('/api/openapiXjson')).toBe(false);
+    expect(re.test('/api/openapi.json/x')).toBe(false);
+  });
+
+  it('lets a standalone * match anything below, slashes included, and the bare folder', () => {
+    const re = compileHeaderPath('/images/*');
+    expect(re.test('/images/a.png')).toBe(true);
+    expect(re.test('/images/deep/er/a.png')).toBe(true);
+    expect(re.test('/images')).toBe(true);
+    expect(re.test('/imagesx/a.png')).toBe(false);
+    expect(re.test('/v1/images/a.png')).toBe(false);
+  });
+
+  it('lets * inside a segment match a run of characters, and keeps the dot literal', () => {
+    const re = compileHeaderPath('/images/*.png');
+    expect(re.test('/images/abc.png')).toBe(true);
+    expect(re.test('/images/abc.PNG')).toBe(true);
+    expect(re.test('/images/abcxpng')).toBe(false);
+    expect(re.test('/images/abc.png.gif')).toBe(false);
+  });
+
+  it('keeps hyphens literal', () => {
+    expect(compileHeaderPath('/my-files/*.tar-gz').test('/my-files/a.tar-gz')).toBe(true);
+  });
+
+  it('lets :placeholder match exactly one non-empty segment', () => {
+    const re = compileHeaderPath('/v1/:kind/info');
+    expect(re.test('/v1/pepe/info')).toBe(true);
+    expect(re.test('/v1/a/b/info')).toBe(false);
+    expect(re.test('/v1//info')).toBe(false);
+  });
+
+  it('matches only the site root for "/"', () => {
+    const re = compileHeaderPath('/');
+    expect(re.test('/')).toBe(true);
+    expect(re.test('/index.html')).toBe(false);
+  });
+});
+
+describe('headersForPath', () => {
+  const toml = `
+[[headers]]
+  for = "/*"
+  [headers.values]
+    X-Frame-Options = "DENY"
+    Cache-Control = "no-cache"
+[[headers]]
+  for = "/images/*"
+  [headers.values]
+    cache-control = '''
+      public,
+      max-age=10'''
+    Vary = ["Accept", "Origin"]
+`;
+
+  it('merges every matching rule, the later one winning for the same header in any letter case', async () => {
+    const config = await parseNetlifyConfig(toml);
+    expect(headersForPath(config, '/images/a.png')).toEqual({ 'X-Frame-Options': 'DENY', 'cache-control': 'public, max-age=10', Vary: 'Accept, Origin' });
+    expect(headersForPath(config, '/other')).toEqual({ 'X-Frame-Options': 'DENY', 'Cache-Control': 'no-cache' });
+  });
+
+  it('returns no headers when no rule matches', async () => {
+    const config = await parseNetlifyConfig('[[headers]]\nfor = "/a"\n[headers.values]\nX = "1"\n');
+    expect(headersForPath(config, '/b')).toEqual({});
+  });
+});
+
+describe('parseNetlifyConfig errors', () => {
+  it('names the file when the TOML is invalid', async () => {
+    await expect(parseNetlifyConfig('[build\n', 'conf/netlify.toml')).rejects.toThrow(/conf\/netlify\.toml: not valid TOML/);
+  });
+
+  it('names the rule when a header rule has no path', async () => {
+    await expect(parseNetlifyConfig('[[headers]]\n[headers.values]\nX = "1"\n')).rejects.toThrow(/\[\[headers\]\] number 1: "for" must be a path/);
+  });
+
+  it('rejects a header value that is not a string', async () => {
+    const error = await parseNetlifyConfig('[[headers]]\nfor = "/a"\n[headers.values]\nX = 1\n').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetlifyConfigError);
+    expect(String(error)).toMatch(/header "X" must be a string/);
+  });
+
+  it('reports a redirect without "to" through Netlify\'s parser', async () => {
+    await expect(parseNetlifyConfig('[[redirects]]\nfrom = "/a"\n')).rejects.toThrow(/invalid \[\[redirects\]\][\s\S]*Missing "to" field/);
+  });
+
+  it('normalises redirects: default status 301, force false, forward rule target', async () => {
+    const config = await parseNetlifyConfig('[[redirects]]\nfrom = "/old/*"\nto = "/new/:splat"\n[[redirects]]\nfrom = "/docs/*"\nstatus = 200\n');
+    expect(config.redirects).toEqual([
+      { from: '/old/*', to: '/new/:splat', status: 301, force: false, query: {}, conditions: {}, headers: {} },
+      { from: '/docs/*', to: '/docs/:splat', status: 200, force: false, query: {}, conditions: {}, headers: {} },
+    ]);
+  });
+});

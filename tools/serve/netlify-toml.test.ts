@@ -1,0 +1,55 @@
+/** The real netlify.toml must agree with the constants the function and `pepe publish` use. */
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { ASSET_CACHE_CONTROL, IMAGE_CACHE_CONTROL, JSON_BROWSER_CACHE_CONTROL } from '../../functions/core/cache-policy.js';
+import { IMAGE_TYPES } from '../../functions/core/record.js';
+import { headersForPath, loadNetlifyConfig } from './netlify-config.js';
+
+const NETLIFY_TOML = fileURLToPath(new URL('../../netlify.toml', import.meta.url));
+const ID = '0b6f7c52-6b53-4d1a-9c7e-3f1f8f0f6a11';
+
+describe('netlify.toml', () => {
+  it('builds with npm run build, publishes dist/site, deploys functions/ with esbuild on Node 20', async () => {
+    const config = await loadNetlifyConfig(NETLIFY_TOML);
+    expect(config.build).toEqual({ command: 'npm run build', publish: 'dist/site', functions: 'functions', environment: { NODE_VERSION: '20' } });
+  });
+
+  it.each(Object.entries(IMAGE_TYPES))('serves images %s as %s, immutable, CORS *, nosniff', async (ext, mime) => {
+    const config = await loadNetlifyConfig(NETLIFY_TOML);
+    expect(headersForPath(config, `/images/${ID}${ext}`)).toEqual({
+      'Cache-Control': IMAGE_CACHE_CONTROL,
+      'Access-Control-Allow-Origin': '*',
+      'X-Content-Type-Options': 'nosniff',
+      'Content-Type': mime,
+    });
+  });
+
+  it.each([`/api/pepe/${ID}`, `/v1/pepe/${ID}`, '/api/openapi.json'])('serves the static JSON %s with the API headers', async (path) => {
+    const config = await loadNetlifyConfig(NETLIFY_TOML);
+    expect(headersForPath(config, path)).toEqual({
+      'Content-Type': 'application/json; charset=utf-8',
+      'Cache-Control': JSON_BROWSER_CACHE_CONTROL,
+      'Access-Control-Allow-Origin': '*',
+      'Access-Control-Expose-Headers': 'ETag',
+      'X-Content-Type-Options': 'nosniff',
+    });
+  });
+
+  it('routes nothing with redirects (the function covers /api and /v1; query strings are never routed)', async () => {
+    const config = await loadNetlifyConfig(NETLIFY_TOML);
+    expect(config.redirects).toEqual([]);
+  });
+
+  it('serves the content-hashed gallery assets as immutable', async () => {
+    const config = await loadNetlifyConfig(NETLIFY_TOML);
+    expect(headersForPath(config, '/assets/gallery-0123456789.js')).toEqual({
+      'Cache-Control': ASSET_CACHE_CONTROL,
+      'X-Content-Type-Options': 'nosniff',
+    });
+  });
+
+  it('adds no headers to the gallery page', async () => {
+    const config = await loadNetlifyConfig(NETLIFY_TOML);
+    expect(headersForPath(config, '/index.html')).toEqual({});
+  });
+});

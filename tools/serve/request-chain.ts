@@ -1,0 +1,113 @@
+/**
+ * Netlify's request chain for one request (deployment.md, "The chosen routing"):
+ *
+ * 1. a function whose `config.path` matches (behind the CDN cache, cdn-cache.ts); with `preferStatic`, only when no static
+ *    file exists at the path (for GET/HEAD: other methods always reach the function, so
+ *    the API answers OPTIONS and 405 with its own headers on by-id URLs too);
+ * 2. the netlify.toml redirects (redirects.ts): a 3xx, or a rewrite to a function path or
+ *    a static file (a rewrite to a missing file is a 404, it never falls through);
+ * 3. a static file with the netlify.toml headers;
+ * 4. 404: the site's `404.html` when the build has one, else a small HTML page. (Under
+ *    /api and /v1 the function's paths cover everything, so its JSON 404 comes first.)
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { CdnCache } from './cdn-cache.js';
+import { type ErrorSink, sendFunction } from './function-response.js';
+import { type LoadedFunction, matchFunction } from './functions.js';
+import type { NetlifyConfig } from './netlify-config.js';
+import { type CompiledRedirect, findRedirect } from './redirects.js';
+import type { StaticSite } from './static-files.js';
+import { STATIC_METHODS, sendStatic } from './static-response.js';
+
+export interface ChainState {
+  site: StaticSite;
+  config: NetlifyConfig;
+  functions: LoadedFunction[];
+  redirects: CompiledRedirect[];
+  /** `http://host:port` used when the Host header is missing or not a plain host name. */
+  origin: string;
+  onError: ErrorSink;
+  /** Netlify's CDN cache of function answers; null to reach the function every time. */
+  cdnCache: CdnCache | null;
+}
+
+const PLAIN_HOST = /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+
+/** The public URL of the request, or null when the request target is not a path. */
+export function requestUrl(req: IncomingMessage, fallbackOrigin: string): URL | null {
+  const target = req.url ?? '';
+  const host = req.headers.host;
+  const origin = host && PLAIN_HOST.test(host) ? `http://${host}` : fallbackOrigin;
+  try {
+    // Concatenation, not `new URL(target, origin)`: a target like `//evil.example/x` must stay a path.
+    if (target.startsWith('/')) return new URL(origin + target);
+    // Absolute-form targets (proxies send them): keep only the path and query.
+    if (/^https?:\/\//i.test(target)) {
+      const absolute = new URL(target);
+      return new URL(origin + absolute.pathname + absolute.search);
+    }
+  } catch {
+    return null;
+  }
+  return null;
+}
+
+export async function handleRequest(state: ChainState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = requestUrl(req, state.origin);
+  if (!url) {
+    res.writeHead(400, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
+    res.end('Bad Request\n');
+    return;
+  }
+  const method = req.method ?? 'GET';
+  const readsFile = method === 'GET' || method === 'HEAD' || method === 'OPTIONS';
+
+  const fn = matchFunction(state.functions, url.pathname);
+  if (fn) {
+    const file = fn.fn.preferStatic && (method === 'GET' || method === 'HEAD') ? state.site.lookup(url.pathname) : null;
+    if (file) {
+      // sendStatic answers the hot path synchronously; await only when it could not.
+      const sent = sendStatic(state.site, state.config, req, res, file);
+      if (sent === true || (sent !== false && (await sent))) return;
+    }
+    return sendFunction(req, res, url, fn, state.onError, state.cdnCache);
+  }
+
+  const redirect = findRedirect(state.redirects, url, (pathname) => state.site.lookup(pathname) !== null);
+  if (redirect?.kind === 'redirect') {
+    res.writeHead(redirect.status, { ...redirect.headers, location: redirect.location, 'cache-control': 'no-cache', 'content-length': 0 });
+    res.end();
+    return;
+  }
+  if (redirect?.kind === 'rewrite') {
+    const target = new URL(redirect.pathname + redirect.search, url);
+    const targetFn = matchFunction(state.functions, target.pathname);
+    if (targetFn) return sendFunction(req, res, target, targetFn, state.onError, state.cdnCache);
+    const file = state.site.lookup(target.pathname);
+    if (file && !readsFile) return sendMethodNotAllowed(res);
+    if (file && (await sendStatic(state.site, state.config, req, res, file, redirect.status, redirect.headers))) return;
+    return sendNotFound(state, req, res);
+  }
+
+  const file = state.site.lookup(url.pathname);
+  if (file) {
+    if (!readsFile) return sendMethodNotAllowed(res);
+    const sent = sendStatic(state.site, state.config, req, res, file);
+    if (sent === true || (sent !== false && (await sent))) return;
+  }
+  return sendNotFound(state, req, res);
+}
+
+function sendMethodNotAllowed(res: ServerResponse): void {
+  res.writeHead(405, { allow: STATIC_METHODS, 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
+  res.end('Method Not Allowed\n');
+}
+
+const NOT_FOUND_HTML = '<!doctype html><html lang="en"><meta charset="utf-8"><title>Not found</title><h1>Not found</h1><p>Nothing is published at this address. The API lives under <a href="/api/pepe">/api/pepe</a> and <a href="/v1/pepe">/v1/pepe</a>.</p></html>\n';
+
+async function sendNotFound(state: ChainState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const page = state.site.lookup('/404.html');
+  if (page && (req.method === 'GET' || req.method === 'HEAD') && (await sendStatic(state.site, state.config, req, res, page, 404))) return;
+  res.writeHead(404, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff', 'content-length': Buffer.byteLength(NOT_FOUND_HTML) });
+  res.end(req.method === 'HEAD' ? undefined : NOT_FOUND_HTML);
+}

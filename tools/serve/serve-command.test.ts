@@ -1,0 +1,45 @@
+/** `pepe serve` flag errors: exit code 2 with a message naming the flag, before anything starts. */
+import { describe, expect, it } from 'vitest';
+import type { Io } from '../cli/io.js';
+import { runMain } from '../cli/main.js';
+
+function captureIo(env: NodeJS.ProcessEnv = {}): Io & { out: string; err: string } {
+  const io = {
+    out: '',
+    err: '',
+    isTTY: false,
+    env,
+    cwd: process.cwd(),
+    stdout: (text: string) => void (io.out += text),
+    stderr: (text: string) => void (io.err += text),
+  };
+  return io;
+}
+
+describe('pepe serve flags', () => {
+  it.each([
+    [['--port', 'abc'], /--port must be a whole number from 0 to 65535 \(got "abc"\)/],
+    [['--port', '70000'], /--port must be a whole number/],
+    [['--workers', '0'], /--workers must be a whole number from 1 to 64/],
+    [['--host', ''], /--host must not be empty/],
+    [['--bogus'], /Unknown option '--bogus'/],
+  ])('refuses %j with exit code 2 and the usage', async (argv, message) => {
+    const io = captureIo();
+    expect(await runMain(['serve', ...argv], io)).toBe(2);
+    expect(io.err).toMatch(message);
+    expect(io.err).toContain('Usage: pepe serve');
+  });
+
+  it('refuses a PORT environment variable that is not a number, naming it', async () => {
+    const io = captureIo({ PORT: 'eighty' });
+    expect(await runMain(['serve'], io)).toBe(2);
+    expect(io.err).toMatch(/PORT environment variable must be a whole number .* \(got "eighty"\)/);
+  });
+
+  it('prints its help with --help', async () => {
+    const io = captureIo();
+    expect(await runMain(['serve', '--help'], io)).toBe(0);
+    expect(io.out).toMatch(/--workers N/);
+    expect(io.out).toMatch(/--no-cdn-cache/);
+  });
+});

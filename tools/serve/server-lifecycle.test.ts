@@ -1,0 +1,198 @@
+/**
+ * The parts of startServer around the chain: netlify.toml redirects applied between the
+ * function and the static files, set-up errors a maintainer can act on, graceful close,
+ * and the `pepe serve` command itself in a child process (signals, printed URLs).
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFile, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildFixtureSite, type FixtureSite } from '../testing/fixture-catalogue.js';
+import { closeClient, json, raw } from './http-client.test-helper.js';
+import { ServeSetupError, startServer } from './server.js';
+
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+let site: FixtureSite;
+
+beforeAll(async () => {
+  site = await buildFixtureSite({ count: 3 });
+}, 120_000);
+
+afterAll(async () => {
+  closeClient();
+  await site?.cleanup();
+});
+
+async function withConfig(toml: string): Promise<string> {
+  const file = join(site.root, `netlify-${Math.random().toString(36).slice(2)}.toml`);
+  await writeFile(file, toml);
+  return file;
+}
+
+describe('netlify.toml redirects in the chain', () => {
+  it('redirects, rewrites to static files and functions, and 404s a rewrite to a missing file', async () => {
+    const netlifyToml = await withConfig(`
+[[redirects]]
+from = "/old-api/*"
+to = "/api/:splat"
+status = 301
+[[redirects]]
+from = "/gallery"
+to = "/index.html"
+status = 200
+[[redirects]]
+from = "/frogs"
+to = "/api/pepe?limit=2"
+status = 200
+[[redirects]]
+from = "/broken"
+to = "/nope.html"
+status = 200
+[[redirects]]
+from = "/index.html"
+to = "/elsewhere"
+`);
+    const server = await startServer({ dir: site.distDir, port: 0, host: '127.0.0.1', netlifyToml });
+    try {
+      const moved = await raw(server.url, '/old-api/pepe?limit=3');
+      expect(moved.status).toBe(301);
+      expect(moved.headers.location).toBe('/api/pepe?limit=3');
+
+      const gallery = await raw(server.url, '/gallery');
+      expect(gallery.status).toBe(200);
+      expect(gallery.headers['content-type']).toBe('text/html; charset=utf-8');
+
+      const frogs = await raw(server.url, '/frogs');
+      expect(frogs.status).toBe(200);
+      expect((json(frogs) as { data: unknown[] }).data).toHaveLength(2);
+
+      expect((await raw(server.url, '/broken')).status).toBe(404);
+      // A static file shadows a rule without force.
+      expect((await raw(server.url, '/index.html')).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('refuses a rule it cannot reproduce, naming it', async () => {
+    const netlifyToml = await withConfig('[[redirects]]\nfrom = "/x/*"\nto = "https://example.com/:splat"\nstatus = 200\n');
+    await expect(startServer({ dir: site.distDir, port: 0, host: '127.0.0.1', netlifyToml })).rejects.toThrow(/"\/x\/\*".*proxying/);
+  });
+});
+
+describe('without the CDN cache', () => {
+  it('runs the function for every request', async () => {
+    const server = await startServer({ dir: site.distDir, port: 0, host: '127.0.0.1', netlifyToml: join(REPO, 'netlify.toml'), cdnCache: false });
+    try {
+      for (let i = 0; i < 2; i++) expect((await raw(server.url, '/api/pepe?limit=2')).headers['cache-status']).toBe('"pepe serve"; fwd=miss');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('set-up errors', () => {
+  it('says to run the build when the folder holds no build', async () => {
+    const error = await startServer({ dir: join(site.root, 'missing'), port: 0, host: '127.0.0.1' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServeSetupError);
+    expect(String(error)).toMatch(/no build found at .*missing.*npx pepe build/);
+  });
+
+  it('names the port when it is taken', async () => {
+    const first = await startServer({ dir: site.distDir, port: 0, host: '127.0.0.1', netlifyToml: join(REPO, 'netlify.toml') });
+    try {
+      await expect(startServer({ dir: site.distDir, port: first.port, host: '127.0.0.1', netlifyToml: join(REPO, 'netlify.toml') })).rejects.toThrow(
+        new RegExp(`port ${first.port} .* already in use`),
+      );
+    } finally {
+      await first.close();
+    }
+  });
+});
+
+describe('graceful close', () => {
+  it('lets a response in flight finish, ignores idle keep-alive connections, then refuses new ones', async () => {
+    // A file too large to keep in memory is streamed; a client that stops reading holds the
+    // response in flight for as long as the test wants.
+    const size = 48 * 1024 * 1024;
+    await writeFile(join(site.distDir, 'site', 'big.bin'), Buffer.alloc(size, 7));
+    const manifestFile = join(site.distDir, 'manifest.json');
+    const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as { files: Record<string, unknown> };
+    manifest.files['site/big.bin'] = { sha256: 'ab'.repeat(32), size };
+    await writeFile(manifestFile, JSON.stringify(manifest));
+
+    const server = await startServer({ dir: site.distDir, port: 0, host: '127.0.0.1', netlifyToml: join(REPO, 'netlify.toml') });
+    const idle = connect(server.port, '127.0.0.1');
+    idle.resume();
+    const idleClosed = once(idle, 'close');
+    const slow = connect(server.port, '127.0.0.1');
+    await Promise.all([once(idle, 'connect'), once(slow, 'connect')]);
+    slow.write('GET /big.bin HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    await once(slow, 'data');
+    slow.pause();
+
+    const started = Date.now();
+    let closed = false;
+    const closing = server.close().then(() => (closed = true));
+    await idleClosed;
+    await new Promise((done) => setTimeout(done, 300));
+    expect(closed).toBe(false);
+    await expect(raw(server.url, '/api/pepe')).rejects.toThrow(/ECONNREFUSED/);
+
+    let received = 0;
+    slow.on('data', (chunk: Buffer) => (received += chunk.length));
+    slow.resume();
+    await closing;
+    if (!slow.destroyed) await once(slow, 'close');
+    expect(received).toBeGreaterThan(size - 1024 * 1024);
+    // Well before the 10 s grace period: the connection was ended as soon as its response was done.
+    expect(Date.now() - started).toBeLessThan(5_000);
+  }, 30_000);
+});
+
+describe('pepe serve (child process)', () => {
+  it.each([
+    ['one process', []],
+    ['2 worker processes', ['--workers', '2']],
+  ])('prints both variants\' URLs, serves, and exits 0 on SIGTERM (%s)', async (label, extra) => {
+    const child = spawn(process.execPath, [join(REPO, 'tools/pepe.mjs'), 'serve', '--dir', site.distDir, '--port', '0', ...extra], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+    try {
+      const url = await new Promise<string>((done, fail) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          stdout += chunk.toString();
+          const found = /Serving .* at (http:\/\/\S+)/.exec(stdout);
+          if (found && stdout.includes('Ctrl-C')) done(found[1]!);
+        });
+        child.once('exit', () => fail(new Error(`pepe serve exited early:\n${stdout}\n${stderr}`)));
+      });
+      const port = new URL(url).port;
+      expect(stdout).toContain(`(${label})`);
+      expect(stdout).toContain(`http://localhost:${port}/api/pepe?limit=5`);
+      expect(stdout).toContain(`http://localhost:${port}/v1/pepe?limit=5`);
+      for (let i = 0; i < 4; i++) expect((await raw(url, '/v1/pepe?limit=2')).status).toBe(200);
+      closeClient();
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(stderr).toContain('SIGTERM received');
+      expect(stderr).toContain('stopped.');
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 60_000);
+
+  it.each([[[]], [['--workers', '2']]])('exits 1 with one message pointing at `npx pepe build` when dist/ is missing (%j)', async (extra) => {
+    const child = spawn(process.execPath, [join(REPO, 'tools/pepe.mjs'), 'serve', '--dir', join(site.root, 'nowhere'), '--port', '0', ...extra], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((done) => child.once('exit', done));
+    expect(code).toBe(1);
+    expect(stderr.match(/run `npx pepe build` first/g)).toHaveLength(1);
+  }, 60_000);
+});

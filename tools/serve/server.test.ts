@@ -1,0 +1,266 @@
+/**
+ * End to end over real HTTP: the real build of the fixture catalogue, served by
+ * startServer on an ephemeral port with the repository's real netlify.toml.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IMAGE_CACHE_CONTROL, JSON_BROWSER_CACHE_CONTROL } from '../../functions/core/cache-policy.js';
+import { IMAGE_TYPES, type PepeRecord } from '../../functions/core/record.js';
+import { buildFixtureSite, type FixtureSite } from '../testing/fixture-catalogue.js';
+import { closeClient, json, raw } from './http-client.test-helper.js';
+import { type RunningServer, startServer } from './server.js';
+
+const NETLIFY_TOML = fileURLToPath(new URL('../../netlify.toml', import.meta.url));
+const A_PREFIXES = ['/api/pepe', '/api/pepe_image', '/api/public/pepe', '/api/public/pepes'];
+const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
+
+let site: FixtureSite;
+let server: RunningServer;
+let base: string;
+let record: PepeRecord;
+const siteFile = (path: string) => readFile(join(site.distDir, 'site', path));
+
+beforeAll(async () => {
+  site = await buildFixtureSite({ count: 8 });
+  server = await startServer({ dir: site.distDir, port: 0, host: '127.0.0.1', netlifyToml: NETLIFY_TOML });
+  base = server.url;
+  record = site.records[1]!;
+}, 120_000);
+
+afterAll(async () => {
+  closeClient();
+  await server?.close();
+  await site?.cleanup();
+});
+
+describe('variant A', () => {
+  it('lists on every alias path, with and without a trailing slash, with identical bodies', async () => {
+    const first = await raw(base, '/api/pepe?limit=5');
+    expect(first.status).toBe(200);
+    expect(first.headers['content-type']).toBe('application/json; charset=utf-8');
+    const body = json(first) as { data: unknown[]; meta: { pagination: { total_items: number } } };
+    expect(body.data).toHaveLength(5);
+    expect(body.meta.pagination.total_items).toBe(site.records.length);
+    for (const prefix of A_PREFIXES) {
+      for (const path of [`${prefix}?limit=5`, `${prefix}/?limit=5`]) {
+        expect((await raw(base, path)).body.equals(first.body), path).toBe(true);
+      }
+    }
+  });
+
+  it('serves the precomputed by-id file byte for byte with the netlify.toml headers, not the function', async () => {
+    const res = await raw(base, `/api/pepe/${record.id}`);
+    expect(res.status).toBe(200);
+    expect(res.body.equals(await siteFile(`api/pepe/${record.id}`))).toBe(true);
+    expect(res.headers).toMatchObject({
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': JSON_BROWSER_CACHE_CONTROL,
+      'access-control-allow-origin': '*',
+      'access-control-expose-headers': 'ETag',
+      'x-content-type-options': 'nosniff',
+    });
+    // Only the function sends Netlify-CDN-Cache-Control: its absence shows the static file answered.
+    expect(res.headers['netlify-cdn-cache-control']).toBeUndefined();
+  });
+
+  it('answers by id on the alias prefixes and in upper case through the function, with the same body', async () => {
+    const file = await siteFile(`api/pepe/${record.id}`);
+    for (const path of [...A_PREFIXES.slice(1).map((p) => `${p}/${record.id}`), `/api/pepe/${record.id.toUpperCase()}`]) {
+      const res = await raw(base, path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers['netlify-cdn-cache-control'], path).toBeDefined();
+      expect(res.body.equals(file), path).toBe(true);
+    }
+  });
+
+  it('gives the JSON 404 for an unknown id and unknown paths, 400 for a malformed id or parameter', async () => {
+    const unknown = await raw(base, `/api/pepe/${UNKNOWN_ID}`);
+    expect(unknown.status).toBe(404);
+    expect(json(unknown)).toMatchObject({ data: null, error: { code: 'NOT_FOUND' } });
+    expect((await raw(base, '/api/nothing/here')).status).toBe(404);
+    expect(json(await raw(base, '/api/nothing/here'))).toMatchObject({ error: { code: 'NOT_FOUND' } });
+    const malformed = await raw(base, '/api/pepe/not-a-uuid');
+    expect(malformed.status).toBe(400);
+    expect(json(malformed)).toMatchObject({ data: null, error: { code: 'VALIDATION_ERROR' } });
+    expect((await raw(base, '/api/pepe?limit=26')).status).toBe(400);
+    expect((await raw(base, '/api/pepe?search=%E0%A4%A')).status).toBe(400);
+  });
+});
+
+describe('variant B', () => {
+  it('lists distinct random records, never cached', async () => {
+    const res = await raw(base, '/v1/pepe?limit=3');
+    expect(res.status).toBe(200);
+    expect(res.headers['cache-control']).toBe('no-store');
+    const body = json(res) as { result: { id: string }[]; status: string };
+    expect(body.status).toBe('success');
+    expect(new Set(body.result.map((r) => r.id)).size).toBe(3);
+  });
+
+  it('serves the by-id file statically and unknown ids and paths as variant B errors', async () => {
+    const res = await raw(base, `/v1/pepe/${record.id}`);
+    expect(res.status).toBe(200);
+    expect(res.body.equals(await siteFile(`v1/pepe/${record.id}`))).toBe(true);
+    expect(res.headers['netlify-cdn-cache-control']).toBeUndefined();
+    for (const [path, status] of [[`/v1/pepe/${UNKNOWN_ID}`, 404], ['/v1/pepe/xyz', 400], ['/v1/other', 404]] as const) {
+      const error = await raw(base, path);
+      expect(error.status, path).toBe(status);
+      expect(json(error), path).toMatchObject({ result: null, status: 'error' });
+    }
+  });
+});
+
+describe('images and other static files', () => {
+  it('serves every image with its exact bytes and image headers', async () => {
+    for (const r of site.records) {
+      const res = await raw(base, `/images/${r.id}${r.file_ext}`);
+      expect(res.status).toBe(200);
+      expect(res.body.equals(await siteFile(`images/${r.id}${r.file_ext}`))).toBe(true);
+      expect(res.body.length).toBe(r.file_size);
+      expect(res.headers).toMatchObject({
+        'content-type': IMAGE_TYPES[r.file_ext],
+        'cache-control': IMAGE_CACHE_CONTROL,
+        'access-control-allow-origin': '*',
+        'x-content-type-options': 'nosniff',
+      });
+      expect(res.headers['content-encoding']).toBeUndefined();
+    }
+  });
+
+  it('serves the OpenAPI document and the gallery page', async () => {
+    const openapi = await raw(base, '/api/openapi.json');
+    expect(openapi.status).toBe(200);
+    expect((json(openapi) as { openapi: string }).openapi).toMatch(/^3\.1/);
+    const page = await raw(base, '/');
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.body.equals(await siteFile('index.html'))).toBe(true);
+  });
+
+  it('answers a small HTML 404 outside the API', async () => {
+    for (const path of ['/nothing', `/images/${UNKNOWN_ID}.png`, `/images/${record.id}.bmp`]) {
+      const res = await raw(base, path);
+      expect(res.status, path).toBe(404);
+      expect(res.headers['content-type'], path).toBe('text/html; charset=utf-8');
+    }
+  });
+
+  it.each([
+    '/images/../../manifest.json',
+    '/images/..%2f..%2fmanifest.json',
+    '/%2e%2e/manifest.json',
+    '/images/%2e%2e/%2e%2e/functions/pepe.mjs',
+    '/images/..\\..\\manifest.json',
+    '/manifest.json',
+    '/functions/pepe.mjs',
+    '/data/catalogue.mjs',
+    '/site/index.html',
+    '/../dist/manifest.json',
+    '//etc/passwd',
+    '/images/%00.png',
+    `/images/${'%'}zz.png`,
+  ])('refuses the traversal attempt %s with a 404 that leaks nothing', async (path) => {
+    const res = await raw(base, path);
+    expect(res.status).toBe(404);
+    expect(res.body.toString()).not.toMatch(/"files"|export default|createHandler/);
+  });
+});
+
+describe('HTTP rules', () => {
+  it('answers HEAD with the GET headers and no body, static and function alike', async () => {
+    for (const path of [`/api/pepe/${record.id}`, '/api/pepe?limit=2', `/images/${record.id}${record.file_ext}`]) {
+      const get = await raw(base, path);
+      const head = await raw(base, path, { method: 'HEAD' });
+      expect(head.status, path).toBe(200);
+      expect(head.body.length, path).toBe(0);
+      expect(head.headers['etag'], path).toBe(get.headers['etag']);
+      expect(head.headers['content-type'], path).toBe(get.headers['content-type']);
+      expect(head.headers['content-length'], path).toBe(String(get.body.length));
+    }
+  });
+
+  it('answers the CORS preflight through the function, also on a static by-id URL', async () => {
+    for (const path of ['/api/pepe', `/api/pepe/${record.id}`, '/v1/pepe']) {
+      const res = await raw(base, path, { method: 'OPTIONS', headers: { origin: 'https://example.com', 'access-control-request-method': 'GET' } });
+      expect(res.status, path).toBe(204);
+      expect(res.headers['access-control-allow-methods'], path).toBe('GET, HEAD, OPTIONS');
+      expect(res.headers['access-control-allow-origin'], path).toBe('*');
+    }
+  });
+
+  it('refuses other methods with 405 and Allow: the API envelope under /api, plain on static files', async () => {
+    const api = await raw(base, `/api/pepe/${record.id}`, { method: 'POST' });
+    expect(api.status).toBe(405);
+    expect(api.headers['allow']).toBe('GET, HEAD, OPTIONS');
+    expect(json(api)).toMatchObject({ error: { code: 'METHOD_NOT_ALLOWED' } });
+    const image = await raw(base, `/images/${record.id}${record.file_ext}`, { method: 'DELETE' });
+    expect(image.status).toBe(405);
+    expect(image.headers['allow']).toBe('GET, HEAD, OPTIONS');
+    const trace = await raw(base, '/api/pepe', { method: 'TRACE' });
+    expect(trace.status).toBe(405);
+  });
+
+  it('answers If-None-Match with 304 and no body, for static files and function answers', async () => {
+    for (const path of [`/api/pepe/${record.id}`, '/api/pepe?limit=3', `/images/${record.id}${record.file_ext}`]) {
+      const first = await raw(base, path);
+      const etag = first.headers['etag'] as string;
+      expect(etag, path).toMatch(/^"[^"]+"$/);
+      const again = await raw(base, path, { headers: { 'if-none-match': etag } });
+      expect(again.status, path).toBe(304);
+      expect(again.body.length, path).toBe(0);
+      expect(again.headers['etag'], path).toBe(etag);
+      const other = await raw(base, path, { headers: { 'if-none-match': '"something-else"' } });
+      expect(other.status, path).toBe(200);
+    }
+  });
+
+  it.each([
+    ['br', brotliDecompressSync],
+    ['gzip', gunzipSync],
+  ] as const)('compresses JSON and HTML with %s when accepted, with its own ETag that still revalidates', async (encoding, decompress) => {
+    for (const path of ['/api/openapi.json', '/api/pepe?limit=25', '/']) {
+      const plain = await raw(base, path);
+      const packed = await raw(base, path, { headers: { 'accept-encoding': encoding } });
+      expect(packed.headers['content-encoding'], path).toBe(encoding);
+      expect(packed.headers['vary'], path).toMatch(/Accept-Encoding/);
+      expect(packed.body.length, path).toBeLessThan(plain.body.length);
+      expect(decompress(packed.body).equals(plain.body), path).toBe(true);
+      expect(packed.headers['etag'], path).not.toBe(plain.headers['etag']);
+      const revalidated = await raw(base, path, { headers: { 'accept-encoding': encoding, 'if-none-match': packed.headers['etag'] as string } });
+      expect(revalidated.status, path).toBe(304);
+    }
+  });
+
+  it('keeps cacheable function answers like Netlify\'s CDN: the next request is a hit with the same bytes', async () => {
+    const path = '/api/pepe?limit=4&page=2';
+    const first = await raw(base, path);
+    expect(first.headers['cache-status']).toBe('"pepe serve"; fwd=miss; stored');
+    const second = await raw(base, path);
+    expect(second.headers['cache-status']).toBe('"pepe serve"; hit');
+    expect(second.headers['age']).toMatch(/^\d+$/);
+    expect(second.body.equals(first.body)).toBe(true);
+    expect(second.headers['etag']).toBe(first.headers['etag']);
+    const head = await raw(base, path, { method: 'HEAD' });
+    expect(head.headers['cache-status']).toBe('"pepe serve"; hit');
+    expect(head.headers['content-length']).toBe(String(first.body.length));
+    expect(head.body.length).toBe(0);
+    const revalidated = await raw(base, path, { headers: { 'if-none-match': first.headers['etag'] as string } });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.body.length).toBe(0);
+  });
+
+  it('never keeps random answers', async () => {
+    for (let i = 0; i < 2; i++) {
+      expect((await raw(base, '/v1/pepe?limit=2')).headers['cache-status']).toBe('"pepe serve"; fwd=miss');
+      expect((await raw(base, '/api/pepe?random=true')).headers['cache-status']).toBe('"pepe serve"; fwd=miss');
+    }
+  });
+
+  it('never compresses images', async () => {
+    const res = await raw(base, `/images/${record.id}${record.file_ext}`, { headers: { 'accept-encoding': 'br, gzip' } });
+    expect(res.headers['content-encoding']).toBeUndefined();
+  });
+});

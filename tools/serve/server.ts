@@ -1,0 +1,156 @@
+/**
+ * `startServer`: one Node process serving a build output folder exactly as production does
+ * (request-chain.ts), fit to run behind a CDN: keep-alive, compression, request and header
+ * timeouts, and a graceful close that lets in-flight requests finish.
+ */
+import { access } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { join, resolve } from 'node:path';
+import { CdnCache } from './cdn-cache.js';
+import { loadFunctions } from './functions.js';
+import { loadNetlifyConfig } from './netlify-config.js';
+import { compileRedirect, unsupportedRedirect } from './redirects.js';
+import { type ChainState, handleRequest } from './request-chain.js';
+import { StaticSite } from './static-files.js';
+
+export interface ServeOptions {
+  /** Build output folder (holds site/, functions/, manifest.json). */
+  dir: string;
+  /** 0 picks a free port. */
+  port: number;
+  host: string;
+  /** Default: `netlify.toml` in the current folder (the repository root). */
+  netlifyToml?: string;
+  /** Where unexpected failures are reported (a function that throws); the CLI prints them. */
+  onError?: (message: string, error: unknown) => void;
+  /**
+   * Keep function answers that send `Netlify-CDN-Cache-Control` (as Netlify's CDN does) until
+   * restart. Default true; false runs the function for every request (for measuring it).
+   */
+  cdnCache?: boolean;
+  /** How long close() waits for in-flight requests before cutting connections. */
+  closeGraceMs?: number;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  /** Stops accepting connections, lets in-flight requests finish (up to closeGraceMs), then resolves. */
+  close(): Promise<void>;
+}
+
+/** A setup failure the CLI reports as a message (no stack): missing build, bad netlify.toml… */
+export class ServeSetupError extends Error {
+  readonly code = 'SERVE_SETUP';
+}
+
+/** Idle keep-alive sockets are closed after this; above typical CDN/load-balancer idle timeouts is not needed locally. */
+const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/** Slow-loris guard: the request line and headers must arrive within this. */
+const HEADERS_TIMEOUT_MS = 10_000;
+/** Whole request, including a body nobody reads. */
+const REQUEST_TIMEOUT_MS = 30_000;
+
+async function loadState(options: ServeOptions): Promise<Omit<ChainState, 'origin'>> {
+  const dir = resolve(options.dir);
+  const missing = async (path: string) => access(path).then(() => false, () => true);
+  if (await missing(join(dir, 'site'))) {
+    throw new ServeSetupError(`no build found at ${join(dir, 'site')}: run \`npx pepe build\` first (or pass --dir with a build output folder)`);
+  }
+  if (await missing(join(dir, 'functions', 'pepe.mjs'))) {
+    throw new ServeSetupError(`no function bundle at ${join(dir, 'functions', 'pepe.mjs')}: the build looks incomplete; run \`npx pepe build\` again`);
+  }
+  let config;
+  try {
+    config = await loadNetlifyConfig(options.netlifyToml ?? 'netlify.toml');
+  } catch (error) {
+    throw new ServeSetupError(error instanceof Error ? error.message : String(error));
+  }
+  for (const rule of config.redirects) {
+    const why = unsupportedRedirect(rule);
+    if (why) throw new ServeSetupError(`${config.file}: ${why}`);
+  }
+  let functions, site;
+  try {
+    functions = await loadFunctions(join(dir, 'functions'));
+    site = await StaticSite.load(dir);
+  } catch (error) {
+    throw new ServeSetupError(error instanceof Error ? error.message : String(error));
+  }
+  return {
+    site,
+    config,
+    functions,
+    redirects: config.redirects.map(compileRedirect),
+    onError: options.onError ?? (() => {}),
+    cdnCache: options.cdnCache === false ? null : new CdnCache(),
+  };
+}
+
+export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  const state: ChainState = { ...(await loadState(options)), origin: '' };
+  let closing = false;
+  // The latest response per connection, so close() can end each connection as soon as it has
+  // nothing in flight (Node only closes the idle ones once, at the moment close() is called).
+  // A map write per request is cheaper than a listener per request on the hot path.
+  const latest = new Map<Socket, ServerResponse | null>();
+  const server = createServer(
+    { keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS },
+    (req: IncomingMessage, res: ServerResponse) => {
+      latest.set(req.socket, res);
+      // While closing, tell keep-alive clients to reconnect elsewhere after this answer.
+      if (closing) res.setHeader('connection', 'close');
+      handleRequest(state, req, res).catch((error: unknown) => {
+        state.onError(`unexpected failure on ${req.method} ${req.url}`, error);
+        if (!res.headersSent) {
+          res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
+          res.end('Internal Server Error\n');
+        } else {
+          res.destroy();
+        }
+      });
+    },
+  );
+  server.on('connection', (socket: Socket) => {
+    latest.set(socket, null);
+    socket.once('close', () => latest.delete(socket));
+  });
+  server.on('clientError', (_error, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+    else socket.destroy();
+  });
+  await new Promise<void>((done, fail) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      fail(error.code === 'EADDRINUSE' ? new ServeSetupError(`port ${options.port} on ${options.host} is already in use; pass --port with another number (or 0 for any free port)`) : error);
+    });
+    server.listen(options.port, options.host, () => done());
+  });
+  const { port } = server.address() as AddressInfo;
+  const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host;
+  state.origin = `http://${shownHost}:${port}`;
+
+  let closed: Promise<void> | undefined;
+  return {
+    url: state.origin,
+    port,
+    close() {
+      closed ??= new Promise<void>((done) => {
+        closing = true;
+        const force = setTimeout(() => server.closeAllConnections(), options.closeGraceMs ?? 10_000);
+        force.unref();
+        server.close(() => {
+          clearTimeout(force);
+          done();
+        });
+        // Idle keep-alive sockets would otherwise hold close() open until they time out; busy
+        // ones are ended once their response is done (new requests on them get Connection: close).
+        for (const [socket, res] of latest) {
+          if (res === null || res.writableFinished) socket.end();
+          else res.once('close', () => socket.end());
+        }
+      });
+      return closed;
+    },
+  };
+}

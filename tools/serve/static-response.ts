@@ -1,0 +1,149 @@
+/**
+ * Answers a request with a static file: Content-Type by extension unless netlify.toml sets
+ * one, every matching `[[headers]]` value, a strong ETag with If-None-Match → 304, HEAD
+ * without body, and brotli/gzip for text types when accepted. No range requests.
+ */
+import { createReadStream } from 'node:fs';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { etagForEncoding, negotiateEncoding, varyWithEncoding } from './compression.js';
+import { contentTypeFor, isCompressible } from './content-types.js';
+import { headersForPath, type NetlifyConfig } from './netlify-config.js';
+import { type StaticEntry, type StaticSite, streamEtag } from './static-files.js';
+
+export const STATIC_METHODS = 'GET, HEAD, OPTIONS';
+
+/** Headers that depend only on the file's path, computed once per path. */
+const baseHeadersCache = new WeakMap<StaticEntry, { headers: Record<string, string>; compressible: boolean }>();
+
+function baseHeaders(config: NetlifyConfig, entry: StaticEntry): { headers: Record<string, string>; compressible: boolean } {
+  let found = baseHeadersCache.get(entry);
+  if (!found) {
+    const headers: Record<string, string> = { 'content-type': contentTypeFor(entry.urlPath) };
+    // netlify.toml wins over the extension table, whatever the letter case of its names.
+    for (const [name, value] of Object.entries(headersForPath(config, entry.urlPath))) headers[name.toLowerCase()] = value;
+    const compressible = isCompressible(headers['content-type']);
+    if (compressible) headers.vary = varyWithEncoding(headers.vary);
+    found = { headers, compressible };
+    baseHeadersCache.set(entry, found);
+  }
+  return found;
+}
+
+/** Weak comparison, as If-None-Match requires; `*` matches any representation. */
+export function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  const bare = etag.replace(/^W\//, '');
+  return ifNoneMatch.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t.replace(/^W\//, '') === bare;
+  });
+}
+
+/** The default "no extra headers", compared by identity to recognise the hot path. */
+const NO_EXTRA: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
+/**
+ * Serves `entry` with `status` (200, or the status of a 404/410 redirect rule). Returns
+ * false when the file vanished from disk. The common case (a GET for a body already in
+ * memory, no conditional, no compression) is answered synchronously with headers built once.
+ */
+export function sendStatic(
+  site: StaticSite,
+  config: NetlifyConfig,
+  req: IncomingMessage,
+  res: ServerResponse,
+  entry: StaticEntry,
+  status = 200,
+  extra: Record<string, string> = NO_EXTRA,
+): boolean | Promise<boolean> {
+  const cached = site.peek(entry);
+  if (cached && status === 200 && req.method === 'GET' && extra === NO_EXTRA) {
+    const { headers: base, compressible } = baseHeaders(config, entry);
+    const { 'if-none-match': ifNoneMatch, 'accept-encoding': acceptEncoding } = req.headers;
+    if (ifNoneMatch === undefined && (!compressible || negotiateEncoding(acceptEncoding) === null)) {
+      cached.plainHeaders ??= { ...base, etag: cached.etag, 'content-length': cached.body.length };
+      res.writeHead(200, cached.plainHeaders);
+      res.end(cached.body);
+      return true;
+    }
+  }
+  return sendStaticFully(site, config, req, res, entry, status, extra);
+}
+
+async function sendStaticFully(
+  site: StaticSite,
+  config: NetlifyConfig,
+  req: IncomingMessage,
+  res: ServerResponse,
+  entry: StaticEntry,
+  status: number,
+  extra: Record<string, string>,
+): Promise<boolean> {
+  const { headers: base, compressible } = baseHeaders(config, entry);
+  const headers: OutgoingHttpHeaders = { ...base, ...extra };
+  if (req.method === 'OPTIONS') {
+    delete headers['content-type'];
+    res.writeHead(204, { ...headers, allow: STATIC_METHODS });
+    res.end();
+    return true;
+  }
+  let cached;
+  try {
+    cached = await site.body(entry);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+  if (!cached) return streamFile(req, res, entry, status, headers);
+
+  let body = cached.body;
+  let etag = cached.etag;
+  const encoding = compressible && status === 200 ? negotiateEncoding(req.headers['accept-encoding']) : null;
+  if (encoding) {
+    const compressed = site.compressed(cached, encoding);
+    if (compressed) {
+      body = await compressed;
+      etag = etagForEncoding(etag, encoding);
+      headers['content-encoding'] = encoding;
+    }
+  }
+  headers.etag = etag;
+  if (status === 200 && etagMatches(req.headers['if-none-match'], etag)) {
+    delete headers['content-encoding'];
+    res.writeHead(304, headers);
+    res.end();
+    return true;
+  }
+  headers['content-length'] = body.length;
+  res.writeHead(status, headers);
+  res.end(req.method === 'HEAD' ? undefined : body);
+  return true;
+}
+
+async function streamFile(req: IncomingMessage, res: ServerResponse, entry: StaticEntry, status: number, headers: OutgoingHttpHeaders): Promise<boolean> {
+  headers.etag = await streamEtag(entry);
+  if (status === 200 && etagMatches(req.headers['if-none-match'], headers.etag)) {
+    res.writeHead(304, headers);
+    res.end();
+    return true;
+  }
+  headers['content-length'] = entry.size;
+  if (req.method === 'HEAD') {
+    res.writeHead(status, headers);
+    res.end();
+    return true;
+  }
+  return new Promise<boolean>((done, fail) => {
+    const stream = createReadStream(entry.file);
+    stream.once('error', (error: NodeJS.ErrnoException) => {
+      if (!res.headersSent && error.code === 'ENOENT') done(false);
+      else if (!res.headersSent) fail(error);
+      else res.destroy(error);
+    });
+    stream.once('open', () => {
+      res.writeHead(status, headers);
+      stream.pipe(res);
+    });
+    stream.once('end', () => done(true));
+  });
+}
