@@ -1,0 +1,115 @@
+import { resolve } from 'node:path';
+import { formatProblem } from '../../build/problems.js';
+import { checkBucketName, normalisePrefix } from '../../publish/object-keys.js';
+import type { PublishProgress, PublishResult } from '../../publish/types.js';
+import { intFlag, parseFlags } from '../args.js';
+import { type Command, type Io, UsageError } from '../io.js';
+
+const usage = `Usage: pepe publish --bucket NAME [options]
+
+Uploads a build (default: dist/) to an S3-compatible bucket: site/X → key <prefix>X, the
+function bundle and data → <prefix>_build/…, the manifest → <prefix>_build/manifest.json
+(written last). Only objects whose content hash changed are uploaded; images first, then
+the JSON that points at them. An image key never gets different bytes (a changed image
+needs a new id). Credentials come from the standard AWS chain (AWS_ACCESS_KEY_ID /
+AWS_SECRET_ACCESS_KEY, AWS_PROFILE, SSO, instance roles).
+
+Options:
+  --bucket NAME         bucket to publish to (required)
+  --prefix P            key prefix, e.g. "pepe/" (default: bucket root)
+  --dir DIR             build output folder (default: dist)
+  --endpoint URL        S3-compatible endpoint (MinIO, R2, s3rver…); turns on path-style addressing
+  --region R            region (default: from the AWS chain; us-east-1 with --endpoint)
+  --concurrency N       parallel requests, 1–64 (default: 8)
+  --dry-run             read the bucket and print the plan; write nothing
+  --delete-stale        delete keys the build no longer lists, once no cached JSON can
+                        point at them (two runs ≥ 5 minutes apart; see the README)
+  --netlify-toml FILE   where Content-Type / Cache-Control come from (default: netlify.toml)
+  -h, --help            show this help
+
+Exit status: 0 the bucket holds the build (dry run: plan made), 1 refused or failed
+(the previous catalogue stays readable; run again to finish), 2 usage errors.
+`;
+
+const mb = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`;
+
+/** One overwritten status line on a terminal, at most every 100 ms. */
+function progressLine(io: Io): (p: PublishProgress) => void {
+  // Rates count from the first upload, not from reading the build and the bucket.
+  let started = 0;
+  let last = 0;
+  return (p) => {
+    const now = Date.now();
+    if (started === 0 && p.phase === 'uploading') started = now;
+    if (now - last < 100 && p.objectsDone !== p.objectsTotal) return;
+    last = now;
+    const seconds = Math.max(0.001, (now - (started || now)) / 1000);
+    const detail =
+      p.phase === 'uploading' || p.phase === 'verifying' || p.phase === 'deleting'
+        ? ` ${p.objectsDone}/${p.objectsTotal} objects, ${mb(p.bytesDone)}/${mb(p.bytesTotal)}, ${(p.objectsDone / seconds).toFixed(0)} obj/s, ${mb(p.bytesDone / seconds)}/s`
+        : '';
+    io.stderr(`\r\x1b[2K${p.phase}${detail}`);
+  };
+}
+
+function printPlan(io: Io, result: PublishResult): void {
+  const plan = result.plan;
+  if (!plan) return;
+  for (const o of plan.uploads) io.stdout(`upload  ${o.key}  (${o.reason}, ${o.size} B, ${o.contentType})\n`);
+  for (const key of plan.deletions) io.stdout(`delete  ${key}\n`);
+  for (const k of plan.kept) io.stdout(`keep    ${k.key}  (${k.reason})\n`);
+  io.stdout(`plan: ${plan.uploads.length} uploads (${mb(plan.uploadBytes)}), ${plan.skips.length} unchanged, ${plan.deletions.length} deletions, ${plan.kept.length} stale kept\n`);
+}
+
+export default {
+  name: 'publish',
+  summary: 'sync a build to an S3-compatible bucket',
+  usage,
+  async run(argv, io) {
+    const { values } = parseFlags(argv, {
+      bucket: { type: 'string' },
+      prefix: { type: 'string' },
+      dir: { type: 'string' },
+      endpoint: { type: 'string' },
+      region: { type: 'string' },
+      concurrency: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+      'delete-stale': { type: 'boolean' },
+      'netlify-toml': { type: 'string' },
+    });
+    if (values.bucket === undefined) throw new UsageError('--bucket NAME is required');
+    checkBucketName(values.bucket);
+    const prefix = normalisePrefix(values.prefix);
+    if (values.endpoint !== undefined && !/^https?:\/\/[^/]+/.test(values.endpoint)) {
+      throw new UsageError(`--endpoint must be an http(s) URL such as http://127.0.0.1:9000 (got "${values.endpoint}")`);
+    }
+    const { publishBuild } = await import('../../publish/publish.js');
+    const started = Date.now();
+    const result = await publishBuild({
+      bucket: values.bucket,
+      prefix,
+      dir: resolve(io.cwd, values.dir ?? 'dist'),
+      ...(values.endpoint ? { endpoint: values.endpoint } : {}),
+      ...(values.region ? { region: values.region } : {}),
+      concurrency: intFlag('concurrency', values.concurrency, 8, 1, 64),
+      dryRun: values['dry-run'] ?? false,
+      deleteStale: values['delete-stale'] ?? false,
+      netlifyToml: resolve(io.cwd, values['netlify-toml'] ?? 'netlify.toml'),
+      ...(io.isTTY ? { onProgress: progressLine(io) } : {}),
+    });
+    if (io.isTTY) io.stderr('\r\x1b[2K');
+    for (const problem of result.problems) io.stderr(`${formatProblem(problem)}\n`);
+    const target = `s3://${values.bucket}/${prefix}`;
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    if (result.dryRun) {
+      printPlan(io, result);
+      if (result.ok) io.stdout(`dry run: nothing written to ${target}\n`);
+    } else if (result.ok) {
+      const c = result.counts;
+      io.stdout(`published to ${target}: ${c.uploaded} uploaded (${mb(result.bytes.uploaded)}), ${c.skipped} unchanged, ${c.deleted} deleted, ${c.kept} stale kept, in ${seconds} s\n`);
+    } else {
+      io.stderr(`publish to ${target} failed after ${result.counts.uploaded} upload(s) in ${seconds} s; the previous catalogue is still readable, run again to finish\n`);
+    }
+    return result.ok ? 0 : 1;
+  },
+} satisfies Command;

@@ -1,0 +1,122 @@
+/**
+ * Decides, per key, whether the bucket already holds the build's bytes, by content hash
+ * only (never size or date). Sources, cheapest first:
+ * 1. the ListObjectsV2 ETag: for a single-part upload it is the MD5 of the bytes, so an
+ *    ETag equal to the local MD5 proves the content is there, with no extra request;
+ * 2. the bucket's manifest (`_build/manifest.json`), for keys last written before it was
+ *    (an interrupted run can leave newer objects the manifest does not describe); it wins
+ *    over a differing MD5-looking ETag, since SSE-KMS ETags look like MD5s but are not;
+ * 3. the object's own `x-amz-meta-sha256` (HeadObject), and for an image without it, its bytes.
+ * ETags that are not MD5s (SSE-KMS, multipart) just fall through to 2 and 3.
+ *
+ * Fast path (`listing: null`): when the run marker shows the last writing run finished,
+ * the bucket manifest describes every object exactly, so it alone decides, and the
+ * 10-request-per-10k-keys listing is skipped. New image keys are still checked one by
+ * one (HeadObject): a stale image left in the bucket must not be overwritten, even by a
+ * server that ignores If-None-Match.
+ */
+import { createHash } from 'node:crypto';
+import { basename } from 'node:path';
+import { error, type Problem } from '../build/problems.js';
+import type { BuildManifest } from './local-build.js';
+import type { LocalObject } from './local-objects.js';
+import { keyForPath } from './object-keys.js';
+import { runPool } from './run-pool.js';
+import { getObjectOrNull, headSha256, type ListedObject } from './s3-operations.js';
+import type { PlannedObject, S3Like } from './types.js';
+
+export interface RemoteManifest {
+  /** Parsed and valid, or null when unreadable. */
+  manifest: BuildManifest | null;
+  sha256: string;
+  etag: string;
+  lastModified: Date;
+  /** Run id in the manifest's metadata (see RUN_MARKER_NAME); '' when absent. */
+  run: string;
+}
+
+const PLAIN_MD5_ETAG = /^"?([0-9a-f]{32})"?$/;
+
+/** key → sha256 as described by the bucket's manifest, for keys last written before it (all keys on the fast path). */
+function trustedHashes(remote: RemoteManifest | null, prefix: string, listing: Map<string, ListedObject> | null): Map<string, string> {
+  const hashes = new Map<string, string>();
+  if (!remote?.manifest) return hashes;
+  for (const [path, entry] of Object.entries(remote.manifest.files)) {
+    const key = keyForPath(prefix, path);
+    const listed = listing?.get(key);
+    // Strictly older: S3 dates have 1-second resolution, and an object written in the manifest's
+    // own second might come from a later, interrupted run.
+    if (listing === null || (listed && listed.lastModified < remote.lastModified)) hashes.set(key, entry.sha256);
+  }
+  return hashes;
+}
+
+/** An image stops the publish when it would change: its URL is cached as immutable for 30 days. */
+function imageChanged(object: LocalObject): Problem {
+  const id = basename(object.key).replace(/\.[^.]+$/, '');
+  return error('image-changed', `image ${id} (${object.key}) is already in the bucket with different bytes; published images never change, so give the changed image a new id`, object.path);
+}
+
+export async function planObjects(options: {
+  client: S3Like;
+  bucket: string;
+  prefix: string;
+  objects: LocalObject[];
+  /** null: fast path, the manifest is known to describe the bucket. */
+  listing: Map<string, ListedObject> | null;
+  remoteManifest: RemoteManifest | null;
+  concurrency: number;
+}): Promise<{ planned: PlannedObject[]; problems: Problem[]; error: unknown | null }> {
+  const { client, bucket, objects, listing } = options;
+  const manifestHashes = trustedHashes(options.remoteManifest, options.prefix, listing);
+  const planned: PlannedObject[] = [];
+  const problems: Problem[] = [];
+  const needsHead: LocalObject[] = [];
+  for (const object of objects) {
+    const fromManifest = manifestHashes.get(object.key);
+    if (listing === null && fromManifest === undefined) {
+      if (object.group === 'image') needsHead.push(object);
+      else planned.push({ ...object, reason: 'new' });
+      continue;
+    }
+    const listed = listing?.get(object.key);
+    if (listing !== null && !listed) {
+      planned.push({ ...object, reason: 'new' });
+      continue;
+    }
+    const etagMd5 = listed ? PLAIN_MD5_ETAG.exec(listed.etag)?.[1] : undefined;
+    if (etagMd5 === object.md5) {
+      planned.push({ ...object, reason: 'unchanged' });
+      continue;
+    }
+    if (fromManifest !== undefined) {
+      // The manifest says "changed": enough for a document; an image is only refused on the object's own word.
+      if (fromManifest !== object.sha256 && object.group !== 'image') {
+        planned.push({ ...object, reason: 'changed' });
+        continue;
+      }
+      if (fromManifest === object.sha256) {
+        planned.push({ ...object, reason: 'unchanged' });
+        continue;
+      }
+    }
+    needsHead.push(object);
+  }
+  const failure = await runPool(needsHead, options.concurrency, async (object) => {
+    let remoteSha = await headSha256(client, bucket, object.key);
+    if (remoteSha === '' && object.group === 'image') {
+      // Uploaded by something else: hash the bytes themselves before refusing an image.
+      const fetched = await getObjectOrNull(client, bucket, object.key);
+      remoteSha = fetched ? createHash('sha256').update(fetched.bytes).digest('hex') : null;
+    }
+    if (remoteSha === null) planned.push({ ...object, reason: 'new' });
+    else if (remoteSha === object.sha256) planned.push({ ...object, reason: 'unchanged' });
+    else if (object.group === 'image') problems.push(imageChanged(object));
+    else planned.push({ ...object, reason: remoteSha === '' ? 'unconfirmed' : 'changed' });
+  });
+  planned.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  problems.sort((a, b) => a.message.localeCompare(b.message));
+  return { planned, problems, error: failure };
+}
+
+export { imageChanged };

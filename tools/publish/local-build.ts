@@ -1,0 +1,156 @@
+/**
+ * Reads and checks the build output folder before anything touches the bucket: the
+ * manifest must parse, and every file it lists must exist with the listed size and
+ * sha256. Any problem means nothing is uploaded (a half-checked build never goes out).
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { join } from 'node:path';
+import fg from 'fast-glob';
+import { error, type Problem } from '../build/problems.js';
+
+export interface BuildManifest {
+  format: 1;
+  version: string;
+  settings: Record<string, string>;
+  counts: Record<string, number>;
+  files: Record<string, { sha256: string; size: number }>;
+}
+
+export interface LocalFile {
+  /** Relative to the build folder, forward slashes. */
+  path: string;
+  size: number;
+  sha256: string;
+  /** MD5 too: a single-part S3 ETag is the MD5 of the bytes, a free second opinion on what the bucket holds. */
+  md5: string;
+  /** Kept for documents (not images) below 1 MiB: they are parsed for references, and re-reading 10k small files costs more than holding them. */
+  bytes?: Buffer;
+}
+
+export interface LocalBuild {
+  dir: string;
+  manifest: BuildManifest;
+  /** The manifest's own bytes, kept: it is uploaded last, exactly as read. */
+  manifestBytes: Buffer;
+  manifestFile: LocalFile;
+  files: LocalFile[];
+}
+
+export type LocalBuildResult = { ok: true; build: LocalBuild } | { ok: false; problems: Problem[] };
+
+const SHA256 = /^[0-9a-f]{64}$/;
+/**
+ * Files are read with readFileSync, in slices with a turn of the event loop between them:
+ * for 30k small files `fs/promises.readFile` costs ten times the CPU (measured: 3.7 s vs
+ * 0.3 s), which alone would break the 2-second no-op republish.
+ */
+const READ_SLICE = 500;
+const KEEP_BYTES_BELOW = 1024 * 1024;
+
+function readSync(file: string): Buffer | NodeJS.ErrnoException {
+  try {
+    return readFileSync(file);
+  } catch (cause) {
+    return cause as NodeJS.ErrnoException;
+  }
+}
+
+export function describeFile(path: string, bytes: Buffer): LocalFile {
+  return {
+    path,
+    size: bytes.length,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    md5: createHash('md5').update(bytes).digest('hex'),
+  };
+}
+
+/** Structural check of a parsed manifest; returns a message for the first thing wrong, or null. */
+export function manifestShapeError(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'is not a JSON object';
+  const m = value as Record<string, unknown>;
+  if (m.format !== 1) return `has format ${JSON.stringify(m.format)}, this publisher reads format 1`;
+  if (typeof m.version !== 'string') return 'has no "version" string';
+  if (typeof m.files !== 'object' || m.files === null || Array.isArray(m.files)) return 'has no "files" object';
+  for (const [path, entry] of Object.entries(m.files as Record<string, unknown>)) {
+    const e = entry as { sha256?: unknown; size?: unknown } | null;
+    if (!e || typeof e.sha256 !== 'string' || !SHA256.test(e.sha256) || !Number.isSafeInteger(e.size) || (e.size as number) < 0) {
+      return `lists "${path}" without a valid {sha256, size}`;
+    }
+    if (path.startsWith('/') || path.split('/').some((part) => part === '..' || part === '' || part === '.') || path === 'manifest.json') {
+      return `lists an invalid path "${path}"`;
+    }
+  }
+  return null;
+}
+
+/** Reads `<dir>/manifest.json` and every listed file; all problems are reported together. */
+export async function readLocalBuild(dir: string): Promise<LocalBuildResult> {
+  const manifestPath = join(dir, 'manifest.json');
+  let manifestBytes: Buffer;
+  try {
+    manifestBytes = await readFile(manifestPath);
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code ?? String(cause);
+    return { ok: false, problems: [error('missing-manifest', `cannot read the build manifest (${code}); run 'pepe build' first or pass --dir`, manifestPath)] };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(manifestBytes.toString('utf8'));
+  } catch (cause) {
+    return { ok: false, problems: [error('invalid-manifest', `not valid JSON (${(cause as Error).message}); rebuild with 'pepe build'`, manifestPath)] };
+  }
+  const shapeError = manifestShapeError(parsed);
+  if (shapeError) return { ok: false, problems: [error('invalid-manifest', `${shapeError}; rebuild with 'pepe build'`, manifestPath)] };
+  const manifest = parsed as BuildManifest;
+  manifest.settings ??= {};
+
+  const problems: Problem[] = [];
+  const files: LocalFile[] = [];
+  const entries = Object.entries(manifest.files).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const checked: (LocalFile | Problem)[] = [];
+  for (const [index, [path, expected]] of entries.entries()) {
+    if (index % READ_SLICE === READ_SLICE - 1) await yieldToEventLoop();
+    const bytes = readSync(join(dir, path));
+    if (!Buffer.isBuffer(bytes)) {
+      checked.push(error('missing-file', `listed in manifest.json but cannot be read (${bytes.code}); rebuild with 'pepe build'`, join(dir, path)));
+      continue;
+    }
+    const file = describeFile(path, bytes);
+    if (file.size !== expected.size || file.sha256 !== expected.sha256) {
+      checked.push(error('file-mismatch', `differs from manifest.json (size ${file.size} vs ${expected.size}, sha256 ${file.sha256.slice(0, 12)}… vs ${expected.sha256.slice(0, 12)}…): the build folder changed after the build; rebuild with 'pepe build'`, join(dir, path)));
+      continue;
+    }
+    if (!path.startsWith('site/images/') && bytes.length < KEEP_BYTES_BELOW) file.bytes = bytes;
+    checked.push(file);
+  }
+  for (const item of checked) {
+    if ('severity' in item) problems.push(item);
+    else files.push(item);
+  }
+  const onDisk = await fg('**/*', { cwd: dir, dot: true, onlyFiles: true });
+  for (const path of onDisk.sort()) {
+    if (path !== 'manifest.json' && !(path in manifest.files)) {
+      problems.push(error('unlisted-file', `is in the build folder but not in manifest.json, so the build is incomplete or was edited; rebuild with 'pepe build'`, join(dir, path)));
+    }
+  }
+  if (problems.length > 0) return { ok: false, problems };
+  return { ok: true, build: { dir, manifest, manifestBytes, manifestFile: describeFile('manifest.json', manifestBytes), files } };
+}
+
+/**
+ * Reads a file again for upload and refuses it if it changed since validation: bytes are
+ * not kept in memory (a real catalogue's images can be gigabytes), so this closes the gap.
+ */
+export async function readVerified(dir: string, file: Pick<LocalFile, 'path' | 'sha256'>): Promise<Buffer | Problem> {
+  const bytes = readSync(join(dir, file.path));
+  if (!Buffer.isBuffer(bytes)) {
+    return error('missing-file', `disappeared during the publish (${bytes.code}); rebuild and publish again`, join(dir, file.path));
+  }
+  if (createHash('sha256').update(bytes).digest('hex') !== file.sha256) {
+    return error('file-mismatch', 'changed during the publish; rebuild and publish again', join(dir, file.path));
+  }
+  return bytes;
+}

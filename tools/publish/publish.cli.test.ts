@@ -1,0 +1,77 @@
+/** `pepe publish` through the CLI's top level, against a real s3rver: output, exit codes, usage errors. */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Io } from '../cli/io.js';
+import { runMain } from '../cli/main.js';
+import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
+import { startS3rver, type S3rverProcess } from './testing/s3rver-process.js';
+import { syntheticRecords, writeSyntheticDist } from './testing/synthetic-dist.js';
+
+let s3: S3rverProcess;
+let temp: TempDir;
+const ROOT = join(import.meta.dirname, '../..');
+
+// The command takes credentials from the SDK's standard chain, which reads process.env.
+const savedEnv = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+beforeAll(async () => {
+  process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
+  process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
+  [s3, temp] = await Promise.all([startS3rver(['pepe-cli']), makeTempDir('pepe-publish-cli-')]);
+  await writeSyntheticDist(join(temp.path, 'dist'), syntheticRecords(3));
+});
+afterAll(async () => {
+  for (const [name, value] of [['AWS_ACCESS_KEY_ID', savedEnv.id], ['AWS_SECRET_ACCESS_KEY', savedEnv.secret]] as const) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+  await s3?.stop();
+  await temp?.cleanup();
+});
+
+async function run(...argv: string[]) {
+  let out = '';
+  let err = '';
+  const io: Io = {
+    stdout: (t) => void (out += t),
+    stderr: (t) => void (err += t),
+    isTTY: false,
+    env: { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' },
+    cwd: temp.path,
+  };
+  const code = await runMain(['publish', ...argv], io);
+  return { code, out, err };
+}
+
+describe('pepe publish (CLI)', () => {
+  const common = () => ['--bucket', 'pepe-cli', '--endpoint', s3.endpoint, '--netlify-toml', join(ROOT, 'netlify.toml')];
+
+  it('prints the plan on --dry-run, writes nothing, then publishes and prints a summary line', async () => {
+    const dry = await run(...common(), '--dry-run');
+    expect(dry.err).toBe('');
+    expect(dry.code).toBe(0);
+    expect(dry.out).toMatch(/^upload {2}images\//m);
+    expect(dry.out).toMatch(/plan: 15 uploads \([\d.]+ MB\), 0 unchanged, 0 deletions, 0 stale kept/);
+    const again = await run(...common(), '--dry-run');
+    expect(again.out).toContain('plan: 15 uploads');
+
+    const real = await run(...common());
+    expect(real.code).toBe(0);
+    expect(real.out).toMatch(/^published to s3:\/\/pepe-cli\/: 15 uploaded .* 0 unchanged, 0 deleted, 0 stale kept, in [\d.]+ s\n$/);
+    const noop = await run(...common());
+    expect(noop.out).toContain(': 0 uploaded (0.00 MB), 15 unchanged');
+  });
+
+  it('exits 1 naming the problem when the build folder is missing', async () => {
+    const result = await run(...common(), '--dir', 'nope');
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(/nope\/manifest\.json: cannot read the build manifest .*\[missing-manifest\]/);
+  });
+
+  it('exits 2 with usage for a missing bucket or a bad flag value', async () => {
+    expect((await run()).code).toBe(2);
+    const bad = await run('--bucket', 'pepe-cli', '--concurrency', '0');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('--concurrency must be a whole number from 1 to 64');
+    expect((await run('--bucket', 'pepe-cli', '--endpoint', 'localhost:9000')).err).toContain('--endpoint must be an http(s) URL');
+  });
+});

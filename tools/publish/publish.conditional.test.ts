@@ -1,0 +1,117 @@
+/**
+ * Conditional writes (If-None-Match: * for new images, If-Match for the manifest) and the
+ * hash sources other than MD5 ETags, against the in-memory double: s3rver ignores
+ * conditional headers and always returns MD5 ETags.
+ */
+import { DeleteObjectsCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
+import { publishBuild } from './publish.js';
+import { MemoryS3 } from './testing/memory-s3.js';
+import { syntheticRecords, writeSyntheticDist } from './testing/synthetic-dist.js';
+import type { S3Like } from './types.js';
+
+const NETLIFY_TOML = join(import.meta.dirname, '../../netlify.toml');
+let temp: TempDir;
+let n = 0;
+beforeAll(async () => {
+  temp = await makeTempDir('pepe-publish-conditional-');
+});
+afterAll(async () => temp?.cleanup());
+
+async function freshDist(count = 3, salt = '') {
+  const dir = join(temp.path, `d${n++}`);
+  const records = syntheticRecords(count, salt);
+  await writeSyntheticDist(dir, records);
+  return { dir, records };
+}
+const publish = (dir: string, client: S3Like) => publishBuild({ bucket: 'pepe-cond', dir, netlifyToml: NETLIFY_TOML }, { client });
+
+/** Runs `before` once, just before the first PutObject whose key matches. */
+function interceptFirstPut(store: MemoryS3, matches: (key: string) => boolean, before: () => Promise<void>): S3Like {
+  let done = false;
+  return {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    async send(command: any) {
+      if (!done && command instanceof PutObjectCommand && matches(command.input.Key!)) {
+        done = true;
+        await before();
+      }
+      return store.send(command);
+    },
+  };
+}
+
+describe('conditional writes', () => {
+  it('never replaces an image that appeared with other bytes after planning (If-None-Match: *)', async () => {
+    const { dir, records } = await freshDist();
+    const store = new MemoryS3('pepe-cond');
+    const r = records[0]!;
+    const key = `images/${r.id}${r.ext}`;
+    const racing = interceptFirstPut(store, (k) => k === key, async () => {
+      await store.send(new PutObjectCommand({ Bucket: 'pepe-cond', Key: key, Body: Buffer.from('someone else') }));
+    });
+    const result = await publish(dir, racing);
+    expect(result.ok).toBe(false);
+    expect(result.problems[0]!.code).toBe('image-changed');
+    expect(result.problems[0]!.message).toContain(r.id);
+    expect(store.objects.get(key)!.bytes.toString()).toBe('someone else');
+    expect(store.objects.has(`api/pepe/${r.id}`)).toBe(false); // stopped before any JSON
+  });
+
+  it('takes a 412 on its own earlier write (a retried request) as success', async () => {
+    const { dir, records } = await freshDist();
+    const store = new MemoryS3('pepe-cond');
+    const key = `images/${records[1]!.id}${records[1]!.ext}`;
+    // As if the first attempt landed but its answer was lost, and the SDK sent it again.
+    const retried: S3Like = {
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      async send(command: any) {
+        if (command instanceof PutObjectCommand && command.input.Key === key) await store.send(command);
+        return store.send(command);
+      },
+    };
+    const result = await publish(dir, retried);
+    expect(result.problems).toEqual([]);
+    expect(result.ok).toBe(true);
+  });
+
+  it('stops when another publish replaced the manifest meanwhile (If-Match), leaving that manifest', async () => {
+    const first = await freshDist(3);
+    const store = new MemoryS3('pepe-cond');
+    expect((await publish(first.dir, store)).ok).toBe(true);
+    const second = await freshDist(4);
+    const other = await freshDist(2, 'other');
+    const concurrent = interceptFirstPut(store, (k) => k === '_build/manifest.json', async () => {
+      expect((await publish(other.dir, store)).ok).toBe(true);
+    });
+    const result = await publish(second.dir, concurrent);
+    expect(result.ok).toBe(false);
+    expect(result.problems[0]!.code).toBe('concurrent-publish');
+    const manifest = JSON.parse(store.objects.get('_build/manifest.json')!.bytes.toString()) as { counts: { records: number } };
+    expect(manifest.counts.records).toBe(2);
+  });
+});
+
+describe('without MD5 ETags (SSE-KMS-like buckets)', () => {
+  it('skips unchanged objects by the bucket manifest, and by x-amz-meta-sha256 when the manifest is gone', async () => {
+    const { dir } = await freshDist(3);
+    const store = new MemoryS3('pepe-cond', { opaqueEtags: true });
+    expect((await publish(dir, store)).ok).toBe(true);
+    const puts = () => store.calls.PutObject ?? 0;
+    const heads = () => store.calls.HeadObject ?? 0;
+    let before = { puts: puts(), heads: heads() };
+    const byManifest = await publish(dir, store);
+    expect(byManifest.counts.uploaded).toBe(0);
+    expect(puts()).toBe(before.puts);
+    expect(heads() - before.heads).toBe(1); // the run marker only
+
+    await store.send(new DeleteObjectsCommand({ Bucket: 'pepe-cond', Delete: { Objects: [{ Key: '_build/manifest.json' }] } }));
+    before = { puts: puts(), heads: heads() };
+    const byMetadata = await publish(dir, store);
+    expect(byMetadata.ok).toBe(true);
+    expect(byMetadata.plan!.uploads.map((o) => o.key)).toEqual(['_build/manifest.json']);
+    expect(heads() - before.heads).toBe(1 + byMetadata.counts.skipped); // the marker, then each object's x-amz-meta-sha256
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * The real build's output, published to a real s3rver, read back over plain HTTP the way a
+ * CDN in front of the bucket would: every by-id JSON answers with the built bytes and its
+ * metadata, and the image URL inside it resolves to the image's exact bytes. Also: the
+ * SDK's retry strategy rides out throttling and 5xx from the server.
+ */
+import { readFile } from 'node:fs/promises';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JSON_OBJECT_STORAGE_CACHE_CONTROL } from '../../functions/core/cache-policy.js';
+import { FIXTURE_URLS, buildFixtureSite, type FixtureSite } from '../testing/fixture-catalogue.js';
+import { publishBuild } from './publish.js';
+import { countingClient } from './testing/counting-client.js';
+import { startS3rver, type S3rverProcess } from './testing/s3rver-process.js';
+
+const NETLIFY_TOML = join(import.meta.dirname, '../../netlify.toml');
+let s3: S3rverProcess;
+let site: FixtureSite;
+
+beforeAll(async () => {
+  [s3, site] = await Promise.all([startS3rver(['pepe-readback', 'pepe-flaky']), buildFixtureSite({ count: 4 })]);
+}, 120_000);
+afterAll(async () => {
+  await s3?.stop();
+  await site?.cleanup();
+});
+
+describe('a published catalogue read back over HTTP', () => {
+  it('serves each by-id JSON as built, and the image it points at', async () => {
+    const { client } = countingClient(s3.endpoint);
+    const result = await publishBuild({ bucket: 'pepe-readback', prefix: 'cat/', dir: site.distDir, netlifyToml: NETLIFY_TOML }, { client });
+    expect(result.problems).toEqual([]);
+    const bucketUrl = `${s3.endpoint}/pepe-readback/cat`;
+    expect(site.records.length).toBe(4);
+    for (const record of site.records) {
+      const answer = await fetch(`${bucketUrl}/api/pepe/${record.id}`);
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(answer.headers.get('cache-control')).toBe(JSON_OBJECT_STORAGE_CACHE_CONTROL);
+      const text = await answer.text();
+      expect(text).toBe(await readFile(join(site.distDir, 'site/api/pepe', record.id), 'utf8'));
+      const url = (JSON.parse(text) as { data: { url: string } }).data.url;
+      expect(url.startsWith(`${FIXTURE_URLS.baseUrl}/images/`)).toBe(true);
+      const image = await fetch(`${bucketUrl}${url.slice(FIXTURE_URLS.baseUrl.length)}`);
+      expect(image.status).toBe(200);
+      expect(image.headers.get('content-type')).toBe(`image/${record.file_ext === '.jpg' ? 'jpeg' : record.file_ext.slice(1)}`);
+      expect(Buffer.from(await image.arrayBuffer()).equals(await readFile(join(site.distDir, 'site/images', `${record.id}${record.file_ext}`)))).toBe(true);
+    }
+    const manifest = await fetch(`${bucketUrl}/_build/manifest.json`);
+    expect(await manifest.text()).toBe(await readFile(join(site.distDir, 'manifest.json'), 'utf8'));
+  });
+
+  it('retries throttling and 5xx answers with backoff and still publishes everything', async () => {
+    // A loopback proxy in front of s3rver: every third request is refused with 503 SlowDown
+    // or 500 InternalError before reaching the server.
+    let seen = 0;
+    let refused = 0;
+    const proxy: Server = createServer((req, res) => {
+      seen += 1;
+      if (seen % 3 === 0) {
+        refused += 1;
+        const code = refused % 2 ? 'SlowDown' : 'InternalError';
+        req.resume();
+        res.writeHead(code === 'SlowDown' ? 503 : 500, { 'content-type': 'application/xml' });
+        res.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>injected</Message></Error>`);
+        return;
+      }
+      const upstream = httpRequest({ host: '127.0.0.1', port: s3.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const { client } = countingClient(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, 4);
+      const result = await publishBuild({ bucket: 'pepe-flaky', dir: site.distDir, netlifyToml: NETLIFY_TOML, concurrency: 2 }, { client });
+      expect(result.problems).toEqual([]);
+      expect(refused).toBeGreaterThan(3);
+      const again = await publishBuild({ bucket: 'pepe-flaky', dir: site.distDir, netlifyToml: NETLIFY_TOML }, { client });
+      expect(again.counts.uploaded).toBe(0);
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve));
+    }
+  }, 60_000);
+});

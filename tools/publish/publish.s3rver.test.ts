@@ -1,0 +1,185 @@
+/**
+ * End to end against a real s3rver on loopback (child process, see testing/s3rver-child.mjs),
+ * counting the HTTP requests the SDK really sends.
+ */
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { IMAGE_CACHE_CONTROL, JSON_OBJECT_STORAGE_CACHE_CONTROL, NO_STORE } from '../../functions/core/cache-policy.js';
+import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
+import { publishBuild } from './publish.js';
+import { countingClient, type CountingClient } from './testing/counting-client.js';
+import { startS3rver, type S3rverProcess } from './testing/s3rver-process.js';
+import { syntheticRecords, writeSyntheticDist, type SyntheticRecord } from './testing/synthetic-dist.js';
+import type { PublishOptions } from './types.js';
+
+let s3: S3rverProcess;
+let temp: TempDir;
+let counting: CountingClient;
+let bucketNumber = 0;
+let bucket: string;
+let dir: string;
+const NETLIFY_TOML = join(import.meta.dirname, '../../netlify.toml');
+
+beforeAll(async () => {
+  s3 = await startS3rver(Array.from({ length: 8 }, (_, n) => `pepe-e2e-${n}`));
+  temp = await makeTempDir('pepe-publish-e2e-');
+  counting = countingClient(s3.endpoint);
+});
+afterAll(async () => {
+  await s3?.stop();
+  await temp?.cleanup();
+});
+beforeEach(async () => {
+  bucket = `pepe-e2e-${bucketNumber++}`;
+  dir = join(temp.path, bucket);
+  counting.reset();
+});
+
+const publish = (options: Partial<PublishOptions> = {}, now?: Date) =>
+  publishBuild({ bucket, dir, netlifyToml: NETLIFY_TOML, ...options }, { client: counting.client, ...(now ? { now: () => now } : {}) });
+
+async function head(key: string) {
+  return counting.client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+}
+
+describe('pepe publish against s3rver', () => {
+  it('uploads every object on a first publish, the manifest last, and nothing on a no-op republish', async () => {
+    const written = await writeSyntheticDist(dir, syntheticRecords(6));
+    const first = await publish();
+    expect(first.problems).toEqual([]);
+    expect(first.ok).toBe(true);
+    expect(first.counts.uploaded).toBe(written.length);
+    // Every object once, plus the run marker before them (see object-keys.ts, RUN_MARKER_NAME).
+    expect(counting.counts.PUT).toBe(written.length + 1);
+    expect(counting.putKeys[0]).toBe('_build/publish-run');
+    expect(counting.putKeys.at(-1)).toBe('_build/manifest.json');
+    // Images all reach the bucket before the first JSON.
+    const lastImage = counting.putKeys.findLastIndex((k) => k.startsWith('images/'));
+    const firstJson = counting.putKeys.findIndex((k) => k.startsWith('api/') || k.startsWith('v1/'));
+    expect(lastImage).toBeLessThan(firstJson);
+
+    counting.reset();
+    const again = await publish();
+    expect(again.ok).toBe(true);
+    expect(again.counts).toMatchObject({ uploaded: 0, skipped: written.length });
+    expect(counting.counts.PUT ?? 0).toBe(0);
+    expect(counting.counts.POST ?? 0).toBe(0);
+    expect(counting.counts.DELETE ?? 0).toBe(0);
+  });
+
+  it('stores Content-Type, Cache-Control and the sha256 per key', async () => {
+    const records = syntheticRecords(2);
+    await writeSyntheticDist(dir, records);
+    expect((await publish()).ok).toBe(true);
+    const r = records[0]!;
+    const image = await head(`images/${r.id}${r.ext}`);
+    expect(image.ContentType).toBe(r.ext === '.png' ? 'image/png' : 'image/jpeg');
+    expect(image.CacheControl).toBe(IMAGE_CACHE_CONTROL);
+    const byId = await head(`api/pepe/${r.id}`);
+    expect(byId.ContentType).toBe('application/json; charset=utf-8');
+    expect(byId.CacheControl).toBe(JSON_OBJECT_STORAGE_CACHE_CONTROL);
+    expect(byId.Metadata?.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect((await head(`v1/pepe/${r.id}`)).ContentType).toBe('application/json; charset=utf-8');
+    expect((await head('api/openapi.json')).CacheControl).toBe(JSON_OBJECT_STORAGE_CACHE_CONTROL);
+    expect((await head('index.html')).ContentType).toBe('text/html; charset=utf-8');
+    expect((await head('_build/manifest.json')).CacheControl).toBe(NO_STORE);
+  });
+
+  it('uploads exactly the changed keys when one image is added', async () => {
+    const records = syntheticRecords(5);
+    await writeSyntheticDist(dir, records);
+    expect((await publish()).ok).toBe(true);
+    const added: SyntheticRecord = { ...syntheticRecords(1, 'new')[0]! };
+    await writeSyntheticDist(dir, [...records, added]);
+    counting.reset();
+    const result = await publish();
+    expect(result.ok).toBe(true);
+    expect([...counting.putKeys].sort()).toEqual(
+      [`images/${added.id}${added.ext}`, `api/pepe/${added.id}`, `v1/pepe/${added.id}`, '_build/data/catalogue.mjs', '_build/manifest.json', '_build/publish-run'].sort(),
+    );
+    expect(counting.putKeys.slice(0, 2)).toEqual(['_build/publish-run', `images/${added.id}${added.ext}`]);
+    // The fast path: the finished run's marker lets the manifest stand in for a listing.
+    expect(counting.counts.GET).toBe(1);
+    expect(counting.putKeys.at(-1)).toBe('_build/manifest.json');
+  });
+
+  it('refuses to overwrite an image with other bytes, names the id and uploads nothing', async () => {
+    const records = syntheticRecords(3);
+    await writeSyntheticDist(dir, records);
+    expect((await publish()).ok).toBe(true);
+    const changed = records.map((r, n) => (n === 1 ? { ...r, image: Buffer.from('other bytes, same id') } : r));
+    await writeSyntheticDist(dir, changed);
+    counting.reset();
+    const result = await publish();
+    expect(result.ok).toBe(false);
+    expect(result.problems).toHaveLength(1);
+    expect(result.problems[0]!.code).toBe('image-changed');
+    expect(result.problems[0]!.message).toContain(records[1]!.id);
+    expect(counting.counts.PUT ?? 0).toBe(0);
+  });
+
+  it('deletes stale keys only with --delete-stale, documents first, images once no cached JSON can point at them', async () => {
+    const records = syntheticRecords(4);
+    await writeSyntheticDist(dir, records);
+    expect((await publish()).ok).toBe(true);
+    const gone = records[0]!;
+    await writeSyntheticDist(dir, records.slice(1));
+    const t0 = new Date();
+    const kept = await publish({}, t0);
+    expect(kept.ok).toBe(true);
+    expect(kept.counts.deleted).toBe(0);
+    expect(kept.plan!.kept.map((k) => k.key).sort()).toEqual([`api/pepe/${gone.id}`, `images/${gone.id}${gone.ext}`, `v1/pepe/${gone.id}`]);
+
+    const minutes = (n: number) => new Date(t0.getTime() + n * 60_000);
+    expect((await publish({ deleteStale: true }, minutes(0))).counts.deleted).toBe(0); // clocks start
+    expect((await publish({ deleteStale: true }, minutes(2))).counts.deleted).toBe(0); // JSON may still be cached
+    const documents = await publish({ deleteStale: true }, minutes(6));
+    expect(documents.plan!.deletions).toEqual([`api/pepe/${gone.id}`, `v1/pepe/${gone.id}`]);
+    await expect(head(`images/${gone.id}${gone.ext}`)).resolves.toBeDefined();
+    await expect(head(`api/pepe/${gone.id}`)).rejects.toMatchObject({ $metadata: { httpStatusCode: 404 } });
+    const images = await publish({ deleteStale: true }, minutes(12));
+    expect(images.plan!.deletions).toEqual([`images/${gone.id}${gone.ext}`]);
+    await expect(head(`images/${gone.id}${gone.ext}`)).rejects.toMatchObject({ $metadata: { httpStatusCode: 404 } });
+    counting.reset();
+    const settled = await publish({ deleteStale: true }, minutes(20));
+    expect(settled.counts).toMatchObject({ uploaded: 0, deleted: 0, kept: 0 });
+    expect(counting.counts.PUT ?? 0).toBe(0);
+  });
+
+  it('pages through more than 1,000 keys (truncated ListObjectsV2) under a prefix', async () => {
+    const records = syntheticRecords(340); // 3 keys per record + 6 more files: 1,026 keys
+    await writeSyntheticDist(dir, records);
+    expect((await publish({ prefix: 'pepe', concurrency: 16 })).ok).toBe(true);
+    counting.reset();
+    // --delete-stale always lists the whole prefix (no fast path).
+    const again = await publish({ prefix: 'pepe/', deleteStale: true });
+    expect(again.problems).toEqual([]);
+    expect(again.counts.skipped).toBe(1026);
+    expect(counting.counts.PUT ?? 0).toBe(0);
+    expect(counting.counts.GET).toBe(4); // manifest, publish state, 2 list pages
+  }, 60_000);
+
+  it('validates the whole build first and uploads nothing when a listed file is missing', async () => {
+    const records = syntheticRecords(3);
+    await writeSyntheticDist(dir, records);
+    await rm(join(dir, `site/v1/pepe/${records[2]!.id}`));
+    await writeFile(join(dir, 'site/stray.txt'), 'not in the manifest');
+    const result = await publish();
+    expect(result.ok).toBe(false);
+    expect(result.problems.map((p) => p.code).sort()).toEqual(['missing-file', 'unlisted-file']);
+    expect(counting.counts.PUT ?? 0).toBe(0);
+    expect(counting.counts.GET ?? 0).toBe(0);
+  });
+
+  it('a dry run prints the plan from the bucket and writes nothing', async () => {
+    const written = await writeSyntheticDist(dir, syntheticRecords(3));
+    const result = await publish({ dryRun: true });
+    expect(result.ok).toBe(true);
+    expect(result.plan!.uploads.map((o) => o.path).sort()).toEqual([...written].sort());
+    expect(result.plan!.uploadBytes).toBeGreaterThan(0);
+    expect(counting.counts.PUT ?? 0).toBe(0);
+    expect(counting.counts.POST ?? 0).toBe(0);
+  });
+});

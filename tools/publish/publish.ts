@@ -1,0 +1,183 @@
+/**
+ * `publishBuild`: puts a validated build on an S3-compatible bucket, uploading only what
+ * changed, in an order that never lets a published JSON point at a missing image:
+ * validate → read bucket → plan → images → assets → JSON → pages → build files → verify →
+ * manifest (last, conditional) → stale deletions (only with --delete-stale, only after all
+ * of that succeeded, only once safe: stale-policy.ts). Any failure stops the run and leaves
+ * the previous catalogue readable; rerunning converges.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { JSON_OBJECT_STORAGE_MAX_AGE_SECONDS } from '../../functions/core/cache-policy.js';
+import { error, type Problem } from '../build/problems.js';
+import { planObjects, type RemoteManifest } from './bucket-plan.js';
+import { manifestShapeError, readLocalBuild, type BuildManifest } from './local-build.js';
+import { localObjects } from './local-objects.js';
+import { GROUP_ORDER, RUN_MARKER_NAME, STATE_NAME, keyForPath, normalisePrefix } from './object-keys.js';
+import { runPool } from './run-pool.js';
+import { createS3Client } from './s3-client.js';
+import { S3OperationError, deleteKeys, getObjectOrNull, headMetadata, listAllObjects, putObject } from './s3-operations.js';
+import { decideStale, parseState, stateText } from './stale-policy.js';
+import type { PlannedObject, PublishDeps, PublishOptions, PublishPlan, PublishProgress, PublishResult, S3Like } from './types.js';
+import { PublishStop, uploadObject, verifyBucket, writeManifest } from './upload-steps.js';
+
+export const DEFAULT_CONCURRENCY = 8;
+
+/**
+ * Expected failures become Problems; anything else is a bug and propagates. Every error of
+ * a request (network ones included) arrives as an S3OperationError (s3-operations.ts).
+ */
+function toProblem(cause: unknown): Problem {
+  if (cause instanceof PublishStop) return cause.problem;
+  if (cause instanceof S3OperationError) return error('s3-request-failed', cause.message);
+  throw cause;
+}
+
+async function defaultHeaders(file: string): Promise<(urlPath: string) => Record<string, string>> {
+  const { loadNetlifyConfig, headersForPath } = await import('../serve/netlify-config.js');
+  const config = await loadNetlifyConfig(file);
+  return (urlPath) => headersForPath(config, urlPath);
+}
+
+async function readRemoteManifest(client: S3Like, bucket: string, key: string): Promise<RemoteManifest | null> {
+  const fetched = await getObjectOrNull(client, bucket, key);
+  if (!fetched) return null;
+  let manifest: BuildManifest | null = null;
+  try {
+    const parsed: unknown = JSON.parse(fetched.bytes.toString('utf8'));
+    if (manifestShapeError(parsed) === null) manifest = parsed as BuildManifest;
+  } catch {
+    // Unreadable: every key is then checked against its own metadata instead.
+  }
+  return { manifest, sha256: createHash('sha256').update(fetched.bytes).digest('hex'), etag: fetched.etag, lastModified: fetched.lastModified, run: fetched.metadata.run ?? '' };
+}
+
+export async function publishBuild(options: PublishOptions, deps: PublishDeps = {}): Promise<PublishResult> {
+  const timings: Record<string, number> = {};
+  let phaseStart = performance.now();
+  const lap = (name: string) => {
+    const now = performance.now();
+    timings[name] = Math.round(now - phaseStart);
+    phaseStart = now;
+  };
+  const dryRun = options.dryRun ?? false;
+  let bytesDone = 0;
+  const result = (ok: boolean, problems: Problem[], plan?: PublishPlan, uploaded = 0, deleted = 0): PublishResult => ({
+    ok,
+    dryRun,
+    problems,
+    ...(plan ? { plan } : {}),
+    counts: { uploaded, skipped: plan?.skips.length ?? 0, deleted, kept: plan?.kept.length ?? 0 },
+    bytes: { uploaded: bytesDone, total: plan?.uploadBytes ?? 0 },
+    timings,
+  });
+  const progress = (p: PublishProgress) => options.onProgress?.(p);
+  const prefix = normalisePrefix(options.prefix);
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+
+  progress({ phase: 'reading-build', objectsDone: 0, objectsTotal: 0, bytesDone: 0, bytesTotal: 0 });
+  const local = await readLocalBuild(options.dir ?? 'dist');
+  if (!local.ok) return result(false, local.problems);
+  let headersForPath = deps.headersForPath;
+  if (!headersForPath) {
+    try {
+      headersForPath = await defaultHeaders(options.netlifyToml ?? 'netlify.toml');
+    } catch (cause) {
+      return result(false, [error('netlify-config', cause instanceof Error ? cause.message : String(cause), options.netlifyToml ?? 'netlify.toml')]);
+    }
+  }
+  const built = localObjects(local.build, prefix, headersForPath);
+  if (built.problems.length > 0) return result(false, built.problems);
+  lap('readBuild');
+
+  const client = deps.client ?? createS3Client({ endpoint: options.endpoint, region: options.region, maxAttempts: options.maxAttempts });
+  const { bucket } = options;
+  const stateKey = `${prefix}${STATE_NAME}`;
+  let plan: PublishPlan | undefined;
+  let uploaded = 0;
+  let deleted = 0;
+  try {
+    progress({ phase: 'reading-bucket', objectsDone: 0, objectsTotal: 0, bytesDone: 0, bytesTotal: 0 });
+    const markerKey = `${prefix}${RUN_MARKER_NAME}`;
+    const [remoteManifest, marker] = await Promise.all([readRemoteManifest(client, bucket, built.manifest.key), headMetadata(client, bucket, markerKey)]);
+    // Fast path: the last run that wrote anything finished (see RUN_MARKER_NAME), so the
+    // manifest is the bucket's exact description. --delete-stale always lists: it must
+    // also find keys no manifest ever listed (left by interrupted runs).
+    const fast = !options.deleteStale && remoteManifest?.manifest != null && remoteManifest.run !== '' && marker?.run === remoteManifest.run;
+    const listing = fast ? null : await listAllObjects(client, bucket, prefix);
+    const planned = await planObjects({ client, bucket, prefix, objects: built.objects, listing, remoteManifest, concurrency });
+    if (planned.error) throw planned.error;
+    if (planned.problems.length > 0) return result(false, planned.problems);
+
+    const order = (o: PlannedObject) => GROUP_ORDER.indexOf(o.group);
+    const uploads = planned.planned.filter((o) => o.reason !== 'unchanged').sort((a, b) => order(a) - order(b) || (a.key < b.key ? -1 : 1));
+    const skips = planned.planned.filter((o) => o.reason === 'unchanged');
+    // The manifest goes up whenever anything else did, so its date again covers every object (see bucket-plan.ts).
+    const manifestChanged = remoteManifest?.sha256 !== built.manifest.sha256;
+    if (uploads.length > 0 || manifestChanged) uploads.push({ ...built.manifest, reason: remoteManifest ? 'changed' : 'new' });
+    else skips.push({ ...built.manifest, reason: 'unchanged' });
+
+    const wanted = new Set([...built.objects.map((o) => o.key), built.manifest.key, stateKey, markerKey]);
+    // On the fast path only the previous manifest's keys are known: enough to report them.
+    const bucketKeys = listing ? [...listing.keys()] : Object.keys(remoteManifest?.manifest?.files ?? {}).map((path) => keyForPath(prefix, path));
+    const staleKeys = bucketKeys.filter((key) => !wanted.has(key));
+    // Read even with no stale key: the clocks of keys that came back must be dropped, not revived later.
+    const previousStateText = options.deleteStale ? ((await getObjectOrNull(client, bucket, stateKey))?.bytes.toString('utf8') ?? null) : null;
+    const decision = decideStale({
+      staleKeys,
+      isImageKey: (key) => key.startsWith(`${prefix}images/`),
+      deleteStale: options.deleteStale ?? false,
+      previous: parseState(previousStateText),
+      now: (deps.now ?? (() => new Date()))(),
+      maxAgeSeconds: JSON_OBJECT_STORAGE_MAX_AGE_SECONDS,
+    });
+    plan = { uploads, skips, deletions: decision.deleteNow, kept: decision.keep, uploadBytes: uploads.reduce((n, o) => n + o.size, 0) };
+    lap('readBucket');
+    if (dryRun) return result(true, [], plan);
+
+    const runId = randomUUID();
+    if (uploads.length > 0) {
+      // Before the first upload: from now until the manifest carries this id, the bucket may hold objects the manifest does not describe.
+      await putObject(client, bucket, { key: markerKey, body: Buffer.from(`${runId}\n`), contentType: 'text/plain; charset=utf-8', cacheControl: 'no-store', sha256: createHash('sha256').update(`${runId}\n`).digest('hex'), metadata: { run: runId } });
+    }
+    const report = (phase: PublishProgress['phase']) =>
+      progress({ phase, objectsDone: uploaded, objectsTotal: uploads.length, bytesDone, bytesTotal: plan!.uploadBytes });
+    for (const group of GROUP_ORDER.filter((g) => g !== 'manifest')) {
+      const failure = await runPool(uploads.filter((o) => o.group === group), concurrency, async (object) => {
+        await uploadObject(client, bucket, local.build.dir, object);
+        uploaded += 1;
+        bytesDone += object.size;
+        report('uploading');
+      });
+      if (failure) throw failure;
+    }
+    lap('upload');
+    if (uploads.length > 0) {
+      report('verifying');
+      // Large runs: list everything once. Small runs: HEAD every image the uploaded JSON points at.
+      const uploadedJson = uploads.filter((o) => o.group === 'json').map((o) => o.key);
+      const referenced = uploadedJson.flatMap((key) => built.references.get(key) ?? []);
+      const full = listing === null ? referenced.length + uploads.length > 1000 : true;
+      await verifyBucket(client, bucket, full ? [...built.objects.map((o) => o.key), ...referenced] : [...uploads.filter((o) => o.group !== 'manifest').map((o) => o.key), ...referenced], full ? { list: prefix } : { head: concurrency });
+      await writeManifest(client, bucket, uploads.at(-1)!, local.build.manifestBytes, remoteManifest?.etag ?? null, runId);
+      uploaded += 1;
+      bytesDone += built.manifest.size;
+      report('uploading');
+      lap('verifyAndManifest');
+    }
+
+    if (options.deleteStale && (decision.deleteNow.length > 0 || stateText(decision.state) !== (previousStateText ?? stateText(parseState(null))))) {
+      progress({ phase: 'deleting', objectsDone: 0, objectsTotal: decision.deleteNow.length, bytesDone: 0, bytesTotal: 0 });
+      await deleteKeys(client, bucket, decision.deleteNow, (count) => {
+        deleted += count;
+        progress({ phase: 'deleting', objectsDone: deleted, objectsTotal: decision.deleteNow.length, bytesDone: 0, bytesTotal: 0 });
+      });
+      const body = Buffer.from(stateText(decision.state));
+      await putObject(client, bucket, { key: stateKey, body, contentType: 'application/json; charset=utf-8', cacheControl: 'no-store', sha256: createHash('sha256').update(body).digest('hex') });
+      lap('delete');
+    }
+    return result(true, [], plan, uploaded, deleted);
+  } catch (cause) {
+    return result(false, [toProblem(cause)], plan, uploaded, deleted);
+  }
+}
+

@@ -1,0 +1,122 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IMAGE_CACHE_CONTROL, JSON_OBJECT_STORAGE_CACHE_CONTROL } from '../../functions/core/cache-policy.js';
+import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
+import { readLocalBuild } from './local-build.js';
+import { metadataFor } from './object-metadata.js';
+import { checkBucketName, keyForPath, normalisePrefix } from './object-keys.js';
+import { imageReferences } from './references.js';
+import { decideStale } from './stale-policy.js';
+import { deleteKeys, listAllObjects, putObject } from './s3-operations.js';
+import { MemoryS3 } from './testing/memory-s3.js';
+import { syntheticRecords, writeSyntheticDist } from './testing/synthetic-dist.js';
+
+let temp: TempDir;
+beforeAll(async () => {
+  temp = await makeTempDir('pepe-publish-units-');
+});
+afterAll(async () => temp?.cleanup());
+
+describe('build folder validation', () => {
+  it('reports a missing manifest with what to do', async () => {
+    const result = await readLocalBuild(join(temp.path, 'nowhere'));
+    expect(result).toMatchObject({ ok: false, problems: [{ code: 'missing-manifest' }] });
+    if (!result.ok) expect(result.problems[0]!.message).toContain('pepe build');
+  });
+
+  it('reports an unparseable or foreign manifest', async () => {
+    const dir = join(temp.path, 'bad');
+    await writeSyntheticDist(dir, syntheticRecords(1));
+    await writeFile(join(dir, 'manifest.json'), '{"format": 1,');
+    expect(await readLocalBuild(dir)).toMatchObject({ ok: false, problems: [{ code: 'invalid-manifest' }] });
+    await writeFile(join(dir, 'manifest.json'), JSON.stringify({ format: 2, version: 'x', files: {} }));
+    expect(await readLocalBuild(dir)).toMatchObject({ ok: false, problems: [{ code: 'invalid-manifest', message: expect.stringContaining('format 2') }] });
+  });
+
+  it('reports every file whose bytes differ from the manifest, not only the first', async () => {
+    const dir = join(temp.path, 'edited');
+    const records = syntheticRecords(2);
+    await writeSyntheticDist(dir, records);
+    await writeFile(join(dir, `site/api/pepe/${records[0]!.id}`), '{}');
+    await writeFile(join(dir, `site/images/${records[1]!.id}${records[1]!.ext}`), 'x');
+    const result = await readLocalBuild(dir);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.problems.map((p) => p.code)).toEqual(['file-mismatch', 'file-mismatch']);
+  });
+});
+
+describe('keys and metadata', () => {
+  it('maps site files to the prefix root and everything else under _build/', () => {
+    expect(keyForPath('p/', 'site/images/a.png')).toBe('p/images/a.png');
+    expect(keyForPath('', 'data/catalogue.mjs')).toBe('_build/data/catalogue.mjs');
+    expect(keyForPath('p/', 'manifest.json')).toBe('p/_build/manifest.json');
+  });
+
+  it('normalises prefixes and refuses bad prefixes and bucket names with the flag named', () => {
+    expect(normalisePrefix('pepe')).toBe('pepe/');
+    expect(normalisePrefix('')).toBe('');
+    expect(() => normalisePrefix('/pepe')).toThrow(/--prefix/);
+    expect(() => normalisePrefix('a/../b')).toThrow(/--prefix/);
+    expect(() => checkBucketName('ab')).toThrow(/--bucket/);
+    expect(() => checkBucketName('Pepe_Bucket')).toThrow(/--bucket/);
+    expect(() => checkBucketName('pepe-bucket')).not.toThrow();
+  });
+
+  it('gives an extensionless JSON file a JSON Content-Type even without a netlify.toml rule', () => {
+    const none = () => ({});
+    expect(metadataFor('site/api/other/x', none, () => '{"a":1}')).toEqual({ contentType: 'application/json; charset=utf-8', cacheControl: JSON_OBJECT_STORAGE_CACHE_CONTROL });
+    expect(metadataFor('site/blob', none, () => 'plain').contentType).toBe('application/octet-stream');
+  });
+
+  it('overrides the Netlify JSON and image Cache-Control for object storage', () => {
+    const netlify = () => ({ 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'public, max-age=60' });
+    expect(metadataFor('site/api/pepe/x', netlify, () => '{}').cacheControl).toBe(JSON_OBJECT_STORAGE_CACHE_CONTROL);
+    expect(metadataFor('site/images/x.avif', () => ({}), () => '')).toEqual({ contentType: 'image/avif', cacheControl: IMAGE_CACHE_CONTROL });
+  });
+
+  it('finds image references behind any configured site URL, and only those', () => {
+    const settings = { baseUrl: 'https://a.test', cdnUrl: 'https://cdn.test/' };
+    const refs = imageReferences({ data: [{ url: 'https://a.test/images/x.png' }, { url: 'https://cdn.test/images/y.gif?v=1' }, { url: 'https://elsewhere.test/images/z.png' }] }, settings);
+    expect([...refs].sort()).toEqual(['site/images/x.png', 'site/images/y.gif']);
+  });
+});
+
+describe('stale-key policy', () => {
+  const isImageKey = (key: string) => key.startsWith('images/');
+  const at = (minutes: number) => new Date(Date.parse('2030-01-01T00:00:00Z') + minutes * 60_000);
+  const stale = ['api/pepe/a', 'images/a.png'];
+
+  it('deletes nothing without --delete-stale', () => {
+    const d = decideStale({ staleKeys: stale, isImageKey, deleteStale: false, previous: { format: 1, retired: {} }, now: at(0), maxAgeSeconds: 300 });
+    expect(d.deleteNow).toEqual([]);
+    expect(d.keep.map((k) => k.key)).toEqual(stale);
+  });
+
+  it('starts an image clock only after the documents that may point at it are gone', () => {
+    const first = decideStale({ staleKeys: stale, isImageKey, deleteStale: true, previous: { format: 1, retired: {} }, now: at(0), maxAgeSeconds: 300 });
+    expect(first.deleteNow).toEqual([]);
+    expect(first.state.retired).toEqual({ 'api/pepe/a': at(0).toISOString() });
+    const early = decideStale({ staleKeys: stale, isImageKey, deleteStale: true, previous: first.state, now: at(4.9), maxAgeSeconds: 300 });
+    expect(early.deleteNow).toEqual([]);
+    const second = decideStale({ staleKeys: stale, isImageKey, deleteStale: true, previous: first.state, now: at(5), maxAgeSeconds: 300 });
+    expect(second.deleteNow).toEqual(['api/pepe/a']);
+    expect(second.state.retired).toEqual({ 'images/a.png': at(5).toISOString() });
+    const third = decideStale({ staleKeys: ['images/a.png'], isImageKey, deleteStale: true, previous: second.state, now: at(10), maxAgeSeconds: 300 });
+    expect(third.deleteNow).toEqual(['images/a.png']);
+    expect(third.state.retired).toEqual({});
+  });
+});
+
+describe('bulk operations', () => {
+  it('lists in pages of 1,000 and deletes in batches of at most 1,000', async () => {
+    const store = new MemoryS3('pepe-bulk');
+    for (let n = 0; n < 2500; n++) await putObject(store, 'pepe-bulk', { key: `k/${String(n).padStart(4, '0')}`, body: Buffer.from('x'), contentType: 'text/plain', cacheControl: 'no-store', sha256: '0'.repeat(64) });
+    expect((await listAllObjects(store, 'pepe-bulk', 'k/')).size).toBe(2500);
+    expect(store.calls.ListObjectsV2).toBe(3);
+    const batches: number[] = [];
+    await deleteKeys(store, 'pepe-bulk', [...store.objects.keys()], (count) => batches.push(count));
+    expect(batches).toEqual([1000, 1000, 500]);
+    expect(store.objects.size).toBe(0);
+  });
+});

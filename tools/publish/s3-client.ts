@@ -1,0 +1,30 @@
+/**
+ * The one place the S3 client is configured. Credentials come from the SDK's standard chain
+ * (environment, shared config/profile, SSO, instance roles) unless a caller passes some.
+ */
+import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+
+/** Attempts per request (the first try included). With 'standard' mode the SDK backs off exponentially with jitter on throttling, 5xx and network errors. */
+export const DEFAULT_MAX_ATTEMPTS = 5;
+
+export interface ClientSettings {
+  endpoint?: string;
+  region?: string;
+  maxAttempts?: number;
+  credentials?: S3ClientConfig['credentials'];
+}
+
+export function createS3Client(settings: ClientSettings): S3Client {
+  return new S3Client({
+    // An S3-compatible server has no region of its own, but the SDK refuses to sign without one.
+    ...(settings.region ? { region: settings.region } : settings.endpoint ? { region: 'us-east-1' } : {}),
+    ...(settings.endpoint ? { endpoint: settings.endpoint, forcePathStyle: true } : {}),
+    ...(settings.credentials ? { credentials: settings.credentials } : {}),
+    // Only send/check checksums where S3 demands them: S3-compatible servers (s3rver, older
+    // MinIO) otherwise store streamed bodies with their aws-chunked framing.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    retryMode: 'standard',
+    maxAttempts: settings.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+  });
+}

@@ -1,0 +1,169 @@
+/**
+ * Each S3 operation the publisher makes, as a small function over `S3Like.send`. A failed
+ * request (after the SDK's retries) becomes an S3OperationError naming the operation, the
+ * key and the status, which the publisher turns into a Problem.
+ */
+import {
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+} from '@aws-sdk/client-s3';
+import type { S3Like } from './types.js';
+
+/** S3 returns at most 1,000 keys per ListObjectsV2 page. */
+export const LIST_PAGE_SIZE = 1000;
+/** DeleteObjects accepts at most 1,000 keys per call. */
+export const MAX_BULK_DELETE = 1000;
+
+export class S3OperationError extends Error {
+  constructor(
+    readonly operation: string,
+    readonly key: string,
+    readonly status: number | undefined,
+    readonly errorName: string,
+    detail: string,
+  ) {
+    super(`${operation} ${key} failed: ${status ?? 'no response'} ${errorName}${detail ? ` (${detail})` : ''}`);
+  }
+}
+
+interface SdkErrorLike {
+  name?: string;
+  message?: string;
+  Code?: string;
+  $metadata?: { httpStatusCode?: number; attempts?: number };
+}
+
+export function statusOf(cause: unknown): number | undefined {
+  return (cause as SdkErrorLike | null)?.$metadata?.httpStatusCode;
+}
+
+async function call<T>(operation: string, key: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (cause) {
+    const e = (cause ?? {}) as SdkErrorLike;
+    const attempts = e.$metadata?.attempts;
+    const detail = [e.message && e.message !== e.name ? e.message : '', attempts && attempts > 1 ? `after ${attempts} attempts` : ''].filter(Boolean).join('; ');
+    throw new S3OperationError(operation, key, statusOf(cause), e.name ?? e.Code ?? 'Error', detail);
+  }
+}
+
+export interface ListedObject {
+  key: string;
+  etag: string;
+  size: number;
+  lastModified: Date;
+}
+
+/** Every key under the prefix. https://docs.aws.amazon.com/AmazonS3/latest/API/API_ListObjectsV2.html */
+export async function listAllObjects(client: S3Like, bucket: string, prefix: string): Promise<Map<string, ListedObject>> {
+  const objects = new Map<string, ListedObject>();
+  let token: string | undefined;
+  do {
+    const page = await call('ListObjectsV2', `${bucket}/${prefix}*`, () =>
+      client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix || undefined, MaxKeys: LIST_PAGE_SIZE, ContinuationToken: token })),
+    );
+    for (const item of page.Contents ?? []) {
+      if (!item.Key) continue;
+      objects.set(item.Key, { key: item.Key, etag: String(item.ETag ?? ''), size: Number(item.Size ?? 0), lastModified: new Date(item.LastModified ?? 0) });
+    }
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
+  return objects;
+}
+
+export interface FetchedObject {
+  bytes: Buffer;
+  etag: string;
+  lastModified: Date;
+  metadata: Record<string, string>;
+}
+
+/** The object's bytes, or null when it does not exist. https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetObject.html */
+export async function getObjectOrNull(client: S3Like, bucket: string, key: string): Promise<FetchedObject | null> {
+  try {
+    return await call('GetObject', key, async () => {
+      const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+      const bytes = Buffer.from(await answer.Body.transformToByteArray());
+      return { bytes, etag: String(answer.ETag ?? ''), lastModified: new Date(answer.LastModified ?? 0), metadata: { ...(answer.Metadata ?? {}) } };
+    });
+  } catch (error) {
+    if (error instanceof S3OperationError && (error.status === 404 || error.errorName === 'NoSuchKey')) return null;
+    throw error;
+  }
+}
+
+/** The sha256 the publisher stored in the object's metadata (null: no such object; '': object without it). */
+export async function headSha256(client: S3Like, bucket: string, key: string): Promise<string | null> {
+  const metadata = await headMetadata(client, bucket, key);
+  return metadata === null ? null : (metadata.sha256 ?? '');
+}
+
+/** The object's user metadata (x-amz-meta-*), or null when it does not exist. https://docs.aws.amazon.com/AmazonS3/latest/API/API_HeadObject.html */
+export async function headMetadata(client: S3Like, bucket: string, key: string): Promise<Record<string, string> | null> {
+  try {
+    return await call('HeadObject', key, async () => {
+      const answer = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+      return { ...(answer.Metadata ?? {}) } as Record<string, string>;
+    });
+  } catch (error) {
+    if (error instanceof S3OperationError && (error.status === 404 || error.errorName === 'NotFound' || error.errorName === 'NoSuchKey')) return null;
+    throw error;
+  }
+}
+
+export interface PutRequest {
+  key: string;
+  body: Buffer;
+  contentType: string;
+  cacheControl: string;
+  sha256: string;
+  /** More x-amz-meta-* values (the manifest carries its publish run id). */
+  metadata?: Record<string, string>;
+  /** '*' = create only (412 when the key exists); an ETag = replace only that version. */
+  ifNoneMatch?: '*';
+  ifMatch?: string;
+}
+
+/** https://docs.aws.amazon.com/AmazonS3/latest/API/API_PutObject.html (conditional writes: If-None-Match / If-Match). */
+export async function putObject(client: S3Like, bucket: string, request: PutRequest): Promise<void> {
+  await call('PutObject', request.key, () =>
+    client.send(
+      new PutObjectCommand({
+        Bucket: bucket,
+        Key: request.key,
+        Body: request.body,
+        ContentLength: request.body.length,
+        ContentType: request.contentType,
+        CacheControl: request.cacheControl,
+        Metadata: { ...request.metadata, sha256: request.sha256 },
+        ...(request.ifNoneMatch ? { IfNoneMatch: request.ifNoneMatch } : {}),
+        ...(request.ifMatch ? { IfMatch: request.ifMatch } : {}),
+      }),
+    ),
+  );
+}
+
+/** Deletes keys in batches of MAX_BULK_DELETE; a key S3 reports as not deleted fails the call. https://docs.aws.amazon.com/AmazonS3/latest/API/API_DeleteObjects.html */
+export async function deleteKeys(client: S3Like, bucket: string, keys: string[], onBatch?: (count: number) => void): Promise<void> {
+  for (let start = 0; start < keys.length; start += MAX_BULK_DELETE) {
+    const batch = keys.slice(start, start + MAX_BULK_DELETE);
+    const answer = await call('DeleteObjects', `${batch[0]} (+${batch.length - 1} more)`, () =>
+      client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } })),
+    );
+    const failed = (answer.Errors ?? []) as { Key?: string; Code?: string; Message?: string }[];
+    if (failed.length > 0) {
+      const first = failed[0]!;
+      throw new S3OperationError('DeleteObjects', first.Key ?? '?', undefined, first.Code ?? 'Error', `${failed.length} key(s) not deleted${first.Message ? `: ${first.Message}` : ''}`);
+    }
+    onBatch?.(batch.length);
+  }
+}
+
+/** True when a conditional write was refused because the condition did not hold. */
+export function isPreconditionFailed(error: unknown): boolean {
+  return error instanceof S3OperationError && (error.status === 412 || error.errorName === 'PreconditionFailed');
+}

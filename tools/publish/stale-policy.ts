@@ -1,0 +1,85 @@
+/**
+ * When a key the new build no longer lists may be deleted.
+ *
+ * A generic CDN in front of the bucket keeps JSON for up to
+ * JSON_OBJECT_STORAGE_MAX_AGE_SECONDS after it changed or disappeared, and no deploy purges
+ * it. Deleting an image at the moment the JSON pointing at it is replaced would let a
+ * cached JSON point at a missing image. So deletion is two-phase, with the clock kept in
+ * the bucket (`_build/publish-state.json`, `retired: { key: ISO time }`):
+ *
+ * 1. A stale document (anything but an image: JSON, pages, assets, build files) is recorded
+ *    as retired by the first successful `--delete-stale` run that sees it, and deleted by a
+ *    later one once the max age has passed since then (pages may still point at old assets).
+ * 2. A stale image starts its clock only once no stale document is left in the bucket
+ *    (documents are what point at images), and is deleted a max age after that.
+ *
+ * So after a record is removed, the JSON goes on the first run ≥ 5 min later and its image
+ * on a run ≥ 5 min after that. Without --delete-stale nothing is deleted and no clock runs.
+ * Times are the publishing machine's clock.
+ */
+export interface PublishState {
+  format: 1;
+  /** Stale key → when its safety clock started (ISO 8601). Sorted for stable bytes. */
+  retired: Record<string, string>;
+}
+
+export interface StaleDecision {
+  deleteNow: string[];
+  keep: { key: string; reason: string }[];
+  state: PublishState;
+}
+
+export function parseState(text: string | null): PublishState {
+  if (text === null) return { format: 1, retired: {} };
+  try {
+    const value = JSON.parse(text) as Partial<PublishState>;
+    if (value.format === 1 && value.retired && typeof value.retired === 'object') {
+      const retired = Object.fromEntries(Object.entries(value.retired).filter(([, at]) => typeof at === 'string' && !Number.isNaN(Date.parse(at))));
+      return { format: 1, retired };
+    }
+  } catch {
+    // An unreadable state only restarts the clocks: later deletions, never earlier ones.
+  }
+  return { format: 1, retired: {} };
+}
+
+export function stateText(state: PublishState): string {
+  const retired = Object.fromEntries(Object.entries(state.retired).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return `${JSON.stringify({ format: 1, retired }, null, 2)}\n`;
+}
+
+export function decideStale(options: {
+  staleKeys: string[];
+  isImageKey: (key: string) => boolean;
+  deleteStale: boolean;
+  previous: PublishState;
+  now: Date;
+  maxAgeSeconds: number;
+}): StaleDecision {
+  const { staleKeys, isImageKey, previous, now, maxAgeSeconds } = options;
+  const sorted = [...staleKeys].sort();
+  if (!options.deleteStale) {
+    return { deleteNow: [], keep: sorted.map((key) => ({ key, reason: 'not listed by the build; run with --delete-stale to remove' })), state: previous };
+  }
+  const deleteNow: string[] = [];
+  const keep: StaleDecision['keep'] = [];
+  const retired: Record<string, string> = {};
+  const dueAt = (since: string) => new Date(Date.parse(since) + maxAgeSeconds * 1000);
+  const clock = (key: string): void => {
+    const since = previous.retired[key] ?? now.toISOString();
+    if (dueAt(since) <= now) {
+      deleteNow.push(key);
+    } else {
+      retired[key] = since;
+      keep.push({ key, reason: `retired at ${since}; cached copies may still point at it until ${dueAt(since).toISOString()}` });
+    }
+  };
+  const documents = sorted.filter((key) => !isImageKey(key));
+  documents.forEach(clock);
+  const documentsLeft = documents.length - deleteNow.length;
+  for (const key of sorted.filter(isImageKey)) {
+    if (documentsLeft > 0) keep.push({ key, reason: `${documentsLeft} stale document(s) still in the bucket may point at it; deleted on a later run` });
+    else clock(key);
+  }
+  return { deleteNow, keep, state: { format: 1, retired } };
+}

@@ -1,0 +1,91 @@
+/**
+ * The shapes `publishBuild` takes and returns. The library never prints: the CLI turns a
+ * PublishResult into text and an exit code.
+ */
+import type { Problem } from '../build/problems.js';
+
+/** The subset of S3Client the publisher uses, so tests can wrap or replace it (fault injection, conditional-write double). */
+export interface S3Like {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  send(command: any, options?: any): Promise<any>;
+}
+
+export interface PublishOptions {
+  bucket: string;
+  /** Key prefix, '' or ending with '/' (normalised by `normalisePrefix`). */
+  prefix?: string;
+  /** The build output folder (holds manifest.json, site/, data/, functions/). Default 'dist'. */
+  dir?: string;
+  /** S3-compatible endpoint URL; turns on path-style addressing. */
+  endpoint?: string;
+  region?: string;
+  /** Parallel requests. Default 8. */
+  concurrency?: number;
+  /** Plan only: read the bucket, write nothing. */
+  dryRun?: boolean;
+  /** Delete keys the build no longer lists, once safe (see stale-policy.ts). */
+  deleteStale?: boolean;
+  /** netlify.toml to take Content-Type / Cache-Control from. Default 'netlify.toml' in the working directory. */
+  netlifyToml?: string;
+  /** SDK attempts per request (first try included), standard retry mode with backoff. Default 5. */
+  maxAttempts?: number;
+  onProgress?: (progress: PublishProgress) => void;
+}
+
+export interface PublishDeps {
+  /** Replaces the S3 client built from the options (tests: fault injection, counting, test doubles). */
+  client?: S3Like;
+  /** Wall clock for the stale-key policy (tests move time forward). */
+  now?: () => Date;
+  /** Content-Type / Cache-Control per URL path; default from netlify.toml via tools/serve/netlify-config.ts. */
+  headersForPath?: (urlPath: string) => Record<string, string>;
+}
+
+export interface PublishProgress {
+  phase: 'reading-build' | 'reading-bucket' | 'uploading' | 'verifying' | 'deleting';
+  objectsDone: number;
+  objectsTotal: number;
+  bytesDone: number;
+  bytesTotal: number;
+}
+
+/** The upload groups, in the order they reach the bucket. */
+export type UploadGroup = 'image' | 'asset' | 'json' | 'page' | 'build' | 'manifest';
+
+/** One object of the build as it will be stored. */
+export interface PlannedObject {
+  key: string;
+  /** Path relative to the build folder ('site/images/x.png', 'manifest.json'). */
+  path: string;
+  group: UploadGroup;
+  size: number;
+  sha256: string;
+  md5: string;
+  contentType: string;
+  cacheControl: string;
+  /** Why it is uploaded ('new', 'changed', 'manifest') or skipped ('unchanged'). */
+  reason: 'new' | 'changed' | 'unchanged' | 'unconfirmed';
+}
+
+export interface PublishPlan {
+  uploads: PlannedObject[];
+  skips: PlannedObject[];
+  /** Stale keys deleted by this run (empty without --delete-stale). */
+  deletions: string[];
+  /** Stale keys kept for now: without --delete-stale, or not yet safe to delete (cached JSON may still reference them). */
+  kept: { key: string; reason: string }[];
+  uploadBytes: number;
+}
+
+export interface PublishResult {
+  /** True only when the bucket holds the build (or, in a dry run, when the plan could be made). */
+  ok: boolean;
+  dryRun: boolean;
+  problems: Problem[];
+  /** Absent when the build folder itself was invalid. */
+  plan?: PublishPlan;
+  counts: { uploaded: number; skipped: number; deleted: number; kept: number };
+  bytes: { uploaded: number; total: number };
+  /** Milliseconds per phase, for the summary and the benchmark. */
+  timings: Record<string, number>;
+}
