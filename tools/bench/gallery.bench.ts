@@ -1,0 +1,218 @@
+/**
+ * Gallery benchmark, Lighthouse-style, in the same headless Chromium as the tests: time to
+ * first image, largest contentful paint, bytes transferred for the first screen (without
+ * and with images), and cumulative layout shift, on a 10k synthetic catalogue served by the
+ * real local server. Baseline in the same run: a plain HTML page with the same first-screen
+ * <img> tags (no script, no API call), i.e. the least any page showing those pictures costs.
+ *
+ * Records come from synthetic-records.ts; images from synthetic-images.ts (realistic sizes,
+ * 20 KB–1 MB), a few dozen distinct files shared by all records, hard-linked per id, with
+ * each record's width/height/blurhash/size taken from the file it points to.
+ */
+import { linkSync, mkdirSync, writeFileSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import type { Browser, Page } from 'playwright-core';
+import { catalogueModuleSource, compileCatalogue, precomputedFiles } from '../../functions/core/catalogue.js';
+import { compareRecords, type ImageExt, type PepeRecord, type SiteUrls } from '../../functions/core/record.js';
+import { bundleFunction } from '../build/bundle-function.js';
+import { launchChromium } from '../gallery/chromium.js';
+import { PAGE_SIZE } from '../gallery/src/api-client.js';
+import { writeGallery } from '../gallery/write-gallery.js';
+import { analyseImage } from '../image/analyse-image.js';
+import { startServer } from '../serve/server.js';
+import { percentile, round, type Bench, type BenchContext } from './context.js';
+import { syntheticImageCorpus } from './synthetic-images.js';
+import { syntheticRecords } from './synthetic-records.js';
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** Distinct image files; two grid pages' worth, so the first screen shows no repeats. */
+const DISTINCT_IMAGES = 2 * PAGE_SIZE;
+const DESKTOP = { width: 1366, height: 768 };
+const PHONE = { width: 360, height: 740 };
+/** Targets from issue 5. */
+const FIRST_SCREEN_BUDGET_BYTES = 300 * 1024;
+
+interface Measurement {
+  firstImageMs: number;
+  lcpMs: number;
+  bytesWithoutImages: number;
+  bytesImages: number;
+  requests: number;
+  imageRequests: number;
+  cls: number;
+}
+
+async function makeSite(ctx: BenchContext, count: number): Promise<{ distDir: string; newest: PepeRecord[] }> {
+  const distDir = join(ctx.tmpRoot, 'dist');
+  const siteDir = join(distDir, 'site');
+  ctx.log(`generating ${DISTINCT_IMAGES} images`);
+  const corpus = await syntheticImageCorpus(join(ctx.tmpRoot, 'images'), DISTINCT_IMAGES);
+  const images: { file: string; ext: ImageExt; width: number; height: number; blurhash: string; size: number }[] = [];
+  for (const file of corpus.files) {
+    const bytes = await readFile(file);
+    const analysis = await analyseImage(bytes);
+    if (!analysis.ok) throw new Error(`synthetic image ${file} did not analyse: ${analysis.message}`);
+    images.push({ file, ext: analysis.ext, width: analysis.width, height: analysis.height, blurhash: analysis.blurhash, size: bytes.length });
+  }
+  // Newest first gets image 0, 1, 2…: the first screen shows distinct pictures.
+  const records = syntheticRecords(count).sort(compareRecords).reverse().map((record, rank) => {
+    const image = images[rank % images.length]!;
+    return { ...record, file_ext: image.ext, width: image.width, height: image.height, blurhash: image.blurhash, file_size: image.size };
+  });
+  ctx.log(`writing a ${count}-record site`);
+  const urls: SiteUrls = { baseUrl: 'http://127.0.0.1', apiUrl: 'http://127.0.0.1', cdnUrl: 'http://127.0.0.1' };
+  const data = compileCatalogue(records, urls);
+  mkdirSync(join(distDir, 'data'), { recursive: true });
+  writeFileSync(join(distDir, 'data', 'catalogue.mjs'), catalogueModuleSource(data));
+  for (const file of precomputedFiles(data)) {
+    mkdirSync(join(siteDir, file.path, '..'), { recursive: true });
+    writeFileSync(join(siteDir, file.path), file.body);
+  }
+  mkdirSync(join(siteDir, 'images'), { recursive: true });
+  records.forEach((record, rank) => linkSync(images[rank % images.length]!.file, join(siteDir, 'images', `${record.id}${record.file_ext}`)));
+  await writeGallery(siteDir);
+  await bundleFunction({ distDir });
+  const newest = records.slice(0, PAGE_SIZE);
+  writeFileSync(join(siteDir, 'bench-baseline.html'), baselineHtml(newest));
+  return { distDir, newest };
+}
+
+/** The same first page of pictures as plain lazy <img> tags: no script, no API call. */
+function baselineHtml(records: PepeRecord[]): string {
+  const imgs = records.map((r) => `<img src="/images/${r.id}${r.file_ext}" width="${r.width}" height="${r.height}" loading="lazy" alt="" style="width:220px;height:auto">`);
+  return `<!doctype html><meta name="viewport" content="width=device-width"><title>baseline</title><body>${imgs.join('')}</body>\n`;
+}
+
+/** Records first image load, LCP and layout shifts from the start of navigation. */
+function instrument(): void {
+  const w = window as unknown as { bench: { firstImage: number; lcp: number; cls: number } };
+  w.bench = { firstImage: 0, lcp: 0, cls: 0 };
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries() as unknown as { value: number; hadRecentInput: boolean }[]) if (!e.hadRecentInput) w.bench.cls += e.value;
+  }).observe({ type: 'layout-shift', buffered: true });
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) w.bench.lcp = e.startTime;
+  }).observe({ type: 'largest-contentful-paint', buffered: true });
+  // The first <img> to finish loading, whichever page this is (capture: load does not bubble).
+  document.addEventListener('load', (event) => {
+    if (event.target instanceof HTMLImageElement && w.bench.firstImage === 0) w.bench.firstImage = performance.now();
+  }, true);
+}
+
+async function measure(browser: Browser, url: string, viewport: { width: number; height: number }): Promise<Measurement> {
+  const context = await browser.newContext({ viewport }); // fresh context: empty cache
+  const page: Page = await context.newPage();
+  await page.addInitScript(instrument);
+  let bytesWithoutImages = 0;
+  let bytesImages = 0;
+  let requests = 0;
+  let imageRequests = 0;
+  const pending: Promise<void>[] = [];
+  page.on('requestfinished', (request) => {
+    pending.push(
+      request.sizes().then((sizes) => {
+        const bytes = sizes.responseBodySize + sizes.responseHeadersSize; // encoded body: what crossed the wire
+        requests += 1;
+        if (request.resourceType() === 'image') {
+          imageRequests += 1;
+          bytesImages += bytes;
+        } else bytesWithoutImages += bytes;
+      }),
+    );
+  });
+  await page.goto(url, { waitUntil: 'load' });
+  await page.waitForFunction(() => (window as unknown as { bench: { firstImage: number } }).bench.firstImage > 0, null, { timeout: 30_000 });
+  await page.waitForLoadState('networkidle');
+  await Promise.all(pending);
+  const { firstImage, lcp, cls } = await page.evaluate(() => (window as unknown as { bench: { firstImage: number; lcp: number; cls: number } }).bench);
+  await context.close();
+  return { firstImageMs: firstImage, lcpMs: lcp, bytesWithoutImages, bytesImages, requests, imageRequests, cls };
+}
+
+/** Scrolls through three grid pages and returns the layout shift seen meanwhile. */
+async function scrollShift(browser: Browser, url: string): Promise<{ cards: number; cls: number }> {
+  const context = await browser.newContext({ viewport: DESKTOP });
+  const page = await context.newPage();
+  await page.addInitScript(instrument);
+  await page.goto(url);
+  await page.waitForFunction(() => document.querySelectorAll('#grid .card').length > 0);
+  for (let step = 0; step < 30; step++) {
+    await page.mouse.wheel(0, 600);
+    await page.waitForTimeout(100);
+  }
+  await page.waitForLoadState('networkidle');
+  const result = await page.evaluate(() => ({ cards: document.querySelectorAll('#grid .card').length, cls: (window as unknown as { bench: { cls: number } }).bench.cls }));
+  await context.close();
+  return result;
+}
+
+function summarise(name: string, runs: Measurement[], baseline?: { firstImageMs: number; bytes: number }): Record<string, string | number> {
+  const median = (pick: (m: Measurement) => number) => percentile(runs.map(pick), 50);
+  const firstImage = median((m) => m.firstImageMs);
+  const withImages = median((m) => m.bytesWithoutImages + m.bytesImages);
+  return {
+    page: name,
+    runs: runs.length,
+    'first image ms (median)': round(firstImage, 0),
+    'LCP ms (median)': round(median((m) => m.lcpMs), 0),
+    'KB without images': round(median((m) => m.bytesWithoutImages) / 1024, 1),
+    'KB with images': round(withImages / 1024, 1),
+    requests: median((m) => m.requests),
+    images: median((m) => m.imageRequests),
+    'CLS (max)': round(Math.max(...runs.map((m) => m.cls)), 4),
+    'first image vs baseline': baseline ? `${round(firstImage / baseline.firstImageMs, 2)}×` : '1×',
+    'bytes vs baseline': baseline ? `${round(withImages / baseline.bytes, 2)}×` : '1×',
+  };
+}
+
+export default {
+  name: 'gallery',
+  async run(ctx) {
+    const count = ctx.quick ? 1_000 : 10_000;
+    const runsPerCase = ctx.quick ? 1 : 5;
+    const { distDir } = await makeSite(ctx, count);
+    const server = await startServer({ dir: distDir, port: 0, host: '127.0.0.1', netlifyToml: join(REPO_ROOT, 'netlify.toml') });
+    const browser = await launchChromium();
+    try {
+      const rows: Record<string, string | number>[] = [];
+      for (const [label, viewport] of [['desktop 1366×768', DESKTOP], ['phone 360×740', PHONE]] as const) {
+        const baselineRuns: Measurement[] = [];
+        const galleryRuns: Measurement[] = [];
+        for (let run = 0; run < runsPerCase; run++) {
+          ctx.log(`${label}: run ${run + 1}/${runsPerCase}`);
+          baselineRuns.push(await measure(browser, `${server.url}/bench-baseline.html`, viewport));
+          galleryRuns.push(await measure(browser, `${server.url}/`, viewport));
+        }
+        const base = summarise(`baseline <img> page, ${label}`, baselineRuns);
+        rows.push(base, summarise(`gallery, ${label}`, galleryRuns, {
+          firstImageMs: percentile(baselineRuns.map((m) => m.firstImageMs), 50),
+          bytes: percentile(baselineRuns.map((m) => m.bytesWithoutImages + m.bytesImages), 50),
+        }));
+        const overBudget = galleryRuns.filter((m) => m.bytesWithoutImages > FIRST_SCREEN_BUDGET_BYTES).length;
+        if (overBudget > 0) ctx.log(`WARNING: ${overBudget} ${label} runs over the 300 KB first-screen budget (without images)`);
+      }
+      ctx.table(`first screen, ${count.toLocaleString('en')} records (fresh cache each run; loopback, no throttling)`, rows);
+
+      const scroll = await scrollShift(browser, `${server.url}/`);
+      const assets = await Promise.all(
+        (await galleryFiles(join(distDir, 'site'))).map(async (file) => ({ file, raw: (await stat(file.path)).size, gzip: gzipSync(await readFile(file.path), { level: 9 }).length })),
+      );
+      ctx.table('page weight and scrolling', [
+        ...assets.map((a) => ({ what: a.file.name, bytes: a.raw, 'gzip bytes': a.gzip, note: a.file.name.endsWith('.js') ? 'budget 51200 gzip' : '' })),
+        { what: `scroll 30×600 px (desktop): ${scroll.cards} cards loaded`, bytes: '', 'gzip bytes': '', note: `CLS ${round(scroll.cls, 4)}` },
+      ]);
+    } finally {
+      await browser.close();
+      await server.close();
+    }
+  },
+} satisfies Bench;
+
+async function galleryFiles(siteDir: string): Promise<{ name: string; path: string }[]> {
+  const html = await readFile(join(siteDir, 'index.html'), 'utf8');
+  const assets = [...html.matchAll(/"\/(assets\/[^"]+)"/g)].map((m) => m[1]!);
+  return [{ name: 'index.html', path: join(siteDir, 'index.html') }, ...assets.map((a) => ({ name: a, path: join(siteDir, a) }))];
+}

@@ -1,0 +1,321 @@
+/**
+ * The gallery in real headless Chromium, against the real local server over a catalogue
+ * made by the real build (which writes the gallery into dist/site).
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compareRecords, type PepeRecord } from '../../functions/core/record.js';
+import { startServer, type RunningServer } from '../serve/server.js';
+import { buildFixtureSite, FIXTURE_URLS, type FixtureSite } from '../testing/fixture-catalogue.js';
+import { launchChromium } from './chromium.js';
+import { listPath } from './src/api-client.js';
+import { EAGER_CARDS } from './src/grid.js';
+
+/** More than one grid page (24), so scrolling has something to load. */
+const FIXTURE_COUNT = 30;
+const PAGE_SIZE = 24;
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 360, height: 740 };
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const TEST_OUTPUT = join(REPO_ROOT, 'test-output');
+
+let site: FixtureSite;
+let server: RunningServer;
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+let newestFirst: PepeRecord[];
+
+beforeAll(async () => {
+  site = await buildFixtureSite({ count: FIXTURE_COUNT });
+  server = await startServer({ dir: site.distDir, port: 0, host: '127.0.0.1', netlifyToml: join(REPO_ROOT, 'netlify.toml') });
+  browser = await launchChromium();
+  newestFirst = [...site.records].sort(compareRecords).reverse();
+}, 180_000);
+
+afterAll(async () => {
+  for (const context of contexts) await context.close();
+  await browser?.close();
+  await server?.close();
+  await site?.cleanup();
+});
+
+/** A fresh page that records layout shifts (the CLS a user would feel) from the start. */
+async function openPage(viewport = DESKTOP, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
+  const context = await browser.newContext({ viewport, colorScheme, locale: 'en-US' });
+  contexts.push(context);
+  const page = await context.newPage();
+  await page.addInitScript(() => {
+    const w = window as unknown as { layoutShift: number };
+    w.layoutShift = 0;
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries() as unknown as { value: number; hadRecentInput: boolean }[]) {
+        if (!entry.hadRecentInput) w.layoutShift += entry.value;
+      }
+    }).observe({ type: 'layout-shift', buffered: true });
+  });
+  return page;
+}
+
+const cardIds = (page: Page) => page.$$eval('#grid .card', (cards) => cards.map((c) => (c as HTMLElement).dataset.id!));
+/** Waits for exactly `count` cards; on timeout, the error says what the page showed instead. */
+async function waitForCards(page: Page, count: number): Promise<void> {
+  try {
+    await page.waitForFunction((n) => document.querySelectorAll('#grid .card').length === n, count, { timeout: 15_000 });
+  } catch (error) {
+    const shown = await page.evaluate(() => ({
+      url: location.href,
+      cards: document.querySelectorAll('#grid .card').length,
+      status: document.getElementById('status')?.textContent,
+      footer: document.getElementById('footer')?.textContent,
+    }));
+    throw new Error(`expected ${count} cards, page shows ${JSON.stringify(shown)}`, { cause: error });
+  }
+}
+const statusText = (page: Page) => page.locator('#status').textContent();
+
+async function apiIds(query: string): Promise<{ ids: string[]; found: boolean }> {
+  const body = (await (await fetch(`${server.url}/api/pepe?${query}`)).json()) as { data: { id: string }[]; meta: { search: { found: boolean } } };
+  return { ids: body.data.map((p) => p.id), found: body.meta.search.found };
+}
+
+describe('gallery page in Chromium', { timeout: 60_000 }, () => {
+  it('shows the newest page as blurhash placeholders at the right aspect ratio, then the images, without layout shift', async () => {
+    const page = await openPage();
+    let releaseImages!: () => void;
+    const imagesHeld = new Promise<void>((resolve) => (releaseImages = resolve));
+    await page.route('**/images/**', async (route) => {
+      await imagesHeld;
+      await route.continue();
+    });
+    await page.goto(`${server.url}/`);
+    await waitForCards(page, PAGE_SIZE);
+    expect(await cardIds(page)).toEqual(newestFirst.slice(0, PAGE_SIZE).map((r) => r.id));
+
+    const pictures = await page.$$eval('#grid .picture', (frames) =>
+      frames.map((frame) => {
+        const canvas = frame.querySelector('canvas')!;
+        const pixels = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
+        let opaque = 0;
+        for (let i = 3; i < pixels.length; i += 4) if (pixels[i] === 255) opaque += 1;
+        const box = frame.getBoundingClientRect();
+        const img = frame.querySelector('img')!;
+        return { opaqueShare: opaque / (pixels.length / 4), ratio: box.width / box.height, loaded: frame.classList.contains('is-loaded'), loading: img.loading, alt: img.alt };
+      }),
+    );
+    pictures.forEach((picture, index) => {
+      const record = newestFirst[index]!;
+      expect(picture.opaqueShare, `placeholder of card ${index} is painted`).toBe(1);
+      expect(picture.loaded, `card ${index} still waits for its image`).toBe(false);
+      expect(picture.loading).toBe(index < EAGER_CARDS ? 'eager' : 'lazy');
+      expect(picture.ratio).toBeCloseTo(Math.min(2, Math.max(0.5, record.width / record.height)), 1);
+      // alt text: the description, else the tags, else the id's first block
+      expect(picture.alt).toBe(record.description ?? (record.tags ? `Pepe tagged ${record.tags.join(', ')}` : `Pepe ${record.id.slice(0, 8)}`));
+    });
+    const boxesBefore = await page.$$eval('#grid .picture', (f) => f.slice(0, 6).map((e) => JSON.stringify(e.getBoundingClientRect())));
+
+    releaseImages();
+    await page.waitForFunction(() => document.querySelectorAll('#grid .picture.is-loaded').length >= 6, null, { timeout: 15_000 });
+    const boxesAfter = await page.$$eval('#grid .picture', (f) => f.slice(0, 6).map((e) => JSON.stringify(e.getBoundingClientRect())));
+    expect(boxesAfter).toEqual(boxesBefore);
+    expect(await page.evaluate(() => (window as unknown as { layoutShift: number }).layoutShift)).toBe(0);
+    expect(await statusText(page)).toContain(`${FIXTURE_COUNT} pepes`);
+  });
+
+  it('loads the next page only when the user scrolls near the end', async () => {
+    const page = await openPage(PHONE);
+    const pagesRequested: string[] = [];
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.pathname === '/api/pepe') pagesRequested.push(url.searchParams.get('page')!);
+    });
+    await page.goto(`${server.url}/`);
+    await waitForCards(page, PAGE_SIZE);
+    await page.waitForTimeout(500); // give a wrongly eager loader the chance to fetch page 2
+    expect(pagesRequested).toEqual(['1']); // once: the preloaded answer is the one the script uses
+
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    await waitForCards(page, FIXTURE_COUNT);
+    expect(pagesRequested).toEqual(['1', '2']);
+    expect(await cardIds(page)).toEqual(newestFirst.map((r) => r.id));
+    await expect.poll(() => page.locator('#footer').textContent()).toContain(`all ${FIXTURE_COUNT} pepes`);
+  });
+
+  it('narrows the grid while typing a search, and says so honestly when nothing matches', async () => {
+    const page = await openPage();
+    await page.goto(`${server.url}/`);
+    await waitForCards(page, PAGE_SIZE);
+
+    const smug = await apiIds('limit=25&search=smug');
+    expect(smug.ids.length).toBeGreaterThan(0);
+    expect(smug.ids.length).toBeLessThan(FIXTURE_COUNT);
+    await page.locator('#search').pressSequentially('smug', { delay: 40 });
+    await waitForCards(page, smug.ids.length);
+    expect(await cardIds(page)).toEqual(smug.ids);
+    expect(await statusText(page)).toMatch(new RegExp(`${smug.ids.length} pepes? match(es)? “smug”`));
+    expect(new URL(page.url()).searchParams.get('q')).toBe('smug');
+
+    const nonsense = 'qxzvbnmwq';
+    expect((await apiIds(`limit=25&search=${nonsense}`)).found).toBe(false);
+    await page.locator('#search').fill(nonsense);
+    await expect.poll(() => statusText(page)).toContain(`No pepe matches “${nonsense}”`);
+    expect(await cardIds(page)).toEqual([]);
+    expect(await page.locator('#grid').isHidden()).toBe(true);
+  });
+
+  it('switches to oldest first with the sort toggle', async () => {
+    const page = await openPage();
+    await page.goto(`${server.url}/`);
+    await waitForCards(page, PAGE_SIZE);
+    await page.getByRole('button', { name: 'Oldest' }).click();
+    const oldestFirst = [...newestFirst].reverse();
+    await expect.poll(() => cardIds(page)).toEqual(oldestFirst.slice(0, PAGE_SIZE).map((r) => r.id));
+    expect(await page.getByRole('button', { name: 'Oldest' }).getAttribute('aria-pressed')).toBe('true');
+    expect(new URL(page.url()).searchParams.get('sort')).toBe('oldest');
+  });
+
+  it('opens a detail view with its own URL that survives a reload, and back returns to the grid', async () => {
+    const page = await openPage();
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await page.goto(`${server.url}/`);
+    await waitForCards(page, PAGE_SIZE);
+    const record = newestFirst.find((r) => r.tags && r.tags.length > 0 && r.description)!;
+    await page.locator(`#grid .card[data-id="${record.id}"]`).click();
+
+    const dialog = page.locator('dialog#detail');
+    await expect.poll(() => dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(true);
+    expect(new URL(page.url()).searchParams.get('pepe')).toBe(record.id);
+    const checkDetail = async () => {
+      await expect.poll(() => page.locator('#detail-title').textContent()).toBe(record.description);
+      expect(await dialog.locator('img').getAttribute('alt')).toBe(record.description);
+      expect(await dialog.locator('.tag').allTextContents()).toEqual(record.tags!.map((t) => `#${t}`));
+      expect(await dialog.locator('#copy-api-url').inputValue()).toBe(`${server.url}/api/pepe/${record.id}`);
+      expect(await dialog.locator('#copy-image-url').inputValue()).toBe(`${FIXTURE_URLS.baseUrl}/images/${record.id}${record.file_ext}`);
+      expect(await dialog.locator('.facts').textContent()).toContain(`${record.width} × ${record.height} px`);
+    };
+    await checkDetail();
+    await dialog.getByRole('button', { name: 'Copy API URL' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${server.url}/api/pepe/${record.id}`);
+
+    await page.reload();
+    await expect.poll(() => dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(true);
+    await checkDetail();
+
+    await page.goBack();
+    await expect.poll(() => new URL(page.url()).searchParams.has('pepe')).toBe(false);
+    await expect.poll(() => dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(false);
+    await waitForCards(page, PAGE_SIZE);
+
+    await page.goForward();
+    await expect.poll(() => dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(true);
+    expect(new URL(page.url()).searchParams.get('pepe')).toBe(record.id);
+  });
+
+  it('works from the keyboard: Enter opens a card, Escape closes and gives focus back, a tag link searches', async () => {
+    const page = await openPage();
+    await page.goto(`${server.url}/`);
+    await waitForCards(page, PAGE_SIZE);
+    const record = newestFirst.find((r) => r.tags && r.tags.length > 0)!;
+    const card = page.locator(`#grid .card[data-id="${record.id}"]`);
+    await card.focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.locator('dialog#detail');
+    await expect.poll(() => dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(true);
+    expect(await page.evaluate(() => document.activeElement?.classList.contains('detail-close'))).toBe(true);
+
+    await page.keyboard.press('Escape');
+    await expect.poll(() => dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(false);
+    expect(new URL(page.url()).searchParams.has('pepe')).toBe(false);
+    expect(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.id)).toBe(record.id);
+
+    await page.keyboard.press('Enter');
+    await expect.poll(() => dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(true);
+    const tag = record.tags![0]!;
+    await dialog.locator('.tag').first().click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('q')).toBe(tag);
+    expect(await dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(false);
+    const expected = await apiIds(`limit=25&search=${encodeURIComponent(tag)}`);
+    expect(expected.ids).toContain(record.id);
+    await expect.poll(() => cardIds(page)).toEqual(expected.ids);
+  });
+
+  it('talks to an API on another origin (CORS) when given ?api=', async () => {
+    const apiServer = await startServer({ dir: site.distDir, port: 0, host: '127.0.0.1', netlifyToml: join(REPO_ROOT, 'netlify.toml') });
+    try {
+      const apiOrigin = new URL(apiServer.url).origin;
+      expect(apiOrigin).not.toBe(new URL(server.url).origin);
+      const page = await openPage();
+      const apiRequests: string[] = [];
+      page.on('request', (request) => {
+        const url = new URL(request.url());
+        if (url.pathname.startsWith('/api/')) apiRequests.push(`${url.origin}${url.pathname}${url.search}`);
+      });
+      const failed: string[] = [];
+      page.on('requestfailed', (request) => failed.push(request.url()));
+      await page.goto(`${server.url}/?api=${encodeURIComponent(apiOrigin)}`);
+      await waitForCards(page, PAGE_SIZE);
+      expect(await cardIds(page)).toEqual(newestFirst.slice(0, PAGE_SIZE).map((r) => r.id));
+
+      await page.getByRole('button', { name: 'Random' }).click();
+      const dialog = page.locator('dialog#detail');
+      await expect.poll(() => dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(true);
+      const randomId = new URL(page.url()).searchParams.get('pepe');
+      expect(site.records.map((r) => r.id)).toContain(randomId);
+      expect(await dialog.locator('#copy-api-url').inputValue()).toBe(`${apiOrigin}/api/pepe/${randomId}`);
+      // A reload of the shared URL fetches the record by id from the other origin too.
+      await page.reload();
+      await expect.poll(() => page.locator('#detail-title').textContent()).not.toBe('Loading pepe…');
+      expect(await page.locator('.detail-message').count()).toBe(0);
+
+      // The page's own origin only sees index.html's preload of the default first page (unused here).
+      const preload = `${server.url}${listPath({ search: '', sort: 'created_at_desc', page: 1 })}`;
+      expect(new Set(apiRequests.filter((url) => !url.startsWith(`${apiOrigin}/`)))).toEqual(new Set([preload]));
+      expect(apiRequests.filter((url) => url.startsWith(`${apiOrigin}/api/pepe?`)).length).toBeGreaterThanOrEqual(2); // list + random
+      expect(apiRequests).toContain(`${apiOrigin}/api/pepe/${randomId}`);
+      expect(failed).toEqual([]);
+    } finally {
+      await apiServer.close();
+    }
+  });
+
+  it('says when the API cannot be reached, and recovers with the retry button', async () => {
+    const page = await openPage();
+    await page.route('**/api/pepe?*', (route) => route.abort('connectionrefused'));
+    await page.goto(`${server.url}/`);
+    await expect.poll(() => page.locator('#footer').textContent()).toContain('Could not reach the catalogue API');
+    expect(await statusText(page)).toBe('The pepes could not be loaded.');
+    await page.unroute('**/api/pepe?*');
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await waitForCards(page, PAGE_SIZE);
+  });
+
+  it('refuses an ?api= value that is not an http(s) URL, naming it', async () => {
+    const page = await openPage();
+    await page.goto(`${server.url}/?api=${encodeURIComponent('ftp://pepe.example')}`);
+    await expect.poll(() => statusText(page)).toContain('"ftp://pepe.example"');
+    expect(await cardIds(page)).toEqual([]);
+  });
+
+  it('fits a 360 px phone and a desktop, in dark and light schemes (screenshots in test-output/)', async () => {
+    await mkdir(TEST_OUTPUT, { recursive: true });
+    for (const [name, viewport, scheme] of [['desktop', DESKTOP, 'light'], ['phone', PHONE, 'dark']] as const) {
+      const page = await openPage(viewport, scheme);
+      await page.goto(`${server.url}/`);
+      await waitForCards(page, PAGE_SIZE);
+      await page.waitForFunction(() => document.querySelectorAll('#grid .picture.is-loaded').length >= 2);
+      await page.waitForTimeout(400); // let the fade-in finish for the picture
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
+      const background = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+      const [r, g, b] = background.match(/\d+/g)!.map(Number);
+      const luminance = (0.299 * r! + 0.587 * g! + 0.114 * b!) / 255;
+      expect(scheme === 'dark' ? luminance < 0.2 : luminance > 0.8, `${scheme} background ${background}`).toBe(true);
+      await page.screenshot({ path: join(TEST_OUTPUT, `gallery-${name}.png`) });
+      await page.locator('#grid .card').first().click();
+      await page.waitForFunction(() => document.querySelector('dialog .picture.is-loaded'));
+      await page.waitForTimeout(400);
+      await page.screenshot({ path: join(TEST_OUTPUT, `gallery-${name}-detail.png`) });
+    }
+  });
+});

@@ -1,0 +1,158 @@
+/**
+ * The gallery's only way to the catalogue: variant A of the public API, over fetch.
+ * Failures are values (`ApiResult`), so every caller has to decide what the user sees.
+ */
+
+/** One pepe as variant A returns it; width, height and blurhash are this service's additive fields. */
+export interface Pepe {
+  id: string;
+  file_name: string;
+  file_ext: string;
+  file_size: number;
+  tags: string[] | null;
+  description: string | null;
+  url: string;
+  phash: string;
+  created_at: string;
+  updated_at: string;
+  width?: number;
+  height?: number;
+  blurhash?: string;
+}
+
+export type SortOrder = 'created_at_desc' | 'created_at_asc';
+
+export interface ListQuery {
+  search: string;
+  sort: SortOrder;
+  page: number;
+}
+
+export interface ListPage {
+  pepes: Pepe[];
+  page: number;
+  totalItems: number;
+  hasNext: boolean;
+  /** `meta.search.found`: false means the search matched nothing (never inferred from an empty page). */
+  found: boolean;
+}
+
+export type ApiResult<T> = { ok: true; value: T } | { ok: false; aborted: boolean; message: string };
+
+/** Items per grid page: 24 divides into 2, 3, 4 and 6 columns, and stays under the API's limit of 25. */
+export const PAGE_SIZE = 24;
+
+/** The list URL path for a grid page (also preloaded by index.html for the default view, so it must match exactly). */
+export function listPath(query: ListQuery): string {
+  const params = new URLSearchParams({ limit: String(PAGE_SIZE), page: String(query.page), sort: query.sort });
+  if (query.search !== '') params.set('search', query.search);
+  return `/api/pepe?${params}`;
+}
+
+export interface ApiClient {
+  list(query: ListQuery, signal?: AbortSignal): Promise<ApiResult<ListPage>>;
+  byId(id: string, signal?: AbortSignal): Promise<ApiResult<Pepe>>;
+  /** One random pepe, from the search's matches when there are any (the API falls back to any pepe). */
+  random(search: string, signal?: AbortSignal): Promise<ApiResult<Pepe>>;
+  /** Absolute URL of the by-id answer, for the "copy API URL" button. */
+  apiUrlFor(id: string): string;
+  /**
+   * Where the browser loads the image from: `/images/<file_name>` on the origin the API was
+   * reached on. Variant A serves images and API from the same base URL, so this equals the
+   * record's `url` once deployed, and still works on a local server of a production build.
+   */
+  imageSrcFor(pepe: Pepe): string;
+}
+
+/**
+ * `base` is '' for same-origin relative URLs, or an absolute http(s) URL without trailing slash.
+ * `pageOrigin` turns relative URLs into absolute ones for copying.
+ */
+export function createApiClient(base: string, pageOrigin: string): ApiClient {
+  const absoluteBase = base === '' ? pageOrigin : base;
+
+  async function getJson(path: string, signal?: AbortSignal): Promise<ApiResult<Record<string, unknown>>> {
+    let response: Response;
+    try {
+      response = await fetch(`${base}${path}`, { signal, headers: { accept: 'application/json' } });
+    } catch (error) {
+      const aborted = error instanceof DOMException && error.name === 'AbortError';
+      return { ok: false, aborted, message: `Could not reach the catalogue API at ${absoluteBase} (network error).` };
+    }
+    let body: unknown;
+    try {
+      body = await response.json();
+    } catch {
+      if (signal?.aborted) return { ok: false, aborted: true, message: 'aborted' };
+      return { ok: false, aborted: false, message: `The catalogue API answered ${response.status} with something that is not JSON.` };
+    }
+    const envelope = body as { data?: unknown; error?: { message?: unknown } | null };
+    if (!response.ok || envelope.error) {
+      const message = typeof envelope.error?.message === 'string' ? envelope.error.message : `HTTP ${response.status}`;
+      return { ok: false, aborted: false, message };
+    }
+    return { ok: true, value: envelope as Record<string, unknown> };
+  }
+
+  return {
+    async list(query, signal) {
+      const result = await getJson(listPath(query), signal);
+      if (!result.ok) return result;
+      const meta = result.value.meta as {
+        pagination?: { page: number; total_items: number; has_next: boolean };
+        search?: { found: boolean };
+      } | undefined;
+      // A wrong ?api= target answers JSON of another shape: say so instead of failing later.
+      if (!Array.isArray(result.value.data) || !meta?.pagination || !meta.search) {
+        return { ok: false, aborted: false, message: `${absoluteBase} did not answer like the Pepe Catalogue API (no data list with meta.pagination).` };
+      }
+      return {
+        ok: true,
+        value: {
+          pepes: result.value.data as Pepe[],
+          page: meta.pagination.page,
+          totalItems: meta.pagination.total_items,
+          hasNext: meta.pagination.has_next,
+          found: meta.search.found,
+        },
+      };
+    },
+    async byId(id, signal) {
+      const result = await getJson(`/api/pepe/${encodeURIComponent(id)}`, signal);
+      if (!result.ok) return result;
+      const pepe = result.value.data as Pepe | null;
+      if (!pepe || typeof pepe.id !== 'string') return { ok: false, aborted: false, message: `${absoluteBase} did not answer like the Pepe Catalogue API (no pepe in data).` };
+      return { ok: true, value: pepe };
+    },
+    async random(search, signal) {
+      const params = new URLSearchParams({ random: 'true', limit: '1' });
+      if (search !== '') params.set('search', search);
+      const result = await getJson(`/api/pepe?${params}`, signal);
+      if (!result.ok) return result;
+      const pepe = result.value.data as Pepe | null;
+      return pepe && typeof pepe === 'object' && typeof pepe.id === 'string' ? { ok: true, value: pepe } : { ok: false, aborted: false, message: 'The catalogue is empty.' };
+    },
+    apiUrlFor: (id) => `${absoluteBase}/api/pepe/${id}`,
+    imageSrcFor: (pepe) => `${base}/images/${encodeURIComponent(pepe.file_name)}`,
+  };
+}
+
+/**
+ * Which API the page talks to: `?api=<origin>` (for trying a build against another
+ * deployment, and for the CORS test), else `<html data-api="…">`, else the page's own origin.
+ */
+export function resolveApiBase(pageUrl: URL, dataApi: string | undefined): { ok: true; base: string } | { ok: false; message: string } {
+  const raw = pageUrl.searchParams.get('api') ?? dataApi ?? '';
+  if (raw.trim() === '') return { ok: true, base: '' };
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    return { ok: false, message: `The api parameter must be an absolute http(s) URL such as https://pepe.example (got "${raw}").` };
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    return { ok: false, message: `The api parameter must use http or https (got "${raw}").` };
+  }
+  // Keep a path prefix (an API mounted under /something) but never the query or a trailing slash.
+  return { ok: true, base: `${parsed.origin}${parsed.pathname}`.replace(/\/+$/, '') };
+}

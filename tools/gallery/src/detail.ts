@@ -1,0 +1,169 @@
+/**
+ * The detail view of one pepe, in a modal <dialog>: the browser then keeps focus inside,
+ * makes the rest inert for screen readers, and turns Escape into a `cancel` event.
+ * Closing is left to the caller (`onClose`), which owns the URL and history.
+ */
+import type { ApiClient, Pepe } from './api-client.js';
+import { formatBytes, pepeTitle, timeElement } from './format.js';
+import { createPicture } from './picture.js';
+
+export interface Detail {
+  /** Shows `id`; `known` (from the grid) renders at once, otherwise the API is asked. */
+  open(id: string, known?: Pepe): void;
+  close(): void;
+  readonly isOpen: boolean;
+}
+
+export function createDetail(
+  dialog: HTMLDialogElement,
+  client: ApiClient,
+  tagHref: (tag: string) => string,
+  onTag: (tag: string) => void,
+  onClose: () => void,
+): Detail {
+  const body = dialog.querySelector<HTMLElement>('.detail-body')!;
+  const title = dialog.querySelector<HTMLElement>('#detail-title')!;
+  let controller: AbortController | null = null;
+  let currentId: string | null = null;
+
+  dialog.addEventListener('cancel', (event) => {
+    event.preventDefault(); // closing goes through history, like the close button
+    onClose();
+  });
+  dialog.querySelector('.detail-close')!.addEventListener('click', () => onClose());
+  // A click on the backdrop lands on the dialog element itself, outside its content box.
+  dialog.addEventListener('click', (event) => {
+    if (event.target === dialog) onClose();
+  });
+
+  function render(pepe: Pepe): void {
+    title.textContent = pepeTitle(pepe);
+    const picture = createPicture(pepe, { src: client.imageSrcFor(pepe), lazy: false });
+    picture.classList.add('detail-picture');
+
+    const facts = document.createElement('dl');
+    facts.className = 'facts';
+    const fact = (term: string, value: string | Node) => {
+      const dt = document.createElement('dt');
+      dt.textContent = term;
+      const dd = document.createElement('dd');
+      dd.append(value);
+      facts.append(dt, dd);
+    };
+    fact('Dimensions', pepe.width && pepe.height ? `${pepe.width} × ${pepe.height} px` : 'unknown');
+    fact('File', `${formatBytes(pepe.file_size)} · ${pepe.file_ext.replace('.', '').toUpperCase()}`);
+    fact('Added', timeElement(pepe.created_at));
+    fact('Updated', timeElement(pepe.updated_at));
+    fact('Id', Object.assign(document.createElement('code'), { textContent: pepe.id }));
+
+    const tags = document.createElement('ul');
+    tags.className = 'tags';
+    tags.setAttribute('aria-label', 'Tags');
+    for (const tag of pepe.tags ?? []) {
+      const link = document.createElement('a');
+      link.className = 'tag';
+      link.href = tagHref(tag);
+      link.textContent = `#${tag}`;
+      link.setAttribute('aria-label', `Search for ${tag}`);
+      link.addEventListener('click', (event) => {
+        if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+        event.preventDefault();
+        onTag(tag);
+      });
+      const item = document.createElement('li');
+      item.append(link);
+      tags.append(item);
+    }
+
+    const copies = document.createElement('div');
+    copies.className = 'copies';
+    copies.append(copyRow('Image URL', pepe.url), copyRow('API URL', client.apiUrlFor(pepe.id)));
+
+    const info = document.createElement('div');
+    info.className = 'detail-info';
+    if (!pepe.tags?.length) tags.append(Object.assign(document.createElement('li'), { className: 'muted', textContent: 'No tags' }));
+    info.append(tags, facts, copies);
+    body.replaceChildren(picture, info);
+  }
+
+  function showMessage(text: string): void {
+    title.textContent = 'Pepe not available';
+    const message = document.createElement('p');
+    message.className = 'detail-message';
+    message.textContent = text;
+    body.replaceChildren(message);
+  }
+
+  return {
+    open(id, known) {
+      if (currentId === id && dialog.open) return;
+      currentId = id;
+      controller?.abort();
+      controller = new AbortController();
+      if (known) render(known);
+      else {
+        title.textContent = 'Loading pepe…';
+        body.replaceChildren();
+        const signal = controller.signal;
+        void client.byId(id, signal).then((result) => {
+          if (signal.aborted) return;
+          if (result.ok) render(result.value);
+          else showMessage(result.message);
+        });
+      }
+      if (!dialog.open) dialog.showModal();
+      dialog.querySelector<HTMLElement>('.detail-close')!.focus();
+    },
+    close() {
+      controller?.abort();
+      currentId = null;
+      if (dialog.open) dialog.close();
+    },
+    get isOpen() {
+      return dialog.open;
+    },
+  };
+}
+
+/** A labelled read-only field with its URL and a copy button; the field allows manual copying too. */
+function copyRow(label: string, value: string): HTMLElement {
+  const row = document.createElement('div');
+  row.className = 'copy-row';
+  const id = `copy-${label.replace(/\W+/g, '-').toLowerCase()}`;
+  const labelEl = document.createElement('label');
+  labelEl.htmlFor = id;
+  labelEl.textContent = label;
+  const input = document.createElement('input');
+  input.id = id;
+  input.readOnly = true;
+  input.value = value;
+  input.addEventListener('focus', () => input.select());
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'button';
+  button.textContent = 'Copy';
+  button.setAttribute('aria-label', `Copy ${label}`);
+  const feedback = document.createElement('span');
+  feedback.className = 'copy-feedback';
+  feedback.setAttribute('role', 'status');
+  button.addEventListener('click', () => {
+    void copyText(value, input).then((copied) => {
+      feedback.textContent = copied ? 'Copied' : 'Press Ctrl+C to copy';
+      setTimeout(() => (feedback.textContent = ''), 2000);
+    });
+  });
+  row.append(labelEl, input, button, feedback);
+  return row;
+}
+
+/** The async Clipboard API needs a secure context; otherwise fall back to selecting the field. */
+async function copyText(text: string, input: HTMLInputElement): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    input.focus();
+    input.select();
+    return document.execCommand?.('copy') ?? false;
+  }
+}

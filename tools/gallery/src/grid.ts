@@ -1,0 +1,134 @@
+/**
+ * The grid of pepes for one (search, sort): first page at once, further pages when the
+ * sentinel below the grid comes near the viewport. A new query aborts the old one, so a
+ * slow answer to an earlier keystroke can never overwrite a newer result.
+ */
+import type { ApiClient, ListQuery, Pepe } from './api-client.js';
+import { pepeTitle, plural } from './format.js';
+import { createPicture } from './picture.js';
+
+export interface GridElements {
+  list: HTMLUListElement;
+  /** aria-live region: counts and no-match messages are announced to screen readers. */
+  status: HTMLElement;
+  sentinel: HTMLElement;
+  /** Shown under the grid: "loading…", "all shown", or a retry button after an error. */
+  footer: HTMLElement;
+}
+
+export interface Grid {
+  show(query: Omit<ListQuery, 'page'>): void;
+}
+
+/**
+ * The first cards are surely on screen: loading them eagerly starts their download as soon
+ * as the card exists, instead of after layout (lazy images wait for it). The rest are lazy.
+ */
+export const EAGER_CARDS = 4;
+
+/** Start fetching the next page this far before the user reaches the end of the grid. */
+const PREFETCH_MARGIN = '800px 0px';
+
+export function createGrid(
+  elements: GridElements,
+  client: ApiClient,
+  cardHref: (pepe: Pepe) => string,
+  onOpen: (pepe: Pepe, card: HTMLElement) => void,
+): Grid {
+  let query: Omit<ListQuery, 'page'> | null = null;
+  let nextPage = 1;
+  let hasNext = false;
+  let shown = 0;
+  let controller: AbortController | null = null;
+  let loading = false;
+
+  const observer = new IntersectionObserver((entries) => {
+    if (entries.some((entry) => entry.isIntersecting)) void loadNext();
+  }, { rootMargin: PREFETCH_MARGIN });
+
+  function setFooter(text: string, retry = false): void {
+    elements.footer.replaceChildren(text);
+    if (retry) {
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.className = 'button';
+      button.textContent = 'Try again';
+      button.addEventListener('click', () => void loadNext());
+      elements.footer.append(' ', button);
+    }
+  }
+
+  async function loadNext(): Promise<void> {
+    if (!query || loading || (!hasNext && nextPage > 1)) return;
+    loading = true;
+    const current = query;
+    const signal = controller!.signal;
+    elements.list.setAttribute('aria-busy', 'true');
+    setFooter('Loading pepes…');
+    const result = await client.list({ ...current, page: nextPage }, signal);
+    if (signal.aborted) return; // a newer query owns the grid now
+    loading = false;
+    elements.list.setAttribute('aria-busy', 'false');
+    if (!result.ok) {
+      if (nextPage === 1) elements.status.textContent = 'The pepes could not be loaded.';
+      setFooter(result.message, true);
+      return;
+    }
+    const page = result.value;
+    elements.list.append(...page.pepes.map((pepe, index) => card(pepe, page.page === 1 && index < EAGER_CARDS)));
+    shown += page.pepes.length;
+    hasNext = page.hasNext;
+    nextPage = page.page + 1;
+    elements.status.textContent = statusText(current, page.found, page.totalItems, shown);
+    elements.list.hidden = shown === 0;
+    setFooter(hasNext || shown === 0 ? '' : `That is all ${plural(page.totalItems, 'pepe', 'pepes')}.`);
+    // The observer only reports changes; re-observing makes it check again whether the
+    // sentinel is still in range (a tall screen can show more than one page).
+    observer.unobserve(elements.sentinel);
+    if (hasNext) observer.observe(elements.sentinel);
+  }
+
+  function card(pepe: Pepe, eager: boolean): HTMLLIElement {
+    const item = document.createElement('li');
+    const link = document.createElement('a');
+    link.className = 'card';
+    link.href = cardHref(pepe);
+    link.dataset.id = pepe.id;
+    const caption = document.createElement('span');
+    caption.className = 'card-caption';
+    caption.textContent = pepeTitle(pepe);
+    link.append(createPicture(pepe, { src: client.imageSrcFor(pepe), lazy: !eager }), caption);
+    link.addEventListener('click', (event) => {
+      // Modified clicks keep their browser meaning (new tab, new window) on the real href.
+      if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+      event.preventDefault();
+      onOpen(pepe, link);
+    });
+    item.append(link);
+    return item;
+  }
+
+  return {
+    show(next) {
+      controller?.abort();
+      controller = new AbortController();
+      observer.unobserve(elements.sentinel);
+      query = next;
+      nextPage = 1;
+      hasNext = false;
+      shown = 0;
+      loading = false;
+      elements.list.replaceChildren();
+      elements.status.textContent = next.search.trim() ? `Searching for “${next.search.trim()}”…` : 'Loading pepes…';
+      void loadNext();
+    },
+  };
+}
+
+function statusText(query: Omit<ListQuery, 'page'>, found: boolean, total: number, shown: number): string {
+  const search = query.search.trim();
+  const order = query.sort === 'created_at_asc' ? 'oldest first' : 'newest first';
+  if (search === '') return total === 0 ? 'The catalogue is empty.' : `${plural(total, 'pepe', 'pepes')}, ${order}; ${shown} shown.`;
+  if (!found) return `No pepe matches “${search}”. Try fewer or shorter words.`;
+  return `${plural(total, 'pepe matches', 'pepes match')} “${search}”; ${shown} shown.`;
+}

@@ -1,0 +1,141 @@
+/**
+ * Gallery entry point: reads the view from the URL, and keeps URL, grid and detail view in
+ * step. Every user action becomes a URL first (History API), then a render of that URL, so
+ * reload, back/forward and shared links all go through the same path.
+ */
+import { createApiClient, resolveApiBase, type Pepe } from './api-client.js';
+import { createDetail } from './detail.js';
+import { createGrid } from './grid.js';
+import { readViewState, sameGrid, viewStateHref, type ViewState } from './view-state.js';
+
+/** Results as you type, without one request per keystroke. */
+const SEARCH_DEBOUNCE_MS = 250;
+
+const byId = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
+const pageUrl = () => new URL(location.href);
+
+function start(): void {
+  const status = byId<HTMLElement>('status');
+  const searchInput = byId<HTMLInputElement>('search');
+  const sortButtons = [...document.querySelectorAll<HTMLButtonElement>('[data-sort]')];
+  const randomButton = byId<HTMLButtonElement>('random');
+  const brand = byId<HTMLAnchorElement>('brand');
+
+  const apiBase = resolveApiBase(pageUrl(), document.documentElement.dataset.api);
+  if (!apiBase.ok) {
+    status.textContent = apiBase.message;
+    return;
+  }
+  const client = createApiClient(apiBase.base, location.origin);
+
+  let shown: ViewState | null = null;
+  /** Records the page already has, so opening a card's detail needs no request. */
+  const known = new Map<string, Pepe>();
+  /** The card that opened the detail view gets focus back when it closes. */
+  let returnFocus: HTMLElement | null = null;
+
+  const hrefFor = (patch: Partial<ViewState>) => viewStateHref({ ...(shown ?? readViewState(pageUrl())), ...patch }, pageUrl());
+
+  function navigate(next: ViewState, mode: 'push' | 'replace', opensDetail = false): void {
+    const href = viewStateHref(next, pageUrl());
+    // The marker lets "close" step back in history when the detail view was opened from here.
+    if (mode === 'push') history.pushState({ openedDetail: opensDetail }, '', href);
+    else history.replaceState({ openedDetail: opensDetail && Boolean(history.state?.openedDetail) }, '', href);
+    render(next);
+  }
+
+  function render(state: ViewState): void {
+    if (document.activeElement !== searchInput && searchInput.value !== state.search) searchInput.value = state.search;
+    for (const button of sortButtons) button.setAttribute('aria-pressed', String(button.dataset.sort === state.sort));
+    if (!shown || !sameGrid(shown, state)) grid.show({ search: state.search.trim(), sort: state.sort });
+    if (state.pepe) detail.open(state.pepe, known.get(state.pepe));
+    else if (detail.isOpen) {
+      detail.close();
+      if (returnFocus?.isConnected) returnFocus.focus();
+      returnFocus = null;
+    }
+    document.title = state.search.trim() ? `“${state.search.trim()}” · Pepe Catalogue` : 'Pepe Catalogue';
+    shown = state;
+  }
+
+  const grid = createGrid(
+    { list: byId('grid'), status, sentinel: byId('sentinel'), footer: byId('footer') },
+    client,
+    (pepe) => hrefFor({ pepe: pepe.id }),
+    (pepe, card) => {
+      known.set(pepe.id, pepe);
+      returnFocus = card;
+      navigate({ ...shown!, pepe: pepe.id }, 'push', true);
+    },
+  );
+
+  const detail = createDetail(
+    byId<HTMLDialogElement>('detail'),
+    client,
+    (tag) => hrefFor({ search: tag, pepe: null }),
+    (tag) => navigate({ search: tag, sort: shown!.sort, pepe: null }, 'push'),
+    () => {
+      if (history.state?.openedDetail) history.back();
+      else navigate({ ...shown!, pepe: null }, 'replace');
+    },
+  );
+
+  let debounce: ReturnType<typeof setTimeout> | undefined;
+  const applySearch = () => {
+    clearTimeout(debounce);
+    const search = searchInput.value;
+    if (shown && search.trim() === shown.search.trim() && !shown.pepe) return;
+    // The first keystroke of a search gets its own history entry, so back returns to the full grid.
+    navigate({ search, sort: shown!.sort, pepe: null }, shown!.search.trim() === '' ? 'push' : 'replace');
+  };
+  searchInput.addEventListener('input', () => {
+    clearTimeout(debounce);
+    debounce = setTimeout(applySearch, SEARCH_DEBOUNCE_MS);
+  });
+  byId<HTMLFormElement>('controls').addEventListener('submit', (event) => {
+    event.preventDefault();
+    applySearch();
+  });
+
+  for (const button of sortButtons) {
+    button.addEventListener('click', () => {
+      const sort = button.dataset.sort === 'created_at_asc' ? 'created_at_asc' : 'created_at_desc';
+      if (shown && shown.sort !== sort) navigate({ ...shown, sort, pepe: null }, 'push');
+    });
+  }
+
+  randomButton.addEventListener('click', () => {
+    randomButton.disabled = true;
+    void client.random(shown!.search.trim()).then((result) => {
+      randomButton.disabled = false;
+      if (!result.ok) {
+        status.textContent = `No random pepe: ${result.message}`;
+        return;
+      }
+      known.set(result.value.id, result.value);
+      returnFocus = randomButton;
+      navigate({ ...shown!, pepe: result.value.id }, 'push', true);
+    });
+  });
+
+  brand.href = viewStateHref({ search: '', sort: 'created_at_desc', pepe: null }, pageUrl());
+  brand.addEventListener('click', (event) => {
+    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    event.preventDefault();
+    searchInput.value = '';
+    navigate({ search: '', sort: 'created_at_desc', pepe: null }, 'push');
+  });
+
+  // "/" jumps to the search box, as on many sites; not while typing somewhere else.
+  document.addEventListener('keydown', (event) => {
+    const target = event.target as HTMLElement;
+    if (event.key !== '/' || detail.isOpen || target.closest('input, textarea')) return;
+    event.preventDefault();
+    searchInput.focus();
+  });
+
+  addEventListener('popstate', () => render(readViewState(pageUrl())));
+  render(readViewState(pageUrl()));
+}
+
+start();

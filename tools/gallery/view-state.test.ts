@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { resolveApiBase } from './src/api-client.js';
+import { readViewState, sameGrid, viewStateHref } from './src/view-state.js';
+
+const url = (s: string) => new URL(s, 'https://pepe.example');
+
+describe('gallery view state in the URL', () => {
+  it('reads search, sort and the open pepe, with defaults', () => {
+    expect(readViewState(url('/'))).toEqual({ search: '', sort: 'created_at_desc', pepe: null });
+    expect(readViewState(url('/?q=smug%20frog&sort=oldest&pepe=ABC'))).toEqual({ search: 'smug frog', sort: 'created_at_asc', pepe: 'abc' });
+    expect(readViewState(url('/?sort=nonsense')).sort).toBe('created_at_desc');
+  });
+
+  it('cuts a search longer than the API accepts', () => {
+    expect(readViewState(url(`/?q=${'a'.repeat(300)}`)).search).toHaveLength(200);
+  });
+
+  it('writes a state back and keeps unrelated parameters such as api', () => {
+    const current = url('/?api=http%3A%2F%2Flocalhost%3A9000&q=old&pepe=x');
+    const href = viewStateHref({ search: 'sad rain', sort: 'created_at_asc', pepe: null }, current);
+    expect(href).toBe('/?api=http%3A%2F%2Flocalhost%3A9000&q=sad+rain&sort=oldest');
+    expect(readViewState(url(href))).toEqual({ search: 'sad rain', sort: 'created_at_asc', pepe: null });
+    expect(viewStateHref({ search: '  ', sort: 'created_at_desc', pepe: null }, url('/'))).toBe('/');
+  });
+
+  it('treats searches differing only in surrounding spaces as the same grid', () => {
+    expect(sameGrid({ search: 'smug ', sort: 'created_at_desc', pepe: null }, { search: 'smug', sort: 'created_at_desc', pepe: 'x' })).toBe(true);
+    expect(sameGrid({ search: 'smug', sort: 'created_at_desc', pepe: null }, { search: 'smug', sort: 'created_at_asc', pepe: null })).toBe(false);
+  });
+});
+
+describe('which API the gallery uses', () => {
+  it('is the page origin by default', () => {
+    expect(resolveApiBase(url('/'), undefined)).toEqual({ ok: true, base: '' });
+  });
+
+  it('takes ?api= before the data attribute, without trailing slash or query', () => {
+    expect(resolveApiBase(url('/?api=http://127.0.0.1:9000/'), 'https://other.example')).toEqual({ ok: true, base: 'http://127.0.0.1:9000' });
+    expect(resolveApiBase(url('/'), 'https://other.example/prefix/?x=1')).toEqual({ ok: true, base: 'https://other.example/prefix' });
+  });
+
+  it('refuses a relative or non-http api value with a message naming it', () => {
+    const relative = resolveApiBase(url('/?api=localhost:9000x'), undefined);
+    expect(relative.ok).toBe(false);
+    const script = resolveApiBase(url('/?api=javascript:alert(1)'), undefined);
+    expect(script).toEqual({ ok: false, message: expect.stringContaining('javascript:alert(1)') });
+    expect(resolveApiBase(url('/?api=not a url'), undefined)).toEqual({ ok: false, message: expect.stringContaining('"not a url"') });
+  });
+});
