@@ -1,11 +1,14 @@
 /**
  * The served side of `CatalogueData`: record JSON by rank, id → rank lookup and search,
  * each prepared on first use so a cold start only pays for what its first request needs.
+ * Nothing is decoded up front: a record is sliced out of its chunk through the chunk's
+ * packed offsets, an id is found by binary search over the packed id order.
  */
 import type { CatalogueData } from './catalogue-data.js';
-import { recordComposer } from './record-codec.js';
+import { digitsFor, numberAt } from './packed-numbers.js';
+import { ID_KEY_LENGTH, idFromKey, idKey, recordComposer } from './record-codec.js';
 import { loadSearchIndex, type SearchField, type SearchIndex } from './search/search-index.js';
-
+import { chunkSource, unescapeFromSource } from './source-text.js';
 
 export interface Catalogue {
   readonly count: number;
@@ -24,29 +27,72 @@ export interface Catalogue {
 }
 
 export function openCatalogue(data: CatalogueData): Catalogue {
-  if (data.format !== 1) throw new Error(`catalogue data format ${String(data.format)} is not supported; rebuild with this version of pepe`);
-  const count = data.count;
-  // split() keeps slices of the one big literal: no copies, no JSON parsing.
-  const lines = count === 0 ? [] : data.records.split('\n');
-  let ranks: Map<string, number> | undefined;
+  if (data.format !== 2) throw new Error(`catalogue data format ${String(data.format)} is not supported; rebuild with this version of pepe`);
+  const { count, chunkSize, offsetWidth, idOrder } = data;
+  const chunkCount = Math.ceil(count / chunkSize);
+  let sources: readonly string[] | undefined;
+  const chunks: (string | undefined)[] = new Array(chunkCount);
+  /** Chunk c, read from the source text on first use (or, failing that, by calling the function), unescaped once. */
+  const chunkAt = (c: number): string => {
+    let chunk = chunks[c];
+    if (chunk === undefined) {
+      if (!sources) {
+        sources = chunkSource(data.records, chunkCount) ?? data.records();
+        if (sources.length !== chunkCount) throw new Error(`catalogue data holds ${sources.length} chunks of ${chunkSize} records but says ${count} records`);
+      }
+      chunk = chunks[c] = unescapeFromSource(sources[c]!);
+    }
+    return chunk;
+  };
+  const idWidth = digitsFor(count);
   let index: SearchIndex | undefined;
-  const compose = recordComposer(data.urls.baseUrl, data.urls.cdnUrl);
-  if (lines.length !== count) throw new Error(`catalogue data holds ${lines.length} records but says ${count}`);
+  let composer: ReturnType<typeof recordComposer> | undefined;
+  // The dictionary is split on the first record composed, not at load.
+  const compose = () => (composer ??= recordComposer(data.urls.baseUrl, data.urls.cdnUrl, data.dictionary === '' ? [] : data.dictionary.split('\t')));
 
-  const id = (rank: number): string => lines[rank]!.slice(0, 36);
+  /** Start of the record in its chunk (`chunks[c]`), and its end (exclusive, before the TAB). */
+  const bounds = (rank: number): { chunk: string; start: number; end: number } => {
+    const c = Math.floor(rank / chunkSize);
+    const chunk = chunkAt(c);
+    const i = rank - c * chunkSize;
+    const records = Math.min(chunkSize, count - c * chunkSize);
+    const header = records * offsetWidth;
+    const start = header + numberAt(chunk, offsetWidth, i);
+    const end = i + 1 < records ? header + numberAt(chunk, offsetWidth, i + 1) - 1 : chunk.length;
+    return { chunk, start, end };
+  };
+  const line = (rank: number): string => {
+    const { chunk, start, end } = bounds(rank);
+    return chunk.slice(start, end);
+  };
+  /** The id key (record-codec.ts) of a rank: keys sort like ids, so lookups never decode one. */
+  const key = (rank: number): string => {
+    const { chunk, start } = bounds(rank);
+    return chunk.slice(start, start + ID_KEY_LENGTH);
+  };
+  const id = (rank: number): string => {
+    const { chunk, start } = bounds(rank);
+    return idFromKey(chunk, start);
+  };
   const searchIndex = (): SearchIndex => (index ??= loadSearchIndex(data.searchIndex));
   return {
     count,
     data,
-    jsonA: (rank) => compose.jsonA(lines[rank]!),
-    jsonB: (rank) => compose.jsonB(lines[rank]!),
+    jsonA: (rank) => compose().jsonA(line(rank)),
+    jsonB: (rank) => compose().jsonB(line(rank)),
     id,
-    rankOf(wanted) {
-      if (!ranks) {
-        ranks = new Map();
-        for (let rank = 0; rank < count; rank++) ranks.set(id(rank), rank);
+    rankOf(wantedId) {
+      const wanted = idKey(wantedId);
+      if (wanted === null) return -1;
+      let lo = 0;
+      let hi = count;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (key(numberAt(idOrder, idWidth, mid)) < wanted) lo = mid + 1;
+        else hi = mid;
       }
-      return ranks.get(wanted) ?? -1;
+      const rank = lo < count ? numberAt(idOrder, idWidth, lo) : -1;
+      return rank !== -1 && key(rank) === wanted ? rank : -1;
     },
     match: (query, field) => searchIndex().match(query, field),
     matchByRelevance: (query, field) => searchIndex().matchByRelevance(query, field),

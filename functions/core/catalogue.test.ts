@@ -3,7 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { catalogueModuleSource, compileCatalogue, precomputedFiles, type CatalogueData } from './catalogue.js';
+import { CHUNK_SIZE } from './catalogue-data.js';
+import { catalogueModuleSource, compileCatalogue, precomputedFiles, recordJsonA, type CatalogueData } from './catalogue.js';
+import { compareRecords } from './record.js';
+import { openCatalogue } from './catalogue-runtime.js';
+import { chunkSource } from './source-text.js';
 import { createHandler } from './handler.js';
 import { call, testRecords, TEST_URLS } from './test-catalogue.js';
 
@@ -25,8 +29,9 @@ async function importModule(source: string): Promise<CatalogueData> {
 describe('compileCatalogue', () => {
   it('orders records by created_at then id, whatever the input order', () => {
     const same = compileCatalogue([...tricky].reverse(), TEST_URLS);
-    expect(same).toEqual(data);
-    const ids = data.records.split('\n').map((line) => line.slice(0, 36));
+    expect({ ...same, records: same.records() }).toEqual({ ...data, records: data.records() });
+    const catalogue = openCatalogue(data);
+    const ids = Array.from({ length: catalogue.count }, (_, rank) => catalogue.id(rank));
     const sorted = [...tricky].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id)).map((r) => r.id);
     expect(ids).toEqual(sorted);
   });
@@ -47,7 +52,10 @@ describe('compileCatalogue', () => {
 
 describe('catalogueModuleSource', () => {
   it('round-trips every field exactly through a real module import, tricky characters included', async () => {
-    expect(await importModule(catalogueModuleSource(data))).toEqual(data);
+    const imported = await importModule(catalogueModuleSource(data));
+    expect({ ...imported, records: imported.records() }).toEqual({ ...data, records: data.records() });
+    // The fast path: the runtime can read the chunks from the generated function's source.
+    expect(chunkSource(imported.records, data.records().length)).toEqual(data.records());
   });
 
   it('is deterministic', () => {
@@ -82,5 +90,33 @@ describe('precomputedFiles', () => {
     const byId = new Map(files.map((f) => [f.path, f.body]));
     expect(JSON.parse(byId.get(`api/pepe/${tricky[0]!.id}`)!).data.description).toBe(tricky[0]!.description);
     expect(JSON.parse(byId.get(`v1/pepe/${tricky[1]!.id}`)!).result.description).toBe('emoji 🐸 and ünïcödé');
+  });
+});
+
+describe('records spread over several chunks', () => {
+  const many = testRecords(2 * CHUNK_SIZE + 37);
+  const big = compileCatalogue(many, TEST_URLS);
+  const newestLast = [...many].sort(compareRecords);
+
+  it('holds full chunks and one partial last chunk', () => {
+    expect(big.records()).toHaveLength(3);
+    expect(big.count).toBe(many.length);
+  });
+
+  it('finds every record by rank and by id, across chunk boundaries, after a real module import', async () => {
+    const catalogue = openCatalogue(await importModule(catalogueModuleSource(big)));
+    newestLast.forEach((record, rank) => {
+      expect(catalogue.id(rank)).toBe(record.id);
+      expect(catalogue.rankOf(record.id)).toBe(rank);
+      expect(catalogue.jsonA(rank)).toBe(recordJsonA(record, TEST_URLS));
+    });
+  });
+
+  it('finds no rank for ids that are not there (before, between and after the known ones)', () => {
+    const catalogue = openCatalogue(big);
+    const known = new Set(many.map((r) => r.id));
+    const probes = ['00000000-0000-4000-8000-000000000000', 'ffffffff-ffff-4fff-bfff-ffffffffffff', ...many.slice(0, 50).map((r) => `${r.id.slice(0, 35)}${r.id.endsWith('0') ? '1' : '0'}`)];
+    for (const probe of probes.filter((p) => !known.has(p))) expect(catalogue.rankOf(probe)).toBe(-1);
+    expect(catalogue.rankOf('not-a-uuid')).toBe(-1);
   });
 });

@@ -9,8 +9,11 @@ import { buildSearchIndex } from './search/search-index.js';
 import { hashString } from './shuffle.js';
 import { openCatalogue } from './catalogue-runtime.js';
 import { byIdBodyA, byIdBodyB } from './bodies.js';
-import type { CatalogueData } from './catalogue-data.js';
-import { encodeRecord } from './record-codec.js';
+import { CHUNK_SIZE, type CatalogueData } from './catalogue-data.js';
+import { digitsFor, packNumbers } from './packed-numbers.js';
+import { encodeRecord, recordTexts } from './record-codec.js';
+import { escapeForSource } from './source-text.js';
+import { buildDictionary, dictionaryEncoder, TAG_PIECES, WORD_PIECES } from './text-dictionary.js';
 
 export type { CatalogueData } from './catalogue-data.js';
 
@@ -34,20 +37,54 @@ export function recordJsonA(record: PepeRecord, urls: SiteUrls): string {
   });
 }
 
+/**
+ * Encoded records in chunks of CHUNK_SIZE, each chunk = the packed offsets of its records
+ * (relative to the end of that header, so reading a record never scans for separators),
+ * then its records joined by TAB, escaped for the source text (catalogue-data.ts).
+ */
+function chunkRecords(encoded: string[]): { chunks: string[]; offsetWidth: number } {
+  const groups: string[][] = [];
+  for (let start = 0; start < encoded.length; start += CHUNK_SIZE) groups.push(encoded.slice(start, start + CHUNK_SIZE));
+  const offsetWidth = digitsFor(Math.max(0, ...groups.map((group) => group.join('\t').length)));
+  const chunks = groups.map((group) => {
+    const offsets: number[] = [];
+    let at = 0;
+    for (const line of group) {
+      offsets.push(at);
+      at += line.length + 1;
+    }
+    return escapeForSource(packNumbers(offsets, offsetWidth) + group.join('\t'));
+  });
+  return { chunks, offsetWidth };
+}
+
 export function compileCatalogue(records: PepeRecord[], urls: SiteUrls): CatalogueData {
   const sorted = [...records].sort(compareRecords);
   for (const record of sorted) {
-    // The build validates sidecars; this guards the layout the runtime relies on (id = first 36 characters).
+    // The build validates sidecars; this guards the id keys the runtime relies on (record-codec.ts).
     if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(record.id)) {
       throw new Error(`compileCatalogue: record id ${JSON.stringify(record.id)} is not a lowercase UUID`);
     }
   }
-  const encoded = sorted.map(encodeRecord).join('\n');
+  const dictionary = buildDictionary(
+    sorted.flatMap((record) => {
+      const { tags, description } = recordTexts(record);
+      return [{ text: tags, pieces: TAG_PIECES }, { text: description, pieces: WORD_PIECES }];
+    }),
+  );
+  const encode = dictionaryEncoder(dictionary);
+  const encoded = sorted.map((record) => encodeRecord(record, encode));
+  const { chunks, offsetWidth } = chunkRecords(encoded);
+  const byId = sorted.map((r, rank) => ({ id: r.id, rank })).sort((a, b) => (a.id < b.id ? -1 : 1));
+  const idOrder = packNumbers(byId.map((entry) => entry.rank), digitsFor(sorted.length));
   const searchIndex = buildSearchIndex(sorted.map((r) => ({ tags: r.tags, description: r.description })));
   const openapi = `${JSON.stringify(openApiDocument(urls), null, 2)}\n`;
-  const [h1, h2] = hashString(`${JSON.stringify(urls)}\n${encoded}`);
+  const [h1, h2] = hashString(`${JSON.stringify(urls)}\n${dictionary.join('\t')}\n${encoded.join('\n')}`);
   const version = h1.toString(16).padStart(8, '0') + h2.toString(16).padStart(8, '0');
-  return { format: 1, version, urls: { ...urls }, count: sorted.length, records: encoded, searchIndex, openapi };
+  return {
+    format: 2, version, urls: { ...urls }, count: sorted.length, chunkSize: CHUNK_SIZE, offsetWidth,
+    records: () => chunks, dictionary: dictionary.join('\t'), idOrder, searchIndex, openapi,
+  };
 }
 
 /** A JS single-quoted string literal: only backslash, quote and line terminators need escaping. */
@@ -55,9 +92,32 @@ function stringLiteral(text: string): string {
   return `'${text.replace(/[\\'\n\r\u2028\u2029]/g, (c) => (c === '\\' ? '\\\\' : c === "'" ? "\\'" : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`))}'`;
 }
 
+/**
+ * Longest string literal written as one piece. V8's scanner copies a literal's buffer each
+ * time it grows past 1 MB (quadratic: 240 ms for one 21 MB literal) and strings over
+ * ~128 KB go to large-object pages; pieces of ≤ 64 KB joined at import cost 60 ms for the
+ * same 21 MB (measured on Node 20, see readme-parts/api.md).
+ */
+const PIECE = 65_536;
+
+/** A string as one literal, or as `[pieces].join("")` when it is long. */
+function longStringLiteral(text: string): string {
+  if (text.length <= PIECE) return stringLiteral(text);
+  const pieces: string[] = [];
+  for (let start = 0; start < text.length; ) {
+    let end = Math.min(start + PIECE, text.length);
+    // Never cut a surrogate pair: a lone half would not survive the UTF-8 file.
+    const code = text.charCodeAt(end - 1);
+    if (end < text.length && code >= 0xd800 && code <= 0xdbff) end--;
+    pieces.push(stringLiteral(text.slice(start, end)));
+    start = end;
+  }
+  return `[${pieces.join(',\n')}].join('')`;
+}
+
 /** Plain data as a JS literal whose strings are quoted literals (objects stay tiny: a few long strings). */
 function jsLiteral(value: unknown): string {
-  if (typeof value === 'string') return stringLiteral(value);
+  if (typeof value === 'string') return longStringLiteral(value);
   if (Array.isArray(value)) return `[${value.map(jsLiteral).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}:${jsLiteral(v)}`).join(',')}}`;
@@ -66,10 +126,13 @@ function jsLiteral(value: unknown): string {
 }
 
 /**
- * The data module (dist/data/catalogue.mjs). Every bulky field is one string literal: V8
- * only scans a literal (no objects are created at load, unlike an object literal or
- * JSON.parse of the records), records are sliced out of it on demand and the search index
- * strings are decoded on the first search only. Measured in readme-parts/api.md.
+ * The data module (dist/data/catalogue.mjs). Every bulky field is made of string literals
+ * (no objects are created at load, unlike an object literal or JSON.parse): the record
+ * chunks inside a function the runtime reads as source text without calling it
+ * (source-text.ts), the rest in ≤ 64 KB pieces. Records are sliced out of their chunk on
+ * demand and the search index is decoded on the first search only. No data literal holds a
+ * newline, so esbuild (ours or Netlify's) never turns one into a template literal, which V8
+ * scans ~3× slower. Measured in readme-parts/api.md.
  */
 export function catalogueModuleSource(data: CatalogueData): string {
   const lines = [
@@ -79,9 +142,14 @@ export function catalogueModuleSource(data: CatalogueData): string {
     `  version: ${stringLiteral(data.version)},`,
     `  urls: ${JSON.stringify(data.urls)},`,
     `  count: ${data.count},`,
-    `  records: ${stringLiteral(data.records)},`,
+    `  chunkSize: ${data.chunkSize},`,
+    `  offsetWidth: ${data.offsetWidth},`,
+    // Never called when the runtime can read the chunks from its source text (source-text.ts).
+    `  records: function records() {\n    return [\n${data.records().map(stringLiteral).join(',\n')}\n    ];\n  },`,
+    `  dictionary: ${longStringLiteral(data.dictionary)},`,
+    `  idOrder: ${longStringLiteral(data.idOrder)},`,
     `  searchIndex: ${jsLiteral(data.searchIndex)},`,
-    `  openapi: ${stringLiteral(data.openapi)},`,
+    `  openapi: ${longStringLiteral(data.openapi)},`,
     '};',
     '',
   ];

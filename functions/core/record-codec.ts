@@ -1,65 +1,107 @@
 /**
  * The compact text form of a record inside the function's data module, and the variant A/B
  * JSON composed from it. Why not store each record's JSON: the data module is scanned by
- * V8 on every cold start (≈ linear in bytes), and the JSON repeats keys, the id three times
- * and the base URL; this form is less than half the size. Composing a record's JSON from
+ * V8 on every cold start (≈ 4.5 ms per MB), and the JSON repeats keys, the id three times
+ * and the base URL; this form is about a third of the size. Composing a record's JSON from
  * it is a string template (no JSON.parse/stringify per request) and yields exactly the
  * bytes of `JSON.stringify` (held equal by record-codec.test.ts).
  *
- * One record = fields joined by TAB (JSON text never holds a raw tab or newline):
- * id, extension code, file_size, tags JSON, description JSON, phash, created_at,
- * updated_at ('' when equal to created_at), width, height, blurhash.
- * Dates in canonical `toISOString()` form are stored as base-36 epoch milliseconds.
+ * One record = RECORD_FIELDS fields joined by TAB (JSON text never holds a raw tab or newline):
+ * id (ID_KEY_LENGTH characters, compact-values.ts hex), extension code, file_size,
+ * tags JSON, description JSON, phash, created_at, updated_at ('' when equal to created_at),
+ * width, height, blurhash. Tags and description JSON are dictionary-encoded
+ * (text-dictionary.ts); integers, 16-digit phashes and canonical `toISOString()` dates (as
+ * epoch milliseconds) are in compact-values.ts form; any other value is stored as
+ * `!` + its JSON text, so every record round-trips.
  */
 import { EXT_CODES } from './catalogue-data.js';
+import { decodeHex, decodeUint, encodedHexLength, encodeHex, encodeUint } from './compact-values.js';
 import type { PepeRecord } from './record.js';
+import { expandText, TAG_PIECES, WORD_PIECES } from './text-dictionary.js';
+
+/** Fields per record. */
+export const RECORD_FIELDS = 11;
+const RAW = '!';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const PHASH = /^[0-9a-f]{16}$/;
+
+/** Length of the id key that starts every record. */
+export const ID_KEY_LENGTH = encodedHexLength(32);
+
+/** The id key of a lowercase UUID (keys sort like the ids), or null for anything else. */
+export function idKey(id: string): string | null {
+  return UUID.test(id) ? encodeHex(id.replaceAll('-', '')) : null;
+}
+
+/** The UUID of the id key at `offset` of `text`. */
+export function idFromKey(text: string, offset = 0): string {
+  const hex = decodeHex(text, 32, offset);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
 
 /** JSON string content without the quotes. */
 const jsonText = (value: string): string => JSON.stringify(value).slice(1, -1);
 
+const encodeCount = (n: number): string => (Number.isSafeInteger(n) && n >= 0 ? encodeUint(n) : RAW + JSON.stringify(n));
+const decodeCount = (text: string): string => (text.startsWith(RAW) ? text.slice(1) : String(decodeUint(text)));
+
 function encodeDate(iso: string): string {
   const ms = Date.parse(iso);
-  return ms >= 0 && new Date(ms).toISOString() === iso ? ms.toString(36) : jsonText(iso);
+  return ms >= 0 && new Date(ms).toISOString() === iso ? encodeUint(ms) : RAW + jsonText(iso);
+}
+const decodeDate = (text: string): string => (text.startsWith(RAW) ? text.slice(1) : new Date(decodeUint(text)).toISOString());
+
+const encodePhash = (phash: string): string => (PHASH.test(phash) ? encodeHex(phash) : RAW + jsonText(phash));
+const decodePhash = (text: string): string => (text.startsWith(RAW) ? text.slice(1) : decodeHex(text, 16));
+
+/** The tags and description JSON of a record, the texts the dictionary is built from. */
+export function recordTexts(record: PepeRecord): { tags: string; description: string } {
+  return { tags: record.tags && record.tags.length > 0 ? JSON.stringify(record.tags) : 'null', description: JSON.stringify(record.description) };
 }
 
-/** Base-36 has only lowercase letters; an ISO date always holds an uppercase 'T'. */
-const decodeDate = (text: string): string => (text.includes('T') ? text : new Date(parseInt(text, 36)).toISOString());
-
-export function encodeRecord(record: PepeRecord): string {
-  const tags = record.tags && record.tags.length > 0 ? JSON.stringify(record.tags) : 'null';
+/** `encode` = `dictionaryEncoder(dictionary)` of the dictionary the composer will get. Throws on an id that is not a lowercase UUID (a build bug). */
+export function encodeRecord(record: PepeRecord, encode: (text: string, pieces: RegExp) => string): string {
+  const key = idKey(record.id);
+  if (key === null) throw new Error(`encodeRecord: record id ${JSON.stringify(record.id)} is not a lowercase UUID`);
+  const { tags, description } = recordTexts(record);
   return [
-    jsonText(record.id),
+    key,
     String(EXT_CODES.indexOf(record.file_ext)),
-    String(record.file_size),
-    tags,
-    JSON.stringify(record.description),
-    jsonText(record.phash),
+    encodeCount(record.file_size),
+    encode(tags, TAG_PIECES),
+    encode(description, WORD_PIECES),
+    encodePhash(record.phash),
     encodeDate(record.created_at),
     record.updated_at === record.created_at ? '' : encodeDate(record.updated_at),
-    String(record.width),
-    String(record.height),
+    encodeCount(record.width),
+    encodeCount(record.height),
     jsonText(record.blurhash),
   ].join('\t');
 }
 
 /** Composes both JSON forms of encoded records; `imageBase` values are the JSON-escaped `<url>/images/`. */
-export function recordComposer(baseUrl: string, cdnUrl: string) {
+export function recordComposer(baseUrl: string, cdnUrl: string, dictionary: readonly string[]) {
   const baseImages = jsonText(`${baseUrl}/images/`);
   const cdnImages = jsonText(`${cdnUrl}/images/`);
   return {
     jsonA(line: string): string {
-      const [id, ext, size, tags, description, phash, created, updated, width, height, blurhash] = line.split('\t') as [string, ...string[]];
+      const [key, ext, size, packedTags, packedDescription, phash, created, updated, width, height, blurhash] = line.split('\t') as [string, ...string[]];
+      const id = idFromKey(key);
+      const tags = expandText(packedTags!, dictionary);
+      const description = expandText(packedDescription!, dictionary);
       const fileExt = EXT_CODES[Number(ext)];
       const createdAt = decodeDate(created!);
       const updatedAt = updated === '' ? createdAt : decodeDate(updated!);
       return (
-        `{"id":"${id}","file_name":"${id}${fileExt}","file_ext":"${fileExt}","file_size":${size},"tags":${tags},"description":${description},` +
-        `"url":"${baseImages}${id}${fileExt}","phash":"${phash}","created_at":"${createdAt}","updated_at":"${updatedAt}",` +
-        `"width":${width},"height":${height},"blurhash":"${blurhash}"}`
+        `{"id":"${id}","file_name":"${id}${fileExt}","file_ext":"${fileExt}","file_size":${decodeCount(size!)},"tags":${tags},"description":${description},` +
+        `"url":"${baseImages}${id}${fileExt}","phash":"${decodePhash(phash!)}","created_at":"${createdAt}","updated_at":"${updatedAt}",` +
+        `"width":${decodeCount(width!)},"height":${decodeCount(height!)},"blurhash":"${blurhash}"}`
       );
     },
     jsonB(line: string): string {
-      const [id, ext, , , description] = line.split('\t', 5) as [string, ...string[]];
+      const [key, ext, , , packedDescription] = line.split('\t', 5) as [string, ...string[]];
+      const id = idFromKey(key);
+      const description = expandText(packedDescription!, dictionary);
       return `{"id":"${id}","url":"${cdnImages}${id}${EXT_CODES[Number(ext)]}","description":${description === 'null' ? '""' : description}}`;
     },
   };

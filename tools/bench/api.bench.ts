@@ -53,7 +53,10 @@ async function latency(handler: Handler, urls: string[], rounds: number): Promis
   return { p50: round(percentile(sample, 50), 3), p99: round(percentile(sample, 99), 3), max: round(Math.max(...sample), 3) };
 }
 
-/** Child script: import the bundle, answer one request, print timings (ms since process start). */
+/** Appended to every child script: its CPU time (user + system, ms since process start) on the last line. */
+const reportCpu = ';{const c=process.cpuUsage();console.log((c.user+c.system)/1000)}';
+
+/** Child script: import the bundle, answer one request, print timings (ms since the script started). */
 const coldScript = (bundle: string, url: string) => `
 const t0 = performance.now();
 const mod = await import(${JSON.stringify(pathToFileURL(bundle).href)});
@@ -61,7 +64,22 @@ const t1 = performance.now();
 const r = await mod.default(new Request(${JSON.stringify(ORIGIN + url)}));
 const body = await r.text();
 if (r.status !== 200) throw new Error('status ' + r.status);
-console.log(JSON.stringify({ importMs: t1 - t0, answerMs: performance.now() - t1, bytes: body.length }));`;
+console.log(JSON.stringify({ importMs: t1 - t0, answerMs: performance.now() - t1, bytes: body.length }));
+${reportCpu}`;
+
+/**
+ * The floor of any Request → Response function on this Node: an ES module that builds a
+ * Request and reads a Response (Node 20 loads its fetch implementation on first use of
+ * either), without our bundle. Shows how much of the ratio is ours.
+ */
+const floorScript = `await new Response(new Request(${JSON.stringify(ORIGIN)}).url).text();\n${reportCpu}`;
+
+/** Runs a child that reports its CPU time; returns wall ms, CPU ms and the other output lines. */
+async function measuredSpawn(args: string[]): Promise<{ ms: number; cpuMs: number; lines: string[] }> {
+  const { ms, stdout } = await timedSpawn(args);
+  const lines = stdout.trim().split('\n');
+  return { ms, cpuMs: Number(lines.pop()), lines };
+}
 
 const heapScript = (bundle: string, urls: string[]) => `
 const mod = await import(${JSON.stringify(pathToFileURL(bundle).href)});
@@ -110,15 +128,22 @@ async function benchSize(ctx: BenchContext, count: number, rows: { latency: Reco
   ctx.log(`${count} records: cold starts`);
   const firstSearch = `/api/pepe?limit=25&search=${encodeURIComponent(queries[0]!)}`;
   const bare: number[] = [];
+  const bareCpu: number[] = [];
+  const floor: number[] = [];
   const coldSearch: number[] = [];
+  const coldSearchCpu: number[] = [];
   const coldList: number[] = [];
   const inside: { importMs: number; answerMs: number }[] = [];
-  for (let i = 0; i < (ctx.quick ? 3 : 7); i++) {
+  // Interleaved, so a change in machine load hits every kind alike; medians of each kind.
+  for (let i = 0; i < (ctx.quick ? 3 : 9); i++) {
     bare.push((await timedSpawn(['-e', '0'])).ms);
-    const run = await timedSpawn(['--input-type=module', '-e', coldScript(file, firstSearch)]);
+    bareCpu.push((await measuredSpawn(['-e', reportCpu])).cpuMs);
+    floor.push((await measuredSpawn(['--input-type=module', '-e', floorScript])).ms);
+    const run = await measuredSpawn(['--input-type=module', '-e', coldScript(file, firstSearch)]);
     coldSearch.push(run.ms);
-    inside.push(JSON.parse(run.stdout));
-    coldList.push((await timedSpawn(['--input-type=module', '-e', coldScript(file, '/api/pepe?limit=25')])).ms);
+    coldSearchCpu.push(run.cpuMs);
+    inside.push(JSON.parse(run.lines[0]!));
+    coldList.push((await measuredSpawn(['--input-type=module', '-e', coldScript(file, '/api/pepe?limit=25')])).ms);
   }
   const heap = JSON.parse((await timedSpawn(['--expose-gc', '--input-type=module', '-e', heapScript(file, cases.flatMap(([, urls]) => urls.slice(0, 40)))])).stdout);
   const bareMs = median(bare);
@@ -126,15 +151,14 @@ async function benchSize(ctx: BenchContext, count: number, rows: { latency: Reco
     records: count,
     'compile ms': round(compileMs, 0),
     'bundle ms': round(bundleMs, 0),
-    'data module MB': round(moduleSource.length / 1e6, 2),
     'bundle MB': round(bytes / 1e6, 2),
     'bare node ms': round(bareMs, 1),
+    'floor ratio (Request+Response, no bundle)': round(median(floor) / bareMs, 2),
     'cold → first search ms': round(median(coldSearch), 1),
     'search ratio': round(median(coldSearch) / bareMs, 2),
+    'search CPU ratio': round(median(coldSearchCpu) / median(bareCpu), 2),
     'cold → first list ms': round(median(coldList), 1),
     'list ratio': round(median(coldList) / bareMs, 2),
-    // The machine is shared: best-of-N is the least disturbed figure of each kind.
-    'search ratio (best of each)': round(Math.min(...coldSearch) / Math.min(...bare), 2),
     'import ms (in child)': round(median(inside.map((x) => x.importMs)), 1),
     'first search ms (in child)': round(median(inside.map((x) => x.answerMs)), 1),
     'heap MB after queries': round(heap.heapUsed / 2 ** 20, 1),
@@ -148,6 +172,6 @@ export default {
     const rows = { latency: [] as Record<string, string | number>[], cold: [] as Record<string, string | number>[] };
     for (const count of ctx.quick ? [2_000, 10_000] : [10_000, 100_000]) await benchSize(ctx, count, rows);
     ctx.table('handler latency in-process (Request → Response body)', rows.latency);
-    ctx.table('cold start (spawn → import bundle → first answer; ratio to bare `node -e 0`, medians), size, heap', rows.cold);
+    ctx.table('cold start (spawn → import bundle → first answer; ratio to bare `node -e 0` in the same run, medians of interleaved spawns), size, heap', rows.cold);
   },
 } satisfies Bench;

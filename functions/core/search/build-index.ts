@@ -1,5 +1,6 @@
 import MiniSearch from 'minisearch';
-import { encodeNumbers, encodePosting } from './posting-codec.js';
+import { digitsFor, packNumbers } from '../packed-numbers.js';
+import { encodePosting } from './posting-codec.js';
 import { SEARCH_OPTIONS, type IndexedDoc } from './search-options.js';
 import { SEARCH_INDEX_FORMAT, type FieldPostings, type SearchDoc, type SearchIndexData } from './search-types.js';
 
@@ -21,7 +22,14 @@ export function buildSearchIndex(docs: SearchDoc[]): SearchIndexData {
     fieldData === undefined ? [] : Object.keys(fieldData).map((shortId) => rankOf[shortId]!).sort((a, b) => a - b);
   const encodeField = (fieldId: string): FieldPostings => {
     const segments = entries.map(([, fields]) => encodePosting(ranksIn(fields[fieldId]), docs.length));
-    return { postings: segments.join(''), lengths: encodeNumbers(segments.map((segment) => segment.length)) };
+    const offsets: number[] = [];
+    let offset = 0;
+    for (const segment of segments) {
+      offsets.push(offset);
+      offset += segment.length;
+    }
+    const offsetWidth = digitsFor(offset);
+    return { postings: segments.join(''), offsets: packNumbers(offsets, offsetWidth), offsetWidth };
   };
   return {
     format: SEARCH_INDEX_FORMAT,

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { letterCount, searchWords } from './normalise.js';
 
@@ -25,6 +26,17 @@ describe('searchWords', () => {
 
   it('folds dotted capital I to plain i', () => {
     expect(searchWords('İstanbul')).toEqual(['istanbul']);
+  });
+
+  it('gives ASCII text (its fast path) exactly the words of the full Unicode rules', () => {
+    const unicodeRules = (text: string) =>
+      text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().replace(/\u03c2/g, 'σ').split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0);
+    fc.assert(
+      fc.property(fc.string({ unit: fc.integer({ min: 0, max: 127 }).map((c) => String.fromCharCode(c)) }), (text) => {
+        expect(searchWords(text)).toEqual(unicodeRules(text));
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('returns no words for text without letters or digits', () => {

@@ -61,13 +61,6 @@ export function encodePosting(ranks: readonly number[], docCount: number): strin
   return out.join('');
 }
 
-/** Encodes a list of non-negative integers (segment lengths) as consecutive VLQs. */
-export function encodeNumbers(values: readonly number[]): string {
-  const out: string[] = [];
-  for (const value of values) pushVlq(out, value);
-  return out.join('');
-}
-
 /**
  * Position after the last VLQ read by readVlq. A module variable instead of a returned
  * tuple: this runs in a cold process before the JIT has optimised anything, where tuple
@@ -91,15 +84,6 @@ function readVlq(text: string, position: number): number {
     }
     scale *= 32;
   }
-}
-
-/** Decodes consecutive VLQs (segment lengths) into `count` numbers. */
-export function decodeNumbers(text: string, count: number): Uint32Array {
-  const values = new Uint32Array(count);
-  afterVlq = 0;
-  for (let i = 0; i < count; i++) values[i] = readVlq(text, afterVlq);
-  if (afterVlq !== text.length) throw new Error(`search index: expected ${count} numbers, found other data; rebuild the catalogue`);
-  return values;
 }
 
 /** The record count of the segment at `offset`, without decoding it. */

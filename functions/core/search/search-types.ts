@@ -9,12 +9,16 @@ export interface SearchDoc {
 /** `all`: tags and description (variant A); `description`: description only (variant B). */
 export type SearchField = 'all' | 'description';
 
-/** Posting lists of one field: per term (in `terms` order) a segment of `postings`, `lengths` = segment sizes. */
+/** Posting lists of one field: per term (in `terms` order) a segment of `postings`. */
 export interface FieldPostings {
   /** Concatenated segments (see posting-codec.ts). */
   postings: string;
-  /** VLQ-encoded character length of each term's segment, in term order. */
-  lengths: string;
+  /**
+   * Start of each term's segment in `postings`, in term order, packed with `offsetWidth`
+   * digits (../packed-numbers.ts): read one at a time, so loading decodes nothing.
+   */
+  offsets: string;
+  offsetWidth: number;
 }
 
 /**
@@ -33,7 +37,7 @@ export interface SearchIndexData {
 }
 
 /** Changes whenever the layout of SearchIndexData changes, so an old index is refused, not misread. */
-export const SEARCH_INDEX_FORMAT = 'pepe-search-1' as const;
+export const SEARCH_INDEX_FORMAT = 'pepe-search-2' as const;
 
 export interface SearchIndex {
   /** Ranks of all docs matching every query word (AND, prefix, typo fallback), ascending. Empty when the query has no words. */

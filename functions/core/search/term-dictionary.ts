@@ -1,4 +1,5 @@
-import { decodeNumbers, decodePosting, postingCount, type Posting } from './posting-codec.js';
+import { numberAt } from '../packed-numbers.js';
+import { decodePosting, postingCount, type Posting } from './posting-codec.js';
 import { letterCount } from './normalise.js';
 import { typoNeighbours } from './typo-neighbours.js';
 import { QueryScratch } from './query-scratch.js';
@@ -22,7 +23,6 @@ export interface TermMatch {
 
 /** Posting lists of one field, decoded one term at a time on first use and then kept. */
 class FieldLists {
-  private readonly offsets: Uint32Array;
   private readonly decoded: (Posting | undefined)[];
 
   constructor(
@@ -30,26 +30,23 @@ class FieldLists {
     termCount: number,
     private readonly docCount: number,
   ) {
-    const lengths = decodeNumbers(field.lengths, termCount);
-    this.offsets = new Uint32Array(termCount);
-    let offset = 0;
-    for (let i = 0; i < termCount; i++) {
-      this.offsets[i] = offset;
-      offset += lengths[i]!;
-    }
-    if (offset !== field.postings.length) throw new Error('search index: posting lengths do not add up; rebuild the catalogue');
+    if (field.offsets.length !== termCount * field.offsetWidth) throw new Error('search index: posting offsets do not match the terms; rebuild the catalogue');
     this.decoded = new Array<Posting | undefined>(termCount);
+  }
+
+  private offset(termId: number): number {
+    return numberAt(this.field.offsets, this.field.offsetWidth, termId);
   }
 
   count(termId: number): number {
     const cached = this.decoded[termId];
-    return cached ? cached.count : postingCount(this.field.postings, this.offsets[termId]!);
+    return cached ? cached.count : postingCount(this.field.postings, this.offset(termId));
   }
 
   posting(termId: number): Posting {
     let posting = this.decoded[termId];
     if (posting === undefined) {
-      posting = decodePosting(this.field.postings, this.offsets[termId]!, this.docCount);
+      posting = decodePosting(this.field.postings, this.offset(termId), this.docCount);
       this.decoded[termId] = posting;
     }
     return posting;

@@ -1,0 +1,64 @@
+/**
+ * Shorter text forms of a record's fixed-shape values (record-codec.ts): unsigned integers
+ * and lowercase hex strings in base 64. The alphabet is in ASCII order, so encoded hex of
+ * equal length sorts like the hex itself: ids are compared without decoding them. Every
+ * character is plain ASCII that needs no escaping in a JS literal.
+ */
+const ALPHABET = '-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz';
+const DIGIT = new Uint8Array(128);
+for (let i = 0; i < ALPHABET.length; i++) DIGIT[ALPHABET.charCodeAt(i)] = i;
+const HEX = '0123456789abcdef';
+
+/** A safe integer ≥ 0 in base 64, most significant digit first. */
+export function encodeUint(value: number): string {
+  let out = '';
+  let rest = value;
+  do {
+    out = ALPHABET[rest % 64]! + out;
+    rest = Math.floor(rest / 64);
+  } while (rest > 0);
+  return out;
+}
+
+export function decodeUint(text: string): number {
+  let value = 0;
+  for (let i = 0; i < text.length; i++) value = value * 64 + DIGIT[text.charCodeAt(i)]!;
+  return value;
+}
+
+export const isLowerHex = (text: string): boolean => /^[0-9a-f]*$/.test(text);
+
+/** Lowercase hex, 3 hex digits (12 bits) per 2 characters; a last group of 1–2 digits takes as many characters. */
+export function encodeHex(hex: string): string {
+  let out = '';
+  for (let i = 0; i < hex.length; i += 3) {
+    const group = hex.slice(i, i + 3);
+    const value = parseInt(group, 16);
+    out += group.length === 3 ? ALPHABET[value >> 6]! + ALPHABET[value & 63]! : group.length === 2 ? ALPHABET[value >> 4]! + ALPHABET[value & 15]! : ALPHABET[value]!;
+  }
+  return out;
+}
+
+/** The `hexLength` hex digits of an encodeHex text starting at `offset`. */
+export function decodeHex(text: string, hexLength: number, offset = 0): string {
+  let out = '';
+  let at = offset;
+  for (let left = hexLength; left > 0; left -= 3) {
+    if (left >= 3) {
+      // No 4096-entry lookup table: building one costs more in a cold process than a whole first answer.
+      const value = DIGIT[text.charCodeAt(at)]! * 64 + DIGIT[text.charCodeAt(at + 1)]!;
+      out += HEX[value >> 8]! + HEX[(value >> 4) & 15]! + HEX[value & 15]!;
+      at += 2;
+    } else if (left === 2) {
+      out += HEX[DIGIT[text.charCodeAt(at)]!]! + HEX[DIGIT[text.charCodeAt(at + 1)]!]!;
+      at += 2;
+    } else {
+      out += HEX[DIGIT[text.charCodeAt(at)]!]!;
+      at += 1;
+    }
+  }
+  return out;
+}
+
+/** Characters encodeHex writes for this many hex digits. */
+export const encodedHexLength = (hexLength: number): number => Math.floor(hexLength / 3) * 2 + (hexLength % 3);

@@ -1,0 +1,33 @@
+/**
+ * A list of non-negative integers as fixed-width base64url digits: plain ASCII that needs
+ * no escaping in a JS literal, and any one is read in O(1) without decoding the others,
+ * so nothing has to be decoded up front on a cold start (ranks ordered by id, record
+ * offsets of a chunk, posting offsets of the search index).
+ */
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+const DIGIT = new Uint8Array(128);
+for (let i = 0; i < ALPHABET.length; i++) DIGIT[ALPHABET.charCodeAt(i)] = i;
+
+/** Digits needed so every value ≤ `max` fits (at least 1). */
+export function digitsFor(max: number): number {
+  let width = 1;
+  while (64 ** width <= max) width++;
+  return width;
+}
+
+export function packNumbers(values: readonly number[], width: number): string {
+  const out: string[] = [];
+  for (const value of values) {
+    if (!(Number.isInteger(value) && value >= 0 && value < 64 ** width)) throw new Error(`packNumbers: ${value} does not fit in ${width} digits`);
+    for (let i = width - 1; i >= 0; i--) out.push(ALPHABET[Math.floor(value / 64 ** i) % 64]!);
+  }
+  return out.join('');
+}
+
+/** The value at `index` of a packed list that starts at `offset` of `packed`. */
+export function numberAt(packed: string, width: number, index: number, offset = 0): number {
+  let value = 0;
+  const start = offset + index * width;
+  for (let i = 0; i < width; i++) value = value * 64 + DIGIT[packed.charCodeAt(start + i)]!;
+  return value;
+}

@@ -1,0 +1,49 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { buildDictionary, dictionaryEncoder, expandText, TAG_PIECES, WORD_PIECES } from './text-dictionary.js';
+
+const words = (texts: string[]) => texts.map((text) => ({ text, pieces: WORD_PIECES }));
+
+describe('text dictionary', () => {
+  it('replaces frequent words by short references and expands them back exactly', () => {
+    const texts = Array.from({ length: 20 }, (_, i) => `"Smug frog number ${i} is smug and ribbiting"`);
+    const dictionary = buildDictionary(words(texts));
+    expect(dictionary).toContain('ribbiting');
+    expect(dictionary).toContain('frog ');
+    const encode = dictionaryEncoder(dictionary);
+    for (const text of texts) {
+      const encoded = encode(text, WORD_PIECES);
+      expect(encoded.length).toBeLessThan(text.length * 0.7);
+      expect(expandText(encoded, dictionary)).toBe(text);
+    }
+  });
+
+  it('leaves rare or short pieces alone (they would cost more than they save)', () => {
+    const dictionary = buildDictionary(words(['"a once-only-word"', '"a b"']));
+    expect(dictionary).toEqual([]);
+  });
+
+  it('keeps a literal escape mark intact, inside or outside dictionary pieces', () => {
+    const tags = Array.from({ length: 10 }, () => '["a~b","~","smug"]');
+    const dictionary = buildDictionary(tags.map((text) => ({ text, pieces: TAG_PIECES })));
+    expect(dictionary).toContain('"a~b",');
+    const encode = dictionaryEncoder(dictionary);
+    for (const text of ['["a~b","~","smug"]', '["~~","x~"]', '~', '~~~']) expect(expandText(encode(text, TAG_PIECES), dictionary)).toBe(text);
+  });
+
+  it('round-trips any text with any dictionary built from similar texts', () => {
+    const piece = fc.constantFrom('smug ', 'Frog', 'frog ', '~', '"', '\\"', ',', ' ', 'ü', 'rare', 'pepe ', 'x');
+    const text = fc.array(piece, { maxLength: 30 }).map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(fc.array(text, { minLength: 1, maxLength: 20 }), (texts) => {
+        const dictionary = buildDictionary([...words(texts), ...texts.map((t) => ({ text: JSON.stringify(t.split(' ')), pieces: TAG_PIECES }))]);
+        const encode = dictionaryEncoder(dictionary);
+        for (const t of texts) {
+          expect(expandText(encode(t, WORD_PIECES), dictionary)).toBe(t);
+          const tags = JSON.stringify(t.split(' '));
+          expect(expandText(encode(tags, TAG_PIECES), dictionary)).toBe(tags);
+        }
+      }),
+    );
+  });
+});
