@@ -4,14 +4,15 @@
  * from the cache without being read; an image is decoded only when its bytes are new.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import type { PepeRecord } from '../../functions/core/record.js';
 import { FEATURE_VERSION, analyseImage } from '../image/analyse-image.js';
+import { configureSharpForBatch } from '../image/decode.js';
 import { describeUnsupported, detectFormat } from '../image/format.js';
 import { type CachedFeatures, FeatureCache, THUMB_BYTES } from './feature-cache.js';
 import { error, warning, type Problem } from './problems.js';
-import { readContentFile } from './read-content-file.js';
+import { readContentFileSync } from './read-content-file.js';
 import { rejectDuplicateIds, sortProblems, unknownDistinctFrom } from './catalogue-checks.js';
 import { type ContentPair, scanContent } from './scan-content.js';
 import { type NormalisedSidecar, parseSidecar } from './sidecar.js';
@@ -39,6 +40,11 @@ export interface AnalyseContentOptions {
   /** Images analysed at once; sharp decodes on libuv's threads. */
   concurrency?: number;
   limits?: Partial<typeof LIMITS>;
+  /**
+   * Spec-exact imagehash phash for every image (a full-resolution decode even for large
+   * images; slower). Part of the feature cache key: switching it re-analyses every image.
+   */
+  exactPhash?: boolean;
   onProgress?: (progress: AnalyseProgress) => void;
 }
 
@@ -77,6 +83,9 @@ export interface ContentAnalysis {
   stats: AnalyseStats;
 }
 
+/** The feature cache's version: the image code's, plus the analysis options that change features. */
+export const featureKey = (options: { exactPhash?: boolean }): string => (options.exactPhash ? `${FEATURE_VERSION}+exact-phash` : FEATURE_VERSION);
+
 export const defaultCacheDir = (contentDir: string): string => resolve(contentDir, '..', '.pepe-cache');
 
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
@@ -85,7 +94,8 @@ const publishedExtOf = (file: string): string => (extname(file).toLowerCase() ==
 async function loadSidecar(pair: ContentPair, cache: FeatureCache): Promise<{ sidecar?: NormalisedSidecar; problems: Problem[] }> {
   const cached = cache.sidecar(pair.sidecar.rel, pair.sidecar);
   if (cached) return { sidecar: cached, problems: [] };
-  const result = parseSidecar(pair.sidecar.rel, await readFile(pair.sidecar.abs, 'utf8'));
+  // Synchronous for the reason given in read-content-file.ts (the thread pool is busy decoding).
+  const result = parseSidecar(pair.sidecar.rel, readFileSync(pair.sidecar.abs, 'utf8'));
   if (!result.ok) return { problems: result.problems };
   cache.setSidecar(pair.sidecar.rel, pair.sidecar, result.sidecar);
   return { sidecar: result.sidecar, problems: [] };
@@ -97,7 +107,7 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   const started = performance.now();
   const limits = { ...LIMITS, ...options.limits };
   const analyse = options.analyse ?? analyseImage;
-  const cache = await FeatureCache.load(options.cacheDir ?? defaultCacheDir(options.contentDir), FEATURE_VERSION);
+  const cache = await FeatureCache.load(options.cacheDir ?? defaultCacheDir(options.contentDir), featureKey(options));
   const cacheLoadMs = performance.now() - started;
   const scan = await scanContent(options.contentDir);
   const problems = [...scan.problems];
@@ -114,7 +124,7 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
     const knownFeatures = knownHash ? cache.featuresOf(knownHash) : undefined;
     if (knownHash && knownFeatures) return { ok: true, sha256: knownHash, features: knownFeatures, decoded: false };
     const readStart = performance.now();
-    const read = await readContentFile(image.abs, limits.maxFileBytes);
+    const read = readContentFileSync(image.abs, limits.maxFileBytes);
     if (!read.ok) {
       return read.reason === 'too-large' ? tooLarge(read.size) : { ok: false, problem: error('not-a-file', 'is not a regular file: replace it with the image itself', image.rel) };
     }
@@ -128,7 +138,7 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
     if (!format) {
       return { ok: false, problem: error('unsupported-format', `is ${describeUnsupported(read.bytes)}, not a supported image: convert it to PNG, JPEG, GIF, WebP or AVIF`, image.rel) };
     }
-    const result = await analyse(read.bytes, { maxPixels: limits.maxPixels, timeoutMs: limits.timeoutMs });
+    const result = await analyse(read.bytes, { maxPixels: limits.maxPixels, timeoutMs: limits.timeoutMs, ...(options.exactPhash ? { exactPhash: true } : {}) });
     // libvips keeps one error buffer for all threads: under concurrent decodes a failure can
     // lose its message ("Unknown error") and so its classification (truncated vs undecodable).
     // Such failures are analysed once more, alone, after the others.
@@ -194,8 +204,14 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   const worker = async () => {
     while (nextMiss < misses.length) await handle(misses[nextMiss++]!, false);
   };
-  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 4) }, worker));
-  for (const index of later) await handle(index, true);
+  // One libvips thread per image while several decode at once (measured in readme-parts/image.md).
+  const restoreSharp = misses.length > 0 ? configureSharpForBatch() : () => undefined;
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 4) }, worker));
+    for (const index of later) await handle(index, true);
+  } finally {
+    restoreSharp();
+  }
 
   const valid = rejectDuplicateIds(items.filter((item): item is AnalysedItem => item !== undefined), problems);
   problems.push(...unknownDistinctFrom(valid));

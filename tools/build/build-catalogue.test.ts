@@ -270,6 +270,61 @@ describe('incremental rebuilds', () => {
     expect(after['data/catalogue.mjs']?.sha256).not.toBe(before['data/catalogue.mjs']?.sha256);
   });
 
+  it('re-analyses every image when exactPhash is switched on or off, passing it to the analysis', async () => {
+    const contentDir = join(temp.path, 'exact', 'content');
+    await cp(baseContent, contentDir, { recursive: true });
+    const own = { contentDir, outDir: join(temp.path, 'dist-exact'), cacheDir: join(temp.path, 'cache-exact'), urls: FIXTURE_URLS };
+    const seen: (boolean | undefined)[] = [];
+    const analyse: AnalyseFn = (bytes, options) => {
+      seen.push(options?.exactPhash);
+      return analyseImage(bytes, options);
+    };
+    expect((await buildCatalogue({ ...own, analyse })).ok).toBe(true);
+    const images = seen.length;
+    expect(images).toBeGreaterThan(0);
+    expect(seen.every((flag) => flag === undefined)).toBe(true);
+    seen.length = 0;
+    expect((await buildCatalogue({ ...own, analyse, exactPhash: true })).stats.decoded).toBe(images);
+    expect(seen).toEqual(Array(images).fill(true));
+    seen.length = 0;
+    expect((await buildCatalogue({ ...own, analyse, exactPhash: true })).stats.decoded).toBe(0);
+    expect((await buildCatalogue({ ...own, analyse })).stats.decoded).toBe(images);
+  });
+
+  it('keeps the manifest true to the bytes on disk across rebuilds that edit a record, change a URL and add an image', async () => {
+    const contentDir = join(temp.path, 'edits', 'content');
+    await cp(baseContent, contentDir, { recursive: true });
+    const own = { contentDir, outDir: join(temp.path, 'dist-edits'), cacheDir: join(temp.path, 'cache-edits'), urls: FIXTURE_URLS };
+    const verify = async () => {
+      const manifest = JSON.parse(await readFile(join(own.outDir, 'manifest.json'), 'utf8')) as Manifest;
+      const snapshot = await snapshotDir(own.outDir);
+      expect(Object.keys(manifest.files)).toEqual(Object.keys(snapshot).filter((p) => p !== 'manifest.json'));
+      for (const [path, entry] of Object.entries(manifest.files)) expect(entry.sha256, path).toBe(snapshot[path]!.sha256);
+      return manifest;
+    };
+    await buildCatalogue(own);
+    const first = await verify();
+    const sidecarPath = join(contentDir, 'frog-001.json');
+    const sidecar = JSON.parse(await readFile(sidecarPath, 'utf8')) as { id: string; description: string | null };
+    await writeFile(sidecarPath, JSON.stringify({ ...sidecar, description: 'an edited description' }));
+    expect((await buildCatalogue(own)).ok).toBe(true);
+    const edited = await verify();
+    expect(edited.files[`site/api/pepe/${sidecar.id}`]!.sha256).not.toBe(first.files[`site/api/pepe/${sidecar.id}`]!.sha256);
+    expect(await readFile(join(own.outDir, 'site/api/pepe', sidecar.id), 'utf8')).toContain('an edited description');
+    // Every answer embeds an image URL: new URLs must rewrite every by-id file.
+    const moving = { baseUrl: 'https://pepes.example', apiUrl: 'https://api.pepes.example', cdnUrl: 'https://cdn.pepes.example' };
+    expect((await buildCatalogue({ ...own, urls: moving })).ok).toBe(true);
+    const moved = await verify();
+    const byId = Object.keys(moved.files).filter((p) => p.startsWith('site/v1/pepe/') || p.startsWith('site/api/pepe/'));
+    expect(byId).toHaveLength(12);
+    for (const path of byId) expect(moved.files[path]!.sha256, path).not.toBe(edited.files[path]!.sha256);
+    const { bytes, ext } = await fixtureImage(41);
+    await writeFile(join(contentDir, `added${ext}`), bytes);
+    await writeFile(join(contentDir, 'added.json'), JSON.stringify({ id: fixtureId('edits-added'), description: null, tags: null, created_at: '2026-01-01T00:00:00Z' }));
+    expect((await buildCatalogue({ ...own, urls: moving })).ok).toBe(true);
+    await verify();
+  });
+
   it('reuses features for an identical image under another name (hashes it, decodes nothing)', async () => {
     const contentDir = await contentWith(async (d) => {
       await rename(join(d, 'frog-000.png'), join(d, 'renamed.png'));

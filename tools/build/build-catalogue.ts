@@ -4,16 +4,19 @@
  * all-or-nothing (see write-output.ts). Returns a result; never prints.
  */
 import { readdir } from 'node:fs/promises';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { catalogueModuleSource, compileCatalogue, precomputedFiles } from '../../functions/core/catalogue.js';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { catalogueModuleSource, compileCatalogue } from '../../functions/core/catalogue.js';
 import { compareRecords, type PepeRecord, type SiteUrls } from '../../functions/core/record.js';
 import { type AnalyseContentOptions, type AnalyseStats, analyseContent, defaultCacheDir } from './analyse-content.js';
 import { sortProblems } from './catalogue-checks.js';
-import { createManifest, type Manifest, readManifest } from './manifest.js';
+import { createManifest, type Manifest, MANIFEST_FILE, readManifest, readManifestSync } from './manifest.js';
 import { nearDuplicateProblems } from './near-duplicate-problems.js';
 import { error, type Problem } from './problems.js';
+import { recoverOutput } from './commit-output.js';
+import { planAnswers } from './plan-answers.js';
 import { byteLength, type PlannedFile, sha256Of, writeOutput } from './write-output.js';
-import { generateExtras, inputsFingerprint, loadLastBuild, saveLastBuild } from './build-extras.js';
+import { loadAnswerDigests, saveAnswerDigests, unchangedAnswers } from './answer-digests.js';
+import { buildInputs, generateExtras, loadLastBuild, sameStatKey, saveLastBuild, statKey } from './build-extras.js';
 
 export interface BuildOptions extends Omit<AnalyseContentOptions, 'writeCache'> {
   outDir: string;
@@ -26,7 +29,7 @@ export interface BuildStats extends AnalyseStats {
   errors: number;
   /** Output files written (new or changed bytes); 0 for a build that changed nothing. */
   written: number;
-  /** Output files kept from the previous build by hard link. */
+  /** Output files of the previous build left in place untouched (unchanged bytes). */
   kept: number;
   removed: number;
   timings: AnalyseStats['timings'] & { dupesMs: number; compileMs: number; writeMs: number; generateMs: number };
@@ -49,12 +52,12 @@ const isInside = (parent: string, child: string): boolean => {
 };
 
 /** Refuses output folders that would destroy something that is not a previous build. */
-async function outDirProblems(contentDir: string, outDir: string, previous: Manifest | null): Promise<Problem[]> {
+async function outDirProblems(contentDir: string, outDir: string, hasPrevious: boolean): Promise<Problem[]> {
   if (isInside(outDir, contentDir) || isInside(contentDir, outDir)) {
     return [error('bad-out-dir', `the output folder "${outDir}" and the content folder "${contentDir}" overlap: choose another --out`)];
   }
   const existing = await readdir(outDir).catch(() => [] as string[]);
-  if (existing.length > 0 && !previous) {
+  if (existing.length > 0 && !hasPrevious) {
     return [error('bad-out-dir', `the output folder "${outDir}" is not empty and holds no manifest.json of a previous build; it would be replaced: empty it or choose another --out`)];
   }
   return [];
@@ -71,12 +74,22 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
   const started = performance.now();
   const contentDir = resolve(options.contentDir);
   const outDir = resolve(options.outDir);
-  const previous = await readManifest(outDir);
+  // A build interrupted while applying its changes is rolled back (or completed) before anything reads the output.
+  const recovery = recoverOutput(outDir);
   const cacheDir = options.cacheDir ?? defaultCacheDir(contentDir);
+  // The output's manifest.json is parsed only when needed: a stat equal to the one the last
+  // build recorded proves it is that build's manifest (30k entries at 10k images: ~50 ms).
+  const last = await loadLastBuild(cacheDir);
+  const manifestStat = statKey(join(outDir, MANIFEST_FILE));
+  const lastManifestIntact = last !== null && last.outDir === outDir && sameStatKey(last.manifestStat, manifestStat);
+  let parsedPrevious: Manifest | null | undefined;
+  const previousManifest = async () => (parsedPrevious === undefined ? (parsedPrevious = await readManifest(outDir)) : parsedPrevious);
   const analysis = await analyseContent({ ...options, contentDir, cacheDir, writeCache: true });
   const dupesStart = performance.now();
   const dupes = await nearDuplicateProblems(analysis.items, 'warning', { dir: cacheDir, write: true });
-  const problems = sortProblems([...analysis.problems, ...(await outDirProblems(contentDir, outDir, previous)), ...dupes]);
+  const busy: Problem[] = recovery.state === 'busy' ? [error('bad-out-dir', `another pepe build (pid ${recovery.pid}) is writing the output folder "${outDir}": wait for it to finish (if no build is running, delete "${recovery.txnDir}")`)] : [];
+  const hasPrevious = lastManifestIntact || (await previousManifest()) !== null;
+  const problems = sortProblems([...analysis.problems, ...busy, ...(await outDirProblems(contentDir, outDir, hasPrevious)), ...dupes]);
   const dupesMs = performance.now() - dupesStart;
   const records = sortedRecords(analysis.items.map((item) => item.record));
   const errors = problems.filter((p) => p.severity === 'error').length;
@@ -91,19 +104,26 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
     timings: { ...analysis.stats.timings, dupesMs, compileMs: 0, writeMs: 0, generateMs: 0 },
     seconds: 0,
   };
-  const finish = (result: Omit<BuildResult, 'stats'>): BuildResult => {
+  const finish = (result: Omit<BuildResult, 'stats' | 'manifest'>, manifest: Manifest | null | (() => Manifest | null)): BuildResult => {
     stats.seconds = (performance.now() - started) / 1000;
-    return { ...result, stats };
+    const built = { ...result, stats } as BuildResult;
+    // Parsed on first access when the build did not need it (a no-change rebuild).
+    if (typeof manifest === 'function') Object.defineProperty(built, 'manifest', { get: manifest, enumerable: true });
+    else built.manifest = manifest;
+    return built;
   };
-  if (errors > 0) return finish({ ok: false, problems, records, manifest: previous, changed: false });
+  const outputManifest = () => readManifestSync(outDir);
+  if (errors > 0) return finish({ ok: false, problems, records, changed: false }, parsedPrevious ?? outputManifest);
 
   // Same records, image bytes, URLs, code and output folder as the last build: nothing can differ.
-  const fingerprint = await inputsFingerprint(records, new Map(analysis.items.map((item) => [item.record.id, item.sha256])), options.urls);
-  const last = await loadLastBuild(cacheDir);
-  if (previous && last?.outDir === outDir && last.fingerprint === fingerprint && last.version === previous.version) {
-    stats.kept = previous.counts.files;
-    return finish({ ok: true, problems, records, manifest: previous, changed: false });
+  const inputs = await buildInputs(records, new Map(analysis.items.map((item) => [item.record.id, item.sha256])), options.urls);
+  const fingerprint = inputs.fingerprint;
+  if (lastManifestIntact && last.fingerprint === fingerprint) {
+    stats.kept = last.files ?? 0;
+    return finish({ ok: true, problems, records, changed: false }, outputManifest);
   }
+  const previous = await previousManifest();
+  const reuse = unchangedAnswers(await loadAnswerDigests(cacheDir), { outDir, context: inputs.context, records: inputs.recordDigests }, previous);
 
   const compileStart = performance.now();
   const data = compileCatalogue(records, options.urls);
@@ -113,10 +133,9 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
     size: item.record.file_size,
     copyFrom: item.abs,
   }));
-  for (const { path, body } of precomputedFiles(data)) files.push({ path: `site/${path}`, body, sha256: sha256Of(body), size: byteLength(body) });
+  files.push(...planAnswers(data, reuse));
   const moduleSource = catalogueModuleSource(data);
-  files.push({ path: 'data/catalogue.mjs', body: moduleSource, sha256: sha256Of(moduleSource), size: byteLength(moduleSource) });
-  files.sort((a, b) => (a.path < b.path ? -1 : 1));
+  files.push({ path: 'data/catalogue.mjs', body: moduleSource, sha256: sha256Of(moduleSource), size: byteLength(moduleSource), neededByGenerate: true });
   stats.timings.compileMs = performance.now() - compileStart;
 
   const writeStart = performance.now();
@@ -133,10 +152,11 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
     },
     manifestFor: (entries) => createManifest(entries, options.urls, counts),
   });
-  await saveLastBuild(cacheDir, { outDir, fingerprint, version: written.manifest.version });
+  await saveAnswerDigests(cacheDir, { outDir, version: written.manifest.version, context: inputs.context, records: Object.fromEntries(inputs.recordDigests) });
+  await saveLastBuild(cacheDir, { outDir, fingerprint, version: written.manifest.version, files: written.manifest.counts.files, manifestStat: statKey(join(outDir, MANIFEST_FILE)) });
   stats.written = written.written.length;
   stats.kept = written.kept;
   stats.removed = written.removed.length;
   stats.timings.writeMs = performance.now() - writeStart;
-  return finish({ ok: true, problems, records, manifest: written.manifest, changed: written.changed });
+  return finish({ ok: true, problems, records, changed: written.changed }, written.manifest);
 }

@@ -4,6 +4,7 @@
  * against it; the build reuses unchanged files from it.
  */
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SiteUrls } from '../../functions/core/record.js';
@@ -40,9 +41,10 @@ export function stableJson(value: unknown): string {
  * Two builds with the same output files have the same version, whatever else happened.
  */
 export function catalogueVersion(files: Record<string, ManifestEntry>): string {
-  const hash = createHash('sha256');
-  for (const path of Object.keys(files).sort()) hash.update(`${path} ${files[path]!.sha256} ${files[path]!.size}\n`);
-  return hash.digest('hex');
+  // One string, one hash call: 30k `update` calls cost more than the hashing itself.
+  const lines: string[] = [];
+  for (const path of Object.keys(files).sort()) lines.push(`${path} ${files[path]!.sha256} ${files[path]!.size}\n`);
+  return createHash('sha256').update(lines.join('')).digest('hex');
 }
 
 export function createManifest(files: Map<string, ManifestEntry>, settings: SiteUrls, counts: { records: number; images: number }): Manifest {
@@ -57,11 +59,49 @@ export function createManifest(files: Map<string, ManifestEntry>, settings: Site
   };
 }
 
+/**
+ * `stableJson(manifest)` without its generic key sorting (the manifest's keys have a fixed
+ * order, and `files` is sorted by createManifest): the 30k-entry object of a 10k catalogue
+ * is serialised without being copied twice. Tested byte-equal to `stableJson`.
+ */
+export function manifestJson(manifest: Manifest): string {
+  const { settings, counts } = manifest;
+  const files: Record<string, ManifestEntry> = {};
+  for (const path of Object.keys(manifest.files).sort()) {
+    const entry = manifest.files[path]!;
+    files[path] = { sha256: entry.sha256, size: entry.size };
+  }
+  const ordered = {
+    counts: { files: counts.files, images: counts.images, records: counts.records },
+    files,
+    format: manifest.format,
+    settings: { apiUrl: settings.apiUrl, baseUrl: settings.baseUrl, cdnUrl: settings.cdnUrl },
+    version: manifest.version,
+  };
+  return `${JSON.stringify(ordered, null, 2)}\n`;
+}
+
+/** Whether two manifests agree on everything but `files` (format, version, settings, counts). */
+export function sameHeader(a: Manifest, b: Manifest): boolean {
+  const keys = (m: Manifest) => JSON.stringify([m.format, m.version, m.settings.baseUrl, m.settings.apiUrl, m.settings.cdnUrl, m.counts.records, m.counts.images, m.counts.files]);
+  return keys(a) === keys(b);
+}
+
+const asManifest = (parsed: Manifest | null): Manifest | null => (parsed && parsed.format === 1 && typeof parsed.files === 'object' ? parsed : null);
+
+/** `readManifest` for a lazy getter. */
+export function readManifestSync(outDir: string): Manifest | null {
+  try {
+    return asManifest(JSON.parse(readFileSync(join(outDir, MANIFEST_FILE), 'utf8')) as Manifest);
+  } catch {
+    return null;
+  }
+}
+
 /** The previous build's manifest, or null when there is none or it is not one of ours. */
 export async function readManifest(outDir: string): Promise<Manifest | null> {
   try {
-    const parsed = JSON.parse(await readFile(join(outDir, MANIFEST_FILE), 'utf8')) as Manifest;
-    return parsed && parsed.format === 1 && typeof parsed.files === 'object' ? parsed : null;
+    return asManifest(JSON.parse(await readFile(join(outDir, MANIFEST_FILE), 'utf8')) as Manifest);
   } catch {
     return null;
   }

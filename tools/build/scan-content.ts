@@ -4,7 +4,7 @@
  */
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import { readlink, realpath } from 'node:fs/promises';
-import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { error, type Problem } from './problems.js';
 
 /** Extensions accepted as image content (lowercase). `.jpeg` publishes as `.jpg`. */
@@ -30,15 +30,28 @@ export interface ContentScan {
   problems: Problem[];
 }
 
+/** `resolve(root, rel)` for a resolved root; plain concatenation on POSIX (20k resolve calls cost ~20 ms). */
+const absOf = (root: string, rel: string): string => (sep === '/' ? `${root === '/' ? '' : root}/${rel}` : resolve(root, rel));
+
 const toFile = (root: string, rel: string, stats: Stats): ContentFile => ({
   rel,
-  abs: resolve(root, rel),
+  abs: absOf(root, rel),
   size: stats.size,
   mtimeMs: stats.mtimeMs,
   ino: stats.ino,
 });
 
-const stemOf = (rel: string): string => rel.slice(0, rel.length - extname(rel).length);
+/** Index of the extension's dot in a content-relative path (as `extname`: not in a folder name, not a leading dot), or -1. */
+function extDot(rel: string): number {
+  const dot = rel.lastIndexOf('.');
+  const slash = rel.lastIndexOf('/');
+  return dot > slash + 1 ? dot : -1;
+}
+
+const stemOf = (rel: string): string => {
+  const dot = extDot(rel);
+  return dot < 0 ? rel : rel.slice(0, dot);
+};
 
 function isInside(root: string, target: string): boolean {
   const rel = relative(root, target);
@@ -67,7 +80,7 @@ function listEntries(root: string): { path: string; stats: Stats }[] {
     for (const name of readdirSync(rel ? join(root, rel) : root)) {
       if (name.startsWith('.')) continue;
       const path = rel ? `${rel}/${name}` : name;
-      const stats = lstatSync(join(root, path));
+      const stats = lstatSync(absOf(root, path));
       out.push({ path, stats });
       if (stats.isDirectory()) walk(path);
     }
@@ -104,12 +117,17 @@ export async function scanContent(contentDir: string): Promise<ContentScan> {
       refused.add(stemOf(entry.path));
       continue;
     }
-    const ext = extname(entry.path).toLowerCase();
+    const dot = extDot(entry.path);
+    const ext = dot < 0 ? '' : entry.path.slice(dot).toLowerCase();
+    const stem = dot < 0 ? entry.path : entry.path.slice(0, dot);
     const file = toFile(root, entry.path, stats);
-    if (ext === '.json') sidecars.set(stemOf(entry.path), file);
-    else if (CONTENT_IMAGE_EXTS.has(ext)) images.set(stemOf(entry.path), [...(images.get(stemOf(entry.path)) ?? []), file]);
-    else {
-      refused.add(stemOf(entry.path));
+    if (ext === '.json') sidecars.set(stem, file);
+    else if (CONTENT_IMAGE_EXTS.has(ext)) {
+      const same = images.get(stem);
+      if (same) same.push(file);
+      else images.set(stem, [file]);
+    } else {
+      refused.add(stem);
       problems.push(error('unsupported-format', `"${ext || 'no extension'}" is not a supported image format: convert it to PNG, JPEG, GIF, WebP or AVIF, or remove it`, entry.path));
     }
   }

@@ -4,7 +4,9 @@
  * and the build has read the bytes already for the sha256).
  */
 import sharp from 'sharp';
+import { detectFormat } from './format.js';
 import type { RawImage } from './pixels.js';
+import { isTruncated } from './truncation.js';
 
 export type DecodeFailureCode = 'undecodable' | 'truncated' | 'too-many-pixels' | 'timeout';
 
@@ -23,11 +25,32 @@ export type DecodeResult =
  * Settings for decoding many images: call once per process (or worker) before a batch.
  * One libvips thread per image: throughput comes from decoding several images at once,
  * and more threads per image only oversubscribe the cores. The operation cache holds
- * results by input buffer, which one-shot decodes never reuse.
+ * results by input buffer, which one-shot decodes never reuse. Returns a function that
+ * restores sharp's previous settings (a library should not leave them changed).
  */
-export function configureSharpForBatch(): void {
+export function configureSharpForBatch(): () => void {
+  const concurrency = sharp.concurrency();
   sharp.concurrency(1);
   sharp.cache(false);
+  return () => {
+    sharp.concurrency(concurrency);
+    sharp.cache(true);
+  };
+}
+
+/** A message libvips lost (one error buffer for all threads): it says nothing about the cause. */
+const UNINFORMATIVE = /^\s*(unknown error\.?)?\s*$/i;
+
+/**
+ * Decode failure → code and message. When the message was lost under concurrent decodes,
+ * the file's own structure decides between truncated and undecodable (truncation.ts).
+ */
+export function classifyDecodeFailure(message: string, bytes: Uint8Array, options: DecodeOptions): { code: DecodeFailureCode; message: string } {
+  if (UNINFORMATIVE.test(message)) {
+    const format = detectFormat(bytes)?.format;
+    if (format && isTruncated(bytes, format)) return { code: 'truncated', message: 'the file is truncated (it ends before its last image data); re-export or re-download the image' };
+  }
+  return classify(message, options);
 }
 
 function classify(message: string, options: DecodeOptions): { code: DecodeFailureCode; message: string } {
@@ -80,7 +103,7 @@ export async function decodeFirstFrame(bytes: Buffer, options: DecodeOptions, re
     const image = { data: new Uint8Array(data.buffer, data.byteOffset, data.length), width: info.width, height: info.height, channels: info.channels };
     return { ok: true, image, width: upright?.width ?? info.width, height: upright?.height ?? info.height };
   } catch (err) {
-    return { ok: false, ...classify(err instanceof Error ? err.message : String(err), options) };
+    return { ok: false, ...classifyDecodeFailure(err instanceof Error ? err.message : String(err), bytes, options) };
   } finally {
     clearTimeout(timer);
   }

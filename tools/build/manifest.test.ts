@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { FIXTURE_URLS } from '../testing/fixture-catalogue.js';
+import { createManifest, manifestJson, sameHeader, stableJson } from './manifest.js';
+
+const entries = new Map([
+  ['site/v1/pepe/b', { sha256: 'bb', size: 2 }],
+  ['data/catalogue.mjs', { sha256: 'cc', size: 30 }],
+  ['site/api/pepe/a', { sha256: 'aa', size: 1 }],
+]);
+
+describe('manifest serialisation', () => {
+  it('manifestJson is byte-equal to the generic stable JSON', () => {
+    const manifest = createManifest(entries, FIXTURE_URLS, { records: 1, images: 1 });
+    expect(manifestJson(manifest)).toBe(stableJson(manifest));
+    expect(manifestJson(manifest).indexOf('data/catalogue.mjs')).toBeLessThan(manifestJson(manifest).indexOf('site/api/pepe/a'));
+  });
+
+  it('sameHeader notices a settings or count change', () => {
+    const a = createManifest(entries, FIXTURE_URLS, { records: 1, images: 1 });
+    expect(sameHeader(a, createManifest(entries, FIXTURE_URLS, { records: 1, images: 1 }))).toBe(true);
+    expect(sameHeader(a, createManifest(entries, { ...FIXTURE_URLS, cdnUrl: 'https://cdn.example' }, { records: 1, images: 1 }))).toBe(false);
+    expect(sameHeader(a, createManifest(entries, FIXTURE_URLS, { records: 2, images: 1 }))).toBe(false);
+  });
+});

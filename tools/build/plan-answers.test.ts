@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { compileCatalogue, precomputedFiles } from '../../functions/core/catalogue.js';
+import type { PepeRecord } from '../../functions/core/record.js';
+import { FIXTURE_URLS } from '../testing/fixture-catalogue.js';
+import { planAnswers } from './plan-answers.js';
+import { sha256Of } from './write-output.js';
+
+const record = (n: number): PepeRecord => ({
+  id: `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`,
+  file_ext: '.png',
+  file_size: 100 + n,
+  tags: n % 2 ? ['smug', `t${n}`] : null,
+  description: n % 3 ? `frog ${n} é` : null,
+  phash: 'ab'.repeat(8),
+  created_at: `2020-01-0${1 + (n % 9)}T00:00:00.000Z`,
+  updated_at: `2021-01-0${1 + (n % 9)}T00:00:00.000Z`,
+  width: 64,
+  height: 48,
+  blurhash: 'LEHV6nWB2yk8pyo0adR*.7kCMdnj',
+});
+
+describe('planAnswers', () => {
+  const data = compileCatalogue(Array.from({ length: 7 }, (_, n) => record(n)), FIXTURE_URLS);
+
+  it('with nothing known, plans exactly the files precomputedFiles makes, byte for byte', () => {
+    const planned = planAnswers(data, () => undefined);
+    const expected = precomputedFiles(data).map(({ path, body }) => ({ path: `site/${path}`, body, sha256: sha256Of(body), size: Buffer.byteLength(body) }));
+    const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : 1);
+    expect([...planned].sort(byPath)).toEqual(expected.sort(byPath));
+  });
+
+  it('takes known by-id answers from the previous entry without rendering them', () => {
+    const id = record(3).id;
+    const planned = planAnswers(data, (_id, path) => (path === `site/v1/pepe/${id}` ? { sha256: 'old', size: 1 } : undefined));
+    expect(planned.find((f) => f.path === `site/v1/pepe/${id}`)).toEqual({ path: `site/v1/pepe/${id}`, sha256: 'old', size: 1 });
+    expect(planned.find((f) => f.path === `site/api/pepe/${id}`)?.body).toBeDefined();
+  });
+});

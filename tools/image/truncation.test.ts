@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { classifyDecodeFailure } from './decode.js';
+import { readFixture } from './fixtures.js';
+import { detectFormat } from './format.js';
+import { isTruncated } from './truncation.js';
+
+const FIXTURES = ['photo.jpg', 'large.jpg', 'rotated.jpg', 'opaque.png', 'sticker.png', 'grey.png', 'animated.gif', 'animated.webp', 'still.webp', 'still.avif'];
+const limits = { maxPixels: 50_000_000, timeoutMs: 1000 };
+
+describe('isTruncated', () => {
+  it.each(FIXTURES)('accepts the complete %s', (name) => {
+    const bytes = readFixture(name);
+    expect(isTruncated(bytes, detectFormat(bytes)!.format)).toBe(false);
+  });
+
+  it.each(FIXTURES.flatMap((name) => [0.5, 0.9].map((keep) => [name, keep] as const)))('notices %s cut to %s of its length', (name, keep) => {
+    const whole = readFixture(name);
+    const cut = whole.subarray(0, Math.floor(whole.length * keep));
+    expect(isTruncated(cut, detectFormat(whole)!.format)).toBe(true);
+  });
+
+  it('notices a file missing only its last bytes', () => {
+    for (const name of ['photo.jpg', 'opaque.png', 'animated.gif', 'still.webp']) {
+      const whole = readFixture(name);
+      expect(isTruncated(whole.subarray(0, whole.length - 2), detectFormat(whole)!.format)).toBe(true);
+    }
+  });
+});
+
+describe('classifyDecodeFailure', () => {
+  const photo = readFixture('photo.jpg');
+  const cut = photo.subarray(0, Math.floor(photo.length * 0.7));
+
+  it('classifies a lost ("Unknown error") message by the file structure', () => {
+    expect(classifyDecodeFailure('Unknown error', cut, limits).code).toBe('truncated');
+    expect(classifyDecodeFailure('', cut, limits).code).toBe('truncated');
+    expect(classifyDecodeFailure('Unknown error', photo, limits).code).toBe('undecodable');
+  });
+
+  it('trusts an informative message', () => {
+    expect(classifyDecodeFailure('VipsJpeg: Premature end of input file', cut, limits).code).toBe('truncated');
+    expect(classifyDecodeFailure('Input file has corrupt header', photo, limits).code).toBe('undecodable');
+  });
+});
