@@ -3,19 +3,8 @@
  * metadata without images. Same (count, seed) → same records on every machine.
  */
 import { compareRecords, type ImageExt, type PepeRecord } from '../../functions/core/record.js';
+import { seededRandom } from '../testing/seeded-random.js';
 import { ACCENTED, MEME_WORDS, buildVocabulary } from './synthetic-words.js';
-
-/** mulberry32: tiny, fast, good enough for test data. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Picks index k with probability ∝ 1 / (k + 1)^exponent (word frequencies in real text are roughly Zipfian). */
 function zipfSampler(size: number, exponent: number, random: () => number): () => number {
@@ -83,13 +72,13 @@ function pickExt(random: () => number): ImageExt {
 
 /** `count` records in canonical order (ascending created_at, ties by id). */
 export function syntheticRecords(count: number, seed = 1): PepeRecord[] {
-  const random = prng(seed);
+  const random = seededRandom(seed);
   // The tag pool: meme words first (most frequent after shuffling among themselves), some English, a few phrases.
   const { base, derived } = buildVocabulary();
   const memeWords = base.slice(0, MEME_WORDS.length);
-  const tagPool = [...shuffled(memeWords, prng(seed + 1)), ...shuffled(base.slice(MEME_WORDS.length), prng(seed + 3)).slice(0, 150), 'feels good man', 'rare pepe', 'smug-frog', 'sad frog', 'pepe the frog'];
+  const tagPool = [...shuffled(memeWords, seededRandom(seed + 1)), ...shuffled(base.slice(MEME_WORDS.length), seededRandom(seed + 3)).slice(0, 150), 'feels good man', 'rare pepe', 'smug-frog', 'sad frog', 'pepe the frog'];
   // Base words take the frequent Zipf ranks; derived forms ("frogged", "smugness") form the long tail.
-  const descriptionWords = [...shuffled(base, prng(seed + 2)), ...shuffled(derived, prng(seed + 4))];
+  const descriptionWords = [...shuffled(base, seededRandom(seed + 2)), ...shuffled(derived, seededRandom(seed + 4))];
   const nextTag = zipfSampler(tagPool.length, 1.1, random);
   const nextWord = zipfSampler(descriptionWords.length, 1.0, random);
 

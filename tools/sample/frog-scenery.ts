@@ -4,18 +4,10 @@
  */
 import type { Detail, FrogParams } from './frog-params.js';
 import { heartPath } from './face.js';
+import { seededRandom } from '../testing/seeded-random.js';
 
-/** mulberry32: a tiny deterministic PRNG; sample pictures must not change between runs. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// Re-exported for tools/bench/dupes.bench.ts, which still imports it from here.
+export { seededRandom };
 
 export function backgroundSvg(bg: FrogParams['background'], seed: number): string {
   // A sticker: no background at all, the PNG keeps its transparency.

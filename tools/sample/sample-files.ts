@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import sharp from 'sharp';
 import { renderFrog } from './draw-frog.js';
 import { withParams, type FrogParams } from './frog-params.js';
-import { seededRandom } from './frog-scenery.js';
+import { seededRandom } from '../testing/seeded-random.js';
 import { SAMPLE_ENTRIES, type SampleEntry } from './sample-catalogue.js';
 
 /** Changing the seed changes every id: only do it for a brand-new catalogue (published URLs use ids). */

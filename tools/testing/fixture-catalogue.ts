@@ -10,22 +10,11 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import type { PepeRecord, SiteUrls } from '../../functions/core/record.js';
 import { formatProblem } from '../build/problems.js';
+import { seededRandom } from './seeded-random.js';
 import { makeTempDir } from './temp-dir.js';
 
 export const FIXTURE_URLS: SiteUrls = { baseUrl: 'http://localhost:8888', apiUrl: 'http://localhost:8888', cdnUrl: 'http://localhost:8888' };
 export const DEFAULT_FIXTURE_COUNT = 12;
-
-/** Small deterministic PRNG (mulberry32): the same index always draws the same picture. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const hex = (n: number) => Math.floor(n).toString(16).padStart(2, '0');
 const colour = (rand: () => number, dark: boolean) => {
@@ -41,7 +30,7 @@ export function fixtureId(name: string): string {
 
 /** SVG of picture `index`: a 5×5 mirrored block pattern (high-contrast, distinct per index) and a disc. */
 export function fixtureSvg(index: number, width: number, height: number, frame = 0): string {
-  const rand = random(index * 7919 + 17);
+  const rand = seededRandom(index * 7919 + 17);
   const light = colour(rand, false);
   const dark = colour(rand, true);
   const cw = width / 5;
@@ -65,7 +54,7 @@ const kindOf = (index: number): Kind => (index === 3 ? 'gif' : (['png', 'jpg', '
 
 /** Renders fixture image `index` (64–200 px per side) in its format. */
 export async function fixtureImage(index: number): Promise<{ bytes: Buffer; ext: string }> {
-  const rand = random(index * 104729 + 3);
+  const rand = seededRandom(index * 104729 + 3);
   const width = 64 + Math.floor(rand() * 137);
   const height = 64 + Math.floor(rand() * 137);
   const kind = kindOf(index);

@@ -1,8 +1,9 @@
 import { resolve } from 'node:path';
 import { addImages, checkInto } from '../../build/add-images.js';
-import { formatProblem } from '../../build/problems.js';
 import { parseFlags } from '../args.js';
+import { contentPaths } from '../content-flags.js';
 import { type Command, UsageError } from '../io.js';
+import { printProblems } from '../print-results.js';
 
 const usage = `Usage: pepe add FILE... [options]
 
@@ -36,14 +37,14 @@ export default {
     const intoProblem = checkInto(values.into);
     if (intoProblem) throw new UsageError(intoProblem.message);
     const result = await addImages({
-      contentDir: resolve(io.cwd, values.content ?? 'content'),
+      contentDir: contentPaths(values, io.cwd).contentDir,
       files: positionals.map((file) => resolve(io.cwd, file)),
       ...(values.into !== undefined ? { into: values.into } : {}),
       tags: values.tags === undefined ? null : values.tags.split(','),
       description: values.description ?? null,
       force: values.force ?? false,
     });
-    for (const problem of result.problems) io.stderr(`${formatProblem(problem)}\n`);
+    printProblems(io, result.problems);
     for (const added of result.added) io.stdout(`added ${added.file} (id ${added.id})\n`);
     if (!result.ok) io.stderr('nothing was added\n');
     return result.ok ? 0 : 1;

@@ -75,6 +75,20 @@ describe('pepe build', () => {
     const io = captureIo();
     expect(await runMain(['build', '--help'], io)).toBe(0);
     expect(io.out()).toContain('--base-url');
+    expect(io.out()).toContain('--exact-phash');
+  });
+
+  it('--exact-phash reaches the analysis: a warm cache from default builds is not reused', async () => {
+    // A default build leaves every image in the cache; exact hashing is another cache key.
+    expect(await runMain(['build', '--out', 'exact-dist'], captureIo())).toBe(0);
+    const exact = captureIo();
+    expect(await runMain(['build', '--exact-phash', '--out', 'exact-dist'], exact)).toBe(0);
+    // (The pictures are small, so the exact hashes equal the default ones and the output may not change.)
+    expect(exact.err()).toMatch(/: 5 images, 0 warnings, 0 errors, 0 cache hits, /);
+    // The same setting again finds what the exact build cached.
+    const again = captureIo();
+    expect(await runMain(['build', '--exact-phash', '--out', 'exact-dist'], again)).toBe(0);
+    expect(again.err()).toMatch(/, 5 cache hits, /);
   });
 });
 

@@ -1,9 +1,8 @@
-import { resolve } from 'node:path';
 import { checkContent } from '../../build/check-content.js';
-import { formatProblem } from '../../build/problems.js';
-import { formatSummary, ttyProgress } from '../../build/progress.js';
 import { parseFlags } from '../args.js';
+import { CONTENT_FLAGS, contentPaths } from '../content-flags.js';
 import type { Command } from '../io.js';
+import { printProblems, printSummary, withProgress } from '../print-results.js';
 
 const usage = `Usage: pepe check [options]
 
@@ -24,17 +23,10 @@ export default {
   summary: 'validate content/ like build does; near-duplicates are errors',
   usage,
   async run(argv, io) {
-    const { values } = parseFlags(argv, { content: { type: 'string' }, cache: { type: 'string' } });
-    const progress = ttyProgress(io.stderr, io.isTTY);
-    const result = await checkContent({
-      contentDir: resolve(io.cwd, values.content ?? 'content'),
-      ...(values.cache ? { cacheDir: resolve(io.cwd, values.cache) } : {}),
-      onProgress: progress.onProgress,
-    });
-    progress.done();
-    for (const problem of result.problems) io.stderr(`${formatProblem(problem)}\n`);
-    const s = result.stats;
-    io.stderr(`${formatSummary(result.ok ? 'content ok' : 'content has errors', { images: s.images, warnings: s.warnings, errors: s.errors, cacheHits: s.cacheHits, seconds: s.seconds })}\n`);
+    const { values } = parseFlags(argv, CONTENT_FLAGS);
+    const result = await withProgress(io, (onProgress) => checkContent({ ...contentPaths(values, io.cwd), onProgress }));
+    printProblems(io, result.problems);
+    printSummary(io, result.ok ? 'content ok' : 'content has errors', result.stats);
     return result.ok ? 0 : 1;
   },
 } satisfies Command;

@@ -1,11 +1,10 @@
-import { resolve } from 'node:path';
 import { analyseContent } from '../../build/analyse-content.js';
 import { dupeItems } from '../../build/near-duplicate-problems.js';
-import { formatProblem } from '../../build/problems.js';
-import { ttyProgress } from '../../build/progress.js';
 import { DEFAULT_PHASH_THRESHOLD, findNearDuplicates, type DupePair } from '../../dupes/near-duplicates.js';
 import { intFlag, parseFlags } from '../args.js';
+import { CONTENT_FLAGS, contentPaths } from '../content-flags.js';
 import type { Command } from '../io.js';
+import { printProblems, withProgress } from '../print-results.js';
 
 /** Above this the candidate search degenerates towards all pairs (segments of 3 bits). */
 const MAX_THRESHOLD = 16;
@@ -39,21 +38,10 @@ export default {
   summary: 'list near-duplicate image pairs in content/',
   usage,
   async run(argv, io) {
-    const { values } = parseFlags(argv, {
-      content: { type: 'string' },
-      cache: { type: 'string' },
-      threshold: { type: 'string' },
-      json: { type: 'boolean' },
-    });
+    const { values } = parseFlags(argv, { ...CONTENT_FLAGS, threshold: { type: 'string' }, json: { type: 'boolean' } });
     const threshold = intFlag('threshold', values.threshold, DEFAULT_PHASH_THRESHOLD, 0, MAX_THRESHOLD);
-    const progress = ttyProgress(io.stderr, io.isTTY);
-    const analysis = await analyseContent({
-      contentDir: resolve(io.cwd, values.content ?? 'content'),
-      ...(values.cache ? { cacheDir: resolve(io.cwd, values.cache) } : {}),
-      onProgress: progress.onProgress,
-    });
-    progress.done();
-    for (const problem of analysis.problems) io.stderr(`${formatProblem(problem)}\n`);
+    const analysis = await withProgress(io, (onProgress) => analyseContent({ ...contentPaths(values, io.cwd), onProgress }));
+    printProblems(io, analysis.problems);
     const pairs = findNearDuplicates(dupeItems(analysis.items), { threshold });
     if (values.json) {
       // Exactly the documented shape, key order fixed, one pair per line for diffs.

@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
-import { formatProblem } from '../../build/problems.js';
 import { checkBucketName, normalisePrefix } from '../../publish/object-keys.js';
 import type { PublishProgress, PublishResult } from '../../publish/types.js';
 import { intFlag, parseFlags } from '../args.js';
 import { type Command, type Io, UsageError } from '../io.js';
+import { printProblems } from '../print-results.js';
 
 const usage = `Usage: pepe publish --bucket NAME [options]
 
@@ -98,7 +98,7 @@ export default {
       ...(io.isTTY ? { onProgress: progressLine(io) } : {}),
     });
     if (io.isTTY) io.stderr('\r\x1b[2K');
-    for (const problem of result.problems) io.stderr(`${formatProblem(problem)}\n`);
+    printProblems(io, result.problems);
     const target = `s3://${values.bucket}/${prefix}`;
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     if (result.dryRun) {
