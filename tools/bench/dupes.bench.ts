@@ -15,7 +15,7 @@ import { renderFrog } from '../sample/draw-frog.js';
 import { frogVariations } from '../sample/frog-variations.js';
 import type { FrogParams } from '../sample/frog-params.js';
 import { COPY_TRANSFORMS, plantedCopy, type CopyTransform } from '../sample/planted-copies.js';
-import { seededRandom } from '../sample/frog-scenery.js';
+import { seededRandom } from '../testing/seeded-random.js';
 import { type Bench, type BenchContext, round } from './context.js';
 
 const VARIANT_SIZE = 320;

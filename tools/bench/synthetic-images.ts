@@ -9,7 +9,8 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { paintPicture, seededRandom } from '../image/paint-picture.js';
+import { paintPicture } from '../image/paint-picture.js';
+import { seededRandom } from '../testing/seeded-random.js';
 
 const GENERATOR_VERSION = 2;
 const MARKER = '.corpus-complete.json';

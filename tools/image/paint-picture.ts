@@ -5,17 +5,7 @@
  * pictures (far apart in phash).
  */
 
-/** mulberry32: tiny, fast, deterministic. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../testing/seeded-random.js';
 
 export interface PaintOptions {
   /** Noise amplitude in grey levels (0 = clean cartoon-like fills). */

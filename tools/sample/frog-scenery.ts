@@ -7,7 +7,6 @@ import { heartPath } from './face.js';
 import { seededRandom } from '../testing/seeded-random.js';
 
 // Re-exported for tools/bench/dupes.bench.ts, which still imports it from here.
-export { seededRandom };
 
 export function backgroundSvg(bg: FrogParams['background'], seed: number): string {
   // A sticker: no background at all, the PNG keeps its transparency.
