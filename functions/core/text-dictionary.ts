@@ -40,8 +40,14 @@ export function buildDictionary(fields: { text: string; pieces: RegExp }[]): str
 export function dictionaryEncoder(dictionary: readonly string[]): (text: string, pieces: RegExp) => string {
   const codes = new Map<string, string>();
   dictionary.forEach((piece, i) => codes.set(piece, MARK + ALPHABET[Math.floor(i / 64)]! + ALPHABET[i % 64]!));
-  return (text, pieces) =>
-    text.replace(new RegExp(`${pieces.source}|${MARK}`, 'g'), (piece) => codes.get(piece) ?? piece.replaceAll(MARK, MARK + MARK));
+  // One compiled pattern per field pattern: the build encodes tens of thousands of texts.
+  const compiled = new Map<RegExp, RegExp>();
+  const patternFor = (pieces: RegExp): RegExp => {
+    let pattern = compiled.get(pieces);
+    if (!pattern) compiled.set(pieces, (pattern = new RegExp(`${pieces.source}|${MARK}`, 'g')));
+    return pattern;
+  };
+  return (text, pieces) => text.replace(patternFor(pieces), (piece) => codes.get(piece) ?? piece.replaceAll(MARK, MARK + MARK));
 }
 
 /** Run-time side: the original text of an encoded one. */

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
@@ -97,5 +97,71 @@ describe('FeatureCache thumbnails', () => {
     expect(third.featuresOf(sha(5))!.thumb[3]).toBe(5);
     const fourth = await FeatureCache.load(temp.path, 'v1');
     expect([2, 5, 7, 50, 60].map((i) => fourth.featuresOf(sha(i))!.thumb[THUMB_BYTES - 1])).toEqual([2, 5, 7, 50, 60]);
+  });
+});
+
+describe('FeatureCache appended deltas', () => {
+  it('appends a small delta for one new image instead of rewriting, and reloads base plus delta', async () => {
+    const first = await FeatureCache.load(temp.path, 'v1');
+    for (let i = 0; i < 200; i++) {
+      first.setImageHash(`img-${i}.png`, stat(i), sha(i));
+      first.setFeatures(sha(i), features(i));
+    }
+    await first.save();
+    const before = await readFile(join(temp.path, CACHE_FILE));
+
+    const second = await FeatureCache.load(temp.path, 'v1');
+    for (let i = 0; i < 200; i++) second.featuresOf(second.imageHash(`img-${i}.png`, stat(i))!);
+    second.setImageHash('new.png', stat(500), sha(500));
+    second.setFeatures(sha(500), features(500));
+    expect(await second.save()).toBe(true);
+    const after = await readFile(join(temp.path, CACHE_FILE));
+    expect(after.subarray(0, before.length).equals(before)).toBe(true);
+    expect(after.length - before.length).toBeLessThan(1000);
+
+    const third = await FeatureCache.load(temp.path, 'v1');
+    expect(third.imageHash('new.png', stat(500))).toBe(sha(500));
+    expect(third.featuresOf(sha(500))).toEqual(features(500));
+    expect(third.featuresOf(sha(7))).toEqual(features(7));
+  });
+
+  it('applies pruning recorded in a delta', async () => {
+    const first = await FeatureCache.load(temp.path, 'v1');
+    for (let i = 0; i < 10; i++) {
+      first.setImageHash(`img-${i}.png`, stat(i), sha(i));
+      first.setFeatures(sha(i), features(i));
+    }
+    await first.save();
+    const second = await FeatureCache.load(temp.path, 'v1');
+    // Uses 9 of 10: few enough dead thumbnails that the save appends rather than compacts.
+    for (let i = 0; i < 9; i++) second.featuresOf(second.imageHash(`img-${i}.png`, stat(i))!);
+    await second.save();
+    const third = await FeatureCache.load(temp.path, 'v1');
+    expect(third.imageHash('img-9.png', stat(9))).toBeUndefined();
+    expect(third.featuresOf(sha(9))).toBeUndefined();
+    expect(third.featuresOf(sha(8))).toEqual(features(8));
+  });
+
+  it('ignores a torn delta (crash mid-append) and rewrites the whole file on the next save', async () => {
+    const first = await FeatureCache.load(temp.path, 'v1');
+    first.setImageHash('a.png', stat(1), sha(1));
+    await first.save();
+    const second = await FeatureCache.load(temp.path, 'v1');
+    second.imageHash('a.png', stat(1));
+    second.setImageHash('b.png', stat(2), sha(2));
+    await second.save();
+    const file = join(temp.path, CACHE_FILE);
+    const whole = await readFile(file);
+    await writeFile(file, whole.subarray(0, whole.length - 3));
+
+    const torn = await FeatureCache.load(temp.path, 'v1');
+    expect(torn.imageHash('a.png', stat(1))).toBe(sha(1));
+    expect(torn.imageHash('b.png', stat(2))).toBeUndefined();
+    torn.setImageHash('c.png', stat(3), sha(3));
+    await torn.save();
+    const rewritten = await FeatureCache.load(temp.path, 'v1');
+    expect(rewritten.imageHash('a.png', stat(1))).toBe(sha(1));
+    expect(rewritten.imageHash('c.png', stat(3))).toBe(sha(3));
+    expect((await readFile(file)).length).toBeLessThan(whole.length + 200);
   });
 });

@@ -3,21 +3,25 @@
  * feature code's version, and a stat cache (path → size, mtime, inode → sha256 / parsed
  * sidecar) so that a rebuild with nothing changed reads no image and no sidecar at all.
  *
- * On disk: `build-cache.bin` (a header and one JSON document, loaded in one read) and
- * `thumbs-<generation>.bin` (the 32×32 RGB thumbnails, fixed-size slots). Thumbnails are
+ * On disk: `build-cache.bin` (a full JSON document followed by appended deltas, loaded in
+ * one read; framing in cache-log.ts) and `thumbs-<generation>.bin` (the 32×32 RGB thumbnails, fixed-size slots). Thumbnails are
  * only needed to confirm near-duplicate candidates, so they are read lazily, slot by slot:
  * loading a 10k-image cache reads ~5 MB, not ~35 MB. New thumbnails are appended; the file
  * is rewritten under a new generation name only when more than half of it is dead, and the
  * JSON (which names its generation) is renamed into place last, so a crash never pairs a
- * JSON with the wrong thumbnails.
+ * JSON with the wrong thumbnails. A save that keeps the thumbnail generation appends a delta
+ * (what changed, what was pruned) to `build-cache.bin` instead of rewriting it: the thumbnails
+ * are appended first, so a crash in between leaves a thumbnail file longer than the JSON says,
+ * which invalidates the features (re-analysis), never mismatches them. The deltas are folded
+ * into a fresh full document once they outweigh half of it.
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { appendFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ImageExt } from '../../functions/core/record.js';
+import { frameDocument, readCacheDocuments } from './cache-log.js';
 import type { NormalisedSidecar } from './sidecar.js';
 
-const MAGIC = 'PEPECACHE3\n';
 export const CACHE_FILE = 'build-cache.bin';
 /** 32 × 32 pixels × RGB. */
 export const THUMB_BYTES = 32 * 32 * 3;
@@ -45,14 +49,30 @@ interface StatEntry<T> extends StatKey {
   value: T;
 }
 
+type ImageRow = [path: string, size: number, mtimeMs: number, ino: number, sha256: string];
+type SidecarRow = [path: string, size: number, mtimeMs: number, ino: number, sidecar: NormalisedSidecar];
+type FeatureRow = [sha256: string, format: string, ext: ImageExt, mime: string, width: number, height: number, phash: string, blurhash: string, animated: 0 | 1, slot: number];
+
 interface CacheJson {
   featureVersion: string;
   /** Thumbnail file generation and its number of slots (live or dead). */
   thumbs: { generation: string; slots: number };
-  images: [path: string, size: number, mtimeMs: number, ino: number, sha256: string][];
-  sidecars: [path: string, size: number, mtimeMs: number, ino: number, sidecar: NormalisedSidecar][];
-  features: [sha256: string, format: string, ext: ImageExt, mime: string, width: number, height: number, phash: string, blurhash: string, animated: 0 | 1, slot: number][];
+  images: ImageRow[];
+  sidecars: SidecarRow[];
+  features: FeatureRow[];
 }
+
+/** Appended after a CacheJson: rows added or replaced, keys pruned, and the thumbnail file's new state. */
+interface CacheDelta {
+  thumbs: { generation: string; slots: number };
+  images: ImageRow[];
+  sidecars: SidecarRow[];
+  features: FeatureRow[];
+  drop: { images: string[]; sidecars: string[]; features: string[] };
+}
+
+/** Deltas may grow to this many bytes (or half the full document, if larger) before a full rewrite. */
+const LOG_FLOOR_BYTES = 256 * 1024;
 
 const sameStat = (a: StatKey, b: StatKey): boolean => a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino;
 const thumbFile = (dir: string, generation: string) => join(dir, `thumbs-${generation}.bin`);
@@ -66,6 +86,10 @@ export class FeatureCache {
   private thumbs = { generation: '', slots: 0 };
   /** Keys used by this run: saving keeps only these, so the cache never grows without bound. */
   private readonly used = { images: new Set<string>(), sidecars: new Set<string>(), features: new Set<string>() };
+  /** Keys set by this run since the last save: what a delta must carry. */
+  private readonly changed = { images: new Set<string>(), sidecars: new Set<string>() };
+  /** State of build-cache.bin as loaded or last saved: may a delta be appended, and how big is it so far. */
+  private log = { appendable: false, baseBytes: 0, logBytes: 0 };
   private dirty = false;
 
   private constructor(readonly dir: string, readonly featureVersion: string) {}
@@ -83,29 +107,46 @@ export class FeatureCache {
 
   /** A corrupt or foreign cache is ignored (and rewritten): it is only ever an optimisation. */
   private decode(bytes: Buffer): void {
-    if (bytes.length < MAGIC.length + 4 || bytes.toString('latin1', 0, MAGIC.length) !== MAGIC) return;
-    const jsonLength = bytes.readUInt32LE(MAGIC.length);
-    const jsonStart = MAGIC.length + 4;
-    let json: CacheJson;
+    const read = readCacheDocuments(bytes);
+    if (!read) return;
+    const [base, ...deltas] = read.documents as [CacheJson, ...CacheDelta[]];
+    const featureRows = new Map<string, FeatureRow>();
+    let thumbs: { generation: string; slots: number };
     try {
-      json = JSON.parse(bytes.toString('utf8', jsonStart, jsonStart + jsonLength)) as CacheJson;
+      thumbs = base.thumbs;
+      if (typeof thumbs?.generation !== 'string' || typeof thumbs.slots !== 'number') throw new Error('no thumbnail state');
+      for (const row of base.images) this.setImageRow(row);
+      for (const row of base.sidecars) this.setSidecarRow(row);
+      for (const row of base.features) featureRows.set(row[0], row);
+      for (const delta of deltas) {
+        for (const path of delta.drop.images) this.images.delete(path);
+        for (const path of delta.drop.sidecars) this.sidecars.delete(path);
+        for (const sha of delta.drop.features) featureRows.delete(sha);
+        for (const row of delta.images) this.setImageRow(row);
+        for (const row of delta.sidecars) this.setSidecarRow(row);
+        for (const row of delta.features) featureRows.set(row[0], row);
+        thumbs = delta.thumbs;
+      }
     } catch {
+      // Valid JSON of the wrong shape: as corrupt as invalid JSON.
+      this.images.clear();
+      this.sidecars.clear();
       return;
     }
-    for (const [path, size, mtimeMs, ino, value] of json.images) this.images.set(path, { size, mtimeMs, ino, value });
-    for (const [path, size, mtimeMs, ino, value] of json.sidecars) this.sidecars.set(path, { size, mtimeMs, ino, value });
-    if (json.featureVersion !== this.featureVersion) return;
+    // A torn tail must not be appended after: the next save rewrites the file.
+    this.log = { appendable: read.validBytes === bytes.length, baseBytes: read.baseBytes, logBytes: read.validBytes - read.baseBytes };
+    if (base.featureVersion !== this.featureVersion) return;
     // A thumbnail file of the wrong length (deleted, truncated) invalidates every feature.
     const thumbBytes = (() => {
       try {
-        return statSync(thumbFile(this.dir, json.thumbs.generation)).size;
+        return statSync(thumbFile(this.dir, thumbs.generation)).size;
       } catch {
         return -1;
       }
     })();
-    if (thumbBytes !== json.thumbs.slots * THUMB_BYTES) return;
-    this.thumbs = json.thumbs;
-    for (const [sha, format, ext, mime, width, height, phash, blurhash, animated, slot] of json.features) {
+    if (thumbBytes !== thumbs.slots * THUMB_BYTES) return;
+    this.thumbs = thumbs;
+    for (const [sha, format, ext, mime, width, height, phash, blurhash, animated, slot] of featureRows.values()) {
       this.slots.set(sha, slot);
       // Looked up at access time: a save may have moved the thumbnail to another slot or file.
       const readThumb = () => this.readSlot(this.slots.get(sha)!);
@@ -118,6 +159,14 @@ export class FeatureCache {
         },
       });
     }
+  }
+
+  private setImageRow([path, size, mtimeMs, ino, value]: ImageRow): void {
+    this.images.set(path, { size, mtimeMs, ino, value });
+  }
+
+  private setSidecarRow([path, size, mtimeMs, ino, value]: SidecarRow): void {
+    this.sidecars.set(path, { size, mtimeMs, ino, value });
   }
 
   /** Opens the file per read: thumbnails are read only for near-duplicate candidates, and no handle can leak. */
@@ -145,6 +194,7 @@ export class FeatureCache {
   setImageHash(path: string, stat: StatKey, sha256: string): void {
     this.images.set(path, { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino, value: sha256 });
     this.used.images.add(path);
+    this.changed.images.add(path);
     this.dirty = true;
   }
 
@@ -158,6 +208,7 @@ export class FeatureCache {
   setSidecar(path: string, stat: StatKey, sidecar: NormalisedSidecar): void {
     this.sidecars.set(path, { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino, value: sidecar });
     this.used.sidecars.add(path);
+    this.changed.sidecars.add(path);
     this.dirty = true;
   }
 
@@ -181,10 +232,14 @@ export class FeatureCache {
    * that the last full scan pruned).
    */
   async save({ prune = true }: { prune?: boolean } = {}): Promise<boolean> {
-    const unused = this.images.size !== this.used.images.size || this.sidecars.size !== this.used.sidecars.size || this.features.size !== this.used.features.size;
-    if (!this.dirty && !(prune && unused)) return false;
-    const keep = <T>(map: Map<string, T>, used: Set<string>) => [...map].filter(([key]) => !prune || used.has(key)).sort(([a], [b]) => (a < b ? -1 : 1));
-    const features = keep(this.features, this.used.features);
+    const unusedOf = <T>(map: Map<string, T>, used: Set<string>) => (prune ? [...map.keys()].filter((key) => !used.has(key)) : []);
+    const drop = { images: unusedOf(this.images, this.used.images), sidecars: unusedOf(this.sidecars, this.used.sidecars), features: unusedOf(this.features, this.used.features) };
+    if (!this.dirty && drop.images.length + drop.sidecars.length + drop.features.length === 0) return false;
+    for (const path of drop.images) this.images.delete(path);
+    for (const path of drop.sidecars) this.sidecars.delete(path);
+    for (const sha of drop.features) this.features.delete(sha);
+    const sorted = <T>(map: Map<string, T>) => [...map].sort(([a], [b]) => (a < b ? -1 : 1));
+    const features = sorted(this.features);
     await mkdir(this.dir, { recursive: true });
 
     const liveOld = features.filter(([sha]) => this.slots.has(sha)).length;
@@ -192,36 +247,54 @@ export class FeatureCache {
     const previousGeneration = this.thumbs.generation;
     let thumbs = this.thumbs;
     const slotOf = new Map<string, number>();
+    const fresh = features.filter(([sha]) => !this.slots.has(sha));
     if (compact) {
       thumbs = { generation: `${Date.now().toString(36)}${process.pid.toString(36)}`, slots: features.length };
       features.forEach(([sha], i) => slotOf.set(sha, i));
       await writeFile(thumbFile(this.dir, thumbs.generation), Buffer.concat(features.map(([, f]) => f.thumb)));
     } else {
-      const fresh = features.filter(([sha]) => !this.slots.has(sha));
       for (const [sha] of features) if (this.slots.has(sha)) slotOf.set(sha, this.slots.get(sha)!);
       fresh.forEach(([sha], i) => slotOf.set(sha, this.thumbs.slots + i));
       if (fresh.length > 0) await appendFile(thumbFile(this.dir, thumbs.generation), Buffer.concat(fresh.map(([, f]) => f.thumb)));
       thumbs = { generation: thumbs.generation, slots: this.thumbs.slots + fresh.length };
     }
+    const featureRow = ([sha, f]: [string, CachedFeatures]): FeatureRow => [sha, f.format, f.ext, f.mime, f.width, f.height, f.phash, f.blurhash, f.animated ? 1 : 0, slotOf.get(sha)!];
+    const imageRow = ([p, e]: [string, StatEntry<string>]): ImageRow => [p, e.size, e.mtimeMs, e.ino, e.value];
+    const sidecarRow = ([p, e]: [string, StatEntry<NormalisedSidecar>]): SidecarRow => [p, e.size, e.mtimeMs, e.ino, e.value];
 
-    const json: CacheJson = {
-      featureVersion: this.featureVersion,
-      thumbs,
-      images: keep(this.images, this.used.images).map(([p, e]) => [p, e.size, e.mtimeMs, e.ino, e.value]),
-      sidecars: keep(this.sidecars, this.used.sidecars).map(([p, e]) => [p, e.size, e.mtimeMs, e.ino, e.value]),
-      features: features.map(([sha, f]) => [sha, f.format, f.ext, f.mime, f.width, f.height, f.phash, f.blurhash, f.animated ? 1 : 0, slotOf.get(sha)!]),
-    };
-    const jsonBytes = Buffer.from(JSON.stringify(json));
-    const header = Buffer.alloc(MAGIC.length + 4);
-    header.write(MAGIC, 0, 'latin1');
-    header.writeUInt32LE(jsonBytes.length, MAGIC.length);
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    await writeFile(tmp, Buffer.concat([header, jsonBytes]));
-    await rename(tmp, this.file);
+    const logLimit = Math.max(LOG_FLOOR_BYTES, this.log.baseBytes / 2);
+    if (!compact && this.log.appendable && this.log.logBytes < logLimit) {
+      const changedRows = <T>(map: Map<string, T>, keys: Set<string>) => [...keys].filter((key) => map.has(key)).sort().map((key): [string, T] => [key, map.get(key)!]);
+      const delta: CacheDelta = {
+        thumbs,
+        images: changedRows(this.images, this.changed.images).map(imageRow),
+        sidecars: changedRows(this.sidecars, this.changed.sidecars).map(sidecarRow),
+        features: fresh.map(featureRow),
+        drop,
+      };
+      const frame = frameDocument(delta, false);
+      await appendFile(this.file, frame);
+      this.log.logBytes += frame.length;
+    } else {
+      const json: CacheJson = {
+        featureVersion: this.featureVersion,
+        thumbs,
+        images: sorted(this.images).map(imageRow),
+        sidecars: sorted(this.sidecars).map(sidecarRow),
+        features: features.map(featureRow),
+      };
+      const frame = frameDocument(json, true);
+      const tmp = `${this.file}.${process.pid}.tmp`;
+      await writeFile(tmp, frame);
+      await rename(tmp, this.file);
+      this.log = { appendable: true, baseBytes: frame.length, logBytes: 0 };
+    }
     if (compact && previousGeneration !== '') await rm(thumbFile(this.dir, previousGeneration), { force: true });
     this.thumbs = thumbs;
     this.slots.clear();
     for (const [sha, slot] of slotOf) this.slots.set(sha, slot);
+    this.changed.images.clear();
+    this.changed.sidecars.clear();
     this.dirty = false;
     return true;
   }

@@ -12,6 +12,11 @@ describe('manifest serialisation', () => {
   it('manifestJson is byte-equal to the generic stable JSON', () => {
     const manifest = createManifest(entries, FIXTURE_URLS, { records: 1, images: 1 });
     expect(manifestJson(manifest)).toBe(stableJson(manifest));
+    const empty = createManifest(new Map(), FIXTURE_URLS, { records: 0, images: 0 });
+    expect(manifestJson(empty)).toBe(stableJson(empty));
+    const odd = createManifest(new Map([['site/images/é "q".png', { sha256: 'dd', size: 0 }], ...entries]), FIXTURE_URLS, { records: 2, images: 2 });
+    expect(manifestJson(odd)).toBe(stableJson(odd));
+    expect(JSON.parse(manifestJson(odd))).toEqual(odd);
     expect(manifestJson(manifest).indexOf('data/catalogue.mjs')).toBeLessThan(manifestJson(manifest).indexOf('site/api/pepe/a'));
   });
 

@@ -36,6 +36,12 @@ export function stableJson(value: unknown): string {
   return `${JSON.stringify(sortKeys(value), null, 2)}\n`;
 }
 
+/** Keys in code-unit order (what `.sort()` yields), sorting only when they are not already: checking 30k keys is ~20× cheaper than sorting them. */
+function sortedKeys(keys: string[]): string[] {
+  for (let i = 1; i < keys.length; i++) if (keys[i - 1]! > keys[i]!) return keys.sort();
+  return keys;
+}
+
 /**
  * The catalogue version: sha256 of the lines `<path> <sha256> <size>\n`, sorted by path.
  * Two builds with the same output files have the same version, whatever else happened.
@@ -43,13 +49,13 @@ export function stableJson(value: unknown): string {
 export function catalogueVersion(files: Record<string, ManifestEntry>): string {
   // One string, one hash call: 30k `update` calls cost more than the hashing itself.
   const lines: string[] = [];
-  for (const path of Object.keys(files).sort()) lines.push(`${path} ${files[path]!.sha256} ${files[path]!.size}\n`);
+  for (const path of sortedKeys(Object.keys(files))) lines.push(`${path} ${files[path]!.sha256} ${files[path]!.size}\n`);
   return createHash('sha256').update(lines.join('')).digest('hex');
 }
 
 export function createManifest(files: Map<string, ManifestEntry>, settings: SiteUrls, counts: { records: number; images: number }): Manifest {
   const sorted: Record<string, ManifestEntry> = {};
-  for (const path of [...files.keys()].sort()) sorted[path] = files.get(path)!;
+  for (const path of sortedKeys([...files.keys()])) sorted[path] = files.get(path)!;
   return {
     format: 1,
     version: catalogueVersion(sorted),
@@ -61,13 +67,14 @@ export function createManifest(files: Map<string, ManifestEntry>, settings: Site
 
 /**
  * `stableJson(manifest)` without its generic key sorting (the manifest's keys have a fixed
- * order, and `files` is sorted by createManifest): the 30k-entry object of a 10k catalogue
- * is serialised without being copied twice. Tested byte-equal to `stableJson`.
+ * order, and `files` is sorted by createManifest, so it is not sorted again): the 30k-entry
+ * object of a 10k catalogue is serialised without being copied twice. Tested byte-equal to
+ * `stableJson`.
  */
 export function manifestJson(manifest: Manifest): string {
   const { settings, counts } = manifest;
   const files: Record<string, ManifestEntry> = {};
-  for (const path of Object.keys(manifest.files).sort()) {
+  for (const path of sortedKeys(Object.keys(manifest.files))) {
     const entry = manifest.files[path]!;
     files[path] = { sha256: entry.sha256, size: entry.size };
   }
