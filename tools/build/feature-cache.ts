@@ -19,6 +19,8 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { appendFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ImageExt } from '../../functions/core/record.js';
+import type { ImageAnalysis } from '../image/analyse-image.js';
+import type { ImageFormat } from '../image/format.js';
 import { frameDocument, readCacheDocuments } from './cache-log.js';
 import type { NormalisedSidecar } from './sidecar.js';
 
@@ -26,18 +28,11 @@ export const CACHE_FILE = 'build-cache.bin';
 /** 32 × 32 pixels × RGB. */
 export const THUMB_BYTES = 32 * 32 * 3;
 
-export interface CachedFeatures {
-  format: string;
-  ext: ImageExt;
-  mime: string;
-  width: number;
-  height: number;
-  phash: string;
-  blurhash: string;
-  animated: boolean;
+/** What the cache keeps of an image's analysis (the measured features, not the timings). */
+export type CachedFeatures = Pick<ImageAnalysis, 'format' | 'ext' | 'mime' | 'width' | 'height' | 'phash' | 'blurhash' | 'animated'> & {
   /** May be a lazy getter (read from the thumbnail file on first access). */
   readonly thumb: Uint8Array;
-}
+};
 
 export interface StatKey {
   size: number;
@@ -51,7 +46,7 @@ interface StatEntry<T> extends StatKey {
 
 type ImageRow = [path: string, size: number, mtimeMs: number, ino: number, sha256: string];
 type SidecarRow = [path: string, size: number, mtimeMs: number, ino: number, sidecar: NormalisedSidecar];
-type FeatureRow = [sha256: string, format: string, ext: ImageExt, mime: string, width: number, height: number, phash: string, blurhash: string, animated: 0 | 1, slot: number];
+type FeatureRow = [sha256: string, format: ImageFormat, ext: ImageExt, mime: string, width: number, height: number, phash: string, blurhash: string, animated: 0 | 1, slot: number];
 
 interface CacheJson {
   featureVersion: string;
