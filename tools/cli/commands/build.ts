@@ -14,7 +14,7 @@ On any error the output folder is left exactly as it was.
 
 Options:
   --content DIR    content folder (default: content)
-  --out DIR        output folder (default: dist); replaced as a whole by each build
+  --out DIR        output folder (default: dist); only files whose bytes changed are rewritten
   --cache DIR      build cache (default: .pepe-cache beside the content folder)
   --base-url URL   variant A API and image URLs (env PEPE_BASE_URL, default http://localhost:8888)
   --api-url URL    variant B API URL (env PEPE_API_URL, default http://localhost:8888)
