@@ -48,7 +48,7 @@ async function freePort(): Promise<number> {
 }
 
 /** Writes what `pepe build` would write for `count` synthetic records (no images). */
-async function writeSyntheticBuild(distDir: string, count: number): Promise<{ id: string; searchWord: string }> {
+export async function writeSyntheticBuild(distDir: string, count: number): Promise<{ id: string; searchWord: string }> {
   const records = syntheticRecords(count);
   const data = compileCatalogue(records, URLS);
   const entries = new Map<string, ManifestEntry>();

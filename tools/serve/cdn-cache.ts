@@ -21,6 +21,16 @@ export interface CachedAnswer {
   variants: Partial<Record<Encoding, Buffer>>;
   /** Complete headers of the common uncompressed answer (all but Age), built on first use. */
   plainHeaders?: Record<string, string | string[] | number>;
+  /**
+   * Set once the request chain itself routed this key to the function (not only a rewrite
+   * did): only then may cached-fast-path.ts answer the key before the chain runs.
+   */
+  routed?: boolean;
+  /** cached-fast-path.ts: the plain answer's headers as a flat list, `Age` last, and the age in it. */
+  fastHeaders?: string[];
+  fastAge?: number;
+  /** cached-fast-path.ts: whether a client accepting br/gzip gets another form of this answer. */
+  compressedForms?: boolean;
 }
 
 /** Total bytes of cached bodies (compressed forms come on top, at most twice this); past it the least recently used answers go. */

@@ -62,7 +62,16 @@ async function invoke(req: IncomingMessage, res: ServerResponse, url: URL, match
 }
 
 /** Answers from the CDN cache synchronously when it can; otherwise runs the function. */
-export function sendFunction(req: IncomingMessage, res: ServerResponse, url: URL, match: FunctionMatch, onError: ErrorSink, cache: CdnCache | null): void | Promise<void> {
+export function sendFunction(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  match: FunctionMatch,
+  onError: ErrorSink,
+  cache: CdnCache | null,
+  /** True when the chain reached the function by the request's own path (not a rewrite): the key may then be answered early. */
+  routed = false,
+): void | Promise<void> {
   const method = req.method ?? 'GET';
   if (FORBIDDEN_METHODS.has(method)) {
     res.writeHead(405, { allow: STATIC_METHODS, 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
@@ -73,14 +82,18 @@ export function sendFunction(req: IncomingMessage, res: ServerResponse, url: URL
   const key = url.pathname + url.search;
   const cacheable = cache !== null && (method === 'GET' || method === 'HEAD');
   const hit = cacheable ? cache.get(key) : null;
-  if (hit) return sendCached(req, res, hit);
-  return sendMiss(req, res, url, match, onError, cacheable ? cache : null, key);
+  if (hit) {
+    if (routed) hit.routed = true;
+    return sendCached(req, res, hit);
+  }
+  return sendMiss(req, res, url, match, onError, cacheable ? cache : null, key, routed);
 }
 
-async function sendMiss(req: IncomingMessage, res: ServerResponse, url: URL, match: FunctionMatch, onError: ErrorSink, cache: CdnCache | null, key: string): Promise<void> {
+async function sendMiss(req: IncomingMessage, res: ServerResponse, url: URL, match: FunctionMatch, onError: ErrorSink, cache: CdnCache | null, key: string, routed: boolean): Promise<void> {
   const answer = await invoke(req, res, url, match, onError);
   if (!answer) return;
   const stored = cache !== null && req.method === 'GET' && answer.status !== 304 ? cache.store(key, answer.status, answer.headers, answer.body) : null;
+  if (stored && routed) stored.routed = true;
   const variants = stored?.variants ?? {};
   write(req, res, answer.status, answer.headers, answer.body, variants, `${CACHE_NAME}; fwd=miss${stored ? '; stored' : ''}`);
 }
@@ -99,13 +112,20 @@ function sendCached(req: IncomingMessage, res: ServerResponse, hit: CachedAnswer
   const compressible = typeof contentType === 'string' && isCompressible(contentType) && hit.headers['content-encoding'] === undefined;
   if (!compressible || hit.body.length < MIN_COMPRESS_BYTES || negotiateEncoding(req.headers['accept-encoding']) === null) {
     // The common case: the same bytes and headers every time, built once.
-    hit.plainHeaders ??= { ...hit.headers, ...(compressible ? { vary: varyWithEncoding(hit.headers.vary as string | undefined) } : {}), 'cache-status': cacheStatus, 'content-length': hit.body.length };
     res.setHeader('age', ageOf(hit));
-    res.writeHead(hit.status, hit.plainHeaders);
+    res.writeHead(hit.status, plainCachedHeaders(hit));
     res.end(req.method === 'HEAD' ? undefined : hit.body);
     return;
   }
   write(req, res, hit.status, hit.headers, hit.body, hit.variants, cacheStatus, ageOf(hit));
+}
+
+/** Every header of the cached answer sent uncompressed, but Age: the same each time, so built once. */
+export function plainCachedHeaders(hit: CachedAnswer): Record<string, string | string[] | number> {
+  const contentType = hit.headers['content-type'];
+  const compressible = typeof contentType === 'string' && isCompressible(contentType) && hit.headers['content-encoding'] === undefined;
+  hit.plainHeaders ??= { ...hit.headers, ...(compressible ? { vary: varyWithEncoding(hit.headers.vary as string | undefined) } : {}), 'cache-status': `${CACHE_NAME}; hit`, 'content-length': hit.body.length };
+  return hit.plainHeaders;
 }
 
 const ageOf = (hit: CachedAnswer): string => String(Math.max(0, Math.floor((Date.now() - hit.storedAt) / 1000)));

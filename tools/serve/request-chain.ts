@@ -70,7 +70,9 @@ export async function handleRequest(state: ChainState, req: IncomingMessage, res
       const sent = sendStatic(state.site, state.config, req, res, file);
       if (sent === true || (sent !== false && (await sent))) return;
     }
-    return sendFunction(req, res, url, fn, state.onError, state.cdnCache);
+    // Routed (may be answered early next time) only when no static file stands in the way:
+    // one that vanished since start-up (ENOENT) could come back.
+    return sendFunction(req, res, url, fn, state.onError, state.cdnCache, file === null);
   }
 
   const redirect = findRedirect(state.redirects, url, (pathname) => state.site.lookup(pathname) !== null);

@@ -252,6 +252,26 @@ describe('HTTP rules', () => {
     expect(revalidated.body.length).toBe(0);
   });
 
+  it('answers a repeated URL early (cached-fast-path.ts) with exactly the headers and bytes of the full chain', async () => {
+    const path = '/api/pepe?limit=5&page=2';
+    const first = await raw(base, path);
+    const early = await raw(base, path);
+    // A non-matching If-None-Match takes the full chain's cached answer instead of the early one.
+    const chained = await raw(base, path, { headers: { 'if-none-match': '"something-else"' } });
+    const comparable = ({ date: _date, age: _age, connection: _c, 'keep-alive': _k, ...rest }: Record<string, unknown>) => rest;
+    expect(early.status).toBe(200);
+    expect(comparable(early.headers)).toEqual(comparable(chained.headers));
+    expect(early.headers['vary']).toMatch(/Accept-Encoding/);
+    expect(early.headers['age']).toMatch(/^\d+$/);
+    expect(early.body.equals(first.body)).toBe(true);
+    // A target that is not in normal form is the same resource, found through the chain.
+    const dotted = await raw(base, '/api/x/../pepe?limit=5&page=2');
+    expect(dotted.headers['cache-status']).toBe('"pepe serve"; hit');
+    expect(dotted.body.equals(first.body)).toBe(true);
+    // A client accepting br still gets the compressed form.
+    expect((await raw(base, path, { headers: { 'accept-encoding': 'gzip, br' } })).headers['content-encoding']).toBe('br');
+  });
+
   it('never keeps random answers', async () => {
     for (let i = 0; i < 2; i++) {
       expect((await raw(base, '/v1/pepe?limit=2')).headers['cache-status']).toBe('"pepe serve"; fwd=miss');

@@ -7,6 +7,7 @@ import { access } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { join, resolve } from 'node:path';
+import { answerFromCdnCache } from './cached-fast-path.js';
 import { CdnCache } from './cdn-cache.js';
 import { loadFunctions } from './functions.js';
 import { loadNetlifyConfig } from './netlify-config.js';
@@ -101,6 +102,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       latest.set(req.socket, res);
       // While closing, tell keep-alive clients to reconnect elsewhere after this answer.
       if (closing) res.setHeader('connection', 'close');
+      if (state.cdnCache !== null && answerFromCdnCache(state.cdnCache, req, res)) return;
       handleRequest(state, req, res).catch((error: unknown) => {
         state.onError(`unexpected failure on ${req.method} ${req.url}`, error);
         if (!res.headersSent) {
