@@ -1,18 +1,17 @@
 /**
  * Content folder → validated, analysed records (+ every problem, all at once). Shared by
  * `pepe build`, `pepe check`, `pepe add` and `pepe dupes`. Unchanged files are answered
- * from the cache without being read; an image is decoded only when its bytes are new.
+ * from the cache without being read; an image is decoded only when its bytes are new
+ * (analyse-image-file.ts).
  */
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import type { PepeRecord } from '../../functions/core/record.js';
 import { FEATURE_VERSION, analyseImage } from '../image/analyse-image.js';
 import { configureSharpForBatch } from '../image/decode.js';
-import { describeUnsupported, detectFormat } from '../image/format.js';
-import { type CachedFeatures, FeatureCache, THUMB_BYTES } from './feature-cache.js';
+import { type ImageFileContext, type ImageOutcome, analyseImageFile } from './analyse-image-file.js';
+import { type CachedFeatures, FeatureCache } from './feature-cache.js';
 import { error, warning, type Problem } from './problems.js';
-import { readContentFileSync } from './read-content-file.js';
 import { rejectDuplicateIds, sortProblems, unknownDistinctFrom } from './catalogue-checks.js';
 import { type ContentPair, scanContent } from './scan-content.js';
 import { type NormalisedSidecar, parseSidecar } from './sidecar.js';
@@ -88,7 +87,6 @@ export const featureKey = (options: { exactPhash?: boolean }): string => (option
 
 export const defaultCacheDir = (contentDir: string): string => resolve(contentDir, '..', '.pepe-cache');
 
-const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 const publishedExtOf = (file: string): string => (extname(file).toLowerCase() === '.jpeg' ? '.jpg' : extname(file).toLowerCase());
 
 async function loadSidecar(pair: ContentPair, cache: FeatureCache): Promise<{ sidecar?: NormalisedSidecar; problems: Problem[] }> {
@@ -101,8 +99,6 @@ async function loadSidecar(pair: ContentPair, cache: FeatureCache): Promise<{ si
   return { sidecar: result.sidecar, problems: [] };
 }
 
-type ImageOutcome = { ok: true; sha256: string; features: CachedFeatures; decoded: boolean } | { ok: false; problem: Problem; retryAlone?: boolean };
-
 export async function analyseContent(options: AnalyseContentOptions): Promise<ContentAnalysis> {
   const started = performance.now();
   const limits = { ...LIMITS, ...options.limits };
@@ -114,53 +110,7 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   const timings = { cacheLoadMs, scanMs: performance.now() - started - cacheLoadMs, decodeMs: 0, phashMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: 0 };
   const stats: AnalyseStats = { images: 0, cacheHits: 0, decoded: 0, hashed: 0, timings };
 
-  async function analyseOne(pair: ContentPair, alone: boolean): Promise<ImageOutcome> {
-    const { image } = pair;
-    const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
-    const tooLarge = (size: number): ImageOutcome => ({ ok: false, problem: error('file-too-large', `is ${mb(size)}, over the ${mb(limits.maxFileBytes)} limit: export it smaller`, image.rel) });
-    // Checked before the cache too: a lowered limit applies to images measured under the old one.
-    if (image.size > limits.maxFileBytes) return tooLarge(image.size);
-    const knownHash = cache.imageHash(image.rel, image);
-    const knownFeatures = knownHash ? cache.featuresOf(knownHash) : undefined;
-    if (knownHash && knownFeatures) return { ok: true, sha256: knownHash, features: knownFeatures, decoded: false };
-    const readStart = performance.now();
-    const read = readContentFileSync(image.abs, limits.maxFileBytes);
-    if (!read.ok) {
-      return read.reason === 'too-large' ? tooLarge(read.size) : { ok: false, problem: error('not-a-file', 'is not a regular file: replace it with the image itself', image.rel) };
-    }
-    const hash = sha256(read.bytes);
-    stats.hashed++;
-    stats.timings.readHashMs += performance.now() - readStart;
-    cache.setImageHash(image.rel, image, hash);
-    const hit = cache.featuresOf(hash);
-    if (hit) return { ok: true, sha256: hash, features: hit, decoded: false };
-    const format = detectFormat(read.bytes);
-    if (!format) {
-      return { ok: false, problem: error('unsupported-format', `is ${describeUnsupported(read.bytes)}, not a supported image: convert it to PNG, JPEG, GIF, WebP or AVIF`, image.rel) };
-    }
-    const result = await analyse(read.bytes, { maxPixels: limits.maxPixels, timeoutMs: limits.timeoutMs, ...(options.exactPhash ? { exactPhash: true } : {}) });
-    // libvips keeps one error buffer for all threads: under concurrent decodes a failure can
-    // lose its message ("Unknown error") and so its classification (truncated vs undecodable).
-    // Such failures are analysed once more, alone, after the others.
-    if (!result.ok) return { ok: false, problem: error(result.code, result.message, image.rel), retryAlone: !alone && result.code === 'undecodable' };
-    if (result.thumb.rgb.length !== THUMB_BYTES) throw new Error(`analyseImage returned a ${result.thumb.rgb.length}-byte thumbnail for ${image.rel}`);
-    stats.timings.decodeMs += result.timings.decodeMs;
-    stats.timings.phashMs += result.timings.phashMs;
-    stats.timings.blurhashMs += result.timings.blurhashMs;
-    const features: CachedFeatures = {
-      format: result.format,
-      ext: result.ext,
-      mime: result.mime,
-      width: result.width,
-      height: result.height,
-      phash: result.phash,
-      blurhash: result.blurhash,
-      animated: result.animated,
-      thumb: result.thumb.rgb,
-    };
-    cache.setFeatures(hash, features);
-    return { ok: true, sha256: hash, features, decoded: true };
-  }
+  const imageContext: ImageFileContext = { cache, analyse, limits, exactPhash: options.exactPhash, counters: stats };
 
   const items: (AnalysedItem | undefined)[] = new Array(scan.pairs.length);
   let done = 0;
@@ -186,7 +136,7 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   }
   async function handle(index: number, alone: boolean): Promise<void> {
     const pair = scan.pairs[index]!;
-    const [side, img] = await Promise.all([loadSidecar(pair, cache), analyseOne(pair, alone)]);
+    const [side, img] = await Promise.all([loadSidecar(pair, cache), analyseImageFile(pair, alone, imageContext)]);
     if (!img.ok && img.retryAlone) later.push(index);
     else finish(index, side, img);
   }

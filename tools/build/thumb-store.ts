@@ -1,0 +1,110 @@
+/**
+ * The build cache's thumbnail file, `thumbs-<generation>.bin`: 32×32 RGB thumbnails in
+ * fixed-size slots. Thumbnails are only needed to confirm near-duplicate candidates, so they
+ * are read lazily, slot by slot (loading a 10k-image cache reads ~5 MB, not ~35 MB).
+ * New thumbnails are appended; the file is rewritten under a new generation name only when
+ * more than half of it is dead, and the old generation is deleted only after the cache JSON
+ * naming the new one is in place (see feature-cache.ts), so a crash never pairs a JSON with
+ * the wrong thumbnails.
+ */
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { appendFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** 32 × 32 pixels × RGB. */
+export const THUMB_BYTES = 32 * 32 * 3;
+
+/** Which thumbnail file is current and its number of slots (live or dead), as the cache JSON records it. */
+export interface ThumbState {
+  generation: string;
+  slots: number;
+}
+
+/** What `write` did: the state and slots to record, and `finish` to call once the JSON naming them is saved. */
+export interface ThumbWrite {
+  state: ThumbState;
+  compacted: boolean;
+  slotOf: Map<string, number>;
+  /** Keys whose thumbnails were not in the file before this write, in the order given. */
+  fresh: string[];
+  finish(): Promise<void>;
+}
+
+const thumbFile = (dir: string, generation: string) => join(dir, `thumbs-${generation}.bin`);
+
+export class ThumbStore {
+  private state: ThumbState = { generation: '', slots: 0 };
+  /** Slot in the current thumbnail file of each key loaded from (or written to) disk. */
+  private readonly slots = new Map<string, number>();
+
+  constructor(private readonly dir: string) {}
+
+  /** Takes over a recorded state if its file has the expected length; false (deleted, truncated) invalidates every thumbnail. */
+  adopt(state: ThumbState): boolean {
+    let bytes: number;
+    try {
+      bytes = statSync(thumbFile(this.dir, state.generation)).size;
+    } catch {
+      bytes = -1;
+    }
+    if (bytes !== state.slots * THUMB_BYTES) return false;
+    this.state = state;
+    return true;
+  }
+
+  /** Records `key`'s slot and returns a reader for it. */
+  reader(key: string, slot: number): () => Uint8Array {
+    this.slots.set(key, slot);
+    // Looked up at access time: a save may have moved the thumbnail to another slot or file.
+    return () => this.readSlot(this.slots.get(key)!);
+  }
+
+  /** `key`'s thumbnail is no longer the one on disk (it is written afresh on the next save). */
+  forget(key: string): void {
+    this.slots.delete(key);
+  }
+
+  /** Opens the file per read: thumbnails are read only for near-duplicate candidates, and no handle can leak. */
+  private readSlot(slot: number): Uint8Array {
+    const fd = openSync(thumbFile(this.dir, this.state.generation), 'r');
+    try {
+      const out = new Uint8Array(THUMB_BYTES);
+      const read = readSync(fd, out, 0, THUMB_BYTES, slot * THUMB_BYTES);
+      // A short read means the thumbnail file does not match the JSON: a bug or a tampered cache.
+      if (read !== THUMB_BYTES) throw new Error(`build cache thumbnail slot ${slot} is incomplete; delete ${this.dir} and rebuild`);
+      return out;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /**
+   * Writes the thumbnails of the live `entries` (sorted by key): appends the fresh ones, or
+   * rewrites everything under a new generation when more than half the file would be dead.
+   */
+  async write(entries: [string, { readonly thumb: Uint8Array }][]): Promise<ThumbWrite> {
+    const liveOld = entries.filter(([key]) => this.slots.has(key)).length;
+    const compacted = this.state.generation === '' || liveOld * 2 < this.state.slots;
+    const previous = this.state;
+    const slotOf = new Map<string, number>();
+    const freshEntries = entries.filter(([key]) => !this.slots.has(key));
+    let state: ThumbState;
+    if (compacted) {
+      state = { generation: `${Date.now().toString(36)}${process.pid.toString(36)}`, slots: entries.length };
+      entries.forEach(([key], i) => slotOf.set(key, i));
+      await writeFile(thumbFile(this.dir, state.generation), Buffer.concat(entries.map(([, f]) => f.thumb)));
+    } else {
+      for (const [key] of entries) if (this.slots.has(key)) slotOf.set(key, this.slots.get(key)!);
+      freshEntries.forEach(([key], i) => slotOf.set(key, previous.slots + i));
+      if (freshEntries.length > 0) await appendFile(thumbFile(this.dir, previous.generation), Buffer.concat(freshEntries.map(([, f]) => f.thumb)));
+      state = { generation: previous.generation, slots: previous.slots + freshEntries.length };
+    }
+    const finish = async () => {
+      if (compacted && previous.generation !== '') await rm(thumbFile(this.dir, previous.generation), { force: true });
+      this.state = state;
+      this.slots.clear();
+      for (const [key, slot] of slotOf) this.slots.set(key, slot);
+    };
+    return { state, compacted, slotOf, fresh: freshEntries.map(([key]) => key), finish };
+  }
+}
