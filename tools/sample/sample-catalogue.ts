@@ -50,7 +50,7 @@ export const SAMPLE_ENTRIES: readonly SampleEntry[] = [
   { name: 'seasonal/spring-flower', format: 'webp', size: 448, frog: { expression: 'happy', accessories: ['flower'], background: bg(4, 'dots'), skin: SKINS[2] }, description: 'Spring is here: a flower behind the ear.', tags: ['spring', 'flower', 'happy'] },
   { name: 'seasonal/summer-shades', format: 'jpg', size: 512, frog: { expression: 'smug', accessories: ['sunglasses'], background: bg(3, 'rays'), shirt: SHIRTS[3] }, description: 'Summer mode: sunglasses on.', tags: ['summer', 'sunglasses', 'cool'] },
   { name: 'seasonal/autumn-tea', format: 'png', size: 384, frog: { expression: 'neutral', accessories: ['tea', 'scarf'], background: bg(6, 'gradient') }, description: 'Autumn evening, cup of tea, scarf on.', tags: ['autumn', 'tea', 'cosy'] },
-  { name: 'seasonal/crème-brûlée-day', format: 'webp', size: 320, frog: { expression: 'love', accessories: ['tea'], background: bg(0, 'checks'), skin: SKINS[5] }, description: 'Crème brûlée day at the café.', tags: ['café', 'dessert', 'crème brûlée'] },
+  { name: 'seasonal/creme-brulee-day', format: 'webp', size: 320, frog: { expression: 'love', accessories: ['tea'], background: bg(0, 'checks'), skin: SKINS[5] }, description: 'Crème brûlée day at the café.', tags: ['café', 'dessert', 'crème brûlée'] },
   { name: 'seasonal/snow-day-sleepy', format: 'png', size: 320, frog: { expression: 'sleepy', accessories: ['beanie'], details: ['zzz'], background: bg(1, 'snow') }, description: 'Snow day. Staying in bed.', tags: ['winter', 'sleepy', 'snow'] },
 
   // accessories/
@@ -64,7 +64,7 @@ export const SAMPLE_ENTRIES: readonly SampleEntry[] = [
   { name: 'accessories/wizard', format: 'jpg', size: 384, frog: { expression: 'surprised', accessories: ['wizard-hat'], details: ['sparkles'], background: bg(5, 'solid'), shirt: SHIRTS[4] }, description: 'A wizard frog surprised by his own spell.', tags: ['wizard', 'magic', 'sparkles'] },
   { name: 'accessories/tea-time', format: 'webp', size: 448, frog: { expression: 'smug', accessories: ['tea'], background: bg(7, 'dots') }, description: 'But that\'s none of my business. *sips tea*', tags: ['tea', 'sips', 'none of my business'] },
   { name: 'accessories/deal-with-it', format: 'png', size: 448, frog: { expression: 'neutral', accessories: ['sunglasses', 'cap'], background: bg(6, 'checks'), skin: SKINS[1] }, description: 'Deal with it.', tags: ['sunglasses', 'cool', 'deal with it'] },
-  { name: 'accessories/señor-sombrero', format: 'jpg', size: 320, frog: { expression: 'happy', accessories: ['top-hat', 'glasses'], background: bg(3, 'stripes'), shirt: SHIRTS[5] }, description: 'Señor Frog, dressed up for the fiesta.', tags: ['señor', 'fiesta', 'hat', 'glasses'] },
+  { name: 'accessories/senor-sombrero', format: 'jpg', size: 320, frog: { expression: 'happy', accessories: ['top-hat', 'glasses'], background: bg(3, 'stripes'), shirt: SHIRTS[5] }, description: 'Señor Frog, dressed up for the fiesta.', tags: ['señor', 'fiesta', 'hat', 'glasses'] },
 
   // moods/: colour variants and poses.
   { name: 'moods/pale-sad', format: 'webp', size: 384, frog: { expression: 'sad', skin: SKINS[5], background: bg(7, 'rays'), shirt: SHIRTS[2] }, description: 'A pale, washed-out sad frog.', tags: ['sad', 'pale'] },
@@ -73,18 +73,18 @@ export const SAMPLE_ENTRIES: readonly SampleEntry[] = [
   { name: 'moods/blushing', format: 'webp', size: 320, frog: { expression: 'happy', details: ['blush', 'sparkles'], background: bg(2, 'solid'), skin: SKINS[2] }, description: 'Aww, blushing.', tags: ['blush', 'cute', 'happy'] },
   { name: 'moods/freckled-smug', format: 'jpg', size: 448, frog: { expression: 'smug', details: ['freckles'], background: bg(4, 'stripes'), skin: SKINS[3], shirt: SHIRTS[3] }, description: 'Smug frog with freckles.', tags: ['smug', 'freckles'] },
   { name: 'moods/tilted-surprise', format: 'png', size: 448, frog: { expression: 'surprised', pose: pose(0.85, -12, -30), background: bg(0, 'gradient'), shirt: SHIRTS[2] }, description: 'Head tilted in disbelief.', tags: ['surprised', 'disbelief', 'wat'] },
-  { name: 'moods/déjà-vu', format: 'webp', size: 448, frog: { expression: 'thinking', background: bg(6, 'dots'), shirt: SHIRTS[1], gaze: { x: -0.6, y: -0.6 } }, description: 'Déjà vu: haven\'t I seen this frog before?', tags: ['déjà vu', 'thinking', 'confused'] },
+  { name: 'moods/deja-vu', format: 'webp', size: 448, frog: { expression: 'thinking', background: bg(6, 'dots'), shirt: SHIRTS[1], gaze: { x: -0.6, y: -0.6 } }, description: 'Déjà vu: haven\'t I seen this frog before?', tags: ['déjà vu', 'thinking', 'confused'] },
   { name: 'moods/midnight-crying', format: 'jpg', size: 384, frog: { expression: 'crying', background: bg(5, 'gradient'), shirt: SHIRTS[4] }, description: 'Crying at midnight.', tags: ['crying', 'night', 'sad'] },
   { name: 'moods/tiny-frog', format: 'png', size: 256, frog: { expression: 'happy', pose: pose(0.6, 0, 0), background: bg(4, 'checks') }, description: 'A tiny frog in a big world.', tags: ['tiny', 'small', 'cute'] },
   { name: 'moods/big-love', format: 'jpg', size: 512, frog: { expression: 'love', pose: pose(1.3, 6, 0), background: bg(2, 'rays'), skin: SKINS[1] }, description: null, tags: ['love', 'close-up'] },
-  { name: 'moods/naïve-smile', format: 'webp', size: 320, frog: { expression: 'happy', background: bg(1, 'stripes'), skin: SKINS[4], shirt: SHIRTS[1], lips: LIPS[3] }, description: 'A naïve, hopeful smile.', tags: ['naïve', 'hopeful', 'happy'] },
+  { name: 'moods/naive-smile', format: 'webp', size: 320, frog: { expression: 'happy', background: bg(1, 'stripes'), skin: SKINS[4], shirt: SHIRTS[1], lips: LIPS[3] }, description: 'A naïve, hopeful smile.', tags: ['naïve', 'hopeful', 'happy'] },
   { name: 'moods/purple-shirt-sleepy', format: 'png', size: 384, frog: { expression: 'sleepy', background: bg(3, 'gradient'), shirt: SHIRTS[4], skin: SKINS[3] }, description: 'Monday morning.', tags: ['monday', 'sleepy', 'tired'] },
 
   // Top level: the odd ones.
   { name: 'untitled-frog', format: 'jpg', size: 320, frog: { expression: 'neutral', background: bg(6, 'solid'), shirt: SHIRTS[3], pose: pose(1.15, 0, 25) }, description: null, tags: null },
-  { name: 'frog-at-the-café', format: 'webp', size: 384, frog: { expression: 'smug', accessories: ['tea', 'beanie'], background: bg(7, 'checks'), shirt: SHIRTS[5] }, description: 'Sitting at the café for three hours on one coffee.', tags: ['café', 'coffee', 'smug'] },
+  { name: 'frog-at-the-cafe', format: 'webp', size: 384, frog: { expression: 'smug', accessories: ['tea', 'beanie'], background: bg(7, 'checks'), shirt: SHIRTS[5] }, description: 'Sitting at the café for three hours on one coffee.', tags: ['café', 'coffee', 'smug'] },
   { name: 'frog_with_crown_and_shades', format: 'png', size: 448, frog: { expression: 'smug', accessories: ['crown', 'sunglasses'], background: bg(5, 'rays'), shirt: SHIRTS[2] }, description: 'Too cool to rule.', tags: null },
-  { name: 'Müller-the-frog', format: 'jpg', size: 384, frog: { expression: 'angry', accessories: ['glasses'], background: bg(7, 'gradient'), shirt: SHIRTS[5] }, description: 'Herr Müller is not amused.', tags: ['angry', 'glasses', 'not amused'] },
+  { name: 'muller-the-frog', format: 'jpg', size: 384, frog: { expression: 'angry', accessories: ['glasses'], background: bg(7, 'gradient'), shirt: SHIRTS[5] }, description: 'Herr Müller is not amused.', tags: ['angry', 'glasses', 'not amused'] },
   { name: 'reaction-wow', format: 'webp', size: 320, frog: { expression: 'surprised', accessories: ['headphones'], background: bg(3, 'dots'), skin: SKINS[1] }, description: '   ', tags: ['wow', 'Reaction', 'WOW'] },
 
   // Animated GIFs: frames of one scene.
