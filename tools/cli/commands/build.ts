@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { buildCatalogue } from '../../build/build-catalogue.js';
 import { resolveSiteUrls } from '../../build/site-urls.js';
 import { parseFlags } from '../args.js';
-import { CONTENT_FLAGS, contentPaths } from '../content-flags.js';
+import { CONTENT_FLAGS, analysisOptions, exactPhashUsage, contentPaths } from '../content-flags.js';
 import { type Command, UsageError } from '../io.js';
 import { printProblems, printSummary, withProgress } from '../print-results.js';
 
@@ -19,10 +19,7 @@ Options:
   --base-url URL   variant A API and image URLs (env PEPE_BASE_URL, default http://localhost:8888)
   --api-url URL    variant B API URL (env PEPE_API_URL, default http://localhost:8888)
   --cdn-url URL    variant B image URL (env PEPE_CDN_URL, default http://localhost:8888)
-  --exact-phash    hash every image from its full-resolution decode (Pillow-exact for any
-                   size; slower). By default large images are hashed from a reduced decode,
-                   which moves about one in ten of their hashes by 2 bits. Switching it on
-                   or off re-analyses every image (the setting is part of the cache key).
+${exactPhashUsage()}
   -h, --help       show this help
 
 Exit status: 0 built (warnings allowed), 1 content errors, 2 usage errors.
@@ -39,7 +36,6 @@ export default {
       'base-url': { type: 'string' },
       'api-url': { type: 'string' },
       'cdn-url': { type: 'string' },
-      'exact-phash': { type: 'boolean' },
     });
     const urls = resolveSiteUrls({ baseUrl: values['base-url'], apiUrl: values['api-url'], cdnUrl: values['cdn-url'] }, io.env);
     if (!urls.ok) throw new UsageError(urls.message);
@@ -48,7 +44,7 @@ export default {
         ...contentPaths(values, io.cwd),
         outDir: resolve(io.cwd, values.out ?? 'dist'),
         urls: urls.urls,
-        exactPhash: values['exact-phash'] ?? false,
+        ...analysisOptions(values),
         onProgress,
       }),
     );
