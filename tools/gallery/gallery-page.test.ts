@@ -61,6 +61,11 @@ async function openPage(viewport = DESKTOP, colorScheme: 'light' | 'dark' = 'lig
 
 const cardIds = (page: Page) => page.$$eval('#grid .card', (cards) => cards.map((c) => (c as HTMLElement).dataset.id!));
 /** Waits for exactly `count` cards; on timeout, the error says what the page showed instead. */
+/** expect.poll with room for a loaded CI machine (its default gives up after 1 s). */
+function poll<T>(read: () => T | Promise<T>) {
+  return expect.poll(read, { timeout: 15_000 });
+}
+
 async function waitForCards(page: Page, count: number): Promise<void> {
   try {
     await page.waitForFunction((n) => document.querySelectorAll('#grid .card').length === n, count, { timeout: 15_000 });
@@ -140,7 +145,7 @@ describe('gallery page in Chromium', { timeout: 60_000 }, () => {
     await waitForCards(page, FIXTURE_COUNT);
     expect(pagesRequested).toEqual(['1', '2']);
     expect(await cardIds(page)).toEqual(newestFirst.map((r) => r.id));
-    await expect.poll(() => page.locator('#footer').textContent()).toContain(`all ${FIXTURE_COUNT} pepes`);
+    await poll(() => page.locator('#footer').textContent()).toContain(`all ${FIXTURE_COUNT} pepes`);
   });
 
   it('narrows the grid while typing a search, and says so honestly when nothing matches', async () => {
@@ -160,7 +165,7 @@ describe('gallery page in Chromium', { timeout: 60_000 }, () => {
     const nonsense = 'qxzvbnmwq';
     expect((await apiIds(`limit=25&search=${nonsense}`)).found).toBe(false);
     await page.locator('#search').fill(nonsense);
-    await expect.poll(() => statusText(page)).toContain(`No pepe matches “${nonsense}”`);
+    await poll(() => statusText(page)).toContain(`No pepe matches “${nonsense}”`);
     expect(await cardIds(page)).toEqual([]);
     expect(await page.locator('#grid').isHidden()).toBe(true);
   });
@@ -171,7 +176,7 @@ describe('gallery page in Chromium', { timeout: 60_000 }, () => {
     await waitForCards(page, PAGE_SIZE);
     await page.getByRole('button', { name: 'Oldest' }).click();
     const oldestFirst = [...newestFirst].reverse();
-    await expect.poll(() => cardIds(page)).toEqual(oldestFirst.slice(0, PAGE_SIZE).map((r) => r.id));
+    await poll(() => cardIds(page)).toEqual(oldestFirst.slice(0, PAGE_SIZE).map((r) => r.id));
     expect(await page.getByRole('button', { name: 'Oldest' }).getAttribute('aria-pressed')).toBe('true');
     expect(new URL(page.url()).searchParams.get('sort')).toBe('oldest');
   });
@@ -185,10 +190,10 @@ describe('gallery page in Chromium', { timeout: 60_000 }, () => {
     await page.locator(`#grid .card[data-id="${record.id}"]`).click();
 
     const dialog = page.locator('dialog#detail');
-    await expect.poll(() => dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(true);
+    await poll(() => dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(true);
     expect(new URL(page.url()).searchParams.get('pepe')).toBe(record.id);
     const checkDetail = async () => {
-      await expect.poll(() => page.locator('#detail-title').textContent()).toBe(record.description);
+      await poll(() => page.locator('#detail-title').textContent()).toBe(record.description);
       expect(await dialog.locator('img').getAttribute('alt')).toBe(record.description);
       expect(await dialog.locator('.tag').allTextContents()).toEqual(record.tags!.map((t) => `#${t}`));
       expect(await dialog.locator('#copy-api-url').inputValue()).toBe(`${server.url}/api/pepe/${record.id}`);
@@ -200,16 +205,16 @@ describe('gallery page in Chromium', { timeout: 60_000 }, () => {
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${server.url}/api/pepe/${record.id}`);
 
     await page.reload();
-    await expect.poll(() => dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(true);
+    await poll(() => dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(true);
     await checkDetail();
 
     await page.goBack();
-    await expect.poll(() => new URL(page.url()).searchParams.has('pepe')).toBe(false);
-    await expect.poll(() => dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(false);
+    await poll(() => new URL(page.url()).searchParams.has('pepe')).toBe(false);
+    await poll(() => dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(false);
     await waitForCards(page, PAGE_SIZE);
 
     await page.goForward();
-    await expect.poll(() => dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(true);
+    await poll(() => dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(true);
     expect(new URL(page.url()).searchParams.get('pepe')).toBe(record.id);
   });
 
@@ -222,23 +227,23 @@ describe('gallery page in Chromium', { timeout: 60_000 }, () => {
     await card.focus();
     await page.keyboard.press('Enter');
     const dialog = page.locator('dialog#detail');
-    await expect.poll(() => dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(true);
+    await poll(() => dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(true);
     expect(await page.evaluate(() => document.activeElement?.classList.contains('detail-close'))).toBe(true);
 
     await page.keyboard.press('Escape');
-    await expect.poll(() => dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(false);
+    await poll(() => dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(false);
     expect(new URL(page.url()).searchParams.has('pepe')).toBe(false);
     expect(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.id)).toBe(record.id);
 
     await page.keyboard.press('Enter');
-    await expect.poll(() => dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(true);
+    await poll(() => dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(true);
     const tag = record.tags![0]!;
     await dialog.locator('.tag').first().click();
-    await expect.poll(() => new URL(page.url()).searchParams.get('q')).toBe(tag);
+    await poll(() => new URL(page.url()).searchParams.get('q')).toBe(tag);
     expect(await dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(false);
     const expected = await apiIds(`limit=25&search=${encodeURIComponent(tag)}`);
     expect(expected.ids).toContain(record.id);
-    await expect.poll(() => cardIds(page)).toEqual(expected.ids);
+    await poll(() => cardIds(page)).toEqual(expected.ids);
   });
 
   it('talks to an API on another origin (CORS) when given ?api=', async () => {
@@ -260,13 +265,15 @@ describe('gallery page in Chromium', { timeout: 60_000 }, () => {
 
       await page.getByRole('button', { name: 'Random' }).click();
       const dialog = page.locator('dialog#detail');
-      await expect.poll(() => dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(true);
+      await poll(() => dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(true);
       const randomId = new URL(page.url()).searchParams.get('pepe');
       expect(site.records.map((r) => r.id)).toContain(randomId);
       expect(await dialog.locator('#copy-api-url').inputValue()).toBe(`${apiOrigin}/api/pepe/${randomId}`);
       // A reload of the shared URL fetches the record by id from the other origin too.
+      const byIdAnswer = page.waitForResponse((response) => response.url() === `${apiOrigin}/api/pepe/${randomId}`, { timeout: 15_000 });
       await page.reload();
-      await expect.poll(() => page.locator('#detail-title').textContent()).not.toBe('Loading pepe…');
+      expect((await byIdAnswer).status()).toBe(200);
+      await poll(() => page.locator('#detail-title').textContent()).not.toBe('Loading pepe…');
       expect(await page.locator('.detail-message').count()).toBe(0);
 
       // The page's own origin only sees index.html's preload of the default first page (unused here).
@@ -284,7 +291,7 @@ describe('gallery page in Chromium', { timeout: 60_000 }, () => {
     const page = await openPage();
     await page.route('**/api/pepe?*', (route) => route.abort('connectionrefused'));
     await page.goto(`${server.url}/`);
-    await expect.poll(() => page.locator('#footer').textContent()).toContain('Could not reach the catalogue API');
+    await poll(() => page.locator('#footer').textContent()).toContain('Could not reach the catalogue API');
     expect(await statusText(page)).toBe('The pepes could not be loaded.');
     await page.unroute('**/api/pepe?*');
     await page.getByRole('button', { name: 'Try again' }).click();
@@ -294,7 +301,7 @@ describe('gallery page in Chromium', { timeout: 60_000 }, () => {
   it('refuses an ?api= value that is not an http(s) URL, naming it', async () => {
     const page = await openPage();
     await page.goto(`${server.url}/?api=${encodeURIComponent('ftp://pepe.example')}`);
-    await expect.poll(() => statusText(page)).toContain('"ftp://pepe.example"');
+    await poll(() => statusText(page)).toContain('"ftp://pepe.example"');
     expect(await cardIds(page)).toEqual([]);
   });
 
