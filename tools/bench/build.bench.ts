@@ -132,7 +132,7 @@ async function runSize(ctx: BenchContext, count: number) {
     split: {
       images: count,
       'decode+thumb ms (summed)': round(t.decodeMs, 0),
-      'phash ms (summed)': round(t.phashMs, 0),
+      'phash ms (summed)': round(t.pixelsMs, 0),
       'blurhash ms (summed)': round(t.blurhashMs, 0),
       'read+sha256 ms (summed)': round(t.readHashMs, 0),
       'near-dupes ms': round(t.dupesMs, 0),

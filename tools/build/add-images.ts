@@ -10,8 +10,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, extname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { findNearDuplicates } from '../dupes/near-duplicates.js';
-import { analyseImage } from '../image/analyse-image.js';
-import { type AnalyseFn, LIMITS, analyseContent, defaultCacheDir, featureKey } from './analyse-content.js';
+import { FEATURE_VERSION, analyseImage } from '../image/analyse-image.js';
+import { type AnalyseFn, LIMITS, analyseContent, defaultCacheDir } from './analyse-content.js';
 import { FeatureCache } from './feature-cache.js';
 import { dupeItems } from './near-duplicate-problems.js';
 import { error, type Problem, warning } from './problems.js';
@@ -31,8 +31,6 @@ export interface AddImagesOptions {
   force?: boolean;
   cacheDir?: string;
   analyse?: AnalyseFn;
-  /** Spec-exact phash for every image (see AnalyseContentOptions.exactPhash); use the same setting as the builds. */
-  exactPhash?: boolean;
   /** For tests: the clock and the id source. */
   now?: () => Date;
   newId?: () => string;
@@ -84,7 +82,7 @@ export async function addImages(options: AddImagesOptions): Promise<AddResult> {
       continue;
     }
     const bytes = await readFile(abs);
-    const result = await analyse(bytes, { maxPixels: LIMITS.maxPixels, timeoutMs: LIMITS.timeoutMs, ...(options.exactPhash ? { exactPhash: true } : {}) });
+    const result = await analyse(bytes, { maxPixels: LIMITS.maxPixels, timeoutMs: LIMITS.timeoutMs });
     if (!result.ok) {
       problems.push(error(result.code, `"${source}": ${result.message}`));
       continue;
@@ -94,7 +92,7 @@ export async function addImages(options: AddImagesOptions): Promise<AddResult> {
   if (problems.length > 0) return { ok: false, added: [], problems };
 
   // 2. Near-duplicates against the catalogue and among the new images.
-  const existing = await analyseContent({ contentDir, cacheDir, analyse, ...(options.exactPhash ? { exactPhash: true } : {}) });
+  const existing = await analyseContent({ contentDir, cacheDir, analyse });
   const newItems = candidates.map((c) => ({ id: c.id, file: c.source, phash: c.result.phash, thumb: c.result.thumb.rgb, width: c.result.width, height: c.result.height, distinctFrom: [] as string[] }));
   const newIds = new Set(newItems.map((i) => i.id));
   const pairs = (await findNearDuplicates([...dupeItems(existing.items), ...newItems])).filter((p) => newIds.has(p.a.id) || newIds.has(p.b.id));
@@ -118,7 +116,7 @@ export async function addImages(options: AddImagesOptions): Promise<AddResult> {
     chosen.has(slug) || existsSync(join(folder, `${slug}.json`)) || [...CONTENT_IMAGE_EXTS].some((ext) => existsSync(join(folder, `${slug}${ext}`)));
   const now = (options.now ?? (() => new Date()))().toISOString();
   const added: AddedImage[] = [];
-  const cache = await FeatureCache.load(cacheDir, featureKey(options));
+  const cache = await FeatureCache.load(cacheDir, FEATURE_VERSION);
   await mkdir(folder, { recursive: true });
   for (const c of candidates) {
     const slug = uniqueSlug(slugify(basename(c.source, extname(c.source))), taken);

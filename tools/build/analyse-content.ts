@@ -39,11 +39,6 @@ export interface AnalyseContentOptions {
   /** Images analysed at once; sharp decodes on libuv's threads. */
   concurrency?: number;
   limits?: Partial<typeof LIMITS>;
-  /**
-   * Spec-exact imagehash phash for every image (a full-resolution decode even for large
-   * images; slower). Part of the feature cache key: switching it re-analyses every image.
-   */
-  exactPhash?: boolean;
   onProgress?: (progress: AnalyseProgress) => void;
 }
 
@@ -73,7 +68,7 @@ export interface AnalyseStats {
   decoded: number;
   /** Images whose bytes were read and hashed (not answered by the stat cache). */
   hashed: number;
-  timings: { cacheLoadMs: number; scanMs: number; decodeMs: number; phashMs: number; blurhashMs: number; readHashMs: number; totalMs: number };
+  timings: { cacheLoadMs: number; scanMs: number; decodeMs: number; pixelsMs: number; blurhashMs: number; readHashMs: number; totalMs: number };
 }
 
 export interface ContentAnalysis {
@@ -81,9 +76,6 @@ export interface ContentAnalysis {
   problems: Problem[];
   stats: AnalyseStats;
 }
-
-/** The feature cache's version: the image code's, plus the analysis options that change features. */
-export const featureKey = (options: { exactPhash?: boolean }): string => (options.exactPhash ? `${FEATURE_VERSION}+exact-phash` : FEATURE_VERSION);
 
 export const defaultCacheDir = (contentDir: string): string => resolve(contentDir, '..', '.pepe-cache');
 
@@ -103,14 +95,14 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   const started = performance.now();
   const limits = { ...LIMITS, ...options.limits };
   const analyse = options.analyse ?? analyseImage;
-  const cache = await FeatureCache.load(options.cacheDir ?? defaultCacheDir(options.contentDir), featureKey(options));
+  const cache = await FeatureCache.load(options.cacheDir ?? defaultCacheDir(options.contentDir), FEATURE_VERSION);
   const cacheLoadMs = performance.now() - started;
   const scan = await scanContent(options.contentDir);
   const problems = [...scan.problems];
-  const timings = { cacheLoadMs, scanMs: performance.now() - started - cacheLoadMs, decodeMs: 0, phashMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: 0 };
+  const timings = { cacheLoadMs, scanMs: performance.now() - started - cacheLoadMs, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: 0 };
   const stats: AnalyseStats = { images: 0, cacheHits: 0, decoded: 0, hashed: 0, timings };
 
-  const imageContext: ImageFileContext = { cache, analyse, limits, exactPhash: options.exactPhash, counters: stats };
+  const imageContext: ImageFileContext = { cache, analyse, limits, counters: stats };
 
   const items: (AnalysedItem | undefined)[] = new Array(scan.pairs.length);
   let done = 0;

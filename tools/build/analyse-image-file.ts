@@ -19,8 +19,7 @@ export interface ImageFileContext {
   cache: FeatureCache;
   analyse: typeof analyseImage;
   limits: { maxFileBytes: number; maxPixels: number; timeoutMs: number };
-  exactPhash?: boolean;
-  counters: { hashed: number; timings: { readHashMs: number; decodeMs: number; phashMs: number; blurhashMs: number } };
+  counters: { hashed: number; timings: { readHashMs: number; decodeMs: number; pixelsMs: number; blurhashMs: number } };
 }
 
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
@@ -51,14 +50,14 @@ export async function analyseImageFile(pair: ContentPair, alone: boolean, ctx: I
   if (!format) {
     return { ok: false, problem: error('unsupported-format', `is ${describeUnsupported(read.bytes)}, not a supported image: convert it to PNG, JPEG, GIF, WebP or AVIF`, image.rel) };
   }
-  const result = await ctx.analyse(read.bytes, { maxPixels: limits.maxPixels, timeoutMs: limits.timeoutMs, ...(ctx.exactPhash ? { exactPhash: true } : {}) });
+  const result = await ctx.analyse(read.bytes, { maxPixels: limits.maxPixels, timeoutMs: limits.timeoutMs });
   // libvips keeps one error buffer for all threads: under concurrent decodes a failure can
   // lose its message ("Unknown error") and so its classification (truncated vs undecodable).
   // Such failures are analysed once more, alone, after the others.
   if (!result.ok) return { ok: false, problem: error(result.code, result.message, image.rel), retryAlone: !alone && result.code === 'undecodable' };
   if (result.thumb.rgb.length !== THUMB_BYTES) throw new Error(`analyseImage returned a ${result.thumb.rgb.length}-byte thumbnail for ${image.rel}`);
   counters.timings.decodeMs += result.timings.decodeMs;
-  counters.timings.phashMs += result.timings.phashMs;
+  counters.timings.pixelsMs += result.timings.pixelsMs;
   counters.timings.blurhashMs += result.timings.blurhashMs;
   const features: CachedFeatures = {
     format: result.format,

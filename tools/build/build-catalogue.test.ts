@@ -270,27 +270,6 @@ describe('incremental rebuilds', () => {
     expect(after['data/catalogue.mjs']?.sha256).not.toBe(before['data/catalogue.mjs']?.sha256);
   });
 
-  it('re-analyses every image when exactPhash is switched on or off, passing it to the analysis', async () => {
-    const contentDir = join(temp.path, 'exact', 'content');
-    await cp(baseContent, contentDir, { recursive: true });
-    const own = { contentDir, outDir: join(temp.path, 'dist-exact'), cacheDir: join(temp.path, 'cache-exact'), urls: FIXTURE_URLS };
-    const seen: (boolean | undefined)[] = [];
-    const analyse: AnalyseFn = (bytes, options) => {
-      seen.push(options?.exactPhash);
-      return analyseImage(bytes, options);
-    };
-    expect((await buildCatalogue({ ...own, analyse })).ok).toBe(true);
-    const images = seen.length;
-    expect(images).toBeGreaterThan(0);
-    expect(seen.every((flag) => flag === undefined)).toBe(true);
-    seen.length = 0;
-    expect((await buildCatalogue({ ...own, analyse, exactPhash: true })).stats.decoded).toBe(images);
-    expect(seen).toEqual(Array(images).fill(true));
-    seen.length = 0;
-    expect((await buildCatalogue({ ...own, analyse, exactPhash: true })).stats.decoded).toBe(0);
-    expect((await buildCatalogue({ ...own, analyse })).stats.decoded).toBe(images);
-  });
-
   it('keeps the manifest true to the bytes on disk across rebuilds that edit a record, change a URL and add an image', async () => {
     const contentDir = join(temp.path, 'edits', 'content');
     await cp(baseContent, contentDir, { recursive: true });

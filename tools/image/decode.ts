@@ -18,7 +18,7 @@ export interface DecodeOptions {
 }
 
 export type DecodeResult =
-  | { ok: true; image: RawImage; /** Upright size of the original, which `image` may be a reduction of. */ width: number; height: number }
+  | { ok: true; image: RawImage }
   | { ok: false; code: DecodeFailureCode; message: string };
 
 /**
@@ -70,23 +70,19 @@ const timeoutFailure = (options: DecodeOptions) => ({
 });
 
 /**
- * Decodes every pixel of the first frame (or, with `reduceTo`, a reduceTo x reduceTo
- * version of it, aspect ignored) (header metadata alone succeeds on truncated
+ * Decodes every pixel of the first frame (header metadata alone succeeds on truncated
  * JPEGs; a full pixel decode does not), applies the EXIF orientation, and returns packed
  * 8-bit samples (sharp converts grey, palette and 16-bit inputs to 8-bit sRGB[A]).
  * `failOn: 'truncated'` fails truncated files but keeps images with benign decoder
  * warnings (e.g. extraneous bytes) that every browser shows fine.
  */
-export async function decodeFirstFrame(bytes: Buffer, options: DecodeOptions, reduceTo?: number): Promise<DecodeResult> {
+export async function decodeFirstFrame(bytes: Buffer, options: DecodeOptions): Promise<DecodeResult> {
   const seconds = Math.max(1, Math.ceil(options.timeoutMs / 1000));
-  let pipeline = sharp(bytes, { limitInputPixels: options.maxPixels, failOn: 'truncated', pages: 1, sequentialRead: true }).rotate();
-  // The reduced decode: libjpeg/libwebp shrink-on-load where the format allows it, then
-  // libvips' own reduction (alpha premultiplied, so flattening afterwards is equivalent).
-  if (reduceTo !== undefined) pipeline = pipeline.resize(reduceTo, reduceTo, { fit: 'fill' });
-  const pixels = pipeline.timeout({ seconds }).raw().toBuffer({ resolveWithObject: true });
-  // A reduced decode no longer tells the original size: read it from the header alongside.
-  const size = reduceTo === undefined ? Promise.resolve(null) : sharp(bytes).metadata().then((m) => m.autoOrient);
-  const job = Promise.all([pixels, size]);
+  const job = sharp(bytes, { limitInputPixels: options.maxPixels, failOn: 'truncated', pages: 1, sequentialRead: true })
+    .rotate()
+    .timeout({ seconds })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   // sharp's own timeout has whole-second granularity; the race enforces the exact bound
   // (the abandoned job then stops at sharp's timeout).
   let timer: NodeJS.Timeout | undefined;
@@ -99,9 +95,8 @@ export async function decodeFirstFrame(bytes: Buffer, options: DecodeOptions, re
       job.catch(() => undefined);
       return { ok: false, ...timeoutFailure(options) };
     }
-    const [{ data, info }, upright] = result;
-    const image = { data: new Uint8Array(data.buffer, data.byteOffset, data.length), width: info.width, height: info.height, channels: info.channels };
-    return { ok: true, image, width: upright?.width ?? info.width, height: upright?.height ?? info.height };
+    const { data, info } = result;
+    return { ok: true, image: { data: new Uint8Array(data.buffer, data.byteOffset, data.length), width: info.width, height: info.height, channels: info.channels } };
   } catch (err) {
     return { ok: false, ...classifyDecodeFailure(err instanceof Error ? err.message : String(err), bytes, options) };
   } finally {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { analyseImage, detectFormat } from './analyse-image.js';
 import { describeUnsupported, isAnimated } from './format.js';
-import { headerSize } from './header-size.js';
 import { readFixture } from './fixtures.js';
 import sharp from 'sharp';
 
@@ -51,20 +50,5 @@ describe('detectFormat', () => {
     expect(isAnimated(readFixture('animated.gif'), 'gif')).toBe(true);
     expect(isAnimated(readFixture('animated.webp'), 'webp')).toBe(true);
     expect(isAnimated(readFixture('still.webp'), 'webp')).toBe(false);
-  });
-
-  it.each(['opaque.png', 'photo.jpg', 'rotated.jpg', 'animated.gif', 'still.webp', 'animated.webp', 'large.jpg'])('reads the stored size of %s from the header as sharp does', async (name) => {
-    const bytes = readFixture(name);
-    const meta = await sharp(bytes).metadata();
-    expect(headerSize(bytes, detectFormat(bytes)!.format)).toEqual({ width: meta.width, height: meta.height });
-  });
-
-  it('reads lossless and extended WebP headers too', async () => {
-    const raw = { raw: { width: 37, height: 23, channels: 3 as const } };
-    const px = Buffer.alloc(37 * 23 * 3, 90);
-    const lossless = await sharp(px, raw).webp({ lossless: true }).toBuffer();
-    const extended = await sharp(px, raw).ensureAlpha(0.5).webp().toBuffer();
-    expect(headerSize(lossless, 'webp')).toEqual({ width: 37, height: 23 });
-    expect(headerSize(extended, 'webp')).toEqual({ width: 37, height: 23 });
   });
 });

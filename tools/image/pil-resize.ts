@@ -28,7 +28,7 @@ function lanczos(x: number): number {
 }
 
 /** Fixed-point weights for one axis: output i reads `taps[i*ksize .. +count[i]]` from `start[i]`. */
-interface AxisCoefficients {
+export interface AxisCoefficients {
   ksize: number;
   start: Int32Array;
   count: Int32Array;
@@ -68,7 +68,7 @@ function axisCoefficients(inSize: number, outSize: number): AxisCoefficients {
 
 // The corpus repeats sizes (and the output is always 32), so weights are worth keeping.
 const cache = new Map<string, AxisCoefficients>();
-function cachedCoefficients(inSize: number, outSize: number): AxisCoefficients {
+export function lanczosCoefficients(inSize: number, outSize: number): AxisCoefficients {
   const key = `${inSize}>${outSize}`;
   let c = cache.get(key);
   if (!c) {
@@ -90,7 +90,7 @@ export function pilLanczosResizeGrey(src: Uint8Array, width: number, height: num
   if (width === outW && height === outH) return src.slice(0, width * height);
   const needH = width !== outW;
   const needV = height !== outH;
-  const vert = cachedCoefficients(height, outH);
+  const vert = lanczosCoefficients(height, outH);
   // Pillow resamples horizontally only the rows the vertical pass will read.
   const firstRow = vert.start[0]!;
   const lastRow = vert.start[outH - 1]! + vert.count[outH - 1]!;
@@ -98,7 +98,7 @@ export function pilLanczosResizeGrey(src: Uint8Array, width: number, height: num
   let midW = width;
   let rowOffset = 0;
   if (needH) {
-    const horiz = cachedCoefficients(width, outW);
+    const horiz = lanczosCoefficients(width, outW);
     const rows = lastRow - firstRow;
     mid = new Uint8Array(outW * rows);
     midW = outW;
@@ -117,6 +117,15 @@ export function pilLanczosResizeGrey(src: Uint8Array, width: number, height: num
     rowOffset = firstRow;
   }
   if (!needV) return needH ? mid : src.slice(0, width * height);
+  return pilVerticalPass(mid, midW, rowOffset, vert);
+}
+
+/**
+ * Pillow's vertical pass: `mid` holds rows `rowOffset..` of the horizontally resampled
+ * image, `midW` bytes each; returns `vert.start.length` rows.
+ */
+export function pilVerticalPass(mid: Uint8Array, midW: number, rowOffset: number, vert: AxisCoefficients): Uint8Array {
+  const outH = vert.start.length;
   const out = new Uint8Array(midW * outH);
   const { ksize, start, count, taps } = vert;
   for (let yy = 0; yy < outH; yy++) {

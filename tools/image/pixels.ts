@@ -60,7 +60,7 @@ export function pilGreyFromRgb(rgb: Uint8Array, width: number, height: number): 
 }
 
 /** Source index range [start, end) feeding output cell i of n, never empty (tiny images repeat pixels). */
-function cellRanges(size: number, n: number): Int32Array {
+export function cellRanges(size: number, n: number): Int32Array {
   const r = new Int32Array(n * 2);
   for (let i = 0; i < n; i++) {
     const start = Math.min(size - 1, Math.floor((i * size) / n));

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { addImages, checkInto } from '../../build/add-images.js';
 import { parseFlags } from '../args.js';
-import { ANALYSIS_FLAGS, analysisOptions, exactPhashUsage, contentPaths } from '../content-flags.js';
+import { contentPaths } from '../content-flags.js';
 import { type Command, UsageError } from '../io.js';
 import { printProblems } from '../print-results.js';
 
@@ -18,7 +18,6 @@ Options:
   --tags a,b            comma-separated tags for every imported image
   --description TEXT    description for every imported image
   --force               import near-duplicates anyway
-${exactPhashUsage(24)}
   -h, --help            show this help
 
 Exit status: 0 imported, 1 refused (nothing written), 2 usage errors.
@@ -31,7 +30,7 @@ export default {
   async run(argv, io) {
     const { values, positionals } = parseFlags(
       argv,
-      { content: { type: 'string' }, into: { type: 'string' }, tags: { type: 'string' }, description: { type: 'string' }, force: { type: 'boolean' }, ...ANALYSIS_FLAGS },
+      { content: { type: 'string' }, into: { type: 'string' }, tags: { type: 'string' }, description: { type: 'string' }, force: { type: 'boolean' } },
       true,
     );
     if (positionals.length === 0) throw new UsageError('name at least one image file to add');
@@ -44,7 +43,6 @@ export default {
       tags: values.tags === undefined ? null : values.tags.split(','),
       description: values.description ?? null,
       force: values.force ?? false,
-      ...analysisOptions(values),
     });
     printProblems(io, result.problems);
     for (const added of result.added) io.stdout(`added ${added.file} (id ${added.id})\n`);

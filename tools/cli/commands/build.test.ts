@@ -75,42 +75,10 @@ describe('pepe build', () => {
     const io = captureIo();
     expect(await runMain(['build', '--help'], io)).toBe(0);
     expect(io.out()).toContain('--base-url');
-    expect(io.out()).toContain('--exact-phash');
-  });
-
-  it('--exact-phash reaches the analysis: a warm cache from default builds is not reused', async () => {
-    // A default build leaves every image in the cache; exact hashing is another cache key.
-    expect(await runMain(['build', '--out', 'exact-dist'], captureIo())).toBe(0);
-    const exact = captureIo();
-    expect(await runMain(['build', '--exact-phash', '--out', 'exact-dist'], exact)).toBe(0);
-    // (The pictures are small, so the exact hashes equal the default ones and the output may not change.)
-    expect(exact.err()).toMatch(/: 5 images, 0 warnings, 0 errors, 0 cache hits, /);
-    // The same setting again finds what the exact build cached.
-    const again = captureIo();
-    expect(await runMain(['build', '--exact-phash', '--out', 'exact-dist'], again)).toBe(0);
-    expect(again.err()).toMatch(/, 5 cache hits, /);
   });
 });
 
 describe('pepe check', () => {
-  it('--exact-phash reaches the analysis: it reads the exact-hash cache entries, not the default ones', async () => {
-    const dir = join(temp.path, 'exact-check-content');
-    await cp(content, dir, { recursive: true });
-    expect(await runMain(['build', '--content', 'exact-check-content', '--cache', 'exact-check-cache', '--out', 'exact-check-dist'], captureIo())).toBe(0);
-    const exact = captureIo();
-    expect(await runMain(['check', '--exact-phash', '--content', 'exact-check-content', '--cache', 'exact-check-cache'], exact)).toBe(0);
-    expect(exact.err()).toMatch(/^content ok: 5 images, 0 warnings, 0 errors, 0 cache hits, /);
-    const plain = captureIo();
-    expect(await runMain(['check', '--content', 'exact-check-content', '--cache', 'exact-check-cache'], plain)).toBe(0);
-    expect(plain.err()).toMatch(/^content ok: 5 images, 0 warnings, 0 errors, 5 cache hits, /);
-  });
-
-  it.each(['check', 'dupes', 'add'])('%s --help documents --exact-phash', async (command) => {
-    const io = captureIo();
-    expect(await runMain([command, '--help'], io)).toBe(0);
-    expect(io.out()).toContain('--exact-phash');
-  });
-
   it('exits 0 for good content and writes nothing', async () => {
     const fresh = join(temp.path, 'check-content');
     await cp(content, fresh, { recursive: true });

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { buildCatalogue } from '../../build/build-catalogue.js';
 import { resolveSiteUrls } from '../../build/site-urls.js';
 import { parseFlags } from '../args.js';
-import { CONTENT_FLAGS, analysisOptions, exactPhashUsage, contentPaths } from '../content-flags.js';
+import { CONTENT_FLAGS, contentPaths } from '../content-flags.js';
 import { type Command, UsageError } from '../io.js';
 import { printProblems, printSummary, withProgress } from '../print-results.js';
 
@@ -19,7 +19,6 @@ Options:
   --base-url URL   variant A API and image URLs (env PEPE_BASE_URL, default http://localhost:8888)
   --api-url URL    variant B API URL (env PEPE_API_URL, default http://localhost:8888)
   --cdn-url URL    variant B image URL (env PEPE_CDN_URL, default http://localhost:8888)
-${exactPhashUsage()}
   -h, --help       show this help
 
 Exit status: 0 built (warnings allowed), 1 content errors, 2 usage errors.
@@ -44,7 +43,6 @@ export default {
         ...contentPaths(values, io.cwd),
         outDir: resolve(io.cwd, values.out ?? 'dist'),
         urls: urls.urls,
-        ...analysisOptions(values),
         onProgress,
       }),
     );

@@ -1,6 +1,6 @@
 import { checkContent } from '../../build/check-content.js';
 import { parseFlags } from '../args.js';
-import { CONTENT_FLAGS, analysisOptions, exactPhashUsage, contentPaths } from '../content-flags.js';
+import { CONTENT_FLAGS, contentPaths } from '../content-flags.js';
 import type { Command } from '../io.js';
 import { printProblems, printSummary, withProgress } from '../print-results.js';
 
@@ -13,7 +13,6 @@ the build cache, which it reads when present). Meant for CI of content changes.
 Options:
   --content DIR    content folder (default: content)
   --cache DIR      build cache to read (default: .pepe-cache beside the content folder)
-${exactPhashUsage()}
   -h, --help       show this help
 
 Exit status: 0 valid (warnings allowed), 1 content errors, 2 usage errors.
@@ -25,7 +24,7 @@ export default {
   usage,
   async run(argv, io) {
     const { values } = parseFlags(argv, CONTENT_FLAGS);
-    const result = await withProgress(io, (onProgress) => checkContent({ ...contentPaths(values, io.cwd), ...analysisOptions(values), onProgress }));
+    const result = await withProgress(io, (onProgress) => checkContent({ ...contentPaths(values, io.cwd), onProgress }));
     printProblems(io, result.problems);
     printSummary(io, result.ok ? 'content ok' : 'content has errors', result.stats);
     return result.ok ? 0 : 1;

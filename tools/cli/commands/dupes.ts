@@ -2,7 +2,7 @@ import { analyseContent } from '../../build/analyse-content.js';
 import { dupeItems } from '../../build/near-duplicate-problems.js';
 import { DEFAULT_PHASH_THRESHOLD, findNearDuplicates, type DupePair } from '../../dupes/near-duplicates.js';
 import { intFlag, parseFlags } from '../args.js';
-import { CONTENT_FLAGS, analysisOptions, exactPhashUsage, contentPaths } from '../content-flags.js';
+import { CONTENT_FLAGS, contentPaths } from '../content-flags.js';
 import type { Command } from '../io.js';
 import { printProblems, withProgress } from '../print-results.js';
 
@@ -19,7 +19,6 @@ Pairs acknowledged by a sidecar's "distinct_from" are left out. Uses the build c
 Options:
   --content DIR     content folder (default: content)
   --cache DIR       build cache (default: .pepe-cache beside the content folder)
-${exactPhashUsage(20)}
   --threshold N     max phash distance in bits for a candidate, 0..${MAX_THRESHOLD} (default: ${DEFAULT_PHASH_THRESHOLD})
   --json            print [{"a": {"id", "file"}, "b": {"id", "file"}, "distance"}] on stdout
   -h, --help        show this help
@@ -41,7 +40,7 @@ export default {
   async run(argv, io) {
     const { values } = parseFlags(argv, { ...CONTENT_FLAGS, threshold: { type: 'string' }, json: { type: 'boolean' } });
     const threshold = intFlag('threshold', values.threshold, DEFAULT_PHASH_THRESHOLD, 0, MAX_THRESHOLD);
-    const analysis = await withProgress(io, (onProgress) => analyseContent({ ...contentPaths(values, io.cwd), ...analysisOptions(values), onProgress }));
+    const analysis = await withProgress(io, (onProgress) => analyseContent({ ...contentPaths(values, io.cwd), onProgress }));
     printProblems(io, analysis.problems);
     const pairs = findNearDuplicates(dupeItems(analysis.items), { threshold });
     if (values.json) {

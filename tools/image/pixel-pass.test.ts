@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../testing/seeded-random.js';
+import { pilLanczosResizeGrey } from './pil-resize.js';
+import { gridFeatures, loadPixelPass, pixelPassApplies, runPixelPass } from './pixel-pass.js';
+import { boxThumbnail, flattenToRgb, pilGreyFromRgb, type RawImage } from './pixels.js';
+
+/** Smooth gradients plus noise (so Lanczos rounding is exercised), and alpha that is 0, 255 or anything. */
+function frame(width: number, height: number, channels: number, seed: number): RawImage {
+  const random = seededRandom(seed);
+  const data = new Uint8Array(width * height * channels);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * channels;
+      for (let c = 0; c < Math.min(channels, 3); c++) data[i + c] = Math.max(0, Math.min(255, Math.round(((x * (c + 1) + y * (3 - c)) % 256) + (random() - 0.5) * 60)));
+      if (channels === 4 || channels === 2) {
+        const r = random();
+        data[i + channels - 1] = r < 0.3 ? 0 : r < 0.7 ? 255 : Math.floor(random() * 256);
+      }
+    }
+  }
+  return { data, width, height, channels };
+}
+
+function reference(image: RawImage): { grey32: Uint8Array; thumb: Uint8Array } {
+  const { width, height } = image;
+  const rgb = flattenToRgb(image);
+  return { grey32: pilLanczosResizeGrey(pilGreyFromRgb(rgb, width, height), width, height, 32, 32), thumb: boxThumbnail(rgb, width, height, 32, 32) };
+}
+
+describe('the WebAssembly pixel pass equals the reference JS (Pillow greyscale + LANCZOS, box thumbnail)', () => {
+  const sizes: [number, number][] = [
+    [32, 32],
+    [33, 200],
+    [700, 35],
+    [257, 256],
+    [1000, 777],
+    [2048, 97],
+  ];
+  for (const channels of [3, 4]) {
+    it.each(sizes)(`%ix%i, ${channels} channels`, async (width, height) => {
+      const image = frame(width, height, channels, width * 7 + height + channels);
+      const got = runPixelPass(await loadPixelPass(), image);
+      const want = reference(image);
+      expect(Buffer.from(got.grey32).equals(Buffer.from(want.grey32))).toBe(true);
+      expect(Buffer.from(got.thumb).equals(Buffer.from(want.thumb))).toBe(true);
+    });
+  }
+
+  it('leaves nothing of a larger frame behind in its memory for the next, smaller one', async () => {
+    const pass = await loadPixelPass();
+    runPixelPass(pass, frame(1500, 1200, 4, 1));
+    const small = frame(90, 64, 3, 2);
+    const got = runPixelPass(pass, small);
+    const want = reference(small);
+    expect([...got.grey32]).toEqual([...want.grey32]);
+    expect([...got.thumb]).toEqual([...want.thumb]);
+  });
+
+  it('takes RGB and RGBA frames of at least 32x32; gridFeatures gives the reference result for the rest', async () => {
+    expect(pixelPassApplies(frame(32, 32, 3, 1))).toBe(true);
+    expect(pixelPassApplies(frame(31, 64, 3, 1))).toBe(false);
+    expect(pixelPassApplies(frame(64, 64, 1, 1))).toBe(false);
+    for (const image of [frame(64, 48, 1, 3), frame(64, 48, 2, 4), frame(20, 90, 4, 5), frame(500, 400, 4, 6)]) {
+      const got = await gridFeatures(image);
+      const want = reference(image);
+      expect([...got.grey32], `${image.width}x${image.height}x${image.channels}`).toEqual([...want.grey32]);
+      expect([...got.thumb]).toEqual([...want.thumb]);
+    }
+  });
+
+  it('refuses a frame it cannot handle instead of reading past it', async () => {
+    expect(() => runPixelPass({ memory: new WebAssembly.Memory({ initial: 1 }), rows: () => undefined }, frame(16, 16, 3, 1))).toThrow(/16x16/);
+  });
+});

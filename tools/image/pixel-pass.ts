@@ -1,0 +1,128 @@
+/**
+ * The per-pixel work of the analysis in one WebAssembly pass (pixel-pass.wat): flatten,
+ * Pillow greyscale, 32x32 box-thumbnail sums and Pillow's horizontal Lanczos pass, with
+ * the Lanczos dot products four taps at a time in SIMD. The phash is defined on the
+ * full-resolution image (api-behaviour.md: what imagehash.phash computes), so every pixel
+ * goes through the Lanczos filter; in plain JS that pass cost ~17 ns per pixel, more than
+ * the decode. The same arithmetic in pixels.ts + pil-resize.ts remains the reference, and
+ * the path for frames this pass does not take (grey decodes, sides under 32 px).
+ *
+ * The WAT is compiled once per thread with wabt (~20 ms), on the first image only: a
+ * rebuild that decodes nothing never loads it.
+ */
+import { readFileSync } from 'node:fs';
+import wabtInit from 'wabt';
+import { boxThumbnail, cellRanges, flattenToRgb, pilGreyFromRgb, type RawImage } from './pixels.js';
+import { lanczosCoefficients, pilLanczosResizeGrey, pilVerticalPass } from './pil-resize.js';
+
+const OUT = 32;
+
+interface PassExports {
+  memory: WebAssembly.Memory;
+  rows: (...args: number[]) => void;
+}
+
+let compiled: Promise<PassExports> | undefined;
+
+/** The compiled pass for this thread (compiled on first use). */
+export function loadPixelPass(): Promise<PassExports> {
+  compiled ??= (async () => {
+    const wabt = await wabtInit();
+    const source = readFileSync(new URL('./pixel-pass.wat', import.meta.url), 'utf8');
+    const parsed = wabt.parseWat('pixel-pass.wat', source, { simd: true });
+    try {
+      const { buffer } = parsed.toBinary({});
+      const instance = await WebAssembly.instantiate(await WebAssembly.compile(new Uint8Array(buffer)));
+      return instance.exports as unknown as PassExports;
+    } finally {
+      parsed.destroy();
+    }
+  })();
+  return compiled;
+}
+
+/** Whether `runPixelPass` handles this frame: RGB or RGBA, at least 32 px each way (so every pixel is in exactly one thumbnail cell). */
+export const pixelPassApplies = (image: RawImage): boolean => (image.channels === 3 || image.channels === 4) && image.width >= OUT && image.height >= OUT;
+
+/** 16-byte aligned bump allocation over the module's memory. */
+function layout(sizes: Record<string, number>): { offsets: Record<string, number>; total: number } {
+  const offsets: Record<string, number> = {};
+  let at = 0;
+  for (const [name, size] of Object.entries(sizes)) {
+    offsets[name] = at;
+    at += Math.ceil(size / 16) * 16;
+  }
+  return { offsets, total: at };
+}
+
+export interface PixelPassResult {
+  /** Pillow's 32x32 LANCZOS resize of Pillow's greyscale (the phash's input). */
+  grey32: Uint8Array;
+  /** 32x32 RGB box thumbnail of the flattened frame (same as `boxThumbnail`). */
+  thumb: Uint8Array;
+}
+
+export function runPixelPass(pass: PassExports, image: RawImage): PixelPassResult {
+  if (!pixelPassApplies(image)) throw new Error(`runPixelPass: ${image.channels} channels, ${image.width}x${image.height}`);
+  const { width, height, channels } = image;
+  const horiz = lanczosCoefficients(width, OUT);
+  const vert = lanczosCoefficients(height, OUT);
+  const kstride = Math.ceil(horiz.ksize / 4) * 16;
+  const xs = cellRanges(width, OUT);
+  const ys = cellRanges(height, OUT);
+  const { offsets: o, total } = layout({
+    src: width * height * channels,
+    grey: (width + 4) * 4,
+    taps: OUT * kstride,
+    tstart: OUT * 4,
+    tcount4: OUT * 4,
+    cellx: width * 4,
+    celly: height * 4,
+    acc: OUT * OUT * 3 * 4,
+    mid: height * OUT,
+  });
+  const memory = pass.memory;
+  if (memory.buffer.byteLength < total) memory.grow(Math.ceil((total - memory.buffer.byteLength) / 65536));
+  const buf = memory.buffer;
+  new Uint8Array(buf, o.src, width * height * channels).set(image.data.subarray(0, width * height * channels));
+  const taps = new Int32Array(buf, o.taps, (OUT * kstride) / 4);
+  taps.fill(0);
+  const tstart = new Int32Array(buf, o.tstart, OUT);
+  const tcount4 = new Int32Array(buf, o.tcount4, OUT);
+  for (let xx = 0; xx < OUT; xx++) {
+    const n = horiz.count[xx]!;
+    taps.set(horiz.taps.subarray(xx * horiz.ksize, xx * horiz.ksize + n), (xx * kstride) / 4);
+    tstart[xx] = horiz.start[xx]!;
+    tcount4[xx] = Math.ceil(n / 4) * 4;
+  }
+  const cellx = new Int32Array(buf, o.cellx, width);
+  for (let c = 0; c < OUT; c++) cellx.fill(c * 12, xs[c * 2]!, xs[c * 2 + 1]!);
+  const celly = new Int32Array(buf, o.celly, height);
+  for (let c = 0; c < OUT; c++) celly.fill(c * OUT * 12, ys[c * 2]!, ys[c * 2 + 1]!);
+  const acc = new Int32Array(buf, o.acc, OUT * OUT * 3);
+  acc.fill(0);
+  pass.rows(o.src!, width, height, channels, o.grey!, o.taps!, kstride, o.tstart!, o.tcount4!, OUT, o.cellx!, o.celly!, o.acc!, o.mid!);
+  const grey32 = pilVerticalPass(new Uint8Array(buf, o.mid, height * OUT), OUT, 0, vert);
+  // Cell averages exactly as boxThumbnail rounds them.
+  const thumb = new Uint8Array(OUT * OUT * 3);
+  for (let cy = 0; cy < OUT; cy++) {
+    const rows = ys[cy * 2 + 1]! - ys[cy * 2]!;
+    for (let cx = 0; cx < OUT; cx++) {
+      const area = rows * (xs[cx * 2 + 1]! - xs[cx * 2]!);
+      const i = (cy * OUT + cx) * 3;
+      for (let c = 0; c < 3; c++) thumb[i + c] = Math.round(acc[i + c]! / area);
+    }
+  }
+  return { grey32, thumb };
+}
+
+/**
+ * The phash input and the thumbnail of a decoded frame: the WebAssembly pass where it
+ * applies, else the reference JS (identical results; the tests compare the two).
+ */
+export async function gridFeatures(image: RawImage): Promise<PixelPassResult> {
+  if (pixelPassApplies(image)) return runPixelPass(await loadPixelPass(), image);
+  const { width, height } = image;
+  const rgb = flattenToRgb(image);
+  return { grey32: pilLanczosResizeGrey(pilGreyFromRgb(rgb, width, height), width, height, OUT, OUT), thumb: boxThumbnail(rgb, width, height, OUT, OUT) };
+}
