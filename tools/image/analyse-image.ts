@@ -63,7 +63,7 @@ export async function analyseImage(bytes: Buffer, options: AnalyseOptions = {}):
   const t1 = performance.now();
   // The hash is defined on the full-resolution frame: every pixel goes through Pillow's
   // greyscale and Lanczos (pixel-pass.ts), never a reduced decode.
-  const { grey32, thumb } = await gridFeatures(decoded.image);
+  const { grey32, thumb } = gridFeatures(decoded.image);
   const phash = phashFromGrey32(grey32);
   const t2 = performance.now();
   const blurhash = blurhashFromThumb(thumb);

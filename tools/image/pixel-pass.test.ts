@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../testing/seeded-random.js';
 import { pilLanczosResizeGrey } from './pil-resize.js';
-import { gridFeatures, loadPixelPass, pixelPassApplies, runPixelPass } from './pixel-pass.js';
+import { readFileSync } from 'node:fs';
+import { compilePixelPassWat } from './pixel-pass-source.js';
+import { PIXEL_PASS_WASM, gridFeatures, pixelPass, pixelPassApplies, runPixelPass } from './pixel-pass.js';
 import { boxThumbnail, flattenToRgb, pilGreyFromRgb, type RawImage } from './pixels.js';
 
 /** Smooth gradients plus noise (so Lanczos rounding is exercised), and alpha that is 0, 255 or anything. */
@@ -27,6 +29,12 @@ function reference(image: RawImage): { grey32: Uint8Array; thumb: Uint8Array } {
   return { grey32: pilLanczosResizeGrey(pilGreyFromRgb(rgb, width, height), width, height, 32, 32), thumb: boxThumbnail(rgb, width, height, 32, 32) };
 }
 
+describe('pixel-pass.wasm', () => {
+  it('is the committed compilation of pixel-pass.wat (else run `npm run build:wasm`)', async () => {
+    expect(Buffer.from(await compilePixelPassWat()).equals(readFileSync(PIXEL_PASS_WASM))).toBe(true);
+  });
+});
+
 describe('the WebAssembly pixel pass equals the reference JS (Pillow greyscale + LANCZOS, box thumbnail)', () => {
   const sizes: [number, number][] = [
     [32, 32],
@@ -39,7 +47,7 @@ describe('the WebAssembly pixel pass equals the reference JS (Pillow greyscale +
   for (const channels of [3, 4]) {
     it.each(sizes)(`%ix%i, ${channels} channels`, async (width, height) => {
       const image = frame(width, height, channels, width * 7 + height + channels);
-      const got = runPixelPass(await loadPixelPass(), image);
+      const got = runPixelPass(pixelPass(), image);
       const want = reference(image);
       expect(Buffer.from(got.grey32).equals(Buffer.from(want.grey32))).toBe(true);
       expect(Buffer.from(got.thumb).equals(Buffer.from(want.thumb))).toBe(true);
@@ -47,7 +55,7 @@ describe('the WebAssembly pixel pass equals the reference JS (Pillow greyscale +
   }
 
   it('leaves nothing of a larger frame behind in its memory for the next, smaller one', async () => {
-    const pass = await loadPixelPass();
+    const pass = pixelPass();
     runPixelPass(pass, frame(1500, 1200, 4, 1));
     const small = frame(90, 64, 3, 2);
     const got = runPixelPass(pass, small);
@@ -61,7 +69,7 @@ describe('the WebAssembly pixel pass equals the reference JS (Pillow greyscale +
     expect(pixelPassApplies(frame(31, 64, 3, 1))).toBe(false);
     expect(pixelPassApplies(frame(64, 64, 1, 1))).toBe(false);
     for (const image of [frame(64, 48, 1, 3), frame(64, 48, 2, 4), frame(20, 90, 4, 5), frame(500, 400, 4, 6)]) {
-      const got = await gridFeatures(image);
+      const got = gridFeatures(image);
       const want = reference(image);
       expect([...got.grey32], `${image.width}x${image.height}x${image.channels}`).toEqual([...want.grey32]);
       expect([...got.thumb]).toEqual([...want.thumb]);

@@ -7,38 +7,29 @@
  * the decode. The same arithmetic in pixels.ts + pil-resize.ts remains the reference, and
  * the path for frames this pass does not take (grey decodes, sides under 32 px).
  *
- * The WAT is compiled once per thread with wabt (~20 ms), on the first image only: a
- * rebuild that decodes nothing never loads it.
+ * pixel-pass.wasm is the WAT compiled by `npm run build:wasm` and committed (a test fails
+ * when it is stale): loading it takes ~1 ms, where compiling the WAT with wabt at run
+ * time took ~70 ms, a tenth of a one-image rebuild.
  */
 import { readFileSync } from 'node:fs';
-import wabtInit from 'wabt';
-import { boxThumbnail, cellRanges, flattenToRgb, pilGreyFromRgb, type RawImage } from './pixels.js';
 import { lanczosCoefficients, pilLanczosResizeGrey, pilVerticalPass } from './pil-resize.js';
+import { boxThumbnail, cellRanges, flattenToRgb, pilGreyFromRgb, type RawImage } from './pixels.js';
 
 const OUT = 32;
 
-interface PassExports {
+export const PIXEL_PASS_WASM = new URL('./pixel-pass.wasm', import.meta.url);
+
+export interface PassExports {
   memory: WebAssembly.Memory;
   rows: (...args: number[]) => void;
 }
 
-let compiled: Promise<PassExports> | undefined;
+let instance: PassExports | undefined;
 
-/** The compiled pass for this thread (compiled on first use). */
-export function loadPixelPass(): Promise<PassExports> {
-  compiled ??= (async () => {
-    const wabt = await wabtInit();
-    const source = readFileSync(new URL('./pixel-pass.wat', import.meta.url), 'utf8');
-    const parsed = wabt.parseWat('pixel-pass.wat', source, { simd: true });
-    try {
-      const { buffer } = parsed.toBinary({});
-      const instance = await WebAssembly.instantiate(await WebAssembly.compile(new Uint8Array(buffer)));
-      return instance.exports as unknown as PassExports;
-    } finally {
-      parsed.destroy();
-    }
-  })();
-  return compiled;
+/** The pass for this thread, instantiated on first use (a rebuild that decodes nothing never loads it). */
+export function pixelPass(): PassExports {
+  instance ??= new WebAssembly.Instance(new WebAssembly.Module(readFileSync(PIXEL_PASS_WASM))).exports as unknown as PassExports;
+  return instance;
 }
 
 /** Whether `runPixelPass` handles this frame: RGB or RGBA, at least 32 px each way (so every pixel is in exactly one thumbnail cell). */
@@ -76,7 +67,7 @@ export function runPixelPass(pass: PassExports, image: RawImage): PixelPassResul
     taps: OUT * kstride,
     tstart: OUT * 4,
     tcount4: OUT * 4,
-    cellx: width * 4,
+    cellx: OUT * 8,
     celly: height * 4,
     acc: OUT * OUT * 3 * 4,
     mid: height * OUT,
@@ -95,8 +86,7 @@ export function runPixelPass(pass: PassExports, image: RawImage): PixelPassResul
     tstart[xx] = horiz.start[xx]!;
     tcount4[xx] = Math.ceil(n / 4) * 4;
   }
-  const cellx = new Int32Array(buf, o.cellx, width);
-  for (let c = 0; c < OUT; c++) cellx.fill(c * 12, xs[c * 2]!, xs[c * 2 + 1]!);
+  new Int32Array(buf, o.cellx, OUT * 2).set(xs);
   const celly = new Int32Array(buf, o.celly, height);
   for (let c = 0; c < OUT; c++) celly.fill(c * OUT * 12, ys[c * 2]!, ys[c * 2 + 1]!);
   const acc = new Int32Array(buf, o.acc, OUT * OUT * 3);
@@ -120,8 +110,8 @@ export function runPixelPass(pass: PassExports, image: RawImage): PixelPassResul
  * The phash input and the thumbnail of a decoded frame: the WebAssembly pass where it
  * applies, else the reference JS (identical results; the tests compare the two).
  */
-export async function gridFeatures(image: RawImage): Promise<PixelPassResult> {
-  if (pixelPassApplies(image)) return runPixelPass(await loadPixelPass(), image);
+export function gridFeatures(image: RawImage): PixelPassResult {
+  if (pixelPassApplies(image)) return runPixelPass(pixelPass(), image);
   const { width, height } = image;
   const rgb = flattenToRgb(image);
   return { grey32: pilLanczosResizeGrey(pilGreyFromRgb(rgb, width, height), width, height, OUT, OUT), thumb: boxThumbnail(rgb, width, height, OUT, OUT) };

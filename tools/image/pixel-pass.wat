@@ -28,15 +28,16 @@
   ;; grey: scratch for one row, (width + 4) i32.
   ;; taps: outW rows of kstride bytes (i32 taps, zero-padded); tstart/tcount4: i32 per output
   ;;   (first source column; tap count rounded up to a multiple of 4).
-  ;; cellx: i32 per column = byte offset of its cell in a thumbnail row (cell * 12);
-  ;; celly: i32 per row = byte offset of its thumbnail row (cellRow * outW * 12).
+  ;; cellx: 32 pairs of i32, the [first, end) columns of each thumbnail column (they tile the row);
+  ;; celly: i32 per row = byte offset of its thumbnail row in acc (cellRow * 32 * 12).
   ;; acc: 32*32*3 i32 sums (zeroed by the caller). mid: height*outW bytes out.
   (func (export "rows")
     (param $src i32) (param $width i32) (param $height i32) (param $channels i32)
     (param $grey i32) (param $taps i32) (param $kstride i32) (param $tstart i32) (param $tcount4 i32) (param $outW i32)
     (param $cellx i32) (param $celly i32) (param $acc i32) (param $mid i32)
-    (local $y i32) (local $x i32) (local $p i32) (local $rowEnd i32)
+    (local $y i32) (local $x i32) (local $p i32) (local $xEnd i32)
     (local $r i32) (local $g i32) (local $b i32) (local $a i32)
+    (local $sr i32) (local $sg i32) (local $sb i32) (local $gq i32)
     (local $cellRow i32) (local $cell i32) (local $q i32)
     (local $xx i32) (local $t i32) (local $gp i32) (local $n i32) (local $i i32)
     (local $sum v128)
@@ -45,36 +46,50 @@
       (loop $rows
         (br_if $rowsDone (i32.ge_u (local.get $y) (local.get $height)))
         (local.set $cellRow (i32.add (local.get $acc) (i32.load (i32.add (local.get $celly) (i32.shl (local.get $y) (i32.const 2))))))
-        ;; Steps 1-3 for every pixel of the row.
-        (local.set $x (i32.const 0))
-        (block $pixelsDone
-          (loop $pixels
-            (br_if $pixelsDone (i32.ge_u (local.get $x) (local.get $width)))
-            (local.set $r (i32.load8_u (local.get $p)))
-            (local.set $g (i32.load8_u offset=1 (local.get $p)))
-            (local.set $b (i32.load8_u offset=2 (local.get $p)))
-            (if (i32.eq (local.get $channels) (i32.const 4))
-              (then
-                (local.set $a (i32.load8_u offset=3 (local.get $p)))
-                (if (i32.ne (local.get $a) (i32.const 255))
+        ;; Steps 1-3, one thumbnail cell (a run of columns) at a time: its sums stay in locals.
+        (local.set $gq (local.get $grey))
+        (local.set $cell (i32.const 0))
+        (block $cellsDone
+          (loop $cells
+            (br_if $cellsDone (i32.ge_u (local.get $cell) (i32.const 32)))
+            (local.set $x (i32.load (i32.add (local.get $cellx) (i32.shl (local.get $cell) (i32.const 3)))))
+            (local.set $xEnd (i32.load offset=4 (i32.add (local.get $cellx) (i32.shl (local.get $cell) (i32.const 3)))))
+            (local.set $sr (i32.const 0))
+            (local.set $sg (i32.const 0))
+            (local.set $sb (i32.const 0))
+            (block $pixelsDone
+              (loop $pixels
+                (br_if $pixelsDone (i32.ge_u (local.get $x) (local.get $xEnd)))
+                (local.set $r (i32.load8_u (local.get $p)))
+                (local.set $g (i32.load8_u offset=1 (local.get $p)))
+                (local.set $b (i32.load8_u offset=2 (local.get $p)))
+                (if (i32.eq (local.get $channels) (i32.const 4))
                   (then
-                    (local.set $r (call $flatten (local.get $r) (local.get $a)))
-                    (local.set $g (call $flatten (local.get $g) (local.get $a)))
-                    (local.set $b (call $flatten (local.get $b) (local.get $a)))))))
-            (local.set $p (i32.add (local.get $p) (local.get $channels)))
-            (i32.store
-              (i32.add (local.get $grey) (i32.shl (local.get $x) (i32.const 2)))
-              (i32.shr_u
-                (i32.add
-                  (i32.add (i32.mul (local.get $r) (i32.const 19595)) (i32.mul (local.get $g) (i32.const 38470)))
-                  (i32.add (i32.mul (local.get $b) (i32.const 7471)) (i32.const 32768)))
-                (i32.const 16)))
-            (local.set $cell (i32.add (local.get $cellRow) (i32.load (i32.add (local.get $cellx) (i32.shl (local.get $x) (i32.const 2))))))
-            (i32.store (local.get $cell) (i32.add (i32.load (local.get $cell)) (local.get $r)))
-            (i32.store offset=4 (local.get $cell) (i32.add (i32.load offset=4 (local.get $cell)) (local.get $g)))
-            (i32.store offset=8 (local.get $cell) (i32.add (i32.load offset=8 (local.get $cell)) (local.get $b)))
-            (local.set $x (i32.add (local.get $x) (i32.const 1)))
-            (br $pixels)))
+                    (local.set $a (i32.load8_u offset=3 (local.get $p)))
+                    (if (i32.ne (local.get $a) (i32.const 255))
+                      (then
+                        (local.set $r (call $flatten (local.get $r) (local.get $a)))
+                        (local.set $g (call $flatten (local.get $g) (local.get $a)))
+                        (local.set $b (call $flatten (local.get $b) (local.get $a)))))))
+                (local.set $p (i32.add (local.get $p) (local.get $channels)))
+                (i32.store (local.get $gq)
+                  (i32.shr_u
+                    (i32.add
+                      (i32.add (i32.mul (local.get $r) (i32.const 19595)) (i32.mul (local.get $g) (i32.const 38470)))
+                      (i32.add (i32.mul (local.get $b) (i32.const 7471)) (i32.const 32768)))
+                    (i32.const 16)))
+                (local.set $gq (i32.add (local.get $gq) (i32.const 4)))
+                (local.set $sr (i32.add (local.get $sr) (local.get $r)))
+                (local.set $sg (i32.add (local.get $sg) (local.get $g)))
+                (local.set $sb (i32.add (local.get $sb) (local.get $b)))
+                (local.set $x (i32.add (local.get $x) (i32.const 1)))
+                (br $pixels)))
+            (local.set $q (i32.add (local.get $cellRow) (i32.mul (local.get $cell) (i32.const 12))))
+            (i32.store (local.get $q) (i32.add (i32.load (local.get $q)) (local.get $sr)))
+            (i32.store offset=4 (local.get $q) (i32.add (i32.load offset=4 (local.get $q)) (local.get $sg)))
+            (i32.store offset=8 (local.get $q) (i32.add (i32.load offset=8 (local.get $q)) (local.get $sb)))
+            (local.set $cell (i32.add (local.get $cell) (i32.const 1)))
+            (br $cells)))
         ;; Step 4: one fixed-point dot product per output column.
         (local.set $xx (i32.const 0))
         (local.set $t (local.get $taps))
