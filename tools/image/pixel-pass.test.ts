@@ -6,8 +6,13 @@ import { compilePixelPassWat } from './pixel-pass-source.js';
 import { PIXEL_PASS_WASM, gridFeatures, pixelPass, pixelPassApplies, runPixelPass } from './pixel-pass.js';
 import { boxThumbnail, flattenToRgb, pilGreyFromRgb, type RawImage } from './pixels.js';
 
-/** Smooth gradients plus noise (so Lanczos rounding is exercised), and alpha that is 0, 255 or anything. */
-function frame(width: number, height: number, channels: number, seed: number): RawImage {
+/**
+ * Smooth gradients plus noise (so Lanczos rounding is exercised). Alpha, when there is one:
+ * 0, 255 or anything per pixel (`transparency: 'all rows'`), or only in every third row
+ * (the rest fully opaque: the pass takes its opaque and its transparent row paths in turn),
+ * or none at all (255 everywhere).
+ */
+function frame(width: number, height: number, channels: number, seed: number, transparency: 'all rows' | 'some rows' | 'none' = 'all rows'): RawImage {
   const random = seededRandom(seed);
   const data = new Uint8Array(width * height * channels);
   for (let y = 0; y < height; y++) {
@@ -16,7 +21,9 @@ function frame(width: number, height: number, channels: number, seed: number): R
       for (let c = 0; c < Math.min(channels, 3); c++) data[i + c] = Math.max(0, Math.min(255, Math.round(((x * (c + 1) + y * (3 - c)) % 256) + (random() - 0.5) * 60)));
       if (channels === 4 || channels === 2) {
         const r = random();
-        data[i + channels - 1] = r < 0.3 ? 0 : r < 0.7 ? 255 : Math.floor(random() * 256);
+        const transparent = transparency === 'all rows' || (transparency === 'some rows' && y % 3 === 1);
+        data[i + channels - 1] = !transparent || r >= 0.3 ? (r < 0.7 ? 255 : Math.floor(random() * 256)) : 0;
+        if (!transparent) data[i + channels - 1] = 255;
       }
     }
   }
@@ -53,6 +60,16 @@ describe('the WebAssembly pixel pass equals the reference JS (Pillow greyscale +
       expect(Buffer.from(got.thumb).equals(Buffer.from(want.thumb))).toBe(true);
     });
   }
+
+  it.each(['some rows', 'none'] as const)('RGBA with transparency in %s (opaque rows take the SIMD path)', (transparency) => {
+    for (const [width, height] of sizes) {
+      const image = frame(width, height, 4, width + height, transparency);
+      const got = runPixelPass(pixelPass(), image);
+      const want = reference(image);
+      expect(Buffer.from(got.grey32).equals(Buffer.from(want.grey32)), `${width}x${height}`).toBe(true);
+      expect(Buffer.from(got.thumb).equals(Buffer.from(want.thumb)), `${width}x${height}`).toBe(true);
+    }
+  });
 
   it('leaves nothing of a larger frame behind in its memory for the next, smaller one', async () => {
     const pass = pixelPass();

@@ -68,9 +68,11 @@ export function runPixelPass(pass: PassExports, image: RawImage): PixelPassResul
     tstart: OUT * 4,
     tcount4: OUT * 4,
     cellx: OUT * 8,
-    celly: height * 4,
+    celly: OUT * 8,
     acc: OUT * OUT * 3 * 4,
     mid: height * OUT,
+    // Per-column sums of a band (SIMD writes up to 16 slots past the row).
+    colsum: (width * channels + 16) * 4,
   });
   const memory = pass.memory;
   if (memory.buffer.byteLength < total) memory.grow(Math.ceil((total - memory.buffer.byteLength) / 65536));
@@ -87,11 +89,10 @@ export function runPixelPass(pass: PassExports, image: RawImage): PixelPassResul
     tcount4[xx] = Math.ceil(n / 4) * 4;
   }
   new Int32Array(buf, o.cellx, OUT * 2).set(xs);
-  const celly = new Int32Array(buf, o.celly, height);
-  for (let c = 0; c < OUT; c++) celly.fill(c * OUT * 12, ys[c * 2]!, ys[c * 2 + 1]!);
+  new Int32Array(buf, o.celly, OUT * 2).set(ys);
+  new Int32Array(buf, o.colsum, width * channels + 16).fill(0);
   const acc = new Int32Array(buf, o.acc, OUT * OUT * 3);
-  acc.fill(0);
-  pass.rows(o.src!, width, height, channels, o.grey!, o.taps!, kstride, o.tstart!, o.tcount4!, OUT, o.cellx!, o.celly!, o.acc!, o.mid!);
+  pass.rows(o.src!, width, height, channels, o.grey!, o.taps!, kstride, o.tstart!, o.tcount4!, OUT, o.cellx!, o.celly!, o.acc!, o.mid!, o.colsum!);
   const grey32 = pilVerticalPass(new Uint8Array(buf, o.mid, height * OUT), OUT, 0, vert);
   // Cell averages exactly as boxThumbnail rounds them.
   const thumb = new Uint8Array(OUT * OUT * 3);
