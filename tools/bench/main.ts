@@ -7,6 +7,8 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { rerunWithTunedAllocator } from '../cli/tuned-allocator.mjs';
 import type { Bench, BenchContext } from './context.js';
 
 const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
@@ -28,6 +30,12 @@ function markdownTable(title: string, rows: Record<string, string | number>[]): 
 }
 
 async function main(): Promise<void> {
+  // Measured under the allocator settings `pepe build` runs with (tuned-allocator.mjs).
+  const status = rerunWithTunedAllocator(fileURLToPath(import.meta.url), process.argv.slice(2));
+  if (status !== null) {
+    process.exitCode = status;
+    return;
+  }
   const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } });
   const names = values.only ? values.only.split(',') : Object.keys(MODULES);
   const unknown = names.filter((n) => !(n in MODULES));

@@ -1,0 +1,2 @@
+/** See tuned-allocator.mjs. */
+export declare function rerunWithTunedAllocator(script: string, args: string[]): number | null;
