@@ -13,7 +13,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { lanczosCoefficients, pilLanczosResizeGrey, pilVerticalPass } from './pil-resize.js';
-import { boxThumbnail, cellRanges, flattenToRgb, pilGreyFromRgb, type RawImage } from './pixels.js';
+import { boxThumbnail, cellAverages, cellRanges, flattenToRgb, pilGreyFromRgb, type RawImage } from './pixels.js';
 
 const OUT = 32;
 
@@ -91,19 +91,9 @@ export function runPixelPass(pass: PassExports, image: RawImage): PixelPassResul
   new Int32Array(buf, o.cellx, OUT * 2).set(xs);
   new Int32Array(buf, o.celly, OUT * 2).set(ys);
   new Int32Array(buf, o.colsum, width * channels + 16).fill(0);
-  const acc = new Int32Array(buf, o.acc, OUT * OUT * 3);
   pass.rows(o.src!, width, height, channels, o.grey!, o.taps!, kstride, o.tstart!, o.tcount4!, OUT, o.cellx!, o.celly!, o.acc!, o.mid!, o.colsum!);
   const grey32 = pilVerticalPass(new Uint8Array(buf, o.mid, height * OUT), OUT, 0, vert);
-  // Cell averages exactly as boxThumbnail rounds them.
-  const thumb = new Uint8Array(OUT * OUT * 3);
-  for (let cy = 0; cy < OUT; cy++) {
-    const rows = ys[cy * 2 + 1]! - ys[cy * 2]!;
-    for (let cx = 0; cx < OUT; cx++) {
-      const area = rows * (xs[cx * 2 + 1]! - xs[cx * 2]!);
-      const i = (cy * OUT + cx) * 3;
-      for (let c = 0; c < 3; c++) thumb[i + c] = Math.round(acc[i + c]! / area);
-    }
-  }
+  const thumb = cellAverages(new Int32Array(buf, o.acc, OUT * OUT * 3), xs, ys);
   return { grey32, thumb };
 }
 

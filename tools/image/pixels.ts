@@ -79,11 +79,8 @@ export function cellRanges(size: number, n: number): Int32Array {
 export function boxThumbnail(rgb: Uint8Array, width: number, height: number, outW = 32, outH = 32): Uint8Array {
   const xs = cellRanges(width, outW);
   const ys = cellRanges(height, outH);
-  const out = new Uint8Array(outW * outH * 3);
-  // Column sums per output column for the current band of rows, then averaged.
-  const acc = new Float64Array(outW * 3);
+  const sums = new Float64Array(outW * outH * 3);
   for (let oy = 0; oy < outH; oy++) {
-    acc.fill(0);
     const y0 = ys[oy * 2]!;
     const y1 = ys[oy * 2 + 1]!;
     for (let y = y0; y < y1; y++) {
@@ -98,17 +95,32 @@ export function boxThumbnail(rgb: Uint8Array, width: number, height: number, out
           g += rgb[s + 1]!;
           b += rgb[s + 2]!;
         }
-        acc[ox * 3] = acc[ox * 3]! + r;
-        acc[ox * 3 + 1] = acc[ox * 3 + 1]! + g;
-        acc[ox * 3 + 2] = acc[ox * 3 + 2]! + b;
+        const o = (oy * outW + ox) * 3;
+        sums[o] = sums[o]! + r;
+        sums[o + 1] = sums[o + 1]! + g;
+        sums[o + 2] = sums[o + 2]! + b;
       }
     }
+  }
+  return cellAverages(sums, xs, ys);
+}
+
+/**
+ * Per-cell sums of RGB (`cellRanges` on each axis) → the thumbnail: each sum divided by its
+ * cell's pixel count, rounded half up. Shared by boxThumbnail and the WebAssembly pass.
+ */
+export function cellAverages(sums: ArrayLike<number>, xs: Int32Array, ys: Int32Array): Uint8Array {
+  const outW = xs.length / 2;
+  const outH = ys.length / 2;
+  const out = new Uint8Array(outW * outH * 3);
+  for (let oy = 0; oy < outH; oy++) {
+    const rows = ys[oy * 2 + 1]! - ys[oy * 2]!;
     for (let ox = 0; ox < outW; ox++) {
-      const count = (y1 - y0) * (xs[ox * 2 + 1]! - xs[ox * 2]!);
+      const count = rows * (xs[ox * 2 + 1]! - xs[ox * 2]!);
       const o = (oy * outW + ox) * 3;
-      out[o] = Math.round(acc[ox * 3]! / count);
-      out[o + 1] = Math.round(acc[ox * 3 + 1]! / count);
-      out[o + 2] = Math.round(acc[ox * 3 + 2]! / count);
+      out[o] = Math.round(sums[o]! / count);
+      out[o + 1] = Math.round(sums[o + 1]! / count);
+      out[o + 2] = Math.round(sums[o + 2]! / count);
     }
   }
   return out;
