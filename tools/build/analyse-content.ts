@@ -9,6 +9,7 @@ import { extname, resolve } from 'node:path';
 import type { PepeRecord } from '../../functions/core/record.js';
 import { FEATURE_VERSION, analyseImage } from '../image/analyse-image.js';
 import { configureSharpForBatch } from '../image/decode.js';
+import { releasePixelPass } from '../image/pixel-pass.js';
 import { type ImageFileContext, type ImageOutcome, analyseImageFile } from './analyse-image-file.js';
 import { type CachedFeatures, FeatureCache } from './feature-cache.js';
 import { error, warning, type Problem } from './problems.js';
@@ -153,6 +154,8 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
     for (const index of later) await handle(index, true);
   } finally {
     restoreSharp();
+    // The batch is done: the compile and write phases should not carry its frame-sized buffers.
+    releasePixelPass();
   }
 
   const valid = rejectDuplicateIds(items.filter((item): item is AnalysedItem => item !== undefined), problems);

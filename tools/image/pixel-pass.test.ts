@@ -3,7 +3,7 @@ import { seededRandom } from '../testing/seeded-random.js';
 import { pilLanczosResizeGrey } from './pil-resize.js';
 import { readFileSync } from 'node:fs';
 import { compilePixelPassWat } from './pixel-pass-source.js';
-import { PIXEL_PASS_WASM, gridFeatures, pixelPass, pixelPassApplies, runPixelPass } from './pixel-pass.js';
+import { PIXEL_PASS_WASM, gridFeatures, pixelPass, pixelPassApplies, releasePixelPass, runPixelPass } from './pixel-pass.js';
 import { boxThumbnail, flattenToRgb, pilGreyFromRgb, type RawImage } from './pixels.js';
 
 /**
@@ -79,6 +79,17 @@ describe('the WebAssembly pixel pass equals the reference JS (Pillow greyscale +
     const want = reference(small);
     expect([...got.grey32]).toEqual([...want.grey32]);
     expect([...got.thumb]).toEqual([...want.thumb]);
+  });
+
+  it('after releasePixelPass, the next frame gets a fresh instance with small memory, and the same results', () => {
+    const before = pixelPass();
+    runPixelPass(before, frame(1200, 900, 4, 7));
+    releasePixelPass();
+    const after = pixelPass();
+    expect(after).not.toBe(before);
+    expect(after.memory.buffer.byteLength).toBeLessThan(before.memory.buffer.byteLength);
+    const image = frame(300, 200, 3, 8);
+    expect([...runPixelPass(after, image).grey32]).toEqual([...reference(image).grey32]);
   });
 
   it('takes RGB and RGBA frames of at least 32x32; gridFeatures gives the reference result for the rest', async () => {
