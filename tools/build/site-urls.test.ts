@@ -7,6 +7,17 @@ describe('resolveSiteUrls', () => {
     expect(result).toEqual({ ok: true, urls: { baseUrl: 'https://a.example', apiUrl: 'https://api.example/v', cdnUrl: 'http://localhost:8888' } });
   });
 
+  it('defaults to localhost on $PORT when PORT names a port, as `PORT=9000 npm start` serves there', () => {
+    expect(resolveSiteUrls({}, { PORT: '9000' })).toEqual({ ok: true, urls: { baseUrl: 'http://localhost:9000', apiUrl: 'http://localhost:9000', cdnUrl: 'http://localhost:9000' } });
+    expect(resolveSiteUrls({ apiUrl: 'https://api.example' }, { PORT: '9000', PEPE_CDN_URL: 'https://cdn.example' })).toEqual({
+      ok: true,
+      urls: { baseUrl: 'http://localhost:9000', apiUrl: 'https://api.example', cdnUrl: 'https://cdn.example' },
+    });
+    for (const port of ['0', '70000', 'http', '']) {
+      expect(resolveSiteUrls({}, { PORT: port })).toEqual({ ok: true, urls: { baseUrl: 'http://localhost:8888', apiUrl: 'http://localhost:8888', cdnUrl: 'http://localhost:8888' } });
+    }
+  });
+
   it.each([
     ['not a url', 'must be an absolute URL'],
     ['ftp://x.example', 'must start with http:// or https://'],

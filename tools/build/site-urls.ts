@@ -7,6 +7,15 @@ import type { SiteUrls } from '../../functions/core/record.js';
 
 export const DEFAULT_SITE_URL = 'http://localhost:8888';
 
+/**
+ * The local default: `http://localhost:$PORT` when PORT names a port (1–65535), so that
+ * `PORT=9000 npm start` bakes in the URLs it then serves on; else DEFAULT_SITE_URL.
+ */
+export function localSiteUrl(env: NodeJS.ProcessEnv): string {
+  const port = env.PORT;
+  return port && /^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535 ? `http://localhost:${Number(port)}` : DEFAULT_SITE_URL;
+}
+
 const SOURCES: Record<keyof SiteUrls, { flag: string; env: string }> = {
   baseUrl: { flag: '--base-url', env: 'PEPE_BASE_URL' },
   apiUrl: { flag: '--api-url', env: 'PEPE_API_URL' },
@@ -28,14 +37,14 @@ export function validateSiteUrl(raw: string, origin: string): { ok: true; url: s
   return { ok: true, url: `${url.origin}${url.pathname}`.replace(/\/+$/, '') };
 }
 
-/** Flags win over environment variables, which win over `http://localhost:8888`. */
+/** Flags win over environment variables, which win over the local default (`localSiteUrl`). */
 export function resolveSiteUrls(flags: Partial<Record<keyof SiteUrls, string | undefined>>, env: NodeJS.ProcessEnv): UrlsResult {
   const urls: Partial<SiteUrls> = {};
   for (const key of Object.keys(SOURCES) as (keyof SiteUrls)[]) {
     const { flag, env: name } = SOURCES[key];
     const fromFlag = flags[key];
     const fromEnv = env[name];
-    const [raw, origin] = fromFlag !== undefined ? [fromFlag, flag] : fromEnv ? [fromEnv, name] : [DEFAULT_SITE_URL, 'the default URL'];
+    const [raw, origin] = fromFlag !== undefined ? [fromFlag, flag] : fromEnv ? [fromEnv, name] : [localSiteUrl(env), 'the default URL'];
     const checked = validateSiteUrl(raw, origin);
     if (!checked.ok) return checked;
     urls[key] = checked.url;

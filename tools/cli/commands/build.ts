@@ -16,9 +16,11 @@ Options:
   --content DIR    content folder (default: content)
   --out DIR        output folder (default: dist); only files whose bytes changed are rewritten
   --cache DIR      build cache (default: .pepe-cache beside the content folder)
-  --base-url URL   variant A API and image URLs (env PEPE_BASE_URL, default http://localhost:8888)
-  --api-url URL    variant B API URL (env PEPE_API_URL, default http://localhost:8888)
-  --cdn-url URL    variant B image URL (env PEPE_CDN_URL, default http://localhost:8888)
+  --base-url URL   variant A API and image URLs (env PEPE_BASE_URL)
+  --api-url URL    variant B API URL (env PEPE_API_URL)
+  --cdn-url URL    variant B image URL (env PEPE_CDN_URL)
+                   Each defaults to http://localhost:$PORT when PORT is set, else
+                   http://localhost:8888: what \`pepe serve\` listens on.
   -h, --help       show this help
 
 Exit status: 0 built (warnings allowed), 1 content errors, 2 usage errors.
