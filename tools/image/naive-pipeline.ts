@@ -9,8 +9,8 @@
  */
 import { encode } from 'blurhash';
 import sharp from 'sharp';
-import { phashFromGrey, phashFromGrey32 } from './phash.js';
-import { boxThumbnail, flattenToRgb, pilGreyFromRgb } from './pixels.js';
+import { phashFromGrey32 } from './phash.js';
+import { referenceGridFeatures } from './pixel-pass.js';
 
 export interface NaiveResult {
   width: number;
@@ -32,9 +32,8 @@ export async function naiveAnalyse(bytes: Buffer): Promise<NaiveResult> {
 export async function naiveExactAnalyse(bytes: Buffer): Promise<NaiveResult> {
   const { data, info } = await sharp(bytes, { pages: 1 }).rotate().raw().toBuffer({ resolveWithObject: true });
   const { width, height, channels } = info;
-  const rgb = flattenToRgb({ data: new Uint8Array(data.buffer, data.byteOffset, data.length), width, height, channels });
-  const phash = phashFromGrey(pilGreyFromRgb(rgb, width, height), width, height);
-  const thumb = boxThumbnail(rgb, width, height, 32, 32);
+  const { grey32, thumb } = referenceGridFeatures({ data: new Uint8Array(data.buffer, data.byteOffset, data.length), width, height, channels });
+  const phash = phashFromGrey32(grey32);
   const rgba = new Uint8ClampedArray(32 * 32 * 4).fill(255);
   for (let i = 0; i < 32 * 32; i++) rgba.set(thumb.subarray(i * 3, i * 3 + 3), i * 4);
   return { width, height, phash, blurhash: encode(rgba, 32, 32, 4, 3) };

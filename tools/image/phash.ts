@@ -4,8 +4,6 @@
  * Pillow greyscale → Pillow LANCZOS 32x32 → scipy `dct` (type II, unnormalised) along
  * axis 0 then axis 1 → top-left 8x8 → bit where coefficient > median → row-major hex.
  */
-import { pilLanczosResizeGrey } from './pil-resize.js';
-
 const N = 32;
 const K = 8;
 
@@ -57,11 +55,6 @@ export function phashFromGrey32(grey32: Uint8Array): string {
     hex += v.toString(16);
   }
   return hex;
-}
-
-/** phash of a full-resolution Pillow-greyscale image. */
-export function phashFromGrey(grey: Uint8Array, width: number, height: number): string {
-  return phashFromGrey32(pilLanczosResizeGrey(grey, width, height, N, N));
 }
 
 /** Number of differing bits between two 16-hex-digit hashes. */

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../testing/seeded-random.js';
-import { pilLanczosResizeGrey } from './pil-resize.js';
 import { readFileSync } from 'node:fs';
 import { compilePixelPassWat } from './pixel-pass-source.js';
-import { PIXEL_PASS_WASM, gridFeatures, pixelPass, pixelPassApplies, releasePixelPass, runPixelPass } from './pixel-pass.js';
-import { boxThumbnail, flattenToRgb, pilGreyFromRgb, type RawImage } from './pixels.js';
+import { PIXEL_PASS_WASM, gridFeatures, pixelPass, pixelPassApplies, referenceGridFeatures, releasePixelPass, runPixelPass } from './pixel-pass.js';
+import type { RawImage } from './pixels.js';
 
 /**
  * Smooth gradients plus noise (so Lanczos rounding is exercised). Alpha, when there is one:
@@ -30,11 +29,7 @@ function frame(width: number, height: number, channels: number, seed: number, tr
   return { data, width, height, channels };
 }
 
-function reference(image: RawImage): { grey32: Uint8Array; thumb: Uint8Array } {
-  const { width, height } = image;
-  const rgb = flattenToRgb(image);
-  return { grey32: pilLanczosResizeGrey(pilGreyFromRgb(rgb, width, height), width, height, 32, 32), thumb: boxThumbnail(rgb, width, height, 32, 32) };
-}
+const reference = referenceGridFeatures;
 
 describe('pixel-pass.wasm', () => {
   it('is the committed compilation of pixel-pass.wat (else run `npm run build:wasm`)', async () => {

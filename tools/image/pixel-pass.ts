@@ -106,13 +106,17 @@ export function runPixelPass(pass: PassExports, image: RawImage): PixelPassResul
   return { grey32, thumb };
 }
 
+/** The same results in plain JS (pixels.ts + pil-resize.ts): the reference the pass is tested against. */
+export function referenceGridFeatures(image: RawImage): PixelPassResult {
+  const { width, height } = image;
+  const rgb = flattenToRgb(image);
+  return { grey32: pilLanczosResizeGrey(pilGreyFromRgb(rgb, width, height), width, height, OUT, OUT), thumb: boxThumbnail(rgb, width, height, OUT, OUT) };
+}
+
 /**
  * The phash input and the thumbnail of a decoded frame: the WebAssembly pass where it
  * applies, else the reference JS (identical results; the tests compare the two).
  */
 export function gridFeatures(image: RawImage): PixelPassResult {
-  if (pixelPassApplies(image)) return runPixelPass(pixelPass(), image);
-  const { width, height } = image;
-  const rgb = flattenToRgb(image);
-  return { grey32: pilLanczosResizeGrey(pilGreyFromRgb(rgb, width, height), width, height, OUT, OUT), thumb: boxThumbnail(rgb, width, height, OUT, OUT) };
+  return pixelPassApplies(image) ? runPixelPass(pixelPass(), image) : referenceGridFeatures(image);
 }
