@@ -6,8 +6,11 @@
  * The catalogue is synthetic (10k records, 2k with --quick; metadata only, no images),
  * written the way `pepe build` writes it: compileCatalogue → data module + precomputed
  * files + manifest, then the real esbuild function bundle. Each server runs as a child
- * process; autocannon runs in this process (so on a 2-core machine the load generator and
- * the server each get about one core), for a bounded time per case.
+ * process. The load generator gets about one core of the two: wrk with one thread (Debian
+ * package `wrk`, when installed) and autocannon in this process, each for a bounded time per
+ * case, one table each. autocannon, a Node client, spends as much CPU per answer as the
+ * servers do (40–50 µs for a 13 kB list page): it tops out near 34k req/s here, below nginx,
+ * so its ratios say as much about the client as about the servers; wrk's do not.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -124,12 +127,73 @@ interface Load {
   errors: number;
 }
 
-async function load(url: string, seconds: number, pid: number | undefined): Promise<Load> {
+/** What one load run reports, whichever generator made it. */
+interface Fired {
+  rps: number;
+  total: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+interface LoadGenerator {
+  name: string;
+  fire(url: string, seconds: number): Promise<Fired>;
+}
+
+const autocannonGenerator: LoadGenerator = {
+  name: 'autocannon',
+  async fire(url, seconds) {
+    const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds });
+    return { rps: result.requests.average, total: result.requests.total, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors + result.timeouts };
+  },
+};
+
+/** wrk's latency figure (`812.00us`, `1.23ms`, `2.00s`) in ms. */
+function wrkMs(text: string): number {
+  const found = /^([\d.]+)(us|ms|s)$/.exec(text);
+  if (!found) throw new Error(`unexpected wrk latency "${text}"`);
+  return Number(found[1]) * (found[2] === 'us' ? 0.001 : found[2] === 's' ? 1000 : 1);
+}
+
+/** Parses `wrk --latency` output. */
+export function parseWrk(output: string): Fired {
+  const number = (pattern: RegExp) => {
+    const found = pattern.exec(output);
+    if (!found) throw new Error(`wrk output without ${pattern}:\n${output.slice(0, 1000)}`);
+    return found;
+  };
+  const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output);
+  return {
+    rps: Number(number(/Requests\/sec:\s+([\d.]+)/)[1]),
+    total: Number(number(/(\d+) requests in/)[1]),
+    p99: wrkMs(number(/\s99%\s+(\S+)/)[1]!),
+    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0),
+    errors: socketErrors ? socketErrors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0,
+  };
+}
+
+function wrkGenerator(wrk: string): LoadGenerator {
+  return {
+    name: 'wrk',
+    async fire(url, seconds) {
+      const child = spawn(wrk, ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', url], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const [code] = (await once(child, 'exit')) as [number | null];
+      if (code !== 0) throw new Error(`wrk exited with ${code}: ${output.slice(0, 1000)}`);
+      return parseWrk(output);
+    },
+  };
+}
+
+async function load(generator: LoadGenerator, url: string, seconds: number, pid: number | undefined): Promise<Load> {
   const before = pid === undefined ? null : await cpuSeconds(pid);
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds });
+  const result = await generator.fire(url, seconds);
   const after = pid === undefined ? null : await cpuSeconds(pid);
-  const cpuUs = before !== null && after !== null && result.requests.total > 0 ? ((after - before) * 1e6) / result.requests.total : null;
-  return { rps: result.requests.average, cpuUs, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors + result.timeouts };
+  const cpuUs = before !== null && after !== null && result.total > 0 ? ((after - before) * 1e6) / result.total : null;
+  return { rps: result.rps, cpuUs, p99: result.p99, non2xx: result.non2xx, errors: result.errors };
 }
 
 function nginxConfig(dir: string, root: string, port: number, workers: number): string {
@@ -152,12 +216,18 @@ http {
 `;
 }
 
-function findNginx(): string | null {
-  for (const candidate of ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx']) {
-    if (spawnSync(candidate, ['-v']).status === 0) return candidate;
+/** The first of `candidates` that runs with `versionFlag`, or null. */
+function findProgram(candidates: string[], versionFlag: string): string | null {
+  for (const candidate of candidates) {
+    const probe = spawnSync(candidate, [versionFlag]);
+    if (probe.error === undefined && probe.status !== null) return candidate;
   }
   return null;
 }
+
+const findNginx = () => findProgram(['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx'], '-v');
+/** `wrk -v` prints its version and exits 1. */
+const findWrk = () => findProgram(['/usr/bin/wrk', '/usr/local/bin/wrk'], '-v');
 
 async function run(ctx: BenchContext): Promise<void> {
   const count = ctx.quick ? 2_000 : 10_000;
@@ -165,14 +235,23 @@ async function run(ctx: BenchContext): Promise<void> {
   const distDir = join(ctx.tmpRoot, 'dist');
   ctx.log(`writing a synthetic build of ${count} records`);
   const { id, searchWord } = await writeSyntheticBuild(distDir, count);
+  const wrk = findWrk();
+  if (wrk === null) ctx.log('wrk not found: install it with `apt-get install -y wrk` for figures not limited by the load generator');
+  for (const generator of wrk === null ? [autocannonGenerator] : [wrkGenerator(wrk), autocannonGenerator]) {
+    await measureServers(ctx, generator, { distDir, id, searchWord, count, seconds });
+  }
+}
+
+async function measureServers(ctx: BenchContext, generator: LoadGenerator, setup: { distDir: string; id: string; searchWord: string; count: number; seconds: number }): Promise<void> {
+  const { distDir, id, searchWord, count, seconds } = setup;
   const rows: Record<string, string | number>[] = [];
   const results = new Map<string, Load>();
   const measure = async (name: string, url: string, pid: number | undefined) => {
-    await load(url, 1, undefined); // warm-up: JIT, caches, connection set-up
-    const result = await load(url, seconds, pid);
+    await load(generator, url, 1, undefined); // warm-up: JIT, caches, connection set-up
+    const result = await load(generator, url, seconds, pid);
     if (result.non2xx > 0 || result.errors > 0) throw new Error(`${name}: ${result.non2xx} non-2xx answers and ${result.errors} errors from ${url}`);
     results.set(name, result);
-    ctx.log(`${name}: ${Math.round(result.rps)} req/s, ${result.cpuUs === null ? '?' : Math.round(result.cpuUs)} µs CPU/request`);
+    ctx.log(`${generator.name}: ${name}: ${Math.round(result.rps)} req/s, ${result.cpuUs === null ? '?' : Math.round(result.cpuUs)} µs CPU/request`);
   };
 
   // Baseline 1: bare Node returning a fixed string.
@@ -249,7 +328,7 @@ async function run(ctx: BenchContext): Promise<void> {
       'vs nginx 2w': nginx2 ? round(result.rps / nginx2) : 'n/a',
     });
   }
-  ctx.table(`requests/s on loopback, ${count} records, autocannon ${CONNECTIONS} connections × ${seconds} s`, rows);
+  ctx.table(`requests/s on loopback, ${count} records, ${generator.name} ${CONNECTIONS} connections × ${seconds} s`, rows);
 }
 
 /** nginx prints nothing when ready; poll until it answers. */

@@ -17,32 +17,15 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CachedAnswer, CdnCache } from './cdn-cache.js';
-import { type Encoding, MIN_COMPRESS_BYTES, negotiateEncoding } from './compression.js';
+import { MIN_COMPRESS_BYTES } from './compression.js';
 import { isCompressible } from './content-types.js';
+import { acceptsCompression, flatHeaderList, unconditionalAcceptEncoding } from './early-request.js';
 import { plainCachedHeaders } from './function-response.js';
 
-/** Accept-Encoding values seen so far and what they negotiate to; clients send only a handful of distinct values. */
-const negotiated = new Map<string, Encoding | null>();
-const MAX_NEGOTIATED = 64;
-
-function negotiateCached(acceptEncoding: string): Encoding | null {
-  let encoding = negotiated.get(acceptEncoding);
-  if (encoding === undefined) {
-    encoding = negotiateEncoding(acceptEncoding);
-    if (negotiated.size >= MAX_NEGOTIATED) negotiated.clear();
-    negotiated.set(acceptEncoding, encoding);
-  }
-  return encoding;
-}
-
-/** The flat `[name, value, …]` header list of the plain answer, `Age` last (updated in place). */
+/** The flat header list of the plain answer, `Age` last (updated in place). */
 function fastHeaders(hit: CachedAnswer): string[] {
   if (hit.fastHeaders) return hit.fastHeaders;
-  const list: string[] = [];
-  for (const [name, value] of Object.entries(plainCachedHeaders(hit))) {
-    if (Array.isArray(value)) for (const item of value) list.push(name, item);
-    else list.push(name, String(value));
-  }
+  const list = flatHeaderList(plainCachedHeaders(hit));
   list.push('age', '0');
   hit.fastHeaders = list;
   return list;
@@ -58,19 +41,10 @@ export function answerFromCdnCache(cache: CdnCache, req: IncomingMessage, res: S
   const hit = cache.get(target, now);
   if (hit === null || !hit.routed) return false;
 
-  // rawHeaders, not req.headers: Node builds that object lazily, only when read.
-  const raw = req.rawHeaders;
-  let acceptEncoding: string | undefined;
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!;
-    if (name.length === 13 && name.toLowerCase() === 'if-none-match') return false;
-    if (name.length === 15 && name.toLowerCase() === 'accept-encoding') {
-      // Node joins repeated Accept-Encoding lines the same way for req.headers.
-      acceptEncoding = acceptEncoding === undefined ? raw[i + 1]! : `${acceptEncoding}, ${raw[i + 1]!}`;
-    }
-  }
+  const request = unconditionalAcceptEncoding(req);
+  if (request === null) return false;
   hit.compressedForms ??= hasCompressedForms(hit);
-  if (hit.compressedForms && acceptEncoding && negotiateCached(acceptEncoding) !== null) return false;
+  if (hit.compressedForms && acceptsCompression(request.acceptEncoding)) return false;
 
   const headers = fastHeaders(hit);
   const age = Math.max(0, Math.floor((now - hit.storedAt) / 1000));

@@ -17,6 +17,7 @@ import { type LoadedFunction, matchFunction } from './functions.js';
 import type { NetlifyConfig } from './netlify-config.js';
 import { type CompiledRedirect, findRedirect } from './redirects.js';
 import type { StaticSite } from './static-files.js';
+import type { StaticRoutes } from './static-fast-path.js';
 import { STATIC_METHODS, sendStatic } from './static-response.js';
 
 export interface ChainState {
@@ -29,6 +30,8 @@ export interface ChainState {
   onError: ErrorSink;
   /** Netlify's CDN cache of function answers; null to reach the function every time. */
   cdnCache: CdnCache | null;
+  /** Targets answered with a plain static file, for the early answer (static-fast-path.ts). */
+  staticRoutes: StaticRoutes;
 }
 
 const PLAIN_HOST = /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
@@ -68,7 +71,7 @@ export async function handleRequest(state: ChainState, req: IncomingMessage, res
     if (file) {
       // sendStatic answers the hot path synchronously; await only when it could not.
       const sent = sendStatic(state.site, state.config, req, res, file);
-      if (sent === true || (sent !== false && (await sent))) return;
+      if (sent === true || (sent !== false && (await sent))) return state.staticRoutes.remember(req.url, url.pathname, file);
     }
     // Routed (may be answered early next time) only when no static file stands in the way:
     // one that vanished since start-up (ENOENT) could come back.
@@ -95,7 +98,7 @@ export async function handleRequest(state: ChainState, req: IncomingMessage, res
   if (file) {
     if (!readsFile) return sendMethodNotAllowed(res);
     const sent = sendStatic(state.site, state.config, req, res, file);
-    if (sent === true || (sent !== false && (await sent))) return;
+    if (sent === true || (sent !== false && (await sent))) return state.staticRoutes.remember(req.url, url.pathname, file);
   }
   return sendNotFound(state, req, res);
 }

@@ -272,6 +272,29 @@ describe('HTTP rules', () => {
     expect((await raw(base, path, { headers: { 'accept-encoding': 'gzip, br' } })).headers['content-encoding']).toBe('br');
   });
 
+  it('answers a repeated static file early (static-fast-path.ts) with exactly the headers and bytes of the full chain', async () => {
+    const comparable = ({ date: _date, connection: _c, 'keep-alive': _k, ...rest }: Record<string, unknown>) => rest;
+    for (const path of [`/api/pepe/${record.id}`, `/v1/pepe/${record.id}`, `/images/${record.id}${record.file_ext}`]) {
+      const first = await raw(base, path);
+      const early = await raw(base, path);
+      // A non-matching If-None-Match takes the full chain instead of the early answer.
+      const chained = await raw(base, path, { headers: { 'if-none-match': '"something-else"' } });
+      expect(early.status, path).toBe(200);
+      expect(comparable(early.headers), path).toEqual(comparable(chained.headers));
+      expect(comparable(early.headers), path).toEqual(comparable(first.headers));
+      expect(early.body.equals(first.body), path).toBe(true);
+      expect(early.body.equals(await siteFile(path.slice(1))), path).toBe(true);
+      const revalidated = await raw(base, path, { headers: { 'if-none-match': early.headers['etag'] as string } });
+      expect(revalidated.status, path).toBe(304);
+    }
+    // A client accepting br still gets the compressed form of a by-id answer.
+    expect((await raw(base, `/api/pepe/${record.id}`, { headers: { 'accept-encoding': 'gzip, br' } })).headers['content-encoding']).toBe('br');
+    // HEAD, and a target with a query, are answered by the chain, the same way.
+    const head = await raw(base, `/api/pepe/${record.id}`, { method: 'HEAD' });
+    expect(head.headers['content-length']).toBe(String((await siteFile(`api/pepe/${record.id}`)).length));
+    expect((await raw(base, `/api/pepe/${record.id}?x=1`)).body.equals(await siteFile(`api/pepe/${record.id}`))).toBe(true);
+  });
+
   it('never keeps random answers', async () => {
     for (let i = 0; i < 2; i++) {
       expect((await raw(base, '/v1/pepe?limit=2')).headers['cache-status']).toBe('"pepe serve"; fwd=miss');

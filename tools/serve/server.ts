@@ -13,6 +13,7 @@ import { loadFunctions } from './functions.js';
 import { loadNetlifyConfig } from './netlify-config.js';
 import { compileRedirect, unsupportedRedirect } from './redirects.js';
 import { type ChainState, handleRequest } from './request-chain.js';
+import { StaticRoutes } from './static-fast-path.js';
 import { StaticSite } from './static-files.js';
 
 export interface ServeOptions {
@@ -86,6 +87,7 @@ async function loadState(options: ServeOptions): Promise<Omit<ChainState, 'origi
     redirects: config.redirects.map(compileRedirect),
     onError: options.onError ?? (() => {}),
     cdnCache: options.cdnCache === false ? null : new CdnCache(),
+    staticRoutes: new StaticRoutes(),
   };
 }
 
@@ -102,6 +104,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       latest.set(req.socket, res);
       // While closing, tell keep-alive clients to reconnect elsewhere after this answer.
       if (closing) res.setHeader('connection', 'close');
+      if (state.staticRoutes.answer(state.site, state.config, req, res)) return;
       if (state.cdnCache !== null && answerFromCdnCache(state.cdnCache, req, res)) return;
       handleRequest(state, req, res).catch((error: unknown) => {
         state.onError(`unexpected failure on ${req.method} ${req.url}`, error);

@@ -36,6 +36,8 @@ export interface CachedBody {
   compressed: Partial<Record<Encoding, Promise<Buffer>>>;
   /** The complete headers of the common answer (200, uncompressed), built on first use. */
   plainHeaders?: Record<string, string | number>;
+  /** The same as a flat `[name, value, …]` list, for the early answer (static-fast-path.ts). */
+  plainHeaderList?: string[];
 }
 
 /** Files Netlify itself reads and never serves. */

@@ -5,10 +5,10 @@
  */
 import { createReadStream } from 'node:fs';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { etagForEncoding, negotiateEncoding, varyWithEncoding } from './compression.js';
+import { etagForEncoding, MIN_COMPRESS_BYTES, negotiateEncoding, varyWithEncoding } from './compression.js';
 import { contentTypeFor, isCompressible } from './content-types.js';
 import { headersForPath, type NetlifyConfig } from './netlify-config.js';
-import { type StaticEntry, type StaticSite, streamEtag } from './static-files.js';
+import { type CachedBody, type StaticEntry, type StaticSite, streamEtag } from './static-files.js';
 
 export const STATIC_METHODS = 'GET, HEAD, OPTIONS';
 
@@ -27,6 +27,17 @@ function baseHeaders(config: NetlifyConfig, entry: StaticEntry): { headers: Reco
     baseHeadersCache.set(entry, found);
   }
   return found;
+}
+
+/** Every header of the common answer (200, uncompressed) of a file in memory: the same each time, so built once. */
+export function plainStaticHeaders(config: NetlifyConfig, entry: StaticEntry, cached: CachedBody): Record<string, string | number> {
+  cached.plainHeaders ??= { ...baseHeaders(config, entry).headers, etag: cached.etag, 'content-length': cached.body.length };
+  return cached.plainHeaders;
+}
+
+/** Whether a client that accepts compression gets a compressed form of this file (as sendStaticFully decides). */
+export function hasCompressedForms(config: NetlifyConfig, entry: StaticEntry, cached: CachedBody): boolean {
+  return baseHeaders(config, entry).compressible && cached.body.length >= MIN_COMPRESS_BYTES;
 }
 
 /** Weak comparison, as If-None-Match requires; `*` matches any representation. */
@@ -58,11 +69,10 @@ export function sendStatic(
 ): boolean | Promise<boolean> {
   const cached = site.peek(entry);
   if (cached && status === 200 && req.method === 'GET' && extra === NO_EXTRA) {
-    const { headers: base, compressible } = baseHeaders(config, entry);
+    const { compressible } = baseHeaders(config, entry);
     const { 'if-none-match': ifNoneMatch, 'accept-encoding': acceptEncoding } = req.headers;
     if (ifNoneMatch === undefined && (!compressible || negotiateEncoding(acceptEncoding) === null)) {
-      cached.plainHeaders ??= { ...base, etag: cached.etag, 'content-length': cached.body.length };
-      res.writeHead(200, cached.plainHeaders);
+      res.writeHead(200, plainStaticHeaders(config, entry, cached));
       res.end(cached.body);
       return true;
     }

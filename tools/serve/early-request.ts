@@ -1,0 +1,51 @@
+/**
+ * What the early answers (cached-fast-path.ts, static-fast-path.ts) read of a request, and
+ * the header list they send. They read `rawHeaders`, not `req.headers`: Node builds that
+ * object lazily, only when it is read, and building it is a good part of a hot request.
+ */
+import type { IncomingMessage } from 'node:http';
+import { type Encoding, negotiateEncoding } from './compression.js';
+
+/** Accept-Encoding values seen so far and what they negotiate to; clients send only a handful of distinct values. */
+const negotiated = new Map<string, Encoding | null>();
+const MAX_NEGOTIATED = 64;
+
+/** Whether a client sending this Accept-Encoding gets a compressed form (negotiateEncoding, remembered per value). */
+export function acceptsCompression(acceptEncoding: string | undefined): boolean {
+  if (acceptEncoding === undefined) return false;
+  let encoding = negotiated.get(acceptEncoding);
+  if (encoding === undefined) {
+    encoding = negotiateEncoding(acceptEncoding);
+    if (negotiated.size >= MAX_NEGOTIATED) negotiated.clear();
+    negotiated.set(acceptEncoding, encoding);
+  }
+  return encoding !== null;
+}
+
+/**
+ * The request's Accept-Encoding (repeated lines joined as Node joins them for
+ * `req.headers`), or null when the request is conditional (If-None-Match): 304s are left
+ * to the request chain.
+ */
+export function unconditionalAcceptEncoding(req: IncomingMessage): { acceptEncoding: string | undefined } | null {
+  const raw = req.rawHeaders;
+  let acceptEncoding: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 13 && name.toLowerCase() === 'if-none-match') return null;
+    if (name.length === 15 && name.toLowerCase() === 'accept-encoding') {
+      acceptEncoding = acceptEncoding === undefined ? raw[i + 1]! : `${acceptEncoding}, ${raw[i + 1]!}`;
+    }
+  }
+  return { acceptEncoding };
+}
+
+/** A header object as the flat `[name, value, …]` list `res.writeHead` takes without building anything per request. */
+export function flatHeaderList(headers: Record<string, string | number | string[]>): string[] {
+  const list: string[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    if (Array.isArray(value)) for (const item of value) list.push(name, item);
+    else list.push(name, String(value));
+  }
+  return list;
+}

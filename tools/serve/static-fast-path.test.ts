@@ -1,0 +1,89 @@
+/**
+ * StaticRoutes over real HTTP: which requests it answers early and which it leaves to the
+ * chain (here a handler answering 299, so that a test can tell the two apart).
+ */
+import { once } from 'node:events';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
+import { closeClient, raw } from './http-client.test-helper.js';
+import { loadNetlifyConfig } from './netlify-config.js';
+import { StaticRoutes } from './static-fast-path.js';
+import { StaticSite } from './static-files.js';
+
+const NETLIFY_TOML = fileURLToPath(new URL('../../netlify.toml', import.meta.url));
+const ID = '0b8f3a52-6a4c-4d3e-9b1a-2f5e8c7d6a41';
+const SMALL_ID = '1c9a4b63-7b5d-4e4f-8c2b-3a6f9d8e7b52';
+const BIG = `${JSON.stringify({ id: ID, description: 'a frog '.repeat(60) })}\n`;
+const SMALL = `${JSON.stringify({ id: SMALL_ID })}\n`;
+
+let dir: TempDir;
+let server: Server;
+let base: string;
+let routes: StaticRoutes;
+
+beforeAll(async () => {
+  dir = await makeTempDir('static-fast-path-');
+  await mkdir(join(dir.path, 'site', 'api', 'pepe'), { recursive: true });
+  await writeFile(join(dir.path, 'site', 'api', 'pepe', ID), BIG);
+  await writeFile(join(dir.path, 'site', 'api', 'pepe', SMALL_ID), SMALL);
+  const site = await StaticSite.load(dir.path);
+  const config = await loadNetlifyConfig(NETLIFY_TOML);
+  routes = new StaticRoutes();
+  for (const id of [ID, SMALL_ID]) {
+    const entry = site.lookup(`/api/pepe/${id}`)!;
+    await site.body(entry); // in memory, as after the chain's first answer
+    routes.remember(`/api/pepe/${id}`, `/api/pepe/${id}`, entry);
+  }
+  // Not remembered: not its own pathname, or percent-encoded (the same file under endless spellings).
+  const entry = site.lookup(`/api/pepe/${ID}`)!;
+  routes.remember(`/api/pepe/${ID}?a=1`, `/api/pepe/${ID}`, entry);
+  routes.remember(`/api/pepe/%30${ID.slice(1)}`, `/api/pepe/%30${ID.slice(1)}`, entry);
+  server = createServer((req, res) => {
+    if (routes.answer(site, config, req, res)) return;
+    res.writeHead(299, { 'content-type': 'text/plain' });
+    res.end('chain');
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  closeClient();
+  server?.close();
+  await dir?.cleanup();
+});
+
+describe('StaticRoutes', () => {
+  it('answers a GET for a remembered target with the file and its netlify.toml headers', async () => {
+    const res = await raw(base, `/api/pepe/${ID}`);
+    expect(res.status).toBe(200);
+    expect(res.body.toString()).toBe(BIG);
+    expect(res.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', 'access-control-allow-origin': '*', 'content-length': String(Buffer.byteLength(BIG)) });
+    expect(res.headers['etag']).toMatch(/^"[\w-]{27}"$/);
+    expect(res.headers['vary']).toMatch(/Accept-Encoding/);
+  });
+
+  it('leaves the chain everything it would answer differently', async () => {
+    const chain = async (path: string, options: { method?: string; headers?: Record<string, string> } = {}) => (await raw(base, path, options)).status;
+    expect(await chain(`/api/pepe/${ID}`, { method: 'HEAD' })).toBe(299);
+    expect(await chain(`/api/pepe/${ID}`, { headers: { 'if-none-match': '"x"' } })).toBe(299);
+    expect(await chain(`/api/pepe/${ID}`, { headers: { 'accept-encoding': 'gzip' } })).toBe(299);
+    expect(await chain(`/api/pepe/${ID}?a=1`)).toBe(299);
+    expect(await chain(`/api/pepe/%30${ID.slice(1)}`)).toBe(299);
+    expect(await chain('/api/pepe/00000000-0000-4000-8000-000000000000')).toBe(299);
+  });
+
+  it('answers a client accepting compression when the file is too small to be compressed', async () => {
+    const res = await raw(base, `/api/pepe/${SMALL_ID}`, { headers: { 'accept-encoding': 'gzip, br' } });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-encoding']).toBeUndefined();
+    expect(res.body.toString()).toBe(SMALL);
+    expect(await raw(base, `/api/pepe/${SMALL_ID}`, { headers: { 'accept-encoding': 'identity' } }).then((r) => r.status)).toBe(200);
+  });
+});
