@@ -322,7 +322,7 @@ async function measureServers(ctx: BenchContext, generator: LoadGenerator, setup
       case: name,
       'req/s': Math.round(result.rps),
       'server CPU µs/req': result.cpuUs === null ? 'n/a' : Math.round(result.cpuUs),
-      'p99 ms': result.p99,
+      'p99 ms': round(result.p99, 2),
       'vs bare node': round(result.rps / bareRps),
       'vs nginx 1w': nginx1 ? round(result.rps / nginx1) : 'n/a',
       'vs nginx 2w': nginx2 ? round(result.rps / nginx2) : 'n/a',
