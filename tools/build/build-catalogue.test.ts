@@ -9,6 +9,7 @@ import { snapshotDir } from '../testing/snapshot-dir.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 import type { AnalyseFn } from './analyse-content.js';
 import { buildCatalogue, type BuildOptions } from './build-catalogue.js';
+import { catalogueModuleSource, compileCatalogue } from '../../functions/core/catalogue.js';
 import { catalogueVersion, type Manifest } from './manifest.js';
 
 // Real builds (analysis + esbuild bundle) on a machine shared with other jobs.
@@ -193,6 +194,12 @@ describe('a good build', () => {
     const { bytes } = await fixtureImage(1);
     expect(await readFile(join(goodDist, 'site', 'images', `${sad.id}.jpg`))).toEqual(bytes);
     expect(sad.file_size).toBe(bytes.length);
+  });
+
+  it('writes the data module of exactly the records it returns', async () => {
+    const result = await build({ contentDir: baseContent });
+    const built = await readFile(join(goodDist, 'data', 'catalogue.mjs'), 'utf8');
+    expect(built).toBe(catalogueModuleSource(compileCatalogue(result.records, FIXTURE_URLS)));
   });
 
   it('writes a manifest listing every other output file with its sha256 and size', async () => {
