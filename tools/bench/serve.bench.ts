@@ -36,7 +36,7 @@ interface AutocannonResult {
   errors: number;
   timeouts: number;
 }
-const autocannon = createRequire(import.meta.url)('autocannon') as (options: { url: string; connections: number; duration: number }) => Promise<AutocannonResult>;
+const autocannon = createRequire(import.meta.url)('autocannon') as (options: { url: string; connections: number; duration: number; headers?: Record<string, string> }) => Promise<AutocannonResult>;
 
 /** Enough concurrent keep-alive connections to saturate one core without queueing for long. */
 const CONNECTIONS = 32;
@@ -138,13 +138,14 @@ interface Fired {
 
 interface LoadGenerator {
   name: string;
-  fire(url: string, seconds: number): Promise<Fired>;
+  /** `headers`: request headers to send with every request. */
+  fire(url: string, seconds: number, headers: Record<string, string>): Promise<Fired>;
 }
 
 const autocannonGenerator: LoadGenerator = {
   name: 'autocannon',
-  async fire(url, seconds) {
-    const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds });
+  async fire(url, seconds, headers) {
+    const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers });
     return { rps: result.requests.average, total: result.requests.total, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors + result.timeouts };
   },
 };
@@ -176,8 +177,9 @@ export function parseWrk(output: string): Fired {
 function wrkGenerator(wrk: string): LoadGenerator {
   return {
     name: 'wrk',
-    async fire(url, seconds) {
-      const child = spawn(wrk, ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', url], { stdio: ['ignore', 'pipe', 'pipe'] });
+    async fire(url, seconds, headers) {
+      const headerFlags = Object.entries(headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
+      const child = spawn(wrk, ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', ...headerFlags, url], { stdio: ['ignore', 'pipe', 'pipe'] });
       let output = '';
       child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -188,9 +190,9 @@ function wrkGenerator(wrk: string): LoadGenerator {
   };
 }
 
-async function load(generator: LoadGenerator, url: string, seconds: number, pid: number | undefined): Promise<Load> {
+async function load(generator: LoadGenerator, url: string, seconds: number, pid: number | undefined, headers: Record<string, string> = {}): Promise<Load> {
   const before = pid === undefined ? null : await cpuSeconds(pid);
-  const result = await generator.fire(url, seconds);
+  const result = await generator.fire(url, seconds, headers);
   const after = pid === undefined ? null : await cpuSeconds(pid);
   const cpuUs = before !== null && after !== null && result.total > 0 ? ((after - before) * 1e6) / result.total : null;
   return { rps: result.rps, cpuUs, p99: result.p99, non2xx: result.non2xx, errors: result.errors };
@@ -246,9 +248,9 @@ async function measureServers(ctx: BenchContext, generator: LoadGenerator, setup
   const { distDir, id, searchWord, count, seconds } = setup;
   const rows: Record<string, string | number>[] = [];
   const results = new Map<string, Load>();
-  const measure = async (name: string, url: string, pid: number | undefined) => {
-    await load(generator, url, 1, undefined); // warm-up: JIT, caches, connection set-up
-    const result = await load(generator, url, seconds, pid);
+  const measure = async (name: string, url: string, pid: number | undefined, headers: Record<string, string> = {}) => {
+    await load(generator, url, 1, undefined, headers); // warm-up: JIT, caches, connection set-up
+    const result = await load(generator, url, seconds, pid, headers);
     if (result.non2xx > 0 || result.errors > 0) throw new Error(`${name}: ${result.non2xx} non-2xx answers and ${result.errors} errors from ${url}`);
     results.set(name, result);
     ctx.log(`${generator.name}: ${name}: ${Math.round(result.rps)} req/s, ${result.cpuUs === null ? '?' : Math.round(result.cpuUs)} µs CPU/request`);
@@ -291,9 +293,11 @@ async function measureServers(ctx: BenchContext, generator: LoadGenerator, setup
 
   // pepe serve, the real CLI in a child process: one process (the default), two worker
   // processes (one per core), and one process without the CDN cache (every request runs the
-  // function: its own cost, which the cache hides).
-  const variants: { label: string; flags: string[]; cases: ('static' | 'list' | 'search' | 'b')[] }[] = [
-    { label: 'pepe serve', flags: [], cases: ['static', 'list', 'search', 'b'] },
+  // function: its own cost, which the cache hides). The "gzip/br client" cases send
+  // `Accept-Encoding: gzip, deflate, br` as browsers and most HTTP libraries do, and get
+  // the brotli form of the answer.
+  const variants: { label: string; flags: string[]; cases: ('static' | 'list' | 'search' | 'b' | 'staticBr' | 'listBr' | 'searchBr')[] }[] = [
+    { label: 'pepe serve', flags: [], cases: ['static', 'list', 'search', 'b', 'staticBr', 'listBr', 'searchBr'] },
     { label: 'pepe serve --workers 2', flags: ['--workers', '2'], cases: ['static', 'list', 'search'] },
     { label: 'pepe serve --no-cdn-cache', flags: ['--no-cdn-cache'], cases: ['list', 'search'] },
   ];
@@ -306,9 +310,13 @@ async function measureServers(ctx: BenchContext, generator: LoadGenerator, setup
       list: ['list page', `${origin}/api/pepe?limit=25&page=3`],
       search: [`search "${searchWord}"`, `${origin}/api/pepe?search=${encodeURIComponent(searchWord)}&limit=10`],
       b: ['variant B list (random, never cached)', `${origin}/v1/pepe?limit=10`],
+      staticBr: ['static by-id, gzip/br client', `${origin}/api/pepe/${id}`],
+      listBr: ['list page, gzip/br client', `${origin}/api/pepe?limit=25&page=3`],
+      searchBr: [`search "${searchWord}", gzip/br client`, `${origin}/api/pepe?search=${encodeURIComponent(searchWord)}&limit=10`],
     } as const;
+    const browserLike = { 'accept-encoding': 'gzip, deflate, br' };
     try {
-      for (const name of variant.cases) await measure(`${variant.label}: ${urls[name][0]}`, urls[name][1], serve.pid);
+      for (const name of variant.cases) await measure(`${variant.label}: ${urls[name][0]}`, urls[name][1], serve.pid, name.endsWith('Br') ? browserLike : {});
     } finally {
       await stopChild(serve);
     }

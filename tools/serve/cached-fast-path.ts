@@ -12,23 +12,36 @@
  *   never be bypassed. A target equal to a key is already in the URL parser's normal form
  *   (keys are `pathname + search` of a parsed URL, and that form parses to itself);
  * - no `If-None-Match` (304s take the chain);
- * - the plain body is what the chain would send: the answer is not compressible, or too
- *   small to compress, or the client accepts no encoding we offer.
+ * - the form sent is the one the chain would send: compressed with the negotiated encoding
+ *   (the same bytes, made once per answer and encoding) when the answer has compressed
+ *   forms and the client accepts one, else plain.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CachedAnswer, CdnCache } from './cdn-cache.js';
-import { MIN_COMPRESS_BYTES } from './compression.js';
+import type { CachedAnswer, CdnCache, FastAnswer } from './cdn-cache.js';
+import { type Encoding, MIN_COMPRESS_BYTES } from './compression.js';
 import { isCompressible } from './content-types.js';
-import { acceptsCompression, flatHeaderList, unconditionalAcceptEncoding } from './early-request.js';
-import { plainCachedHeaders } from './function-response.js';
+import { flatHeaderList, negotiatedEncoding, unconditionalAcceptEncoding } from './early-request.js';
+import { encodedCachedAnswer, plainCachedHeaders } from './function-response.js';
 
-/** The flat header list of the plain answer, `Age` last (updated in place). */
-function fastHeaders(hit: CachedAnswer): string[] {
-  if (hit.fastHeaders) return hit.fastHeaders;
-  const list = flatHeaderList(plainCachedHeaders(hit));
-  list.push('age', '0');
-  hit.fastHeaders = list;
-  return list;
+/** The answer in the form the client gets (plain, or compressed with `encoding`), built once per form. */
+function fastForm(hit: CachedAnswer, encoding: Encoding | null): FastAnswer {
+  const forms = (hit.fastForms ??= {});
+  const found = forms[encoding ?? 'identity'];
+  if (found) return found;
+  let headers: string[];
+  let body: Buffer;
+  if (encoding === null) {
+    headers = flatHeaderList(plainCachedHeaders(hit));
+    headers.push('age', '0');
+    body = hit.body;
+  } else {
+    const encoded = encodedCachedAnswer(hit, encoding);
+    headers = flatHeaderList(encoded.headers);
+    body = encoded.body;
+  }
+  const form: FastAnswer = { headers, ageSlot: headers.indexOf('age') + 1, age: 0, body };
+  forms[encoding ?? 'identity'] = form;
+  return form;
 }
 
 /** True when it answered the request from the cache; false to let the request chain answer. */
@@ -44,16 +57,14 @@ export function answerFromCdnCache(cache: CdnCache, req: IncomingMessage, res: S
   const request = unconditionalAcceptEncoding(req);
   if (request === null) return false;
   hit.compressedForms ??= hasCompressedForms(hit);
-  if (hit.compressedForms && acceptsCompression(request.acceptEncoding)) return false;
-
-  const headers = fastHeaders(hit);
+  const form = fastForm(hit, hit.compressedForms ? negotiatedEncoding(request.acceptEncoding) : null);
   const age = Math.max(0, Math.floor((now - hit.storedAt) / 1000));
-  if (age !== hit.fastAge) {
-    hit.fastAge = age;
-    headers[headers.length - 1] = String(age);
+  if (age !== form.age) {
+    form.age = age;
+    form.headers[form.ageSlot] = String(age);
   }
-  res.writeHead(hit.status, headers);
-  res.end(method === 'HEAD' ? undefined : hit.body);
+  res.writeHead(hit.status, form.headers);
+  res.end(method === 'HEAD' ? undefined : form.body);
   return true;
 }
 

@@ -10,6 +10,14 @@
  */
 import type { Encoding } from './compression.js';
 
+/** A cached answer as cached-fast-path.ts sends it: flat headers whose Age value sits at `ageSlot`, and the body. */
+export interface FastAnswer {
+  headers: string[];
+  ageSlot: number;
+  age: number;
+  body: Buffer;
+}
+
 export interface CachedAnswer {
   status: number;
   /** Response headers, lowercase names, as the function sent them. */
@@ -26,9 +34,8 @@ export interface CachedAnswer {
    * did): only then may cached-fast-path.ts answer the key before the chain runs.
    */
   routed?: boolean;
-  /** cached-fast-path.ts: the plain answer's headers as a flat list, `Age` last, and the age in it. */
-  fastHeaders?: string[];
-  fastAge?: number;
+  /** cached-fast-path.ts: the ready answer per form sent (plain, or a compressed encoding). */
+  fastForms?: Partial<Record<'identity' | Encoding, FastAnswer>>;
   /** cached-fast-path.ts: whether a client accepting br/gzip gets another form of this answer. */
   compressedForms?: boolean;
 }

@@ -10,16 +10,16 @@ import { type Encoding, negotiateEncoding } from './compression.js';
 const negotiated = new Map<string, Encoding | null>();
 const MAX_NEGOTIATED = 64;
 
-/** Whether a client sending this Accept-Encoding gets a compressed form (negotiateEncoding, remembered per value). */
-export function acceptsCompression(acceptEncoding: string | undefined): boolean {
-  if (acceptEncoding === undefined) return false;
+/** The encoding a client sending this Accept-Encoding gets when a compressed form exists (negotiateEncoding, remembered per value). */
+export function negotiatedEncoding(acceptEncoding: string | undefined): Encoding | null {
+  if (acceptEncoding === undefined) return null;
   let encoding = negotiated.get(acceptEncoding);
   if (encoding === undefined) {
     encoding = negotiateEncoding(acceptEncoding);
     if (negotiated.size >= MAX_NEGOTIATED) negotiated.clear();
     negotiated.set(acceptEncoding, encoding);
   }
-  return encoding !== null;
+  return encoding;
 }
 
 /**
@@ -41,11 +41,11 @@ export function unconditionalAcceptEncoding(req: IncomingMessage): { acceptEncod
 }
 
 /** A header object as the flat `[name, value, …]` list `res.writeHead` takes without building anything per request. */
-export function flatHeaderList(headers: Record<string, string | number | string[]>): string[] {
+export function flatHeaderList(headers: Record<string, string | number | string[] | undefined>): string[] {
   const list: string[] = [];
   for (const [name, value] of Object.entries(headers)) {
     if (Array.isArray(value)) for (const item of value) list.push(name, item);
-    else list.push(name, String(value));
+    else if (value !== undefined) list.push(name, String(value));
   }
   return list;
 }

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { type CachedAnswer, type CdnCache } from './cdn-cache.js';
-import { compressFast, etagForEncoding, MIN_COMPRESS_BYTES, negotiateEncoding, stripEncodingSuffix, varyWithEncoding } from './compression.js';
+import { compressFast, type Encoding, etagForEncoding, MIN_COMPRESS_BYTES, negotiateEncoding, stripEncodingSuffix, varyWithEncoding } from './compression.js';
 import { isCompressible } from './content-types.js';
 import type { FunctionContext, FunctionMatch } from './functions.js';
 import { etagMatches, STATIC_METHODS } from './static-response.js';
@@ -132,15 +132,30 @@ const ageOf = (hit: CachedAnswer): string => String(Math.max(0, Math.floor((Date
 
 /** Vary, and when the client accepts it, Content-Encoding, the suffixed ETag and the compressed body. */
 function encodingHeaders(req: IncomingMessage, headers: Record<string, string | string[]>, body: Buffer, variants: CachedAnswer['variants'], status = 200) {
+  const encoding = status === 200 && body.length >= MIN_COMPRESS_BYTES ? negotiateEncoding(req.headers['accept-encoding']) : null;
+  return encodingHeadersFor(encoding, headers, body, variants);
+}
+
+/** `encodingHeaders` for an encoding already negotiated (null: none). */
+function encodingHeadersFor(encoding: Encoding | null, headers: Record<string, string | string[]>, body: Buffer, variants: CachedAnswer['variants']) {
   const contentType = headers['content-type'];
   if (typeof contentType !== 'string' || !isCompressible(contentType) || headers['content-encoding'] !== undefined) return { headers: {}, body };
   const out: OutgoingHttpHeaders = { vary: varyWithEncoding(headers.vary as string | undefined) };
-  const encoding = status === 200 && body.length >= MIN_COMPRESS_BYTES ? negotiateEncoding(req.headers['accept-encoding']) : null;
   if (!encoding) return { headers: out, body };
   const compressed = (variants[encoding] ??= compressFast(body, encoding));
   out['content-encoding'] = encoding;
   if (typeof headers.etag === 'string') out.etag = etagForEncoding(headers.etag, encoding);
   return { headers: out, body: compressed };
+}
+
+/**
+ * The headers (Age last, as 0) and body that `write` sends for a cache hit whose client
+ * negotiated `encoding` (the hit has compressed forms: cached-fast-path.ts checks), the same
+ * each time but for Age, so the early answer builds them once per encoding.
+ */
+export function encodedCachedAnswer(hit: CachedAnswer, encoding: Encoding): { headers: OutgoingHttpHeaders; body: Buffer } {
+  const encoded = encodingHeadersFor(encoding, hit.headers, hit.body, hit.variants);
+  return { headers: { ...hit.headers, ...encoded.headers, 'cache-status': `${CACHE_NAME}; hit`, age: '0', 'content-length': encoded.body.length }, body: encoded.body };
 }
 
 function write(

@@ -22,6 +22,7 @@ const BIG = `${JSON.stringify({ id: ID, description: 'a frog '.repeat(60) })}\n`
 const SMALL = `${JSON.stringify({ id: SMALL_ID })}\n`;
 
 let dir: TempDir;
+let site: StaticSite;
 let server: Server;
 let base: string;
 let routes: StaticRoutes;
@@ -31,7 +32,7 @@ beforeAll(async () => {
   await mkdir(join(dir.path, 'site', 'api', 'pepe'), { recursive: true });
   await writeFile(join(dir.path, 'site', 'api', 'pepe', ID), BIG);
   await writeFile(join(dir.path, 'site', 'api', 'pepe', SMALL_ID), SMALL);
-  const site = await StaticSite.load(dir.path);
+  site = await StaticSite.load(dir.path);
   const config = await loadNetlifyConfig(NETLIFY_TOML);
   routes = new StaticRoutes();
   for (const id of [ID, SMALL_ID]) {
@@ -77,6 +78,22 @@ describe('StaticRoutes', () => {
     expect(await chain(`/api/pepe/${ID}?a=1`)).toBe(299);
     expect(await chain(`/api/pepe/%30${ID.slice(1)}`)).toBe(299);
     expect(await chain('/api/pepe/00000000-0000-4000-8000-000000000000')).toBe(299);
+  });
+
+  it('sends a compressed form once the chain has made it, with its own ETag', async () => {
+    const path = `/api/pepe/${ID}`;
+    expect((await raw(base, path, { headers: { 'accept-encoding': 'br' } })).status).toBe(299);
+    const entry = site.lookup(path)!;
+    const compressed = await site.compressed(site.peek(entry)!, 'br');
+    const res = await raw(base, path, { headers: { 'accept-encoding': 'gzip, br' } });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-encoding']).toBe('br');
+    expect(res.body.equals(compressed!)).toBe(true);
+    expect(res.headers['content-length']).toBe(String(compressed!.length));
+    expect(res.headers['etag']).toMatch(/^"[\w-]{27}-br"$/);
+    expect(res.headers['vary']).toMatch(/Accept-Encoding/);
+    // gzip has not been made yet: the chain answers that client.
+    expect((await raw(base, path, { headers: { 'accept-encoding': 'gzip' } })).status).toBe(299);
   });
 
   it('answers a client accepting compression when the file is too small to be compressed', async () => {

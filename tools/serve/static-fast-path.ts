@@ -16,15 +16,16 @@
  *   So the routes are at most the site's file paths (and their folder forms), whatever
  *   clients send;
  * - the body is in memory (`StaticSite.peek`): files too large to keep are streamed by the chain;
- * - no `If-None-Match` (304s take the chain), and the plain body is what the chain would
- *   send: the file is not compressible, or too small to compress, or the client accepts no
- *   encoding we offer.
+ * - no `If-None-Match` (304s take the chain), and the form sent is the one the chain would
+ *   send: compressed with the negotiated encoding when the file has compressed forms and the
+ *   client accepts one (only once the chain has made that form: it is compressed once, at
+ *   the best level, and never waited for here), else plain.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { acceptsCompression, flatHeaderList, unconditionalAcceptEncoding } from './early-request.js';
+import { flatHeaderList, negotiatedEncoding, unconditionalAcceptEncoding } from './early-request.js';
 import type { NetlifyConfig } from './netlify-config.js';
 import type { StaticEntry, StaticSite } from './static-files.js';
-import { hasCompressedForms, plainStaticHeaders } from './static-response.js';
+import { encodedStaticHeaders, hasCompressedForms, plainStaticHeaders } from './static-response.js';
 
 export class StaticRoutes {
   private readonly routes = new Map<string, StaticEntry>();
@@ -43,10 +44,18 @@ export class StaticRoutes {
     if (cached === undefined) return false;
     const request = unconditionalAcceptEncoding(req);
     if (request === null) return false;
-    if (acceptsCompression(request.acceptEncoding) && hasCompressedForms(config, entry, cached)) return false;
-    cached.plainHeaderList ??= flatHeaderList(plainStaticHeaders(config, entry, cached));
-    res.writeHead(200, cached.plainHeaderList);
-    res.end(cached.body);
+    const lists = (cached.headerLists ??= {});
+    const encoding = hasCompressedForms(config, entry, cached) ? negotiatedEncoding(request.acceptEncoding) : null;
+    if (encoding === null) {
+      res.writeHead(200, (lists.identity ??= flatHeaderList(plainStaticHeaders(config, entry, cached))));
+      res.end(cached.body);
+      return true;
+    }
+    // The chain makes the compressed form (once, at the best level); until then it answers.
+    const compressed = cached.compressedReady[encoding];
+    if (compressed === undefined) return false;
+    res.writeHead(200, (lists[encoding] ??= flatHeaderList(encodedStaticHeaders(config, entry, cached, encoding, compressed))));
+    res.end(compressed);
     return true;
   }
 }

@@ -34,10 +34,12 @@ export interface CachedBody {
   body: Buffer;
   etag: string;
   compressed: Partial<Record<Encoding, Promise<Buffer>>>;
+  /** The compressed forms made so far, for the early answer (static-fast-path.ts), which never waits. */
+  compressedReady: Partial<Record<Encoding, Buffer>>;
   /** The complete headers of the common answer (200, uncompressed), built on first use. */
   plainHeaders?: Record<string, string | number>;
-  /** The same as a flat `[name, value, …]` list, for the early answer (static-fast-path.ts). */
-  plainHeaderList?: string[];
+  /** The same as a flat `[name, value, …]` list, per form sent (plain, or an encoding), for the early answer (static-fast-path.ts). */
+  headerLists?: Partial<Record<'identity' | Encoding, string[]>>;
 }
 
 /** Files Netlify itself reads and never serves. */
@@ -112,7 +114,7 @@ export class StaticSite {
     const again = this.cache.get(entry.urlPath);
     if (again) return again; // another request read it meanwhile
     const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-    const fresh: CachedBody = { body, etag, compressed: {} };
+    const fresh: CachedBody = { body, etag, compressed: {}, compressedReady: {} };
     this.cache.set(entry.urlPath, fresh);
     this.cachedBytes += body.length;
     return fresh;
@@ -125,6 +127,7 @@ export class StaticSite {
     if (!pending) {
       pending = compressBest(cached.body, encoding).then((buffer) => {
         this.cachedBytes += buffer.length;
+        cached.compressedReady[encoding] = buffer;
         return buffer;
       });
       cached.compressed[encoding] = pending;

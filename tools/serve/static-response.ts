@@ -5,7 +5,7 @@
  */
 import { createReadStream } from 'node:fs';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { etagForEncoding, MIN_COMPRESS_BYTES, negotiateEncoding, varyWithEncoding } from './compression.js';
+import { type Encoding, etagForEncoding, MIN_COMPRESS_BYTES, negotiateEncoding, varyWithEncoding } from './compression.js';
 import { contentTypeFor, isCompressible } from './content-types.js';
 import { headersForPath, type NetlifyConfig } from './netlify-config.js';
 import { type CachedBody, type StaticEntry, type StaticSite, streamEtag } from './static-files.js';
@@ -33,6 +33,11 @@ function baseHeaders(config: NetlifyConfig, entry: StaticEntry): { headers: Reco
 export function plainStaticHeaders(config: NetlifyConfig, entry: StaticEntry, cached: CachedBody): Record<string, string | number> {
   cached.plainHeaders ??= { ...baseHeaders(config, entry).headers, etag: cached.etag, 'content-length': cached.body.length };
   return cached.plainHeaders;
+}
+
+/** The headers of the 200 answer of a file in memory sent compressed with `encoding` (as sendStaticFully builds them). */
+export function encodedStaticHeaders(config: NetlifyConfig, entry: StaticEntry, cached: CachedBody, encoding: Encoding, compressed: Buffer): Record<string, string | number> {
+  return { ...baseHeaders(config, entry).headers, 'content-encoding': encoding, etag: etagForEncoding(cached.etag, encoding), 'content-length': compressed.length };
 }
 
 /** Whether a client that accepts compression gets a compressed form of this file (as sendStaticFully decides). */
