@@ -20,7 +20,7 @@ export interface FastAnswer {
 
 export interface CachedAnswer {
   status: number;
-  /** Response headers, lowercase names, as the function sent them. */
+  /** Response headers, lowercase names, as the edge forwards them (`forwardedHeaders`). */
   headers: Record<string, string | string[]>;
   body: Buffer;
   storedAt: number;
@@ -44,6 +44,17 @@ export interface CachedAnswer {
 export const MAX_CDN_CACHE_BYTES = 32 * 1024 * 1024;
 /** A single answer above this is not cached (no API answer comes close). */
 export const MAX_CDN_CACHE_ENTRY_BYTES = 1024 * 1024;
+
+/**
+ * The function's headers as the edge forwards them to the client: without
+ * `Netlify-CDN-Cache-Control`, which only Netlify's CDN reads and strips before the browser
+ * (Netlify's caching guide, github.com/netlify/context-and-tools, skills/netlify-caching).
+ */
+export function forwardedHeaders(headers: Record<string, string | string[]>): Record<string, string | string[]> {
+  if (headers['netlify-cdn-cache-control'] === undefined) return headers;
+  const { 'netlify-cdn-cache-control': _cdnOnly, ...forwarded } = headers;
+  return forwarded;
+}
 
 /** Seconds the CDN may keep an answer, or 0 when it must not (RFC 9213 targeted field, Netlify's name). */
 export function cdnLifetimeSeconds(headers: Record<string, string | string[]>): number {
@@ -74,9 +85,10 @@ export class CdnCache {
     return entry;
   }
 
-  /** Stores a GET answer when its headers allow it; returns the stored entry or null. */
-  store(key: string, status: number, headers: Record<string, string | string[]>, body: Buffer, now = Date.now()): CachedAnswer | null {
-    const seconds = cdnLifetimeSeconds(headers);
+  /** Stores a GET answer when the function's headers allow it, with the headers the edge forwards; returns the stored entry or null. */
+  store(key: string, status: number, functionHeaders: Record<string, string | string[]>, body: Buffer, now = Date.now()): CachedAnswer | null {
+    const seconds = cdnLifetimeSeconds(functionHeaders);
+    const headers = forwardedHeaders(functionHeaders);
     if (seconds === 0 || body.length > MAX_CDN_CACHE_ENTRY_BYTES) return null;
     const previous = this.entries.get(key);
     if (previous) {

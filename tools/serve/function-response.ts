@@ -2,13 +2,13 @@
  * Calls a v2 function the way Netlify does: a web `Request` for the public URL, the
  * `:name` captures of its `config.path` in `context.params`, and the `Response` it returns
  * copied to the socket. On top, what Netlify's edge does: the CDN cache of answers that
- * allow it (cdn-cache.ts), and brotli/gzip for text answers when accepted (with a
- * suffixed ETag, see compression.ts). Every function answer says where it came from in
+ * allow it (cdn-cache.ts), `Netlify-CDN-Cache-Control` kept from the client, and
+ * brotli/gzip for text answers when accepted (with a suffixed ETag, see compression.ts). Every function answer says where it came from in
  * a `Cache-Status` header (RFC 9211): `"pepe serve"; hit` or `"pepe serve"; fwd=miss`.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { type CachedAnswer, type CdnCache } from './cdn-cache.js';
+import { type CachedAnswer, type CdnCache, forwardedHeaders } from './cdn-cache.js';
 import { compressFast, type Encoding, etagForEncoding, MIN_COMPRESS_BYTES, negotiateEncoding, stripEncodingSuffix, varyWithEncoding } from './compression.js';
 import { isCompressible } from './content-types.js';
 import type { FunctionContext, FunctionMatch } from './functions.js';
@@ -95,7 +95,7 @@ async function sendMiss(req: IncomingMessage, res: ServerResponse, url: URL, mat
   const stored = cache !== null && req.method === 'GET' && answer.status !== 304 ? cache.store(key, answer.status, answer.headers, answer.body) : null;
   if (stored && routed) stored.routed = true;
   const variants = stored?.variants ?? {};
-  write(req, res, answer.status, answer.headers, answer.body, variants, `${CACHE_NAME}; fwd=miss${stored ? '; stored' : ''}`);
+  write(req, res, answer.status, stored?.headers ?? forwardedHeaders(answer.headers), answer.body, variants, `${CACHE_NAME}; fwd=miss${stored ? '; stored' : ''}`);
 }
 
 function sendCached(req: IncomingMessage, res: ServerResponse, hit: CachedAnswer): void {

@@ -62,8 +62,8 @@ describe('variant A', () => {
       'access-control-expose-headers': 'ETag',
       'x-content-type-options': 'nosniff',
     });
-    // Only the function sends Netlify-CDN-Cache-Control: its absence shows the static file answered.
-    expect(res.headers['netlify-cdn-cache-control']).toBeUndefined();
+    // Only function answers carry Cache-Status: its absence shows the static file answered.
+    expect(res.headers['cache-status']).toBeUndefined();
   });
 
   it('answers by id on the alias prefixes and in upper case through the function, with the same body', async () => {
@@ -71,7 +71,7 @@ describe('variant A', () => {
     for (const path of [...A_PREFIXES.slice(1).map((p) => `${p}/${record.id}`), `/api/pepe/${record.id.toUpperCase()}`]) {
       const res = await raw(base, path);
       expect(res.status, path).toBe(200);
-      expect(res.headers['netlify-cdn-cache-control'], path).toBeDefined();
+      expect(res.headers['cache-status'], path).toBeDefined();
       expect(res.body.equals(file), path).toBe(true);
     }
   });
@@ -104,7 +104,7 @@ describe('variant B', () => {
     const res = await raw(base, `/v1/pepe/${record.id}`);
     expect(res.status).toBe(200);
     expect(res.body.equals(await siteFile(`v1/pepe/${record.id}`))).toBe(true);
-    expect(res.headers['netlify-cdn-cache-control']).toBeUndefined();
+    expect(res.headers['cache-status']).toBeUndefined();
     for (const [path, status] of [[`/v1/pepe/${UNKNOWN_ID}`, 404], ['/v1/pepe/xyz', 400], ['/v1/other', 404]] as const) {
       const error = await raw(base, path);
       expect(error.status, path).toBe(status);
@@ -232,6 +232,21 @@ describe('HTTP rules', () => {
       const revalidated = await raw(base, path, { headers: { 'accept-encoding': encoding, 'if-none-match': packed.headers['etag'] as string } });
       expect(revalidated.status, path).toBe(304);
     }
+  });
+
+  it('keeps Netlify-CDN-Cache-Control from clients, as Netlify\'s edge does, and still caches by it', async () => {
+    const path = '/api/pepe?limit=3&page=4';
+    for (const expected of ['"pepe serve"; fwd=miss; stored', '"pepe serve"; hit']) {
+      for (const headers of [{}, { 'accept-encoding': 'br' }] as Record<string, string>[]) {
+        const res = await raw(base, path, { headers });
+        if (Object.keys(headers).length === 0) expect(res.headers['cache-status']).toBe(expected);
+        expect(res.headers['netlify-cdn-cache-control']).toBeUndefined();
+        expect(res.headers['cache-control']).toBe(JSON_BROWSER_CACHE_CONTROL);
+      }
+    }
+    const error = await raw(base, '/api/pepe?limit=99');
+    expect(error.status).toBe(400);
+    expect(error.headers['netlify-cdn-cache-control']).toBeUndefined();
   });
 
   it('keeps cacheable function answers like Netlify\'s CDN: the next request is a hit with the same bytes', async () => {
