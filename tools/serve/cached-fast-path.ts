@@ -18,10 +18,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CachedAnswer, CdnCache, FastAnswer } from './cdn-cache.js';
-import { type Encoding, MIN_COMPRESS_BYTES } from './compression.js';
-import { isCompressible } from './content-types.js';
-import { flatHeaderList, negotiatedEncoding, unconditionalAcceptEncoding } from './early-request.js';
-import { encodedCachedAnswer, plainCachedHeaders } from './function-response.js';
+import { type Encoding, MIN_COMPRESS_BYTES, negotiateEncoding } from './compression.js';
+import { flatHeaderList, unconditionalAcceptEncoding } from './early-request.js';
+import { encodedCachedAnswer, isCompressibleAnswer, plainCachedHeaders } from './function-response.js';
 
 /** The answer in the form the client gets (plain, or compressed with `encoding`), built once per form. */
 function fastForm(hit: CachedAnswer, encoding: Encoding | null): FastAnswer {
@@ -57,7 +56,7 @@ export function answerFromCdnCache(cache: CdnCache, req: IncomingMessage, res: S
   const request = unconditionalAcceptEncoding(req);
   if (request === null) return false;
   hit.compressedForms ??= hasCompressedForms(hit);
-  const form = fastForm(hit, hit.compressedForms ? negotiatedEncoding(request.acceptEncoding) : null);
+  const form = fastForm(hit, hit.compressedForms ? negotiateEncoding(request.acceptEncoding) : null);
   const age = Math.max(0, Math.floor((now - hit.storedAt) / 1000));
   if (age !== form.age) {
     form.age = age;
@@ -70,6 +69,5 @@ export function answerFromCdnCache(cache: CdnCache, req: IncomingMessage, res: S
 
 /** Whether a client that accepts compression gets a compressed form of this answer (as `sendCached` decides). */
 function hasCompressedForms(hit: CachedAnswer): boolean {
-  const contentType = hit.headers['content-type'];
-  return hit.status === 200 && typeof contentType === 'string' && isCompressible(contentType) && hit.headers['content-encoding'] === undefined && hit.body.length >= MIN_COMPRESS_BYTES;
+  return hit.status === 200 && isCompressibleAnswer(hit.headers) && hit.body.length >= MIN_COMPRESS_BYTES;
 }

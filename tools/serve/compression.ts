@@ -16,9 +16,23 @@ export type Encoding = 'br' | 'gzip';
 /** Bodies smaller than this are sent as they are: the framing would eat the gain. */
 export const MIN_COMPRESS_BYTES = 256;
 
-/** The preferred encoding the Accept-Encoding header allows (q > 0), or null. */
+/** Accept-Encoding values seen so far and what they negotiate to: clients send only a handful of distinct values, and every compressible answer asks. */
+const negotiated = new Map<string, Encoding | null>();
+const MAX_NEGOTIATED = 64;
+
+/** The preferred encoding the Accept-Encoding header allows (q > 0), or null; remembered per header value. */
 export function negotiateEncoding(acceptEncoding: string | undefined): Encoding | null {
   if (!acceptEncoding) return null;
+  let encoding = negotiated.get(acceptEncoding);
+  if (encoding === undefined) {
+    encoding = parseAcceptEncoding(acceptEncoding);
+    if (negotiated.size >= MAX_NEGOTIATED) negotiated.clear();
+    negotiated.set(acceptEncoding, encoding);
+  }
+  return encoding;
+}
+
+function parseAcceptEncoding(acceptEncoding: string): Encoding | null {
   let best: Encoding | null = null;
   let bestQ = 0;
   let wildcardQ: number | null = null;

@@ -4,23 +4,6 @@
  * object lazily, only when it is read, and building it is a good part of a hot request.
  */
 import type { IncomingMessage } from 'node:http';
-import { type Encoding, negotiateEncoding } from './compression.js';
-
-/** Accept-Encoding values seen so far and what they negotiate to; clients send only a handful of distinct values. */
-const negotiated = new Map<string, Encoding | null>();
-const MAX_NEGOTIATED = 64;
-
-/** The encoding a client sending this Accept-Encoding gets when a compressed form exists (negotiateEncoding, remembered per value). */
-export function negotiatedEncoding(acceptEncoding: string | undefined): Encoding | null {
-  if (acceptEncoding === undefined) return null;
-  let encoding = negotiated.get(acceptEncoding);
-  if (encoding === undefined) {
-    encoding = negotiateEncoding(acceptEncoding);
-    if (negotiated.size >= MAX_NEGOTIATED) negotiated.clear();
-    negotiated.set(acceptEncoding, encoding);
-  }
-  return encoding;
-}
 
 /**
  * The request's Accept-Encoding (repeated lines joined as Node joins them for

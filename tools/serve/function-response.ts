@@ -104,13 +104,11 @@ function sendCached(req: IncomingMessage, res: ServerResponse, hit: CachedAnswer
   const ifNoneMatch = req.headers['if-none-match'];
   if (hit.status === 200 && typeof etag === 'string' && ifNoneMatch !== undefined && etagMatches(stripEncodingSuffix(ifNoneMatch), etag)) {
     const { 'content-type': _type, 'content-length': _length, ...headers } = hit.headers;
-    res.writeHead(304, { ...headers, ...encodingHeaders(req, hit.headers, hit.body, hit.variants).headers, 'cache-status': cacheStatus, age: ageOf(hit) });
+    res.writeHead(304, edgeHeaders(headers, encodingHeaders(req, hit.headers, hit.body, hit.variants).headers, cacheStatus, ageOf(hit)));
     res.end();
     return;
   }
-  const contentType = hit.headers['content-type'];
-  const compressible = typeof contentType === 'string' && isCompressible(contentType) && hit.headers['content-encoding'] === undefined;
-  if (!compressible || hit.body.length < MIN_COMPRESS_BYTES || negotiateEncoding(req.headers['accept-encoding']) === null) {
+  if (!isCompressibleAnswer(hit.headers) || hit.body.length < MIN_COMPRESS_BYTES || negotiateEncoding(req.headers['accept-encoding']) === null) {
     // The common case: the same bytes and headers every time, built once.
     res.setHeader('age', ageOf(hit));
     res.writeHead(hit.status, plainCachedHeaders(hit));
@@ -121,11 +119,22 @@ function sendCached(req: IncomingMessage, res: ServerResponse, hit: CachedAnswer
 }
 
 /** Every header of the cached answer sent uncompressed, but Age: the same each time, so built once. */
-export function plainCachedHeaders(hit: CachedAnswer): Record<string, string | string[] | number> {
-  const contentType = hit.headers['content-type'];
-  const compressible = typeof contentType === 'string' && isCompressible(contentType) && hit.headers['content-encoding'] === undefined;
-  hit.plainHeaders ??= { ...hit.headers, ...(compressible ? { vary: varyWithEncoding(hit.headers.vary as string | undefined) } : {}), 'cache-status': `${CACHE_NAME}; hit`, 'content-length': hit.body.length };
+export function plainCachedHeaders(hit: CachedAnswer): OutgoingHttpHeaders {
+  hit.plainHeaders ??= { ...edgeHeaders(hit.headers, encodingHeadersFor(null, hit.headers, hit.body, hit.variants).headers, `${CACHE_NAME}; hit`), 'content-length': hit.body.length };
   return hit.plainHeaders;
+}
+
+/** Whether the edge may compress this answer: a text type the function did not encode itself. */
+export function isCompressibleAnswer(headers: Record<string, string | string[]>): boolean {
+  const contentType = headers['content-type'];
+  return typeof contentType === 'string' && isCompressible(contentType) && headers['content-encoding'] === undefined;
+}
+
+/** The function's headers plus what the edge adds (Vary/encoding headers, Cache-Status, Age): the one composition every answer uses. */
+function edgeHeaders(headers: Record<string, string | string[]>, encoding: OutgoingHttpHeaders, cacheStatus: string, age?: string): OutgoingHttpHeaders {
+  const out: OutgoingHttpHeaders = { ...headers, ...encoding, 'cache-status': cacheStatus };
+  if (age !== undefined) out.age = age;
+  return out;
 }
 
 const ageOf = (hit: CachedAnswer): string => String(Math.max(0, Math.floor((Date.now() - hit.storedAt) / 1000)));
@@ -138,8 +147,7 @@ function encodingHeaders(req: IncomingMessage, headers: Record<string, string | 
 
 /** `encodingHeaders` for an encoding already negotiated (null: none). */
 function encodingHeadersFor(encoding: Encoding | null, headers: Record<string, string | string[]>, body: Buffer, variants: CachedAnswer['variants']) {
-  const contentType = headers['content-type'];
-  if (typeof contentType !== 'string' || !isCompressible(contentType) || headers['content-encoding'] !== undefined) return { headers: {}, body };
+  if (!isCompressibleAnswer(headers)) return { headers: {}, body };
   const out: OutgoingHttpHeaders = { vary: varyWithEncoding(headers.vary as string | undefined) };
   if (!encoding) return { headers: out, body };
   const compressed = (variants[encoding] ??= compressFast(body, encoding));
@@ -155,7 +163,7 @@ function encodingHeadersFor(encoding: Encoding | null, headers: Record<string, s
  */
 export function encodedCachedAnswer(hit: CachedAnswer, encoding: Encoding): { headers: OutgoingHttpHeaders; body: Buffer } {
   const encoded = encodingHeadersFor(encoding, hit.headers, hit.body, hit.variants);
-  return { headers: { ...hit.headers, ...encoded.headers, 'cache-status': `${CACHE_NAME}; hit`, age: '0', 'content-length': encoded.body.length }, body: encoded.body };
+  return { headers: { ...edgeHeaders(hit.headers, encoded.headers, `${CACHE_NAME}; hit`, '0'), 'content-length': encoded.body.length }, body: encoded.body };
 }
 
 function write(
@@ -169,8 +177,7 @@ function write(
   age?: string,
 ): void {
   const encoded = encodingHeaders(req, headers, body, variants, status);
-  const out: OutgoingHttpHeaders = { ...headers, ...encoded.headers, 'cache-status': cacheStatus };
-  if (age !== undefined) out.age = age;
+  const out = edgeHeaders(headers, encoded.headers, cacheStatus, age);
   const isHead = req.method === 'HEAD';
   // 204/304 carry no body and no length; HEAD keeps the length the function announced.
   if (status !== 204 && status !== 304 && !(isHead && headers['content-length'] !== undefined && encoded.body === body)) out['content-length'] = encoded.body.length;

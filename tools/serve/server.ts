@@ -87,7 +87,7 @@ async function loadState(options: ServeOptions): Promise<Omit<ChainState, 'origi
     redirects: config.redirects.map(compileRedirect),
     onError: options.onError ?? (() => {}),
     cdnCache: options.cdnCache === false ? null : new CdnCache(),
-    staticRoutes: new StaticRoutes(),
+    staticRoutes: new StaticRoutes(site, config),
   };
 }
 
@@ -104,7 +104,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       latest.set(req.socket, res);
       // While closing, tell keep-alive clients to reconnect elsewhere after this answer.
       if (closing) res.setHeader('connection', 'close');
-      if (state.staticRoutes.answer(state.site, state.config, req, res)) return;
+      if (state.staticRoutes.answer(req, res)) return;
       if (state.cdnCache !== null && answerFromCdnCache(state.cdnCache, req, res)) return;
       handleRequest(state, req, res).catch((error: unknown) => {
         state.onError(`unexpected failure on ${req.method} ${req.url}`, error);

@@ -34,7 +34,7 @@ beforeAll(async () => {
   await writeFile(join(dir.path, 'site', 'api', 'pepe', SMALL_ID), SMALL);
   site = await StaticSite.load(dir.path);
   const config = await loadNetlifyConfig(NETLIFY_TOML);
-  routes = new StaticRoutes();
+  routes = new StaticRoutes(site, config);
   for (const id of [ID, SMALL_ID]) {
     const entry = site.lookup(`/api/pepe/${id}`)!;
     await site.body(entry); // in memory, as after the chain's first answer
@@ -45,7 +45,7 @@ beforeAll(async () => {
   routes.remember(`/api/pepe/${ID}?a=1`, `/api/pepe/${ID}`, entry);
   routes.remember(`/api/pepe/%30${ID.slice(1)}`, `/api/pepe/%30${ID.slice(1)}`, entry);
   server = createServer((req, res) => {
-    if (routes.answer(site, config, req, res)) return;
+    if (routes.answer(req, res)) return;
     res.writeHead(299, { 'content-type': 'text/plain' });
     res.end('chain');
   });

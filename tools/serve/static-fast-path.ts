@@ -22,7 +22,8 @@
  *   the best level, and never waited for here), else plain.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { flatHeaderList, negotiatedEncoding, unconditionalAcceptEncoding } from './early-request.js';
+import { negotiateEncoding } from './compression.js';
+import { flatHeaderList, unconditionalAcceptEncoding } from './early-request.js';
 import type { NetlifyConfig } from './netlify-config.js';
 import type { StaticEntry, StaticSite } from './static-files.js';
 import { encodedStaticHeaders, hasCompressedForms, plainStaticHeaders } from './static-response.js';
@@ -30,13 +31,19 @@ import { encodedStaticHeaders, hasCompressedForms, plainStaticHeaders } from './
 export class StaticRoutes {
   private readonly routes = new Map<string, StaticEntry>();
 
+  constructor(
+    private readonly site: StaticSite,
+    private readonly config: NetlifyConfig,
+  ) {}
+
   /** The chain served `entry` (200, no rule headers) for the request target `target`, whose parsed pathname is `pathname`. */
   remember(target: string | undefined, pathname: string, entry: StaticEntry): void {
     if (target === pathname && !target.includes('%')) this.routes.set(target, entry);
   }
 
   /** True when it answered the request; false to let the request chain answer. */
-  answer(site: StaticSite, config: NetlifyConfig, req: IncomingMessage, res: ServerResponse): boolean {
+  answer(req: IncomingMessage, res: ServerResponse): boolean {
+    const { site, config } = this;
     const method = req.method;
     if ((method !== 'GET' && method !== 'HEAD') || req.url === undefined) return false;
     const entry = this.routes.get(req.url);
@@ -46,7 +53,7 @@ export class StaticRoutes {
     const request = unconditionalAcceptEncoding(req);
     if (request === null) return false;
     const lists = (cached.headerLists ??= {});
-    const encoding = hasCompressedForms(config, entry, cached) ? negotiatedEncoding(request.acceptEncoding) : null;
+    const encoding = hasCompressedForms(config, entry, cached) ? negotiateEncoding(request.acceptEncoding) : null;
     if (encoding === null) {
       res.writeHead(200, (lists.identity ??= flatHeaderList(plainStaticHeaders(config, entry, cached))));
       res.end(method === 'HEAD' ? undefined : cached.body);
