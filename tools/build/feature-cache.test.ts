@@ -24,13 +24,24 @@ const features = (seed: number): CachedFeatures => ({
 const sha = (i: number) => i.toString(16).padStart(64, '0');
 const stat = (i: number) => ({ size: i, mtimeMs: 1000 + i, ino: 7 + i });
 
+/** A cache loaded from the test folder with images `img-0.png` … `img-<count-1>.png` and their features recorded. */
+async function cacheWithImages(count: number): Promise<FeatureCache> {
+  const cache = await FeatureCache.load(temp.path, 'v1');
+  for (let i = 0; i < count; i++) {
+    cache.setImageHash(`img-${i}.png`, stat(i), sha(i));
+    cache.setFeatures(sha(i), features(i));
+  }
+  return cache;
+}
+
+/** A rebuild's use of images `img-0.png` … `img-<count-1>.png`: each looked up, its features read. */
+function useImages(cache: FeatureCache, count: number): void {
+  for (let i = 0; i < count; i++) cache.featuresOf(cache.imageHash(`img-${i}.png`, stat(i))!);
+}
+
 describe('FeatureCache', () => {
   it('round-trips 10k entries', async () => {
-    const cache = await FeatureCache.load(temp.path, 'v1');
-    for (let i = 0; i < 10_000; i++) {
-      cache.setImageHash(`img-${i}.png`, stat(i), sha(i));
-      cache.setFeatures(sha(i), features(i));
-    }
+    const cache = await cacheWithImages(10_000);
     expect(await cache.save()).toBe(true);
     const loaded = await FeatureCache.load(temp.path, 'v1');
     expect(loaded.imageHash('img-42.png', stat(42))).toBe(sha(42));
@@ -102,16 +113,12 @@ describe('FeatureCache thumbnails', () => {
 
 describe('FeatureCache appended deltas', () => {
   it('appends a small delta for one new image instead of rewriting, and reloads base plus delta', async () => {
-    const first = await FeatureCache.load(temp.path, 'v1');
-    for (let i = 0; i < 200; i++) {
-      first.setImageHash(`img-${i}.png`, stat(i), sha(i));
-      first.setFeatures(sha(i), features(i));
-    }
+    const first = await cacheWithImages(200);
     await first.save();
     const before = await readFile(join(temp.path, CACHE_FILE));
 
     const second = await FeatureCache.load(temp.path, 'v1');
-    for (let i = 0; i < 200; i++) second.featuresOf(second.imageHash(`img-${i}.png`, stat(i))!);
+    useImages(second, 200);
     second.setImageHash('new.png', stat(500), sha(500));
     second.setFeatures(sha(500), features(500));
     expect(await second.save()).toBe(true);
@@ -126,15 +133,11 @@ describe('FeatureCache appended deltas', () => {
   });
 
   it('applies pruning recorded in a delta', async () => {
-    const first = await FeatureCache.load(temp.path, 'v1');
-    for (let i = 0; i < 10; i++) {
-      first.setImageHash(`img-${i}.png`, stat(i), sha(i));
-      first.setFeatures(sha(i), features(i));
-    }
+    const first = await cacheWithImages(10);
     await first.save();
     const second = await FeatureCache.load(temp.path, 'v1');
     // Uses 9 of 10: few enough dead thumbnails that the save appends rather than compacts.
-    for (let i = 0; i < 9; i++) second.featuresOf(second.imageHash(`img-${i}.png`, stat(i))!);
+    useImages(second, 9);
     await second.save();
     const third = await FeatureCache.load(temp.path, 'v1');
     expect(third.imageHash('img-9.png', stat(9))).toBeUndefined();
