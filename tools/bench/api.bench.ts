@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { catalogueModuleSource, compileCatalogue } from '../../functions/core/catalogue.js';
 import { createHandler, type Handler } from '../../functions/core/handler.js';
 import { bundleFunction } from '../build/bundle-function.js';
-import { percentile, round, type Bench, type BenchContext } from './context.js';
+import { median, percentile, round, type Bench, type BenchContext } from './context.js';
 import { benchQueries } from './search.bench.js';
 import { syntheticRecords } from './synthetic-records.js';
 
@@ -36,7 +36,6 @@ function timedSpawn(args: string[]): Promise<{ ms: number; stdout: string }> {
   });
 }
 
-const median = (sample: number[]): number => percentile(sample, 50);
 
 async function latency(handler: Handler, urls: string[], rounds: number): Promise<{ p50: number; p99: number; max: number }> {
   const sample: number[] = [];

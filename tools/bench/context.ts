@@ -24,5 +24,8 @@ export function percentile(sample: number[], p: number): number {
   return sample[rank]!;
 }
 
+/** Median (nearest-rank: the lower middle of an even sample); sorts the sample in place. */
+export const median = (sample: number[]): number => percentile(sample, 50);
+
 /** Rounds for a report cell. */
 export const round = (value: number, digits = 2): number => Number(value.toFixed(digits));

@@ -12,7 +12,7 @@ import { build } from 'esbuild';
 import { runInNewContext } from 'node:vm';
 import MiniSearch from 'minisearch';
 import { SEARCH_OPTIONS, buildSearchIndex, loadSearchIndex, searchWords, type SearchIndex } from '../../functions/core/search/search-index.js';
-import { percentile, round, type Bench, type BenchContext } from './context.js';
+import { median, percentile, round, type Bench, type BenchContext } from './context.js';
 import { syntheticRecords } from './synthetic-records.js';
 
 /** Distinct queries per corpus; every one is run ROUNDS times (first round reported apart: cold posting decode). */
@@ -134,7 +134,6 @@ async function coldStart(ctx: BenchContext, json: string, query: string) {
       into.cpu.push(cpuMs);
     }
   }
-  const median = (sample: number[]) => percentile(sample, 50);
   return { bareMs: median(bare.wall), searchMs: median(search.wall), bareCpuMs: median(bare.cpu), searchCpuMs: median(search.cpu), esmCpuMs: median(esm.cpu) };
 }
 

@@ -6,9 +6,10 @@
  * The catalogue is synthetic (10k records, 2k with --quick; metadata only, no images),
  * written the way `pepe build` writes it: compileCatalogue → data module + precomputed
  * files + manifest, then the real esbuild function bundle. Each server runs as a child
- * process. The load generator gets about one core of the two: wrk with one thread (Debian
- * package `wrk`, when installed) and autocannon in this process, each for a bounded time per
- * case, one table each. autocannon, a Node client, spends as much CPU per answer as the
+ * process, all started at once. The load generator gets about one core of the two: wrk with
+ * one thread (Debian package `wrk`, when installed) and autocannon in this process, one table
+ * each. Every case is loaded for a bounded time in each of three interleaved rounds, and a
+ * ratio is the median of its per-round ratios (measureRounds says why). autocannon, a Node client, spends as much CPU per answer as the
  * servers do (40–50 µs for a 13 kB list page): in slow hours it tops out near 34–44k req/s
  * here, below nginx, so its ratios say as much about the client as about the servers; wrk's
  * do not.
@@ -24,7 +25,7 @@ import { createRequire } from 'node:module';
 import { catalogueModuleSource, compileCatalogue, precomputedFiles } from '../../functions/core/catalogue.js';
 import { bundleFunction } from '../build/bundle-function.js';
 import { createManifest, type ManifestEntry, stableJson } from '../build/manifest.js';
-import { round, type Bench, type BenchContext } from './context.js';
+import { median, round, type Bench, type BenchContext } from './context.js';
 import { syntheticRecords } from './synthetic-records.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -232,39 +233,52 @@ const findNginx = () => findProgram(['/usr/sbin/nginx', '/usr/local/sbin/nginx',
 /** `wrk -v` prints its version and exits 1. */
 const findWrk = () => findProgram(['/usr/bin/wrk', '/usr/local/bin/wrk'], '-v');
 
+/** One measured case: a URL of a running server, the process whose CPU is counted, the request headers. */
+interface LoadCase {
+  name: string;
+  url: string;
+  pid: number | undefined;
+  headers: Record<string, string>;
+}
+
 async function run(ctx: BenchContext): Promise<void> {
   const count = ctx.quick ? 2_000 : 10_000;
-  const seconds = ctx.quick ? 2 : 5;
+  const setup = { seconds: ctx.quick ? 2 : 3, rounds: ctx.quick ? 1 : 3 };
   const distDir = join(ctx.tmpRoot, 'dist');
   ctx.log(`writing a synthetic build of ${count} records`);
   const { id, searchWord } = await writeSyntheticBuild(distDir, count);
   const wrk = findWrk();
   if (wrk === null) ctx.log('wrk not found: install it with `apt-get install -y wrk` for figures not limited by the load generator');
-  for (const generator of wrk === null ? [autocannonGenerator] : [wrkGenerator(wrk), autocannonGenerator]) {
-    await measureServers(ctx, generator, { distDir, id, searchWord, count, seconds });
+  const children: ChildProcess[] = [];
+  try {
+    const cases = await startServers(ctx, { distDir, id, searchWord }, children);
+    for (const generator of wrk === null ? [autocannonGenerator] : [wrkGenerator(wrk), autocannonGenerator]) {
+      const samples = await measureRounds(ctx, generator, cases, setup);
+      ctx.table(`requests/s on loopback, ${count} records, ${generator.name} ${CONNECTIONS} connections, ${setup.rounds} interleaved round${setup.rounds > 1 ? 's' : ''} of ${setup.seconds} s`, reportRows(samples));
+    }
+  } finally {
+    await Promise.all(children.map(stopChild));
   }
 }
 
-async function measureServers(ctx: BenchContext, generator: LoadGenerator, setup: { distDir: string; id: string; searchWord: string; count: number; seconds: number }): Promise<void> {
-  const { distDir, id, searchWord, count, seconds } = setup;
-  const rows: Record<string, string | number>[] = [];
-  const results = new Map<string, Load>();
-  const measure = async (name: string, url: string, pid: number | undefined, headers: Record<string, string> = {}) => {
-    await load(generator, url, 1, undefined, headers); // warm-up: JIT, caches, connection set-up
-    const result = await load(generator, url, seconds, pid, headers);
-    if (result.non2xx > 0 || result.errors > 0) throw new Error(`${name}: ${result.non2xx} non-2xx answers and ${result.errors} errors from ${url}`);
-    results.set(name, result);
-    ctx.log(`${generator.name}: ${name}: ${Math.round(result.rps)} req/s, ${result.cpuUs === null ? '?' : Math.round(result.cpuUs)} µs CPU/request`);
-  };
+const BARE = 'bare node (fixed string)';
+const NGINX_1 = 'nginx 1 worker (static by-id)';
+const NGINX_2 = 'nginx 2 workers (static by-id)';
+
+/**
+ * Starts every server at once (idle ones cost nothing) and returns the cases to load, baselines
+ * first. The servers stay up for every round and both load generators.
+ */
+async function startServers(ctx: BenchContext, setup: { distDir: string; id: string; searchWord: string }, children: ChildProcess[]): Promise<LoadCase[]> {
+  const { distDir, id, searchWord } = setup;
+  const cases: LoadCase[] = [];
+  const add = (name: string, url: string, pid: number | undefined, headers: Record<string, string> = {}) => cases.push({ name, url, pid, headers });
 
   // Baseline 1: bare Node returning a fixed string.
   const barePort = await freePort();
   const bare = await startChild(process.execPath, ['-e', `require('http').createServer((q, s) => s.end('pepe')).listen(${barePort}, '127.0.0.1', () => console.log('ready'))`], /ready/, ctx);
-  try {
-    await measure('bare node (fixed string)', `http://127.0.0.1:${barePort}/`, bare.pid);
-  } finally {
-    await stopChild(bare);
-  }
+  children.push(bare);
+  add(BARE, `http://127.0.0.1:${barePort}/`, bare.pid);
 
   // Baseline 2: nginx serving the same static by-id file, one worker (like pepe serve) and one per core.
   const nginx = findNginx();
@@ -277,16 +291,14 @@ async function measureServers(ctx: BenchContext, generator: LoadGenerator, setup
       const port = await freePort();
       await writeFile(join(nginxDir, 'nginx.conf'), nginxConfig(nginxDir, join(distDir, 'site'), port, workers));
       const child = spawn(nginx, ['-c', join(nginxDir, 'nginx.conf'), '-p', nginxDir], { stdio: ['ignore', 'ignore', 'pipe'] });
+      children.push(child);
       let stderr = '';
       child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      try {
-        await waitForHttp(`http://127.0.0.1:${port}/api/pepe/${id}`).catch((error: Error) => {
-          throw new Error(`${error.message}; nginx said: ${stderr.slice(0, 1000)}`);
-        });
-        await measure(`nginx ${workers} worker${workers > 1 ? 's' : ''} (static by-id)`, `http://127.0.0.1:${port}/api/pepe/${id}`, child.pid);
-      } finally {
-        await stopChild(child);
-      }
+      const url = `http://127.0.0.1:${port}/api/pepe/${id}`;
+      await waitForHttp(url).catch((error: Error) => {
+        throw new Error(`${error.message}; nginx said: ${stderr.slice(0, 1000)}`);
+      });
+      add(workers === 1 ? NGINX_1 : NGINX_2, url, child.pid);
     }
   } else {
     ctx.log('nginx not found: install it with `apt-get install -y nginx-light` for the static baseline');
@@ -303,9 +315,11 @@ async function measureServers(ctx: BenchContext, generator: LoadGenerator, setup
     { label: 'pepe serve --workers 2', flags: ['--workers', '2'], cases: ['static', 'list', 'search'] },
     { label: 'pepe serve --no-cdn-cache', flags: ['--no-cdn-cache'], cases: ['list', 'search'] },
   ];
+  const browserLike = { 'accept-encoding': 'gzip, deflate, br' };
   for (const variant of variants) {
     const port = await freePort();
     const serve = await startChild(process.execPath, [join(REPO, 'tools/pepe.mjs'), 'serve', '--dir', distDir, '--port', String(port), ...variant.flags], /Ctrl-C/, ctx);
+    children.push(serve);
     const origin = `http://127.0.0.1:${port}`;
     const urls = {
       static: ['static by-id', `${origin}/api/pepe/${id}`],
@@ -313,30 +327,55 @@ async function measureServers(ctx: BenchContext, generator: LoadGenerator, setup
       search: [`search "${searchWord}"`, `${origin}/api/pepe?search=${encodeURIComponent(searchWord)}&limit=10`],
       b: ['variant B list (random, never cached)', `${origin}/v1/pepe?limit=10`],
     } as const;
-    const browserLike = { 'accept-encoding': 'gzip, deflate, br' };
-    try {
-      for (const name of variant.cases) await measure(`${variant.label}: ${urls[name][0]}`, urls[name][1], serve.pid);
-      for (const name of variant.browserCases ?? []) await measure(`${variant.label}: ${urls[name][0]}, gzip/br client`, urls[name][1], serve.pid, browserLike);
-    } finally {
-      await stopChild(serve);
+    for (const name of variant.cases) add(`${variant.label}: ${urls[name][0]}`, urls[name][1], serve.pid);
+    for (const name of variant.browserCases ?? []) add(`${variant.label}: ${urls[name][0]}, gzip/br client`, urls[name][1], serve.pid, browserLike);
+  }
+  return cases;
+}
+
+/**
+ * Loads every case in turn, `rounds` times over: each round measures the baselines and every
+ * case within a minute or two, so a ratio is taken between figures of the same minutes. This
+ * VM's speed drifts by up to 2× within an hour; one baseline run for a whole table made the
+ * ratios swing by as much.
+ */
+async function measureRounds(ctx: BenchContext, generator: LoadGenerator, cases: LoadCase[], setup: { seconds: number; rounds: number }): Promise<Map<string, Load[]>> {
+  const samples = new Map<string, Load[]>(cases.map((c) => [c.name, []]));
+  for (let round = 1; round <= setup.rounds; round++) {
+    for (const c of cases) {
+      if (round === 1) await load(generator, c.url, 1, undefined, c.headers); // warm-up: JIT, caches, connection set-up
+      const result = await load(generator, c.url, setup.seconds, c.pid, c.headers);
+      if (result.non2xx > 0 || result.errors > 0) throw new Error(`${c.name}: ${result.non2xx} non-2xx answers and ${result.errors} errors from ${c.url}`);
+      samples.get(c.name)!.push(result);
+      ctx.log(`${generator.name}, round ${round}: ${c.name}: ${Math.round(result.rps)} req/s, ${result.cpuUs === null ? '?' : Math.round(result.cpuUs)} µs CPU/request`);
     }
   }
+  return samples;
+}
 
-  const bareRps = results.get('bare node (fixed string)')!.rps;
-  const nginx1 = results.get('nginx 1 worker (static by-id)')?.rps;
-  const nginx2 = results.get('nginx 2 workers (static by-id)')?.rps;
-  for (const [name, result] of results) {
+/** One row per case: medians over the rounds, and each ratio as the median of the per-round ratios (with their range for bare Node). */
+export function reportRows(samples: Map<string, Load[]>): Record<string, string | number>[] {
+  const ratios = (name: string, baseline: string) => {
+    const base = samples.get(baseline);
+    return base ? samples.get(name)!.map((load, round) => load.rps / base[round]!.rps) : null;
+  };
+  const ratioCell = (values: number[] | null) => (values ? round(median(values)) : 'n/a');
+  const rows: Record<string, string | number>[] = [];
+  for (const [name, loads] of samples) {
+    const cpu = loads.map((l) => l.cpuUs).filter((us): us is number => us !== null);
+    const vsBare = ratios(name, BARE)!;
     rows.push({
       case: name,
-      'req/s': Math.round(result.rps),
-      'server CPU µs/req': result.cpuUs === null ? 'n/a' : Math.round(result.cpuUs),
-      'p99 ms': round(result.p99, 2),
-      'vs bare node': round(result.rps / bareRps),
-      'vs nginx 1w': nginx1 ? round(result.rps / nginx1) : 'n/a',
-      'vs nginx 2w': nginx2 ? round(result.rps / nginx2) : 'n/a',
+      'req/s': Math.round(median(loads.map((l) => l.rps))),
+      'server CPU µs/req': cpu.length === loads.length ? Math.round(median(cpu)) : 'n/a',
+      'p99 ms': round(median(loads.map((l) => l.p99)), 2),
+      'vs bare node': ratioCell(vsBare),
+      'vs bare node, per round': vsBare.length > 1 ? `${round(Math.min(...vsBare))}–${round(Math.max(...vsBare))}` : round(vsBare[0]!),
+      'vs nginx 1w': ratioCell(ratios(name, NGINX_1)),
+      'vs nginx 2w': ratioCell(ratios(name, NGINX_2)),
     });
   }
-  ctx.table(`requests/s on loopback, ${count} records, ${generator.name} ${CONNECTIONS} connections × ${seconds} s`, rows);
+  return rows;
 }
 
 /** nginx prints nothing when ready; poll until it answers. */
