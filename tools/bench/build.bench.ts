@@ -9,18 +9,23 @@
  * seconds to generate. Corpora live in .bench/ and are reused.
  * Env: PEPE_BENCH_BUILD_SIZES / PEPE_BENCH_REBUILD_SIZES (comma-separated, 0 = skip).
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { basename, extname, join, resolve } from 'node:path';
+import { basename, dirname, extname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { buildCatalogue, type BuildResult } from '../build/build-catalogue.js';
 import { naiveAnalyse, naiveExactAnalyse } from '../image/naive-pipeline.js';
 import { FIXTURE_URLS, fixtureId, fixtureImage, makeFixtureContent } from '../testing/fixture-catalogue.js';
-import { type Bench, type BenchContext, round } from './context.js';
+import type { SiteUrls } from '../../functions/core/record.js';
+import { type Bench, type BenchContext, percentile, round } from './context.js';
 import { syntheticImageCorpus } from './synthetic-images.js';
 
 /** Same concurrency for both pipelines: sharp's work runs on libuv threads either way. */
 const CONCURRENCY = 4;
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** Sidecars for the corpus images, written beside them once (ids derived from the file name). */
 async function ensureSidecars(files: string[]): Promise<void> {
@@ -70,6 +75,38 @@ async function naivePipeline(files: string[], analyse: (bytes: Buffer) => Promis
 function collectGarbage(): void {
   setFlagsFromString('--expose-gc');
   (runInNewContext('gc') as () => void)();
+}
+
+/** Runs `fn` with one more fixture image (number `n`, so each call decodes a new one) in the content, removed afterwards. */
+async function withAddedImage<T>(contentDir: string, n: number, fn: () => Promise<T>): Promise<T> {
+  const added = await fixtureImage(n);
+  const addedImage = join(contentDir, `zz-added${added.ext}`);
+  const addedSidecar = join(contentDir, 'zz-added.json');
+  try {
+    await writeFile(addedImage, added.bytes);
+    await writeFile(addedSidecar, JSON.stringify({ id: fixtureId(`bench-added-${n}`), description: 'added', tags: null, created_at: '2030-01-01T00:00:00Z' }));
+    return await fn();
+  } finally {
+    await rm(addedImage, { force: true });
+    await rm(addedSidecar, { force: true });
+  }
+}
+
+const urlFlags = (urls: SiteUrls) => ['--base-url', urls.baseUrl, '--api-url', urls.apiUrl, '--cdn-url', urls.cdnUrl];
+
+/**
+ * Wall seconds of `node tools/pepe.mjs …` in a new process, as a user runs it: without this
+ * process's GLIBC_TUNABLES, so that the command re-runs itself with them as it does for users.
+ */
+async function timedCli(args: string[], env: Record<string, string>): Promise<number> {
+  const { GLIBC_TUNABLES: _tunedHere, ...base } = process.env;
+  const started = performance.now();
+  const child = spawn(process.execPath, [resolve(REPO, 'tools/pepe.mjs'), ...args], { env: { ...base, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`pepe ${args.join(' ')} exited with ${code}: ${stderr.slice(0, 1000)}`);
+  return (performance.now() - started) / 1000;
 }
 
 async function timedBuild(contentDir: string, outDir: string, cacheDir: string): Promise<{ result: BuildResult; seconds: number; cpuSeconds: number }> {
@@ -195,19 +232,23 @@ async function runRebuildScale(ctx: BenchContext, count: number) {
   const unchangedFull = await timedBuild(contentDir, outDir, cacheDir);
   const addedRuns: Timed[] = [];
   for (let k = 0; k < REPEATS; k++) {
-    // A different image each time, so each run decodes one new image.
-    const added = await fixtureImage(count + 7 + k);
-    const addedImage = join(contentDir, `zz-added${added.ext}`);
-    const addedSidecar = join(contentDir, 'zz-added.json');
-    try {
-      await writeFile(addedImage, added.bytes);
-      await writeFile(addedSidecar, JSON.stringify({ id: fixtureId(`bench-added-${k}`), description: 'added', tags: null, created_at: '2030-01-01T00:00:00Z' }));
-      addedRuns.push(await timedBuild(contentDir, outDir, cacheDir));
-    } finally {
-      await rm(addedImage, { force: true });
-      await rm(addedSidecar, { force: true });
-    }
+    addedRuns.push(await withAddedImage(contentDir, count + 7 + k, () => timedBuild(contentDir, outDir, cacheDir)));
     await timedBuild(contentDir, outDir, cacheDir);
+  }
+  // What a maintainer waits for: `pepe build` in a fresh process (Node start-up, the malloc
+  // re-run, loading the CLI, code not yet optimised), from the CLI's bundle and, for
+  // comparison in the same minutes, through tsx (tools/cli/compiled-cli.mjs).
+  const cli = (env: Record<string, string> = {}) => timedCli(['build', '--content', contentDir, '--out', outDir, '--cache', cacheDir, ...urlFlags(FIXTURE_URLS)], env);
+  const freshUnchanged: number[] = [];
+  const freshUnchangedTsx: number[] = [];
+  for (let k = 0; k < REPEATS; k++) {
+    freshUnchanged.push(await cli());
+    freshUnchangedTsx.push(await cli({ PEPE_CLI_TSX: '1' }));
+  }
+  const freshAdded: number[] = [];
+  for (let k = 0; k < REPEATS; k++) {
+    freshAdded.push(await withAddedImage(contentDir, count + 17 + k, () => cli()));
+    await cli();
   }
   const unchanged = fastest(unchangedRuns);
   const oneAdded = fastest(addedRuns);
@@ -226,6 +267,8 @@ async function runRebuildScale(ctx: BenchContext, count: number) {
     'one-added CPU s': round(oneAdded.cpuSeconds, 3),
     'no-change CPU s': round(unchanged.cpuSeconds, 3),
     'one-added files written / untouched': `${oneAdded.result.stats.written} / ${oneAdded.result.stats.kept}`,
+    'fresh `pepe build` process, no-change s: bundle / tsx (best of 3)': `${round(Math.min(...freshUnchanged), 3)} / ${round(Math.min(...freshUnchangedTsx), 3)}`,
+    'fresh `pepe build` process, one-added s (best / median of 3)': `${round(Math.min(...freshAdded), 3)} / ${round(percentile(freshAdded, 50), 3)}`,
   };
 }
 

@@ -26,8 +26,8 @@ export async function generateExtras(stagingDir: string): Promise<string[]> {
   const written = [relative(stagingDir, bundle.file).split(sep).join('/')];
   // The gallery is optional for the API: built when its module is part of the checkout.
   if (existsSync(GALLERY_MODULE)) {
-    const specifier = '../gallery/write-gallery.js';
-    const gallery = (await import(specifier)) as { writeGallery: (siteDir: string) => Promise<{ files: string[] }> };
+    // A literal specifier, so that the CLI's bundle (tools/cli/compiled-cli.mjs) includes it as a lazy chunk.
+    const gallery = await import('../gallery/write-gallery.js');
     const { files } = await gallery.writeGallery(join(stagingDir, 'site'));
     written.push(...files.map((file) => `site/${file.split(sep).join('/')}`));
   }
