@@ -39,7 +39,7 @@ export default {
     ctx.log(`corpus: ${count} images in ${dir}`);
     const corpus = await syntheticImageCorpus(dir, count, 1, (done) => done % 100 === 0 && ctx.log(`painted ${done}/${count}`));
     const images = await Promise.all(corpus.files.map((f) => readFile(f)));
-    configureSharpForBatch();
+    await configureSharpForBatch();
 
     const rows: Record<string, string | number>[] = [];
     const stages = { decodeMs: 0, pixelsMs: 0, blurhashMs: 0 };

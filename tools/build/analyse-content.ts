@@ -148,7 +148,7 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
     while (nextMiss < misses.length) await handle(misses[nextMiss++]!, false);
   };
   // One libvips thread per image while several decode at once (measured in readme-parts/image.md).
-  const restoreSharp = misses.length > 0 ? configureSharpForBatch() : () => undefined;
+  const restoreSharp = misses.length > 0 ? await configureSharpForBatch() : () => undefined;
   try {
     await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 4) }, worker));
     for (const index of later) await handle(index, true);

@@ -6,7 +6,7 @@
 import { stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type Plugin } from 'esbuild';
+import type { Plugin } from 'esbuild';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const FUNCTION_ENTRY = join(ROOT, 'functions/pepe.ts');
@@ -24,6 +24,8 @@ function catalogueAlias(dataModule: string): Plugin {
 export async function bundleFunction(options: { distDir: string }): Promise<{ bytes: number; file: string }> {
   const distDir = resolve(options.distDir);
   const file = join(distDir, 'functions/pepe.mjs');
+  // Imported here: a rebuild with nothing changed never bundles and need not load esbuild.
+  const { build } = await import('esbuild');
   const result = await build({
     entryPoints: [FUNCTION_ENTRY],
     outfile: file,

@@ -123,13 +123,18 @@ function sourceUrls() {
   };
 }
 
-/** Bare imports stay imports (resolved from node_modules at run time), except the INLINED packages. */
+/**
+ * Bare imports stay imports, resolved from node_modules at run time (which is why the bundle
+ * lives inside the project's node_modules), except the INLINED packages.
+ */
 function dependenciesExceptInlined() {
   return {
     name: 'pepe-external-dependencies',
     setup(b) {
       b.onResolve({ filter: /^[^./]/ }, (args) => {
         if (args.path.startsWith('node:')) return { path: args.path, external: true };
+        // What an inlined package imports is inlined with it.
+        if (args.importer.includes(`${sep}node_modules${sep}`)) return undefined;
         const name = args.path.startsWith('@') ? args.path.split('/').slice(0, 2).join('/') : args.path.split('/')[0];
         return INLINED.has(name) ? undefined : { path: args.path, external: true };
       });

@@ -14,7 +14,7 @@ export interface WorkerRequest {
 
 if (!parentPort) throw new Error('analyse-worker.ts must run as a worker thread (see analyse-pool.ts)');
 const port = parentPort;
-configureSharpForBatch();
+await configureSharpForBatch();
 
 port.on('message', (req: WorkerRequest) => {
   const bytes = Buffer.from(req.bytes.buffer, req.bytes.byteOffset, req.bytes.byteLength);

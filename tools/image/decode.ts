@@ -3,7 +3,7 @@
  * sharp always gets the bytes (never a path: librsvg would follow relative references,
  * and the build has read the bytes already for the sha256).
  */
-import sharp from 'sharp';
+import type Sharp from 'sharp';
 import { detectFormat } from './format.js';
 import type { RawImage } from './pixels.js';
 import { isTruncated } from './truncation.js';
@@ -17,6 +17,10 @@ export interface DecodeOptions {
   timeoutMs: number;
 }
 
+let sharpLoaded: Promise<typeof Sharp> | undefined;
+/** sharp, imported on first use: a rebuild that decodes nothing does not pay its ~40 ms import. */
+const loadSharp = (): Promise<typeof Sharp> => (sharpLoaded ??= import('sharp').then((module) => module.default));
+
 export type DecodeResult =
   | { ok: true; image: RawImage }
   | { ok: false; code: DecodeFailureCode; message: string };
@@ -28,7 +32,8 @@ export type DecodeResult =
  * results by input buffer, which one-shot decodes never reuse. Returns a function that
  * restores sharp's previous settings (a library should not leave them changed).
  */
-export function configureSharpForBatch(): () => void {
+export async function configureSharpForBatch(): Promise<() => void> {
+  const sharp = await loadSharp();
   const concurrency = sharp.concurrency();
   sharp.concurrency(1);
   sharp.cache(false);
@@ -78,6 +83,7 @@ const timeoutFailure = (options: DecodeOptions) => ({
  */
 export async function decodeFirstFrame(bytes: Buffer, options: DecodeOptions): Promise<DecodeResult> {
   const seconds = Math.max(1, Math.ceil(options.timeoutMs / 1000));
+  const sharp = await loadSharp();
   const job = sharp(bytes, { limitInputPixels: options.maxPixels, failOn: 'truncated', pages: 1, sequentialRead: true })
     .rotate()
     .timeout({ seconds })
