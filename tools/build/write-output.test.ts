@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readdir, readFile, stat, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -40,6 +41,19 @@ describe('writeOutput', () => {
     expect(after['site/b.json']!.ino).not.toBe(before['site/b.json']!.ino);
     expect(after['site/c.json']).toBeUndefined();
     expect(Object.keys(result.manifest.files)).toEqual(['site/a.json', 'site/b.json']);
+  });
+
+  it('starts the generators with the files they read already written, before the other files', async () => {
+    const out = join(temp.path, 'dist');
+    const seen: string[][] = [];
+    const gen = async (dir: string) => {
+      seen.push([existsSync(join(dir, 'data/x.mjs')) ? 'data' : 'no data', existsSync(join(dir, 'site/a.json')) ? 'site' : 'no site']);
+      await Promise.resolve();
+      return [];
+    };
+    await write(out, [planned('site/a.json', 'a'), { ...planned('data/x.mjs', 'x'), neededByGenerate: true }], gen);
+    expect(seen).toEqual([['data', 'no site']]);
+    expect(await readFile(join(out, 'site/a.json'), 'utf8')).toBe('a');
   });
 
   it('keeps a generated file that came out identical', async () => {

@@ -89,17 +89,23 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
   try {
     mkdirSync(staging, { recursive: true });
     const dirs = new Set<string>();
+    // What the generators read is written first, so that they (esbuild, in its own process)
+    // run while this thread compares and writes everything else.
+    for (const file of options.files) if (file.neededByGenerate) writePlanned(staging, file, dirs);
+    const generating = options.generate?.(staging);
+    // Awaited below; until then a failure must not count as an unhandled rejection.
+    generating?.catch(() => undefined);
     for (const file of options.files) {
       const entry = { sha256: file.sha256, size: file.size };
       entries.set(file.path, entry);
       const unchanged = same(file.path, entry);
-      if (!unchanged || file.neededByGenerate) writePlanned(staging, file, dirs);
+      if (!unchanged && !file.neededByGenerate) writePlanned(staging, file, dirs);
       if (unchanged) kept++;
       else written.push(file.path);
     }
 
     // Generated files: hash what the generators wrote; an identical one is not applied.
-    const generated = ((await options.generate?.(staging)) ?? []).filter((p) => !entries.has(p) && p !== MANIFEST_FILE).sort();
+    const generated = ((await generating) ?? []).filter((p) => !entries.has(p) && p !== MANIFEST_FILE).sort();
     for (const path of generated) {
       const bytes = readFileSync(join(staging, path));
       const entry = { sha256: sha256Of(bytes), size: bytes.length };
