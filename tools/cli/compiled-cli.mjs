@@ -50,7 +50,8 @@ export async function loadCompiledCli(options = {}) {
   const root = options.root ?? REPO_ROOT;
   const entry = options.entry ?? 'tools/cli/main.ts';
   const cacheDir = options.cacheDir ?? join(root, 'node_modules', '.cache', 'pepe-cli');
-  const key = `${FORMAT} ${process.version} ${entry}`;
+  // The project folder is part of the key: worktrees may share one node_modules (and so this cache).
+  const key = `${FORMAT} ${process.version} ${root} ${entry}`;
   let bundle = freshBundle(root, cacheDir, key);
   const compiled = bundle === null;
   if (bundle === null) bundle = await compile(root, entry, cacheDir, key);

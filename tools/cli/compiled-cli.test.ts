@@ -88,6 +88,16 @@ describe('loadCompiledCli on a small project', () => {
     expect(left).toContain(dir.split('/').pop());
   });
 
+  it('does not run the bundle of another project folder, even one with identical files (worktrees sharing node_modules)', async () => {
+    const { module: original } = await load();
+    const twin = join(temp.path, 'twin');
+    cpSync(project(), twin, { recursive: true, preserveTimestamps: true });
+    const { module, compiled } = await loadCompiledCli({ root: twin, entry: 'tools/cli/main.ts', cacheDir: cacheDir() });
+    expect(compiled).toBe(true);
+    expect(module.here).toBe(pathToFileURL(join(twin, 'tools/cli/main.ts')).href);
+    expect(module.here).not.toBe(original.here);
+  });
+
   it('rejects when the sources do not compile, and the last good bundle stays the current one', async () => {
     const good = await load();
     write('tools/cli/version.ts', 'export const version = ;\n');
