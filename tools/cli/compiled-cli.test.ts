@@ -24,9 +24,14 @@ afterAll(() => temp.cleanup());
 describe('loadCompiledCli on a small project', () => {
   const project = () => join(temp.path, 'project');
   const cacheDir = () => join(temp.path, 'cache');
+  // Each write gets its own mtime: two writes within one tick of the kernel's file clock (a few
+  // ms) would otherwise share one, and a same-size edit would go unnoticed by this test and make.
+  let tick = 1_600_000_000;
   const write = (path: string, text: string) => {
     mkdirSync(join(project(), path, '..'), { recursive: true });
     writeFileSync(join(project(), path), text);
+    tick += 1;
+    utimesSync(join(project(), path), tick, tick);
   };
   const load = () => loadCompiledCli({ root: project(), entry: 'tools/cli/main.ts', cacheDir: cacheDir() });
 
@@ -89,9 +94,11 @@ describe('loadCompiledCli on a small project', () => {
   });
 
   it('does not run the bundle of another project folder, even one with identical files (worktrees sharing node_modules)', async () => {
-    const { module: original } = await load();
     const twin = join(temp.path, 'twin');
-    cpSync(project(), twin, { recursive: true, preserveTimestamps: true });
+    cpSync(project(), twin, { recursive: true });
+    // Same sizes and the same whole-second mtimes in both folders: the inputs look identical.
+    for (const root of [project(), twin]) for (const file of ['tools/cli/main.ts', 'tools/cli/version.ts']) utimesSync(join(root, file), 1_700_000_000, 1_700_000_000);
+    const { module: original } = await load();
     const { module, compiled } = await loadCompiledCli({ root: twin, entry: 'tools/cli/main.ts', cacheDir: cacheDir() });
     expect(compiled).toBe(true);
     expect(module.here).toBe(pathToFileURL(join(twin, 'tools/cli/main.ts')).href);
