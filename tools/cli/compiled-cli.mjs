@@ -81,6 +81,8 @@ async function compile(root, entry, cacheDir, key) {
   const { build } = await import('esbuild');
   const dir = `b-${Date.now().toString(36)}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const outdir = join(cacheDir, dir);
+  /** Each input's stat, taken just before it was read. */
+  const seen = new Map();
   const result = await build({
     entryPoints: [join(root, entry)],
     outdir,
@@ -93,11 +95,11 @@ async function compile(root, entry, cacheDir, key) {
     sourcemap: 'linked',
     metafile: true,
     logLevel: 'silent',
-    plugins: [sourceUrls(), dependenciesExceptInlined()],
+    plugins: [sourcesAsRead(seen), dependenciesExceptInlined()],
   });
   // Inputs as esbuild saw them (relative to root), plus this file: a change to how bundles are made must rebuild too.
   const inputs = [...Object.keys(result.metafile.inputs), relative(root, fileURLToPath(import.meta.url)).split(sep).join('/')].map((path) => {
-    const info = statSync(join(root, path));
+    const info = seen.get(resolve(root, path)) ?? statSync(join(root, path));
     return [path, info.size, info.mtimeMs];
   });
   const main = Object.entries(result.metafile.outputs).find(([, output]) => output.entryPoint === entry)?.[0];
@@ -111,15 +113,21 @@ async function compile(root, entry, cacheDir, key) {
   return current;
 }
 
-/** `import.meta.url` → the source file's own URL (as a string literal), for every TypeScript file. */
-function sourceUrls() {
+/**
+ * Notes each input's stat just before it is read, so that an edit saved while the bundle is
+ * being made counts as a change next time (a stat taken afterwards would vouch for the new
+ * bytes while the bundle holds the old ones). In TypeScript files, `import.meta.url` becomes
+ * the file's own URL (a string literal).
+ */
+function sourcesAsRead(seen) {
   return {
-    name: 'pepe-source-urls',
+    name: 'pepe-sources-as-read',
     setup(b) {
-      b.onLoad({ filter: /\.ts$/ }, (args) => ({
-        contents: readFileSync(args.path, 'utf8').replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)),
-        loader: 'ts',
-      }));
+      b.onLoad({ filter: /.*/, namespace: 'file' }, (args) => {
+        seen.set(args.path, statSync(args.path));
+        if (!args.path.endsWith('.ts')) return undefined; // esbuild reads it, after this stat
+        return { contents: readFileSync(args.path, 'utf8').replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)), loader: 'ts' };
+      });
     },
   };
 }
