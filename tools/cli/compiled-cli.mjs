@@ -9,7 +9,7 @@
  *
  * How: the bundle is made on first use and whenever a source it was made from changes, into
  * `node_modules/.cache/pepe-cli/` (≈ 0.2–0.3 s, once). Every run checks the size and mtime of
- * each input esbuild reported (≈ 200 `stat`s, about a millisecond), like make does.
+ * each input esbuild reported (≈ 200 `stat`s, ~2 ms here), like make does.
  * - Commands stay separate chunks (`splitting`), so `pepe serve` still never loads sharp.
  * - `import.meta.url` in our sources becomes the source file's own URL, so paths next to a
  *   source (the wasm pixel pass, the gallery sources, the function entry) resolve as they do
