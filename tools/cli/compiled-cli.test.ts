@@ -195,6 +195,13 @@ describe('the pepe command, run from its bundle', () => {
     expect(published.stdout).toMatch(/^published to s3:\/\/pepe-bundle\/: \d+ uploaded/m);
   }, 120_000);
 
+  it('runs through tsx when told to (the fallback when no bundle can be made)', async () => {
+    const listed = await pepe(['check', '--help'], { cwd: work(), env: { PEPE_CLI_TSX: '1' } });
+    expect(listed.code).toBe(0);
+    expect(listed.stderr).toContain('pepe: PEPE_CLI_TSX=1: running through tsx');
+    expect(listed.stdout).toMatch(/^Usage: pepe check/);
+  });
+
   it('bundles the pure-ESM dependencies it lists and leaves the others to node_modules', () => {
     const current = JSON.parse(readFileSync(join(REPO, 'node_modules/.cache/pepe-cli/current.json'), 'utf8')) as { inputs: [string][] };
     const packages = new Set(current.inputs.map(([path]) => /^node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path)?.[1]).filter((name) => name !== undefined));
