@@ -1,0 +1,62 @@
+import fc from 'fast-check';
+import MiniSearch from 'minisearch';
+import { describe, expect, it, vi } from 'vitest';
+import { contentsFromJson, indexContents } from './build-index.js';
+import { SEARCH_OPTIONS, type IndexedDoc } from './search-options.js';
+import type { SearchDoc } from './search-types.js';
+
+const WORDS = ['smug', 'smuggest', 'frog', 'café', 'CAFE', 'naïve', 'pepe', 'rain', 'sad', 'a', '42', 'x1', 'über', 'feels', 'good', 'man'];
+
+function miniSearchOf(docs: SearchDoc[]): MiniSearch<IndexedDoc> {
+  const miniSearch = new MiniSearch<IndexedDoc>(SEARCH_OPTIONS);
+  miniSearch.addAll(docs.map((doc, rank) => ({ id: rank, tags: doc.tags, description: doc.description })));
+  return miniSearch;
+}
+
+const sortedTerms = (contents: ReturnType<typeof indexContents>) => ({
+  fieldIds: contents.fieldIds,
+  terms: [...contents.terms].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([term, byField]) => [term, [...byField].sort(([a], [b]) => a - b)]),
+});
+
+const docArbitrary = fc.record({
+  tags: fc.option(fc.array(fc.constantFrom(...WORDS), { maxLength: 4 }), { nil: null }),
+  description: fc.option(fc.array(fc.constantFrom(...WORDS), { maxLength: 8 }).map((words) => words.join(' ')), { nil: null }),
+});
+
+describe('reading MiniSearch’s index', () => {
+  it('walking the index directly gives exactly what toJSON gives, for any documents', () => {
+    fc.assert(
+      fc.property(fc.array(docArbitrary, { maxLength: 60 }), (docs) => {
+        const miniSearch = miniSearchOf(docs);
+        expect(sortedTerms(indexContents(miniSearch))).toEqual(sortedTerms(contentsFromJson(miniSearch)));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('also for a few thousand documents (postings long enough to need several packed digits)', () => {
+    const docs: SearchDoc[] = Array.from({ length: 3000 }, (_, i) => ({
+      tags: i % 7 === 0 ? null : [WORDS[i % WORDS.length]!, WORDS[(i * 3) % WORDS.length]!],
+      description: i % 5 === 0 ? null : `${WORDS[(i * 5) % WORDS.length]} ${WORDS[(i * 11) % WORDS.length]} w${i % 97}`,
+    }));
+    const miniSearch = miniSearchOf(docs);
+    // The direct walk must really be taken for the MiniSearch in the lockfile (not the fallback).
+    const toJSON = vi.spyOn(miniSearch, 'toJSON');
+    const direct = indexContents(miniSearch);
+    expect(toJSON).not.toHaveBeenCalled();
+    toJSON.mockRestore();
+    expect(sortedTerms(direct)).toEqual(sortedTerms(contentsFromJson(miniSearch)));
+    expect(direct.terms.length).toBeGreaterThan(100);
+  });
+
+  it('falls back to toJSON when the index is not shaped as expected (another MiniSearch release)', () => {
+    const miniSearch = miniSearchOf([{ tags: ['smug'], description: 'a smug frog' }, { tags: null, description: 'frog' }]);
+    const expected = contentsFromJson(miniSearch);
+    // The document ids as an array of pairs instead of a Map: toJSON still reads them, the direct walk cannot.
+    const internal = miniSearch as unknown as { _documentIds: unknown };
+    internal._documentIds = [...(internal._documentIds as Map<number, number>)];
+    const toJSON = vi.spyOn(miniSearch, 'toJSON');
+    expect(indexContents(miniSearch)).toEqual(expected);
+    expect(toJSON).toHaveBeenCalledTimes(1);
+  });
+});
