@@ -14,7 +14,7 @@ import { type ImageFileContext, type ImageOutcome, analyseImageFile } from './an
 import { type CachedFeatures, FeatureCache } from './feature-cache.js';
 import { error, warning, type Problem } from './problems.js';
 import { rejectDuplicateIds, sortProblems, unknownDistinctFrom } from './catalogue-checks.js';
-import { type ContentPair, scanContent } from './scan-content.js';
+import { type ContentPair, type ContentScan, scanContent } from './scan-content.js';
 import { type NormalisedSidecar, parseSidecar } from './sidecar.js';
 
 /** The image analysis function (injectable so tests can count decodes). Same contract as `analyseImage`. */
@@ -41,6 +41,8 @@ export interface AnalyseContentOptions {
   concurrency?: number;
   limits?: Partial<typeof LIMITS>;
   onProgress?: (progress: AnalyseProgress) => void;
+  /** The content folder's listing, when the caller has already made it (`scanContent`). */
+  scan?: ContentScan;
 }
 
 export interface AnalyseProgress {
@@ -98,7 +100,7 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   const analyse = options.analyse ?? analyseImage;
   const cache = await FeatureCache.load(options.cacheDir ?? defaultCacheDir(options.contentDir), FEATURE_VERSION);
   const cacheLoadMs = performance.now() - started;
-  const scan = await scanContent(options.contentDir);
+  const scan = options.scan ?? (await scanContent(options.contentDir));
   const problems = [...scan.problems];
   const timings = { cacheLoadMs, scanMs: performance.now() - started - cacheLoadMs, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: 0 };
   const stats: AnalyseStats = { images: 0, cacheHits: 0, decoded: 0, hashed: 0, timings };

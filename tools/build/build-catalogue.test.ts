@@ -1,4 +1,4 @@
-import { cp, link, mkdir, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { cp, link, mkdir, readFile, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -309,6 +309,75 @@ describe('incremental rebuilds', () => {
     await writeFile(join(contentDir, 'added.json'), JSON.stringify({ id: fixtureId('edits-added'), description: null, tags: null, created_at: '2026-01-01T00:00:00Z' }));
     expect((await buildCatalogue({ ...own, urls: moving })).ok).toBe(true);
     await verify();
+  });
+
+  describe('the no-change fast path (unchanged-content.ts)', () => {
+    let own: BuildOptions;
+    let first: Awaited<ReturnType<typeof buildCatalogue>>;
+    beforeAll(async () => {
+      const contentDir = join(temp.path, 'fast', 'content');
+      await cp(baseContent, contentDir, { recursive: true });
+      // A misnamed image: a warning that every rebuild must report again.
+      await rename(join(contentDir, 'frog-000.png'), join(contentDir, 'frog-000.jpg'));
+      own = { contentDir, outDir: join(temp.path, 'dist-fast'), cacheDir: join(temp.path, 'cache-fast'), urls: FIXTURE_URLS };
+      first = await buildCatalogue(own);
+      expect(first.ok).toBe(true);
+      expect(first.problems.map((p) => p.code)).toEqual(['extension-mismatch']);
+    });
+
+    it('answers an identical rebuild with the result of the last build, reading no content', async () => {
+      const spy = countingAnalyse();
+      const before = await snapshotDir(own.outDir);
+      const result = await buildCatalogue({ ...own, analyse: spy.analyse });
+      expect(result.stats.shortcut).toBe('listing');
+      expect(result.changed).toBe(false);
+      expect(spy.calls()).toBe(0);
+      expect(result.problems).toEqual(first.problems);
+      expect(result.stats).toMatchObject({ images: 6, records: 6, warnings: 1, errors: 0, written: 0, kept: first.stats.kept + first.stats.written });
+      expect(result.records).toEqual(first.records);
+      expect(result.manifest).toEqual(first.manifest);
+      expect(await snapshotDir(own.outDir)).toEqual(before);
+    });
+
+    it('analyses again when a file was only touched, then takes the fast path again', async () => {
+      const sidecar = join(own.contentDir, 'frog-001.json');
+      const later = new Date(Date.now() + 60_000);
+      await utimes(sidecar, later, later);
+      const touched = await buildCatalogue(own);
+      expect(touched.stats.shortcut).toBe('records');
+      expect(touched.changed).toBe(false);
+      expect((await buildCatalogue(own)).stats.shortcut).toBe('listing');
+    });
+
+    it('rebuilds an edited sidecar, then takes the fast path with the new records', async () => {
+      const sidecarPath = join(own.contentDir, 'frog-003.json');
+      const sidecar = JSON.parse(await readFile(sidecarPath, 'utf8')) as { id: string };
+      await writeFile(sidecarPath, JSON.stringify({ ...sidecar, description: 'edited for the fast path' }));
+      const edited = await buildCatalogue(own);
+      expect(edited.stats.shortcut).toBeNull();
+      expect(edited.changed).toBe(true);
+      const again = await buildCatalogue(own);
+      expect(again.stats.shortcut).toBe('listing');
+      expect(again.records.find((r) => r.id === sidecar.id)?.description).toBe('edited for the fast path');
+    });
+
+    it('is not taken for other URLs, nor without its records file', async () => {
+      const moving = { baseUrl: 'https://fast.example', apiUrl: 'https://fast.example', cdnUrl: 'https://fast.example' };
+      expect((await buildCatalogue({ ...own, urls: moving })).stats.shortcut).toBeNull();
+      expect((await buildCatalogue(own)).stats.shortcut).toBeNull();
+      expect((await buildCatalogue(own)).stats.shortcut).toBe('listing');
+      await rm(join(own.cacheDir!, 'records.json'));
+      const withoutRecords = await buildCatalogue(own);
+      expect(withoutRecords.stats.shortcut).toBe('records');
+      expect(withoutRecords.records).toHaveLength(6);
+      expect((await buildCatalogue(own)).stats.shortcut).toBe('listing');
+    });
+
+    it('is not taken when the manifest of the output changed since', async () => {
+      const manifestPath = join(own.outDir, 'manifest.json');
+      await writeFile(manifestPath, await readFile(manifestPath));
+      expect((await buildCatalogue(own)).stats.shortcut).not.toBe('listing');
+    });
   });
 
   it('reuses features for an identical image under another name (hashes it, decodes nothing)', async () => {

@@ -16,7 +16,11 @@ import { recoverOutput } from './commit-output.js';
 import { planAnswers } from './plan-answers.js';
 import { byteLength, type PlannedFile, sha256Of, writeOutput } from './write-output.js';
 import { loadAnswerDigests, saveAnswerDigests, unchangedAnswers } from './answer-digests.js';
-import { buildInputs, generateExtras, loadLastBuild, sameStatKey, saveLastBuild, statKey } from './build-extras.js';
+import { buildContext, buildInputs, generateExtras, type LastBuild, loadLastBuild, sameStatKey, saveLastBuild, statKey } from './build-extras.js';
+import { FEATURE_VERSION } from '../image/analyse-image.js';
+import { LIMITS } from './analyse-content.js';
+import { scanContent } from './scan-content.js';
+import { contentStatFingerprint, loadRecords, recordsFile, saveRecords } from './unchanged-content.js';
 
 export interface BuildOptions extends Omit<AnalyseContentOptions, 'writeCache'> {
   outDir: string;
@@ -34,6 +38,12 @@ export interface BuildStats extends AnalyseStats {
   removed: number;
   timings: AnalyseStats['timings'] & { dupesMs: number; compileMs: number; writeMs: number; generateMs: number };
   seconds: number;
+  /**
+   * Which no-change path the build took: 'listing' (every content file's stat, the settings
+   * and the code as at the last build: nothing read, unchanged-content.ts), 'records' (the
+   * content was analysed and gave the last build's records and image hashes), or null.
+   */
+  shortcut: 'listing' | 'records' | null;
 }
 
 export interface BuildResult {
@@ -70,6 +80,24 @@ function sortedRecords(records: PepeRecord[]): PepeRecord[] {
   return keyed.map((k) => k.record);
 }
 
+/** The last build's result, for a build whose content listing and settings are the same (`isUnchanged`). */
+function lastBuildResult(last: LastBuild, run: { cacheDir: string; timings: { scanMs: number; totalMs: number }; seconds: number; manifest: () => Manifest | null }): BuildResult {
+  const { problems, images, records } = last.unchanged!;
+  const timings = { cacheLoadMs: 0, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, dupesMs: 0, compileMs: 0, writeMs: 0, generateMs: 0, ...run.timings };
+  const stats: BuildStats = { images, cacheHits: images, decoded: 0, hashed: 0, timings, records, warnings: problems.length, errors: 0, written: 0, kept: last.files ?? 0, removed: 0, seconds: run.seconds, shortcut: 'listing' };
+  const result = { ok: true, problems, changed: false, stats } as BuildResult;
+  // Both read on first access only: a maintainer's `pepe build` never needs them.
+  let loaded: PepeRecord[] | undefined;
+  Object.defineProperty(result, 'records', { get: () => (loaded ??= loadRecords(run.cacheDir)), enumerable: true });
+  Object.defineProperty(result, 'manifest', { get: run.manifest, enumerable: true });
+  return result;
+}
+
+/** Whether the last build's result stands: same content listing and settings, its records file intact. */
+function isUnchanged(last: LastBuild | null, statFingerprint: string | null, cacheDir: string): last is LastBuild {
+  return statFingerprint !== null && last?.unchanged?.statFingerprint === statFingerprint && sameStatKey(last.recordsStat, statKey(recordsFile(cacheDir)));
+}
+
 export async function buildCatalogue(options: BuildOptions): Promise<BuildResult> {
   const started = performance.now();
   const contentDir = resolve(options.contentDir);
@@ -84,7 +112,18 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
   const lastManifestIntact = last !== null && last.outDir === outDir && sameStatKey(last.manifestStat, manifestStat);
   let parsedPrevious: Manifest | null | undefined;
   const previousManifest = async () => (parsedPrevious === undefined ? (parsedPrevious = await readManifest(outDir)) : parsedPrevious);
-  const analysis = await analyseContent({ ...options, contentDir, cacheDir, writeCache: true });
+  const outputManifest = () => readManifestSync(outDir);
+
+  const scanStart = performance.now();
+  const scan = await scanContent(contentDir);
+  const scanMs = performance.now() - scanStart;
+  const context = await buildContext(options.urls);
+  const statFingerprint = contentStatFingerprint(scan, { contentDir, context, featureVersion: FEATURE_VERSION, limits: { ...LIMITS, ...options.limits } });
+  if (recovery.state !== 'busy' && lastManifestIntact && isUnchanged(last, statFingerprint, cacheDir)) {
+    const timings = { scanMs, totalMs: performance.now() - scanStart };
+    return lastBuildResult(last, { cacheDir, timings, seconds: (performance.now() - started) / 1000, manifest: outputManifest });
+  }
+  const analysis = await analyseContent({ ...options, contentDir, cacheDir, writeCache: true, scan });
   const dupesStart = performance.now();
   const dupes = await nearDuplicateProblems(analysis.items, 'warning', { dir: cacheDir, write: true });
   const busy: Problem[] = recovery.state === 'busy' ? [error('bad-out-dir', `another pepe build (pid ${recovery.pid}) is writing the output folder "${outDir}": wait for it to finish (if no build is running, delete "${recovery.txnDir}")`)] : [];
@@ -101,8 +140,9 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
     written: 0,
     kept: 0,
     removed: 0,
-    timings: { ...analysis.stats.timings, dupesMs, compileMs: 0, writeMs: 0, generateMs: 0 },
+    timings: { ...analysis.stats.timings, scanMs, dupesMs, compileMs: 0, writeMs: 0, generateMs: 0 },
     seconds: 0,
+    shortcut: null,
   };
   const finish = (result: Omit<BuildResult, 'stats' | 'manifest'>, manifest: Manifest | null | (() => Manifest | null)): BuildResult => {
     stats.seconds = (performance.now() - started) / 1000;
@@ -112,14 +152,22 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
     else built.manifest = manifest;
     return built;
   };
-  const outputManifest = () => readManifestSync(outDir);
   if (errors > 0) return finish({ ok: false, problems, records, changed: false }, parsedPrevious ?? outputManifest);
 
   // Same records, image bytes, URLs, code and output folder as the last build: nothing can differ.
-  const inputs = await buildInputs(records, new Map(analysis.items.map((item) => [item.record.id, item.sha256])), options.urls);
+  const inputs = buildInputs(records, new Map(analysis.items.map((item) => [item.record.id, item.sha256])), context);
   const fingerprint = inputs.fingerprint;
+  /** What the next build needs to skip everything when the content's listing is the same (unchanged-content.ts). */
+  const rememberUnchanged = (): Pick<LastBuild, 'unchanged' | 'recordsStat'> => {
+    if (statFingerprint === null) return {};
+    saveRecords(cacheDir, records);
+    return { unchanged: { statFingerprint, problems, images: analysis.stats.images, records: records.length }, recordsStat: statKey(recordsFile(cacheDir)) };
+  };
   if (lastManifestIntact && last.fingerprint === fingerprint) {
     stats.kept = last.files ?? 0;
+    stats.shortcut = 'records';
+    // Same records (a file touched, not changed): the next run may take the fast path.
+    await saveLastBuild(cacheDir, { ...last, ...rememberUnchanged() });
     return finish({ ok: true, problems, records, changed: false }, outputManifest);
   }
   const previous = await previousManifest();
@@ -153,7 +201,7 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
     manifestFor: (entries) => createManifest(entries, options.urls, counts),
   });
   await saveAnswerDigests(cacheDir, { outDir, version: written.manifest.version, context: inputs.context, records: Object.fromEntries(inputs.recordDigests) });
-  await saveLastBuild(cacheDir, { outDir, fingerprint, version: written.manifest.version, files: written.manifest.counts.files, manifestStat: statKey(join(outDir, MANIFEST_FILE)) });
+  await saveLastBuild(cacheDir, { outDir, fingerprint, version: written.manifest.version, files: written.manifest.counts.files, manifestStat: statKey(join(outDir, MANIFEST_FILE)), ...rememberUnchanged() });
   stats.written = written.written.length;
   stats.kept = written.kept;
   stats.removed = written.removed.length;

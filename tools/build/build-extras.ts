@@ -9,12 +9,17 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
 import type { PepeRecord, SiteUrls } from '../../functions/core/record.js';
+import type { Problem } from './problems.js';
 import { recordDigest } from './answer-digests.js';
 import { bundleFunction } from './bundle-function.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-/** Everything whose change can change an output file: answers and data (functions/core), layout (tools/build), bundle, gallery. */
-const GENERATOR_SOURCES = ['functions/**/*.ts', 'tools/build/**/*.ts', 'tools/gallery/**', 'package-lock.json'];
+/**
+ * Everything whose change can change the build's result: answers and data (functions/core),
+ * layout (tools/build), image analysis and near-duplicates (their results are cached by file
+ * stat, and the no-change fast path of unchanged-content.ts skips them), bundle, gallery.
+ */
+const GENERATOR_SOURCES = ['functions/**/*.ts', 'tools/build/**/*.ts', 'tools/image/**/*.ts', 'tools/dupes/**/*.ts', 'tools/gallery/**', 'package-lock.json'];
 const GALLERY_MODULE = join(REPO_ROOT, 'tools', 'gallery', 'write-gallery.ts');
 
 /**
@@ -52,13 +57,17 @@ export interface BuildInputs {
   recordDigests: Map<string, string>;
 }
 
+/** A hash of the URLs and the generator code: what every output file depends on besides the records. */
+export async function buildContext(urls: SiteUrls): Promise<string> {
+  return createHash('sha256').update(`${JSON.stringify(urls)}\n${await generatorSourcesHash()}`).digest('hex');
+}
+
 /**
  * Hashes of everything that determines the output folder's bytes: the records, each image's
- * content hash, the URLs and the code that turns them into files. Computed before compiling,
- * so a rebuild with nothing changed skips compiling, bundling and writing altogether.
+ * content hash, and `context` (the URLs and the code that turns them into files). Computed
+ * before compiling, so a rebuild with nothing changed skips compiling, bundling and writing.
  */
-export async function buildInputs(records: PepeRecord[], imageHashes: Map<string, string>, urls: SiteUrls): Promise<BuildInputs> {
-  const context = createHash('sha256').update(`${JSON.stringify(urls)}\n${await generatorSourcesHash()}`).digest('hex');
+export function buildInputs(records: PepeRecord[], imageHashes: Map<string, string>, context: string): BuildInputs {
   // One string, one hash call for the fingerprint: 10k `update` calls cost more than the hashing itself.
   const lines = [context];
   const recordDigests = new Map<string, string>();
@@ -78,6 +87,18 @@ export interface LastBuild {
   /** Its number of files, and the stat of the manifest.json it left (proves the output still holds it). */
   files?: number;
   manifestStat?: FileStatKey | null;
+  /** unchanged-content.ts: the content listing's stat fingerprint, and what that build reported. */
+  unchanged?: UnchangedContent;
+  /** The stat of the records file that build left in the cache folder. */
+  recordsStat?: FileStatKey | null;
+}
+
+/** What a rebuild of unchanged content reports without analysing anything (unchanged-content.ts). */
+export interface UnchangedContent {
+  statFingerprint: string;
+  problems: Problem[];
+  images: number;
+  records: number;
 }
 
 export interface FileStatKey {
