@@ -323,6 +323,8 @@ describe('incremental rebuilds', () => {
       first = await buildCatalogue(own);
       expect(first.ok).toBe(true);
       expect(first.problems.map((p) => p.code)).toEqual(['extension-mismatch']);
+      // The first rebuild analyses (same records: 'records') and only then records the listing.
+      expect((await buildCatalogue(own)).stats.shortcut).toBe('records');
     });
 
     it('answers an identical rebuild with the result of the last build, reading no content', async () => {
@@ -349,13 +351,14 @@ describe('incremental rebuilds', () => {
       expect((await buildCatalogue(own)).stats.shortcut).toBe('listing');
     });
 
-    it('rebuilds an edited sidecar, then takes the fast path with the new records', async () => {
+    it('rebuilds an edited sidecar, then, after one analysed rebuild, takes the fast path with the new records', async () => {
       const sidecarPath = join(own.contentDir, 'frog-003.json');
       const sidecar = JSON.parse(await readFile(sidecarPath, 'utf8')) as { id: string };
       await writeFile(sidecarPath, JSON.stringify({ ...sidecar, description: 'edited for the fast path' }));
       const edited = await buildCatalogue(own);
       expect(edited.stats.shortcut).toBeNull();
       expect(edited.changed).toBe(true);
+      expect((await buildCatalogue(own)).stats.shortcut).toBe('records');
       const again = await buildCatalogue(own);
       expect(again.stats.shortcut).toBe('listing');
       expect(again.records.find((r) => r.id === sidecar.id)?.description).toBe('edited for the fast path');
@@ -365,6 +368,7 @@ describe('incremental rebuilds', () => {
       const moving = { baseUrl: 'https://fast.example', apiUrl: 'https://fast.example', cdnUrl: 'https://fast.example' };
       expect((await buildCatalogue({ ...own, urls: moving })).stats.shortcut).toBeNull();
       expect((await buildCatalogue(own)).stats.shortcut).toBeNull();
+      expect((await buildCatalogue(own)).stats.shortcut).toBe('records');
       expect((await buildCatalogue(own)).stats.shortcut).toBe('listing');
       await rm(join(own.cacheDir!, 'records.json'));
       const withoutRecords = await buildCatalogue(own);

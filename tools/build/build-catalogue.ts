@@ -157,17 +157,17 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
   // Same records, image bytes, URLs, code and output folder as the last build: nothing can differ.
   const inputs = buildInputs(records, new Map(analysis.items.map((item) => [item.record.id, item.sha256])), context);
   const fingerprint = inputs.fingerprint;
-  /** What the next build needs to skip everything when the content's listing is the same (unchanged-content.ts). */
-  const rememberUnchanged = (): Pick<LastBuild, 'unchanged' | 'recordsStat'> => {
-    if (statFingerprint === null) return {};
-    saveRecords(cacheDir, records);
-    return { unchanged: { statFingerprint, problems, images: analysis.stats.images, records: records.length }, recordsStat: statKey(recordsFile(cacheDir)) };
-  };
   if (lastManifestIntact && last.fingerprint === fingerprint) {
     stats.kept = last.files ?? 0;
     stats.shortcut = 'records';
-    // Same records (a file touched, not changed): the next run may take the fast path.
-    await saveLastBuild(cacheDir, { ...last, ...rememberUnchanged() });
+    // Same records as the last build: from now on the listing alone can prove it
+    // (unchanged-content.ts). Saved here, not by builds that change the output, so that
+    // those (one image added…) never pay for writing the records.
+    if (statFingerprint !== null) {
+      saveRecords(cacheDir, records);
+      const unchanged = { statFingerprint, problems, images: analysis.stats.images, records: records.length };
+      await saveLastBuild(cacheDir, { ...last, unchanged, recordsStat: statKey(recordsFile(cacheDir)) });
+    }
     return finish({ ok: true, problems, records, changed: false }, outputManifest);
   }
   const previous = await previousManifest();
@@ -201,7 +201,7 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
     manifestFor: (entries) => createManifest(entries, options.urls, counts),
   });
   await saveAnswerDigests(cacheDir, { outDir, version: written.manifest.version, context: inputs.context, records: Object.fromEntries(inputs.recordDigests) });
-  await saveLastBuild(cacheDir, { outDir, fingerprint, version: written.manifest.version, files: written.manifest.counts.files, manifestStat: statKey(join(outDir, MANIFEST_FILE)), ...rememberUnchanged() });
+  await saveLastBuild(cacheDir, { outDir, fingerprint, version: written.manifest.version, files: written.manifest.counts.files, manifestStat: statKey(join(outDir, MANIFEST_FILE)) });
   stats.written = written.written.length;
   stats.kept = written.kept;
   stats.removed = written.removed.length;
