@@ -259,6 +259,8 @@ async function runRebuildScale(ctx: BenchContext, count: number) {
     'cold s (small images)': round(cold.value.seconds, 1),
     'peak RSS MB (cold)': round(cold.peakMb, 0),
     'no-change s (best / median of 3)': `${round(unchanged.seconds, 3)} / ${round(median(unchangedRuns), 3)}`,
+    // The first rebuild after a change analyses ('records'); the ones after it need only the listing ('listing').
+    'no-change paths of the 3 runs': unchangedRuns.map((run) => run.result.stats.shortcut ?? 'full').join(', '),
     'no-change: cache load / scan / analyse / dupes ms': `${round(u.cacheLoadMs, 0)} / ${round(u.scanMs, 0)} / ${round(u.totalMs, 0)} / ${round(u.dupesMs, 0)}`,
     'no-change, no shortcut s': round(unchangedFull.seconds, 3),
     'one-added s (best / median of 3)': `${round(oneAdded.seconds, 3)} / ${round(median(addedRuns), 3)}`,
