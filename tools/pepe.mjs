@@ -5,22 +5,32 @@
 // on a fresh clone with no separate compile step.
 import { fileURLToPath } from 'node:url';
 import { loadCompiledCli } from './cli/compiled-cli.mjs';
-import { rerunWithTunedAllocator } from './cli/tuned-allocator.mjs';
+import { rerunWithTunedAllocator, tunedRerunPossible } from './cli/tuned-allocator.mjs';
 
-// The commands that decode images run with a tuned allocator (see tuned-allocator.mjs).
-const DECODING_COMMANDS = new Set(['build', 'check', 'add', 'dupes']);
+const script = fileURLToPath(import.meta.url);
 const args = process.argv.slice(2);
-const status = DECODING_COMMANDS.has(args[0] ?? '') ? rerunWithTunedAllocator(fileURLToPath(import.meta.url), args) : null;
+const debug = process.env.PEPE_CLI_DEBUG === '1' ? (message) => process.stderr.write(`pepe: ${message}\n`) : () => {};
+// Commands that decode images run with glibc's malloc tuned for it (tuned-allocator.mjs):
+// `add` and `dupes` move to a tuned process at once; `build` and `check` only once they know
+// that many images need decoding (tuned-decoding.ts), so that a rebuild decoding nothing or
+// little pays no second Node start-up.
+const TUNED_AT_ONCE = new Set(['add', 'dupes']);
+const TUNED_WHEN_DECODING = new Set(['build', 'check']);
+const status = TUNED_AT_ONCE.has(args[0] ?? '') ? rerunWithTunedAllocator(script, args) : null;
 if (status !== null) {
   process.exitCode = status;
 } else {
-  const { runMain } = await loadCli();
-  process.exitCode = await runMain(args);
+  const main = await loadCli();
+  const rerunTuned = () => {
+    debug("many images to decode: running the command again with glibc's malloc tuned for it");
+    return rerunWithTunedAllocator(script, args);
+  };
+  const io = TUNED_WHEN_DECODING.has(args[0] ?? '') && tunedRerunPossible() ? { ...main.processIo(), rerunTuned } : undefined;
+  process.exitCode = await main.runMain(args, io);
 }
 
 /** The CLI's main module: from the bundle, else through tsx. `PEPE_CLI_DEBUG=1` says which. */
 async function loadCli() {
-  const debug = process.env.PEPE_CLI_DEBUG === '1' ? (message) => process.stderr.write(`pepe: ${message}\n`) : () => {};
   if (process.env.PEPE_CLI_TSX !== '1') {
     try {
       const { module, compiled, dir } = await loadCompiledCli();

@@ -43,6 +43,19 @@ export interface AnalyseContentOptions {
   onProgress?: (progress: AnalyseProgress) => void;
   /** The content folder's listing, when the caller has already made it (`scanContent`). */
   scan?: ContentScan;
+  /**
+   * Called once the images that are not in the cache are known, before any is decoded, with
+   * their number; returning false stops the analysis there with `DecodingDeclined` (the CLI
+   * then decodes them in a process whose malloc is tuned for it: tools/cli/tuned-decoding.ts).
+   */
+  beforeDecoding?: (uncached: number) => boolean;
+}
+
+/** analyseContent stopped before decoding, as `beforeDecoding` asked. */
+export class DecodingDeclined extends Error {
+  constructor(readonly uncached: number) {
+    super(`${uncached} images to analyse: declined in this process`);
+  }
 }
 
 export interface AnalyseProgress {
@@ -145,6 +158,7 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
     if (sidecar && hash && features) finish(index, { sidecar, problems: [] }, { ok: true, sha256: hash, features, decoded: false });
     else misses.push(index);
   });
+  if (misses.length > 0 && options.beforeDecoding?.(misses.length) === false) throw new DecodingDeclined(misses.length);
   let nextMiss = 0;
   const worker = async () => {
     while (nextMiss < misses.length) await handle(misses[nextMiss++]!, false);

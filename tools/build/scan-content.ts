@@ -33,7 +33,27 @@ export interface ContentScan {
 /** `resolve(root, rel)` for a resolved root; plain concatenation on POSIX (20k resolve calls cost ~20 ms). */
 const absOf = (root: string, rel: string): string => (sep === '/' ? `${root === '/' ? '' : root}/${rel}` : resolve(root, rel));
 
-const toFile = (root: string, rel: string, stats: Stats): ContentFile => ({
+/** What the scan keeps of an entry's lstat. */
+interface EntryStat {
+  kind: 'directory' | 'symlink' | 'file' | 'other';
+  size: number;
+  mtimeMs: number;
+  ino: number;
+}
+
+/**
+ * The fields the build uses, copied out of the Stats object at once: the Stats objects then
+ * die young, instead of 20k of them (at 10k images) surviving the walk and being copied by
+ * every garbage collection of the young generation on the way (~20–30 ms of GC per build).
+ */
+const entryStat = (stats: Stats): EntryStat => ({
+  kind: stats.isDirectory() ? 'directory' : stats.isSymbolicLink() ? 'symlink' : stats.isFile() ? 'file' : 'other',
+  size: stats.size,
+  mtimeMs: stats.mtimeMs,
+  ino: stats.ino,
+});
+
+const toFile = (root: string, rel: string, stats: EntryStat): ContentFile => ({
   rel,
   abs: absOf(root, rel),
   size: stats.size,
@@ -74,15 +94,15 @@ async function symlinkProblem(realRoot: string, abs: string, rel: string): Promi
  * than a glob library's async walk with stats (one promise and a pattern match per entry),
  * and the build's no-change rebuild is mostly this walk.
  */
-function listEntries(root: string): { path: string; stats: Stats }[] {
-  const out: { path: string; stats: Stats }[] = [];
+function listEntries(root: string): { path: string; stats: EntryStat }[] {
+  const out: { path: string; stats: EntryStat }[] = [];
   const walk = (rel: string) => {
     for (const name of readdirSync(rel ? join(root, rel) : root)) {
       if (name.startsWith('.')) continue;
       const path = rel ? `${rel}/${name}` : name;
-      const stats = lstatSync(absOf(root, path));
+      const stats = entryStat(lstatSync(absOf(root, path)));
       out.push({ path, stats });
-      if (stats.isDirectory()) walk(path);
+      if (stats.kind === 'directory') walk(path);
     }
   };
   walk('');
@@ -106,13 +126,13 @@ export async function scanContent(contentDir: string): Promise<ContentScan> {
   const refused = new Set<string>();
   for (const entry of entries) {
     const stats = entry.stats;
-    if (stats.isDirectory()) continue;
-    if (stats.isSymbolicLink()) {
+    if (stats.kind === 'directory') continue;
+    if (stats.kind === 'symlink') {
       problems.push(await symlinkProblem(realRoot, resolve(root, entry.path), entry.path));
       refused.add(stemOf(entry.path));
       continue;
     }
-    if (!stats.isFile()) {
+    if (stats.kind !== 'file') {
       problems.push(error('not-a-file', 'is not a regular file: remove it from the content folder', entry.path));
       refused.add(stemOf(entry.path));
       continue;

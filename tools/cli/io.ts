@@ -6,6 +6,12 @@ export interface Io {
   isTTY: boolean;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /**
+   * Runs this command line again in a new process whose glibc malloc is tuned for decoding
+   * many images (tools/cli/tuned-allocator.mjs) and returns its exit status, or null when it
+   * could not. Only the real `pepe` process provides it (tools/pepe.mjs); see tuned-decoding.ts.
+   */
+  rerunTuned?: () => number | null;
 }
 
 /** A wrong command line: the top level prints the command's usage with the message and exits 2. */

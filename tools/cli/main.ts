@@ -16,6 +16,8 @@ export function rootUsage(): string {
   return `Usage: pepe <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nRun 'pepe <command> --help' for a command's options.\n`;
 }
 
+export { processIo } from './io.js';
+
 /** Runs one command line and returns the exit code; only this function turns errors into text. */
 export async function runMain(argv: string[], io: Io = processIo()): Promise<number> {
   const [name, ...rest] = argv;

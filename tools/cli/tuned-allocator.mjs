@@ -32,8 +32,13 @@ export const MALLOC_TUNABLES = 'glibc.malloc.arena_max=2:glibc.malloc.mmap_thres
 /** Variables by which a user tunes glibc's malloc: any of them set means "leave it to me". */
 const USER_TUNING = ['GLIBC_TUNABLES', 'MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_'];
 
+/** Whether a re-run would change anything: on Linux, unless the user tunes malloc already. */
+export function tunedRerunPossible() {
+  return process.platform === 'linux' && !USER_TUNING.some((name) => process.env[name] !== undefined);
+}
+
 export function rerunWithTunedAllocator(script, args) {
-  if (process.platform !== 'linux' || USER_TUNING.some((name) => process.env[name] !== undefined)) return null;
+  if (!tunedRerunPossible()) return null;
   const child = spawnSync(process.execPath, [...process.execArgv, script, ...args], {
     stdio: 'inherit',
     env: { ...process.env, GLIBC_TUNABLES: MALLOC_TUNABLES },

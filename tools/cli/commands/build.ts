@@ -5,6 +5,7 @@ import { parseFlags } from '../args.js';
 import { CONTENT_FLAGS, contentPaths } from '../content-flags.js';
 import { type Command, UsageError } from '../io.js';
 import { printProblems, printSummary, withProgress } from '../print-results.js';
+import { withTunedDecoding } from '../tuned-decoding.js';
 
 const usage = `Usage: pepe build [options]
 
@@ -40,14 +41,19 @@ export default {
     });
     const urls = resolveSiteUrls({ baseUrl: values['base-url'], apiUrl: values['api-url'], cdnUrl: values['cdn-url'] }, io.env);
     if (!urls.ok) throw new UsageError(urls.message);
-    const result = await withProgress(io, (onProgress) =>
-      buildCatalogue({
-        ...contentPaths(values, io.cwd),
-        outDir: resolve(io.cwd, values.out ?? 'dist'),
-        urls: urls.urls,
-        onProgress,
-      }),
+    const run = await withTunedDecoding(io, (beforeDecoding) =>
+      withProgress(io, (onProgress) =>
+        buildCatalogue({
+          ...contentPaths(values, io.cwd),
+          outDir: resolve(io.cwd, values.out ?? 'dist'),
+          urls: urls.urls,
+          onProgress,
+          beforeDecoding,
+        }),
+      ),
     );
+    if ('rerun' in run) return run.rerun;
+    const result = run.done;
     printProblems(io, result.problems);
     const verb = !result.ok ? 'build failed, output left unchanged' : result.changed ? `built ${values.out ?? 'dist'}` : 'nothing changed';
     printSummary(io, verb, result.stats);

@@ -3,6 +3,7 @@ import { parseFlags } from '../args.js';
 import { CONTENT_FLAGS, contentPaths } from '../content-flags.js';
 import type { Command } from '../io.js';
 import { printProblems, printSummary, withProgress } from '../print-results.js';
+import { withTunedDecoding } from '../tuned-decoding.js';
 
 const usage = `Usage: pepe check [options]
 
@@ -24,7 +25,9 @@ export default {
   usage,
   async run(argv, io) {
     const { values } = parseFlags(argv, CONTENT_FLAGS);
-    const result = await withProgress(io, (onProgress) => checkContent({ ...contentPaths(values, io.cwd), onProgress }));
+    const run = await withTunedDecoding(io, (beforeDecoding) => withProgress(io, (onProgress) => checkContent({ ...contentPaths(values, io.cwd), onProgress, beforeDecoding })));
+    if ('rerun' in run) return run.rerun;
+    const result = run.done;
     printProblems(io, result.problems);
     printSummary(io, result.ok ? 'content ok' : 'content has errors', result.stats);
     return result.ok ? 0 : 1;
