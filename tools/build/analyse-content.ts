@@ -30,6 +30,9 @@ export const LIMITS = {
   timeoutMs: 30_000,
 };
 
+/** The limits a run applies: the defaults, overridden by the caller's. */
+export const effectiveLimits = (limits?: Partial<typeof LIMITS>): typeof LIMITS => ({ ...LIMITS, ...limits });
+
 export interface AnalyseContentOptions {
   contentDir: string;
   /** Default `<contentDir>/../.pepe-cache`. */
@@ -109,7 +112,7 @@ async function loadSidecar(pair: ContentPair, cache: FeatureCache): Promise<{ si
 
 export async function analyseContent(options: AnalyseContentOptions): Promise<ContentAnalysis> {
   const started = performance.now();
-  const limits = { ...LIMITS, ...options.limits };
+  const limits = effectiveLimits(options.limits);
   const analyse = options.analyse ?? analyseImage;
   const cache = await FeatureCache.load(options.cacheDir ?? defaultCacheDir(options.contentDir), FEATURE_VERSION);
   const cacheLoadMs = performance.now() - started;

@@ -7,7 +7,7 @@ import { readdir } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { catalogueModuleSource, compileCatalogue } from '../../functions/core/catalogue.js';
 import { compareRecords, type PepeRecord, type SiteUrls } from '../../functions/core/record.js';
-import { type AnalyseContentOptions, type AnalyseStats, analyseContent, defaultCacheDir } from './analyse-content.js';
+import { type AnalyseContentOptions, type AnalyseStats, analyseContent, defaultCacheDir, effectiveLimits } from './analyse-content.js';
 import { sortProblems } from './catalogue-checks.js';
 import { createManifest, type Manifest, MANIFEST_FILE, readManifest, readManifestSync } from './manifest.js';
 import { nearDuplicateProblems } from './near-duplicate-problems.js';
@@ -18,7 +18,6 @@ import { byteLength, type PlannedFile, sha256Of, writeOutput } from './write-out
 import { loadAnswerDigests, saveAnswerDigests, unchangedAnswers } from './answer-digests.js';
 import { buildContext, buildInputs, generateExtras, type LastBuild, loadLastBuild, sameStatKey, saveLastBuild, statKey } from './build-extras.js';
 import { FEATURE_VERSION } from '../image/analyse-image.js';
-import { LIMITS } from './analyse-content.js';
 import { scanContent } from './scan-content.js';
 import { contentStatFingerprint, loadRecords, recordsFile, saveRecords } from './unchanged-content.js';
 
@@ -118,7 +117,7 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
   const scan = await scanContent(contentDir);
   const scanMs = performance.now() - scanStart;
   const context = await buildContext(options.urls);
-  const statFingerprint = contentStatFingerprint(scan, { contentDir, context, featureVersion: FEATURE_VERSION, limits: { ...LIMITS, ...options.limits } });
+  const statFingerprint = contentStatFingerprint(scan, { contentDir, context, featureVersion: FEATURE_VERSION, limits: effectiveLimits(options.limits) });
   if (recovery.state !== 'busy' && lastManifestIntact && isUnchanged(last, statFingerprint, cacheDir)) {
     const timings = { scanMs, totalMs: performance.now() - scanStart };
     return lastBuildResult(last, { cacheDir, timings, seconds: (performance.now() - started) / 1000, manifest: outputManifest });

@@ -17,8 +17,9 @@
  * every 30 ms changed nothing: the memory was never garbage waiting to be collected.) glibc
  * reads these once, when the process starts, so only a new process can have them.
  *
- * Plain JavaScript: it runs before tsx is registered, so that the re-run costs one bare
- * Node start-up (~65 ms here) and not the TypeScript loader twice.
+ * Plain JavaScript, so that `pepe add` and `dupes` can re-run before loading the CLI at all
+ * (one bare Node start-up, ~65–90 ms here); `pepe build` and `check` call it later, and only
+ * when they have many images to decode (tuned-decoding.ts).
  *
  * @param {string} script absolute path of the entry script to run again
  * @param {string[]} args its arguments

@@ -17,7 +17,7 @@
  *   forms and the client accepts one, else plain.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CachedAnswer, CdnCache, FastAnswer } from './cdn-cache.js';
+import { ageSeconds, type CachedAnswer, type CdnCache, type FastAnswer } from './cdn-cache.js';
 import { type Encoding, MIN_COMPRESS_BYTES, negotiateEncoding } from './compression.js';
 import { flatHeaderList, unconditionalAcceptEncoding } from './early-request.js';
 import { encodedCachedAnswer, isCompressibleAnswer, plainCachedHeaders } from './function-response.js';
@@ -57,7 +57,7 @@ export function answerFromCdnCache(cache: CdnCache, req: IncomingMessage, res: S
   if (request === null) return false;
   hit.compressedForms ??= hasCompressedForms(hit);
   const form = fastForm(hit, hit.compressedForms ? negotiateEncoding(request.acceptEncoding) : null);
-  const age = Math.max(0, Math.floor((now - hit.storedAt) / 1000));
+  const age = ageSeconds(hit, now);
   if (age !== form.age) {
     form.age = age;
     form.headers[form.ageSlot] = String(age);

@@ -56,6 +56,11 @@ export function forwardedHeaders(headers: Record<string, string | string[]>): Re
   return forwarded;
 }
 
+/** The `Age` of a cached answer at `now`: whole seconds since it was stored. */
+export function ageSeconds(answer: CachedAnswer, now: number): number {
+  return Math.max(0, Math.floor((now - answer.storedAt) / 1000));
+}
+
 /** Seconds the CDN may keep an answer, or 0 when it must not (RFC 9213 targeted field, Netlify's name). */
 export function cdnLifetimeSeconds(headers: Record<string, string | string[]>): number {
   const value = headers['netlify-cdn-cache-control'];

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { type CachedAnswer, type CdnCache, forwardedHeaders } from './cdn-cache.js';
+import { ageSeconds, type CachedAnswer, type CdnCache, forwardedHeaders } from './cdn-cache.js';
 import { compressFast, type Encoding, etagForEncoding, MIN_COMPRESS_BYTES, negotiateEncoding, stripEncodingSuffix, varyWithEncoding } from './compression.js';
 import { isCompressible } from './content-types.js';
 import type { FunctionContext, FunctionMatch } from './functions.js';
@@ -137,7 +137,7 @@ function edgeHeaders(headers: Record<string, string | string[]>, encoding: Outgo
   return out;
 }
 
-const ageOf = (hit: CachedAnswer): string => String(Math.max(0, Math.floor((Date.now() - hit.storedAt) / 1000)));
+const ageOf = (hit: CachedAnswer): string => String(ageSeconds(hit, Date.now()));
 
 /** Vary, and when the client accepts it, Content-Encoding, the suffixed ETag and the compressed body. */
 function encodingHeaders(req: IncomingMessage, headers: Record<string, string | string[]>, body: Buffer, variants: CachedAnswer['variants'], status = 200) {
