@@ -5,7 +5,7 @@
  */
 import { openApiDocument } from './openapi.js';
 import { compareRecords, type PepeRecord, type SiteUrls } from './record.js';
-import { buildSearchIndex } from './search/search-index.js';
+import { buildSearchIndex, type SearchDoc, type SearchIndexData } from './search/search-index.js';
 import { hashString } from './shuffle.js';
 import { openCatalogue } from './catalogue-runtime.js';
 import { byIdBodyA, byIdBodyB } from './bodies.js';
@@ -58,7 +58,12 @@ function chunkRecords(encoded: string[]): { chunks: string[]; offsetWidth: numbe
   return { chunks, offsetWidth };
 }
 
-export function compileCatalogue(records: PepeRecord[], urls: SiteUrls): CatalogueData {
+export interface CompileOptions {
+  /** Makes the search index of the docs in rank order; must return `buildSearchIndex(docs)` (the build passes a memoized one). */
+  searchIndex?: (docs: SearchDoc[]) => SearchIndexData;
+}
+
+export function compileCatalogue(records: PepeRecord[], urls: SiteUrls, options: CompileOptions = {}): CatalogueData {
   const sorted = [...records].sort(compareRecords);
   for (const record of sorted) {
     // The build validates sidecars; this guards the id keys the runtime relies on (record-codec.ts).
@@ -77,7 +82,7 @@ export function compileCatalogue(records: PepeRecord[], urls: SiteUrls): Catalog
   const { chunks, offsetWidth } = chunkRecords(encoded);
   const byId = sorted.map((r, rank) => ({ id: r.id, rank })).sort((a, b) => (a.id < b.id ? -1 : 1));
   const idOrder = packNumbers(byId.map((entry) => entry.rank), digitsFor(sorted.length));
-  const searchIndex = buildSearchIndex(sorted.map((r) => ({ tags: r.tags, description: r.description })));
+  const searchIndex = (options.searchIndex ?? buildSearchIndex)(sorted.map((r) => ({ tags: r.tags, description: r.description })));
   const openapi = `${JSON.stringify(openApiDocument(urls), null, 2)}\n`;
   const [h1, h2] = hashString(`${JSON.stringify(urls)}\n${dictionary.join('\t')}\n${encoded.join('\n')}`);
   const version = h1.toString(16).padStart(8, '0') + h2.toString(16).padStart(8, '0');

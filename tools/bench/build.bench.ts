@@ -18,7 +18,7 @@ import { basename, dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildCatalogue, type BuildResult } from '../build/build-catalogue.js';
 import { naiveAnalyse, naiveExactAnalyse } from '../image/naive-pipeline.js';
-import { FIXTURE_URLS, fixtureId, fixtureImage, makeFixtureContent } from '../testing/fixture-catalogue.js';
+import { FIXTURE_URLS, fixtureCreatedAt, fixtureId, fixtureImage, makeFixtureContent } from '../testing/fixture-catalogue.js';
 import type { SiteUrls } from '../../functions/core/record.js';
 import { type Bench, type BenchContext, percentile, round } from './context.js';
 import { syntheticImageCorpus } from './synthetic-images.js';
@@ -77,14 +77,18 @@ function collectGarbage(): void {
   (runInNewContext('gc') as () => void)();
 }
 
-/** Runs `fn` with one more fixture image (number `n`, so each call decodes a new one) in the content, removed afterwards. */
-async function withAddedImage<T>(contentDir: string, n: number, fn: () => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` with one more fixture image (number `n`, so each call decodes a new one) in the
+ * content, removed afterwards. `createdAt` places it in the catalogue's order: after every
+ * other image is what `pepe add` does (it dates an image now).
+ */
+async function withAddedImage<T>(contentDir: string, n: number, createdAt: string, fn: () => Promise<T>): Promise<T> {
   const added = await fixtureImage(n);
   const addedImage = join(contentDir, `zz-added${added.ext}`);
   const addedSidecar = join(contentDir, 'zz-added.json');
   try {
     await writeFile(addedImage, added.bytes);
-    await writeFile(addedSidecar, JSON.stringify({ id: fixtureId(`bench-added-${n}`), description: 'added', tags: null, created_at: '2030-01-01T00:00:00Z' }));
+    await writeFile(addedSidecar, JSON.stringify({ id: fixtureId(`bench-added-${n}`), description: 'added', tags: null, created_at: createdAt }));
     return await fn();
   } finally {
     await rm(addedImage, { force: true });
@@ -140,18 +144,8 @@ async function runSize(ctx: BenchContext, count: number) {
   await rm(join(cacheDir, 'last-build.json'));
   const unchangedFull = await timedBuild(contentDir, outDir, cacheDir);
 
-  const added = await fixtureImage(99);
-  const addedImage = join(contentDir, `zz-added${added.ext}`);
-  const addedSidecar = join(contentDir, 'zz-added.json');
-  let oneAdded: Awaited<ReturnType<typeof timedBuild>>;
-  try {
-    await writeFile(addedImage, added.bytes);
-    await writeFile(addedSidecar, JSON.stringify({ id: fixtureId('bench-added'), description: 'added', tags: null, created_at: '2030-01-01T00:00:00Z' }));
-    oneAdded = await timedBuild(contentDir, outDir, cacheDir);
-  } finally {
-    await rm(addedImage, { force: true });
-    await rm(addedSidecar, { force: true });
-  }
+  // The corpus is dated 2018–2026 (ensureSidecars): 2030 puts the added image last, as `pepe add` would.
+  const oneAdded = await withAddedImage(contentDir, 99, '2030-01-01T00:00:00Z', () => timedBuild(contentDir, outDir, cacheDir));
 
   const coldRate = count / cold.value.seconds;
   const t = cold.value.result.stats.timings;
@@ -171,7 +165,7 @@ async function runSize(ctx: BenchContext, count: number) {
       'no-change s': round(unchanged.seconds, 3),
       'no-change, no shortcut s': round(unchangedFull.seconds, 3),
       'one-added s': round(oneAdded.seconds, 3),
-      'one-added decodes': oneAdded.result.stats.decoded,
+      'one-added decodes / docs indexed': `${oneAdded.result.stats.decoded} / ${oneAdded.result.stats.searchIndex?.indexedDocs}`,
       'peak RSS MB (cold)': round(cold.peakMb, 0),
     },
     split: {
@@ -230,9 +224,17 @@ async function runRebuildScale(ctx: BenchContext, count: number) {
   for (let k = 0; k < REPEATS; k++) unchangedRuns.push(await timedBuild(contentDir, outDir, cacheDir));
   await rm(join(cacheDir, 'last-build.json'));
   const unchangedFull = await timedBuild(contentDir, outDir, cacheDir);
+  // The added image is the newest, as `pepe add` dates it (the fixture's dates rise with the
+  // index: search-index-memo.ts then indexes its doc alone); for comparison, one dated 2030,
+  // which falls among the first hundred of the fixture's dates (2019–3032): every doc after it
+  // moves, and the search index is built from scratch.
+  const newest = fixtureCreatedAt(count + 100);
   const addedRuns: Timed[] = [];
+  const addedEarlierRuns: Timed[] = [];
   for (let k = 0; k < REPEATS; k++) {
-    addedRuns.push(await withAddedImage(contentDir, count + 7 + k, () => timedBuild(contentDir, outDir, cacheDir)));
+    addedRuns.push(await withAddedImage(contentDir, count + 7 + k, newest, () => timedBuild(contentDir, outDir, cacheDir)));
+    await timedBuild(contentDir, outDir, cacheDir);
+    addedEarlierRuns.push(await withAddedImage(contentDir, count + 27 + k, '2030-01-01T00:00:00Z', () => timedBuild(contentDir, outDir, cacheDir)));
     await timedBuild(contentDir, outDir, cacheDir);
   }
   // What a maintainer waits for: `pepe build` in a fresh process (Node start-up, the malloc
@@ -247,7 +249,7 @@ async function runRebuildScale(ctx: BenchContext, count: number) {
   }
   const freshAdded: number[] = [];
   for (let k = 0; k < REPEATS; k++) {
-    freshAdded.push(await withAddedImage(contentDir, count + 17 + k, () => cli()));
+    freshAdded.push(await withAddedImage(contentDir, count + 17 + k, newest, () => cli()));
     await cli();
   }
   const unchanged = fastest(unchangedRuns);
@@ -264,9 +266,10 @@ async function runRebuildScale(ctx: BenchContext, count: number) {
     'no-change: cache load / scan / analyse / dupes ms': `${round(u.cacheLoadMs, 0)} / ${round(u.scanMs, 0)} / ${round(u.totalMs, 0)} / ${round(u.dupesMs, 0)}`,
     'no-change, no shortcut s': round(unchangedFull.seconds, 3),
     'one-added s (best / median of 3)': `${round(oneAdded.seconds, 3)} / ${round(median(addedRuns), 3)}`,
-    'one-added decodes': oneAdded.result.stats.decoded,
+    'one-added decodes / docs indexed': `${oneAdded.result.stats.decoded} / ${oneAdded.result.stats.searchIndex?.indexedDocs}`,
     'one-added: analyse / near-dupes / index+answers / bundle+gallery / other write ms': `${round(a.totalMs, 0)} / ${round(a.dupesMs, 0)} / ${round(a.compileMs, 0)} / ${round(a.generateMs, 0)} / ${round(a.writeMs - a.generateMs, 0)}`,
     'one-added CPU s': round(oneAdded.cpuSeconds, 3),
+    'one-added dated 2030 (among the oldest) s (best / median of 3)': `${round(fastest(addedEarlierRuns).seconds, 3)} / ${round(median(addedEarlierRuns), 3)}`,
     'no-change CPU s': round(unchanged.cpuSeconds, 3),
     'one-added files written / untouched': `${oneAdded.result.stats.written} / ${oneAdded.result.stats.kept}`,
     'fresh `pepe build` process, no-change s: bundle / tsx (best of 3)': `${round(Math.min(...freshUnchanged), 3)} / ${round(Math.min(...freshUnchangedTsx), 3)}`,

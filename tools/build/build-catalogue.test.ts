@@ -275,6 +275,10 @@ describe('incremental rebuilds', () => {
       }
     }
     expect(after['data/catalogue.mjs']?.sha256).not.toBe(before['data/catalogue.mjs']?.sha256);
+    // The newest image's doc comes last: only it went through MiniSearch (search-index-memo.ts),
+    // and the data module is what a build from scratch writes.
+    expect(result.stats.searchIndex).toEqual({ path: 'extended', indexedDocs: 1 });
+    expect(await readFile(join(out, 'data/catalogue.mjs'), 'utf8')).toBe(catalogueModuleSource(compileCatalogue(result.records, FIXTURE_URLS)));
   });
 
   it('keeps the manifest true to the bytes on disk across rebuilds that edit a record, change a URL and add an image', async () => {
@@ -293,7 +297,9 @@ describe('incremental rebuilds', () => {
     const sidecarPath = join(contentDir, 'frog-001.json');
     const sidecar = JSON.parse(await readFile(sidecarPath, 'utf8')) as { id: string; description: string | null };
     await writeFile(sidecarPath, JSON.stringify({ ...sidecar, description: 'an edited description' }));
-    expect((await buildCatalogue(own)).ok).toBe(true);
+    const editBuild = await buildCatalogue(own);
+    expect(editBuild.ok).toBe(true);
+    expect(editBuild.stats.searchIndex?.path).toBe('rebuilt');
     const edited = await verify();
     expect(edited.files[`site/api/pepe/${sidecar.id}`]!.sha256).not.toBe(first.files[`site/api/pepe/${sidecar.id}`]!.sha256);
     expect(await readFile(join(own.outDir, 'site/api/pepe', sidecar.id), 'utf8')).toContain('an edited description');

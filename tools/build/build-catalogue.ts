@@ -20,6 +20,7 @@ import { buildContext, buildInputs, generateExtras, type LastBuild, loadLastBuil
 import { FEATURE_VERSION } from '../image/analyse-image.js';
 import { scanContent } from './scan-content.js';
 import { contentStatFingerprint, loadRecords, recordsFile, saveRecords } from './unchanged-content.js';
+import { memoizedSearchIndex, type SearchIndexRun } from './search-index-memo.js';
 
 export interface BuildOptions extends Omit<AnalyseContentOptions, 'writeCache'> {
   outDir: string;
@@ -43,6 +44,8 @@ export interface BuildStats extends AnalyseStats {
    * content was analysed and gave the last build's records and image hashes), or null.
    */
   shortcut: 'listing' | 'records' | null;
+  /** How the search index was made (search-index-memo.ts): null when the build compiled nothing. */
+  searchIndex: SearchIndexRun | null;
 }
 
 export interface BuildResult {
@@ -83,7 +86,7 @@ function sortedRecords(records: PepeRecord[]): PepeRecord[] {
 function lastBuildResult(last: LastBuild, run: { cacheDir: string; timings: { scanMs: number; totalMs: number }; seconds: number; manifest: () => Manifest | null }): BuildResult {
   const { problems, images, records } = last.unchanged!;
   const timings = { cacheLoadMs: 0, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, dupesMs: 0, compileMs: 0, writeMs: 0, generateMs: 0, ...run.timings };
-  const stats: BuildStats = { images, cacheHits: images, decoded: 0, hashed: 0, timings, records, warnings: problems.length, errors: 0, written: 0, kept: last.files ?? 0, removed: 0, seconds: run.seconds, shortcut: 'listing' };
+  const stats: BuildStats = { images, cacheHits: images, decoded: 0, hashed: 0, timings, records, warnings: problems.length, errors: 0, written: 0, kept: last.files ?? 0, removed: 0, seconds: run.seconds, shortcut: 'listing', searchIndex: null };
   const result = { ok: true, problems, changed: false, stats } as BuildResult;
   // Both read on first access only: a maintainer's `pepe build` never needs them.
   let loaded: PepeRecord[] | undefined;
@@ -142,6 +145,7 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
     timings: { ...analysis.stats.timings, scanMs, dupesMs, compileMs: 0, writeMs: 0, generateMs: 0 },
     seconds: 0,
     shortcut: null,
+    searchIndex: null,
   };
   const finish = (result: Omit<BuildResult, 'stats' | 'manifest'>, manifest: Manifest | null | (() => Manifest | null)): BuildResult => {
     stats.seconds = (performance.now() - started) / 1000;
@@ -173,7 +177,9 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
   const reuse = unchangedAnswers(await loadAnswerDigests(cacheDir), { outDir, context: inputs.context, records: inputs.recordDigests }, previous);
 
   const compileStart = performance.now();
-  const data = compileCatalogue(records, options.urls);
+  const searchIndex = await memoizedSearchIndex(cacheDir, inputs.context);
+  const data = compileCatalogue(records, options.urls, { searchIndex: searchIndex.build });
+  stats.searchIndex = searchIndex.run();
   const files: PlannedFile[] = analysis.items.map((item) => ({
     path: `site/images/${item.record.id}${item.record.file_ext}`,
     sha256: item.sha256,
@@ -199,6 +205,7 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
     },
     manifestFor: (entries) => createManifest(entries, options.urls, counts),
   });
+  await searchIndex.save();
   await saveAnswerDigests(cacheDir, { outDir, version: written.manifest.version, context: inputs.context, records: Object.fromEntries(inputs.recordDigests) });
   await saveLastBuild(cacheDir, { outDir, fingerprint, version: written.manifest.version, files: written.manifest.counts.files, manifestStat: statKey(join(outDir, MANIFEST_FILE)) });
   stats.written = written.written.length;

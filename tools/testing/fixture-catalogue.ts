@@ -119,6 +119,11 @@ export function fixtureName(index: number): string {
   return `frog-${String(index).padStart(3, '0')}`;
 }
 
+/** The created_at of fixture image `index`: later for each higher index (from index DATES.length on). */
+export function fixtureCreatedAt(index: number): string {
+  return index < DATES.length ? DATES[index]! : new Date(Date.UTC(2019, 0, 1) + index * 86_400_000 * 37).toISOString();
+}
+
 /** Writes `count` images with valid sidecars into `dir` (created if needed). */
 export async function makeFixtureContent(dir: string, options: { count?: number } = {}): Promise<void> {
   const count = options.count ?? DEFAULT_FIXTURE_COUNT;
@@ -130,7 +135,7 @@ export async function makeFixtureContent(dir: string, options: { count?: number 
       id: fixtureId(`fixture-${index}`),
       description: DESCRIPTIONS[k] ?? null,
       tags: TAG_SETS[k] ?? null,
-      created_at: index < DATES.length ? DATES[index]! : new Date(Date.UTC(2019, 0, 1) + index * 86_400_000 * 37).toISOString(),
+      created_at: fixtureCreatedAt(index),
     };
     if (index % 4 === 1) sidecar.updated_at = '2025-06-01T12:00:00Z';
     await mkdir(join(dir, name, '..'), { recursive: true });

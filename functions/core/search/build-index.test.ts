@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import MiniSearch from 'minisearch';
 import { describe, expect, it, vi } from 'vitest';
-import { contentsFromJson, indexContents } from './build-index.js';
+import { buildSearchIndex, contentsFromJson, extendSearchIndex, indexContents } from './build-index.js';
 import { SEARCH_OPTIONS, type IndexedDoc } from './search-options.js';
 import type { SearchDoc } from './search-types.js';
 
@@ -58,5 +58,36 @@ describe('reading MiniSearch’s index', () => {
     const toJSON = vi.spyOn(miniSearch, 'toJSON');
     expect(indexContents(miniSearch)).toEqual(expected);
     expect(toJSON).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('extending an index with appended docs', () => {
+  it('gives byte for byte the index built from scratch, for any documents and any split', () => {
+    fc.assert(
+      fc.property(fc.array(docArbitrary, { maxLength: 40 }), fc.nat(), (docs, at) => {
+        const known = at % (docs.length + 1);
+        const extended = extendSearchIndex(buildSearchIndex(docs.slice(0, known)), docs);
+        expect(JSON.stringify(extended)).toBe(JSON.stringify(buildSearchIndex(docs)));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('also when the added docs turn postings from lists into bitmaps (thousands of docs)', () => {
+    const docs: SearchDoc[] = Array.from({ length: 2500 }, (_, i) => ({
+      tags: i % 7 === 0 ? null : [WORDS[i % WORDS.length]!],
+      description: i % 5 === 0 ? null : `${WORDS[(i * 5) % WORDS.length]} w${i % 97}`,
+    }));
+    // From doc 1000 on, every second doc is tagged 'frog': that posting is a list in the index of
+    // the first 1000 docs and a bitmap in the whole one.
+    for (let i = 1000; i < docs.length; i += 2) docs[i] = { ...docs[i]!, tags: ['frog'] };
+    for (const known of [0, 1, 1000, 1999, 2499, 2500]) {
+      expect(JSON.stringify(extendSearchIndex(buildSearchIndex(docs.slice(0, known)), docs)), `known = ${known}`).toBe(JSON.stringify(buildSearchIndex(docs)));
+    }
+  });
+
+  it('refuses an index of more docs than it is given', () => {
+    const docs: SearchDoc[] = [{ tags: ['smug'], description: null }, { tags: null, description: 'frog' }];
+    expect(() => extendSearchIndex(buildSearchIndex(docs), docs.slice(0, 1))).toThrow(/cannot be the start of 1 docs/);
   });
 });
