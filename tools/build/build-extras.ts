@@ -3,7 +3,7 @@
  * gallery page), and the fingerprint that lets a rebuild with nothing changed skip them.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,10 +41,15 @@ async function writeGalleryIfPresent(stagingDir: string): Promise<string[]> {
   return files.map((file) => `site/${file.split(sep).join('/')}`);
 }
 
-async function generatorSourcesHash(): Promise<string> {
+/**
+ * Synchronous on purpose: ~100 small files read one `await readFile` after another cost
+ * 70–90 ms of round trips through the thread pool (four each: open, stat, read, close),
+ * against ~5 ms read in a row; every build, the no-change one included, waits for this hash.
+ */
+function generatorSourcesHash(): string {
   const hash = createHash('sha256');
-  const paths = (await fg(GENERATOR_SOURCES, { cwd: REPO_ROOT, ignore: ['**/*.test.ts', '**/node_modules/**'] })).sort();
-  for (const path of paths) hash.update(`${path}\n`).update(await readFile(join(REPO_ROOT, path))).update('\n');
+  const paths = fg.sync(GENERATOR_SOURCES, { cwd: REPO_ROOT, ignore: ['**/*.test.ts', '**/node_modules/**'] }).sort();
+  for (const path of paths) hash.update(`${path}\n`).update(readFileSync(join(REPO_ROOT, path))).update('\n');
   return hash.digest('hex');
 }
 
@@ -58,8 +63,8 @@ export interface BuildInputs {
 }
 
 /** A hash of the URLs and the generator code: what every output file depends on besides the records. */
-export async function buildContext(urls: SiteUrls): Promise<string> {
-  return createHash('sha256').update(`${JSON.stringify(urls)}\n${await generatorSourcesHash()}`).digest('hex');
+export function buildContext(urls: SiteUrls): string {
+  return createHash('sha256').update(`${JSON.stringify(urls)}\n${generatorSourcesHash()}`).digest('hex');
 }
 
 /**

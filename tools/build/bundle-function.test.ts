@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { catalogueModuleSource, precomputedFiles } from '../../functions/core/catalogue.js';
 import { testCatalogue } from '../../functions/core/test-catalogue.js';
-import { bundleFunction } from './bundle-function.js';
+import { bundleFunction, loadEsbuild } from './bundle-function.js';
 
 const dirs: string[] = [];
 afterAll(async () => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
@@ -45,5 +46,19 @@ describe('bundleFunction', () => {
   it('keeps zod (used only at build time) out of the bundle', async () => {
     const { file } = await bundleInto(2);
     expect(await readFile(file, 'utf8')).not.toContain('toJSONSchema');
+  });
+
+  it('bundles while the caller\'s thread is busy, once esbuild is loaded (the build overlaps it with its write loop)', async () => {
+    const distDir = await mkdtemp(join(tmpdir(), 'pepe-bundle-'));
+    dirs.push(distDir);
+    await mkdir(join(distDir, 'data'), { recursive: true });
+    await writeFile(join(distDir, 'data/catalogue.mjs'), catalogueModuleSource(testCatalogue(3)));
+    await loadEsbuild();
+    const bundling = bundleFunction({ distDir });
+    // Synchronous from here: nothing on this thread can answer esbuild until the loop ends.
+    const deadline = Date.now() + 20_000;
+    while (!existsSync(join(distDir, 'functions/pepe.mjs')) && Date.now() < deadline);
+    expect(existsSync(join(distDir, 'functions/pepe.mjs'))).toBe(true);
+    expect((await bundling).bytes).toBeGreaterThan(1000);
   });
 });

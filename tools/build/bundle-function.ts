@@ -6,26 +6,30 @@
 import { stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Plugin } from 'esbuild';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const FUNCTION_ENTRY = join(ROOT, 'functions/pepe.ts');
 
-/** Resolves the package.json subpath import to this build's data module (not the repo's dist/). */
-function catalogueAlias(dataModule: string): Plugin {
-  return {
-    name: 'pepe-catalogue',
-    setup(b) {
-      b.onResolve({ filter: /^#catalogue$/ }, () => ({ path: dataModule }));
-    },
-  };
+type Esbuild = typeof import('esbuild');
+let esbuild: Esbuild | undefined;
+
+/**
+ * Imports esbuild (once). A rebuild with nothing changed never bundles and need not load it;
+ * a build that will bundle calls this early, so that `bundleFunction` can hand its work to
+ * esbuild's process synchronously (see there).
+ */
+export async function loadEsbuild(): Promise<Esbuild> {
+  return (esbuild ??= await import('esbuild'));
 }
 
 export async function bundleFunction(options: { distDir: string }): Promise<{ bytes: number; file: string }> {
   const distDir = resolve(options.distDir);
   const file = join(distDir, 'functions/pepe.mjs');
-  // Imported here: a rebuild with nothing changed never bundles and need not load esbuild.
-  const { build } = await import('esbuild');
+  // With esbuild loaded and no plugin, the request is written to esbuild's process before
+  // this call returns: it bundles on the other core while the caller's synchronous work (the
+  // build's write loop) goes on. A plugin (or an `await import` here) would leave the request
+  // waiting for that work to finish: esbuild calls a plugin's hooks on this thread.
+  const { build } = esbuild ?? (await loadEsbuild());
   const result = await build({
     entryPoints: [FUNCTION_ENTRY],
     outfile: file,
@@ -44,7 +48,8 @@ export async function bundleFunction(options: { distDir: string }): Promise<{ by
     sourcemap: false,
     absWorkingDir: ROOT,
     logLevel: 'silent',
-    plugins: [catalogueAlias(join(distDir, 'data/catalogue.mjs'))],
+    // The package.json subpath import resolves to this build's data module (not the repo's dist/).
+    alias: { '#catalogue': join(distDir, 'data/catalogue.mjs') },
   });
   if (result.errors.length > 0) throw new Error(`bundleFunction: esbuild failed: ${result.errors.map((e) => e.text).join('; ')}`);
   return { bytes: (await stat(file)).size, file };

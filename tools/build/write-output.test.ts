@@ -56,6 +56,30 @@ describe('writeOutput', () => {
     expect(await readFile(join(out, 'site/a.json'), 'utf8')).toBe('a');
   });
 
+  it('plans the later files only after the generators have started, and writes them like the others', async () => {
+    const out = join(temp.path, 'dist');
+    const events: string[] = [];
+    const gen = async () => {
+      events.push('generate');
+      return [];
+    };
+    const plannedLater = () => {
+      events.push('plan later');
+      return [planned('site/later.json', 'later')];
+    };
+    const manifestFor = (e: Parameters<typeof createManifest>[0]) => createManifest(e, FIXTURE_URLS, { records: 0, images: 0 });
+    const result = await writeOutput({ outDir: out, previous: null, files: [{ ...planned('data/x.mjs', 'x'), neededByGenerate: true }], plannedLater, generate: gen, manifestFor });
+    expect(events).toEqual(['generate', 'plan later']);
+    expect(await readFile(join(out, 'site/later.json'), 'utf8')).toBe('later');
+    expect(Object.keys(result.manifest.files)).toEqual(['data/x.mjs', 'site/later.json']);
+    // A file the generators read cannot come later: refused, nothing written.
+    const tooLate = () => [{ ...planned('data/y.mjs', 'y'), neededByGenerate: true }];
+    const before = await snapshotDir(out);
+    await expect(writeOutput({ outDir: out, previous: await readManifest(out), files: [], plannedLater: tooLate, generate: gen, manifestFor })).rejects.toThrow(/data\/y.mjs is needed by the generators/);
+    expect(await snapshotDir(out)).toEqual(before);
+    expect(await readdir(temp.path)).toEqual(['dist']);
+  });
+
   it('keeps a generated file that came out identical', async () => {
     const out = join(temp.path, 'dist');
     const gen = async (dir: string) => {

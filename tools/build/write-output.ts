@@ -37,6 +37,11 @@ export interface WriteOutputOptions {
   outDir: string;
   previous: Manifest | null;
   files: PlannedFile[];
+  /**
+   * More files, planned only once the generators have started (so that they run meanwhile):
+   * for work that the generators do not need (the build plans its 20k answer files here).
+   */
+  plannedLater?: () => PlannedFile[];
   /** Writes generated files (function bundle, gallery) into the staging folder; returns their output-relative paths. */
   generate?: (stagingDir: string) => Promise<string[]>;
   manifestFor: (entries: Map<string, ManifestEntry>) => Manifest;
@@ -95,7 +100,10 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
     const generating = options.generate?.(staging);
     // Awaited below; until then a failure must not count as an unhandled rejection.
     generating?.catch(() => undefined);
-    for (const file of options.files) {
+    const later = options.plannedLater?.() ?? [];
+    const tooLate = later.find((file) => file.neededByGenerate);
+    if (tooLate) throw new Error(`writeOutput: ${tooLate.path} is needed by the generators, so it cannot be planned after they started`);
+    for (const file of later.length > 0 ? [...options.files, ...later] : options.files) {
       const entry = { sha256: file.sha256, size: file.size };
       entries.set(file.path, entry);
       const unchanged = same(file.path, entry);
