@@ -9,6 +9,7 @@
  * those (see incrementalPairs).
  */
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,10 +38,10 @@ export function dupeItems(items: AnalysedItem[]) {
   }));
 }
 
-/** The detection code itself: a change to tools/dupes/ invalidates every cached pair. */
-async function codeKey(): Promise<string> {
+/** The detection code itself: a change to tools/dupes/ invalidates every cached pair. Read synchronously, as build-extras.ts explains. */
+function codeKey(): string {
   const hash = createHash('sha256');
-  for (const path of (await fg('*.ts', { cwd: DUPES_DIR, ignore: ['*.test.ts'] })).sort()) hash.update(path).update(await readFile(join(DUPES_DIR, path)));
+  for (const path of fg.sync('*.ts', { cwd: DUPES_DIR, ignore: ['*.test.ts'] }).sort()) hash.update(path).update(readFileSync(join(DUPES_DIR, path)));
   return hash.digest('hex');
 }
 
@@ -97,7 +98,7 @@ const readJson = <T>(file: string): Promise<T | null> => readFile(file, 'utf8').
 /** The detector's pairs, incrementally from the cached ones when there are any. `write: false` only reads (`pepe check`). */
 export async function nearDuplicatePairs(items: AnalysedItem[], cache?: { dir: string; write: boolean }): Promise<DupePair[]> {
   if (!cache) return findNearDuplicates(dupeItems(items));
-  const code = await codeKey();
+  const code = codeKey();
   const sigs = items.map(signature);
   const key = createHash('sha256').update(code).update('\n').update(sigs.join('\n')).digest('hex');
   const pairsFile = join(cache.dir, CACHE_FILE);
