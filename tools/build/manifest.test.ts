@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_URLS } from '../testing/fixture-catalogue.js';
-import { createManifest, manifestJson, sameHeader, stableJson } from './manifest.js';
+import { createHash } from 'node:crypto';
+import { catalogueVersion, createManifest, type Manifest, manifestJson, sameHeader, stableJson } from './manifest.js';
 
 const entries = new Map([
   ['site/v1/pepe/b', { sha256: 'bb', size: 2 }],
@@ -18,6 +19,22 @@ describe('manifest serialisation', () => {
     expect(manifestJson(odd)).toBe(stableJson(odd));
     expect(JSON.parse(manifestJson(odd))).toEqual(odd);
     expect(manifestJson(manifest).indexOf('data/catalogue.mjs')).toBeLessThan(manifestJson(manifest).indexOf('site/api/pepe/a'));
+  });
+
+  it('the version is the sha256 of the files member as written, and a parsed manifest serialises to the same bytes', () => {
+    const manifest = createManifest(entries, FIXTURE_URLS, { records: 1, images: 1 });
+    const text = manifestJson(manifest);
+    const member = '\n  "files": ';
+    const files = text.slice(text.indexOf(member) + member.length, text.indexOf(',\n  "format"'));
+    expect(JSON.parse(files)).toEqual(manifest.files);
+    expect(manifest.version).toBe(createHash('sha256').update(files).digest('hex'));
+    expect(catalogueVersion(manifest.files)).toBe(manifest.version);
+    const parsed = JSON.parse(text) as Manifest;
+    expect(manifestJson(parsed)).toBe(text);
+    expect(catalogueVersion(parsed.files)).toBe(manifest.version);
+    // Any change to a file's entry is a new version.
+    const changed = createManifest(new Map([...entries, ['site/api/pepe/a', { sha256: 'aa', size: 2 }]]), FIXTURE_URLS, { records: 1, images: 1 });
+    expect(changed.version).not.toBe(manifest.version);
   });
 
   it('sameHeader notices a settings or count change', () => {
