@@ -22,6 +22,10 @@ describe('compact values', () => {
     );
   });
 
+  it('keeps its text form (the data module of earlier builds holds it)', () => {
+    expect([encodeHex('0123456789abcdef'), encodeHex('f'), encodeHex('ab'), encodeHex('fff000')]).toEqual(['-HC4OsafnTE', 'E', '9A', 'zz--']);
+  });
+
   it('keeps the order of equal-length hex, so encoded ids compare like ids', () => {
     fc.assert(
       fc.property(fc.stringMatching(/^[0-9a-f]{32}$/), fc.stringMatching(/^[0-9a-f]{32}$/), (a, b) => {

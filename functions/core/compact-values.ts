@@ -28,14 +28,25 @@ export function decodeUint(text: string): number {
 
 export const isLowerHex = (text: string): boolean => /^[0-9a-f]*$/.test(text);
 
-/** Lowercase hex, 3 hex digits (12 bits) per 2 characters; a last group of 1–2 digits takes as many characters. */
+/** Value of a lowercase hex digit's char code (callers pass lowercase hex: isLowerHex, or a checked id or phash). */
+const nibble = (code: number): number => (code <= 57 ? code - 48 : code - 87);
+
+/**
+ * Lowercase hex, 3 hex digits (12 bits) per 2 characters; a last group of 1–2 digits takes as
+ * many characters. Digits are read by char code (no slice and parseInt per group: a build
+ * encodes two hex strings per record).
+ */
 export function encodeHex(hex: string): string {
   let out = '';
-  for (let i = 0; i < hex.length; i += 3) {
-    const group = hex.slice(i, i + 3);
-    const value = parseInt(group, 16);
-    out += group.length === 3 ? ALPHABET[value >> 6]! + ALPHABET[value & 63]! : group.length === 2 ? ALPHABET[value >> 4]! + ALPHABET[value & 15]! : ALPHABET[value]!;
+  let i = 0;
+  for (; i + 3 <= hex.length; i += 3) {
+    const value = (nibble(hex.charCodeAt(i)) << 8) | (nibble(hex.charCodeAt(i + 1)) << 4) | nibble(hex.charCodeAt(i + 2));
+    out += ALPHABET[value >> 6]! + ALPHABET[value & 63]!;
   }
+  if (hex.length - i === 2) {
+    const value = (nibble(hex.charCodeAt(i)) << 4) | nibble(hex.charCodeAt(i + 1));
+    out += ALPHABET[value >> 4]! + ALPHABET[value & 15]!;
+  } else if (hex.length - i === 1) out += ALPHABET[nibble(hex.charCodeAt(i))]!;
   return out;
 }
 

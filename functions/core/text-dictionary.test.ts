@@ -46,4 +46,18 @@ describe('text dictionary', () => {
       }),
     );
   });
+
+  it('encodes description words by a plain scan exactly as the regex would, for any text', () => {
+    const piece = fc.constantFrom('smug ', 'Frog', 'frog ', 'frogs', '~', '~~', '"', '\\"', ',', ' ', '  ', 'ü', 'é ', 'rare', 'pepe ', 'x', 'Z', '9', '\n', '-', '\u2028');
+    const text = fc.array(piece, { maxLength: 30 }).map((parts) => parts.join(''));
+    // Another RegExp object with the same source takes the regex path of the encoder.
+    const sameWordsByRegex = new RegExp(WORD_PIECES.source, 'g');
+    fc.assert(
+      fc.property(fc.array(text, { minLength: 1, maxLength: 20 }), (texts) => {
+        const encode = dictionaryEncoder(buildDictionary(words(texts)));
+        for (const t of [...texts, JSON.stringify(texts.join(' '))]) expect(encode(t, WORD_PIECES)).toBe(encode(t, sameWordsByRegex));
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
