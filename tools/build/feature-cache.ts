@@ -33,6 +33,29 @@ export type CachedFeatures = Pick<ImageAnalysis, 'format' | 'ext' | 'mime' | 'wi
   readonly thumb: Uint8Array;
 };
 
+/**
+ * Features read from the cache file; the thumbnail is read from the thumbnail file on first
+ * access. A class rather than a literal with a getter: 10k are made per load (~3× faster).
+ */
+class LoadedFeatures implements CachedFeatures {
+  private loaded: Uint8Array | undefined;
+  constructor(
+    readonly format: ImageFormat,
+    readonly ext: ImageExt,
+    readonly mime: string,
+    readonly width: number,
+    readonly height: number,
+    readonly phash: string,
+    readonly blurhash: string,
+    readonly animated: boolean,
+    private readonly readThumb: () => Uint8Array,
+  ) {}
+
+  get thumb(): Uint8Array {
+    return (this.loaded ??= this.readThumb());
+  }
+}
+
 type ImageRow = StatRow<string>;
 type SidecarRow = StatRow<NormalisedSidecar>;
 type FeatureRow = [sha256: string, format: ImageFormat, ext: ImageExt, mime: string, width: number, height: number, phash: string, blurhash: string, animated: 0 | 1, slot: number];
@@ -117,15 +140,7 @@ export class FeatureCache {
     if (base.featureVersion !== this.featureVersion) return;
     if (!this.thumbs.adopt(thumbs)) return;
     for (const [sha, format, ext, mime, width, height, phash, blurhash, animated, slot] of featureRows.values()) {
-      const readThumb = this.thumbs.reader(sha, slot);
-      let thumb: Uint8Array | undefined;
-      this.features.set(sha, {
-        format, ext, mime, width, height, phash, blurhash, animated: animated === 1,
-        get thumb() {
-          thumb ??= readThumb();
-          return thumb;
-        },
-      });
+      this.features.set(sha, new LoadedFeatures(format, ext, mime, width, height, phash, blurhash, animated === 1, this.thumbs.reader(sha, slot)));
     }
   }
 
@@ -174,12 +189,15 @@ export class FeatureCache {
     if (!this.dirty && drop.images.length + drop.sidecars.length + drop.features.length === 0) return false;
     for (const path of drop.images) this.images.delete(path);
     for (const path of drop.sidecars) this.sidecars.delete(path);
-    for (const sha of drop.features) this.features.delete(sha);
-    const features = [...this.features].sort(([a], [b]) => (a < b ? -1 : 1));
+    for (const sha of drop.features) {
+      this.features.delete(sha);
+      // Its slot is dead space now: the thumbnail store counts only live slots.
+      this.thumbs.forget(sha);
+    }
     await mkdir(this.dir, { recursive: true });
 
-    const thumbs = await this.thumbs.write(features);
-    const featureRow = (sha: string, f: CachedFeatures): FeatureRow => [sha, f.format, f.ext, f.mime, f.width, f.height, f.phash, f.blurhash, f.animated ? 1 : 0, thumbs.slotOf.get(sha)!];
+    const thumbs = await this.thumbs.write([...this.features]);
+    const featureRow = (sha: string, f: CachedFeatures): FeatureRow => [sha, f.format, f.ext, f.mime, f.width, f.height, f.phash, f.blurhash, f.animated ? 1 : 0, thumbs.slotOf(sha)!];
 
     const logLimit = Math.max(LOG_FLOOR_BYTES, this.log.baseBytes / 2);
     if (!thumbs.compacted && this.log.appendable && this.log.logBytes < logLimit) {
@@ -199,7 +217,7 @@ export class FeatureCache {
         thumbs: thumbs.state,
         images: this.images.rows(),
         sidecars: this.sidecars.rows(),
-        features: features.map(([sha, f]) => featureRow(sha, f)),
+        features: [...this.features].sort(([a], [b]) => (a < b ? -1 : 1)).map(([sha, f]) => featureRow(sha, f)),
       };
       const frame = frameDocument(json, true);
       const tmp = `${this.file}.${process.pid}.tmp`;

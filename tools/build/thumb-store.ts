@@ -24,7 +24,8 @@ export interface ThumbState {
 export interface ThumbWrite {
   state: ThumbState;
   compacted: boolean;
-  slotOf: Map<string, number>;
+  /** The slot of each live key after this write. */
+  slotOf(key: string): number | undefined;
   /** Keys whose thumbnails were not in the file before this write, in the order given. */
   fresh: string[];
   finish(): Promise<void>;
@@ -79,31 +80,34 @@ export class ThumbStore {
   }
 
   /**
-   * Writes the thumbnails of the live `entries` (sorted by key): appends the fresh ones, or
-   * rewrites everything under a new generation when more than half the file would be dead.
+   * Writes the thumbnails of the live `entries` (every key that has features): appends the
+   * fresh ones, or rewrites everything, sorted by key, under a new generation when more than
+   * half the file would be dead. Appending touches only the fresh entries: one added image
+   * must not cost a pass that sorts or re-maps 10k slots.
    */
   async write(entries: [string, { readonly thumb: Uint8Array }][]): Promise<ThumbWrite> {
-    const liveOld = entries.filter(([key]) => this.slots.has(key)).length;
+    const freshEntries = entries.filter(([key]) => !this.slots.has(key));
+    const liveOld = entries.length - freshEntries.length;
     const compacted = this.state.generation === '' || liveOld * 2 < this.state.slots;
     const previous = this.state;
-    const slotOf = new Map<string, number>();
-    const freshEntries = entries.filter(([key]) => !this.slots.has(key));
+    const newSlots = new Map<string, number>();
     let state: ThumbState;
     if (compacted) {
-      state = { generation: `${Date.now().toString(36)}${process.pid.toString(36)}`, slots: entries.length };
-      entries.forEach(([key], i) => slotOf.set(key, i));
-      await writeFile(thumbFile(this.dir, state.generation), Buffer.concat(entries.map(([, f]) => f.thumb)));
+      const sorted = [...entries].sort(([a], [b]) => (a < b ? -1 : 1));
+      state = { generation: `${Date.now().toString(36)}${process.pid.toString(36)}`, slots: sorted.length };
+      sorted.forEach(([key], i) => newSlots.set(key, i));
+      await writeFile(thumbFile(this.dir, state.generation), Buffer.concat(sorted.map(([, f]) => f.thumb)));
     } else {
-      for (const [key] of entries) if (this.slots.has(key)) slotOf.set(key, this.slots.get(key)!);
-      freshEntries.forEach(([key], i) => slotOf.set(key, previous.slots + i));
+      freshEntries.forEach(([key], i) => newSlots.set(key, previous.slots + i));
       if (freshEntries.length > 0) await appendFile(thumbFile(this.dir, previous.generation), Buffer.concat(freshEntries.map(([, f]) => f.thumb)));
       state = { generation: previous.generation, slots: previous.slots + freshEntries.length };
     }
+    const slotOf = (key: string) => newSlots.get(key) ?? (compacted ? undefined : this.slots.get(key));
     const finish = async () => {
       if (compacted && previous.generation !== '') await rm(thumbFile(this.dir, previous.generation), { force: true });
       this.state = state;
-      this.slots.clear();
-      for (const [key, slot] of slotOf) this.slots.set(key, slot);
+      if (compacted) this.slots.clear();
+      for (const [key, slot] of newSlots) this.slots.set(key, slot);
     };
     return { state, compacted, slotOf, fresh: freshEntries.map(([key]) => key), finish };
   }
