@@ -63,22 +63,21 @@ export interface CompileOptions {
   searchIndex?: (docs: SearchDoc[]) => SearchIndexData;
 }
 
-export function compileCatalogue(records: PepeRecord[], urls: SiteUrls, options: CompileOptions = {}): CatalogueData {
+/** What the build compiles: the data module's contents, plus what only the build needs. */
+export interface CompiledCatalogue extends CatalogueData {
+  /** Record ids in rank order (not part of the data module: the runtime decodes them from the records). */
+  ids: readonly string[];
+}
+
+export function compileCatalogue(records: PepeRecord[], urls: SiteUrls, options: CompileOptions = {}): CompiledCatalogue {
   const sorted = [...records].sort(compareRecords);
-  for (const record of sorted) {
-    // The build validates sidecars; this guards the id keys the runtime relies on (record-codec.ts).
-    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(record.id)) {
-      throw new Error(`compileCatalogue: record id ${JSON.stringify(record.id)} is not a lowercase UUID`);
-    }
-  }
-  const dictionary = buildDictionary(
-    sorted.flatMap((record) => {
-      const { tags, description } = recordTexts(record);
-      return [{ text: tags, pieces: TAG_PIECES }, { text: description, pieces: WORD_PIECES }];
-    }),
-  );
+  // Each record's tags and description JSON, made once: the dictionary is chosen from them, then they are encoded.
+  const texts = sorted.map(recordTexts);
+  const dictionary = buildDictionary(texts.flatMap(({ tags, description }) => [{ text: tags, pieces: TAG_PIECES }, { text: description, pieces: WORD_PIECES }]));
   const encode = dictionaryEncoder(dictionary);
-  const encoded = sorted.map((record) => encodeRecord(record, encode));
+  // encodeRecord throws on an id that is not a lowercase UUID: the build validates sidecars,
+  // and this guards the id keys the runtime relies on (record-codec.ts).
+  const encoded = sorted.map((record, rank) => encodeRecord(record, encode, texts[rank]));
   const { chunks, offsetWidth } = chunkRecords(encoded);
   const byId = sorted.map((r, rank) => ({ id: r.id, rank })).sort((a, b) => (a.id < b.id ? -1 : 1));
   const idOrder = packNumbers(byId.map((entry) => entry.rank), digitsFor(sorted.length));
@@ -89,6 +88,7 @@ export function compileCatalogue(records: PepeRecord[], urls: SiteUrls, options:
   return {
     format: 2, version, urls: { ...urls }, count: sorted.length, chunkSize: CHUNK_SIZE, offsetWidth,
     records: () => chunks, dictionary: dictionary.join('\t'), idOrder, searchIndex, openapi,
+    ids: sorted.map((record) => record.id),
   };
 }
 

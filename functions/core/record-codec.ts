@@ -59,11 +59,15 @@ export function recordTexts(record: PepeRecord): { tags: string; description: st
   return { tags: record.tags && record.tags.length > 0 ? JSON.stringify(record.tags) : 'null', description: JSON.stringify(record.description) };
 }
 
-/** `encode` = `dictionaryEncoder(dictionary)` of the dictionary the composer will get. Throws on an id that is not a lowercase UUID (a build bug). */
-export function encodeRecord(record: PepeRecord, encode: (text: string, pieces: RegExp) => string): string {
+/**
+ * `encode` = `dictionaryEncoder(dictionary)` of the dictionary the composer will get; `texts` =
+ * `recordTexts(record)` when the caller has them already. Throws on an id that is not a
+ * lowercase UUID (a build bug).
+ */
+export function encodeRecord(record: PepeRecord, encode: (text: string, pieces: RegExp) => string, texts = recordTexts(record)): string {
   const key = idKey(record.id);
   if (key === null) throw new Error(`encodeRecord: record id ${JSON.stringify(record.id)} is not a lowercase UUID`);
-  const { tags, description } = recordTexts(record);
+  const { tags, description } = texts;
   return [
     key,
     String(EXT_CODES.indexOf(record.file_ext)),

@@ -29,10 +29,16 @@ describe('planAnswers', () => {
     expect([...planned].sort(byPath)).toEqual(expected.sort(byPath));
   });
 
+  it('plans the same files from the data alone as with the ids the compiler kept', () => {
+    const { ids, ...withoutIds } = data;
+    expect(ids).toHaveLength(7);
+    expect(planAnswers(withoutIds, () => undefined)).toEqual(planAnswers(data, () => undefined));
+  });
+
   it('takes known by-id answers from the previous entry without rendering them', () => {
     const id = record(3).id;
     const planned = planAnswers(data, (_id, path) => (path === `site/v1/pepe/${id}` ? { sha256: 'old', size: 1 } : undefined));
-    expect(planned.find((f) => f.path === `site/v1/pepe/${id}`)).toEqual({ path: `site/v1/pepe/${id}`, sha256: 'old', size: 1 });
+    expect(planned.find((f) => f.path === `site/v1/pepe/${id}`)).toEqual({ path: `site/v1/pepe/${id}`, sha256: 'old', size: 1, unchanged: true });
     expect(planned.find((f) => f.path === `site/api/pepe/${id}`)?.body).toBeDefined();
   });
 });

@@ -16,19 +16,25 @@ import { byteLength, type PlannedFile, sha256Of } from './write-output.js';
 
 const rendered = (path: string, body: string): PlannedFile => ({ path, body, sha256: sha256Of(body), size: byteLength(body) });
 
-/** Output-relative planned files (`site/…`); `known(id, path)` gives the unchanged entry of a by-id answer, if any. */
-export function planAnswers(data: CatalogueData, known: KnownAnswer): PlannedFile[] {
+/**
+ * Output-relative planned files (`site/…`); `known(id, path)` gives the unchanged entry of a
+ * by-id answer, if any. The ids come from `data.ids` when the data was just compiled
+ * (decoding 10k ids from the compact records cost ~20 ms of a fresh process).
+ */
+export function planAnswers(data: CatalogueData & { ids?: readonly string[] }, known: KnownAnswer): PlannedFile[] {
   const catalogue = openCatalogue(data);
+  const ids = data.ids;
   const files: PlannedFile[] = [rendered('site/api/openapi.json', data.openapi)];
   for (let rank = 0; rank < catalogue.count; rank++) {
-    const id = catalogue.id(rank);
+    const id = ids ? ids[rank]! : catalogue.id(rank);
     const pathA = `site/api/pepe/${id}`;
     const pathB = `site/v1/pepe/${id}`;
     const oldA = known(id, pathA);
     const oldB = known(id, pathB);
-    // No body: an unchanged file is never written (its entry equals the previous manifest's).
-    files.push(oldA ? { path: pathA, sha256: oldA.sha256, size: oldA.size } : rendered(pathA, byIdBodyA(catalogue, rank)));
-    files.push(oldB ? { path: pathB, sha256: oldB.sha256, size: oldB.size } : rendered(pathB, byIdBodyB(catalogue, rank)));
+    // No body: an unchanged file is never written (its entry is the previous manifest's, so
+    // writeOutput need not look it up again).
+    files.push(oldA ? { path: pathA, sha256: oldA.sha256, size: oldA.size, unchanged: true } : rendered(pathA, byIdBodyA(catalogue, rank)));
+    files.push(oldB ? { path: pathB, sha256: oldB.sha256, size: oldB.size, unchanged: true } : rendered(pathB, byIdBodyB(catalogue, rank)));
   }
   return files;
 }

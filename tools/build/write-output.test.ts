@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readdir, readFile, stat, writeFile, mkdir } from 'node:fs/promises';
+import { readdir, readFile, rm, stat, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FIXTURE_URLS } from '../testing/fixture-catalogue.js';
@@ -78,6 +78,20 @@ describe('writeOutput', () => {
     await expect(writeOutput({ outDir: out, previous: await readManifest(out), files: [], plannedLater: tooLate, generate: gen, manifestFor })).rejects.toThrow(/data\/y.mjs is needed by the generators/);
     expect(await snapshotDir(out)).toEqual(before);
     expect(await readdir(temp.path)).toEqual(['dist']);
+  });
+
+  it('trusts a file marked unchanged only for an incremental write', async () => {
+    const out = join(temp.path, 'dist');
+    await write(out, [planned('site/a.json', 'a'), planned('site/b.json', 'b')]);
+    const previous = await readManifest(out);
+    const manifestFor = (e: Parameters<typeof createManifest>[0]) => createManifest(e, FIXTURE_URLS, { records: 0, images: 0 });
+    const kept = await writeOutput({ outDir: out, previous, files: [{ ...planned('site/a.json', 'a'), unchanged: true }, planned('site/b.json', 'b')], manifestFor });
+    expect([kept.changed, kept.kept, kept.written]).toEqual([false, 2, []]);
+    // The manifest is gone, so this is a full write: the marked file must be written all the same.
+    await rm(join(out, 'manifest.json'));
+    const full = await writeOutput({ outDir: out, previous, files: [{ ...planned('site/a.json', 'a'), unchanged: true }], manifestFor });
+    expect(full.written).toEqual(['site/a.json']);
+    expect(await readFile(join(out, 'site/a.json'), 'utf8')).toBe('a');
   });
 
   it('keeps a generated file that came out identical', async () => {

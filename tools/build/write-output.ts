@@ -31,6 +31,8 @@ export interface PlannedFile {
   copyFrom?: string;
   /** Written to the staging folder even when unchanged, because a generator reads it there (data/catalogue.mjs). */
   neededByGenerate?: boolean;
+  /** The caller took this entry from `previous` (the same manifest object): it is not looked up and compared again. */
+  unchanged?: boolean;
 }
 
 export interface WriteOutputOptions {
@@ -106,7 +108,7 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
     for (const file of later.length > 0 ? [...options.files, ...later] : options.files) {
       const entry = { sha256: file.sha256, size: file.size };
       entries.set(file.path, entry);
-      const unchanged = same(file.path, entry);
+      const unchanged = (incremental && file.unchanged === true) || same(file.path, entry);
       if (!unchanged && !file.neededByGenerate) writePlanned(staging, file, dirs);
       if (unchanged) kept++;
       else written.push(file.path);
