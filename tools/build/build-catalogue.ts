@@ -103,7 +103,6 @@ function isUnchanged(last: LastBuild | null, statFingerprint: string | null, cac
 
 export async function buildCatalogue(options: BuildOptions): Promise<BuildResult> {
   const started = performance.now();
-  const T = (label: string) => process.env.PEPE_T && console.error(`${(performance.now() - started).toFixed(0).padStart(5)} ${label}`);
   const contentDir = resolve(options.contentDir);
   const outDir = resolve(options.outDir);
   // A build interrupted while applying its changes is rolled back (or completed) before anything reads the output.
@@ -118,27 +117,22 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
   const previousManifest = async () => (parsedPrevious === undefined ? (parsedPrevious = await readManifest(outDir)) : parsedPrevious);
   const outputManifest = () => readManifestSync(outDir);
 
-  T('lastbuild');
   const scanStart = performance.now();
   const scan = await scanContent(contentDir);
   const scanMs = performance.now() - scanStart;
-  T('scanned');
   const context = buildContext(options.urls);
   const statFingerprint = contentStatFingerprint(scan, { contentDir, context, featureVersion: FEATURE_VERSION, limits: effectiveLimits(options.limits) });
   if (recovery.state !== 'busy' && lastManifestIntact && isUnchanged(last, statFingerprint, cacheDir)) {
     const timings = { scanMs, totalMs: performance.now() - scanStart };
     return lastBuildResult(last, { cacheDir, timings, seconds: (performance.now() - started) / 1000, manifest: outputManifest });
   }
-  T('fingerprinted');
   const analysis = await analyseContent({ ...options, contentDir, cacheDir, writeCache: true, scan });
-  T('analysed');
   const dupesStart = performance.now();
   const dupes = await nearDuplicateProblems(analysis.items, 'warning', { dir: cacheDir, write: true });
   const busy: Problem[] = recovery.state === 'busy' ? [error('bad-out-dir', `another pepe build (pid ${recovery.pid}) is writing the output folder "${outDir}": wait for it to finish (if no build is running, delete "${recovery.txnDir}")`)] : [];
   const hasPrevious = lastManifestIntact || (await previousManifest()) !== null;
   const problems = sortProblems([...analysis.problems, ...busy, ...(await outDirProblems(contentDir, outDir, hasPrevious)), ...dupes]);
   const dupesMs = performance.now() - dupesStart;
-  T('dupes');
   const records = sortedRecords(analysis.items.map((item) => item.record));
   const errors = problems.filter((p) => p.severity === 'error').length;
   const stats: BuildStats = {
@@ -165,9 +159,7 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
   if (errors > 0) return finish({ ok: false, problems, records, changed: false }, parsedPrevious ?? outputManifest);
 
   // Same records, image bytes, URLs, code and output folder as the last build: nothing can differ.
-  T('sorted');
   const inputs = buildInputs(records, new Map(analysis.items.map((item) => [item.record.id, item.sha256])), context);
-  T('inputs');
   const fingerprint = inputs.fingerprint;
   if (lastManifestIntact && last.fingerprint === fingerprint) {
     stats.kept = last.files ?? 0;
@@ -184,15 +176,11 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
   }
   // This build bundles: esbuild loads during the reads below, so that the bundle can start at once (bundle-function.ts).
   loadEsbuild().catch(() => undefined); // a failure to load shows when bundling
-  T('esbuild kicked');
   const previous = await previousManifest();
-  T('prev manifest');
   const reuse = unchangedAnswers(await loadAnswerDigests(cacheDir), { outDir, context: inputs.context, records: inputs.recordDigests }, previous);
 
-  T('answer digests');
   const compileStart = performance.now();
   const searchIndex = await memoizedSearchIndex(cacheDir, inputs.context);
-  T('memo loaded');
   const data = compileCatalogue(records, options.urls, { searchIndex: searchIndex.build });
   stats.searchIndex = searchIndex.run();
   const files: PlannedFile[] = analysis.items.map((item) => ({
@@ -201,12 +189,10 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
     size: item.record.file_size,
     copyFrom: item.abs,
   }));
-  T('compiled');
   const moduleSource = catalogueModuleSource(data);
   files.push({ path: 'data/catalogue.mjs', body: moduleSource, sha256: sha256Of(moduleSource), size: byteLength(moduleSource), neededByGenerate: true });
   stats.timings.compileMs = performance.now() - compileStart;
 
-  T('module source');
   const writeStart = performance.now();
   let planMs = 0;
   const counts = { records: records.length, images: analysis.items.length };
@@ -229,12 +215,9 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
     },
     manifestFor: (entries) => createManifest(entries, options.urls, counts),
   });
-  T('written');
   await searchIndex.save();
   await saveAnswerDigests(cacheDir, { outDir, version: written.manifest.version, context: inputs.context, records: Object.fromEntries(inputs.recordDigests) });
-  T('saved digests');
   await saveLastBuild(cacheDir, { outDir, fingerprint, version: written.manifest.version, files: written.manifest.counts.files, manifestStat: statKey(join(outDir, MANIFEST_FILE)) });
-  T('saved last');
   stats.written = written.written.length;
   stats.kept = written.kept;
   stats.removed = written.removed.length;
