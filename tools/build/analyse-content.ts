@@ -98,7 +98,10 @@ export interface ContentAnalysis {
 
 export const defaultCacheDir = (contentDir: string): string => resolve(contentDir, '..', '.pepe-cache');
 
-const publishedExtOf = (file: string): string => (extname(file).toLowerCase() === '.jpeg' ? '.jpg' : extname(file).toLowerCase());
+const publishedExtOf = (file: string): string => {
+  const ext = extname(file).toLowerCase();
+  return ext === '.jpeg' ? '.jpg' : ext;
+};
 
 async function loadSidecar(pair: ContentPair, cache: FeatureCache): Promise<{ sidecar?: NormalisedSidecar; problems: Problem[] }> {
   const cached = cache.sidecar(pair.sidecar.rel, pair.sidecar);
