@@ -1,6 +1,7 @@
 import MiniSearch from 'minisearch';
 import { digitsFor, numberAt, packNumbers } from '../packed-numbers.js';
 import { decodePosting, encodePosting, KIND_LIST } from './posting-codec.js';
+import { ranksOf } from './rank-set.js';
 import { SEARCH_OPTIONS, type IndexedDoc } from './search-options.js';
 import { SEARCH_INDEX_FORMAT, type FieldPostings, type SearchDoc, type SearchIndexData } from './search-types.js';
 
@@ -107,10 +108,7 @@ export function buildSearchIndex(docs: SearchDoc[]): SearchIndexData {
 /** The ranks of one decoded segment, ascending. */
 function postingRanks(postings: string, offset: number, docCount: number): number[] {
   const posting = decodePosting(postings, offset, docCount);
-  if (posting.kind === KIND_LIST) return Array.from(posting.ranks);
-  const ranks: number[] = [];
-  for (let rank = 0; rank < docCount; rank++) if ((posting.bits[rank >>> 5]! >>> (rank & 31)) & 1) ranks.push(rank);
-  return ranks;
+  return Array.from(posting.kind === KIND_LIST ? posting.ranks : ranksOf(posting.bits, new Uint32Array(posting.bits.length * 32)));
 }
 
 /**
