@@ -67,8 +67,11 @@ const sha256Hex = (text: string): string => createHash('sha256').update(text).di
  * the same version, whatever else happened.
  */
 export function catalogueVersion(files: Record<string, ManifestEntry>): string {
-  return sha256Hex(filesJson(sortedKeys(Object.keys(files)), (path) => files[path]!));
+  return sha256Hex(filesJsonOf(files));
 }
+
+/** `filesJson` of a manifest's `files` object (one parsed from disk, or built by hand). */
+const filesJsonOf = (files: Record<string, ManifestEntry>): string => filesJson(sortedKeys(Object.keys(files)), (path) => files[path]!);
 
 /** The text of `files` of manifests made by createManifest (never modified afterwards), so that manifestJson does not serialise them again. */
 const filesTexts = new WeakMap<Manifest, string>();
@@ -104,9 +107,10 @@ export function createManifest(files: Map<string, ManifestEntry>, settings: Site
  */
 export function manifestJson(manifest: Manifest): string {
   const { settings, counts } = manifest;
-  const text = filesTexts.get(manifest) ?? filesJson(sortedKeys(Object.keys(manifest.files)), (path) => manifest.files[path]!);
+  const text = filesTexts.get(manifest) ?? filesJsonOf(manifest.files);
   // The files text goes where this placeholder is: the first string of the skeleton (counts are numbers).
   const placeholder = '\u0000files';
+  const quotedPlaceholder = JSON.stringify(placeholder);
   const skeleton = JSON.stringify(
     {
       counts: { files: counts.files, images: counts.images, records: counts.records },
@@ -118,8 +122,8 @@ export function manifestJson(manifest: Manifest): string {
     null,
     2,
   );
-  const at = skeleton.indexOf(JSON.stringify(placeholder));
-  return `${skeleton.slice(0, at)}${text}${skeleton.slice(at + JSON.stringify(placeholder).length)}\n`;
+  const at = skeleton.indexOf(quotedPlaceholder);
+  return `${skeleton.slice(0, at)}${text}${skeleton.slice(at + quotedPlaceholder.length)}\n`;
 }
 
 /** Whether two manifests agree on everything but `files` (format, version, settings, counts). */
