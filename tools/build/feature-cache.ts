@@ -14,12 +14,13 @@
  * never mismatches them. The deltas are folded into a fresh full document once they outweigh
  * half of it.
  */
-import { appendFile, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ImageExt } from '../../functions/core/record.js';
 import type { ImageAnalysis } from '../image/analyse-image.js';
 import type { ImageFormat } from '../image/format.js';
 import { frameDocument, readCacheDocuments } from './cache-log.js';
+import { replaceFile } from './replace-file.js';
 import type { NormalisedSidecar } from './sidecar.js';
 import { type StatKey, StatKeyedMap, type StatRow } from './stat-keyed-map.js';
 import { THUMB_BYTES, type ThumbState, ThumbStore } from './thumb-store.js';
@@ -220,9 +221,7 @@ export class FeatureCache {
         features: [...this.features].sort(([a], [b]) => (a < b ? -1 : 1)).map(([sha, f]) => featureRow(sha, f)),
       };
       const frame = frameDocument(json, true);
-      const tmp = `${this.file}.${process.pid}.tmp`;
-      await writeFile(tmp, frame);
-      await rename(tmp, this.file);
+      await replaceFile(this.file, frame);
       this.log = { appendable: true, baseBytes: frame.length, logBytes: 0 };
     }
     await thumbs.finish();

@@ -14,10 +14,11 @@
  * hash of the first `docCount` current docs equals the saved one.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildSearchIndex, extendSearchIndex } from '../../functions/core/search/build-index.js';
 import { SEARCH_INDEX_FORMAT, type SearchDoc, type SearchIndexData } from '../../functions/core/search/search-types.js';
+import { replaceFile } from './replace-file.js';
 
 const FILE = 'search-index.json';
 
@@ -92,9 +93,7 @@ export async function memoizedSearchIndex(cacheDir: string, context: string) {
     async save(): Promise<void> {
       if (built === null || built.docsHash === saved?.docsHash) return;
       await mkdir(cacheDir, { recursive: true });
-      const temporary = join(cacheDir, `${FILE}.${process.pid}.tmp`);
-      await writeFile(temporary, JSON.stringify(built));
-      await rename(temporary, join(cacheDir, FILE));
+      await replaceFile(join(cacheDir, FILE), JSON.stringify(built));
     },
   };
 }
