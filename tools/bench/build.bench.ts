@@ -20,7 +20,7 @@ import { buildCatalogue, type BuildResult } from '../build/build-catalogue.js';
 import { naiveAnalyse, naiveExactAnalyse } from '../image/naive-pipeline.js';
 import { FIXTURE_URLS, fixtureCreatedAt, fixtureId, fixtureImage, makeFixtureContent } from '../testing/fixture-catalogue.js';
 import type { SiteUrls } from '../../functions/core/record.js';
-import { type Bench, type BenchContext, percentile, round } from './context.js';
+import { type Bench, type BenchContext, median, round } from './context.js';
 import { syntheticImageCorpus } from './synthetic-images.js';
 
 /** Same concurrency for both pipelines: sharp's work runs on libuv threads either way. */
@@ -196,7 +196,7 @@ async function runSize(ctx: BenchContext, count: number) {
 type Timed = Awaited<ReturnType<typeof timedBuild>>;
 const REPEATS = 3;
 const fastest = (runs: Timed[]): Timed => runs.reduce((best, run) => (run.seconds < best.seconds ? run : best));
-const median = (runs: Timed[]): number => runs.map((run) => run.seconds).sort((a, b) => a - b)[Math.floor(runs.length / 2)]!;
+const medianSeconds = (runs: Timed[]): number => median(runs.map((run) => run.seconds));
 
 async function runRebuildScale(ctx: BenchContext, count: number) {
   const contentDir = resolve('.bench', `build-fixtures-${count}`);
@@ -260,20 +260,20 @@ async function runRebuildScale(ctx: BenchContext, count: number) {
     images: count,
     'cold s (small images)': round(cold.value.seconds, 1),
     'peak RSS MB (cold)': round(cold.peakMb, 0),
-    'no-change s (best / median of 3)': `${round(unchanged.seconds, 3)} / ${round(median(unchangedRuns), 3)}`,
+    'no-change s (best / median of 3)': `${round(unchanged.seconds, 3)} / ${round(medianSeconds(unchangedRuns), 3)}`,
     // The first rebuild after a change analyses ('records'); the ones after it need only the listing ('listing').
     'no-change paths of the 3 runs': unchangedRuns.map((run) => run.result.stats.shortcut ?? 'full').join(', '),
     'no-change: cache load / scan / analyse / dupes ms': `${round(u.cacheLoadMs, 0)} / ${round(u.scanMs, 0)} / ${round(u.totalMs, 0)} / ${round(u.dupesMs, 0)}`,
     'no-change, no shortcut s': round(unchangedFull.seconds, 3),
-    'one-added s (best / median of 3)': `${round(oneAdded.seconds, 3)} / ${round(median(addedRuns), 3)}`,
+    'one-added s (best / median of 3)': `${round(oneAdded.seconds, 3)} / ${round(medianSeconds(addedRuns), 3)}`,
     'one-added decodes / docs indexed': `${oneAdded.result.stats.decoded} / ${oneAdded.result.stats.searchIndex?.indexedDocs}`,
     'one-added: analyse / near-dupes / index+answers / bundle+gallery / other write ms': `${round(a.totalMs, 0)} / ${round(a.dupesMs, 0)} / ${round(a.compileMs, 0)} / ${round(a.generateMs, 0)} / ${round(a.writeMs - a.generateMs, 0)}`,
     'one-added CPU s': round(oneAdded.cpuSeconds, 3),
-    'one-added dated 2030 (among the oldest) s (best / median of 3)': `${round(fastest(addedEarlierRuns).seconds, 3)} / ${round(median(addedEarlierRuns), 3)}`,
+    'one-added dated 2030 (among the oldest) s (best / median of 3)': `${round(fastest(addedEarlierRuns).seconds, 3)} / ${round(medianSeconds(addedEarlierRuns), 3)}`,
     'no-change CPU s': round(unchanged.cpuSeconds, 3),
     'one-added files written / untouched': `${oneAdded.result.stats.written} / ${oneAdded.result.stats.kept}`,
     'fresh `pepe build` process, no-change s: bundle / tsx (best of 3)': `${round(Math.min(...freshUnchanged), 3)} / ${round(Math.min(...freshUnchangedTsx), 3)}`,
-    'fresh `pepe build` process, one-added s (best / median of 3)': `${round(Math.min(...freshAdded), 3)} / ${round(percentile(freshAdded, 50), 3)}`,
+    'fresh `pepe build` process, one-added s (best / median of 3)': `${round(Math.min(...freshAdded), 3)} / ${round(median(freshAdded), 3)}`,
   };
 }
 
