@@ -20,7 +20,7 @@ const PAGE_SIZE = 24;
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 360, height: 740 };
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const TEST_OUTPUT = join(REPO_ROOT, 'test-output');
+const TEST_OUTPUT = join(REPO_ROOT, '.test-output');
 
 let site: FixtureSite;
 let server: RunningServer;
@@ -305,7 +305,7 @@ describe('gallery page in Chromium', { timeout: 60_000 }, () => {
     expect(await cardIds(page)).toEqual([]);
   });
 
-  it('fits a 360 px phone and a desktop, in dark and light schemes (screenshots in test-output/)', async () => {
+  it('fits a 360 px phone and a desktop, in dark and light schemes (screenshots in .test-output/)', async () => {
     await mkdir(TEST_OUTPUT, { recursive: true });
     for (const [name, viewport, scheme] of [['desktop', DESKTOP, 'light'], ['phone', PHONE, 'dark']] as const) {
       const page = await openPage(viewport, scheme);
