@@ -26,6 +26,14 @@ describe('compact values', () => {
     expect([encodeHex('0123456789abcdef'), encodeHex('f'), encodeHex('ab'), encodeHex('fff000')]).toEqual(['-HC4OsafnTE', 'E', '9A', 'zz--']);
   });
 
+  it('passes over a skipped character: a UUID encodes as its digits alone', () => {
+    fc.assert(
+      fc.property(fc.uuid(), (uuid) => {
+        expect(encodeHex(uuid, '-'.charCodeAt(0))).toBe(encodeHex(uuid.replaceAll('-', '')));
+      }),
+    );
+  });
+
   it('keeps the order of equal-length hex, so encoded ids compare like ids', () => {
     fc.assert(
       fc.property(fc.stringMatching(/^[0-9a-f]{32}$/), fc.stringMatching(/^[0-9a-f]{32}$/), (a, b) => {

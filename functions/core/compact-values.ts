@@ -34,19 +34,25 @@ const nibble = (code: number): number => (code <= 57 ? code - 48 : code - 87);
 /**
  * Lowercase hex, 3 hex digits (12 bits) per 2 characters; a last group of 1–2 digits takes as
  * many characters. Digits are read by char code (no slice and parseInt per group: a build
- * encodes two hex strings per record).
+ * encodes two hex strings per record). Characters equal to `skipCode` are not digits and are
+ * passed over: a UUID's dashes (-1: none), without a dash-free copy of the id first.
  */
-export function encodeHex(hex: string): string {
+export function encodeHex(hex: string, skipCode = -1): string {
   let out = '';
-  let i = 0;
-  for (; i + 3 <= hex.length; i += 3) {
-    const value = (nibble(hex.charCodeAt(i)) << 8) | (nibble(hex.charCodeAt(i + 1)) << 4) | nibble(hex.charCodeAt(i + 2));
-    out += ALPHABET[value >> 6]! + ALPHABET[value & 63]!;
+  let value = 0;
+  let digits = 0;
+  for (let i = 0; i < hex.length; i++) {
+    const code = hex.charCodeAt(i);
+    if (code === skipCode) continue;
+    value = (value << 4) | nibble(code);
+    if (++digits === 3) {
+      out += ALPHABET[value >> 6]! + ALPHABET[value & 63]!;
+      value = 0;
+      digits = 0;
+    }
   }
-  if (hex.length - i === 2) {
-    const value = (nibble(hex.charCodeAt(i)) << 4) | nibble(hex.charCodeAt(i + 1));
-    out += ALPHABET[value >> 4]! + ALPHABET[value & 15]!;
-  } else if (hex.length - i === 1) out += ALPHABET[nibble(hex.charCodeAt(i))]!;
+  if (digits === 2) out += ALPHABET[value >> 4]! + ALPHABET[value & 15]!;
+  else if (digits === 1) out += ALPHABET[value]!;
   return out;
 }
 

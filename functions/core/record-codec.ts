@@ -24,13 +24,14 @@ export const RECORD_FIELDS = 11;
 const RAW = '!';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const PHASH = /^[0-9a-f]{16}$/;
+const DASH_CODE = 45;
 
 /** Length of the id key that starts every record. */
 export const ID_KEY_LENGTH = encodedHexLength(32);
 
 /** The id key of a lowercase UUID (keys sort like the ids), or null for anything else. */
 export function idKey(id: string): string | null {
-  return UUID.test(id) ? encodeHex(id.replaceAll('-', '')) : null;
+  return UUID.test(id) ? encodeHex(id, DASH_CODE) : null;
 }
 
 /** The UUID of the id key at `offset` of `text`. */

@@ -60,4 +60,18 @@ describe('text dictionary', () => {
       { numRuns: 300 },
     );
   });
+
+  it('encodes tags by a plain scan exactly as the regex would, for any text', () => {
+    const piece = fc.constantFrom('"smug",', '"frog"', '"a~b",', '"~",', '"', '\\', '\\"', '\\n', '\\\n', '\\\u2028', ',', '[', ']', '~', '~~', ' ', 'ü', 'x', '"rare pepe",', 'null');
+    const text = fc.array(piece, { maxLength: 30 }).map((parts) => parts.join(''));
+    const sameTagsByRegex = new RegExp(TAG_PIECES.source, 'g');
+    fc.assert(
+      fc.property(fc.array(text, { minLength: 1, maxLength: 20 }), (texts) => {
+        const tagLists = texts.map((t) => JSON.stringify(t.split(' ')));
+        const encode = dictionaryEncoder(buildDictionary([...texts, ...tagLists].map((t) => ({ text: t, pieces: TAG_PIECES }))));
+        for (const t of [...texts, ...tagLists]) expect(encode(t, TAG_PIECES)).toBe(encode(t, sameTagsByRegex));
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
