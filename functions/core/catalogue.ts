@@ -61,7 +61,15 @@ function chunkRecords(encoded: string[]): { chunks: string[]; offsetWidth: numbe
 export interface CompileOptions {
   /** Makes the search index of the docs in rank order; must return `buildSearchIndex(docs)` (the build passes a memoized one). */
   searchIndex?: (docs: SearchDoc[]) => SearchIndexData;
+  /**
+   * Encodes the records (in rank order) with the dictionary (its `\t`-joined text); must return
+   * `records.map((_, rank) => encode(rank))`. The build passes a memoized one that takes the
+   * records it encoded for the same dictionary from its last build.
+   */
+  encodeRecords?: (dictionary: string, records: readonly PepeRecord[], encode: (rank: number) => string) => string[];
 }
+
+const encodeEach: NonNullable<CompileOptions['encodeRecords']> = (_dictionary, records, encode) => records.map((_, rank) => encode(rank));
 
 /** What the build compiles: the data module's contents, plus what only the build needs. */
 export interface CompiledCatalogue extends CatalogueData {
@@ -75,19 +83,20 @@ export function compileCatalogue(records: PepeRecord[], urls: SiteUrls, options:
   const texts = sorted.map(recordTexts);
   const dictionary = buildDictionary(texts.flatMap(({ tags, description }) => [{ text: tags, pieces: TAG_PIECES }, { text: description, pieces: WORD_PIECES }]));
   const encode = dictionaryEncoder(dictionary);
+  const dictionaryText = dictionary.join('\t');
   // encodeRecord throws on an id that is not a lowercase UUID: the build validates sidecars,
   // and this guards the id keys the runtime relies on (record-codec.ts).
-  const encoded = sorted.map((record, rank) => encodeRecord(record, encode, texts[rank]));
+  const encoded = (options.encodeRecords ?? encodeEach)(dictionaryText, sorted, (rank) => encodeRecord(sorted[rank]!, encode, texts[rank]));
   const { chunks, offsetWidth } = chunkRecords(encoded);
   const byId = sorted.map((r, rank) => ({ id: r.id, rank })).sort((a, b) => (a.id < b.id ? -1 : 1));
   const idOrder = packNumbers(byId.map((entry) => entry.rank), digitsFor(sorted.length));
   const searchIndex = (options.searchIndex ?? buildSearchIndex)(sorted.map((r) => ({ tags: r.tags, description: r.description })));
   const openapi = `${JSON.stringify(openApiDocument(urls), null, 2)}\n`;
-  const [h1, h2] = hashString(`${JSON.stringify(urls)}\n${dictionary.join('\t')}\n${encoded.join('\n')}`);
+  const [h1, h2] = hashString(`${JSON.stringify(urls)}\n${dictionaryText}\n${encoded.join('\n')}`);
   const version = h1.toString(16).padStart(8, '0') + h2.toString(16).padStart(8, '0');
   return {
     format: 2, version, urls: { ...urls }, count: sorted.length, chunkSize: CHUNK_SIZE, offsetWidth,
-    records: () => chunks, dictionary: dictionary.join('\t'), idOrder, searchIndex, openapi,
+    records: () => chunks, dictionary: dictionaryText, idOrder, searchIndex, openapi,
     ids: sorted.map((record) => record.id),
   };
 }

@@ -18,6 +18,17 @@ describe('text dictionary', () => {
     }
   });
 
+  it('keeps every code when counts move but the chosen pieces do not', () => {
+    const texts = [...Array.from({ length: 11 }, () => '"smug "'), ...Array.from({ length: 10 }, () => '"frog "')];
+    const before = buildDictionary(words(texts));
+    // Two more uses of "frog " put it ahead of "smug " by saving; the codes must not move.
+    const after = buildDictionary(words([...texts, '"frog frog "']));
+    expect(before).toEqual(['frog ', 'smug ']);
+    expect(after).toEqual(before);
+    const text = '"smug frog "';
+    expect(dictionaryEncoder(after)(text, WORD_PIECES)).toBe(dictionaryEncoder(before)(text, WORD_PIECES));
+  });
+
   it('leaves rare or short pieces alone (they would cost more than they save)', () => {
     const dictionary = buildDictionary(words(['"a once-only-word"', '"a b"']));
     expect(dictionary).toEqual([]);

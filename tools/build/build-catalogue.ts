@@ -20,6 +20,7 @@ import { buildContext, buildInputs, generateExtras, type LastBuild, loadLastBuil
 import { FEATURE_VERSION } from '../image/analyse-image.js';
 import { scanContent } from './scan-content.js';
 import { contentStatFingerprint, loadRecords, recordsFile, saveRecords } from './unchanged-content.js';
+import { memoizedRecordEncoding, type RecordEncodingRun } from './record-encoding-memo.js';
 import { memoizedSearchIndex, type SearchIndexRun } from './search-index-memo.js';
 import { loadEsbuild } from './bundle-function.js';
 
@@ -47,6 +48,8 @@ export interface BuildStats extends AnalyseStats {
   shortcut: 'listing' | 'records' | null;
   /** How the search index was made (search-index-memo.ts): null when the build compiled nothing. */
   searchIndex: SearchIndexRun | null;
+  /** How many records were encoded, and how many taken from the last build (record-encoding-memo.ts): null when the build compiled nothing. */
+  recordEncoding: RecordEncodingRun | null;
 }
 
 export interface BuildResult {
@@ -87,7 +90,7 @@ function sortedRecords(records: PepeRecord[]): PepeRecord[] {
 function lastBuildResult(last: LastBuild, run: { cacheDir: string; timings: { scanMs: number; totalMs: number }; seconds: number; manifest: () => Manifest | null }): BuildResult {
   const { problems, images, records } = last.unchanged!;
   const timings = { cacheLoadMs: 0, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, dupesMs: 0, compileMs: 0, writeMs: 0, generateMs: 0, ...run.timings };
-  const stats: BuildStats = { images, cacheHits: images, decoded: 0, hashed: 0, timings, records, warnings: problems.length, errors: 0, written: 0, kept: last.files ?? 0, removed: 0, seconds: run.seconds, shortcut: 'listing', searchIndex: null };
+  const stats: BuildStats = { images, cacheHits: images, decoded: 0, hashed: 0, timings, records, warnings: problems.length, errors: 0, written: 0, kept: last.files ?? 0, removed: 0, seconds: run.seconds, shortcut: 'listing', searchIndex: null, recordEncoding: null };
   const result = { ok: true, problems, changed: false, stats } as BuildResult;
   // Both read on first access only: a maintainer's `pepe build` never needs them.
   let loaded: PepeRecord[] | undefined;
@@ -147,6 +150,7 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
     seconds: 0,
     shortcut: null,
     searchIndex: null,
+    recordEncoding: null,
   };
   const finish = (result: Omit<BuildResult, 'stats' | 'manifest'>, manifest: Manifest | null | (() => Manifest | null)): BuildResult => {
     stats.seconds = (performance.now() - started) / 1000;
@@ -180,9 +184,10 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
   const reuse = unchangedAnswers(await loadAnswerDigests(cacheDir), { outDir, context: inputs.context, records: inputs.recordDigests }, previous);
 
   const compileStart = performance.now();
-  const searchIndex = await memoizedSearchIndex(cacheDir, inputs.context);
-  const data = compileCatalogue(records, options.urls, { searchIndex: searchIndex.build });
+  const [searchIndex, recordEncoding] = await Promise.all([memoizedSearchIndex(cacheDir, inputs.context), memoizedRecordEncoding(cacheDir, inputs.context, inputs.recordDigests)]);
+  const data = compileCatalogue(records, options.urls, { searchIndex: searchIndex.build, encodeRecords: recordEncoding.encode });
   stats.searchIndex = searchIndex.run();
+  stats.recordEncoding = recordEncoding.run();
   const files: PlannedFile[] = analysis.items.map((item) => ({
     path: `site/images/${item.record.id}${item.record.file_ext}`,
     sha256: item.sha256,
@@ -215,7 +220,7 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
     },
     manifestFor: (entries) => createManifest(entries, options.urls, counts),
   });
-  await searchIndex.save();
+  await Promise.all([searchIndex.save(), recordEncoding.save()]);
   await saveAnswerDigests(cacheDir, { outDir, version: written.manifest.version, context: inputs.context, records: Object.fromEntries(inputs.recordDigests) });
   await saveLastBuild(cacheDir, { outDir, fingerprint, version: written.manifest.version, files: written.manifest.counts.files, manifestStat: statKey(join(outDir, MANIFEST_FILE)) });
   stats.written = written.written.length;

@@ -1,0 +1,85 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { compileCatalogue } from '../../functions/core/catalogue.js';
+import type { PepeRecord } from '../../functions/core/record.js';
+import { FIXTURE_URLS } from '../testing/fixture-catalogue.js';
+import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
+import { recordDigest } from './answer-digests.js';
+import { memoizedRecordEncoding } from './record-encoding-memo.js';
+
+const uuid = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+const record = (n: number, description: string | null = `a smug frog number ${n % 5} with a hat`): PepeRecord => ({
+  id: uuid(n),
+  file_ext: '.png',
+  file_size: 1000 + n,
+  tags: ['frog', `tag${n % 3}`],
+  description,
+  phash: 'f0f0f0f0f0f0f0f0',
+  created_at: new Date(Date.UTC(2024, 0, 1) + n * 60_000).toISOString(),
+  updated_at: new Date(Date.UTC(2024, 0, 1) + n * 60_000).toISOString(),
+  width: 64,
+  height: 64,
+  blurhash: 'LEHV6nWB2yk8pyo0adR*.7kCMdnj',
+});
+const records = (n: number, from = 0) => Array.from({ length: n }, (_, i) => record(from + i));
+
+let temp: TempDir;
+beforeEach(async () => {
+  temp = await makeTempDir('pepe-encoding-memo-');
+});
+afterEach(() => temp.cleanup());
+
+/** One build's use of the memo: compile `list` with it, save; checks the data against a compile without it; returns what it did. */
+async function compileOnce(list: PepeRecord[], context = 'context-1') {
+  const memo = await memoizedRecordEncoding(temp.path, context, new Map(list.map((r) => [r.id, recordDigest(JSON.stringify(r))])));
+  const data = compileCatalogue(list, FIXTURE_URLS, { encodeRecords: memo.encode });
+  await memo.save();
+  const plain = compileCatalogue(list, FIXTURE_URLS);
+  expect(data.records()).toEqual(plain.records());
+  expect(data.version).toBe(plain.version);
+  return memo.run();
+}
+
+describe('the encoded records kept in the build cache', () => {
+  it('encodes only new or changed records while the dictionary stays, and saves what it encoded', async () => {
+    const first = records(40);
+    expect(await compileOnce(first)).toEqual({ reused: 0, encoded: 40 });
+    expect(await compileOnce([...first, record(40)])).toEqual({ reused: 40, encoded: 1 });
+    const edited = [...first, record(40)].map((r, i) => (i === 7 ? { ...r, file_size: 1 } : r));
+    expect(await compileOnce(edited)).toEqual({ reused: 40, encoded: 1 });
+    expect(await compileOnce(edited)).toEqual({ reused: 41, encoded: 0 });
+  });
+
+  it('encodes everything again when the dictionary changed', async () => {
+    await compileOnce(records(40));
+    // Twenty records with new words: new dictionary pieces, so every code may have moved.
+    const worded = Array.from({ length: 20 }, (_, i) => record(40 + i, 'ribbiting marshland chorus'));
+    expect(await compileOnce([...records(40), ...worded])).toEqual({ reused: 0, encoded: 60 });
+  });
+
+  it('is not used with another context (URLs, generator code)', async () => {
+    await compileOnce(records(20), 'context-1');
+    expect(await compileOnce(records(20), 'context-2')).toEqual({ reused: 0, encoded: 20 });
+  });
+
+  it('ignores a damaged or foreign file and replaces it', async () => {
+    const file = join(temp.path, 'encoded-records.json');
+    await compileOnce(records(20));
+    const saved = await readFile(file, 'utf8');
+    await writeFile(file, saved.slice(0, saved.length / 2));
+    expect(await compileOnce(records(20))).toEqual({ reused: 0, encoded: 20 });
+    await writeFile(file, JSON.stringify({ ...JSON.parse(await readFile(file, 'utf8')), encoded: ['one'] }));
+    expect(await compileOnce(records(20))).toEqual({ reused: 0, encoded: 20 });
+    expect(await compileOnce(records(20))).toEqual({ reused: 20, encoded: 0 });
+  });
+
+  it('writes nothing when every record was reused', async () => {
+    const file = join(temp.path, 'encoded-records.json');
+    await compileOnce(records(20));
+    await writeFile(file, `${await readFile(file, 'utf8')} `);
+    const marked = await readFile(file, 'utf8');
+    expect(await compileOnce(records(20))).toEqual({ reused: 20, encoded: 0 });
+    expect(await readFile(file, 'utf8')).toBe(marked);
+  });
+});
