@@ -5,13 +5,17 @@
 
 export const LIMIT_A = { min: 1, max: 25, default: 1 } as const;
 export const LIMIT_B = { min: 1, max: 100, default: 1 } as const;
-/** Pages are 1-indexed; the upper bound only keeps page × limit a safe integer. */
-export const PAGE = { min: 1, max: 1_000_000_000, default: 1 } as const;
-/** Characters of the trimmed search text. */
+/** Pages are 1-indexed, with no upper bound (a page past the end is an empty page). */
+export const PAGE = { min: 1, default: 1 } as const;
+/** Characters (code points) of the trimmed search text. */
 export const SEARCH_MAX_LENGTH = 200;
 export const SEED_MAX_LENGTH = 64;
-/** A longer raw query string is refused before any parsing work (protects the function). */
-export const QUERY_MAX_LENGTH = 2048;
+/**
+ * A longer raw query string is refused before any parsing work (protects the function). Above
+ * the longest valid query: a 200-character search percent-encodes to at most 2,400 characters
+ * (12 per 4-byte character) and a 64-character seed to 768.
+ */
+export const QUERY_MAX_LENGTH = 4096;
 
 export const FIELDS = ['text', 'id'] as const;
 export type Field = (typeof FIELDS)[number];

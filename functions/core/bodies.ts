@@ -31,7 +31,9 @@ export function singleBodyA(catalogue: Catalogue, rank: number | null, terms: st
 }
 
 export interface PageInfo {
+  /** Infinity beyond 15 digits; `pageText` (its exact digits) is what the body echoes. */
   page: number;
+  pageText: string;
   limit: number;
   totalItems: number;
 }
@@ -42,7 +44,7 @@ export function listBodyA(catalogue: Catalogue, ranks: ArrayLike<number>, info: 
   for (let i = 0; i < ranks.length; i++) items.push(catalogue.jsonA(ranks[i]!));
   const totalPages = Math.ceil(info.totalItems / info.limit);
   const pagination =
-    `{"page":${info.page},"limit":${info.limit},"total_items":${info.totalItems},"total_pages":${totalPages},` +
+    `{"page":${info.pageText},"limit":${info.limit},"total_items":${info.totalItems},"total_pages":${totalPages},` +
     `"has_next":${info.page < totalPages},"has_previous":${info.page > 1}}`;
   return `{"data":[${items.join(',')}],"meta":{"pagination":${pagination},"search":${searchMeta(terms, info.totalItems > 0)},"sort":"${sort}"},"error":null}`;
 }

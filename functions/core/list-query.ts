@@ -11,8 +11,11 @@ import { hasControlCharacters, parseQueryString, quote, type Parsed } from './qu
 
 export interface ListRequestA {
   limit: number;
+  /** Infinity for a page number beyond 15 digits (past the end of any catalogue). */
   page: number;
-  /** Trimmed; '' = no search. With field=id, a lowercase UUID. */
+  /** The page number's digits without leading zeros, echoed in meta.pagination.page. */
+  pageText: string;
+  /** Trimmed, as received ('' = no search); with field=id, a UUID in any letter case. */
   search: string;
   field: Field;
   sort: Sort;
@@ -34,21 +37,55 @@ const listWords = (words: readonly string[], quoteEach = true): string => {
   return shown.length <= 2 ? shown.join(' or ') : `${shown.slice(0, -1).join(', ')} or ${shown.at(-1)}`;
 };
 
+/** The digits of a decimal integer (leading zeros allowed, any length) without its leading zeros, or null. */
+function decimalDigits(raw: string): string | null {
+  if (!/^[0-9]+$/.test(raw)) return null;
+  const first = raw.search(/[1-9]/);
+  return first === -1 ? '0' : raw.slice(first);
+}
+
 function integer(name: string, raw: string | undefined, range: { min: number; max: number; default: number }): Parsed<number> {
   if (raw === undefined) return { ok: true, value: range.default };
-  const value = /^[0-9]{1,10}$/.test(raw) ? Number(raw) : Number.NaN;
+  const digits = decimalDigits(raw);
+  const value = digits === null ? Number.NaN : Number(digits);
   if (!(value >= range.min && value <= range.max)) {
     return { ok: false, message: `${name} must be an integer from ${range.min} to ${range.max} (got ${quote(raw)})` };
   }
   return { ok: true, value };
 }
 
-function searchText(raw: string | undefined): Parsed<string> {
-  const value = (raw ?? '').trim();
-  if (value.length > SEARCH_MAX_LENGTH) {
-    return { ok: false, message: `search must be at most ${SEARCH_MAX_LENGTH} characters after trimming (got ${value.length})` };
+/**
+ * `page`: any decimal integer ≥ 1 (api-behaviour.md sets no upper bound). One with more than
+ * 15 digits is past the end of any catalogue: its value is Infinity, and `text` keeps its
+ * exact digits for the echo in `meta.pagination.page`.
+ */
+function pageNumber(raw: string | undefined): Parsed<{ value: number; text: string }> {
+  if (raw === undefined) return { ok: true, value: { value: PAGE.default, text: String(PAGE.default) } };
+  const digits = decimalDigits(raw);
+  if (digits === null || digits === '0') return { ok: false, message: `page must be an integer of ${PAGE.min} or more (got ${quote(raw)})` };
+  return { ok: true, value: { value: digits.length <= 15 ? Number(digits) : Number.POSITIVE_INFINITY, text: digits } };
+}
+
+/** Length in characters (code points), as the limits are stated and as JSON Schema's maxLength counts. */
+function characters(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    // A high surrogate followed by a low one is one character.
+    if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) i++;
+    count++;
   }
-  if (hasControlCharacters(value)) return { ok: false, message: `search must not contain control characters (got ${quote(value)})` };
+  return count;
+}
+
+function searchText(raw: string | undefined): Parsed<string> {
+  // Checked before trimming: trim() would drop a leading or trailing tab or newline unseen.
+  if (raw !== undefined && hasControlCharacters(raw)) return { ok: false, message: `search must not contain control characters (got ${quote(raw)})` };
+  const value = (raw ?? '').trim();
+  const length = characters(value);
+  if (length > SEARCH_MAX_LENGTH) {
+    return { ok: false, message: `search must be at most ${SEARCH_MAX_LENGTH} characters after trimming (got ${length} characters: ${quote(value)})` };
+  }
   return { ok: true, value };
 }
 
@@ -58,7 +95,7 @@ export function parseListQueryA(rawQuery: string): Parsed<ListRequestA> {
   const q = parsed.value;
   const limit = integer('limit', q.limit, LIMIT_A);
   if (!limit.ok) return limit;
-  const page = integer('page', q.page, PAGE);
+  const page = pageNumber(q.page);
   if (!page.ok) return page;
   const search = searchText(q.search);
   if (!search.ok) return search;
@@ -74,17 +111,18 @@ export function parseListQueryA(rawQuery: string): Parsed<ListRequestA> {
   if (random && q.sort !== undefined) {
     return { ok: false, message: `sort cannot be combined with random=true (got sort=${quote(q.sort)}); leave sort out for a shuffled order` };
   }
-  if (q.seed !== undefined && q.seed.length > SEED_MAX_LENGTH) {
-    return { ok: false, message: `seed must be at most ${SEED_MAX_LENGTH} characters (got ${q.seed.length})` };
+  if (q.seed !== undefined) {
+    const length = characters(q.seed);
+    if (length > SEED_MAX_LENGTH) return { ok: false, message: `seed must be at most ${SEED_MAX_LENGTH} characters (got ${length} characters: ${quote(q.seed)})` };
+    if (hasControlCharacters(q.seed)) return { ok: false, message: `seed must not contain control characters (got ${quote(q.seed)})` };
   }
-  let text = search.value;
-  if (field === 'id' && text !== '') {
-    if (!UUID_PATTERN.test(text)) return { ok: false, message: `search must be a UUID when field=id (got ${quote(text)})` };
-    text = text.toLowerCase();
-  }
+  const text = search.value;
+  if (field === 'id' && text !== '' && !UUID_PATTERN.test(text)) return { ok: false, message: `search must be a UUID when field=id (got ${quote(text)})` };
   return {
     ok: true,
-    value: { limit: limit.value, page: page.value, search: text, field, sort, random, seed: random ? (q.seed ?? null) : null },
+    value: {
+      limit: limit.value, page: page.value.value, pageText: page.value.text, search: text, field, sort, random, seed: random ? (q.seed ?? null) : null,
+    },
   };
 }
 
@@ -98,7 +136,7 @@ export function parseListQueryB(rawQuery: string): Parsed<ListRequestB> {
   return { ok: true, value: { limit: limit.value, search: search.value } };
 }
 
-/** A path id: any UUID letter case, returned lowercase. */
+/** A path id: any UUID letter case, as received (decoded); look it up lowercased. */
 export function parseId(raw: string): Parsed<string> {
   let id = raw;
   try {
@@ -107,5 +145,5 @@ export function parseId(raw: string): Parsed<string> {
     // keep the raw text: it is not a UUID either way, and the message shows it
   }
   if (!UUID_PATTERN.test(id)) return { ok: false, message: `id must be a UUID like 3f1c2a9e-8b7d-4c5e-9a10-6b2d4e8f1a37 (got ${quote(id)})` };
-  return { ok: true, value: id.toLowerCase() };
+  return { ok: true, value: id };
 }

@@ -10,7 +10,9 @@ export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
 
 /** A received value, quoted for an error message: JSON-escaped (so control characters are visible) and shortened. */
 export function quote(value: string): string {
-  const shown = value.length > 60 ? `${value.slice(0, 60)}…` : value;
+  // Cut at 60 code units, not inside a surrogate pair.
+  const cut = (value.charCodeAt(59) & 0xfc00) === 0xd800 ? 59 : 60;
+  const shown = value.length > 60 ? `${value.slice(0, cut)}…` : value;
   return JSON.stringify(shown).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
@@ -25,6 +27,16 @@ function decodeComponent(text: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Every value of a repeated parameter, quoted, for the error message (the query decoded fine: parseQueryString checked it). */
+function receivedValues(rawQuery: string, key: string): string {
+  const values: string[] = [];
+  for (const piece of rawQuery.split('&')) {
+    const eq = piece.indexOf('=');
+    if (decodeComponent(eq === -1 ? piece : piece.slice(0, eq)) === key) values.push(quote(decodeComponent(eq === -1 ? '' : piece.slice(eq + 1)) ?? ''));
+  }
+  return values.join(', ');
 }
 
 /**
@@ -53,7 +65,7 @@ export function parseQueryString<K extends string>(rawQuery: string, known: read
     values[key] = value;
   }
   for (const [key, count] of counts) {
-    if (count > 1) return { ok: false, message: `${key} must be given at most once (got ${count} values)` };
+    if (count > 1) return { ok: false, message: `${key} must be given at most once (got ${count} values: ${receivedValues(rawQuery, key)})` };
   }
   return { ok: true, value: values };
 }

@@ -85,18 +85,18 @@ export const byIdEnvelopeB = z.object({ result: pepeB, status: z.literal('succes
 export const errorEnvelopeB = z.object({ result: z.null(), status: z.literal('error'), error: apiError }).meta({ description: 'Variant B error.' });
 
 /** Plain decimal digits on the wire (no sign, exponent or spaces); described as the integer it becomes. */
-const decimal = (min: number, max: number) =>
+const decimal = (min: number, max?: number) =>
   z
     .string()
-    .regex(/^[0-9]{1,10}$/)
-    .pipe(z.coerce.number<string>().int().min(min).max(max));
+    .regex(/^[0-9]+$/)
+    .pipe(max === undefined ? z.coerce.number<string>().int().min(min) : z.coerce.number<string>().int().min(min).max(max));
 /** The wire form: true/false/1/0 in any letter case (JSON Schema patterns have no `i` flag). */
 const booleanWord = z.string().regex(new RegExp(`^(${BOOLEAN_WORDS.map((w) => [...w].map((c) => (/[a-z]/.test(c) ? `[${c}${c.toUpperCase()}]` : c)).join('')).join('|')})$`));
 
 /** Query parameters of `GET /api/pepe` (and aliases), as strings on the wire; `io: 'output'` JSON Schema describes the values they become. Cross-field rules (sort with random, field=id needs a UUID) are in the parser. */
 export const listQueryA = z.object({
   limit: decimal(LIMIT_A.min, LIMIT_A.max).optional().meta({ default: LIMIT_A.default, description: `Results per page, ${LIMIT_A.min}–${LIMIT_A.max}. With 1 the answer is a single object.`, example: 10 }),
-  page: decimal(PAGE.min, PAGE.max).optional().meta({ default: PAGE.default, description: 'Page number, 1-indexed.', example: 1 }),
+  page: decimal(PAGE.min).optional().meta({ default: PAGE.default, description: 'Page number, 1-indexed.', example: 1 }),
   search: z.string().trim().max(SEARCH_MAX_LENGTH).default('').meta({ description: `Search text (trimmed, at most ${SEARCH_MAX_LENGTH} characters, no control characters): every word must match a tag or description word or its start; typo-tolerant fallback.`, example: 'smug' }),
   field: z.enum(FIELDS).default('text').meta({ description: '"text": full-text search; "id": `search` is a UUID.' }),
   sort: sortName.default(DEFAULT_SORT).meta({ description: 'created_at_desc (default), created_at_asc or relevance. Not allowed with random=true.' }),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createHandler } from './handler.js';
-import { call, testCatalogue } from './test-catalogue.js';
+import { call, testCatalogue, testId } from './test-catalogue.js';
 
 const handler = createHandler(testCatalogue(12));
 
@@ -12,23 +12,30 @@ const BAD_A: [string, string][] = [
   ['limit=2.0', 'limit must be an integer from 1 to 25 (got "2.0")'],
   ['limit=', 'limit must be an integer from 1 to 25 (got "")'],
   ['limit=%2B5', 'limit must be an integer from 1 to 25 (got "+5")'],
-  ['page=0', 'page must be an integer from 1 to 1000000000 (got "0")'],
-  ['page=-1', 'page must be an integer from 1 to 1000000000 (got "-1")'],
-  ['page=99999999999', 'page must be an integer from 1 to 1000000000 (got "99999999999")'],
-  [`search=${'a'.repeat(201)}`, 'search must be at most 200 characters after trimming (got 201)'],
+  ['page=0', 'page must be an integer of 1 or more (got "0")'],
+  ['page=000', 'page must be an integer of 1 or more (got "000")'],
+  ['page=-1', 'page must be an integer of 1 or more (got "-1")'],
+  ['page=1e3', 'page must be an integer of 1 or more (got "1e3")'],
+  [`search=${'a'.repeat(201)}`, `search must be at most 200 characters after trimming (got 201 characters: "${'a'.repeat(60)}…")`],
+  [`search=${'%F0%9F%90%B8'.repeat(201)}`, `search must be at most 200 characters after trimming (got 201 characters: "${'🐸'.repeat(30)}…")`],
   ['search=a%01b', 'search must not contain control characters (got "a\\u0001b")'],
+  // trim() would drop these unseen: control characters anywhere are refused, before trimming.
+  ['search=%0Asmug', 'search must not contain control characters (got "\\nsmug")'],
+  ['search=smug%09', 'search must not contain control characters (got "smug\\t")'],
+  ['search=%0D%0A', 'search must not contain control characters (got "\\r\\n")'],
+  ['random=true&seed=a%01b', 'seed must not contain control characters (got "a\\u0001b")'],
   ['search=a%C2%85b', 'search must not contain control characters (got "a\\u0085b")'],
   ['field=tag', 'field must be "text" or "id" (got "tag")'],
   ['sort=newest', 'sort must be "created_at_desc", "created_at_asc" or "relevance" (got "newest")'],
   ['sort=created_at_asc&random=true', 'sort cannot be combined with random=true (got sort="created_at_asc"); leave sort out for a shuffled order'],
   ['random=yes', 'random must be true, false, 1 or 0 (got "yes")'],
-  [`random=true&seed=${'s'.repeat(65)}`, 'seed must be at most 64 characters (got 65)'],
+  [`random=true&seed=${'s'.repeat(65)}`, `seed must be at most 64 characters (got 65 characters: "${'s'.repeat(60)}…")`],
   ['field=id&search=smug', 'search must be a UUID when field=id (got "smug")'],
-  ['limit=2&limit=3', 'limit must be given at most once (got 2 values)'],
-  ['search=a&search=b', 'search must be given at most once (got 2 values)'],
+  ['limit=2&limit=3', 'limit must be given at most once (got 2 values: "2", "3")'],
+  ['search=a&search=b', 'search must be given at most once (got 2 values: "a", "b")'],
   ['search=%E0%A4%A', 'the query string has malformed percent-encoding in "search=%E0%A4%A"; write a literal "%" as %25'],
   ['x=%FF', 'the query string has malformed percent-encoding in "x=%FF"; write a literal "%" as %25'],
-  [`q=${'x'.repeat(2100)}`, 'the query string must be at most 2048 characters (got 2102)'],
+  [`q=${'x'.repeat(4100)}`, 'the query string must be at most 4096 characters (got 4102)'],
 ];
 
 describe('variant A validation', () => {
@@ -43,7 +50,11 @@ describe('variant A validation', () => {
   it.each([
     ['limit=25', 200],
     ['limit=007', 200],
+    ['limit=00000000005', 200],
     ['page=1000000000', 200],
+    ['page=99999999999', 200],
+    [`search=${'%F0%9F%90%B8'.repeat(200)}`, 200],
+    [`random=true&seed=${'%F0%9F%90%B8'.repeat(64)}&search=${'%F0%9F%90%B8'.repeat(200)}&limit=25&page=1&field=text`, 200],
     ['random=FaLsE&sort=created_at_asc', 200],
     ['random=0&seed=ignored', 200],
     ['field=text&search=', 200],
@@ -54,6 +65,25 @@ describe('variant A validation', () => {
     [`random=true&seed=${'s'.repeat(64)}`, 200],
   ])('accepts %s', async (query, status) => {
     expect((await call(handler, `/api/pepe?${query}`)).status).toBe(status);
+  });
+
+  it('takes any page number of 1 or more: past the end is an empty page, echoed digit for digit', async () => {
+    const huge = '1234567890123456789012345678901234567890';
+    const list = await call(handler, `/api/pepe?limit=5&page=000${huge}`);
+    expect(list.status).toBe(200);
+    expect(list.json.data).toEqual([]);
+    expect(list.text).toContain(`"pagination":{"page":${huge},"limit":5,"total_items":12,"total_pages":3,"has_next":false,"has_previous":true}`);
+    const single = await call(handler, `/api/pepe?page=${huge}`);
+    expect(single.json.data).toBeNull();
+    expect((await call(handler, `/api/pepe?random=true&seed=x&page=${huge}`)).json.data).toBeNull();
+    expect((await call(handler, '/api/pepe?limit=5&page=99999999999')).text).toContain('"page":99999999999,');
+  });
+
+  it('echoes the search text as received, also a UUID with field=id', async () => {
+    const id = testId(3).toUpperCase();
+    const r = await call(handler, `/api/pepe?field=id&search=${id}`);
+    expect(r.json.meta.search).toEqual({ terms: id, found: true });
+    expect(r.json.data.id).toBe(id.toLowerCase());
   });
 
   it('reads + as a space and decodes percent-encoded names', async () => {
@@ -67,8 +97,8 @@ describe('variant B validation', () => {
   it.each([
     ['limit=101', 'limit must be an integer from 1 to 100 (got "101")'],
     ['limit=0', 'limit must be an integer from 1 to 100 (got "0")'],
-    ['limit=1&limit=1', 'limit must be given at most once (got 2 values)'],
-    [`search=${'b'.repeat(201)}`, 'search must be at most 200 characters after trimming (got 201)'],
+    ['limit=1&limit=1', 'limit must be given at most once (got 2 values: "1", "1")'],
+    [`search=${'b'.repeat(201)}`, `search must be at most 200 characters after trimming (got 201 characters: "${'b'.repeat(60)}…")`],
     ['search=%7F', 'search must not contain control characters (got "\\u007f")'],
     ['search=%', 'the query string has malformed percent-encoding in "search=%"; write a literal "%" as %25'],
   ])('answers 400 in variant B shape for %s', async (query, message) => {

@@ -187,6 +187,9 @@ describe('variant A by id', () => {
     const r = await call(handler, '/api/pepe/00000000-0000-4000-8000-000000000000');
     expect(r.status).toBe(404);
     expect(r.json).toEqual({ data: null, error: { code: 'NOT_FOUND', message: 'No pepe with id 00000000-0000-4000-8000-000000000000' } });
+    // Named as requested (the spec: "text that names the requested id").
+    const upper = await call(handler, '/api/pepe/ABCDEF00-0000-4000-8000-00000000000A');
+    expect(upper.json.error.message).toBe('No pepe with id ABCDEF00-0000-4000-8000-00000000000A');
   });
 
   it('gives 400 VALIDATION_ERROR for a malformed id', async () => {

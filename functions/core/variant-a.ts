@@ -17,7 +17,7 @@ interface ResultSet {
 function baseMatches(catalogue: Catalogue, q: ListRequestA): ArrayLike<number> | null {
   if (q.search === '') return null;
   if (q.field === 'id') {
-    const rank = catalogue.rankOf(q.search);
+    const rank = catalogue.rankOf(q.search.toLowerCase());
     return rank === -1 ? [] : [rank];
   }
   return catalogue.match(q.search, 'all');
@@ -60,18 +60,18 @@ export function listA(catalogue: Catalogue, rawQuery: string, random: RandomSour
       const fallback = q.search !== '' && catalogue.count > 0 ? Math.floor(random() * catalogue.count) : null;
       return { status: 200, body: singleBodyA(catalogue, fallback, q.search, false), caching: fallback === null ? caching : 'no-store' };
     }
-    const [rank] = pick(set, start, start + 1, q, random);
+    const [rank] = start < set.size ? pick(set, start, start + 1, q, random) : [];
     return { status: 200, body: singleBodyA(catalogue, rank ?? null, q.search, true), caching };
   }
   const ranks = start < set.size ? pick(set, start, start + q.limit, q, random) : [];
-  const body = listBodyA(catalogue, ranks, { page: q.page, limit: q.limit, totalItems: set.size }, q.search, q.sort);
+  const body = listBodyA(catalogue, ranks, { page: q.page, pageText: q.pageText, limit: q.limit, totalItems: set.size }, q.search, q.sort);
   return { status: 200, body, caching };
 }
 
 export function byIdA(catalogue: Catalogue, rawId: string): Answer {
   const parsed = parseId(rawId);
   if (!parsed.ok) return validationErrorA(parsed.message);
-  const rank = catalogue.rankOf(parsed.value);
+  const rank = catalogue.rankOf(parsed.value.toLowerCase());
   if (rank === -1) return { status: 404, body: errorBodyA('NOT_FOUND', `No pepe with id ${parsed.value}`), caching: 'error' };
   return { status: 200, body: byIdBodyA(catalogue, rank), caching: 'deterministic' };
 }

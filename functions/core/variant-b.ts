@@ -21,7 +21,7 @@ export function listB(catalogue: Catalogue, rawQuery: string, random: RandomSour
 export function byIdB(catalogue: Catalogue, rawId: string): Answer {
   const parsed = parseId(rawId);
   if (!parsed.ok) return validationErrorB(parsed.message);
-  const rank = catalogue.rankOf(parsed.value);
+  const rank = catalogue.rankOf(parsed.value.toLowerCase());
   if (rank === -1) return { status: 404, body: errorBodyB('NOT_FOUND', `No pepe with id ${parsed.value}`), caching: 'error' };
   return { status: 200, body: byIdBodyB(catalogue, rank), caching: 'deterministic' };
 }
