@@ -3,6 +3,7 @@
  * startServer on an ephemeral port with the repository's real netlify.toml.
  */
 import { readFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
@@ -169,7 +170,32 @@ describe('images and other static files', () => {
   });
 });
 
+/** Sends `request` as raw bytes on a fresh connection; resolves with everything the server sent back before closing. */
+function rawExchange(request: Buffer): Promise<string> {
+  const { hostname, port } = new URL(base);
+  return new Promise((done, fail) => {
+    const socket = connect({ host: hostname, port: Number(port) }, () => socket.end(request));
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('close', () => done(Buffer.concat(chunks).toString('utf8')));
+    socket.on('error', fail);
+  });
+}
+
 describe('HTTP rules', () => {
+  it('answers bytes that are not HTTP (a raw é in the URL) with the API JSON error of the variant, then closes', async () => {
+    for (const [path, shape] of [['/api/pepe?search=café', 'A'], ['/v1/pepe?search=café', 'B']] as const) {
+      const answer = await rawExchange(Buffer.from(`GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`, 'utf8'));
+      const [head, body] = answer.split('\r\n\r\n');
+      expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+      expect(head).toContain('content-type: application/json; charset=utf-8');
+      expect(head).toContain('access-control-allow-origin: *');
+      const message = 'the request could not be parsed as HTTP/1.1: percent-encode spaces and characters outside ASCII in the URL (e.g. %C3%A9 for é)';
+      const error = { code: 'VALIDATION_ERROR', message };
+      expect(JSON.parse(body!)).toEqual(shape === 'A' ? { data: null, error } : { result: null, status: 'error', error });
+    }
+  });
+
   it('answers HEAD with the GET headers and no body, static and function alike', async () => {
     for (const path of [`/api/pepe/${record.id}`, '/api/pepe?limit=2', `/images/${record.id}${record.file_ext}`]) {
       const get = await raw(base, path);

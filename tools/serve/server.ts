@@ -7,6 +7,7 @@ import { access } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { join, resolve } from 'node:path';
+import { errorBodyA, errorBodyB } from '../../functions/core/bodies.js';
 import { answerFromCdnCache } from './cached-fast-path.js';
 import { CdnCache } from './cdn-cache.js';
 import { loadFunctions } from './functions.js';
@@ -121,8 +122,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     latest.set(socket, null);
     socket.once('close', () => latest.delete(socket));
   });
-  server.on('clientError', (_error, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket) => {
+    if (socket.writable) socket.end(unparsableRequestAnswer(error));
     else socket.destroy();
   });
   await new Promise<void>((done, fail) => {
@@ -158,4 +159,25 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       return closed;
     },
   };
+}
+
+/**
+ * The answer to bytes Node's HTTP parser refuses (a raw non-ASCII or space character in the
+ * URL, a malformed header…): still the API's JSON, since every API answer is JSON, in the
+ * variant B shape when the request line names a /v1 path, else variant A's. The connection is
+ * closed after it (the parser cannot find the next request).
+ */
+function unparsableRequestAnswer(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): string {
+  const requestLine = error.rawPacket?.toString('latin1').split('\r\n', 1)[0] ?? '';
+  const message =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? 'the request headers are too large: send fewer or shorter headers'
+      : 'the request could not be parsed as HTTP/1.1: percent-encode spaces and characters outside ASCII in the URL (e.g. %C3%A9 for é)';
+  const body = /^[A-Z]+ \/v1(?:[/?]|$)/.test(requestLine) ? errorBodyB('VALIDATION_ERROR', message) : errorBodyA('VALIDATION_ERROR', message);
+  const status = error.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+  return (
+    `HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-type: application/json; charset=utf-8\r\n` +
+    `access-control-allow-origin: *\r\nx-content-type-options: nosniff\r\ncache-control: no-store\r\n` +
+    `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+  );
 }
