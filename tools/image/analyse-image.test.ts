@@ -82,6 +82,26 @@ describe('refusals', () => {
     if (!result.ok) expect(result.message).toMatch(/truncated/);
   });
 
+  it.each([
+    ['a PNG without its IEND chunk', 'opaque.png', 12],
+    ['a GIF without its trailer', 'animated.gif', 1],
+    ['an animated GIF cut after its first frame', 'animated.gif', 0.35],
+  ] as const)('fails %s, although its first frame decodes', async (_label, name, cut) => {
+    const whole = readFixture(name);
+    const bytes = whole.subarray(0, cut < 1 ? Math.floor(whole.length * (1 - cut)) : whole.length - cut);
+    // What the decoder sees (the first frame) is whole: only the file's structure tells.
+    expect((await sharp(bytes, { failOn: 'truncated', pages: 1 }).raw().toBuffer()).length).toBeGreaterThan(0);
+    const result = await analyseImage(bytes);
+    expect(result).toMatchObject({ ok: false, code: 'truncated' });
+    if (!result.ok) expect(result.message).toMatch(/^the file is truncated \(its (PNG|GIF|WEBP) structure goes on past the end of the file\); re-export/);
+  });
+
+  it('fails a cut animated WebP as truncated (libwebp calls it a corrupt header)', async () => {
+    const whole = readFixture('animated.webp');
+    const result = await analyseImage(whole.subarray(0, Math.floor(whole.length * 0.7)));
+    expect(result).toMatchObject({ ok: false, code: 'truncated' });
+  });
+
   it('fails an image above the pixel limit, naming the limit', async () => {
     const result = await analyseImage(readFixture('photo.jpg'), { maxPixels: 120 * 80 - 1 });
     expect(result).toMatchObject({ ok: false, code: 'too-many-pixels' });

@@ -7,6 +7,7 @@ import type { ImageExt } from '../../functions/core/record.js';
 import { blurhashFromThumb } from './thumb-blurhash.js';
 import { decodeFirstFrame } from './decode.js';
 import { ACCEPTED_FORMATS_TEXT, describeUnsupported, detectFormat, isAnimated, type ImageFormat } from './format.js';
+import { isTruncated } from './truncation.js';
 import { phashFromGrey32 } from './phash.js';
 import { gridFeatures } from './pixel-pass.js';
 
@@ -14,7 +15,7 @@ export { detectFormat } from './format.js';
 export type { ImageFormatInfo } from './format.js';
 
 /** Bump whenever any output (phash, blurhash, thumb, sizes, failure codes) can change: the build cache keys on it. */
-export const FEATURE_VERSION = 'image-2';
+export const FEATURE_VERSION = 'image-3';
 
 export const DEFAULT_MAX_PIXELS = 50_000_000;
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -59,6 +60,12 @@ export async function analyseImage(bytes: Buffer, options: AnalyseOptions = {}):
   const limits = { maxPixels: options.maxPixels ?? DEFAULT_MAX_PIXELS, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS };
   const decoded = await decodeFirstFrame(bytes, limits);
   if (!decoded.ok) return decoded;
+  // Only the first frame is decoded, and a PNG, GIF, WebP or AVIF whose first frame is whole
+  // decodes although the file is cut after it (a lost IEND or trailer, later frames of an
+  // animation): the file's own structure tells (truncation.ts). A cut JPEG fails its decode.
+  if (info.format !== 'jpeg' && isTruncated(bytes, info.format)) {
+    return { ok: false, code: 'truncated', message: `the file is truncated (its ${info.format.toUpperCase()} structure goes on past the end of the file); re-export or re-download the image` };
+  }
   const { width, height } = decoded.image;
   const t1 = performance.now();
   // The hash is defined on the full-resolution frame: every pixel goes through Pillow's

@@ -47,15 +47,17 @@ export async function configureSharpForBatch(): Promise<() => void> {
 const UNINFORMATIVE = /^\s*(unknown error\.?)?\s*$/i;
 
 /**
- * Decode failure → code and message. When the message was lost under concurrent decodes,
- * the file's own structure decides between truncated and undecodable (truncation.ts).
+ * Decode failure → code and message. A file whose own structure ends past its last byte is
+ * truncated whatever the decoder said (truncation.ts): its message may have been lost under
+ * concurrent decodes (one libvips error buffer for all threads), and a decoder may report a
+ * cut file as a corrupt one (libwebp: "unable to parse image").
  */
 export function classifyDecodeFailure(message: string, bytes: Uint8Array, options: DecodeOptions): { code: DecodeFailureCode; message: string } {
-  if (UNINFORMATIVE.test(message)) {
-    const format = detectFormat(bytes)?.format;
-    if (format && isTruncated(bytes, format)) return { code: 'truncated', message: 'the file is truncated (it ends before its last image data); re-export or re-download the image' };
-  }
-  return classify(message, options);
+  const classified = classify(message, options);
+  if (classified.code !== 'undecodable') return classified;
+  const format = detectFormat(bytes)?.format;
+  if (format && isTruncated(bytes, format)) return { code: 'truncated', message: 'the file is truncated (it ends before its last image data); re-export or re-download the image' };
+  return classified;
 }
 
 function classify(message: string, options: DecodeOptions): { code: DecodeFailureCode; message: string } {

@@ -16,9 +16,10 @@ function jpegTruncated(bytes: Uint8Array): boolean {
   return lastMarker(bytes, 0xd9) < lastMarker(bytes, 0xda);
 }
 
-/** PNG: chunks must chain up to IEND inside the file. */
+/** PNG: chunks must chain up to IEND inside the file (a first chunk that is not IHDR is garbage, not a cut file). */
 function pngTruncated(bytes: Uint8Array): boolean {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (bytes.length >= 16 && String.fromCharCode(bytes[12]!, bytes[13]!, bytes[14]!, bytes[15]!) !== 'IHDR') return false;
   for (let at = 8; at + 8 <= bytes.length; ) {
     const length = view.getUint32(at);
     const type = String.fromCharCode(bytes[at + 4]!, bytes[at + 5]!, bytes[at + 6]!, bytes[at + 7]!);
