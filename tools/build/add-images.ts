@@ -14,6 +14,7 @@ import { FEATURE_VERSION, analyseImage } from '../image/analyse-image.js';
 import { type AnalyseFn, LIMITS, analyseContent, defaultCacheDir } from './analyse-content.js';
 import { FeatureCache } from './feature-cache.js';
 import { dupeItems } from './near-duplicate-problems.js';
+import { folderProblem } from './file-in-the-way.js';
 import { error, type Problem, warning } from './problems.js';
 import { CONTENT_IMAGE_EXTS } from './scan-content.js';
 import { SidecarSchema, normaliseDescription, normaliseTags } from './sidecar.js';
@@ -62,7 +63,10 @@ export function checkInto(into: string | undefined): Problem | null {
 
 export async function addImages(options: AddImagesOptions): Promise<AddResult> {
   const contentDir = resolve(options.contentDir);
-  const intoProblem = checkInto(options.into);
+  const intoProblem =
+    checkInto(options.into) ??
+    folderProblem('content-missing', 'the content folder', contentDir, 'pass --content with the folder that holds the images') ??
+    folderProblem('bad-into', `--into "${options.into}": the folder`, join(contentDir, options.into ?? ''), 'choose another --into');
   if (intoProblem) return { ok: false, added: [], problems: [intoProblem] };
   const cacheDir = options.cacheDir ?? defaultCacheDir(contentDir);
   const analyse = options.analyse ?? analyseImage;

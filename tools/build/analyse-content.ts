@@ -14,6 +14,7 @@ import { type ImageFileContext, type ImageOutcome, analyseImageFile } from './an
 import { type CachedFeatures, FeatureCache } from './feature-cache.js';
 import { error, warning, type Problem } from './problems.js';
 import { rejectDuplicateIds, sortProblems, unknownDistinctFrom } from './catalogue-checks.js';
+import { folderProblem } from './file-in-the-way.js';
 import { type ContentPair, type ContentScan, scanContent } from './scan-content.js';
 import { type NormalisedSidecar, parseSidecar } from './sidecar.js';
 
@@ -117,11 +118,25 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   const started = performance.now();
   const limits = effectiveLimits(options.limits);
   const analyse = options.analyse ?? analyseImage;
-  const cache = await FeatureCache.load(options.cacheDir ?? defaultCacheDir(options.contentDir), FEATURE_VERSION);
-  const cacheLoadMs = performance.now() - started;
-  const scan = options.scan ?? (await scanContent(options.contentDir));
+  const cacheDir = options.cacheDir ?? defaultCacheDir(options.contentDir);
+  const badCache = folderProblem('bad-cache-dir', 'the cache folder', cacheDir, 'pass --cache with a folder (or leave --cache out)');
+  if (badCache) {
+    const timings = { cacheLoadMs: 0, scanMs: 0, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: 0 };
+    return { items: [], problems: [badCache], stats: { images: 0, cacheHits: 0, decoded: 0, hashed: 0, timings } };
+  }
+  const scanned = options.scan ?? (await scanContent(options.contentDir));
+  if (scanned.problems.some((problem) => problem.code === 'content-missing')) {
+    // No content folder: nothing to analyse, and the cache is left alone (saving it now
+    // would prune every entry, e.g. after a typo in --content).
+    const timings = { cacheLoadMs: 0, scanMs: performance.now() - started, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: performance.now() - started };
+    return { items: [], problems: [...scanned.problems], stats: { images: 0, cacheHits: 0, decoded: 0, hashed: 0, timings } };
+  }
+  const scanMs = performance.now() - started;
+  const cache = await FeatureCache.load(cacheDir, FEATURE_VERSION);
+  const cacheLoadMs = performance.now() - started - scanMs;
+  const scan = scanned;
   const problems = [...scan.problems];
-  const timings = { cacheLoadMs, scanMs: performance.now() - started - cacheLoadMs, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: 0 };
+  const timings = { cacheLoadMs, scanMs, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: 0 };
   const stats: AnalyseStats = { images: 0, cacheHits: 0, decoded: 0, hashed: 0, timings };
 
   const imageContext: ImageFileContext = { cache, analyse, limits, counters: stats };

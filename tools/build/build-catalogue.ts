@@ -20,6 +20,7 @@ import { buildContext, buildInputs, generateExtras, type LastBuild, loadLastBuil
 import { FEATURE_VERSION } from '../image/analyse-image.js';
 import { scanContent } from './scan-content.js';
 import { contentStatFingerprint, loadRecords, recordsFile, saveRecords } from './unchanged-content.js';
+import { folderProblem } from './file-in-the-way.js';
 import { memoizedRecordEncoding, type RecordEncodingRun } from './record-encoding-memo.js';
 import { memoizedSearchIndex, type SearchIndexRun } from './search-index-memo.js';
 import { loadEsbuild } from './bundle-function.js';
@@ -104,13 +105,25 @@ function isUnchanged(last: LastBuild | null, statFingerprint: string | null, cac
   return statFingerprint !== null && last?.unchanged?.statFingerprint === statFingerprint && sameStatKey(last.recordsStat, statKey(recordsFile(cacheDir)));
 }
 
+/** A build refused before any work (a folder argument that names a file): nothing read or written. */
+function refusedBuild(problems: Problem[], started: number): BuildResult {
+  const timings = { cacheLoadMs: 0, scanMs: 0, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: 0, dupesMs: 0, compileMs: 0, writeMs: 0, generateMs: 0 };
+  const stats: BuildStats = { images: 0, cacheHits: 0, decoded: 0, hashed: 0, timings, records: 0, warnings: 0, errors: problems.length, written: 0, kept: 0, removed: 0, seconds: (performance.now() - started) / 1000, shortcut: null, searchIndex: null, recordEncoding: null };
+  return { ok: false, problems, records: [], manifest: null, changed: false, stats };
+}
+
 export async function buildCatalogue(options: BuildOptions): Promise<BuildResult> {
   const started = performance.now();
   const contentDir = resolve(options.contentDir);
   const outDir = resolve(options.outDir);
+  const cacheDir = options.cacheDir ?? defaultCacheDir(contentDir);
+  const misplaced = [
+    folderProblem('bad-out-dir', 'the output folder', outDir, 'choose another --out'),
+    folderProblem('bad-cache-dir', 'the cache folder', cacheDir, 'pass --cache with a folder (or leave --cache out)'),
+  ].filter((problem) => problem !== null);
+  if (misplaced.length > 0) return refusedBuild(misplaced, started);
   // A build interrupted while applying its changes is rolled back (or completed) before anything reads the output.
   const recovery = recoverOutput(outDir);
-  const cacheDir = options.cacheDir ?? defaultCacheDir(contentDir);
   // The output's manifest.json is parsed only when needed: a stat equal to the one the last
   // build recorded proves it is that build's manifest (30k entries at 10k images: ~50 ms).
   const last = await loadLastBuild(cacheDir);

@@ -97,7 +97,8 @@ const readJson = <T>(file: string): Promise<T | null> => readFile(file, 'utf8').
 
 /** The detector's pairs, incrementally from the cached ones when there are any. `write: false` only reads (`pepe check`). */
 export async function nearDuplicatePairs(items: AnalysedItem[], cache?: { dir: string; write: boolean }): Promise<DupePair[]> {
-  if (!cache) return findNearDuplicates(dupeItems(items));
+  // No items, no pairs; the cache is left as it is (a missing content folder must not clear it).
+  if (!cache || items.length === 0) return items.length === 0 ? [] : findNearDuplicates(dupeItems(items));
   const code = codeKey();
   const sigs = items.map(signature);
   const key = createHash('sha256').update(code).update('\n').update(sigs.join('\n')).digest('hex');

@@ -6,6 +6,7 @@ import { lstatSync, type Stats } from 'node:fs';
 import { readlink, realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import fg from 'fast-glob';
+import { folderProblem } from './file-in-the-way.js';
 import { error, type Problem } from './problems.js';
 
 /** Extensions accepted as image content (lowercase). `.jpeg` publishes as `.jpg`. */
@@ -110,6 +111,8 @@ function listEntries(root: string): { path: string; stats: EntryStat }[] {
 /** Scans `contentDir` (hidden files and folders are ignored), sorted by path for deterministic output. */
 export async function scanContent(contentDir: string): Promise<ContentScan> {
   const root = resolve(contentDir);
+  const notFolder = folderProblem('content-missing', 'the content folder', root, 'pass --content with the folder that holds the images');
+  if (notFolder) return { pairs: [], problems: [notFolder] };
   const realRoot = await realpath(root).catch(() => null);
   if (realRoot === null) return { pairs: [], problems: [error('content-missing', `the content folder "${root}" does not exist: create it or pass --content`)] };
   const entries = listEntries(root);

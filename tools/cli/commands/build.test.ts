@@ -191,3 +191,30 @@ describe('pepe add', () => {
     expect(io.err()).toContain('--into');
   });
 });
+
+describe('folder flags that name a file', () => {
+  it('get a message naming the flag to fix, never a stack trace, and nothing is written', async () => {
+    await writeFile(join(temp.path, 'afile'), 'not a folder');
+    const cases: [string[], RegExp][] = [
+      [['build', '--content', 'afile'], /error: the content folder ".*afile" is a file, not a folder: pass --content with the folder that holds the images \[content-missing\]/],
+      [['check', '--content', 'afile'], /\[content-missing\]/],
+      [['dupes', '--content', 'afile'], /\[content-missing\]/],
+      [['build', '--out', 'afile'], /error: the output folder ".*afile" is a file, not a folder: choose another --out \[bad-out-dir\]/],
+      [['build', '--out', 'afile/dist'], /error: the output folder ".*afile\/dist" cannot be a folder: ".*afile" is a file: choose another --out \[bad-out-dir\]/],
+      [['build', '--cache', 'afile'], /error: the cache folder ".*afile" is a file, not a folder: pass --cache with a folder \(or leave --cache out\) \[bad-cache-dir\]/],
+      [['check', '--cache', 'afile'], /\[bad-cache-dir\]/],
+      [['add', 'content/frog-000.png', '--content', 'afile'], /\[content-missing\]/],
+      [['add', 'content/frog-000.png', '--into', 'frog-001.json'], /error: --into "frog-001.json": the folder ".*frog-001.json" is a file, not a folder: choose another --into \[bad-into\]/],
+    ];
+    const before = await snapshotDir(temp.path);
+    for (const [args, message] of cases) {
+      const io = captureIo();
+      expect(await runMain(args, io), args.join(' ')).toBe(1);
+      expect(io.err(), args.join(' ')).toMatch(message);
+      expect(io.err(), args.join(' ')).not.toMatch(/unexpected failure|\n\s+at /);
+    }
+    const after = await snapshotDir(temp.path);
+    expect(Object.keys(after).filter((path) => JSON.stringify(after[path]) !== JSON.stringify(before[path]))).toEqual([]);
+    expect(Object.keys(before).filter((path) => !(path in after))).toEqual([]);
+  });
+});
