@@ -15,7 +15,7 @@ import { type CachedFeatures, FeatureCache } from './feature-cache.js';
 import { error, warning, type Problem } from './problems.js';
 import { rejectDuplicateIds, sortProblems, unknownDistinctFrom } from './catalogue-checks.js';
 import { folderProblem } from './file-in-the-way.js';
-import { type ContentPair, type ContentScan, scanContent } from './scan-content.js';
+import { type ContentFile, type ContentPair, type ContentScan, scanContent } from './scan-content.js';
 import { type NormalisedSidecar, parseSidecar } from './sidecar.js';
 
 /** The image analysis function (injectable so tests can count decodes). Same contract as `analyseImage`. */
@@ -114,28 +114,49 @@ async function loadSidecar(pair: ContentPair, cache: FeatureCache): Promise<{ si
   return { sidecar: result.sidecar, problems: [] };
 }
 
+/** The analysis of a content folder that could not be read at all: its problems only. */
+function nothingAnalysed(problems: Problem[], started: number): ContentAnalysis {
+  const elapsed = performance.now() - started;
+  const timings = { cacheLoadMs: 0, scanMs: elapsed, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: elapsed };
+  return { items: [], problems: [...problems], stats: { images: 0, cacheHits: 0, decoded: 0, hashed: 0, timings } };
+}
+
+/**
+ * Problems of sidecars whose image was refused (unsupported, a symlink, two images for one
+ * sidecar) or that have no image: reported in the same run, so that fixing the image does
+ * not reveal a broken sidecar only on the next one.
+ */
+function loneSidecarProblems(sidecars: readonly ContentFile[]): Problem[] {
+  const problems: Problem[] = [];
+  for (const sidecar of sidecars) {
+    let text: string;
+    try {
+      text = readFileSync(sidecar.abs, 'utf8');
+    } catch {
+      continue; // gone since the scan; the next run reports what is there
+    }
+    const result = parseSidecar(sidecar.rel, text);
+    if (!result.ok) problems.push(...result.problems);
+  }
+  return problems;
+}
+
 export async function analyseContent(options: AnalyseContentOptions): Promise<ContentAnalysis> {
   const started = performance.now();
   const limits = effectiveLimits(options.limits);
   const analyse = options.analyse ?? analyseImage;
   const cacheDir = options.cacheDir ?? defaultCacheDir(options.contentDir);
   const badCache = folderProblem('bad-cache-dir', 'the cache folder', cacheDir, 'pass --cache with a folder (or leave --cache out)');
-  if (badCache) {
-    const timings = { cacheLoadMs: 0, scanMs: 0, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: 0 };
-    return { items: [], problems: [badCache], stats: { images: 0, cacheHits: 0, decoded: 0, hashed: 0, timings } };
-  }
+  if (badCache) return nothingAnalysed([badCache], started);
   const scanned = options.scan ?? (await scanContent(options.contentDir));
-  if (scanned.problems.some((problem) => problem.code === 'content-missing')) {
-    // No content folder: nothing to analyse, and the cache is left alone (saving it now
-    // would prune every entry, e.g. after a typo in --content).
-    const timings = { cacheLoadMs: 0, scanMs: performance.now() - started, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: performance.now() - started };
-    return { items: [], problems: [...scanned.problems], stats: { images: 0, cacheHits: 0, decoded: 0, hashed: 0, timings } };
-  }
+  // No content folder: nothing to analyse, and the cache is left alone (saving it now would
+  // prune every entry, e.g. after a typo in --content).
+  if (scanned.problems.some((problem) => problem.code === 'content-missing')) return nothingAnalysed(scanned.problems, started);
   const scanMs = performance.now() - started;
   const cache = await FeatureCache.load(cacheDir, FEATURE_VERSION);
   const cacheLoadMs = performance.now() - started - scanMs;
   const scan = scanned;
-  const problems = [...scan.problems];
+  const problems = [...scan.problems, ...loneSidecarProblems(scan.loneSidecars)];
   const timings = { cacheLoadMs, scanMs, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: 0 };
   const stats: AnalyseStats = { images: 0, cacheHits: 0, decoded: 0, hashed: 0, timings };
 

@@ -168,6 +168,20 @@ describe('bad content: exactly its problem, output left byte-for-byte untouched'
     const result = await build({ contentDir });
     expect(result.problems.map((p) => p.code).sort()).toEqual(['invalid-json', 'missing-sidecar', 'unsupported-format']);
   });
+
+  it('validates the sidecars of refused images and orphan sidecars in the same run', async () => {
+    const contentDir = await contentWith(async (d) => {
+      await writeFile(join(d, 'drawing.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+      await writeFile(join(d, 'drawing.json'), '{bad');
+      await writeFile(join(d, 'orphan.json'), JSON.stringify({ id: 'zzz', descripton: 1 }));
+    });
+    const result = await build({ contentDir });
+    const byFile = result.problems.map((p) => `${p.file} ${p.code}`).sort();
+    expect(byFile).toContain('drawing.json invalid-json');
+    expect(byFile).toContain('drawing.svg unsupported-format');
+    expect(byFile).toContain('orphan.json orphan-sidecar');
+    expect(byFile).toContain('orphan.json sidecar-unknown-key');
+  });
 });
 
 describe('a good build', () => {

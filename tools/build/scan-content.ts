@@ -30,6 +30,8 @@ export interface ContentPair {
 export interface ContentScan {
   pairs: ContentPair[];
   problems: Problem[];
+  /** Sidecars in no pair: their image was refused, or they have none (the problems say which). Validated all the same. */
+  loneSidecars: ContentFile[];
 }
 
 /** `resolve(root, rel)` for a resolved root; plain concatenation on POSIX (20k resolve calls cost ~20 ms). */
@@ -112,9 +114,9 @@ function listEntries(root: string): { path: string; stats: EntryStat }[] {
 export async function scanContent(contentDir: string): Promise<ContentScan> {
   const root = resolve(contentDir);
   const notFolder = folderProblem('content-missing', 'the content folder', root, 'pass --content with the folder that holds the images');
-  if (notFolder) return { pairs: [], problems: [notFolder] };
+  if (notFolder) return { pairs: [], problems: [notFolder], loneSidecars: [] };
   const realRoot = await realpath(root).catch(() => null);
-  if (realRoot === null) return { pairs: [], problems: [error('content-missing', `the content folder "${root}" does not exist: create it or pass --content`)] };
+  if (realRoot === null) return { pairs: [], problems: [error('content-missing', `the content folder "${root}" does not exist: create it or pass --content`)], loneSidecars: [] };
   const entries = listEntries(root);
 
   const problems: Problem[] = [];
@@ -169,11 +171,14 @@ export async function scanContent(contentDir: string): Promise<ContentScan> {
     }
     pairs.push({ image, sidecar });
   }
+  const paired = new Set(pairs.map((pair) => pair.sidecar));
+  const loneSidecars: ContentFile[] = [];
   for (const [stem, sidecar] of sidecars) {
+    if (!paired.has(sidecar)) loneSidecars.push(sidecar);
     if (!images.has(stem) && !refused.has(stem)) {
-      problems.push(error('orphan-sidecar', `describes no image (expected "${stem}.png", ".jpg", ".gif", ".webp" or ".avif" beside it): add the image or delete the sidecar`, sidecar.rel));
+      problems.push(error('orphan-sidecar', `describes no image (expected "${stem}.png", ".jpg", ".jpeg", ".gif", ".webp" or ".avif" beside it): add the image or delete the sidecar`, sidecar.rel));
     }
   }
   pairs.sort((a, b) => (a.image.rel < b.image.rel ? -1 : 1));
-  return { pairs, problems };
+  return { pairs, problems, loneSidecars };
 }
