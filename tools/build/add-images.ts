@@ -1,6 +1,7 @@
 /**
  * `pepe add` as a library function: imports image files into the content folder, each with a
- * URL-safe name and a new sidecar. All or nothing: every file is validated first (format,
+ * URL-safe name and a new sidecar; an image already inside the content folder keeps its place
+ * and name and only gets its sidecar. All or nothing: every file is validated first (format,
  * decode, near-duplicates against the catalogue and each other) and if anything is refused,
  * nothing is written.
  */
@@ -22,7 +23,7 @@ import { slugify, uniqueSlug } from './slug.js';
 
 export interface AddImagesOptions {
   contentDir: string;
-  /** Source image paths (absolute, or relative to the process's cwd). */
+  /** Source image paths (absolute, or relative to the process's cwd); one inside the content folder is adopted where it is. */
   files: string[];
   /** Subfolder of the content folder to copy into (created if needed). */
   into?: string;
@@ -61,6 +62,26 @@ export function checkInto(into: string | undefined): Problem | null {
   return null;
 }
 
+const isInside = (folder: string, path: string): boolean => {
+  const rel = relative(folder, path);
+  return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel);
+};
+
+/** Why an image inside the content folder cannot be given a sidecar where it is, or null. */
+function inPlaceProblem(contentDir: string, abs: string, sidecarPath: string, source: string): Problem | null {
+  const rel = relative(contentDir, abs).split(sep).join('/');
+  if (rel.split('/').some((part) => part.startsWith('.'))) {
+    return error('bad-into', `"${source}" is in a hidden folder of the content folder, which builds ignore: move it out first`);
+  }
+  if (!CONTENT_IMAGE_EXTS.has(extname(abs).toLowerCase())) {
+    return error('unsupported-format', `"${source}" is inside the content folder with a "${extname(abs) || 'missing'}" extension that builds do not read: rename it to .png, .jpg, .gif, .webp or .avif first`);
+  }
+  if (existsSync(sidecarPath)) {
+    return error('already-in-catalogue', `"${source}" already has a sidecar (${relative(contentDir, sidecarPath).split(sep).join('/')}): edit that one instead`);
+  }
+  return null;
+}
+
 export async function addImages(options: AddImagesOptions): Promise<AddResult> {
   const contentDir = resolve(options.contentDir);
   const intoProblem =
@@ -81,6 +102,17 @@ export async function addImages(options: AddImagesOptions): Promise<AddResult> {
       problems.push(error('source-missing', `"${source}" is not a file: check the path`));
       continue;
     }
+    // An image already inside the content folder (what a missing-sidecar error suggests) keeps
+    // its place and name: only its sidecar is written, beside it.
+    const inPlace = isInside(contentDir, abs);
+    if (inPlace) {
+      const sidecarPath = `${abs.slice(0, abs.length - extname(abs).length)}.json`;
+      const problem = inPlaceProblem(contentDir, abs, sidecarPath, source);
+      if (problem) {
+        problems.push(problem);
+        continue;
+      }
+    }
     if (info.size > LIMITS.maxFileBytes) {
       problems.push(error('file-too-large', `"${source}" is ${(info.size / 1048576).toFixed(1)} MB, over the ${LIMITS.maxFileBytes / 1048576} MB limit: export it smaller`));
       continue;
@@ -91,7 +123,7 @@ export async function addImages(options: AddImagesOptions): Promise<AddResult> {
       problems.push(error(result.code, `"${source}": ${result.message}`));
       continue;
     }
-    candidates.push({ source, abs, bytes, result, id: (options.newId ?? randomUUID)().toLowerCase() });
+    candidates.push({ source, abs, inPlace, bytes, result, id: (options.newId ?? randomUUID)().toLowerCase() });
   }
   if (problems.length > 0) return { ok: false, added: [], problems };
 
@@ -123,12 +155,16 @@ export async function addImages(options: AddImagesOptions): Promise<AddResult> {
   const cache = await FeatureCache.load(cacheDir, FEATURE_VERSION);
   await mkdir(folder, { recursive: true });
   for (const c of candidates) {
-    const slug = uniqueSlug(slugify(basename(c.source, extname(c.source))), taken);
-    chosen.add(slug);
     const sidecar = SidecarSchema.parse({ id: c.id, description: normaliseDescription(options.description ?? null), tags: normaliseTags(options.tags ?? null), created_at: now });
-    const imagePath = join(folder, `${slug}${c.result.ext}`);
-    const sidecarPath = join(folder, `${slug}.json`);
-    await writeFile(imagePath, c.bytes, { flag: 'wx' });
+    let imagePath = c.abs;
+    let sidecarPath = `${c.abs.slice(0, c.abs.length - extname(c.abs).length)}.json`;
+    if (!c.inPlace) {
+      const slug = uniqueSlug(slugify(basename(c.source, extname(c.source))), taken);
+      chosen.add(slug);
+      imagePath = join(folder, `${slug}${c.result.ext}`);
+      sidecarPath = join(folder, `${slug}.json`);
+      await writeFile(imagePath, c.bytes, { flag: 'wx' });
+    }
     await writeFile(sidecarPath, `${JSON.stringify(sidecar, null, 2)}\n`, { flag: 'wx' });
     // Prime the feature cache so the next build does not decode the image again.
     const r = c.result;

@@ -110,6 +110,25 @@ function listEntries(root: string): { path: string; stats: EntryStat }[] {
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
+/** A path for a shell: bare when it holds only safe characters, else single-quoted. */
+const shellWord = (text: string): string => (/^[\w./@%+=:,-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`);
+
+/** How a maintainer in the current folder names `abs`: relative when below it, else absolute. */
+function shownPath(abs: string): string {
+  const rel = relative(process.cwd(), abs);
+  return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? abs : rel;
+}
+
+/**
+ * The `pepe add` command that gives an image in the content folder its sidecar, runnable as
+ * printed from the current folder: the path quoted for a shell, and `--content` when the
+ * content folder is not the default `./content`.
+ */
+function addCommand(root: string, imageAbs: string): string {
+  const content = root === resolve('content') ? '' : ` --content ${shellWord(shownPath(root))}`;
+  return `npx pepe add ${shellWord(shownPath(imageAbs))}${content}`;
+}
+
 /** Scans `contentDir` (hidden files and folders are ignored), sorted by path for deterministic output. */
 export async function scanContent(contentDir: string): Promise<ContentScan> {
   const root = resolve(contentDir);
@@ -166,7 +185,7 @@ export async function scanContent(contentDir: string): Promise<ContentScan> {
     const image = files[0]!;
     if (!sidecar) {
       if (refused.has(stem)) continue;
-      problems.push(error('missing-sidecar', `has no sidecar "${stem}.json": run \`npx pepe add ${image.rel}\` to import it with a new sidecar, or write the sidecar by hand`, image.rel));
+      problems.push(error('missing-sidecar', `has no sidecar "${stem}.json": run \`${addCommand(root, image.abs)}\` to give it one where it is, or write the sidecar by hand`, image.rel));
       continue;
     }
     pairs.push({ image, sidecar });

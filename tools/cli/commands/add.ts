@@ -9,6 +9,8 @@ const usage = `Usage: pepe add FILE... [options]
 
 Imports image files into the content folder: copies each under a URL-safe name (with the
 extension of its detected format) and writes its sidecar with a new id and created_at = now.
+An image already inside the content folder (one a build reports without a sidecar) stays
+where it is, under its name: only its sidecar is written, beside it.
 Every file is validated first; if any is refused (unsupported, undecodable, truncated, or a
 near-duplicate of an image already there or in the same call), nothing is written.
 

@@ -1,4 +1,4 @@
-import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -189,6 +189,35 @@ describe('pepe add', () => {
     const io = captureIo();
     expect(await runMain(['add', 'x.png', '--into', '../elsewhere'], io)).toBe(2);
     expect(io.err()).toContain('--into');
+  });
+});
+
+/** The words of a command printed for a POSIX shell (bare words and single-quoted ones). */
+function shellWords(command: string): string[] {
+  return [...command.matchAll(/'((?:[^']|'\\'')*)'|(\S+)/g)].map((m) => (m[1] !== undefined ? m[1].replaceAll("'\\''", "'") : m[2]!));
+}
+
+describe('an image without a sidecar', () => {
+  it('gets a pepe add command that, run as printed, gives it a sidecar where it is', async () => {
+    const adopt = join(temp.path, 'adopt content');
+    await cp(content, adopt, { recursive: true });
+    await mkdir(join(adopt, 'moods'));
+    const image = await fixtureImage(31);
+    await writeFile(join(adopt, 'moods', `My Frog${image.ext}`), image.bytes);
+    const io = captureIo();
+    expect(await runMain(['build', '--content', 'adopt content', '--out', 'adopt-dist'], io)).toBe(1);
+    const command = /run `([^`]+)` to give it one where it is/.exec(io.err())?.[1];
+    expect(command).toMatch(/^npx pepe add '.*\/adopt content\/moods\/My Frog\.\w+' --content '.*\/adopt content'$/);
+    const [, , ...args] = shellWords(command!);
+    const addIo = captureIo();
+    expect(await runMain(args, addIo), addIo.err()).toBe(0);
+    // Adopted in place: no copy, the sidecar beside it.
+    expect((await readdir(join(adopt, 'moods'))).sort()).toEqual([`My Frog${image.ext}`, 'My Frog.json']);
+    expect(await runMain(['build', '--content', 'adopt content', '--out', 'adopt-dist'], captureIo())).toBe(0);
+    // Again: it has a sidecar now.
+    const again = captureIo();
+    expect(await runMain(args, again)).toBe(1);
+    expect(again.err()).toContain('[already-in-catalogue]');
   });
 });
 
