@@ -56,78 +56,31 @@ export function dictionaryEncoder(dictionary: readonly string[]): (text: string,
     return pattern;
   };
   return (text, pieces) =>
-    pieces === WORD_PIECES ? encodeWords(text, codes)
-    : pieces === TAG_PIECES ? encodeTags(text, codes)
+    pieces === WORD_PIECES ? encodeByScan(text, codes, wordEnd)
+    : pieces === TAG_PIECES ? encodeByScan(text, codes, tagEnd)
     : text.replace(patternFor(pieces), (piece) => codes.get(piece) ?? piece.replaceAll(MARK, MARK + MARK));
 }
 
 const isAsciiLetter = (code: number): boolean => (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
-
-/**
- * What the regex path gives for WORD_PIECES (`/[A-Za-z]+ ?|~/g`, each match replaced by its
- * code or, for `~`, by `~~`), found by a plain scan: descriptions are most of the text a
- * build encodes, and a callback per word made that ~40 ms of a 10k build. Held equal to the
- * regex path for any text by text-dictionary.test.ts.
- */
-function encodeWords(text: string, codes: Map<string, string>): string {
-  let out = '';
-  let copied = 0;
-  for (let at = 0; at < text.length; ) {
-    const code = text.charCodeAt(at);
-    if (isAsciiLetter(code)) {
-      let end = at + 1;
-      while (end < text.length && isAsciiLetter(text.charCodeAt(end))) end++;
-      if (end < text.length && text.charCodeAt(end) === 32) end++;
-      const reference = codes.get(text.slice(at, end));
-      if (reference !== undefined) {
-        out += text.slice(copied, at) + reference;
-        copied = end;
-      }
-      at = end;
-    } else {
-      if (code === MARK_CODE) {
-        out += text.slice(copied, at) + MARK + MARK;
-        copied = at + 1;
-      }
-      at++;
-    }
-  }
-  return copied === 0 ? text : out + text.slice(copied);
-}
-
+const isLineTerminator = (code: number): boolean => code === 10 || code === 13 || code === 0x2028 || code === 0x2029;
 const QUOTE_CODE = 34;
 const BACKSLASH_CODE = 92;
 const COMMA_CODE = 44;
 
 /**
- * What the regex path gives for TAG_PIECES (`/"(?:[^"\\]|\\.)*",?|~/g`, each piece replaced by its
- * code or, when it has none, by itself with `~` doubled; a `~` outside pieces doubled), found
- * by a plain scan: a callback per tag was ~30 ms of a fresh 10k build. Held equal to the regex
- * path for any text by text-dictionary.test.ts.
+ * What the regex path gives (`/<pieces>|~/g`, each piece replaced by its code or, when it has
+ * none, by itself with `~` doubled; a `~` outside pieces doubled), found by a plain scan:
+ * `pieceEnd(text, at)` is the end of the piece starting at `at`, or -1 when none starts there.
+ * The build encodes two texts per record, and a regex callback per piece made that ~40 ms
+ * (descriptions) and ~30 ms (tags) of a fresh 10k build. Each scanner below is held equal to
+ * the regex path for any text by text-dictionary.test.ts.
  */
-function encodeTags(text: string, codes: Map<string, string>): string {
+function encodeByScan(text: string, codes: Map<string, string>, pieceEnd: (text: string, at: number) => number): string {
   let out = '';
   let copied = 0;
   for (let at = 0; at < text.length; ) {
-    const code = text.charCodeAt(at);
-    if (code === QUOTE_CODE) {
-      let end = at + 1;
-      while (end < text.length) {
-        const inner = text.charCodeAt(end);
-        if (inner === QUOTE_CODE) break;
-        // An escape takes the next character whatever it is, except a line terminator (the regex's `.`).
-        if (inner === BACKSLASH_CODE) {
-          if (end + 1 >= text.length || isLineTerminator(text.charCodeAt(end + 1))) end = text.length;
-          else end += 2;
-        } else end++;
-      }
-      if (end >= text.length) {
-        // No closing quote: no piece starts here (the regex moves on by one character).
-        at++;
-        continue;
-      }
-      end++;
-      if (end < text.length && text.charCodeAt(end) === COMMA_CODE) end++;
+    const end = pieceEnd(text, at);
+    if (end > at) {
       const piece = text.slice(at, end);
       const replacement = codes.get(piece) ?? (piece.includes(MARK) ? piece.replaceAll(MARK, MARK + MARK) : undefined);
       if (replacement !== undefined) {
@@ -136,7 +89,7 @@ function encodeTags(text: string, codes: Map<string, string>): string {
       }
       at = end;
     } else {
-      if (code === MARK_CODE) {
+      if (text.charCodeAt(at) === MARK_CODE) {
         out += text.slice(copied, at) + MARK + MARK;
         copied = at + 1;
       }
@@ -146,7 +99,27 @@ function encodeTags(text: string, codes: Map<string, string>): string {
   return copied === 0 ? text : out + text.slice(copied);
 }
 
-const isLineTerminator = (code: number): boolean => code === 10 || code === 13 || code === 0x2028 || code === 0x2029;
+/** WORD_PIECES (`/[A-Za-z]+ ?/`): a run of ASCII letters and the space after it. */
+function wordEnd(text: string, at: number): number {
+  if (!isAsciiLetter(text.charCodeAt(at))) return -1;
+  let end = at + 1;
+  while (end < text.length && isAsciiLetter(text.charCodeAt(end))) end++;
+  return end < text.length && text.charCodeAt(end) === 32 ? end + 1 : end;
+}
+
+/** TAG_PIECES (`/"(?:[^"\\]|\\.)*",?/`): a quoted string (an escape takes any next character but a line terminator, the regex's `.`) and the comma after it. */
+function tagEnd(text: string, at: number): number {
+  if (text.charCodeAt(at) !== QUOTE_CODE) return -1;
+  for (let end = at + 1; end < text.length; ) {
+    const code = text.charCodeAt(end);
+    if (code === QUOTE_CODE) return end + 1 < text.length && text.charCodeAt(end + 1) === COMMA_CODE ? end + 2 : end + 1;
+    if (code !== BACKSLASH_CODE) end++;
+    else if (end + 1 < text.length && !isLineTerminator(text.charCodeAt(end + 1))) end += 2;
+    else return -1;
+  }
+  return -1; // no closing quote: no piece starts here (the regex moves on by one character)
+}
+
 
 /** Run-time side: the original text of an encoded one. */
 export function expandText(text: string, dictionary: readonly string[]): string {

@@ -12,6 +12,7 @@ import type { PepeRecord, SiteUrls } from '../../functions/core/record.js';
 import type { Problem } from './problems.js';
 import { recordDigest } from './answer-digests.js';
 import { bundleFunction } from './bundle-function.js';
+import { readCacheJson } from './cache-json.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /**
@@ -123,11 +124,7 @@ export const sameStatKey = (a: FileStatKey | null | undefined, b: FileStatKey | 
 const LAST_BUILD_FILE = 'last-build.json';
 
 export async function loadLastBuild(cacheDir: string): Promise<LastBuild | null> {
-  try {
-    return JSON.parse(await readFile(join(cacheDir, LAST_BUILD_FILE), 'utf8')) as LastBuild;
-  } catch {
-    return null;
-  }
+  return (await readCacheJson(join(cacheDir, LAST_BUILD_FILE))) as LastBuild | null;
 }
 
 export async function saveLastBuild(cacheDir: string, last: LastBuild): Promise<void> {

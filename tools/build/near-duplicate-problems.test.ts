@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findNearDuplicates } from '../dupes/near-duplicates.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
@@ -65,6 +68,21 @@ describe('near-duplicate pairs from the cache', () => {
     expect(incremental).toHaveLength(5);
     // Only the changed items and their phash neighbours were compared.
     expect(incrementalReads).toBeLessThan(10);
+  });
+
+  it('a torn or foreign cache file gives the full result and is written again', async () => {
+    const cache = { dir: temp.path, write: true };
+    const items = Array.from({ length: 20 }, (_, n) => item(n, n % 12));
+    await nearDuplicatePairs(items, cache);
+    for (const file of ['near-duplicates.json', 'near-duplicates-items.json']) {
+      const path = join(temp.path, file);
+      const text = await readFile(path, 'utf8');
+      await writeFile(path, text.slice(0, text.length >> 1));
+      const changed = [...items, item(40, 3)];
+      expect(await nearDuplicatePairs(changed, cache), file).toEqual(findNearDuplicates(dupeItems(changed)));
+      expect(() => JSON.parse(readFileSync(path, 'utf8')), file).not.toThrow();
+      await nearDuplicatePairs(items, cache);
+    }
   });
 
   it('a cache written for other items still gives the full result', async () => {

@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
@@ -18,6 +18,7 @@ import { hammingDistance, parseHash } from '../dupes/multi-index.js';
 import { DEFAULT_PHASH_THRESHOLD, type DupePair, findNearDuplicates } from '../dupes/near-duplicates.js';
 import type { AnalysedItem } from './analyse-content.js';
 import type { Problem } from './problems.js';
+import { readCacheJson } from './cache-json.js';
 
 const DUPES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'dupes');
 const CACHE_FILE = 'near-duplicates.json';
@@ -93,7 +94,8 @@ function incrementalPairs(items: AnalysedItem[], sigs: string[], cached: { signa
   return [...kept, ...fresh].sort(byFiles);
 }
 
-const readJson = <T>(file: string): Promise<T | null> => readFile(file, 'utf8').then((text) => JSON.parse(text) as T, () => null);
+/** A cache file as T, or null when missing or damaged (readCacheJson): the shape is checked by the caller (format, key). */
+const readJson = async <T>(file: string): Promise<T | null> => (await readCacheJson(file)) as T | null;
 
 /** The detector's pairs, incrementally from the cached ones when there are any. `write: false` only reads (`pepe check`). */
 export async function nearDuplicatePairs(items: AnalysedItem[], cache?: { dir: string; write: boolean }): Promise<DupePair[]> {

@@ -10,9 +10,10 @@
  * codec), the dictionary text, and each record's digest (answer-digests.ts `recordDigest`,
  * which covers every field) with its encoded form.
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PepeRecord } from '../../functions/core/record.js';
+import { readCacheJson } from './cache-json.js';
 import { replaceFile } from './replace-file.js';
 
 const FILE = 'encoded-records.json';
@@ -43,12 +44,9 @@ const isSaved = (value: unknown): value is SavedEncodings => {
 };
 
 async function loadSaved(cacheDir: string, context: string): Promise<SavedEncodings | null> {
-  try {
-    const saved: unknown = JSON.parse(await readFile(join(cacheDir, FILE), 'utf8'));
-    return isSaved(saved) && saved.context === context ? saved : null;
-  } catch {
-    return null; // none yet, or damaged: every record is encoded and the file saved again
-  }
+  // None yet, or damaged (null): built from scratch and saved again.
+  const saved = await readCacheJson(join(cacheDir, FILE));
+  return isSaved(saved) && saved.context === context ? saved : null;
 }
 
 /**

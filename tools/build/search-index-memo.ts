@@ -14,10 +14,11 @@
  * hash of the first `docCount` current docs equals the saved one.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildSearchIndex, extendSearchIndex } from '../../functions/core/search/build-index.js';
 import { SEARCH_INDEX_FORMAT, type SearchDoc, type SearchIndexData } from '../../functions/core/search/search-types.js';
+import { readCacheJson } from './cache-json.js';
 import { replaceFile } from './replace-file.js';
 
 const FILE = 'search-index.json';
@@ -47,12 +48,9 @@ const isSaved = (value: unknown): value is SavedIndex => {
 };
 
 async function loadSaved(cacheDir: string, context: string): Promise<SavedIndex | null> {
-  try {
-    const saved: unknown = JSON.parse(await readFile(join(cacheDir, FILE), 'utf8'));
-    return isSaved(saved) && saved.context === context ? saved : null;
-  } catch {
-    return null; // none yet, or damaged: the index is built from scratch and saved again
-  }
+  // None yet, or damaged (null): built from scratch and saved again.
+  const saved = await readCacheJson(join(cacheDir, FILE));
+  return isSaved(saved) && saved.context === context ? saved : null;
 }
 
 /**
