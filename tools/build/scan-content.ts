@@ -87,7 +87,7 @@ async function symlinkProblem(realRoot: string, abs: string, rel: string): Promi
   const resolved = resolve(dirname(abs), target);
   const realTarget = await realpath(resolved).catch(() => resolved);
   if (!isInside(realRoot, realTarget)) {
-    return error('outside-content-root', `is a symlink to "${target}", which is outside the content folder: copy the image into the content folder instead`, rel);
+    return error('outside-content-root', `is a symlink to "${target}", which is outside the content folder: copy the file into the content folder instead`, rel);
   }
   return error('symlink', `is a symlink (to "${target}"); symlinks are never followed: replace it with the real file`, rel);
 }

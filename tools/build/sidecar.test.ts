@@ -31,6 +31,10 @@ describe('parseSidecar', () => {
     expect(result.ok && result.sidecar.distinct_from).toEqual(['aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa']);
   });
 
+  it('reads a sidecar saved with a UTF-8 byte order mark', () => {
+    expect(parseSidecar('frogs/a.json', `\uFEFF${JSON.stringify(valid)}`)).toEqual(parse(valid));
+  });
+
   it('turns empty tags and blank descriptions into null', () => {
     const result = parse({ ...valid, tags: [' ', ''], description: '   ' });
     expect(result.ok && [result.sidecar.tags, result.sidecar.description]).toEqual([null, null]);

@@ -108,7 +108,9 @@ export type SidecarResult = { ok: true; sidecar: NormalisedSidecar } | { ok: fal
 export function parseSidecar(file: string, text: string): SidecarResult {
   let data: unknown;
   try {
-    data = JSON.parse(text);
+    // A UTF-8 byte order mark (some Windows editors write one) is not JSON, but it is not a
+    // mistake worth a failed build either.
+    data = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (cause) {
     const detail = cause instanceof Error ? cause.message : String(cause);
     return { ok: false, problems: [error('invalid-json', `not valid JSON (${detail}): fix the syntax`, file)] };

@@ -96,6 +96,10 @@ describe('refusals', () => {
     if (!result.ok) expect(result.message).toMatch(/^the file is truncated \(its (PNG|GIF|WEBP) structure goes on past the end of the file\); re-export/);
   });
 
+  it('fails an empty file as truncated, not as a format to convert', async () => {
+    expect(await analyseImage(Buffer.alloc(0))).toEqual({ ok: false, code: 'truncated', message: 'the file is empty (0 bytes); re-export or re-download the image' });
+  });
+
   it('fails a cut animated WebP as truncated (libwebp calls it a corrupt header)', async () => {
     const whole = readFixture('animated.webp');
     const result = await analyseImage(whole.subarray(0, Math.floor(whole.length * 0.7)));

@@ -52,6 +52,7 @@ export interface AnalyseOptions {
 }
 
 export async function analyseImage(bytes: Buffer, options: AnalyseOptions = {}): Promise<ImageAnalysis | ImageFailure> {
+  if (bytes.length === 0) return { ok: false, code: 'truncated', message: 'the file is empty (0 bytes); re-export or re-download the image' };
   const info = detectFormat(bytes);
   if (!info) {
     return { ok: false, code: 'unsupported-format', message: `this looks like ${describeUnsupported(bytes)}; the catalogue accepts ${ACCEPTED_FORMATS_TEXT}: convert it to one of those` };
