@@ -183,6 +183,16 @@ describe('variant A by id', () => {
     }
   });
 
+  it('answers a seeded limit=1 search that finds nothing with the same fallback pepe every time', async () => {
+    const url = '/api/pepe?random=true&seed=abc&search=zzzzqqq';
+    const first = await call(handler, url);
+    expect(first.json.meta.search).toEqual({ terms: 'zzzzqqq', found: false });
+    for (let i = 0; i < 5; i++) expect((await call(handler, url)).json.data.id).toBe(first.json.data.id);
+    const ids = new Set<string>();
+    for (let i = 0; i < 8; i++) ids.add((await call(handler, `/api/pepe?random=true&seed=s${i}&search=zzzzqqq`)).json.data.id);
+    expect(ids.size).toBeGreaterThan(1);
+  });
+
   it('gives 404 NOT_FOUND naming the id for an unknown UUID', async () => {
     const r = await call(handler, '/api/pepe/00000000-0000-4000-8000-000000000000');
     expect(r.status).toBe(404);

@@ -57,7 +57,9 @@ export function listA(catalogue: Catalogue, rawQuery: string, random: RandomSour
   if (q.limit === 1) {
     if (set.size === 0) {
       // Documented by the reference service: a search that finds nothing still shows a pepe.
-      const fallback = q.search !== '' && catalogue.count > 0 ? Math.floor(random() * catalogue.count) : null;
+      // With random=true and a seed, that pepe is the seed's too, so the answer repeats.
+      const source = q.random && q.seed !== null ? seededRandom(`${q.seed}\n${q.search}`) : random;
+      const fallback = q.search !== '' && catalogue.count > 0 ? Math.floor(source() * catalogue.count) : null;
       return { status: 200, body: singleBodyA(catalogue, fallback, q.search, false), caching: fallback === null ? caching : 'no-store' };
     }
     const [rank] = start < set.size ? pick(set, start, start + 1, q, random) : [];

@@ -87,6 +87,8 @@ export async function addImages(options: AddImagesOptions): Promise<AddResult> {
   const intoProblem =
     checkInto(options.into) ??
     folderProblem('content-missing', 'the content folder', contentDir, 'pass --content with the folder that holds the images') ??
+    // Never created here: a mistyped --content would start a second catalogue unnoticed.
+    (existsSync(contentDir) ? null : error('content-missing', `the content folder "${contentDir}" does not exist: pass --content with the catalogue's folder, or create it first for a new catalogue`)) ??
     folderProblem('bad-into', `--into "${options.into}": the folder`, join(contentDir, options.into ?? ''), 'choose another --into');
   if (intoProblem) return { ok: false, added: [], problems: [intoProblem] };
   const cacheDir = options.cacheDir ?? defaultCacheDir(contentDir);

@@ -233,6 +233,7 @@ describe('folder flags that name a file', () => {
       [['build', '--cache', 'afile'], /error: the cache folder ".*afile" is a file, not a folder: pass --cache with a folder \(or leave --cache out\) \[bad-cache-dir\]/],
       [['check', '--cache', 'afile'], /\[bad-cache-dir\]/],
       [['add', 'content/frog-000.png', '--content', 'afile'], /\[content-missing\]/],
+      [['add', 'content/frog-000.png', '--content', 'no-such-folder'], /error: the content folder ".*no-such-folder" does not exist: pass --content with the catalogue's folder, or create it first for a new catalogue \[content-missing\]/],
       [['add', 'content/frog-000.png', '--into', 'frog-001.json'], /error: --into "frog-001.json": the folder ".*frog-001.json" is a file, not a folder: choose another --into \[bad-into\]/],
     ];
     const before = await snapshotDir(temp.path);
