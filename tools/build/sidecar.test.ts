@@ -31,6 +31,18 @@ describe('parseSidecar', () => {
     expect(result.ok && result.sidecar.distinct_from).toEqual(['aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa']);
   });
 
+  it('refuses a key given twice at the top level (JSON.parse would keep the last silently)', () => {
+    const text = `{"id": "${valid.id}", "description": "a", "tags": null, "created_at": "${valid.created_at}", "id": "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa"}`;
+    expect(parseSidecar('frogs/a.json', text)).toEqual({
+      ok: false,
+      problems: [{ severity: 'error', code: 'sidecar-repeated-key', file: 'frogs/a.json', message: 'gives "id" more than once (JSON keeps only the last): keep one' }],
+    });
+    // The same key inside a nested value, or inside a string, is no repetition.
+    const nested = { ...valid, tags: ['id', 'x'], description: 'say "id": twice, {"id": 1}' };
+    expect(parseSidecar('frogs/a.json', JSON.stringify(nested)).ok).toBe(true);
+    expect(parseSidecar('frogs/a.json', JSON.stringify({ ...valid, distinct_from: [] }, null, 2)).ok).toBe(true);
+  });
+
   it('reads a sidecar saved with a UTF-8 byte order mark', () => {
     expect(parseSidecar('frogs/a.json', `\uFEFF${JSON.stringify(valid)}`)).toEqual(parse(valid));
   });

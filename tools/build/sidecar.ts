@@ -104,6 +104,38 @@ function schemaProblems(file: string, data: unknown, issues: z.core.$ZodIssue[])
 
 export type SidecarResult = { ok: true; sidecar: NormalisedSidecar } | { ok: false; problems: Problem[] };
 
+/**
+ * Keys the top-level object of valid JSON `text` gives more than once. JSON.parse keeps the
+ * last value silently; in a hand-edited sidecar a second "id" or "tags" is a mistake as sure
+ * as a misspelt key.
+ */
+function repeatedTopLevelKeys(text: string): string[] {
+  const seen = new Set<string>();
+  const repeated = new Set<string>();
+  let depth = 0;
+  let expectKey = false;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code === 0x22) {
+      // A string: find its end (a backslash escapes the next character).
+      let end = at + 1;
+      while (text.charCodeAt(end) !== 0x22) end += text.charCodeAt(end) === 0x5c ? 2 : 1;
+      if (depth === 1 && expectKey) {
+        const key = JSON.parse(text.slice(at, end + 1)) as string;
+        if (seen.has(key)) repeated.add(key);
+        seen.add(key);
+        expectKey = false;
+      }
+      at = end;
+    } else if (code === 0x7b || code === 0x5b) {
+      depth++;
+      expectKey = depth === 1 && code === 0x7b;
+    } else if (code === 0x7d || code === 0x5d) depth--;
+    else if (code === 0x2c && depth === 1) expectKey = true;
+  }
+  return [...repeated];
+}
+
 /** Parses and normalises one sidecar's text; `file` is the content-relative path used in problems. */
 export function parseSidecar(file: string, text: string): SidecarResult {
   let data: unknown;
@@ -114,6 +146,11 @@ export function parseSidecar(file: string, text: string): SidecarResult {
   } catch (cause) {
     const detail = cause instanceof Error ? cause.message : String(cause);
     return { ok: false, problems: [error('invalid-json', `not valid JSON (${detail}): fix the syntax`, file)] };
+  }
+  const repeated = data !== null && typeof data === 'object' && !Array.isArray(data) ? repeatedTopLevelKeys(text) : [];
+  if (repeated.length > 0) {
+    const keys = repeated.map((key) => `"${key}"`).join(', ');
+    return { ok: false, problems: [error('sidecar-repeated-key', `gives ${keys} more than once (JSON keeps only the last): keep one`, file)] };
   }
   const parsed = SidecarSchema.safeParse(data);
   if (!parsed.success) return { ok: false, problems: schemaProblems(file, data, parsed.error.issues) };
