@@ -127,6 +127,8 @@ describe('gallery page in Chromium', { timeout: 60_000 }, () => {
     expect(boxesAfter).toEqual(boxesBefore);
     expect(await page.evaluate(() => (window as unknown as { layoutShift: number }).layoutShift)).toBe(0);
     expect(await statusText(page)).toContain(`${FIXTURE_COUNT} pepes`);
+    // Once an image has faded in, its placeholder is gone: a transparent sticker must not show the blur through.
+    await poll(() => page.$$eval('#grid .picture.is-loaded canvas', (canvases) => canvases.length > 0 && canvases.every((c) => getComputedStyle(c).visibility === 'hidden'))).toBe(true);
   });
 
   it('loads the next page only when the user scrolls near the end', async () => {
@@ -168,6 +170,29 @@ describe('gallery page in Chromium', { timeout: 60_000 }, () => {
     await poll(() => statusText(page)).toContain(`No pepe matches “${nonsense}”`);
     expect(await cardIds(page)).toEqual([]);
     expect(await page.locator('#grid').isHidden()).toBe(true);
+    // Random picks among the matches: with none, it says so instead of opening an unrelated pepe.
+    await page.getByRole('button', { name: 'Random' }).click();
+    await poll(() => statusText(page)).toBe(`No random pepe: no pepe matches “${nonsense}”.`);
+    expect(await page.locator('dialog[open]').count()).toBe(0);
+
+    // Back, with the focus still in the box: the box follows the URL (the full grid again).
+    await page.locator('#search').focus();
+    await page.goBack();
+    await waitForCards(page, PAGE_SIZE);
+    expect(await page.locator('#search').inputValue()).toBe('');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('search');
+  });
+
+  it('reads a tab or newline in the search (pasted, or in a shared link) as a space, not as an error', async () => {
+    const page = await openPage();
+    const smug = await apiIds('limit=25&search=smug');
+    await page.goto(`${server.url}/?q=smug%0A`);
+    await waitForCards(page, smug.ids.length);
+    expect(await cardIds(page)).toEqual(smug.ids);
+    expect(await page.locator('#search').inputValue()).toBe('smug ');
+    await page.locator('#search').fill('smug\tsmu');
+    await poll(() => statusText(page)).toMatch(/match(es)? “smug smu”/);
+    expect(await cardIds(page)).toEqual(smug.ids);
   });
 
   it('switches to oldest first with the sort toggle', async () => {
@@ -318,6 +343,11 @@ describe('gallery page in Chromium', { timeout: 60_000 }, () => {
       const [r, g, b] = background.match(/\d+/g)!.map(Number);
       const luminance = (0.299 * r! + 0.587 * g! + 0.114 * b!) / 255;
       expect(scheme === 'dark' ? luminance < 0.2 : luminance > 0.8, `${scheme} background ${background}`).toBe(true);
+      // Captions show two lines at most: nothing of a third line inside the clipped box.
+      const captions = await page.$$eval('#grid .card-caption', (elements) =>
+        elements.map((e) => ({ height: e.clientHeight, line: parseFloat(getComputedStyle(e).lineHeight), top: parseFloat(getComputedStyle(e).paddingTop) })),
+      );
+      for (const caption of captions) expect(caption.height).toBeLessThanOrEqual(Math.ceil(2 * caption.line + caption.top));
       await page.screenshot({ path: join(TEST_OUTPUT, `gallery-${name}.png`) });
       await page.locator('#grid .card').first().click();
       await page.waitForFunction(() => document.querySelector('dialog .picture.is-loaded'));

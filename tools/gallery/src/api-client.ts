@@ -52,7 +52,7 @@ export function listPath(query: ListQuery): string {
 export interface ApiClient {
   list(query: ListQuery, signal?: AbortSignal): Promise<ApiResult<ListPage>>;
   byId(id: string, signal?: AbortSignal): Promise<ApiResult<Pepe>>;
-  /** One random pepe, from the search's matches when there are any (the API falls back to any pepe). */
+  /** One random pepe among the search's matches (a search that matches nothing is a failure, not the API's fallback pepe). */
   random(search: string, signal?: AbortSignal): Promise<ApiResult<Pepe>>;
   /** Absolute URL of the by-id answer, for the "copy API URL" button. */
   apiUrlFor(id: string): string;
@@ -130,6 +130,10 @@ export function createApiClient(base: string, pageOrigin: string): ApiClient {
       const result = await getJson(`/api/pepe?${params}`, signal);
       if (!result.ok) return result;
       const pepe = result.value.data as Pepe | null;
+      // The API answers a search that matches nothing with some other pepe and found=false:
+      // not a random pick among the matches, so it is not offered as one.
+      const found = (result.value.meta as { search?: { found?: boolean } } | undefined)?.search?.found !== false;
+      if (search !== '' && !found) return { ok: false, aborted: false, message: `no pepe matches “${search}”.` };
       return pepe && typeof pepe === 'object' && typeof pepe.id === 'string' ? { ok: true, value: pepe } : { ok: false, aborted: false, message: 'The catalogue is empty.' };
     },
     apiUrlFor: (id) => `${absoluteBase}/api/pepe/${id}`,

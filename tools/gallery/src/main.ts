@@ -6,7 +6,7 @@
 import { createApiClient, resolveApiBase, type Pepe } from './api-client.js';
 import { createDetail } from './detail.js';
 import { createGrid } from './grid.js';
-import { readViewState, sameGrid, viewStateHref, type ViewState } from './view-state.js';
+import { readViewState, sameGrid, searchText, viewStateHref, type ViewState } from './view-state.js';
 
 /** Results as you type, without one request per keystroke. */
 const SEARCH_DEBOUNCE_MS = 250;
@@ -44,8 +44,10 @@ function start(): void {
     render(next);
   }
 
-  function render(state: ViewState): void {
-    if (document.activeElement !== searchInput && searchInput.value !== state.search) searchInput.value = state.search;
+  /** `fromHistory`: back/forward or the first load, where the box must show the URL's search even while it has focus. */
+  function render(state: ViewState, fromHistory = false): void {
+    // While typing, the box is ahead of the state (the debounce): never overwrite it then.
+    if ((fromHistory || document.activeElement !== searchInput) && searchInput.value !== state.search) searchInput.value = state.search;
     for (const button of sortButtons) button.setAttribute('aria-pressed', String(button.dataset.sort === state.sort));
     if (!shown || !sameGrid(shown, state)) grid.show({ search: state.search.trim(), sort: state.sort });
     if (state.pepe) detail.open(state.pepe, known.get(state.pepe));
@@ -83,7 +85,7 @@ function start(): void {
   let debounce: ReturnType<typeof setTimeout> | undefined;
   const applySearch = () => {
     clearTimeout(debounce);
-    const search = searchInput.value;
+    const search = searchText(searchInput.value);
     if (shown && search.trim() === shown.search.trim() && !shown.pepe) return;
     // The first keystroke of a search gets its own history entry, so back returns to the full grid.
     navigate({ search, sort: shown!.sort, pepe: null }, shown!.search.trim() === '' ? 'push' : 'replace');
@@ -134,8 +136,11 @@ function start(): void {
     searchInput.focus();
   });
 
-  addEventListener('popstate', () => render(readViewState(pageUrl())));
-  render(readViewState(pageUrl()));
+  addEventListener('popstate', () => {
+    clearTimeout(debounce); // a pending keystroke must not push the old text back
+    render(readViewState(pageUrl()), true);
+  });
+  render(readViewState(pageUrl()), true);
 }
 
 start();

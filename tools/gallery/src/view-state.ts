@@ -15,10 +15,20 @@ export interface ViewState {
 /** The API accepts at most 200 characters; longer text is cut rather than sent to fail. */
 export const MAX_SEARCH_LENGTH = 200;
 
+/**
+ * Search text as the API accepts it: a control character (a pasted tab or newline, `%0A` in a
+ * shared link) becomes a space, since the API refuses them and they only ever separate words
+ * here; at most MAX_SEARCH_LENGTH characters (code points, as the API counts).
+ */
+export function searchText(raw: string): string {
+  const spaced = raw.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+  return spaced.length <= MAX_SEARCH_LENGTH ? spaced : Array.from(spaced).slice(0, MAX_SEARCH_LENGTH).join('');
+}
+
 export function readViewState(url: URL): ViewState {
   const pepe = url.searchParams.get('pepe')?.trim().toLowerCase() ?? '';
   return {
-    search: (url.searchParams.get('q') ?? '').slice(0, MAX_SEARCH_LENGTH),
+    search: searchText(url.searchParams.get('q') ?? ''),
     sort: url.searchParams.get('sort') === 'oldest' ? 'created_at_asc' : 'created_at_desc',
     pepe: pepe === '' ? null : pepe,
   };
