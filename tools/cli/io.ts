@@ -29,9 +29,22 @@ export interface Command {
   run(argv: string[], io: Io): Promise<number>;
 }
 
+/**
+ * The real process's Io. A reader that stops early (`pepe publish --dry-run | head`) closes
+ * stdout: later writes fail with EPIPE, which Node raises as an unhandled 'error' event (a
+ * stack trace). Output past that point has no reader, so it is dropped and the command runs
+ * to its end (a publish must not stop halfway because nobody reads its plan).
+ */
 export function processIo(): Io {
+  let stdoutClosed = false;
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    stdoutClosed = true;
+  });
   return {
-    stdout: (text) => process.stdout.write(text),
+    stdout: (text) => {
+      if (!stdoutClosed) process.stdout.write(text);
+    },
     stderr: (text) => process.stderr.write(text),
     isTTY: Boolean(process.stderr.isTTY),
     env: process.env,
