@@ -2,7 +2,7 @@
  * End to end against a real s3rver on loopback (child process, see testing/s3rver-child.mjs),
  * counting the HTTP requests the SDK really sends.
  */
-import { HeadObjectCommand } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -23,7 +23,7 @@ let dir: string;
 const NETLIFY_TOML = join(import.meta.dirname, '../../netlify.toml');
 
 beforeAll(async () => {
-  s3 = await startS3rver(Array.from({ length: 8 }, (_, n) => `pepe-e2e-${n}`));
+  s3 = await startS3rver(Array.from({ length: 12 }, (_, n) => `pepe-e2e-${n}`));
   temp = await makeTempDir('pepe-publish-e2e-');
   counting = countingClient(s3.endpoint);
 });
@@ -103,6 +103,25 @@ describe('pepe publish against s3rver', () => {
     // The fast path: the finished run's marker lets the manifest stand in for a listing.
     expect(counting.counts.GET).toBe(1);
     expect(counting.putKeys.at(-1)).toBe('_build/manifest.json');
+  });
+
+  it('--verify lists the bucket and uploads again what was deleted behind its back; a plain run trusts the manifest', async () => {
+    const records = syntheticRecords(4);
+    await writeSyntheticDist(dir, records);
+    expect((await publish()).ok).toBe(true);
+    const image = `images/${records[1]!.id}${records[1]!.ext}`;
+    for (const key of [image, 'api/openapi.json']) await counting.client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+
+    counting.reset();
+    const trusting = await publish();
+    expect(trusting.counts.uploaded).toBe(0);
+    expect(counting.counts.GET).toBe(1); // the manifest only: no listing
+
+    counting.reset();
+    const verified = await publish({ verify: true });
+    expect(verified.ok).toBe(true);
+    expect(counting.putKeys.filter((key) => !key.startsWith('_build/')).sort()).toEqual(['api/openapi.json', image].sort());
+    expect((await head(image)).Metadata?.sha256).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('refuses to overwrite an image with other bytes, names the id and uploads nothing', async () => {

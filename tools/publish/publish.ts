@@ -101,8 +101,9 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
     const [remoteManifest, marker] = await Promise.all([readRemoteManifest(client, bucket, built.manifest.key), headMetadata(client, bucket, markerKey)]);
     // Fast path: the last run that wrote anything finished (see RUN_MARKER_NAME), so the
     // manifest is the bucket's exact description. --delete-stale always lists: it must
-    // also find keys no manifest ever listed (left by interrupted runs).
-    const fast = !options.deleteStale && remoteManifest?.manifest != null && remoteManifest.run !== '' && marker?.run === remoteManifest.run;
+    // also find keys no manifest ever listed (left by interrupted runs); --verify lists to
+    // find objects deleted behind the publisher's back, which are then uploaded again.
+    const fast = !options.deleteStale && !options.verify && remoteManifest?.manifest != null && remoteManifest.run !== '' && marker?.run === remoteManifest.run;
     const listing = fast ? null : await listAllObjects(client, bucket, prefix);
     const planned = await planObjects({ client, bucket, prefix, objects: built.objects, listing, remoteManifest, concurrency });
     if (planned.error) throw planned.error;

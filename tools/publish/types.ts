@@ -25,6 +25,12 @@ export interface PublishOptions {
   dryRun?: boolean;
   /** Delete keys the build no longer lists, once safe (see stale-policy.ts). */
   deleteStale?: boolean;
+  /**
+   * List the bucket even when the last run finished: the fast path trusts the bucket's
+   * manifest, so an object deleted behind the publisher's back (a lifecycle rule, a manual
+   * cleanup) is found and uploaded again only by a run that lists.
+   */
+  verify?: boolean;
   /** netlify.toml to take Content-Type / Cache-Control from. Default 'netlify.toml' in the working directory. */
   netlifyToml?: string;
   /** SDK attempts per request (first try included), standard retry mode with backoff. Default 5. */

@@ -24,6 +24,9 @@ Options:
   --dry-run             read the bucket and print the plan; write nothing
   --delete-stale        delete keys the build no longer lists, once no cached JSON can
                         point at them (two runs ≥ 5 minutes apart; see the README)
+  --verify              list the bucket even when the last run finished, and upload again
+                        any object missing from it (deleted by a lifecycle rule or by hand);
+                        without it a run trusts the manifest the last finished run wrote
   --netlify-toml FILE   where Content-Type / Cache-Control come from (default: netlify.toml)
   -h, --help            show this help
 
@@ -75,6 +78,7 @@ export default {
       concurrency: { type: 'string' },
       'dry-run': { type: 'boolean' },
       'delete-stale': { type: 'boolean' },
+      verify: { type: 'boolean' },
       'netlify-toml': { type: 'string' },
     });
     if (values.bucket === undefined) throw new UsageError('--bucket NAME is required');
@@ -94,6 +98,7 @@ export default {
       concurrency: intFlag('concurrency', values.concurrency, 8, 1, 64),
       dryRun: values['dry-run'] ?? false,
       deleteStale: values['delete-stale'] ?? false,
+      verify: values.verify ?? false,
       netlifyToml: resolve(io.cwd, values['netlify-toml'] ?? 'netlify.toml'),
       ...(io.isTTY ? { onProgress: progressLine(io) } : {}),
     });
