@@ -2,7 +2,7 @@
  * End to end against a real s3rver on loopback (child process, see testing/s3rver-child.mjs),
  * counting the HTTP requests the SDK really sends.
  */
-import { DeleteObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -23,7 +23,7 @@ let dir: string;
 const NETLIFY_TOML = join(import.meta.dirname, '../../netlify.toml');
 
 beforeAll(async () => {
-  s3 = await startS3rver(Array.from({ length: 12 }, (_, n) => `pepe-e2e-${n}`));
+  s3 = await startS3rver(Array.from({ length: 14 }, (_, n) => `pepe-e2e-${n}`));
   temp = await makeTempDir('pepe-publish-e2e-');
   counting = countingClient(s3.endpoint);
 });
@@ -165,6 +165,33 @@ describe('pepe publish against s3rver', () => {
     const settled = await publish({ deleteStale: true }, minutes(20));
     expect(settled.counts).toMatchObject({ uploaded: 0, deleted: 0, kept: 0 });
     expect(counting.counts.PUT ?? 0).toBe(0);
+  });
+
+  it('--delete-stale deletes only what this publication wrote: never foreign objects or another publication under a deeper prefix', async () => {
+    const records = syntheticRecords(3);
+    await writeSyntheticDist(dir, records);
+    expect((await publish()).ok).toBe(true);
+    const put = (key: string, metadata?: Record<string, string>) =>
+      counting.client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: Buffer.from(key), ...(metadata ? { Metadata: metadata } : {}) }));
+    await put('robots.txt');
+    await put('logs/2026-11-01.log');
+    // Another publication under a deeper prefix: its objects carry our metadata too.
+    await put('other/_build/manifest.json', { sha256: 'a'.repeat(64) });
+    await put('other/api/pepe/x', { sha256: 'b'.repeat(64) });
+    // What an interrupted run of ours leaves: our metadata, listed by no manifest.
+    await put('api/pepe/leftover', { sha256: 'c'.repeat(64) });
+
+    const t0 = new Date();
+    const minutes = (n: number) => new Date(t0.getTime() + n * 60_000);
+    const first = await publish({ deleteStale: true }, minutes(0));
+    const reasons = Object.fromEntries(first.plan!.kept.map((k) => [k.key, k.reason]));
+    expect(reasons['robots.txt']).toBe('not written by pepe publish (no x-amz-meta-sha256): left alone');
+    expect(reasons['logs/2026-11-01.log']).toBe('not written by pepe publish (no x-amz-meta-sha256): left alone');
+    expect(reasons['other/api/pepe/x']).toBe('under "other/", another publication (it has its own _build/manifest.json): left alone');
+    expect(reasons['api/pepe/leftover']).toMatch(/^retired at /);
+    const later = await publish({ deleteStale: true }, minutes(6));
+    expect(later.plan!.deletions).toEqual(['api/pepe/leftover']);
+    for (const key of ['robots.txt', 'logs/2026-11-01.log', 'other/_build/manifest.json', 'other/api/pepe/x']) await expect(head(key), key).resolves.toBeDefined();
   });
 
   it('pages through more than 1,000 keys (truncated ListObjectsV2) under a prefix', async () => {

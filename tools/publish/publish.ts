@@ -19,6 +19,7 @@ import { S3OperationError, deleteKeys, getObjectOrNull, headMetadata, listAllObj
 import { decideStale, parseState, stateText } from './stale-policy.js';
 import type { PlannedObject, PublishDeps, PublishOptions, PublishPlan, PublishProgress, PublishResult, S3Like } from './types.js';
 import { PublishStop, uploadObject, verifyBucket, writeManifest } from './upload-steps.js';
+import { ownStaleKeys } from './own-keys.js';
 
 export const DEFAULT_CONCURRENCY = 8;
 
@@ -120,18 +121,31 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
     const wanted = new Set([...built.objects.map((o) => o.key), built.manifest.key, stateKey, markerKey]);
     // On the fast path only the previous manifest's keys are known: enough to report them.
     const bucketKeys = listing ? [...listing.keys()] : Object.keys(remoteManifest?.manifest?.files ?? {}).map((path) => keyForPath(prefix, path));
-    const staleKeys = bucketKeys.filter((key) => !wanted.has(key));
+    const candidates = bucketKeys.filter((key) => !wanted.has(key));
     // Read even with no stale key: the clocks of keys that came back must be dropped, not revived later.
     const previousStateText = options.deleteStale ? ((await getObjectOrNull(client, bucket, stateKey))?.bytes.toString('utf8') ?? null) : null;
+    const previousState = parseState(previousStateText);
+    // Only keys this publication wrote are ever deleted (own-keys.ts); on the fast path every candidate came from its manifest.
+    const ownership =
+      listing === null || !options.deleteStale
+        ? { owned: candidates, foreign: [] }
+        : await ownStaleKeys({
+            staleKeys: candidates,
+            prefix,
+            known: new Set([...Object.keys(remoteManifest?.manifest?.files ?? {}).map((path) => keyForPath(prefix, path)), ...Object.keys(previousState.retired)]),
+            listed: listing.keys(),
+            head: (key) => headMetadata(client, bucket, key),
+            concurrency,
+          });
     const decision = decideStale({
-      staleKeys,
+      staleKeys: ownership.owned,
       isImageKey: (key) => key.startsWith(`${prefix}images/`),
       deleteStale: options.deleteStale ?? false,
-      previous: parseState(previousStateText),
+      previous: previousState,
       now: (deps.now ?? (() => new Date()))(),
       maxAgeSeconds: JSON_OBJECT_STORAGE_MAX_AGE_SECONDS,
     });
-    plan = { uploads, skips, deletions: decision.deleteNow, kept: decision.keep, uploadBytes: uploads.reduce((n, o) => n + o.size, 0) };
+    plan = { uploads, skips, deletions: decision.deleteNow, kept: [...decision.keep, ...ownership.foreign], uploadBytes: uploads.reduce((n, o) => n + o.size, 0) };
     lap('readBucket');
     if (dryRun) return result(true, [], plan);
 
