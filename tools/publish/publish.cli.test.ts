@@ -1,4 +1,5 @@
 /** `pepe publish` through the CLI's top level, against a real s3rver: output, exit codes, usage errors. */
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Io } from '../cli/io.js';
@@ -73,5 +74,34 @@ describe('pepe publish (CLI)', () => {
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('--concurrency must be a whole number from 1 to 64');
     expect((await run('--bucket', 'pepe-cli', '--endpoint', 'localhost:9000')).err).toContain('--endpoint must be an http(s) URL');
+    for (const endpoint of ['http://[bad', 'http://127.0.0.1:99999']) {
+      const result = await run('--bucket', 'pepe-cli', '--endpoint', endpoint);
+      expect(result.code, endpoint).toBe(2);
+      expect(result.err, endpoint).toContain(`--endpoint must be an http(s) URL such as http://127.0.0.1:9000 (got "${endpoint}")`);
+    }
+    const withBucket = await run('--bucket', 'pepe-cli', '--endpoint', `${s3.endpoint}/pepe-cli`);
+    expect(withBucket.code).toBe(2);
+    expect(withBucket.err).toContain('the bucket goes in --bucket');
+  });
+
+  it('prints no AWS SDK Node-version warning in a real process (Node 20 is pinned on purpose)', async () => {
+    const child = spawnSync(process.execPath, [join(ROOT, 'tools/pepe.mjs'), 'publish', '--bucket', 'pepe-cli', '--endpoint', s3.endpoint, '--dry-run', '--dir', join(temp.path, 'dist'), '--netlify-toml', join(ROOT, 'netlify.toml')], {
+      encoding: 'utf8',
+      env: { ...process.env, AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: '' },
+    });
+    expect(child.status, child.stderr).toBe(0);
+    expect(child.stdout).toContain('dry run: nothing written');
+    expect(child.stderr).not.toContain('NodeVersionSupportWarning');
+  });
+
+  it('says what to fix when the bucket does not exist or nothing answers, and does not advise a plain rerun', async () => {
+    const missing = await run('--bucket', 'no-such-bucket', '--endpoint', s3.endpoint, '--netlify-toml', join(ROOT, 'netlify.toml'));
+    expect(missing.code).toBe(1);
+    expect(missing.err).toContain('NoSuchBucket');
+    expect(missing.err).toContain('the bucket does not exist: create it, or check --bucket and --endpoint');
+    expect(missing.err).toMatch(/stopped before writing anything \([\d.]+ s\): fix the problem above, then run again\n$/);
+    const nobody = await run('--bucket', 'pepe-cli', '--endpoint', 'http://127.0.0.1:9', '--netlify-toml', join(ROOT, 'netlify.toml'));
+    expect(nobody.code).toBe(1);
+    expect(nobody.err).toContain('nothing answers at that address: check --endpoint');
   });
 });

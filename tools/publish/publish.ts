@@ -62,6 +62,7 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
   };
   const dryRun = options.dryRun ?? false;
   let bytesDone = 0;
+  let retryable = false;
   const result = (ok: boolean, problems: Problem[], plan?: PublishPlan, uploaded = 0, deleted = 0): PublishResult => ({
     ok,
     dryRun,
@@ -70,6 +71,7 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
     counts: { uploaded, skipped: plan?.skips.length ?? 0, deleted, kept: plan?.kept.length ?? 0 },
     bytes: { uploaded: bytesDone, total: plan?.uploadBytes ?? 0 },
     timings,
+    retryable,
   });
   const progress = (p: PublishProgress) => options.onProgress?.(p);
   const prefix = normalisePrefix(options.prefix);
@@ -192,6 +194,7 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
     }
     return result(true, [], plan, uploaded, deleted);
   } catch (cause) {
+    retryable = cause instanceof S3OperationError && cause.transient;
     return result(false, [toProblem(cause)], plan, uploaded, deleted);
   }
 }

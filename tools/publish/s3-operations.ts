@@ -25,8 +25,27 @@ export class S3OperationError extends Error {
     readonly errorName: string,
     detail: string,
   ) {
-    super(`${operation} ${key} failed: ${status ?? 'no response'} ${errorName}${detail ? ` (${detail})` : ''}`);
+    const remedy = remedyFor(status, errorName, detail);
+    super(`${operation} ${key} failed: ${status ?? 'no response'} ${errorName}${detail ? ` (${detail})` : ''}${remedy ? `: ${remedy}` : ''}`);
   }
+
+  /** Whether running again may succeed as it is (a network failure, throttling, a server error) rather than needing a fix first. */
+  get transient(): boolean {
+    return remedyFor(this.status, this.errorName, '') === null && (this.status === undefined || this.status >= 500 || this.status === 429);
+  }
+}
+
+/** What to do about a failure that retrying alone will not fix; null when retrying may. */
+function remedyFor(status: number | undefined, errorName: string, detail: string): string | null {
+  if (errorName === 'CredentialsProviderError' || /could not load credentials/i.test(detail)) {
+    return 'no AWS credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE';
+  }
+  if (/region is missing/i.test(detail)) return 'no region: pass --region or set AWS_REGION';
+  if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN/.test(detail)) return 'nothing answers at that address: check --endpoint (and that the server runs)';
+  if (errorName === 'NoSuchBucket') return 'the bucket does not exist: create it, or check --bucket and --endpoint';
+  if (errorName === 'InvalidAccessKeyId' || errorName === 'SignatureDoesNotMatch') return 'the credentials were refused: check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY';
+  if (status === 403 || errorName === 'AccessDenied') return 'access denied: the credentials need s3:ListBucket, GetObject, PutObject and DeleteObject on this bucket';
+  return null;
 }
 
 interface SdkErrorLike {

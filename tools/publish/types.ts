@@ -94,4 +94,6 @@ export interface PublishResult {
   bytes: { uploaded: number; total: number };
   /** Milliseconds per phase, for the summary and the benchmark. */
   timings: Record<string, number>;
+  /** A failure that running again as it is may get past (network, throttling, a server error); false for refusals and failures that need a fix. */
+  retryable: boolean;
 }
