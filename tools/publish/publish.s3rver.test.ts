@@ -2,7 +2,7 @@
  * End to end against a real s3rver on loopback (child process, see testing/s3rver-child.mjs),
  * counting the HTTP requests the SDK really sends.
  */
-import { DeleteObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -23,7 +23,7 @@ let dir: string;
 const NETLIFY_TOML = join(import.meta.dirname, '../../netlify.toml');
 
 beforeAll(async () => {
-  s3 = await startS3rver(Array.from({ length: 14 }, (_, n) => `pepe-e2e-${n}`));
+  s3 = await startS3rver(Array.from({ length: 18 }, (_, n) => `pepe-e2e-${n}`));
   temp = await makeTempDir('pepe-publish-e2e-');
   counting = countingClient(s3.endpoint);
 });
@@ -192,6 +192,37 @@ describe('pepe publish against s3rver', () => {
     const later = await publish({ deleteStale: true }, minutes(6));
     expect(later.plan!.deletions).toEqual(['api/pepe/leftover']);
     for (const key of ['robots.txt', 'logs/2026-11-01.log', 'other/_build/manifest.json', 'other/api/pepe/x']) await expect(head(key), key).resolves.toBeDefined();
+  });
+
+  it('puts back the fast path after a run that died right after writing its marker', async () => {
+    await writeSyntheticDist(dir, syntheticRecords(3));
+    expect((await publish()).ok).toBe(true);
+    // A run that wrote its marker and died before its first upload.
+    await counting.client.send(new PutObjectCommand({ Bucket: bucket, Key: '_build/publish-run', Body: Buffer.from('dead\n'), Metadata: { run: 'dead-run' } }));
+    counting.reset();
+    const listing = await publish();
+    expect(listing.counts.uploaded).toBe(0);
+    expect(counting.counts.PUT).toBe(1); // the marker, back to the manifest's run
+    counting.reset();
+    const fast = await publish();
+    expect(fast.counts.uploaded).toBe(0);
+    expect(counting.counts.GET).toBe(1); // the manifest only: no listing
+    expect(counting.counts.PUT ?? 0).toBe(0);
+  });
+
+  it('starts the deletion clocks of a run from after its uploads, not from its plan', async () => {
+    const records = syntheticRecords(3);
+    await writeSyntheticDist(dir, records);
+    expect((await publish()).ok).toBe(true);
+    // The next build drops one record and adds one: JSON is uploaded, and the dropped keys go stale.
+    await writeSyntheticDist(dir, [...records.slice(1), syntheticRecords(1, 'later')[0]!]);
+    const t0 = Date.parse('2026-01-01T00:00:00.000Z');
+    const times = [t0, t0 + 120_000];
+    const result = await publishBuild({ bucket, dir, netlifyToml: NETLIFY_TOML, deleteStale: true }, { client: counting.client, now: () => new Date(times.shift() ?? t0 + 120_000) });
+    expect(result.ok).toBe(true);
+    const state = JSON.parse(String(await (await counting.client.send(new GetObjectCommand({ Bucket: bucket, Key: '_build/publish-state.json' }))).Body!.transformToString())) as { retired: Record<string, string> };
+    expect(Object.values(state.retired).length).toBeGreaterThan(0);
+    for (const since of Object.values(state.retired)) expect(since).toBe('2026-01-01T00:02:00.000Z');
   });
 
   it('pages through more than 1,000 keys (truncated ListObjectsV2) under a prefix', async () => {

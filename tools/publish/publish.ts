@@ -139,22 +139,32 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
             head: (key) => headMetadata(client, bucket, key),
             concurrency,
           });
-    const decision = decideStale({
-      staleKeys: ownership.owned,
-      isImageKey: (key) => key.startsWith(`${prefix}images/`),
-      deleteStale: options.deleteStale ?? false,
-      previous: previousState,
-      now: (deps.now ?? (() => new Date()))(),
-      maxAgeSeconds: JSON_OBJECT_STORAGE_MAX_AGE_SECONDS,
-    });
+    const clock = deps.now ?? (() => new Date());
+    const decide = () =>
+      decideStale({
+        staleKeys: ownership.owned,
+        isImageKey: (key) => key.startsWith(`${prefix}images/`),
+        deleteStale: options.deleteStale ?? false,
+        previous: previousState,
+        now: clock(),
+        maxAgeSeconds: JSON_OBJECT_STORAGE_MAX_AGE_SECONDS,
+      });
+    let decision = decide();
     plan = { uploads, skips, deletions: decision.deleteNow, kept: [...decision.keep, ...ownership.foreign], uploadBytes: uploads.reduce((n, o) => n + o.size, 0) };
     lap('readBucket');
     if (dryRun) return result(true, [], plan);
 
     const runId = randomUUID();
+    const writeMarker = (run: string) =>
+      putObject(client, bucket, { key: markerKey, body: Buffer.from(`${run}\n`), contentType: 'text/plain; charset=utf-8', cacheControl: 'no-store', sha256: createHash('sha256').update(`${run}\n`).digest('hex'), metadata: { run } });
     if (uploads.length > 0) {
       // Before the first upload: from now until the manifest carries this id, the bucket may hold objects the manifest does not describe.
-      await putObject(client, bucket, { key: markerKey, body: Buffer.from(`${runId}\n`), contentType: 'text/plain; charset=utf-8', cacheControl: 'no-store', sha256: createHash('sha256').update(`${runId}\n`).digest('hex'), metadata: { run: runId } });
+      await writeMarker(runId);
+    } else if (listing !== null && remoteManifest?.run && marker?.run !== remoteManifest.run) {
+      // A run died after its marker and wrote nothing since: this run listed the bucket and
+      // found every object as the manifest describes it, so the manifest's run is marked
+      // finished again and the next run may take the fast path (else every later run lists).
+      await writeMarker(remoteManifest.run);
     }
     const report = (phase: PublishProgress['phase']) =>
       progress({ phase, objectsDone: uploaded, objectsTotal: uploads.length, bytesDone, bytesTotal: plan!.uploadBytes });
@@ -182,6 +192,14 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
       lap('verifyAndManifest');
     }
 
+    // Decided again now that the JSON of this run is in place: a clock started by this run
+    // counts from when the documents that no longer point at its key were replaced, not from
+    // the plan (a long upload would otherwise eat into the cache-expiry margin).
+    if (options.deleteStale && uploads.length > 0) {
+      decision = decide();
+      plan.deletions = decision.deleteNow;
+      plan.kept = [...decision.keep, ...ownership.foreign];
+    }
     if (options.deleteStale && (decision.deleteNow.length > 0 || stateText(decision.state) !== (previousStateText ?? stateText(parseState(null))))) {
       progress({ phase: 'deleting', objectsDone: 0, objectsTotal: decision.deleteNow.length, bytesDone: 0, bytesTotal: 0 });
       await deleteKeys(client, bucket, decision.deleteNow, (count) => {
