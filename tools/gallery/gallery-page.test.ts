@@ -174,6 +174,7 @@ describe('gallery page in Chromium', { timeout: 60_000 }, () => {
     await page.getByRole('button', { name: 'Random' }).click();
     await poll(() => statusText(page)).toBe(`No random pepe: no pepe matches “${nonsense}”.`);
     expect(await page.locator('dialog[open]').count()).toBe(0);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('random');
 
     // Back, with the focus still in the box: the box follows the URL (the full grid again).
     await page.locator('#search').focus();
@@ -237,6 +238,8 @@ describe('gallery page in Chromium', { timeout: 60_000 }, () => {
     await poll(() => new URL(page.url()).searchParams.has('pepe')).toBe(false);
     await poll(() => dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(false);
     await waitForCards(page, PAGE_SIZE);
+    // Opened from a URL, so no card to return to: the focus goes to the grid, not to <body>.
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('grid');
 
     await page.goForward();
     await poll(() => dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(true);
@@ -321,6 +324,18 @@ describe('gallery page in Chromium', { timeout: 60_000 }, () => {
     await page.unroute('**/api/pepe?*');
     await page.getByRole('button', { name: 'Try again' }).click();
     await waitForCards(page, PAGE_SIZE);
+    // The button is gone; the keyboard focus stayed in the grid rather than falling to <body>.
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('grid');
+  });
+
+  it('announces a later page that fails in the status line, and keeps the loaded cards', async () => {
+    const page = await openPage(PHONE);
+    await page.goto(`${server.url}/`);
+    await waitForCards(page, PAGE_SIZE);
+    await page.route('**/api/pepe?*', (route) => route.abort('connectionrefused'));
+    await page.locator('#sentinel').scrollIntoViewIfNeeded();
+    await poll(() => statusText(page)).toMatch(/; 24 shown\. More pepes could not be loaded: try again below\.$/);
+    expect(await cardIds(page)).toHaveLength(PAGE_SIZE);
   });
 
   it('refuses an ?api= value that is not an http(s) URL, naming it', async () => {

@@ -53,7 +53,11 @@ export function createGrid(
       button.type = 'button';
       button.className = 'button';
       button.textContent = 'Try again';
-      button.addEventListener('click', () => void loadNext());
+      button.addEventListener('click', () => {
+        // The button goes away while loading: keep the keyboard focus in the grid, not on <body>.
+        elements.list.focus({ preventScroll: true });
+        void loadNext();
+      });
       elements.footer.append(' ', button);
     }
   }
@@ -70,7 +74,9 @@ export function createGrid(
     loading = false;
     elements.list.setAttribute('aria-busy', 'false');
     if (!result.ok) {
+      // The status line is the live region: a later page's failure is announced there too.
       if (nextPage === 1) elements.status.textContent = 'The pepes could not be loaded.';
+      else if (!elements.status.textContent?.endsWith(MORE_FAILED)) elements.status.textContent += MORE_FAILED;
       setFooter(result.message, true);
       return;
     }
@@ -124,6 +130,8 @@ export function createGrid(
     },
   };
 }
+
+const MORE_FAILED = ' More pepes could not be loaded: try again below.';
 
 function statusText(query: Omit<ListQuery, 'page'>, found: boolean, total: number, shown: number): string {
   const search = query.search.trim();

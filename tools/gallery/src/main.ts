@@ -53,7 +53,10 @@ function start(): void {
     if (state.pepe) detail.open(state.pepe, known.get(state.pepe));
     else if (detail.isOpen) {
       detail.close();
+      // Back to what opened it; when that is gone (a tag link replaced the grid, or the view
+      // was opened from a URL), to the grid rather than to <body>.
       if (returnFocus?.isConnected) returnFocus.focus();
+      else byId('grid').focus({ preventScroll: true });
       returnFocus = null;
     }
     document.title = state.search.trim() ? `“${state.search.trim()}” · Pepe Catalogue` : 'Pepe Catalogue';
@@ -106,10 +109,12 @@ function start(): void {
     });
   }
 
+  // Busy, not disabled, while it asks: a disabled button drops the keyboard focus to <body>.
   randomButton.addEventListener('click', () => {
-    randomButton.disabled = true;
+    if (randomButton.getAttribute('aria-disabled') === 'true') return;
+    randomButton.setAttribute('aria-disabled', 'true');
     void client.random(shown!.search.trim()).then((result) => {
-      randomButton.disabled = false;
+      randomButton.removeAttribute('aria-disabled');
       if (!result.ok) {
         status.textContent = `No random pepe: ${result.message}`;
         return;
