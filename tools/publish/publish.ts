@@ -8,7 +8,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { JSON_OBJECT_STORAGE_MAX_AGE_SECONDS } from '../../functions/core/cache-policy.js';
-import { error, type Problem } from '../build/problems.js';
+import { error, type Problem, warning } from '../build/problems.js';
 import { planObjects, type RemoteManifest } from './bucket-plan.js';
 import { manifestShapeError, readLocalBuild, type BuildManifest } from './local-build.js';
 import { localObjects } from './local-objects.js';
@@ -31,6 +31,23 @@ function toProblem(cause: unknown): Problem {
   if (cause instanceof PublishStop) return cause.problem;
   if (cause instanceof S3OperationError) return error('s3-request-failed', cause.message);
   throw cause;
+}
+
+/**
+ * A build made with the default URLs (`http://localhost:8888`) publishes JSON whose image
+ * URLs point at the publisher's own machine: allowed (a test bucket), but said out loud.
+ */
+function localUrlWarnings(settings: Record<string, string>): Problem[] {
+  const local = Object.entries(settings).filter(([, url]) => {
+    try {
+      return ['localhost', '127.0.0.1', '[::1]', '0.0.0.0'].includes(new URL(url).hostname);
+    } catch {
+      return false;
+    }
+  });
+  if (local.length === 0) return [];
+  const named = local.map(([name, url]) => `${name} ${url}`).join(', ');
+  return [warning('local-urls', `the build's URLs point at this machine (${named}), so the published JSON links there: build with --base-url, --api-url and --cdn-url (or PEPE_BASE_URL…) for a real deployment`, 'manifest.json')];
 }
 
 async function defaultHeaders(file: string): Promise<(urlPath: string) => Record<string, string>> {
@@ -90,6 +107,7 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
   }
   const built = localObjects(local.build, prefix, headersForPath);
   if (built.problems.length > 0) return result(false, built.problems);
+  const warnings = localUrlWarnings(local.build.manifest.settings);
   lap('readBuild');
 
   const client = deps.client ?? createS3Client({ endpoint: options.endpoint, region: options.region, maxAttempts: options.maxAttempts });
@@ -152,7 +170,7 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
     let decision = decide();
     plan = { uploads, skips, deletions: decision.deleteNow, kept: [...decision.keep, ...ownership.foreign], uploadBytes: uploads.reduce((n, o) => n + o.size, 0) };
     lap('readBucket');
-    if (dryRun) return result(true, [], plan);
+    if (dryRun) return result(true, warnings, plan);
 
     const runId = randomUUID();
     const writeMarker = (run: string) =>
@@ -210,7 +228,7 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
       await putObject(client, bucket, { key: stateKey, body, contentType: 'application/json; charset=utf-8', cacheControl: 'no-store', sha256: createHash('sha256').update(body).digest('hex') });
       lap('delete');
     }
-    return result(true, [], plan, uploaded, deleted);
+    return result(true, warnings, plan, uploaded, deleted);
   } catch (cause) {
     retryable = cause instanceof S3OperationError && cause.transient;
     return result(false, [toProblem(cause)], plan, uploaded, deleted);
