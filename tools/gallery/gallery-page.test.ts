@@ -119,6 +119,11 @@ describe('gallery page in Chromium', { timeout: 60_000 }, () => {
       // alt text: the description, else the tags, else the id's first block
       expect(picture.alt).toBe(record.description ?? (record.tags ? `Pepe tagged ${record.tags.join(', ')}` : `Pepe ${record.id.slice(0, 8)}`));
     });
+    // Each card link is announced once by its title (the caption repeats the alt text visually only).
+    const titleOf = (r: PepeRecord) => r.description ?? (r.tags ? `Pepe tagged ${r.tags.join(', ')}` : `Pepe ${r.id.slice(0, 8)}`);
+    const title = titleOf(newestFirst[0]!);
+    const sameTitle = newestFirst.slice(0, PAGE_SIZE).filter((r) => titleOf(r) === title).length;
+    expect(await page.getByRole('link', { name: title, exact: true }).count()).toBe(sameTitle);
     const boxesBefore = await page.$$eval('#grid .picture', (f) => f.slice(0, 6).map((e) => JSON.stringify(e.getBoundingClientRect())));
 
     releaseImages();

@@ -103,6 +103,8 @@ export function createGrid(
     const caption = document.createElement('span');
     caption.className = 'card-caption';
     caption.textContent = pepeTitle(pepe);
+    // The image's alt text is the same words: read once, the link is named by the alt alone.
+    caption.setAttribute('aria-hidden', 'true');
     link.append(createPicture(pepe, { src: client.imageSrcFor(pepe), lazy: !eager }), caption);
     link.addEventListener('click', (event) => {
       // Modified clicks keep their browser meaning (new tab, new window) on the real href.
