@@ -57,6 +57,11 @@ function imageChanged(object: LocalObject): Problem {
   return error('image-changed', `image ${id} (${object.key}) is already in the bucket with different bytes; published images never change, so give the changed image a new id`, object.path);
 }
 
+function deletedImageChanged(object: LocalObject): Problem {
+  const id = basename(object.key).replace(/\.[^.]+$/, '');
+  return error('image-changed', `image ${id} (${object.key}) was published with different bytes and deleted since; caches may still serve those for 30 days, so give this image a new id`, object.path);
+}
+
 export async function planObjects(options: {
   client: S3Like;
   bucket: string;
@@ -66,12 +71,21 @@ export async function planObjects(options: {
   listing: Map<string, ListedObject> | null;
   remoteManifest: RemoteManifest | null;
   concurrency: number;
+  /** Image key → sha256 of the bytes it had when it was deleted (stale-policy.ts `gone`). */
+  deletedImages?: Readonly<Record<string, string>>;
 }): Promise<{ planned: PlannedObject[]; problems: Problem[]; error: unknown | null }> {
   const { client, bucket, objects, listing } = options;
   const manifestHashes = trustedHashes(options.remoteManifest, options.prefix, listing);
   const planned: PlannedObject[] = [];
   const problems: Problem[] = [];
   const needsHead: LocalObject[] = [];
+  const gone = options.deletedImages ?? {};
+  /** A key new to the bucket: an image whose key once held other bytes is refused. */
+  const planNew = (object: LocalObject): void => {
+    const before = object.group === 'image' ? gone[object.key] : undefined;
+    if (before !== undefined && before !== object.sha256) problems.push(deletedImageChanged(object));
+    else planned.push({ ...object, reason: 'new' });
+  };
   for (const object of objects) {
     const fromManifest = manifestHashes.get(object.key);
     if (listing === null && fromManifest === undefined) {
@@ -81,7 +95,7 @@ export async function planObjects(options: {
     }
     const listed = listing?.get(object.key);
     if (listing !== null && !listed) {
-      planned.push({ ...object, reason: 'new' });
+      planNew(object);
       continue;
     }
     const etagMd5 = listed ? PLAIN_MD5_ETAG.exec(listed.etag)?.[1] : undefined;
@@ -109,7 +123,7 @@ export async function planObjects(options: {
       const fetched = await getObjectOrNull(client, bucket, object.key);
       remoteSha = fetched ? createHash('sha256').update(fetched.bytes).digest('hex') : null;
     }
-    if (remoteSha === null) planned.push({ ...object, reason: 'new' });
+    if (remoteSha === null) planNew(object);
     else if (remoteSha === object.sha256) planned.push({ ...object, reason: 'unchanged' });
     else if (object.group === 'image') problems.push(imageChanged(object));
     else planned.push({ ...object, reason: remoteSha === '' ? 'unconfirmed' : 'changed' });

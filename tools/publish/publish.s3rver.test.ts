@@ -23,7 +23,7 @@ let dir: string;
 const NETLIFY_TOML = join(import.meta.dirname, '../../netlify.toml');
 
 beforeAll(async () => {
-  s3 = await startS3rver(Array.from({ length: 18 }, (_, n) => `pepe-e2e-${n}`));
+  s3 = await startS3rver(Array.from({ length: 20 }, (_, n) => `pepe-e2e-${n}`));
   temp = await makeTempDir('pepe-publish-e2e-');
   counting = countingClient(s3.endpoint);
 });
@@ -101,7 +101,7 @@ describe('pepe publish against s3rver', () => {
     );
     expect(counting.putKeys.slice(0, 2)).toEqual(['_build/publish-run', `images/${added.id}${added.ext}`]);
     // The fast path: the finished run's marker lets the manifest stand in for a listing.
-    expect(counting.counts.GET).toBe(1);
+    expect(counting.counts.GET).toBe(2); // the manifest and the state (deleted images), no listing
     expect(counting.putKeys.at(-1)).toBe('_build/manifest.json');
   });
 
@@ -115,7 +115,7 @@ describe('pepe publish against s3rver', () => {
     counting.reset();
     const trusting = await publish();
     expect(trusting.counts.uploaded).toBe(0);
-    expect(counting.counts.GET).toBe(1); // the manifest only: no listing
+    expect(counting.counts.GET).toBe(2); // the manifest and the state: no listing
 
     counting.reset();
     const verified = await publish({ verify: true });
@@ -167,6 +167,33 @@ describe('pepe publish against s3rver', () => {
     expect(counting.counts.PUT ?? 0).toBe(0);
   });
 
+  it('remembers the bytes of a deleted image: its key may come back with them, never with others', async () => {
+    const records = syntheticRecords(3);
+    await writeSyntheticDist(dir, records);
+    expect((await publish()).ok).toBe(true);
+    const gone = records[0]!;
+    await writeSyntheticDist(dir, records.slice(1));
+    const t0 = Date.now();
+    const at = (minutes: number) => new Date(t0 + minutes * 60_000);
+    for (const minutes of [0, 6, 12]) expect((await publish({ deleteStale: true }, at(minutes))).ok).toBe(true);
+    await expect(head(`images/${gone.id}${gone.ext}`)).rejects.toMatchObject({ $metadata: { httpStatusCode: 404 } });
+
+    // The same id with other bytes: refused, on the fast path and on a listing run alike.
+    await writeSyntheticDist(dir, [{ ...gone, image: Buffer.from('another picture') }, ...records.slice(1)]);
+    for (const options of [{}, { verify: true }]) {
+      counting.reset();
+      const refused = await publish(options);
+      expect(refused.ok).toBe(false);
+      expect(refused.problems.map((p) => p.code)).toEqual(['image-changed']);
+      expect(refused.problems[0]!.message).toContain(`image ${gone.id} (images/${gone.id}${gone.ext}) was published with different bytes and deleted since`);
+      expect(counting.counts.PUT ?? 0).toBe(0);
+    }
+    // The same bytes: it comes back.
+    await writeSyntheticDist(dir, records);
+    expect((await publish()).ok).toBe(true);
+    await expect(head(`images/${gone.id}${gone.ext}`)).resolves.toBeDefined();
+  });
+
   it('--delete-stale deletes only what this publication wrote: never foreign objects or another publication under a deeper prefix', async () => {
     const records = syntheticRecords(3);
     await writeSyntheticDist(dir, records);
@@ -206,7 +233,7 @@ describe('pepe publish against s3rver', () => {
     counting.reset();
     const fast = await publish();
     expect(fast.counts.uploaded).toBe(0);
-    expect(counting.counts.GET).toBe(1); // the manifest only: no listing
+    expect(counting.counts.GET).toBe(2); // the manifest and the state: no listing
     expect(counting.counts.PUT ?? 0).toBe(0);
   });
 

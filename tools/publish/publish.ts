@@ -119,14 +119,20 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
   try {
     progress({ phase: 'reading-bucket', objectsDone: 0, objectsTotal: 0, bytesDone: 0, bytesTotal: 0 });
     const markerKey = `${prefix}${RUN_MARKER_NAME}`;
-    const [remoteManifest, marker] = await Promise.all([readRemoteManifest(client, bucket, built.manifest.key), headMetadata(client, bucket, markerKey)]);
+    // The state is read on every run: its record of deleted images guards their keys (bucket-plan.ts).
+    const [remoteManifest, marker, previousStateText] = await Promise.all([
+      readRemoteManifest(client, bucket, built.manifest.key),
+      headMetadata(client, bucket, markerKey),
+      getObjectOrNull(client, bucket, stateKey).then((state) => state?.bytes.toString('utf8') ?? null),
+    ]);
+    const previousState = parseState(previousStateText);
     // Fast path: the last run that wrote anything finished (see RUN_MARKER_NAME), so the
     // manifest is the bucket's exact description. --delete-stale always lists: it must
     // also find keys no manifest ever listed (left by interrupted runs); --verify lists to
     // find objects deleted behind the publisher's back, which are then uploaded again.
     const fast = !options.deleteStale && !options.verify && remoteManifest?.manifest != null && remoteManifest.run !== '' && marker?.run === remoteManifest.run;
     const listing = fast ? null : await listAllObjects(client, bucket, prefix);
-    const planned = await planObjects({ client, bucket, prefix, objects: built.objects, listing, remoteManifest, concurrency });
+    const planned = await planObjects({ client, bucket, prefix, objects: built.objects, listing, remoteManifest, concurrency, deletedImages: previousState.gone });
     if (planned.error) throw planned.error;
     if (planned.problems.length > 0) return result(false, planned.problems);
 
@@ -142,9 +148,6 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
     // On the fast path only the previous manifest's keys are known: enough to report them.
     const bucketKeys = listing ? [...listing.keys()] : Object.keys(remoteManifest?.manifest?.files ?? {}).map((path) => keyForPath(prefix, path));
     const candidates = bucketKeys.filter((key) => !wanted.has(key));
-    // Read even with no stale key: the clocks of keys that came back must be dropped, not revived later.
-    const previousStateText = options.deleteStale ? ((await getObjectOrNull(client, bucket, stateKey))?.bytes.toString('utf8') ?? null) : null;
-    const previousState = parseState(previousStateText);
     // Only keys this publication wrote are ever deleted (own-keys.ts); on the fast path every candidate came from its manifest.
     const ownership =
       listing === null || !options.deleteStale
@@ -220,6 +223,13 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
     }
     if (options.deleteStale && (decision.deleteNow.length > 0 || stateText(decision.state) !== (previousStateText ?? stateText(parseState(null))))) {
       progress({ phase: 'deleting', objectsDone: 0, objectsTotal: decision.deleteNow.length, bytesDone: 0, bytesTotal: 0 });
+      // Each deleted image's bytes are remembered, so that its key never comes back with others.
+      const deletedImages = decision.deleteNow.filter((key) => key.startsWith(`${prefix}images/`));
+      const remembered = await runPool(deletedImages, concurrency, async (key) => {
+        const sha256 = (await headMetadata(client, bucket, key))?.sha256;
+        if (sha256 && /^[0-9a-f]{64}$/.test(sha256)) decision.state.gone[key] = sha256;
+      });
+      if (remembered) throw remembered;
       await deleteKeys(client, bucket, decision.deleteNow, (count) => {
         deleted += count;
         progress({ phase: 'deleting', objectsDone: deleted, objectsTotal: decision.deleteNow.length, bytesDone: 0, bytesTotal: 0 });

@@ -88,13 +88,13 @@ describe('stale-key policy', () => {
   const stale = ['api/pepe/a', 'images/a.png'];
 
   it('deletes nothing without --delete-stale', () => {
-    const d = decideStale({ staleKeys: stale, isImageKey, deleteStale: false, previous: { format: 1, retired: {} }, now: at(0), maxAgeSeconds: 300 });
+    const d = decideStale({ staleKeys: stale, isImageKey, deleteStale: false, previous: { format: 1, retired: {}, gone: {} }, now: at(0), maxAgeSeconds: 300 });
     expect(d.deleteNow).toEqual([]);
     expect(d.keep.map((k) => k.key)).toEqual(stale);
   });
 
   it('starts an image clock only after the documents that may point at it are gone', () => {
-    const first = decideStale({ staleKeys: stale, isImageKey, deleteStale: true, previous: { format: 1, retired: {} }, now: at(0), maxAgeSeconds: 300 });
+    const first = decideStale({ staleKeys: stale, isImageKey, deleteStale: true, previous: { format: 1, retired: {}, gone: {} }, now: at(0), maxAgeSeconds: 300 });
     expect(first.deleteNow).toEqual([]);
     expect(first.state.retired).toEqual({ 'api/pepe/a': at(0).toISOString() });
     const early = decideStale({ staleKeys: stale, isImageKey, deleteStale: true, previous: first.state, now: at(4.9), maxAgeSeconds: 300 });

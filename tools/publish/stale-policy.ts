@@ -21,6 +21,12 @@ export interface PublishState {
   format: 1;
   /** Stale key → when its safety clock started (ISO 8601). Sorted for stable bytes. */
   retired: Record<string, string>;
+  /**
+   * Image key → sha256 of the bytes it had when `--delete-stale` deleted it. Caches may hold
+   * those bytes for 30 days, and the bytes behind a published image URL never change: the
+   * key may come back only with the same bytes (bucket-plan.ts refuses others).
+   */
+  gone: Record<string, string>;
 }
 
 export interface StaleDecision {
@@ -30,22 +36,25 @@ export interface StaleDecision {
 }
 
 export function parseState(text: string | null): PublishState {
-  if (text === null) return { format: 1, retired: {} };
+  if (text === null) return { format: 1, retired: {}, gone: {} };
   try {
     const value = JSON.parse(text) as Partial<PublishState>;
     if (value.format === 1 && value.retired && typeof value.retired === 'object') {
       const retired = Object.fromEntries(Object.entries(value.retired).filter(([, at]) => typeof at === 'string' && !Number.isNaN(Date.parse(at))));
-      return { format: 1, retired };
+      const gone = Object.fromEntries(Object.entries(value.gone ?? {}).filter(([, sha]) => typeof sha === 'string' && /^[0-9a-f]{64}$/.test(sha)));
+      return { format: 1, retired, gone };
     }
   } catch {
     // An unreadable state only restarts the clocks: later deletions, never earlier ones.
   }
-  return { format: 1, retired: {} };
+  return { format: 1, retired: {}, gone: {} };
 }
 
+const sortedRecord = (record: Record<string, string>) => Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+
 export function stateText(state: PublishState): string {
-  const retired = Object.fromEntries(Object.entries(state.retired).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  return `${JSON.stringify({ format: 1, retired }, null, 2)}\n`;
+  const gone = Object.keys(state.gone).length > 0 ? { gone: sortedRecord(state.gone) } : {};
+  return `${JSON.stringify({ format: 1, retired: sortedRecord(state.retired), ...gone }, null, 2)}\n`;
 }
 
 export function decideStale(options: {
@@ -81,5 +90,5 @@ export function decideStale(options: {
     if (documentsLeft > 0) keep.push({ key, reason: `${documentsLeft} stale document(s) still in the bucket may point at it; deleted on a later run` });
     else clock(key);
   }
-  return { deleteNow, keep, state: { format: 1, retired } };
+  return { deleteNow, keep, state: { format: 1, retired, gone: { ...previous.gone } } };
 }
