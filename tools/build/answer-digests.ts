@@ -10,8 +10,9 @@
  * only when the output still holds exactly that manifest version.
  */
 import { hash } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readCacheJson } from './cache-json.js';
 import type { Manifest, ManifestEntry } from './manifest.js';
 
 const FILE = 'answers.json';
@@ -26,7 +27,9 @@ export interface AnswerDigests {
 export const recordDigest = (recordJson: string): string => hash('sha256', recordJson, 'hex');
 
 export async function loadAnswerDigests(cacheDir: string): Promise<AnswerDigests | null> {
-  return readFile(join(cacheDir, FILE), 'utf8').then((text) => JSON.parse(text) as AnswerDigests, () => null);
+  const saved = (await readCacheJson(join(cacheDir, FILE))) as AnswerDigests | null;
+  // Used only when its version and context match, and then only record by record: a foreign shape is no record.
+  return saved !== null && typeof saved === 'object' && typeof saved.records === 'object' && saved.records !== null ? saved : null;
 }
 
 export async function saveAnswerDigests(cacheDir: string, digests: AnswerDigests): Promise<void> {

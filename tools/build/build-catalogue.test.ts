@@ -297,6 +297,26 @@ describe('incremental rebuilds', () => {
     expect(await readFile(join(out, 'data/catalogue.mjs'), 'utf8')).toBe(catalogueModuleSource(compileCatalogue(result.records, FIXTURE_URLS)));
   });
 
+  it('survives every JSON file of its cache torn in half (a crash mid-write): the next build is right', async () => {
+    const contentDir = join(temp.path, 'torn', 'content');
+    await cp(baseContent, contentDir, { recursive: true });
+    const own = { contentDir, outDir: join(temp.path, 'dist-torn'), cacheDir: join(temp.path, 'cache-torn'), urls: FIXTURE_URLS };
+    expect((await buildCatalogue(own)).ok).toBe(true);
+    const files = ['answers.json', 'encoded-records.json', 'search-index.json', 'near-duplicates.json', 'near-duplicates-items.json', 'last-build.json'];
+    for (const [n, file] of files.entries()) {
+      const path = join(own.cacheDir, file);
+      const text = await readFile(path, 'utf8');
+      await writeFile(path, text.slice(0, text.length >> 1));
+      // A change, so that the build uses (and rewrites) every cache file.
+      const { bytes, ext } = await fixtureImage(50 + n);
+      await writeFile(join(contentDir, `torn-${n}${ext}`), bytes);
+      await writeFile(join(contentDir, `torn-${n}.json`), JSON.stringify({ id: fixtureId(`torn-${n}`), description: `torn ${n}`, tags: null, created_at: `2027-01-0${n + 1}T00:00:00Z` }));
+      const result = await buildCatalogue(own);
+      expect(result.ok, `${file}: ${JSON.stringify(result.problems)}`).toBe(true);
+      expect(await readFile(join(own.outDir, 'data/catalogue.mjs'), 'utf8'), file).toBe(catalogueModuleSource(compileCatalogue(result.records, FIXTURE_URLS)));
+    }
+  });
+
   it('keeps the manifest true to the bytes on disk across rebuilds that edit a record, change a URL and add an image', async () => {
     const contentDir = join(temp.path, 'edits', 'content');
     await cp(baseContent, contentDir, { recursive: true });
