@@ -14,22 +14,13 @@ import MiniSearch from 'minisearch';
 import { SEARCH_OPTIONS, buildSearchIndex, loadSearchIndex, searchWords, type SearchIndex } from '../../functions/core/search/search-index.js';
 import { median, percentile, round, type Bench, type BenchContext } from './context.js';
 import { syntheticRecords } from './synthetic-records.js';
+import { seededRandom } from '../testing/seeded-random.js';
 
 /** Distinct queries per corpus; every one is run ROUNDS times (first round reported apart: cold posting decode). */
 const QUERY_COUNT = 400;
 const ROUNDS = 5;
 /** Plain MiniSearch takes up to ~0.5 s per query at 100k: a sample of the same queries, once. */
 const BASELINE_QUERIES = 120;
-
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), state | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A word as users would type it: frequency-weighted from the corpus, half cut to a 3–5 letter prefix. */
 function corpusWord(wordsOfDocs: string[][], random: () => number): string {
@@ -52,7 +43,7 @@ function typo(word: string, random: () => number): string {
 }
 
 export function benchQueries(docs: { tags: string[] | null; description: string | null }[], count: number, seed = 7): string[] {
-  const random = prng(seed);
+  const random = seededRandom(seed);
   const wordsOfDocs = docs.map((doc) => searchWords(`${(doc.tags ?? []).join(' ')} ${doc.description ?? ''}`));
   const queries: string[] = [];
   while (queries.length < count) {

@@ -15,8 +15,9 @@ export { RELEVANCE } from './relevance.js';
 export type { SearchDoc, SearchField, SearchIndex, SearchIndexData } from './search-types.js';
 
 /**
- * Wraps serialised index data. Costs nothing until the first query, which builds the term
- * radix tree and the posting offsets; each posting list is decoded on first use.
+ * Wraps serialised index data. Costs nothing until the first query, which reads the sorted
+ * term dictionary and the posting offsets (no radix tree: see the README, Search "Design");
+ * each posting list is decoded on first use.
  * Throws (a build bug, not a user error) when the data is not an index of this format.
  */
 export function loadSearchIndex(data: SearchIndexData): SearchIndex {
