@@ -20,17 +20,24 @@ const CACHE_NAME = '"pepe serve"';
 
 export type ErrorSink = (message: string, error: unknown) => void;
 
+/**
+ * The request the function sees. For GET and HEAD it is what a CDN sends on a miss: a GET
+ * without the client's conditional headers, so that the edge gets the whole answer and
+ * decides HEAD, 304 and compression itself, with the headers the GET would carry (a
+ * function's HEAD has no body to decide the encoding from, and its 304 none to decide Vary).
+ */
 function toRequest(req: IncomingMessage, url: URL): Request {
   const headers = new Headers();
   const raw = req.rawHeaders;
+  const method = req.method ?? 'GET';
+  const asGet = method === 'GET' || method === 'HEAD';
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!;
-    const value = raw[i + 1]!;
-    // A client sends back the suffixed ETag of a compressed answer; the function knows the plain one.
-    headers.append(name, name.length === 13 && name.toLowerCase() === 'if-none-match' ? stripEncodingSuffix(value) : value);
+    if (asGet && name.length === 13 && name.toLowerCase() === 'if-none-match') continue;
+    headers.append(name, raw[i + 1]!);
   }
   // The API is read-only, so a request body is never forwarded (nor read).
-  return new Request(url.href, { method: req.method ?? 'GET', headers });
+  return new Request(url.href, { method: asGet ? 'GET' : method, headers });
 }
 
 /** Runs the function; null when it threw (already answered with a bare 500, as Netlify does). */
@@ -92,22 +99,33 @@ export function sendFunction(
 async function sendMiss(req: IncomingMessage, res: ServerResponse, url: URL, match: FunctionMatch, onError: ErrorSink, cache: CdnCache | null, key: string, routed: boolean): Promise<void> {
   const answer = await invoke(req, res, url, match, onError);
   if (!answer) return;
-  const stored = cache !== null && req.method === 'GET' && answer.status !== 304 ? cache.store(key, answer.status, answer.headers, answer.body) : null;
+  // HEAD was asked as GET (toRequest): its answer is the GET's, stored like it.
+  const stored = cache !== null && (req.method === 'GET' || req.method === 'HEAD') ? cache.store(key, answer.status, answer.headers, answer.body) : null;
   if (stored && routed) stored.routed = true;
   const variants = stored?.variants ?? {};
-  write(req, res, answer.status, stored?.headers ?? forwardedHeaders(answer.headers), answer.body, variants, `${CACHE_NAME}; fwd=miss${stored ? '; stored' : ''}`);
+  const headers = stored?.headers ?? forwardedHeaders(answer.headers);
+  const cacheStatus = `${CACHE_NAME}; fwd=miss${stored ? '; stored' : ''}`;
+  if (notModified(req, res, answer.status, headers, answer.body, variants, cacheStatus)) return;
+  write(req, res, answer.status, headers, answer.body, variants, cacheStatus);
+}
+
+/**
+ * Answers 304 when the client's If-None-Match matches the 200 answer's ETag (plain or
+ * suffixed for an encoding): with the ETag and Vary that 200 would carry for this client.
+ */
+function notModified(req: IncomingMessage, res: ServerResponse, status: number, headers: Record<string, string | string[]>, body: Buffer, variants: CachedAnswer['variants'], cacheStatus: string, age?: string): boolean {
+  const etag = headers.etag;
+  const ifNoneMatch = req.headers['if-none-match'];
+  if (status !== 200 || typeof etag !== 'string' || ifNoneMatch === undefined || !etagMatches(stripEncodingSuffix(ifNoneMatch), etag)) return false;
+  const { 'content-type': _type, 'content-length': _length, ...rest } = headers;
+  res.writeHead(304, edgeHeaders(rest, encodingHeaders(req, headers, body, variants).headers, cacheStatus, age));
+  res.end();
+  return true;
 }
 
 function sendCached(req: IncomingMessage, res: ServerResponse, hit: CachedAnswer): void {
   const cacheStatus = `${CACHE_NAME}; hit`;
-  const etag = hit.headers.etag;
-  const ifNoneMatch = req.headers['if-none-match'];
-  if (hit.status === 200 && typeof etag === 'string' && ifNoneMatch !== undefined && etagMatches(stripEncodingSuffix(ifNoneMatch), etag)) {
-    const { 'content-type': _type, 'content-length': _length, ...headers } = hit.headers;
-    res.writeHead(304, edgeHeaders(headers, encodingHeaders(req, hit.headers, hit.body, hit.variants).headers, cacheStatus, ageOf(hit)));
-    res.end();
-    return;
-  }
+  if (notModified(req, res, hit.status, hit.headers, hit.body, hit.variants, cacheStatus, ageOf(hit))) return;
   if (!isCompressibleAnswer(hit.headers) || hit.body.length < MIN_COMPRESS_BYTES || negotiateEncoding(req.headers['accept-encoding']) === null) {
     // The common case: the same bytes and headers every time, built once.
     res.setHeader('age', ageOf(hit));
@@ -178,9 +196,8 @@ function write(
 ): void {
   const encoded = encodingHeaders(req, headers, body, variants, status);
   const out = edgeHeaders(headers, encoded.headers, cacheStatus, age);
-  const isHead = req.method === 'HEAD';
-  // 204/304 carry no body and no length; HEAD keeps the length the function announced.
-  if (status !== 204 && status !== 304 && !(isHead && headers['content-length'] !== undefined && encoded.body === body)) out['content-length'] = encoded.body.length;
+  // 204/304 carry no body and no length; HEAD gets the GET's headers (toRequest asked for the GET), without the body.
+  if (status !== 204 && status !== 304) out['content-length'] = encoded.body.length;
   res.writeHead(status, out);
-  res.end(isHead ? undefined : encoded.body);
+  res.end(req.method === 'HEAD' ? undefined : encoded.body);
 }

@@ -196,6 +196,25 @@ describe('HTTP rules', () => {
     }
   });
 
+  it('answers HEAD and conditional requests on answers the CDN cache does not hold with the headers of the GET (encoding, ETag, Vary)', async () => {
+    // Random answers are never stored: every request is a miss.
+    const path = '/v1/pepe?limit=8';
+    const br = { 'accept-encoding': 'br' };
+    const get = await raw(base, path, { headers: br });
+    const head = await raw(base, path, { method: 'HEAD', headers: br });
+    expect(get.headers['content-encoding']).toBe('br');
+    for (const name of ['content-encoding', 'vary', 'content-type', 'cache-control']) expect(head.headers[name], name).toBe(get.headers[name]);
+    expect(head.body.length).toBe(0);
+    // A by-id answer through the function (upper-case id) is stored, so use a distinct query each time.
+    const list = `/api/pepe?limit=7&miss=${Date.now()}`;
+    const first = await raw(base, list, { headers: br });
+    expect(first.headers.etag).toMatch(/-br"$/);
+    const conditional = await raw(base, `${list}&again=1`, { headers: { ...br, 'if-none-match': first.headers.etag as string } });
+    expect(conditional.status).toBe(304);
+    expect(conditional.headers.etag).toBe(first.headers.etag);
+    expect(conditional.headers.vary).toBe(first.headers.vary);
+  });
+
   it('answers HEAD with the GET headers and no body, static and function alike', async () => {
     for (const path of [`/api/pepe/${record.id}`, '/api/pepe?limit=2', `/images/${record.id}${record.file_ext}`]) {
       const get = await raw(base, path);
