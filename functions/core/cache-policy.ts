@@ -32,3 +32,9 @@ export const NO_STORE = 'no-store';
 
 /** Gallery scripts and styles: their names carry a content hash, so they never change either. */
 export const ASSET_CACHE_CONTROL = 'public, max-age=31536000, immutable';
+
+/**
+ * What Netlify sends for a static file no `[[headers]]` rule gives a Cache-Control (the
+ * gallery page): browsers revalidate every time. `pepe serve` and `pepe publish` send the same.
+ */
+export const STATIC_DEFAULT_CACHE_CONTROL = 'public, max-age=0, must-revalidate';

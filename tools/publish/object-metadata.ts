@@ -8,7 +8,7 @@
  * Only Content-Type and Cache-Control can be stored per object: CORS and nosniff headers
  * are the bucket's / CDN's configuration (see the README).
  */
-import { IMAGE_CACHE_CONTROL, JSON_OBJECT_STORAGE_CACHE_CONTROL, NO_STORE } from '../../functions/core/cache-policy.js';
+import { IMAGE_CACHE_CONTROL, JSON_OBJECT_STORAGE_CACHE_CONTROL, NO_STORE, STATIC_DEFAULT_CACHE_CONTROL } from '../../functions/core/cache-policy.js';
 import { IMAGE_TYPES } from '../../functions/core/record.js';
 import { isImagePath, urlPathForPath } from './object-keys.js';
 
@@ -77,5 +77,5 @@ export function metadataFor(path: string, headersForPath: (urlPath: string) => R
   if (isImagePath(path)) return { contentType, cacheControl: IMAGE_CACHE_CONTROL };
   if (contentType.startsWith('application/json')) return { contentType, cacheControl: JSON_OBJECT_STORAGE_CACHE_CONTROL };
   // Pages and assets: as on Netlify; without a rule, revalidate (a CDN must not pin an old page).
-  return { contentType, cacheControl: header(headers, 'cache-control') ?? 'public, max-age=0, must-revalidate' };
+  return { contentType, cacheControl: header(headers, 'cache-control') ?? STATIC_DEFAULT_CACHE_CONTROL };
 }

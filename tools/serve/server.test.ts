@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IMAGE_CACHE_CONTROL, JSON_BROWSER_CACHE_CONTROL } from '../../functions/core/cache-policy.js';
+import { IMAGE_CACHE_CONTROL, JSON_BROWSER_CACHE_CONTROL, STATIC_DEFAULT_CACHE_CONTROL } from '../../functions/core/cache-policy.js';
 import { IMAGE_TYPES, type PepeRecord } from '../../functions/core/record.js';
 import { buildFixtureSite, type FixtureSite } from '../testing/fixture-catalogue.js';
 import { closeClient, json, raw } from './http-client.test-helper.js';
@@ -115,6 +115,14 @@ describe('variant B', () => {
 });
 
 describe('images and other static files', () => {
+  it('sends the gallery page with Netlify's default Cache-Control for files no rule covers (revalidate every time)', async () => {
+    for (const path of ['/', '/index.html']) {
+      const res = await raw(base, path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers['cache-control'], path).toBe(STATIC_DEFAULT_CACHE_CONTROL);
+    }
+  });
+
   it('serves every image with its exact bytes and image headers', async () => {
     for (const r of site.records) {
       const res = await raw(base, `/images/${r.id}${r.file_ext}`);

@@ -4,6 +4,7 @@
  * without body, and brotli/gzip for text types when accepted. No range requests.
  */
 import { createReadStream } from 'node:fs';
+import { STATIC_DEFAULT_CACHE_CONTROL } from '../../functions/core/cache-policy.js';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { type Encoding, etagForEncoding, MIN_COMPRESS_BYTES, negotiateEncoding, varyWithEncoding } from './compression.js';
 import { contentTypeFor, isCompressible } from './content-types.js';
@@ -21,6 +22,7 @@ function baseHeaders(config: NetlifyConfig, entry: StaticEntry): { headers: Reco
     const headers: Record<string, string> = { 'content-type': contentTypeFor(entry.urlPath) };
     // netlify.toml wins over the extension table, whatever the letter case of its names.
     for (const [name, value] of Object.entries(headersForPath(config, entry.urlPath))) headers[name.toLowerCase()] = value;
+    headers['cache-control'] ??= STATIC_DEFAULT_CACHE_CONTROL;
     const compressible = isCompressible(headers['content-type']);
     if (compressible) headers.vary = varyWithEncoding(headers.vary);
     found = { headers, compressible };
