@@ -102,7 +102,10 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
     try {
       headersForPath = await defaultHeaders(options.netlifyToml ?? 'netlify.toml');
     } catch (cause) {
-      return result(false, [error('netlify-config', cause instanceof Error ? cause.message : String(cause), options.netlifyToml ?? 'netlify.toml')]);
+      const file = options.netlifyToml ?? 'netlify.toml';
+      const message = cause instanceof Error ? cause.message : String(cause);
+      // The problem names the file already: not a second time in its message.
+      return result(false, [error('netlify-config', message.startsWith(`${file}: `) ? message.slice(file.length + 2) : message, file)]);
     }
   }
   const built = localObjects(local.build, prefix, headersForPath);

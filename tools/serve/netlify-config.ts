@@ -62,7 +62,7 @@ export async function loadNetlifyConfig(file = 'netlify.toml'): Promise<NetlifyC
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new NetlifyConfigError(`${file}: cannot read the Netlify configuration (${(error as NodeJS.ErrnoException).code ?? String(error)}); run from the repository root or pass its path`);
+    throw new NetlifyConfigError(`${file}: cannot read the Netlify configuration (${(error as NodeJS.ErrnoException).code ?? String(error)}); run from the repository root, where netlify.toml is (pepe publish also takes --netlify-toml FILE)`);
   }
   return parseNetlifyConfig(text, file);
 }

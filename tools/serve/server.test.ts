@@ -115,7 +115,7 @@ describe('variant B', () => {
 });
 
 describe('images and other static files', () => {
-  it('sends the gallery page with Netlify's default Cache-Control for files no rule covers (revalidate every time)', async () => {
+  it('sends the gallery page with the Netlify default Cache-Control for files no rule covers (revalidate every time)', async () => {
     for (const path of ['/', '/index.html']) {
       const res = await raw(base, path);
       expect(res.status, path).toBe(200);
@@ -191,6 +191,41 @@ function rawExchange(request: Buffer): Promise<string> {
 }
 
 describe('HTTP rules', () => {
+  it('answers CONNECT, an unknown method and an oversized URL as the API would (405 with Allow, a JSON 400)', async () => {
+    const connect = await rawExchange(Buffer.from('CONNECT /api/pepe HTTP/1.1\r\nHost: localhost\r\n\r\n'));
+    expect(connect).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\n/);
+    expect(connect).toContain('allow: GET, HEAD, OPTIONS');
+    const unknown = await rawExchange(Buffer.from('FOO /api/pepe HTTP/1.1\r\nHost: localhost\r\n\r\n'));
+    expect(unknown).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\n/);
+    expect(JSON.parse(unknown.split('\r\n\r\n')[1]!).error.code).toBe('VALIDATION_ERROR');
+    const long = await rawExchange(Buffer.from(`GET /v1/pepe?search=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: localhost\r\n\r\n`));
+    expect(long).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(JSON.parse(long.split('\r\n\r\n')[1]!)).toEqual({ result: null, status: 'error', error: { code: 'VALIDATION_ERROR', message: 'the URL is too long: the query string must be at most 4096 characters' } });
+  });
+
+  it('answers a client that does not finish its headers in time with a JSON 408', async () => {
+    const slow = await startServer({ dir: site.distDir, port: 0, host: '127.0.0.1', netlifyToml: NETLIFY_TOML, headersTimeoutMs: 1000 });
+    try {
+      const { port } = new URL(slow.url);
+      const started = Date.now();
+      const answer = await new Promise<string>((done, fail) => {
+        const socket = connect({ host: '127.0.0.1', port: Number(port) }, () => socket.write('GET /api/pepe HTTP/1.1\r\nHost: localhost\r\nX-Slow: '));
+        const chunks: Buffer[] = [];
+        socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+        socket.on('close', () => done(Buffer.concat(chunks).toString('utf8')));
+        socket.on('error', fail);
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+      expect(Date.now() - started).toBeLessThan(5000);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('refuses to start on an address that is not this machine, naming --host', async () => {
+    await expect(startServer({ dir: site.distDir, port: 0, host: '10.255.255.1', netlifyToml: NETLIFY_TOML })).rejects.toThrow(/cannot listen on 10\.255\.255\.1: it is not an address of this machine .*pass --host/);
+  });
+
   it('answers bytes that are not HTTP (a raw é in the URL) with the API JSON error of the variant, then closes', async () => {
     for (const [path, shape] of [['/api/pepe?search=café', 'A'], ['/v1/pepe?search=café', 'B']] as const) {
       const answer = await rawExchange(Buffer.from(`GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`, 'utf8'));

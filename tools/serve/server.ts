@@ -16,6 +16,7 @@ import { compileRedirect, unsupportedRedirect } from './redirects.js';
 import { type ChainState, handleRequest } from './request-chain.js';
 import { StaticRoutes } from './static-fast-path.js';
 import { StaticSite } from './static-files.js';
+import { STATIC_METHODS } from './static-response.js';
 
 export interface ServeOptions {
   /** Build output folder (holds site/, functions/, manifest.json). */
@@ -34,6 +35,8 @@ export interface ServeOptions {
   cdnCache?: boolean;
   /** How long close() waits for in-flight requests before cutting connections. */
   closeGraceMs?: number;
+  /** How long a client may take to send the request headers (default 10 s; tests shorten it). */
+  headersTimeoutMs?: number;
 }
 
 export interface RunningServer {
@@ -100,7 +103,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   // A map write per request is cheaper than a listener per request on the hot path.
   const latest = new Map<Socket, ServerResponse | null>();
   const server = createServer(
-    { keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS },
+    // Node checks the header and request timeouts only every connectionsCheckingInterval
+    // (30 s by default): once a second keeps "header timeout 10 s" true to within a second.
+    { keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, headersTimeout: options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
     (req: IncomingMessage, res: ServerResponse) => {
       latest.set(req.socket, res);
       // While closing, tell keep-alive clients to reconnect elsewhere after this answer.
@@ -126,9 +131,14 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     if (socket.writable) socket.end(unparsableRequestAnswer(error));
     else socket.destroy();
   });
+  // CONNECT never reaches the request handler (Node hands over the socket): it gets the 405
+  // every method the API does not serve gets, as on Netlify's edge.
+  server.on('connect', (_req: IncomingMessage, socket: Socket) => {
+    socket.end(`HTTP/1.1 405 Method Not Allowed\r\nallow: ${STATIC_METHODS}\r\ncontent-type: text/plain; charset=utf-8\r\ncache-control: no-store\r\nconnection: close\r\ncontent-length: 19\r\n\r\nMethod Not Allowed\n`);
+  });
   await new Promise<void>((done, fail) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
-      fail(error.code === 'EADDRINUSE' ? new ServeSetupError(`port ${options.port} on ${options.host} is already in use; pass --port with another number (or 0 for any free port)`) : error);
+      fail(listenError(error, options.host, options.port));
     });
     server.listen(options.port, options.host, () => done());
   });
@@ -168,16 +178,46 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
  * closed after it (the parser cannot find the next request).
  */
 function unparsableRequestAnswer(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): string {
-  const requestLine = error.rawPacket?.toString('latin1').split('\r\n', 1)[0] ?? '';
-  const message =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? 'the request headers are too large: send fewer or shorter headers'
-      : 'the request could not be parsed as HTTP/1.1: percent-encode spaces and characters outside ASCII in the URL (e.g. %C3%A9 for é)';
+  const packet = error.rawPacket?.toString('latin1') ?? '';
+  const lineEnd = packet.indexOf('\r\n');
+  const requestLine = lineEnd === -1 ? packet : packet.slice(0, lineEnd);
+  // Node's limit (16 KB) covers the request line and the headers: when the line alone is long
+  // (or never ended), the URL is the oversized part, which the API answers with a 400.
+  const longUrl = error.code === 'HPE_HEADER_OVERFLOW' && (lineEnd === -1 || requestLine.length > 8192);
+  const [status, message] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? ['408 Request Timeout', 'the request did not arrive in time: send the whole request at once']
+      : error.code === 'HPE_INVALID_METHOD'
+        ? ['405 Method Not Allowed', `the method is not one HTTP knows; the API answers ${STATIC_METHODS}`]
+        : longUrl
+          ? ['400 Bad Request', 'the URL is too long: the query string must be at most 4096 characters']
+          : error.code === 'HPE_HEADER_OVERFLOW'
+            ? ['431 Request Header Fields Too Large', 'the request headers are too large: send fewer or shorter headers']
+            : /HEADER|TOKEN/.test(error.code ?? '') && !/URL/.test(error.code ?? '')
+              ? ['400 Bad Request', 'a request header is malformed: check the header names and values the client sends']
+              : ['400 Bad Request', 'the request could not be parsed as HTTP/1.1: percent-encode spaces and characters outside ASCII in the URL (e.g. %C3%A9 for é)'];
   const body = /^[A-Z]+ \/v1(?:[/?]|$)/.test(requestLine) ? errorBodyB('VALIDATION_ERROR', message) : errorBodyA('VALIDATION_ERROR', message);
-  const status = error.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+  const allow = status.startsWith('405') ? `allow: ${STATIC_METHODS}\r\n` : '';
   return (
-    `HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-type: application/json; charset=utf-8\r\n` +
+    `HTTP/1.1 ${status}\r\nconnection: close\r\n${allow}content-type: application/json; charset=utf-8\r\n` +
     `access-control-allow-origin: *\r\nx-content-type-options: nosniff\r\ncache-control: no-store\r\n` +
     `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
   );
+}
+
+/** A listen failure as a setup error naming what to change (port taken, address not on this machine, no permission). */
+function listenError(error: NodeJS.ErrnoException, host: string, port: number): Error {
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return new ServeSetupError(`port ${port} on ${host} is already in use; pass --port with another number (or 0 for any free port)`);
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EINVAL':
+      return new ServeSetupError(`cannot listen on ${host}: it is not an address of this machine (${error.code}); pass --host 127.0.0.1, 0.0.0.0 or one of this machine's addresses`);
+    case 'EACCES':
+      return new ServeSetupError(`no permission to listen on port ${port} of ${host}; pass --port 1024 or above`);
+    default:
+      return error;
+  }
 }
