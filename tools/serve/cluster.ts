@@ -25,6 +25,8 @@ export function reportToPrimary(message: WorkerMessage): void {
 }
 
 export const isClusterWorker = (): boolean => cluster.isWorker;
+/** This worker's id (1 for the first one started), or 0 outside a cluster. */
+export const clusterWorkerId = (): number => cluster.worker?.id ?? 0;
 
 /** Ends a worker's IPC channel, which would otherwise keep its process alive after the server closed. */
 export function leaveCluster(): void {

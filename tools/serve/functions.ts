@@ -32,12 +32,14 @@ export interface FunctionMatch {
 }
 
 /** Imports every top-level `.mjs` in `dir`, sorted by name (Netlify: every top-level file is a function). */
-export async function loadFunctions(dir: string): Promise<LoadedFunction[]> {
+/** `generation`: a reload after a rebuild passes a new one, so that the new bundle is imported (ES modules are cached by URL). */
+export async function loadFunctions(dir: string, generation = 0): Promise<LoadedFunction[]> {
   const names = (await readdir(dir)).filter((name) => name.endsWith('.mjs')).sort();
   const loaded: LoadedFunction[] = [];
   for (const file of names) {
     const where = join(dir, file);
-    const mod = (await import(pathToFileURL(resolve(where)).href)) as { default?: unknown; config?: { path?: unknown; preferStatic?: unknown } };
+    const url = pathToFileURL(resolve(where)).href + (generation > 0 ? `?generation=${generation}` : '');
+    const mod = (await import(url)) as { default?: unknown; config?: { path?: unknown; preferStatic?: unknown } };
     if (typeof mod.default !== 'function') throw new Error(`${where}: the default export must be the function handler (request, context) => Response`);
     const paths = mod.config?.path;
     const list = typeof paths === 'string' ? [paths] : Array.isArray(paths) ? paths : [];

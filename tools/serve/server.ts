@@ -3,6 +3,7 @@
  * (request-chain.ts), fit to run behind a CDN: keep-alive, compression, request and header
  * timeouts, and a graceful close that lets in-flight requests finish.
  */
+import { type FSWatcher, readFileSync, watch } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -37,6 +38,8 @@ export interface ServeOptions {
   closeGraceMs?: number;
   /** How long a client may take to send the request headers (default 10 s; tests shorten it). */
   headersTimeoutMs?: number;
+  /** Told when a new build in the folder is being served (see `watchForRebuilds`). */
+  onReload?: (info: { version: string | null }) => void;
 }
 
 export interface RunningServer {
@@ -57,8 +60,10 @@ const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 const HEADERS_TIMEOUT_MS = 10_000;
 /** Whole request, including a body nobody reads. */
 const REQUEST_TIMEOUT_MS = 30_000;
+/** The file a build renames last (its commit point). */
+const MANIFEST_NAME = 'manifest.json';
 
-async function loadState(options: ServeOptions): Promise<Omit<ChainState, 'origin'>> {
+async function loadState(options: ServeOptions, generation = 0): Promise<Omit<ChainState, 'origin'>> {
   const dir = resolve(options.dir);
   const missing = async (path: string) => access(path).then(() => false, () => true);
   if (await missing(join(dir, 'site'))) {
@@ -79,7 +84,7 @@ async function loadState(options: ServeOptions): Promise<Omit<ChainState, 'origi
   }
   let functions, site;
   try {
-    functions = await loadFunctions(join(dir, 'functions'));
+    functions = await loadFunctions(join(dir, 'functions'), generation);
     site = await StaticSite.load(dir);
   } catch (error) {
     throw new ServeSetupError(error instanceof Error ? error.message : String(error));
@@ -142,6 +147,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     });
     server.listen(options.port, options.host, () => done());
   });
+  const stopWatching = watchForRebuilds(options, state);
+  server.once('close', stopWatching);
   const { port } = server.address() as AddressInfo;
   const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host;
   state.origin = `http://${shownHost}:${port}`;
@@ -219,5 +226,72 @@ function listenError(error: NodeJS.ErrnoException, host: string, port: number): 
       return new ServeSetupError(`no permission to listen on port ${port} of ${host}; pass --port 1024 or above`);
     default:
       return error;
+  }
+}
+
+/**
+ * A Netlify deploy is atomic: after it, every answer comes from the new build, and the CDN
+ * cache is cleared. `pepe build` into the folder being served commits by renaming
+ * `manifest.json` last (commit-output.ts), so that rename is the signal: the new build is
+ * loaded whole (file list, function bundle, netlify.toml) beside the old one and swapped in
+ * at once, with an empty CDN cache. Requests in flight finish with the old build; a failing
+ * load keeps the old build and is reported. Returns the function that stops watching.
+ */
+function watchForRebuilds(options: ServeOptions, state: ChainState): () => void {
+  const dir = resolve(options.dir);
+  let generation = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let loading: Promise<void> | null = null;
+  let again = false;
+  const reload = async (): Promise<void> => {
+    generation += 1;
+    try {
+      const next = await loadState(options, generation);
+      Object.assign(state, next);
+      options.onReload?.({ version: manifestVersion(dir) });
+    } catch (error) {
+      state.onError('a new build in the served folder could not be loaded; still serving the previous one', error);
+    }
+  };
+  const schedule = () => {
+    clearTimeout(timer);
+    // A burst of renames ends with manifest.json; wait for it to settle, and never run two loads at once.
+    timer = setTimeout(() => {
+      if (loading) {
+        again = true;
+        return;
+      }
+      loading = reload().finally(() => {
+        loading = null;
+        if (again) {
+          again = false;
+          schedule();
+        }
+      });
+    }, 100);
+  };
+  let watcher: FSWatcher;
+  try {
+    watcher = watch(dir, (_event, name) => {
+      if (name === MANIFEST_NAME) schedule();
+    });
+  } catch (error) {
+    state.onError(`cannot watch ${dir} for new builds; restart pepe serve after a build`, error);
+    return () => {};
+  }
+  watcher.on('error', (error) => state.onError(`stopped watching ${dir} for new builds; restart pepe serve after a build`, error));
+  return () => {
+    clearTimeout(timer);
+    watcher.close();
+  };
+}
+
+/** The catalogue version of the build in `dir`, for the reload message; null when unreadable. */
+function manifestVersion(dir: string): string | null {
+  try {
+    const version = (JSON.parse(readFileSync(join(dir, MANIFEST_NAME), 'utf8')) as { version?: unknown }).version;
+    return typeof version === 'string' ? version : null;
+  } catch {
+    return null;
   }
 }

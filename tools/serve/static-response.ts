@@ -3,7 +3,7 @@
  * one, every matching `[[headers]]` value, a strong ETag with If-None-Match → 304, HEAD
  * without body, and brotli/gzip for text types when accepted. No range requests.
  */
-import { createReadStream } from 'node:fs';
+import { createReadStream, fstatSync } from 'node:fs';
 import { STATIC_DEFAULT_CACHE_CONTROL } from '../../functions/core/cache-policy.js';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { type Encoding, etagForEncoding, MIN_COMPRESS_BYTES, negotiateEncoding, varyWithEncoding } from './compression.js';
@@ -157,7 +157,17 @@ async function streamFile(req: IncomingMessage, res: ServerResponse, entry: Stat
       else if (!res.headersSent) fail(error);
       else res.destroy(error);
     });
-    stream.once('open', () => {
+    stream.once('open', (fd: number) => {
+      // A build replacing the file right now (its manifest, and so this listing, follows in a
+      // moment): the bytes opened are not the ones listed, so ask the client to come back
+      // rather than announce a length the file no longer has.
+      if (fstatSync(fd).size !== entry.size) {
+        stream.destroy();
+        res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'retry-after': '1' });
+        res.end('A new build is being put in place; try again in a moment.\n');
+        done(true);
+        return;
+      }
       res.writeHead(status, headers);
       stream.pipe(res);
     });

@@ -87,7 +87,7 @@ export default {
     const cdnCache = values['no-cdn-cache'] !== true;
 
     // Loaded here, not at the top, so `pepe --help` stays instant.
-    const { isClusterWorker, leaveCluster, reportToPrimary, startWorkers } = await import('../../serve/cluster.js');
+    const { clusterWorkerId, isClusterWorker, leaveCluster, reportToPrimary, startWorkers } = await import('../../serve/cluster.js');
     if (workers > 1 && !isClusterWorker()) {
       let pool;
       try {
@@ -113,6 +113,10 @@ export default {
         host,
         cdnCache,
         onError: (message, error) => io.stderr(`pepe serve: ${message}\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
+        // Each worker reloads on its own; the primary's terminal hears it from the first one only.
+        onReload: ({ version }) => {
+          if (!isClusterWorker() || clusterWorkerId() === 1) io.stderr(`pepe serve: a new build is in ${dir}; now serving catalogue ${version ?? '(unknown version)'}\n`);
+        },
       });
     } catch (error) {
       if (error instanceof ServeSetupError) {

@@ -1,0 +1,61 @@
+/**
+ * A build into the folder `pepe serve` is serving: like a Netlify deploy, every answer then
+ * comes from the new build (static files, the function, the CDN cache), never a mix.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildCatalogue } from '../build/build-catalogue.js';
+import { buildFixtureSite, FIXTURE_URLS, type FixtureSite } from '../testing/fixture-catalogue.js';
+import { closeClient, json, raw } from './http-client.test-helper.js';
+import { type RunningServer, startServer } from './server.js';
+
+const NETLIFY_TOML = fileURLToPath(new URL('../../netlify.toml', import.meta.url));
+
+let site: FixtureSite;
+let server: RunningServer;
+const reloads: (string | null)[] = [];
+
+beforeAll(async () => {
+  site = await buildFixtureSite({ count: 5 });
+  server = await startServer({ dir: site.distDir, port: 0, host: '127.0.0.1', netlifyToml: NETLIFY_TOML, onReload: ({ version }) => reloads.push(version) });
+}, 120_000);
+
+afterAll(async () => {
+  closeClient();
+  await server?.close();
+  await site?.cleanup();
+});
+
+const description = async (path: string) => (json(await raw(server.url, path)) as { data: { description: string | null } }).data.description;
+
+describe('a rebuild while serving', () => {
+  it('serves the new build whole once its manifest is in place: static files, the function and its cached answers', async () => {
+    const record = site.records[2]!;
+    const byId = `/api/pepe/${record.id}`;
+    const viaFunction = `/api/pepe/${record.id.toUpperCase()}`;
+    const list = `/api/pepe?field=id&search=${record.id}`;
+    // Warm every path, the CDN cache included.
+    for (const path of [byId, viaFunction, list]) expect(await description(path)).toBe(record.description);
+    expect(reloads).toEqual([]);
+
+    const sidecarFile = join(site.contentDir, (await findSidecar(record.id))!);
+    const sidecar = JSON.parse(await readFile(sidecarFile, 'utf8')) as Record<string, unknown>;
+    await writeFile(sidecarFile, JSON.stringify({ ...sidecar, description: 'rebuilt while serving' }));
+    const rebuilt = await buildCatalogue({ contentDir: site.contentDir, outDir: site.distDir, cacheDir: site.cacheDir, urls: FIXTURE_URLS });
+    expect(rebuilt.ok).toBe(true);
+
+    await expect.poll(() => reloads.length, { timeout: 10_000 }).toBe(1);
+    expect(reloads[0]).toBe(rebuilt.manifest!.version);
+    for (const path of [byId, viaFunction, list]) expect(await description(path), path).toBe('rebuilt while serving');
+  });
+});
+
+async function findSidecar(id: string): Promise<string | undefined> {
+  const { default: fg } = await import('fast-glob');
+  for (const path of fg.sync('**/*.json', { cwd: site.contentDir })) {
+    if ((JSON.parse(await readFile(join(site.contentDir, path), 'utf8')) as { id?: string }).id === id) return path;
+  }
+  return undefined;
+}
