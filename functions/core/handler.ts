@@ -7,7 +7,7 @@ import { OPENAPI_PATH, VARIANT_A_LIST_PATHS, VARIANT_B_LIST_PATH } from './api-l
 import { errorBodyA, errorBodyB } from './bodies.js';
 import type { CatalogueData } from './catalogue-data.js';
 import { openCatalogue, type Catalogue } from './catalogue-runtime.js';
-import { ALLOWED_METHODS, preflight, respond, type Answer } from './http.js';
+import { ALLOWED_METHODS, decodeUnreserved, preflight, respond, type Answer } from './http.js';
 import { quote } from './query-string.js';
 import type { ErrorCode } from './schemas.js';
 import type { RandomSource } from './shuffle.js';
@@ -30,7 +30,7 @@ function errorAnswer(path: string, status: number, code: ErrorCode, message: str
 }
 
 function route(catalogue: Catalogue, url: URL, random: RandomSource): Answer {
-  const raw = url.pathname;
+  const raw = decodeUnreserved(url.pathname);
   // A trailing slash is accepted on every path.
   const path = raw.length > 1 && raw.endsWith('/') ? raw.slice(0, -1) : raw;
   const query = url.search.slice(1);

@@ -88,3 +88,17 @@ export function preflight(): Response {
     },
   });
 }
+
+/**
+ * A URL path with the percent-escapes of unreserved characters (letters, digits, `-._~`)
+ * decoded, which RFC 3986 (6.2.2.2) makes equivalent: `/api/%70epe` is `/api/pepe`, as the
+ * static files already treat it. Other escapes (`%2F`, `%20`, …) stay as they are.
+ */
+export function decodeUnreserved(path: string): string {
+  if (!path.includes('%')) return path;
+  return path.replace(/%([0-9A-Fa-f]{2})/g, (escape, hex: string) => {
+    const code = Number.parseInt(hex, 16);
+    const unreserved = (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) || code === 0x2d || code === 0x2e || code === 0x5f || code === 0x7e;
+    return unreserved ? String.fromCharCode(code) : escape;
+  });
+}

@@ -193,6 +193,17 @@ describe('variant A by id', () => {
     expect(ids.size).toBeGreaterThan(1);
   });
 
+  it('routes a path whose unreserved characters are percent-encoded like the plain path (RFC 3986)', async () => {
+    const plain = await call(handler, '/api/pepe?limit=2');
+    for (const path of ['/api/%70epe?limit=2', '/api/pep%65?limit=2', '/%61pi/pepe?limit=2', '/api/public/pepe%73?limit=2']) {
+      const encoded = await call(handler, path);
+      expect(encoded.status, path).toBe(200);
+      expect(encoded.text, path).toBe(plain.text);
+    }
+    // A reserved character stays encoded: %2F is not a path separator.
+    expect((await call(handler, '/api%2Fpepe?limit=2')).status).toBe(404);
+  });
+
   it('gives 404 NOT_FOUND naming the id for an unknown UUID', async () => {
     const r = await call(handler, '/api/pepe/00000000-0000-4000-8000-000000000000');
     expect(r.status).toBe(404);

@@ -19,6 +19,7 @@ import { type CompiledRedirect, findRedirect } from './redirects.js';
 import type { StaticSite } from './static-files.js';
 import type { StaticRoutes } from './static-fast-path.js';
 import { STATIC_METHODS, sendStatic } from './static-response.js';
+import { decodeUnreserved } from '../../functions/core/http.js';
 
 export interface ChainState {
   site: StaticSite;
@@ -65,7 +66,8 @@ export async function handleRequest(state: ChainState, req: IncomingMessage, res
   const method = req.method ?? 'GET';
   const readsFile = method === 'GET' || method === 'HEAD' || method === 'OPTIONS';
 
-  const fn = matchFunction(state.functions, url.pathname);
+  // Routed as Netlify's edge and the handler see it: `%70` and `p` are the same path (RFC 3986).
+  const fn = matchFunction(state.functions, decodeUnreserved(url.pathname));
   if (fn) {
     const file = fn.fn.preferStatic && (method === 'GET' || method === 'HEAD') ? state.site.lookup(url.pathname) : null;
     if (file) {

@@ -52,6 +52,13 @@ describe('variant A', () => {
     }
   });
 
+  it('routes percent-encoded unreserved characters like the plain path, to the function as to static files', async () => {
+    const plain = await raw(base, '/api/pepe?limit=3');
+    const encoded = await raw(base, '/api/%70epe?limit=3');
+    expect(encoded.status).toBe(200);
+    expect(encoded.body.equals(plain.body)).toBe(true);
+  });
+
   it('serves the precomputed by-id file byte for byte with the netlify.toml headers, not the function', async () => {
     const res = await raw(base, `/api/pepe/${record.id}`);
     expect(res.status).toBe(200);
