@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { compileCatalogue } from './catalogue.js';
 import { createHandler } from './handler.js';
 import { seededRandom } from './shuffle.js';
 import { call, idsNewestFirst, testCatalogue, testRecords, TEST_URLS } from './test-catalogue.js';
@@ -30,6 +31,7 @@ describe('variant A list', () => {
 
   it('serves every field of the seed plus width, height and blurhash, with derived urls', async () => {
     const r = await call(handler, '/api/pepe?limit=25');
+    expect(r.json.data).toHaveLength(25);
     for (const pepe of r.json.data) {
       const record = records.get(pepe.id)!;
       expect(pepe).toEqual({
@@ -123,6 +125,20 @@ describe('variant A list', () => {
     const tagged = ids.map((id) => records.get(id)!.tags?.includes('smug') ?? false);
     // every tagged match comes before every description-only match
     expect(tagged.indexOf(false) === -1 || tagged.lastIndexOf(true) < tagged.indexOf(false)).toBe(true);
+  });
+
+  it('puts a description-only match after the tagged ones with sort=relevance, though it is the newest', async () => {
+    // The shared test catalogue has no description-only "smug": a catalogue of its own, where date order and score order differ.
+    const base = testRecords(1)[0]!;
+    const at = (day: number) => new Date(Date.UTC(2024, 0, day)).toISOString();
+    const record = (n: number, tags: string[] | null, description: string, day: number) => ({ ...base, id: `00000000-0000-4000-8000-00000000000${n}`, tags, description, created_at: at(day), updated_at: at(day) });
+    const own = createHandler(compileCatalogue([record(1, ['smug'], 'a frog', 1), record(2, null, 'a smug frog sitting', 3), record(3, ['smug', 'happy'], 'a frog', 2), record(4, null, 'a sad frog', 4)], TEST_URLS));
+    const byDate = (await call(own, '/api/pepe?limit=25&search=smug')).json.data.map((p: { id: string }) => p.id.slice(-1));
+    expect(byDate).toEqual(['2', '3', '1']);
+    const byScore = (await call(own, '/api/pepe?limit=25&search=smug&sort=relevance')).json.data.map((p: { id: string }) => p.id.slice(-1));
+    expect(byScore).toHaveLength(3);
+    expect([...byScore.slice(0, 2)].sort()).toEqual(['1', '3']);
+    expect(byScore[2]).toBe('2');
   });
 
   it('looks up field=id in any letter case; an unknown UUID is an empty result', async () => {
