@@ -11,7 +11,7 @@ import { publishBuild } from './publish.js';
 import { bucketMismatches, danglingReferences } from './testing/bucket-checks.js';
 import { FaultClient } from './testing/fault-client.js';
 import { MemoryS3 } from './testing/memory-s3.js';
-import { SYNTHETIC_SETTINGS, syntheticRecords, writeSyntheticDist, type SyntheticRecord } from './testing/synthetic-dist.js';
+import { syntheticRecords, writeSyntheticDist, type SyntheticRecord } from './testing/synthetic-dist.js';
 import type { S3Like } from './types.js';
 
 const NETLIFY_TOML = join(import.meta.dirname, '../../netlify.toml');
@@ -46,7 +46,7 @@ async function interruptedThenRerun(removed: number[], changed: number[], added:
   const store = new MemoryS3('pepe-faults');
   expect((await publish(dirA, store)).ok).toBe(true);
 
-  const check = () => expect(danglingReferences(store.objects, SYNTHETIC_SETTINGS)).toEqual([]);
+  const check = () => expect(danglingReferences(store.objects)).toEqual([]);
   const faulty = new FaultClient(store, allowed, mode, check);
   const interrupted = await publish(dirB, faulty, true, 1);
   check();

@@ -3,7 +3,7 @@
  * counting the HTTP requests the SDK really sends.
  */
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { IMAGE_CACHE_CONTROL, JSON_OBJECT_STORAGE_CACHE_CONTROL, NO_STORE } from '../../functions/core/cache-policy.js';
@@ -23,7 +23,7 @@ let dir: string;
 const NETLIFY_TOML = join(import.meta.dirname, '../../netlify.toml');
 
 beforeAll(async () => {
-  s3 = await startS3rver(Array.from({ length: 20 }, (_, n) => `pepe-e2e-${n}`));
+  s3 = await startS3rver(Array.from({ length: 22 }, (_, n) => `pepe-e2e-${n}`));
   temp = await makeTempDir('pepe-publish-e2e-');
   counting = countingClient(s3.endpoint);
 });
@@ -275,6 +275,23 @@ describe('pepe publish against s3rver', () => {
     expect(result.problems.map((p) => p.code).sort()).toEqual(['missing-file', 'unlisted-file']);
     expect(counting.counts.PUT ?? 0).toBe(0);
     expect(counting.counts.GET ?? 0).toBe(0);
+  });
+
+  it('refuses a build whose JSON points at an image it does not hold, naming the file, before any request', async () => {
+    const records = syntheticRecords(3);
+    await writeSyntheticDist(dir, records);
+    const image = `site/images/${records[1]!.id}${records[1]!.ext}`;
+    await rm(join(dir, image));
+    const manifestFile = join(dir, 'manifest.json');
+    const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as { files: Record<string, unknown> };
+    delete manifest.files[image];
+    await writeFile(manifestFile, JSON.stringify(manifest));
+    const result = await publish();
+    expect(result.ok).toBe(false);
+    expect(result.problems.map((p) => p.code)).toEqual(['dangling-reference', 'dangling-reference']);
+    expect(result.problems.map((p) => p.file).sort()).toEqual([join(dir, `site/api/pepe/${records[1]!.id}`), join(dir, `site/v1/pepe/${records[1]!.id}`)]);
+    expect(result.problems[0]!.message).toContain(`points at images/${records[1]!.id}${records[1]!.ext}, which is not in the build`);
+    expect(counting.counts.PUT ?? 0).toBe(0);
   });
 
   it('a dry run prints the plan from the bucket and writes nothing', async () => {

@@ -1,23 +1,33 @@
 /**
  * What must hold of a bucket, checked on the in-memory double's contents:
- * - `danglingReferences`: every JSON object points only at images that exist (at every step);
+ * - `danglingReferences`: every by-id JSON object points only at an image that exists (at every step);
  * - `bucketMismatches`: the bucket holds exactly a build (after a clean rerun).
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BuildManifest } from '../local-build.js';
 import { keyForPath } from '../object-keys.js';
-import { imageReferences } from '../references.js';
 import type { StoredObject } from './memory-s3.js';
 
-export function danglingReferences(objects: Map<string, StoredObject>, settings: Record<string, string>, prefix = ''): string[] {
+/**
+ * By-id JSON objects (`api/pepe/<id>`, `v1/pepe/<id>`) whose image (`data.url` / `result.url`,
+ * a URL ending in `/images/<file>`) is not in the bucket. Read here from the published shapes
+ * themselves, not with the publisher's own reference finder (references.ts), so that a bug
+ * there cannot hide a dangling reference from this check.
+ */
+export function danglingReferences(objects: Map<string, StoredObject>, prefix = ''): string[] {
   const dangling: string[] = [];
   for (const [key, object] of objects) {
-    if (!object.contentType?.startsWith('application/json') || key.startsWith(`${prefix}_build/`)) continue;
-    for (const ref of imageReferences(JSON.parse(object.bytes.toString('utf8')), settings)) {
-      const imageKey = keyForPath(prefix, ref);
-      if (!objects.has(imageKey)) dangling.push(`${key} → ${imageKey}`);
+    if (!key.startsWith(prefix) || !/^(api|v1)\/pepe\/[^/]+$/.test(key.slice(prefix.length))) continue;
+    const body = JSON.parse(object.bytes.toString('utf8')) as { data?: { url?: unknown }; result?: { url?: unknown } };
+    const url = body.data?.url ?? body.result?.url;
+    const at = typeof url === 'string' ? url.lastIndexOf('/images/') : -1;
+    if (at === -1) {
+      dangling.push(`${key} → (no image URL)`);
+      continue;
     }
+    const imageKey = `${prefix}images/${(url as string).slice(at + '/images/'.length)}`;
+    if (!objects.has(imageKey)) dangling.push(`${key} → ${imageKey}`);
   }
   return dangling;
 }
