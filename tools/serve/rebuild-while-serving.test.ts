@@ -2,7 +2,7 @@
  * A build into the folder `pepe serve` is serving: like a Netlify deploy, every answer then
  * comes from the new build (static files, the function, the CDN cache), never a mix.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,6 +49,33 @@ describe('a rebuild while serving', () => {
     await expect.poll(() => reloads.length, { timeout: 10_000 }).toBe(1);
     expect(reloads[0]).toBe(rebuilt.manifest!.version);
     for (const path of [byId, viaFunction, list]) expect(await description(path), path).toBe('rebuilt while serving');
+  });
+});
+
+describe('a new build that cannot be loaded', () => {
+  it('leaves the previous build served and reports it', async () => {
+    const errors: string[] = [];
+    const own = await buildFixtureSite({ count: 3 });
+    const serving = await startServer({ dir: own.distDir, port: 0, host: '127.0.0.1', netlifyToml: NETLIFY_TOML, onError: (message) => errors.push(message) });
+    try {
+      const record = own.records[0]!;
+      const path = `/api/pepe/${record.id.toUpperCase()}`; // answered by the function
+      const before = await raw(serving.url, path);
+      expect(before.status).toBe(200);
+      // A broken bundle, then the manifest rename a build ends with.
+      await writeFile(join(own.distDir, 'functions', 'pepe.mjs'), 'export default 42;\n');
+      const manifest = join(own.distDir, 'manifest.json');
+      await writeFile(`${manifest}.next`, await readFile(manifest));
+      await rename(`${manifest}.next`, manifest);
+      await expect.poll(() => errors.length, { timeout: 10_000 }).toBe(1);
+      expect(errors[0]).toBe('a new build in the served folder could not be loaded; still serving the previous one');
+      const after = await raw(serving.url, path);
+      expect(after.status).toBe(200);
+      expect(after.body.equals(before.body)).toBe(true);
+    } finally {
+      await serving.close();
+      await own.cleanup();
+    }
   });
 });
 

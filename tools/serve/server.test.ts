@@ -210,6 +210,15 @@ describe('HTTP rules', () => {
     expect(JSON.parse(long.split('\r\n\r\n')[1]!)).toEqual({ result: null, status: 'error', error: { code: 'VALIDATION_ERROR', message: 'the URL is too long: the query string must be at most 4096 characters' } });
   });
 
+  it('answers oversized headers with 431 and a malformed header with its own message, in the JSON shape', async () => {
+    const big = await rawExchange(Buffer.from(`GET /api/pepe HTTP/1.1\r\nHost: localhost\r\n${Array.from({ length: 40 }, (_, i) => `X-Big-${i}: ${'b'.repeat(500)}\r\n`).join('')}\r\n`));
+    expect(big).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
+    expect(JSON.parse(big.split('\r\n\r\n')[1]!).error.message).toBe('the request headers are too large: send fewer or shorter headers');
+    const malformed = await rawExchange(Buffer.from('GET /v1/pepe HTTP/1.1\r\nHost: localhost\r\nBad Header: x\r\n\r\n'));
+    expect(malformed).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(JSON.parse(malformed.split('\r\n\r\n')[1]!)).toEqual({ result: null, status: 'error', error: { code: 'VALIDATION_ERROR', message: 'a request header is malformed: check the header names and values the client sends' } });
+  });
+
   it('answers a client that does not finish its headers in time with a JSON 408', async () => {
     const slow = await startServer({ dir: site.distDir, port: 0, host: '127.0.0.1', netlifyToml: NETLIFY_TOML, headersTimeoutMs: 1000 });
     try {
