@@ -9,6 +9,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { IMAGE_CACHE_CONTROL, JSON_OBJECT_STORAGE_CACHE_CONTROL, NO_STORE } from '../../functions/core/cache-policy.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 import { publishBuild } from './publish.js';
+import { runPool } from './run-pool.js';
+import { deleteKeys, listAllObjects, putObject } from './s3-operations.js';
 import { countingClient, type CountingClient } from './testing/counting-client.js';
 import { startS3rver, type S3rverProcess } from './testing/s3rver-process.js';
 import { syntheticRecords, writeSyntheticDist, type SyntheticRecord } from './testing/synthetic-dist.js';
@@ -23,7 +25,7 @@ let dir: string;
 const NETLIFY_TOML = join(import.meta.dirname, '../../netlify.toml');
 
 beforeAll(async () => {
-  s3 = await startS3rver(Array.from({ length: 22 }, (_, n) => `pepe-e2e-${n}`));
+  s3 = await startS3rver(Array.from({ length: 24 }, (_, n) => `pepe-e2e-${n}`));
   temp = await makeTempDir('pepe-publish-e2e-');
   counting = countingClient(s3.endpoint);
 });
@@ -292,6 +294,20 @@ describe('pepe publish against s3rver', () => {
     expect(result.problems.map((p) => p.file).sort()).toEqual([join(dir, `site/api/pepe/${records[1]!.id}`), join(dir, `site/v1/pepe/${records[1]!.id}`)]);
     expect(result.problems[0]!.message).toContain(`points at images/${records[1]!.id}${records[1]!.ext}, which is not in the build`);
     expect(counting.counts.PUT ?? 0).toBe(0);
+  });
+
+  it('lists in pages of 1,000 and deletes in batches of at most 1,000 (the real server)', async () => {
+    const keys = Array.from({ length: 1200 }, (_, n) => `k/${String(n).padStart(4, '0')}`);
+    const failure = await runPool(keys, 16, (key) => putObject(counting.client, bucket, { key, body: Buffer.from('x'), contentType: 'text/plain', cacheControl: 'no-store', sha256: '0'.repeat(64) }));
+    expect(failure).toBeNull();
+    counting.reset();
+    const listed = await listAllObjects(counting.client, bucket, 'k/');
+    expect([...listed.keys()].sort()).toEqual(keys);
+    expect(counting.counts.GET).toBe(2);
+    const batches: number[] = [];
+    await deleteKeys(counting.client, bucket, keys, (count) => batches.push(count));
+    expect(batches).toEqual([1000, 200]);
+    expect((await listAllObjects(counting.client, bucket, 'k/')).size).toBe(0);
   });
 
   it('a dry run prints the plan from the bucket and writes nothing', async () => {

@@ -8,8 +8,6 @@ import { metadataFor } from './object-metadata.js';
 import { checkBucketName, keyForPath, normalisePrefix } from './object-keys.js';
 import { imageReferences } from './references.js';
 import { decideStale } from './stale-policy.js';
-import { deleteKeys, listAllObjects, putObject } from './s3-operations.js';
-import { MemoryS3 } from './testing/memory-s3.js';
 import { syntheticRecords, writeSyntheticDist } from './testing/synthetic-dist.js';
 
 let temp: TempDir;
@@ -108,15 +106,3 @@ describe('stale-key policy', () => {
   });
 });
 
-describe('bulk operations', () => {
-  it('lists in pages of 1,000 and deletes in batches of at most 1,000', async () => {
-    const store = new MemoryS3('pepe-bulk');
-    for (let n = 0; n < 2500; n++) await putObject(store, 'pepe-bulk', { key: `k/${String(n).padStart(4, '0')}`, body: Buffer.from('x'), contentType: 'text/plain', cacheControl: 'no-store', sha256: '0'.repeat(64) });
-    expect((await listAllObjects(store, 'pepe-bulk', 'k/')).size).toBe(2500);
-    expect(store.calls.ListObjectsV2).toBe(3);
-    const batches: number[] = [];
-    await deleteKeys(store, 'pepe-bulk', [...store.objects.keys()], (count) => batches.push(count));
-    expect(batches).toEqual([1000, 1000, 500]);
-    expect(store.objects.size).toBe(0);
-  });
-});
