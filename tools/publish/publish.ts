@@ -168,6 +168,7 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
       decideStale({
         staleKeys: ownership.owned,
         isImageKey: (key) => key.startsWith(`${prefix}images/`),
+        isLeafDocument: (key) => key.startsWith(`${prefix}api/pepe/`) || key.startsWith(`${prefix}v1/pepe/`),
         deleteStale: options.deleteStale ?? false,
         previous: previousState,
         now: clock(),

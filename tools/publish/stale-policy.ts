@@ -7,13 +7,15 @@
  * cached JSON point at a missing image. So deletion is two-phase, with the clock kept in
  * the bucket (`_build/publish-state.json`, `retired: { key: ISO time }`):
  *
- * 1. A stale document (anything but an image: JSON, pages, assets, build files) is recorded
- *    as retired by the first successful `--delete-stale` run that sees it, and deleted by a
- *    later one once the max age has passed since then (pages may still point at old assets).
- * 2. A stale image starts its clock only once no stale document is left in the bucket
+ * 1. A stale by-id answer (`api/pepe/<id>`, `v1/pepe/<id>`) is deleted at once: nothing in
+ *    the bucket points at it, and a removed record (a takedown) should stop being served.
+ * 2. Any other stale document (pages, assets, build files, other JSON) is recorded as retired
+ *    by the first successful `--delete-stale` run that sees it, and deleted by a later one
+ *    once the max age has passed since then (pages may still point at old assets).
+ * 3. A stale image starts its clock only once no stale document is left in the bucket
  *    (documents are what point at images), and is deleted a max age after that.
  *
- * So after a record is removed, the JSON goes on the first run ≥ 5 min later and its image
+ * So after a record is removed, its JSON goes on the first `--delete-stale` run and its image
  * on a run ≥ 5 min after that. Without --delete-stale nothing is deleted and no clock runs.
  * Times are the publishing machine's clock.
  */
@@ -60,6 +62,8 @@ export function stateText(state: PublishState): string {
 export function decideStale(options: {
   staleKeys: string[];
   isImageKey: (key: string) => boolean;
+  /** Documents nothing in the bucket points at (by-id answers): deleted without a clock. */
+  isLeafDocument?: (key: string) => boolean;
   deleteStale: boolean;
   previous: PublishState;
   now: Date;
@@ -83,8 +87,12 @@ export function decideStale(options: {
       keep.push({ key, reason: `retired at ${since}; cached copies may still point at it until ${dueAt(since).toISOString()}` });
     }
   };
+  const isLeaf = options.isLeafDocument ?? (() => false);
   const documents = sorted.filter((key) => !isImageKey(key));
-  documents.forEach(clock);
+  for (const key of documents) {
+    if (isLeaf(key)) deleteNow.push(key);
+    else clock(key);
+  }
   const documentsLeft = documents.length - deleteNow.length;
   for (const key of sorted.filter(isImageKey)) {
     if (documentsLeft > 0) keep.push({ key, reason: `${documentsLeft} stale document(s) still in the bucket may point at it; deleted on a later run` });
