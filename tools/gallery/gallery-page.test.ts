@@ -280,6 +280,30 @@ describe('gallery page in Chromium', { timeout: 60_000 }, () => {
     const expected = await apiIds(`limit=25&search=${encodeURIComponent(tag)}`);
     expect(expected.ids).toContain(record.id);
     await poll(() => cardIds(page)).toEqual(expected.ids);
+    // The tag link replaced the grid: the focus went to the grid, not to <body>.
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('grid');
+  });
+
+  it('jumps to the search box with "/", closes the detail view on a backdrop click, and resets from the brand link', async () => {
+    const page = await openPage();
+    await page.goto(`${server.url}/?q=smug`);
+    await poll(() => statusText(page)).toMatch(/“smug”/);
+    await page.locator('body').click({ position: { x: 5, y: 400 } });
+    await page.keyboard.press('/');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('search');
+
+    await page.locator('#grid .card').first().click();
+    const dialog = page.locator('dialog#detail');
+    await poll(() => dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(true);
+    // A click on the backdrop (outside the dialog's box) closes it.
+    await page.mouse.click(3, 3);
+    await poll(() => dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(false);
+    expect(new URL(page.url()).searchParams.has('pepe')).toBe(false);
+
+    await page.locator('a.brand').click();
+    await poll(() => new URL(page.url()).searchParams.has('q')).toBe(false);
+    expect(await page.locator('#search').inputValue()).toBe('');
+    await waitForCards(page, PAGE_SIZE);
   });
 
   it('talks to an API on another origin (CORS) when given ?api=', async () => {
