@@ -4,14 +4,13 @@
  * apart; through the real server both give the same bytes by design).
  */
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { brotliDecompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JSON_NETLIFY_CDN_CACHE_CONTROL } from '../../functions/core/cache-policy.js';
 import { answerFromCdnCache } from './cached-fast-path.js';
 import { CdnCache } from './cdn-cache.js';
-import { closeClient, raw } from './http-client.test-helper.js';
+import { closeClient, earlyAnswerServer, raw } from './http-client.test-helper.js';
 
 const BODY = Buffer.from(`${JSON.stringify({ data: Array.from({ length: 40 }, (_, i) => ({ id: i, description: 'a smug frog' })) })}\n`);
 const HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=60', 'netlify-cdn-cache-control': JSON_NETLIFY_CDN_CACHE_CONTROL, etag: '"abc"' };
@@ -25,14 +24,7 @@ beforeAll(async () => {
   cache.store('/api/pepe?limit=25', 200, HEADERS, BODY)!.routed = true;
   // Stored, but reached through a rewrite rather than the function's own route: never early.
   cache.store('/api/pepe?limit=24', 200, HEADERS, BODY);
-  server = createServer((req, res) => {
-    if (answerFromCdnCache(cache, req, res)) return;
-    res.writeHead(299, { 'content-type': 'text/plain' });
-    res.end('chain');
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ server, base } = await earlyAnswerServer((req, res) => answerFromCdnCache(cache, req, res)));
 });
 
 afterAll(async () => {

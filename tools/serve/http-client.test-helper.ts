@@ -3,7 +3,9 @@
  * written (no `..` folding, no re-encoding), adds no Accept-Encoding, and returns the bytes
  * as they came, so traversal attempts and compressed bodies can be checked.
  */
-import { Agent, request } from 'node:http';
+import { once } from 'node:events';
+import { Agent, createServer, type IncomingMessage, request, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 export interface RawResponse {
   status: number;
@@ -33,4 +35,19 @@ export function json(response: RawResponse): unknown {
 
 export function closeClient(): void {
   agent.destroy();
+}
+
+/**
+ * A server that tries an early answer (`answer` returns true when it answered) and otherwise
+ * stands in for the request chain with a 299, so that a test can tell the two apart.
+ */
+export async function earlyAnswerServer(answer: (req: IncomingMessage, res: ServerResponse) => boolean): Promise<{ server: Server; base: string }> {
+  const server = createServer((req, res) => {
+    if (answer(req, res)) return;
+    res.writeHead(299, { 'content-type': 'text/plain' });
+    res.end('chain');
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }

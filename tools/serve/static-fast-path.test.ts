@@ -4,13 +4,12 @@
  */
 import { once } from 'node:events';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
-import { closeClient, raw } from './http-client.test-helper.js';
+import { closeClient, earlyAnswerServer, raw } from './http-client.test-helper.js';
 import { loadNetlifyConfig } from './netlify-config.js';
 import { StaticRoutes } from './static-fast-path.js';
 import { StaticSite } from './static-files.js';
@@ -44,14 +43,7 @@ beforeAll(async () => {
   const entry = site.lookup(`/api/pepe/${ID}`)!;
   routes.remember(`/api/pepe/${ID}?a=1`, `/api/pepe/${ID}`, entry);
   routes.remember(`/api/pepe/%30${ID.slice(1)}`, `/api/pepe/%30${ID.slice(1)}`, entry);
-  server = createServer((req, res) => {
-    if (routes.answer(req, res)) return;
-    res.writeHead(299, { 'content-type': 'text/plain' });
-    res.end('chain');
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ server, base } = await earlyAnswerServer((req, res) => routes.answer(req, res)));
 });
 
 afterAll(async () => {
