@@ -18,6 +18,10 @@ describe('manifest serialisation', () => {
     const odd = createManifest(new Map([['site/images/é "q".png', { sha256: 'dd', size: 0 }], ...entries]), FIXTURE_URLS, { records: 2, images: 2 });
     expect(manifestJson(odd)).toBe(stableJson(odd));
     expect(JSON.parse(manifestJson(odd))).toEqual(odd);
+    // Every character class the plain-string shortcut must leave to JSON.stringify: backslash, quote, controls, DEL, non-ASCII, lone surrogates.
+    const oddPaths = ['back\\slash', 'quo"te', 'tab\t', 'del\u007f', 'ctl\u0001', 'ü', 'lone\ud800'];
+    const escaped = createManifest(new Map([...oddPaths.map((path) => [path, { sha256: path, size: 1.5 }] as const), ...entries]), FIXTURE_URLS, { records: 2, images: 2 });
+    expect(manifestJson(escaped)).toBe(stableJson(escaped));
     expect(manifestJson(manifest).indexOf('data/catalogue.mjs')).toBeLessThan(manifestJson(manifest).indexOf('site/api/pepe/a'));
   });
 
