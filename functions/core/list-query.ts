@@ -107,10 +107,9 @@ export function parseListQueryA(rawQuery: string): Parsed<ListRequestA> {
   if (!(BOOLEAN_WORDS as readonly string[]).includes(randomWord)) {
     return { ok: false, message: `random must be ${listWords(BOOLEAN_WORDS, false)} (got ${quote(q.random!)})` };
   }
+  // The spec: sort is "Ignored when random is true". So a valid sort is accepted with
+  // random=true (echoed in meta.sort) and has no effect on the order; see variant-a.ts.
   const random = randomWord === 'true' || randomWord === '1';
-  if (random && q.sort !== undefined) {
-    return { ok: false, message: `sort cannot be combined with random=true (got sort=${quote(q.sort)}); leave sort out for a shuffled order` };
-  }
   if (q.seed !== undefined) {
     const length = characters(q.seed);
     if (length > SEED_MAX_LENGTH) return { ok: false, message: `seed must be at most ${SEED_MAX_LENGTH} characters (got ${length} characters: ${quote(q.seed)})` };

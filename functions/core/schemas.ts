@@ -93,13 +93,13 @@ const decimal = (min: number, max?: number) =>
 /** The wire form: true/false/1/0 in any letter case (JSON Schema patterns have no `i` flag). */
 const booleanWord = z.string().regex(new RegExp(`^(${BOOLEAN_WORDS.map((w) => [...w].map((c) => (/[a-z]/.test(c) ? `[${c}${c.toUpperCase()}]` : c)).join('')).join('|')})$`));
 
-/** Query parameters of `GET /api/pepe` (and aliases), as strings on the wire; `io: 'output'` JSON Schema describes the values they become. Cross-field rules (sort with random, field=id needs a UUID) are in the parser. */
+/** Query parameters of `GET /api/pepe` (and aliases), as strings on the wire; `io: 'output'` JSON Schema describes the values they become. Cross-field rules (field=id needs a UUID; random=true ignores sort) are in the parser and the answer. */
 export const listQueryA = z.object({
   limit: decimal(LIMIT_A.min, LIMIT_A.max).optional().meta({ default: LIMIT_A.default, description: `Results per page, ${LIMIT_A.min}–${LIMIT_A.max}. With 1 the answer is a single object.`, example: 10 }),
   page: decimal(PAGE.min).optional().meta({ default: PAGE.default, description: 'Page number, 1-indexed.', example: 1 }),
   search: z.string().trim().max(SEARCH_MAX_LENGTH).default('').meta({ description: `Search text (trimmed, at most ${SEARCH_MAX_LENGTH} characters, no control characters): every word must match a tag or description word or its start; typo-tolerant fallback.`, example: 'smug' }),
   field: z.enum(FIELDS).default('text').meta({ description: '"text": full-text search; "id": `search` is a UUID.' }),
-  sort: sortName.default(DEFAULT_SORT).meta({ description: 'created_at_desc (default), created_at_asc or relevance. Not allowed with random=true.' }),
+  sort: sortName.default(DEFAULT_SORT).meta({ description: 'created_at_desc (default), created_at_asc or relevance. Ignored when random=true (the shuffle is the same whatever the sort; meta.sort echoes it).' }),
   random: booleanWord.default('false').meta({ description: 'true/false/1/0 (any case): shuffle the result set.' }),
   seed: z.string().max(SEED_MAX_LENGTH).optional().meta({ description: `Extension: with random=true, makes the shuffle repeatable (at most ${SEED_MAX_LENGTH} characters), so pages continue each other.`, example: 'abc' }),
 });

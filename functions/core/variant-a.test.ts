@@ -181,6 +181,24 @@ describe('variant A list', () => {
     expect(second.json.data.id).toBe(all[1]);
   });
 
+  it('ignores sort when random=true (spec: "Ignored when random is true"), echoing it in meta.sort', async () => {
+    const ids = (r: { json: { data: { id: string }[] } }) => r.json.data.map((p) => p.id);
+    const plain = await call(handler, '/api/pepe?random=true&seed=s1&limit=8&page=2&search=smug');
+    expect(plain.status).toBe(200);
+    for (const sort of ['created_at_desc', 'created_at_asc', 'relevance']) {
+      const r = await call(handler, `/api/pepe?random=true&seed=s1&limit=8&page=2&search=smug&sort=${sort}`);
+      expect(r.status).toBe(200);
+      expect(r.headers.get('cache-control')).toBe('no-store');
+      // The seeded shuffle does not depend on sort: same records in the same order.
+      expect(ids(r)).toEqual(ids(plain));
+      expect(r.json.meta.sort).toBe(sort);
+    }
+    const single = await call(handler, '/api/pepe?random=1&seed=s2&sort=created_at_asc');
+    expect(single.status).toBe(200);
+    expect(single.json.data.id).toBe((await call(handler, '/api/pepe?random=1&seed=s2')).json.data.id);
+    expect(single.json.meta).toEqual({ search: { terms: '', found: true } });
+  });
+
   it('shuffles only the matches of a search', async () => {
     const plain = (await call(handler, '/api/pepe?limit=25&search=smug')).json.data.map((p: { id: string }) => p.id);
     const shuffled = (await call(handler, '/api/pepe?limit=25&search=smug&random=true&seed=x')).json.data.map((p: { id: string }) => p.id);

@@ -1,4 +1,5 @@
 /** Variant A answers: list/search/random/pagination (GET /api/pepe and aliases) and by-id. */
+import { DEFAULT_SORT } from './api-limits.js';
 import type { Catalogue } from './catalogue-runtime.js';
 import { byIdBodyA, errorBodyA, listBodyA, singleBodyA } from './bodies.js';
 import type { Answer } from './http.js';
@@ -24,7 +25,10 @@ function baseMatches(catalogue: Catalogue, q: ListRequestA): ArrayLike<number> |
 }
 
 function orderedResultSet(catalogue: Catalogue, q: ListRequestA): ResultSet {
-  if (q.sort === 'relevance' && q.search !== '' && q.field === 'text') {
+  // random=true ignores sort (the spec's letter): the shuffle always starts from the default
+  // order, so a seeded shuffle stays a function of (seed, search, catalogue) alone.
+  const sort = q.random ? DEFAULT_SORT : q.sort;
+  if (sort === 'relevance' && q.search !== '' && q.field === 'text') {
     const byScore = catalogue.matchByRelevance(q.search, 'all');
     return { size: byScore.length, at: (k) => byScore[k]! };
   }
@@ -32,7 +36,7 @@ function orderedResultSet(catalogue: Catalogue, q: ListRequestA): ResultSet {
   const size = base === null ? catalogue.count : base.length;
   const ascending = base === null ? (k: number) => k : (k: number) => base[k]!;
   // relevance without a text search: every score ties, and ties are ordered as desc.
-  if (q.sort === 'created_at_asc') return { size, at: ascending };
+  if (sort === 'created_at_asc') return { size, at: ascending };
   return { size, at: (k) => ascending(size - 1 - k) };
 }
 
