@@ -52,6 +52,9 @@ describe('the OpenAPI document', () => {
     const limit = doc.paths['/api/pepe'].get.parameters[0];
     expect(limit.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 25, default: 1 });
     expect(doc.paths['/v1/pepe'].get.parameters[0].schema).toMatchObject({ minimum: 1, maximum: 100 });
+    // Any page of 1 or more is accepted (api-behaviour.md: "decimal integer ≥ 1"): no maximum promised.
+    expect(doc.paths['/api/pepe'].get.parameters[1].schema).toEqual({ default: 1, type: 'integer', minimum: 1 });
+    expect(doc.components.schemas.PaginationMeta.properties.page).toEqual({ type: 'integer', minimum: 1 });
     for (const status of ['200', '304', '400', '405', '500']) expect(doc.paths['/api/pepe'].get.responses).toHaveProperty(status);
     expect(doc.paths['/v1/pepe/{id}'].get.responses).toHaveProperty('404');
   });
@@ -66,6 +69,8 @@ describe('the OpenAPI document', () => {
       '/api/pepe?limit=5&search=smug',
       '/api/pepe?limit=5&page=9',
       '/api/pepe?page=99',
+      // page has no upper bound: the answer echoes digits past 2^53 exactly.
+      '/api/pepe?limit=2&page=1234567890123456789012345678901234567890',
       '/api/pepe?search=nothingmatches',
       '/api/pepe?limit=25&random=true&seed=x',
       '/api/public/pepes/?limit=2&sort=relevance&search=pepe',

@@ -57,9 +57,18 @@ export const searchMeta = z
   })
   .meta({ description: 'Echo of the search.' });
 
+/**
+ * An integer ≥ min with no upper bound. `z.int()` stops at 2^53−1 (and writes that maximum into
+ * the JSON Schema), but `page` has none: the parser takes any page and the answer echoes its
+ * digits exactly (`"page":1234567890123456789012345678901234567890`), so the document must not
+ * promise a maximum the answers break. No `multipleOf` either: ajv's check of it fails on
+ * integers past 2^53.
+ */
+const unboundedInt = (min: number) => z.number().min(min).refine(Number.isInteger, { message: 'expected an integer' }).meta({ type: 'integer' });
+
 export const paginationMeta = z
   .object({
-    page: z.int().min(PAGE.min),
+    page: unboundedInt(PAGE.min),
     limit: z.int().min(LIMIT_A.min).max(LIMIT_A.max),
     total_items: z.int().nonnegative(),
     total_pages: z.int().nonnegative().meta({ description: 'ceil(total_items / limit); 0 when empty.' }),
@@ -89,7 +98,7 @@ const decimal = (min: number, max?: number) =>
   z
     .string()
     .regex(/^[0-9]+$/)
-    .pipe(max === undefined ? z.coerce.number<string>().int().min(min) : z.coerce.number<string>().int().min(min).max(max));
+    .pipe(max === undefined ? z.coerce.number<string>().pipe(unboundedInt(min)) : z.coerce.number<string>().int().min(min).max(max));
 /** The wire form: true/false/1/0 in any letter case (JSON Schema patterns have no `i` flag). */
 const booleanWord = z.string().regex(new RegExp(`^(${BOOLEAN_WORDS.map((w) => [...w].map((c) => (/[a-z]/.test(c) ? `[${c}${c.toUpperCase()}]` : c)).join('')).join('|')})$`));
 
