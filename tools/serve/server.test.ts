@@ -252,7 +252,12 @@ describe('HTTP rules', () => {
       const message = 'the request could not be parsed as HTTP/1.1: percent-encode spaces and characters outside ASCII in the URL (e.g. %C3%A9 for é)';
       const error = { code: 'VALIDATION_ERROR', message };
       expect(JSON.parse(body!)).toEqual(shape === 'A' ? { data: null, error } : { result: null, status: 'error', error });
+      // HEAD: the same headers (Content-Length of the GET's body) and no content at all.
+      const headAnswer = await rawExchange(Buffer.from(`HEAD ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`, 'utf8'));
+      expect(headAnswer).toBe(`${head}\r\n\r\n`);
     }
+    const headOfMalformed = await rawExchange(Buffer.from('HEAD /v1/pepe HTTP/1.1\r\nHost: localhost\r\nBad Header: x\r\n\r\n'));
+    expect(headOfMalformed).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n[^]*\r\n\r\n$/);
   });
 
   it('answers HEAD and conditional requests on answers the CDN cache does not hold with the headers of the GET (encoding, ETag, Vary)', async () => {

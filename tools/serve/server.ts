@@ -205,10 +205,13 @@ function unparsableRequestAnswer(error: NodeJS.ErrnoException & { rawPacket?: Bu
               : ['400 Bad Request', 'the request could not be parsed as HTTP/1.1: percent-encode spaces and characters outside ASCII in the URL (e.g. %C3%A9 for é)'];
   const body = /^[A-Z]+ \/v1(?:[/?]|$)/.test(requestLine) ? errorBodyB('VALIDATION_ERROR', message) : errorBodyA('VALIDATION_ERROR', message);
   const allow = status.startsWith('405') ? `allow: ${STATIC_METHODS}\r\n` : '';
+  // A response to HEAD never has content (RFC 9110 9.3.2), even this one: the headers of the
+  // GET's answer, Content-Length included, and nothing after them.
+  const head = requestLine.startsWith('HEAD ');
   return (
     `HTTP/1.1 ${status}\r\nconnection: close\r\n${allow}content-type: application/json; charset=utf-8\r\n` +
     `access-control-allow-origin: *\r\nx-content-type-options: nosniff\r\ncache-control: no-store\r\n` +
-    `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+    `content-length: ${Buffer.byteLength(body)}\r\n\r\n${head ? '' : body}`
   );
 }
 
