@@ -202,10 +202,13 @@ describe('the pepe command, run from its bundle', () => {
     expect(listed.stdout).toMatch(/^Usage: pepe check/);
   });
 
-  it('bundles the pure-ESM dependencies it lists and leaves the others to node_modules', () => {
+  it('bundles the dependencies it lists (with what they import) and leaves the native and binary ones to node_modules', () => {
     const current = JSON.parse(readFileSync(join(REPO, 'node_modules/.cache/pepe-cli/current.json'), 'utf8')) as { inputs: [string][] };
     const packages = new Set(current.inputs.map(([path]) => /^node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path)?.[1]).filter((name) => name !== undefined));
-    expect(packages).toContain('zod');
-    for (const name of packages) expect(INLINED).toContain(name);
+    for (const name of ['zod', 'minisearch', 'smol-toml', 'fast-glob']) expect(INLINED).toContain(name);
+    for (const name of ['zod', 'minisearch', 'smol-toml', 'fast-glob']) expect(packages).toContain(name);
+    // fast-glob's own CommonJS dependencies come with it; nothing native or binary is bundled.
+    expect(packages).toContain('micromatch');
+    expect([...packages].filter((name) => /^(sharp|@img\/|esbuild|@esbuild\/|@aws-sdk\/|@smithy\/|tsx)/.test(name))).toEqual([]);
   });
 });
