@@ -20,7 +20,9 @@
  *   others (native or binary ones: sharp, esbuild; the AWS SDK) load from node_modules as
  *   usual. Bundled CommonJS calls `require` for Node's built-in modules, which an ES module
  *   lacks: every output file starts with one made by `createRequire` (BANNER).
- * - Source maps are on, so a stack trace names TypeScript lines, as under tsx.
+ * - Source maps are on, so a stack trace names TypeScript lines, as under tsx. That lets the
+ *   bundle drop whitespace and simplify syntax (names are kept): V8 compiles ~25% fewer bytes
+ *   at every start (the largest chunk 834 → 640 kB; `pepe build --help` ~25 ms less CPU).
  *
  * When no bundle can be made (no esbuild, a read-only node_modules, a compile error) tools/pepe.mjs
  * runs the CLI through tsx: slower, same behaviour. `PEPE_CLI_TSX=1` forces that path, and
@@ -101,6 +103,8 @@ async function compile(root, entry, cacheDir, key) {
     // Stack traces point at the source files, which are on disk: the maps need not carry them
     // (with them, Node parsed ~2 MB of maps at every start; without, a tenth of that).
     sourcesContent: false,
+    minifyWhitespace: true,
+    minifySyntax: true,
     metafile: true,
     banner: { js: BANNER },
     logLevel: 'silent',
