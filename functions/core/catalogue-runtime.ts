@@ -7,7 +7,8 @@
 import type { CatalogueData } from './catalogue-data.js';
 import { digitsFor, numberAt } from './packed-numbers.js';
 import { ID_KEY_LENGTH, idFromKey, idKey, recordComposer } from './record-codec.js';
-import { loadSearchIndex, type SearchField, type SearchIndex } from './search/search-index.js';
+import { loadSearchIndex } from './search/load-index.js';
+import type { SearchField, SearchIndex } from './search/search-types.js';
 import { chunkSource, unescapeFromSource } from './source-text.js';
 
 export interface Catalogue {
