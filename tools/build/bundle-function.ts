@@ -1,6 +1,8 @@
 /**
  * Bundles the Netlify function (functions/pepe.ts) with its data inlined, so a deploy is
- * self-contained and `pepe serve` runs exactly what Netlify runs. Output:
+ * self-contained and `pepe serve` runs what Netlify runs. (Netlify bundles functions/pepe.ts
+ * with its own bundler; tools/build/netlify-bundle.test.ts holds its output answering
+ * byte for byte like this bundle.) Output:
  * `<distDir>/functions/pepe.mjs`; `#catalogue` resolves to `<distDir>/data/catalogue.mjs`.
  */
 import { stat } from 'node:fs/promises';
