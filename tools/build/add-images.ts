@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { basename, extname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { findNearDuplicates } from '../dupes/near-duplicates.js';
 import { FEATURE_VERSION, analyseImage } from '../image/analyse-image.js';
@@ -20,6 +20,7 @@ import { error, type Problem, warning } from './problems.js';
 import { CONTENT_IMAGE_EXTS } from './scan-content.js';
 import { SidecarSchema, normaliseDescription, normaliseTags } from './sidecar.js';
 import { slugify, uniqueSlug } from './slug.js';
+import { type NewFile, writeNewFiles } from './write-new-files.js';
 
 export interface AddImagesOptions {
   contentDir: string;
@@ -154,8 +155,17 @@ export async function addImages(options: AddImagesOptions): Promise<AddResult> {
     chosen.has(slug) || existsSync(join(folder, `${slug}.json`)) || [...CONTENT_IMAGE_EXTS].some((ext) => existsSync(join(folder, `${slug}${ext}`)));
   const now = (options.now ?? (() => new Date()))().toISOString();
   const added: AddedImage[] = [];
+  const files: NewFile[] = [];
   const cache = await FeatureCache.load(cacheDir, FEATURE_VERSION);
-  await mkdir(folder, { recursive: true });
+  const rel = (p: string) => relative(contentDir, p).split(sep).join('/');
+  const writeFailed = (path: string, cause: NodeJS.ErrnoException) =>
+    error('write-failed', `could not write "${rel(path)}" (${cause.code ?? cause.message}): make the folder writable or free some space, then run the command again`);
+  let createdFolder: string | undefined;
+  try {
+    createdFolder = await mkdir(folder, { recursive: true });
+  } catch (cause) {
+    return { ok: false, added: [], problems: [...problems, writeFailed(folder, cause as NodeJS.ErrnoException)] };
+  }
   for (const c of candidates) {
     const sidecar = SidecarSchema.parse({ id: c.id, description: normaliseDescription(options.description ?? null), tags: normaliseTags(options.tags ?? null), created_at: now });
     let imagePath = c.abs;
@@ -165,15 +175,31 @@ export async function addImages(options: AddImagesOptions): Promise<AddResult> {
       chosen.add(slug);
       imagePath = join(folder, `${slug}${c.result.ext}`);
       sidecarPath = join(folder, `${slug}.json`);
-      await writeFile(imagePath, c.bytes, { flag: 'wx' });
+      files.push({ path: imagePath, data: c.bytes });
     }
-    await writeFile(sidecarPath, `${JSON.stringify(sidecar, null, 2)}\n`, { flag: 'wx' });
+    files.push({ path: sidecarPath, data: `${JSON.stringify(sidecar, null, 2)}\n` });
+    added.push({ source: c.source, file: rel(imagePath), sidecar: rel(sidecarPath), id: c.id });
+  }
+  // All or nothing, also on a failed write (read-only folder, full disk) or Ctrl-C.
+  const written = await writeNewFiles(files);
+  if (!written.ok) {
+    // The --into folder this call created is empty again: it goes too.
+    if (createdFolder) await rm(createdFolder, { recursive: true, force: true });
+    const problem =
+      written.reason === 'interrupted'
+        ? error('interrupted', `stopped by ${written.signal} before anything was written: run the command again to add the images`)
+        : writeFailed(written.path, written.cause);
+    return { ok: false, added: [], problems: [...problems, problem] };
+  }
+  for (const c of candidates) {
     // Prime the feature cache so the next build does not decode the image again.
     const r = c.result;
     cache.setFeatures(createHash('sha256').update(c.bytes).digest('hex'), { format: r.format, ext: r.ext, mime: r.mime, width: r.width, height: r.height, phash: r.phash, blurhash: r.blurhash, animated: r.animated, thumb: r.thumb.rgb });
-    const rel = (p: string) => relative(contentDir, p).split(sep).join('/');
-    added.push({ source: c.source, file: rel(imagePath), sidecar: rel(sidecarPath), id: c.id });
   }
-  await cache.save({ prune: false });
-  return { ok: true, added, problems };
+  // The images are in: a cache that cannot be written only costs the next build a decode.
+  const saved = await cache.save({ prune: false }).then(
+    () => null,
+    (cause: NodeJS.ErrnoException) => warning('cache-not-written', `the build cache "${cacheDir}" could not be updated (${cause.code ?? cause.message}): the next build analyses the new images again`),
+  );
+  return { ok: true, added, problems: saved ? [...problems, saved] : problems };
 }

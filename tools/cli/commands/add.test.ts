@@ -1,0 +1,50 @@
+import { existsSync } from 'node:fs';
+import { cp, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { fixtureImage, makeFixtureContent } from '../../testing/fixture-catalogue.js';
+import { snapshotDir } from '../../testing/snapshot-dir.js';
+import { makeTempDir, type TempDir } from '../../testing/temp-dir.js';
+import type { Io } from '../io.js';
+import { runMain } from '../main.js';
+
+// Real image analysis on a machine shared with other jobs.
+vi.setConfig({ testTimeout: 60_000 });
+
+let temp: TempDir;
+let content: string;
+
+function captureIo(): Io & { out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  return { stdout: (t) => void (out += t), stderr: (t) => void (err += t), isTTY: false, env: {}, cwd: temp.path, out: () => out, err: () => err };
+}
+
+beforeAll(async () => {
+  temp = await makeTempDir('pepe-add-test-');
+  content = join(temp.path, 'content');
+  await makeFixtureContent(content, { count: 3 });
+}, 60_000);
+afterAll(() => temp.cleanup());
+
+describe('pepe add, when a write fails', () => {
+  it('writes none of the images (not the ones before the failure), names the file, and prints no stack trace', async () => {
+    const dir = join(temp.path, 'write-fails');
+    await cp(content, dir, { recursive: true });
+    // One image copied --into a new folder, then an image already in the content folder whose
+    // sidecar cannot be written: its name leaves room for ".png" but not ".json" in 255 bytes
+    // (a read-only folder does the same to a user who is not root).
+    await writeFile(join(temp.path, 'fine.png'), (await fixtureImage(40)).bytes);
+    await mkdir(join(dir, 'long'));
+    const longName = `${'x'.repeat(251)}.png`;
+    await writeFile(join(dir, 'long', longName), (await fixtureImage(41)).bytes);
+    const before = await snapshotDir(dir);
+    const io = captureIo();
+    expect(await runMain(['add', 'fine.png', join('write-fails', 'long', longName), '--content', 'write-fails', '--into', 'new'], io)).toBe(1);
+    expect(io.err()).toMatch(/^error: could not write "long\/x+\.json" \(ENAMETOOLONG\): .* \[write-failed\]\nnothing was added\n$/);
+    expect(io.out()).toBe('');
+    expect(await snapshotDir(dir)).toEqual(before);
+    // The --into folder made for this import is gone too.
+    expect(existsSync(join(dir, 'new'))).toBe(false);
+  });
+});
