@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { basename, extname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { findNearDuplicates } from '../dupes/near-duplicates.js';
@@ -73,6 +73,13 @@ function inPlaceProblem(contentDir: string, abs: string, sidecarPath: string, so
   const rel = relative(contentDir, abs).split(sep).join('/');
   if (rel.split('/').some((part) => part.startsWith('.'))) {
     return error('bad-into', `"${source}" is in a hidden folder of the content folder, which builds ignore: move it out first`);
+  }
+  // Builds never follow a symlink in the content folder (the link itself or a folder on its
+  // way): a sidecar beside one would be "added" and still refused by every build.
+  const link = rel.split('/').map((_, at, parts) => parts.slice(0, at + 1).join('/')).find((part) => lstatSync(join(contentDir, part)).isSymbolicLink());
+  if (link !== undefined) {
+    const what = link === rel ? 'is a symlink' : `is inside "${link}", a symlinked folder`;
+    return error('symlink', `"${source}" ${what} in the content folder, which builds never follow: replace the link with the real ${link === rel ? 'file' : 'folder'}, then run the command again`);
   }
   if (!CONTENT_IMAGE_EXTS.has(extname(abs).toLowerCase())) {
     return error('unsupported-format', `"${source}" is inside the content folder with a "${extname(abs) || 'missing'}" extension that builds do not read: rename it to .png, .jpg, .gif, .webp or .avif first`);

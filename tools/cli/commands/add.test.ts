@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { cp, mkdir, writeFile } from 'node:fs/promises';
+import { cp, mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fixtureImage, makeFixtureContent } from '../../testing/fixture-catalogue.js';
@@ -46,5 +46,24 @@ describe('pepe add, when a write fails', () => {
     expect(await snapshotDir(dir)).toEqual(before);
     // The --into folder made for this import is gone too.
     expect(existsSync(join(dir, 'new'))).toBe(false);
+  });
+});
+
+describe('pepe add on a symlink inside the content folder', () => {
+  it('refuses it (builds never follow one) instead of writing a sidecar the build still rejects', async () => {
+    const dir = join(temp.path, 'links');
+    await cp(content, dir, { recursive: true });
+    const outside = join(temp.path, 'outside');
+    await mkdir(outside);
+    await writeFile(join(outside, 'real.png'), (await fixtureImage(43)).bytes);
+    await symlink(join(outside, 'real.png'), join(dir, 'linked.png'));
+    await symlink(outside, join(dir, 'linked-folder'));
+    const before = await snapshotDir(dir);
+    const io = captureIo();
+    expect(await runMain(['add', 'links/linked.png', 'links/linked-folder/real.png', '--content', 'links'], io)).toBe(1);
+    expect(io.err()).toMatch(/^error: ".*\/links\/linked\.png" is a symlink in the content folder, which builds never follow: replace the link with the real file, then run the command again \[symlink\]$/m);
+    expect(io.err()).toMatch(/^error: ".*\/links\/linked-folder\/real\.png" is inside "linked-folder", a symlinked folder in the content folder, .*\[symlink\]$/m);
+    expect(await snapshotDir(dir)).toEqual(before);
+    expect(existsSync(join(dir, 'linked.json'))).toBe(false);
   });
 });
