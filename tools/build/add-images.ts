@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync } from 'node:fs';
 import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { basename, extname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { findNearDuplicates } from '../dupes/near-duplicates.js';
@@ -158,8 +158,11 @@ export async function addImages(options: AddImagesOptions): Promise<AddResult> {
   // 3. Choose names, then write image + sidecar for each (never overwriting anything).
   const folder = join(contentDir, options.into ?? '');
   const chosen = new Set<string>();
+  // Names compared ignoring case: `frog.png` beside an existing `Frog.png` is one file on macOS
+  // and Windows checkouts (a case-collision error in every build).
+  const present = new Set((existsSync(folder) ? readdirSync(folder) : []).map((name) => name.toLowerCase()));
   const taken = (slug: string) =>
-    chosen.has(slug) || existsSync(join(folder, `${slug}.json`)) || [...CONTENT_IMAGE_EXTS].some((ext) => existsSync(join(folder, `${slug}${ext}`)));
+    chosen.has(slug) || present.has(`${slug}.json`) || [...CONTENT_IMAGE_EXTS].some((ext) => present.has(`${slug}${ext}`));
   const now = (options.now ?? (() => new Date()))().toISOString();
   const added: AddedImage[] = [];
   const files: NewFile[] = [];

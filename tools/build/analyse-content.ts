@@ -13,6 +13,7 @@ import { releasePixelPass } from '../image/pixel-pass.js';
 import { type ImageFileContext, type ImageOutcome, analyseImageFile } from './analyse-image-file.js';
 import { type CachedFeatures, FeatureCache } from './feature-cache.js';
 import { error, warning, type Problem } from './problems.js';
+import { caseCollisions } from './case-collisions.js';
 import { rejectDuplicateIds, sortProblems, unknownDistinctFrom } from './catalogue-checks.js';
 import { folderProblem } from './file-in-the-way.js';
 import { type ContentFile, type ContentPair, type ContentScan, scanContent } from './scan-content.js';
@@ -156,7 +157,7 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   const cache = await FeatureCache.load(cacheDir, FEATURE_VERSION);
   const cacheLoadMs = performance.now() - started - scanMs;
   const scan = scanned;
-  const problems = [...scan.problems, ...loneSidecarProblems(scan.loneSidecars)];
+  const problems = [...scan.problems, ...loneSidecarProblems(scan.loneSidecars), ...caseCollisions(scan)];
   const timings = { cacheLoadMs, scanMs, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: 0 };
   const stats: AnalyseStats = { images: 0, cacheHits: 0, decoded: 0, hashed: 0, timings };
 

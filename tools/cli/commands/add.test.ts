@@ -67,3 +67,20 @@ describe('pepe add on a symlink inside the content folder', () => {
     expect(existsSync(join(dir, 'linked.json'))).toBe(false);
   });
 });
+
+describe('pepe add beside a name in another letter case', () => {
+  it('numbers the new name instead of writing frog.* beside Frog.* (one file on macOS and Windows)', async () => {
+    const dir = join(temp.path, 'cased');
+    await cp(content, dir, { recursive: true });
+    await mkdir(join(dir, 'moods'));
+    const existing = await fixtureImage(44);
+    await writeFile(join(dir, 'moods', `Frog${existing.ext}`), existing.bytes);
+    await writeFile(join(dir, 'moods', 'Frog.json'), `${JSON.stringify({ id: '0b5f4f0e-3c41-4c8a-9d3b-6f1a2b3c4d5e', description: null, tags: null, created_at: '2024-01-01T00:00:00Z' })}\n`);
+    await writeFile(join(temp.path, 'frog.png'), (await fixtureImage(45)).bytes);
+    const io = captureIo();
+    expect(await runMain(['add', 'frog.png', '--content', 'cased', '--into', 'moods'], io), io.err()).toBe(0);
+    expect(io.out()).toMatch(/^added moods\/frog-2\.\w+ /);
+    const check = captureIo();
+    expect(await runMain(['check', '--content', 'cased'], check), check.err()).toBe(0);
+  });
+});

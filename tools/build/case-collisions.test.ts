@@ -1,0 +1,59 @@
+import { cp, mkdir, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { fixtureId, fixtureImage, makeFixtureContent } from '../testing/fixture-catalogue.js';
+import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
+import type { Io } from '../cli/io.js';
+import { runMain } from '../cli/main.js';
+
+vi.setConfig({ testTimeout: 60_000 });
+
+let temp: TempDir;
+let content: string;
+
+function captureIo(): Io & { err: () => string } {
+  let err = '';
+  return { stdout: () => {}, stderr: (t) => void (err += t), isTTY: false, env: {}, cwd: temp.path, err: () => err };
+}
+
+beforeAll(async () => {
+  temp = await makeTempDir('pepe-case-test-');
+  content = join(temp.path, 'content');
+  await makeFixtureContent(content, { count: 3 });
+}, 60_000);
+afterAll(() => temp.cleanup());
+
+describe('names that differ only in letter case', () => {
+  it('fail pepe check, naming both files (one file on macOS and Windows checkouts)', async () => {
+    const dir = join(temp.path, 'mixed-case');
+    await cp(content, dir, { recursive: true });
+    // frog-000 becomes Frog.*, frog-001 becomes frog.*: two valid records, sidecars Frog.json and frog.json.
+    for (const [from, to] of [['frog-000', 'Frog'], ['frog-001', 'frog']]) {
+      const ext = (await fixtureImage(from === 'frog-000' ? 0 : 1)).ext;
+      await rename(join(dir, `${from}${ext}`), join(dir, `${to}${ext}`));
+      await rename(join(dir, `${from}.json`), join(dir, `${to}.json`));
+    }
+    const io = captureIo();
+    expect(await runMain(['check', '--content', 'mixed-case'], io)).toBe(1);
+    expect(io.err()).toContain('error: Frog.json: Frog.json and frog.json differ only in letter case: macOS and Windows checkouts keep one file for them');
+    expect(io.err()).toContain('[case-collision]');
+  });
+
+  it('also across folders whose names differ only in case, and accented names in either Unicode form', async () => {
+    const dir = join(temp.path, 'mixed-folders');
+    await cp(content, dir, { recursive: true });
+    const record = async (path: string, index: number) => {
+      const { bytes, ext } = await fixtureImage(index);
+      await mkdir(join(dir, path, '..'), { recursive: true });
+      await writeFile(join(dir, `${path}${ext}`), bytes);
+      await writeFile(join(dir, `${path}.json`), `${JSON.stringify({ id: fixtureId(`case-${index}`), description: null, tags: null, created_at: '2024-01-01T00:00:00Z' })}\n`);
+    };
+    // The same name for macOS: a composed "é" in one folder, a decomposed one in the other.
+    await record('moods/d\u00e9j\u00e0-vu', 7);
+    await record('Moods/De\u0301ja\u0300-vu', 8);
+    const io = captureIo();
+    expect(await runMain(['check', '--content', 'mixed-folders'], io)).toBe(1);
+    expect(io.err().normalize('NFC')).toContain('error: Moods/Déjà-vu.json: Moods/Déjà-vu.json and moods/déjà-vu.json differ only in letter case');
+    expect(io.err()).not.toMatch(/frog-00\d.*case-collision/);
+  });
+});
