@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, readdirSync } from 'node:fs';
 import { mkdir, readFile, rm, stat } from 'node:fs/promises';
-import { basename, extname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
+import { basename, dirname, extname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { findNearDuplicates } from '../dupes/near-duplicates.js';
 import { FEATURE_VERSION, analyseImage } from '../image/analyse-image.js';
 import { type AnalyseFn, LIMITS, analyseContent, defaultCacheDir } from './analyse-content.js';
@@ -86,6 +86,12 @@ function inPlaceProblem(contentDir: string, abs: string, sidecarPath: string, so
   }
   if (existsSync(sidecarPath)) {
     return error('already-in-catalogue', `"${source}" already has a sidecar (${relative(contentDir, sidecarPath).split(sep).join('/')}): edit that one instead`);
+  }
+  // `a.png` beside `a.jpg`: both would be described by the one `a.json` (a name-collision in every build).
+  const stem = basename(abs, extname(abs));
+  const twins = readdirSync(dirname(abs)).filter((name) => name !== basename(abs) && CONTENT_IMAGE_EXTS.has(extname(name).toLowerCase()) && basename(name, extname(name)) === stem);
+  if (twins.length > 0) {
+    return error('name-collision', `"${source}" and ${twins.map((name) => `"${name}"`).join(', ')} beside it would share the sidecar "${stem}.json": rename one of them first`);
   }
   return null;
 }

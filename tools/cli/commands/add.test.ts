@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { cp, mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fixtureImage, makeFixtureContent } from '../../testing/fixture-catalogue.js';
 import { snapshotDir } from '../../testing/snapshot-dir.js';
@@ -82,5 +83,19 @@ describe('pepe add beside a name in another letter case', () => {
     expect(io.out()).toMatch(/^added moods\/frog-2\.\w+ /);
     const check = captureIo();
     expect(await runMain(['check', '--content', 'cased'], check), check.err()).toBe(0);
+  });
+});
+
+describe('pepe add on an image in the content folder with a same-named twin', () => {
+  it('refuses it: a.png beside a.jpg would share a.json, a name-collision in every build', async () => {
+    const dir = join(temp.path, 'twins');
+    await cp(content, dir, { recursive: true });
+    await writeFile(join(dir, 'twin.png'), await sharp((await fixtureImage(46)).bytes).png().toBuffer());
+    await writeFile(join(dir, 'twin.jpg'), await sharp((await fixtureImage(47)).bytes).jpeg().toBuffer());
+    const before = await snapshotDir(dir);
+    const io = captureIo();
+    expect(await runMain(['add', 'twins/twin.png', '--content', 'twins'], io)).toBe(1);
+    expect(io.err()).toMatch(/^error: ".*\/twins\/twin\.png" and "twin\.jpg" beside it would share the sidecar "twin\.json": rename one of them first \[name-collision\]$/m);
+    expect(await snapshotDir(dir)).toEqual(before);
   });
 });
