@@ -20,6 +20,7 @@ import { error, type Problem, warning } from './problems.js';
 import { CONTENT_IMAGE_EXTS } from './scan-content.js';
 import { SidecarSchema, normaliseDescription, normaliseTags } from './sidecar.js';
 import { slugify, uniqueSlug } from './slug.js';
+import { unwritableFolder } from './write-access.js';
 import { type NewFile, writeNewFiles } from './write-new-files.js';
 
 export interface AddImagesOptions {
@@ -144,7 +145,9 @@ export async function addImages(options: AddImagesOptions): Promise<AddResult> {
   if (problems.length > 0) return { ok: false, added: [], problems };
 
   // 2. Near-duplicates against the catalogue and among the new images.
-  const existing = await analyseContent({ contentDir, cacheDir, analyse });
+  // A cache this user cannot write (a read-only checkout) is read, not updated: it only saves time.
+  const writeCache = unwritableFolder([cacheDir]) === null;
+  const existing = await analyseContent({ contentDir, cacheDir, analyse, writeCache });
   const newItems = candidates.map((c) => ({ id: c.id, file: c.source, phash: c.result.phash, thumb: c.result.thumb.rgb, width: c.result.width, height: c.result.height, distinctFrom: [] as string[] }));
   const newIds = new Set(newItems.map((i) => i.id));
   const pairs = (await findNearDuplicates([...dupeItems(existing.items), ...newItems])).filter((p) => newIds.has(p.a.id) || newIds.has(p.b.id));
@@ -213,9 +216,12 @@ export async function addImages(options: AddImagesOptions): Promise<AddResult> {
     cache.setFeatures(createHash('sha256').update(c.bytes).digest('hex'), { format: r.format, ext: r.ext, mime: r.mime, width: r.width, height: r.height, phash: r.phash, blurhash: r.blurhash, animated: r.animated, thumb: r.thumb.rgb });
   }
   // The images are in: a cache that cannot be written only costs the next build a decode.
-  const saved = await cache.save({ prune: false }).then(
-    () => null,
-    (cause: NodeJS.ErrnoException) => warning('cache-not-written', `the build cache "${cacheDir}" could not be updated (${cause.code ?? cause.message}): the next build analyses the new images again`),
-  );
+  const notSaved = !writeCache
+    ? 'not writable for this user'
+    : await cache.save({ prune: false }).then(
+        () => null,
+        (cause: NodeJS.ErrnoException) => cause.code ?? cause.message,
+      );
+  const saved = notSaved === null ? null : warning('cache-not-written', `the build cache "${cacheDir}" could not be updated (${notSaved}): the next build analyses the new images again`);
   return { ok: true, added, problems: saved ? [...problems, saved] : problems };
 }

@@ -4,7 +4,7 @@
  * all-or-nothing (see write-output.ts). Returns a result; never prints.
  */
 import { readdir } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { catalogueModuleSource, compileCatalogue } from '../../functions/core/catalogue.js';
 import { compareRecords, type PepeRecord, type SiteUrls } from '../../functions/core/record.js';
 import { type AnalyseContentOptions, type AnalyseStats, analyseContent, defaultCacheDir, effectiveLimits } from './analyse-content.js';
@@ -19,6 +19,7 @@ import { loadAnswerDigests, saveAnswerDigests, unchangedAnswers } from './answer
 import { buildContext, buildInputs, generateExtras, type LastBuild, loadLastBuild, sameStatKey, saveLastBuild, statKey } from './build-extras.js';
 import { FEATURE_VERSION } from '../image/analyse-image.js';
 import { scanContent } from './scan-content.js';
+import { writeAccessProblem } from './write-access.js';
 import { contentStatFingerprint, loadRecords, recordsFile, saveRecords } from './unchanged-content.js';
 import { folderProblem } from './file-in-the-way.js';
 import { memoizedRecordEncoding, type RecordEncodingRun } from './record-encoding-memo.js';
@@ -121,6 +122,16 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
     folderProblem('bad-out-dir', 'the output folder', outDir, 'choose another --out'),
     folderProblem('bad-cache-dir', 'the cache folder', cacheDir, 'pass --cache with a folder (or leave --cache out)'),
   ].filter((problem) => problem !== null);
+  // Checked before any work: the output is staged beside outDir and committed into it.
+  if (misplaced.length === 0) {
+    const fix = (flag: string) => `make it writable, or pass ${flag} with a folder you can write`;
+    misplaced.push(
+      ...[
+        writeAccessProblem('bad-out-dir', 'the output folder', outDir, [dirname(outDir), outDir], fix('--out')),
+        writeAccessProblem('bad-cache-dir', 'the cache folder', cacheDir, [cacheDir], fix('--cache')),
+      ].filter((problem) => problem !== null),
+    );
+  }
   if (misplaced.length > 0) return refusedBuild(misplaced, started);
   // A build interrupted while applying its changes is rolled back (or completed) before anything reads the output.
   const recovery = recoverOutput(outDir);

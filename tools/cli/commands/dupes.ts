@@ -1,4 +1,5 @@
-import { analyseContent } from '../../build/analyse-content.js';
+import { analyseContent, defaultCacheDir } from '../../build/analyse-content.js';
+import { unwritableFolder } from '../../build/write-access.js';
 import { dupeItems } from '../../build/near-duplicate-problems.js';
 import { DEFAULT_PHASH_THRESHOLD, findNearDuplicates, type DupePair } from '../../dupes/near-duplicates.js';
 import { intFlag, parseFlags } from '../args.js';
@@ -40,7 +41,10 @@ export default {
   async run(argv, io) {
     const { values } = parseFlags(argv, { ...CONTENT_FLAGS, threshold: { type: 'string' }, json: { type: 'boolean' } });
     const threshold = intFlag('threshold', values.threshold, DEFAULT_PHASH_THRESHOLD, 0, MAX_THRESHOLD);
-    const analysis = await withProgress(io, (onProgress) => analyseContent({ ...contentPaths(values, io.cwd), onProgress }));
+    const paths = contentPaths(values, io.cwd);
+    // The cache only saves time here: one this user cannot write (a read-only checkout) is read, not updated.
+    const writeCache = unwritableFolder([paths.cacheDir ?? defaultCacheDir(paths.contentDir)]) === null;
+    const analysis = await withProgress(io, (onProgress) => analyseContent({ ...paths, writeCache, onProgress }));
     printProblems(io, analysis.problems);
     const pairs = findNearDuplicates(dupeItems(analysis.items), { threshold });
     if (values.json) {
