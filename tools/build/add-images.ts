@@ -7,9 +7,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, readFile, rm, stat } from 'node:fs/promises';
-import { basename, dirname, extname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
+import { basename, extname, join, relative, resolve, sep } from 'node:path';
 import { findNearDuplicates } from '../dupes/near-duplicates.js';
 import { FEATURE_VERSION, analyseImage } from '../image/analyse-image.js';
 import { type AnalyseFn, LIMITS, analyseContent, defaultCacheDir } from './analyse-content.js';
@@ -20,8 +20,12 @@ import { error, type Problem, warning } from './problems.js';
 import { CONTENT_IMAGE_EXTS } from './scan-content.js';
 import { SidecarSchema, normaliseDescription, normaliseTags } from './sidecar.js';
 import { slugify, uniqueSlug } from './slug.js';
+import { checkInto, inPlaceProblem, intoSymlinkProblem, isInside } from './add-checks.js';
 import { unwritableFolder } from './write-access.js';
 import { type NewFile, writeNewFiles } from './write-new-files.js';
+
+/** Re-exported: the CLI checks --into before any work. */
+export { checkInto } from './add-checks.js';
 
 export interface AddImagesOptions {
   contentDir: string;
@@ -54,49 +58,6 @@ export interface AddResult {
   problems: Problem[];
 }
 
-/** `--into` must stay inside the content folder and not be hidden (the scan ignores hidden folders). */
-export function checkInto(into: string | undefined): Problem | null {
-  if (into === undefined || into === '') return null;
-  const clean = normalize(into);
-  if (isAbsolute(into) || clean === '..' || clean.startsWith(`..${sep}`) || clean.split(sep).some((part) => part.startsWith('.') && part !== '.')) {
-    return error('bad-into', `--into "${into}" must be a relative folder inside the content folder, without ".." or hidden parts`);
-  }
-  return null;
-}
-
-const isInside = (folder: string, path: string): boolean => {
-  const rel = relative(folder, path);
-  return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel);
-};
-
-/** Why an image inside the content folder cannot be given a sidecar where it is, or null. */
-function inPlaceProblem(contentDir: string, abs: string, sidecarPath: string, source: string): Problem | null {
-  const rel = relative(contentDir, abs).split(sep).join('/');
-  if (rel.split('/').some((part) => part.startsWith('.'))) {
-    return error('bad-into', `"${source}" is in a hidden folder of the content folder, which builds ignore: move it out first`);
-  }
-  // Builds never follow a symlink in the content folder (the link itself or a folder on its
-  // way): a sidecar beside one would be "added" and still refused by every build.
-  const link = rel.split('/').map((_, at, parts) => parts.slice(0, at + 1).join('/')).find((part) => lstatSync(join(contentDir, part)).isSymbolicLink());
-  if (link !== undefined) {
-    const what = link === rel ? 'is a symlink' : `is inside "${link}", a symlinked folder`;
-    return error('symlink', `"${source}" ${what} in the content folder, which builds never follow: replace the link with the real ${link === rel ? 'file' : 'folder'}, then run the command again`);
-  }
-  if (!CONTENT_IMAGE_EXTS.has(extname(abs).toLowerCase())) {
-    return error('unsupported-format', `"${source}" is inside the content folder with a "${extname(abs) || 'missing'}" extension that builds do not read: rename it to .png, .jpg, .gif, .webp or .avif first`);
-  }
-  if (existsSync(sidecarPath)) {
-    return error('already-in-catalogue', `"${source}" already has a sidecar (${relative(contentDir, sidecarPath).split(sep).join('/')}): edit that one instead`);
-  }
-  // `a.png` beside `a.jpg`: both would be described by the one `a.json` (a name-collision in every build).
-  const stem = basename(abs, extname(abs));
-  const twins = readdirSync(dirname(abs)).filter((name) => name !== basename(abs) && CONTENT_IMAGE_EXTS.has(extname(name).toLowerCase()) && basename(name, extname(name)) === stem);
-  if (twins.length > 0) {
-    return error('name-collision', `"${source}" and ${twins.map((name) => `"${name}"`).join(', ')} beside it would share the sidecar "${stem}.json": rename one of them first`);
-  }
-  return null;
-}
-
 export async function addImages(options: AddImagesOptions): Promise<AddResult> {
   const contentDir = resolve(options.contentDir);
   const intoProblem =
@@ -104,7 +65,9 @@ export async function addImages(options: AddImagesOptions): Promise<AddResult> {
     folderProblem('content-missing', 'the content folder', contentDir, 'pass --content with the folder that holds the images') ??
     // Never created here: a mistyped --content would start a second catalogue unnoticed.
     (existsSync(contentDir) ? null : error('content-missing', `the content folder "${contentDir}" does not exist: pass --content with the catalogue's folder, or create it first for a new catalogue`)) ??
-    folderProblem('bad-into', `--into "${options.into}": the folder`, join(contentDir, options.into ?? ''), 'choose another --into');
+    folderProblem('bad-into', `--into "${options.into}": the folder`, join(contentDir, options.into ?? ''), 'choose another --into') ??
+    // Builds never follow a symlinked folder: the images would land outside the catalogue.
+    intoSymlinkProblem(contentDir, options.into);
   if (intoProblem) return { ok: false, added: [], problems: [intoProblem] };
   const cacheDir = options.cacheDir ?? defaultCacheDir(contentDir);
   const analyse = options.analyse ?? analyseImage;

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { cp, mkdir, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -66,6 +66,19 @@ describe('pepe add on a symlink inside the content folder', () => {
     expect(io.err()).toMatch(/^error: ".*\/links\/linked-folder\/real\.png" is inside "linked-folder", a symlinked folder in the content folder, .*\[symlink\]$/m);
     expect(await snapshotDir(dir)).toEqual(before);
     expect(existsSync(join(dir, 'linked.json'))).toBe(false);
+  });
+
+  it('refuses --into a symlinked folder, which would put the images outside the catalogue', async () => {
+    const dir = join(temp.path, 'into-link');
+    await cp(content, dir, { recursive: true });
+    const outside = join(temp.path, 'outside-into');
+    await mkdir(outside);
+    await symlink(outside, join(dir, 'elsewhere'));
+    await writeFile(join(temp.path, 'via-link.png'), (await fixtureImage(48)).bytes);
+    const io = captureIo();
+    expect(await runMain(['add', 'via-link.png', '--content', 'into-link', '--into', 'elsewhere/new'], io)).toBe(1);
+    expect(io.err()).toBe('error: --into "elsewhere/new": "elsewhere" is a symlink in the content folder, which builds never follow: choose a real folder [bad-into]\nnothing was added\n');
+    expect(await readdir(outside)).toEqual([]);
   });
 });
 

@@ -1,0 +1,63 @@
+/**
+ * What `pepe add` checks about where it writes: `--into` and images adopted where they are in
+ * the content folder. Each refusal is a problem that says what to do; builds would otherwise
+ * reject what add wrote (hidden folders, symlinks, two images sharing one sidecar).
+ */
+import { existsSync, lstatSync, readdirSync } from 'node:fs';
+import { basename, dirname, extname, isAbsolute, join, normalize, relative, sep } from 'node:path';
+import { error, type Problem } from './problems.js';
+import { CONTENT_IMAGE_EXTS } from './scan-content.js';
+
+/** `--into` must stay inside the content folder and not be hidden (the scan ignores hidden folders). */
+export function checkInto(into: string | undefined): Problem | null {
+  if (into === undefined || into === '') return null;
+  const clean = normalize(into);
+  if (isAbsolute(into) || clean === '..' || clean.startsWith(`..${sep}`) || clean.split(sep).some((part) => part.startsWith('.') && part !== '.')) {
+    return error('bad-into', `--into "${into}" must be a relative folder inside the content folder, without ".." or hidden parts`);
+  }
+  return null;
+}
+
+export const isInside = (folder: string, path: string): boolean => {
+  const rel = relative(folder, path);
+  return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel);
+};
+
+/** The first of `rel`'s parts (e.g. `a`, `a/b`, `a/b/c.png`) that is a symlink below `contentDir`, or undefined. */
+function symlinkOnTheWay(contentDir: string, rel: string): string | undefined {
+  const parts = rel.split('/').filter((part) => part !== '' && part !== '.');
+  return parts.map((_, at) => parts.slice(0, at + 1).join('/')).find((part) => lstatSync(join(contentDir, part), { throwIfNoEntry: false })?.isSymbolicLink());
+}
+
+/** Why an image inside the content folder cannot be given a sidecar where it is, or null. */
+export function inPlaceProblem(contentDir: string, abs: string, sidecarPath: string, source: string): Problem | null {
+  const rel = relative(contentDir, abs).split(sep).join('/');
+  if (rel.split('/').some((part) => part.startsWith('.'))) {
+    return error('bad-into', `"${source}" is in a hidden folder of the content folder, which builds ignore: move it out first`);
+  }
+  // Builds never follow a symlink in the content folder (the link itself or a folder on its
+  // way): a sidecar beside one would be "added" and still refused by every build.
+  const link = symlinkOnTheWay(contentDir, rel);
+  if (link !== undefined) {
+    const what = link === rel ? 'is a symlink' : `is inside "${link}", a symlinked folder`;
+    return error('symlink', `"${source}" ${what} in the content folder, which builds never follow: replace the link with the real ${link === rel ? 'file' : 'folder'}, then run the command again`);
+  }
+  if (!CONTENT_IMAGE_EXTS.has(extname(abs).toLowerCase())) {
+    return error('unsupported-format', `"${source}" is inside the content folder with a "${extname(abs) || 'missing'}" extension that builds do not read: rename it to .png, .jpg, .gif, .webp or .avif first`);
+  }
+  if (existsSync(sidecarPath)) {
+    return error('already-in-catalogue', `"${source}" already has a sidecar (${relative(contentDir, sidecarPath).split(sep).join('/')}): edit that one instead`);
+  }
+  // `a.png` beside `a.jpg`: both would be described by the one `a.json` (a name-collision in every build).
+  const stem = basename(abs, extname(abs));
+  const twins = readdirSync(dirname(abs)).filter((name) => name !== basename(abs) && CONTENT_IMAGE_EXTS.has(extname(name).toLowerCase()) && basename(name, extname(name)) === stem);
+  if (twins.length > 0) {
+    return error('name-collision', `"${source}" and ${twins.map((name) => `"${name}"`).join(', ')} beside it would share the sidecar "${stem}.json": rename one of them first`);
+  }
+  return null;
+}
+
+export function intoSymlinkProblem(contentDir: string, into: string | undefined): Problem | null {
+  const link = into ? symlinkOnTheWay(contentDir, normalize(into).split(sep).join('/')) : undefined;
+  return link === undefined ? null : error('bad-into', `--into "${into}": "${link}" is a symlink in the content folder, which builds never follow: choose a real folder`);
+}
