@@ -18,6 +18,7 @@ import { rejectDuplicateIds, sortProblems, unknownDistinctFrom } from './catalog
 import { folderProblem } from './file-in-the-way.js';
 import { type ContentFile, type ContentPair, type ContentScan, scanContent } from './scan-content.js';
 import { type NormalisedSidecar, parseSidecar } from './sidecar.js';
+import { unreadableProblem } from './unreadable.js';
 
 /** The image analysis function (injectable so tests can count decodes). Same contract as `analyseImage`. */
 export type AnalyseFn = typeof analyseImage;
@@ -109,7 +110,13 @@ async function loadSidecar(pair: ContentPair, cache: FeatureCache): Promise<{ si
   const cached = cache.sidecar(pair.sidecar.rel, pair.sidecar);
   if (cached) return { sidecar: cached, problems: [] };
   // Synchronous for the reason given in read-content-file.ts (the thread pool is busy decoding).
-  const result = parseSidecar(pair.sidecar.rel, readFileSync(pair.sidecar.abs, 'utf8'));
+  let text: string;
+  try {
+    text = readFileSync(pair.sidecar.abs, 'utf8');
+  } catch (cause) {
+    return { problems: [unreadableProblem(cause, pair.sidecar.rel)] };
+  }
+  const result = parseSidecar(pair.sidecar.rel, text);
   if (!result.ok) return { problems: result.problems };
   cache.setSidecar(pair.sidecar.rel, pair.sidecar, result.sidecar);
   return { sidecar: result.sidecar, problems: [] };
@@ -152,7 +159,8 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   const scanned = options.scan ?? (await scanContent(options.contentDir));
   // No content folder: nothing to analyse, and the cache is left alone (saving it now would
   // prune every entry, e.g. after a typo in --content).
-  if (scanned.problems.some((problem) => problem.code === 'content-missing')) return nothingAnalysed(scanned.problems, started);
+  // (The same when a folder in it could not be listed: the scan's `unreadable`.)
+  if (scanned.problems.some((problem) => problem.code === 'content-missing' || problem.code === 'unreadable')) return nothingAnalysed(scanned.problems, started);
   const scanMs = performance.now() - started;
   const cache = await FeatureCache.load(cacheDir, FEATURE_VERSION);
   const cacheLoadMs = performance.now() - started - scanMs;

@@ -11,6 +11,7 @@ import { type CachedFeatures, type FeatureCache, THUMB_BYTES } from './feature-c
 import { error, type Problem } from './problems.js';
 import { readContentFileSync } from './read-content-file.js';
 import type { ContentPair } from './scan-content.js';
+import { unreadableProblem } from './unreadable.js';
 
 export type ImageOutcome = { ok: true; sha256: string; features: CachedFeatures; decoded: boolean } | { ok: false; problem: Problem; retryAlone?: boolean };
 
@@ -36,7 +37,12 @@ export async function analyseImageFile(pair: ContentPair, alone: boolean, ctx: I
   const knownFeatures = knownHash ? cache.featuresOf(knownHash) : undefined;
   if (knownHash && knownFeatures) return { ok: true, sha256: knownHash, features: knownFeatures, decoded: false };
   const readStart = performance.now();
-  const read = readContentFileSync(image.abs, limits.maxFileBytes);
+  let read: ReturnType<typeof readContentFileSync>;
+  try {
+    read = readContentFileSync(image.abs, limits.maxFileBytes);
+  } catch (cause) {
+    return { ok: false, problem: unreadableProblem(cause, image.rel) };
+  }
   if (!read.ok) {
     return read.reason === 'too-large' ? tooLarge(read.size) : { ok: false, problem: error('not-a-file', 'is not a regular file: replace it with the image itself', image.rel) };
   }

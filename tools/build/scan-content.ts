@@ -8,6 +8,7 @@ import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import fg from 'fast-glob';
 import { folderProblem } from './file-in-the-way.js';
 import { error, type Problem } from './problems.js';
+import { unreadableProblem } from './unreadable.js';
 
 /** Extensions accepted as image content (lowercase). `.jpeg` publishes as `.jpg`. */
 export const CONTENT_IMAGE_EXTS = new Set(['.png', '.jpg', '.jpeg', '.gif', '.webp', '.avif']);
@@ -136,7 +137,14 @@ export async function scanContent(contentDir: string): Promise<ContentScan> {
   if (notFolder) return { pairs: [], problems: [notFolder], loneSidecars: [] };
   const realRoot = await realpath(root).catch(() => null);
   if (realRoot === null) return { pairs: [], problems: [error('content-missing', `the content folder "${root}" does not exist: create it or pass --content`)], loneSidecars: [] };
-  const entries = listEntries(root);
+  let entries: ReturnType<typeof listEntries>;
+  try {
+    entries = listEntries(root);
+  } catch (cause) {
+    // A folder this user cannot list: named (the whole scan stops, as its contents are unknown).
+    const path = (cause as NodeJS.ErrnoException).path;
+    return { pairs: [], problems: [unreadableProblem(cause, path ? relative(root, path).split(sep).join('/') || '.' : '.')], loneSidecars: [] };
+  }
 
   const problems: Problem[] = [];
   const images = new Map<string, ContentFile[]>();

@@ -1,28 +1,17 @@
-import { spawnSync } from 'node:child_process';
 import { chmod, cp, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fixtureImage, makeFixtureContent } from '../testing/fixture-catalogue.js';
+import { otherUser, pepeAsOtherUser } from '../testing/as-other-user.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 
 // Real `pepe` processes on a machine shared with other jobs.
 vi.setConfig({ testTimeout: 120_000 });
 
-const PEPE = fileURLToPath(new URL('../pepe.mjs', import.meta.url));
-const isRoot = process.getuid?.() === 0;
-// Root writes anywhere: the commands then run as "nobody" (setpriv), as a user on a read-only checkout would.
-const setpriv = isRoot ? ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => spawnSync(path, ['--version']).status === 0) : undefined;
-const canTest = process.platform !== 'win32' && (!isRoot || setpriv !== undefined);
-
 let temp: TempDir;
 let checkout: string;
-
-function pepe(...args: string[]): { status: number | null; stderr: string; stdout: string } {
-  const command = isRoot ? [setpriv!, '--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, PEPE, ...args] : [process.execPath, PEPE, ...args];
-  const child = spawnSync(command[0]!, command.slice(1), { cwd: checkout, encoding: 'utf8', env: { ...process.env, HOME: checkout } });
-  return { status: child.status, stderr: child.stderr, stdout: child.stdout };
-}
+const canTest = otherUser.available;
+const pepe = (...args: string[]) => pepeAsOtherUser(checkout, ...args);
 
 beforeAll(async () => {
   if (!canTest) return;
