@@ -146,7 +146,7 @@ export async function addImages(options: AddImagesOptions): Promise<AddResult> {
   try {
     createdFolder = await mkdir(folder, { recursive: true });
   } catch (cause) {
-    return { ok: false, added: [], problems: [...problems, writeFailed(folder, cause as NodeJS.ErrnoException)] };
+    return { ok: false, added: [], problems: [writeFailed(folder, cause as NodeJS.ErrnoException)] };
   }
   for (const c of candidates) {
     const sidecar = SidecarSchema.parse({ id: c.id, description: normaliseDescription(options.description ?? null), tags: normaliseTags(options.tags ?? null), created_at: now });
@@ -171,7 +171,8 @@ export async function addImages(options: AddImagesOptions): Promise<AddResult> {
       written.reason === 'interrupted'
         ? error('interrupted', `stopped by ${written.signal} before anything was written: run the command again to add the images`)
         : writeFailed(written.path, written.cause);
-    return { ok: false, added: [], problems: [...problems, problem] };
+    // Alone: the --force warnings so far say "imported anyway", and nothing was.
+    return { ok: false, added: [], problems: [problem] };
   }
   for (const c of candidates) {
     // Prime the feature cache so the next build does not decode the image again.
