@@ -3,18 +3,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fixtureId, fixtureImage, makeFixtureContent } from '../testing/fixture-catalogue.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
-import type { Io } from '../cli/io.js';
+import { captureIo } from '../testing/capture-io.js';
 import { runMain } from '../cli/main.js';
 
 vi.setConfig({ testTimeout: 60_000 });
 
 let temp: TempDir;
 let content: string;
-
-function captureIo(): Io & { err: () => string } {
-  let err = '';
-  return { stdout: () => {}, stderr: (t) => void (err += t), isTTY: false, env: {}, cwd: temp.path, err: () => err };
-}
 
 beforeAll(async () => {
   temp = await makeTempDir('pepe-case-test-');
@@ -33,7 +28,7 @@ describe('names that differ only in letter case', () => {
       await rename(join(dir, `${from}${ext}`), join(dir, `${to}${ext}`));
       await rename(join(dir, `${from}.json`), join(dir, `${to}.json`));
     }
-    const io = captureIo();
+    const io = captureIo({ cwd: temp.path });
     expect(await runMain(['check', '--content', 'mixed-case'], io)).toBe(1);
     expect(io.err()).toContain('error: Frog.json: Frog.json and frog.json differ only in letter case: macOS and Windows checkouts keep one file for them');
     expect(io.err()).toContain('[case-collision]');
@@ -51,7 +46,7 @@ describe('names that differ only in letter case', () => {
     // The same name for macOS: a composed "é" in one folder, a decomposed one in the other.
     await record('moods/d\u00e9j\u00e0-vu', 7);
     await record('Moods/De\u0301ja\u0300-vu', 8);
-    const io = captureIo();
+    const io = captureIo({ cwd: temp.path });
     expect(await runMain(['check', '--content', 'mixed-folders'], io)).toBe(1);
     expect(io.err().normalize('NFC')).toContain('error: Moods/Déjà-vu.json: Moods/Déjà-vu.json and moods/déjà-vu.json differ only in letter case');
     expect(io.err()).not.toMatch(/frog-00\d.*case-collision/);

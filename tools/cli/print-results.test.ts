@@ -1,17 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { Io } from './io.js';
+import { captureIo } from '../testing/capture-io.js';
 import { printProblems, printSummary, withProgress } from './print-results.js';
-
-function captureIo(isTTY: boolean): Io & { err: () => string } {
-  let err = '';
-  return { stdout: () => {}, stderr: (t) => void (err += t), isTTY, env: {}, cwd: '/', err: () => err };
-}
 
 const CLEAR_LINE = '\r\x1b[2K';
 
 describe('withProgress', () => {
   it('draws progress on a terminal and clears the line before the caller prints', async () => {
-    const io = captureIo(true);
+    const io = captureIo({ isTTY: true });
     const value = await withProgress(io, async (onProgress) => {
       onProgress({ done: 1, total: 1, decoded: 1, elapsedMs: 10 });
       return 42;
@@ -21,7 +16,7 @@ describe('withProgress', () => {
   });
 
   it('clears the line also when the call throws, so a stack trace starts on a clean line', async () => {
-    const io = captureIo(true);
+    const io = captureIo({ isTTY: true });
     await expect(
       withProgress(io, async (onProgress) => {
         onProgress({ done: 1, total: 2, decoded: 1, elapsedMs: 10 });
@@ -32,7 +27,7 @@ describe('withProgress', () => {
   });
 
   it('prints nothing at all when stderr is not a terminal (CI logs)', async () => {
-    const io = captureIo(false);
+    const io = captureIo();
     await withProgress(io, async (onProgress) => onProgress({ done: 1, total: 1, decoded: 1, elapsedMs: 10 }));
     expect(io.err()).toBe('');
   });
@@ -40,7 +35,7 @@ describe('withProgress', () => {
 
 describe('printProblems and printSummary', () => {
   it('print one line per problem, then the summary, on stderr', () => {
-    const io = captureIo(false);
+    const io = captureIo();
     printProblems(io, [
       { severity: 'error', code: 'invalid-json', file: 'a.json', message: 'not valid JSON' },
       { severity: 'warning', code: 'extension-mismatch', message: 'renamed' },

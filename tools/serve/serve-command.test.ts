@@ -1,20 +1,7 @@
 /** `pepe serve` flag errors: exit code 2 with a message naming the flag, before anything starts. */
 import { describe, expect, it } from 'vitest';
-import type { Io } from '../cli/io.js';
 import { runMain } from '../cli/main.js';
-
-function captureIo(env: NodeJS.ProcessEnv = {}): Io & { out: string; err: string } {
-  const io = {
-    out: '',
-    err: '',
-    isTTY: false,
-    env,
-    cwd: process.cwd(),
-    stdout: (text: string) => void (io.out += text),
-    stderr: (text: string) => void (io.err += text),
-  };
-  return io;
-}
+import { captureIo } from '../testing/capture-io.js';
 
 describe('pepe serve flags', () => {
   it.each([
@@ -26,20 +13,20 @@ describe('pepe serve flags', () => {
   ])('refuses %j with exit code 2 and the usage', async (argv, message) => {
     const io = captureIo();
     expect(await runMain(['serve', ...argv], io)).toBe(2);
-    expect(io.err).toMatch(message);
-    expect(io.err).toContain('Usage: pepe serve');
+    expect(io.err()).toMatch(message);
+    expect(io.err()).toContain('Usage: pepe serve');
   });
 
   it('refuses a PORT environment variable that is not a number, naming it', async () => {
-    const io = captureIo({ PORT: 'eighty' });
+    const io = captureIo({ env: { PORT: 'eighty' } });
     expect(await runMain(['serve'], io)).toBe(2);
-    expect(io.err).toMatch(/PORT environment variable must be a whole number .* \(got "eighty"\)/);
+    expect(io.err()).toMatch(/PORT environment variable must be a whole number .* \(got "eighty"\)/);
   });
 
   it('prints its help with --help', async () => {
     const io = captureIo();
     expect(await runMain(['serve', '--help'], io)).toBe(0);
-    expect(io.out).toMatch(/--workers N/);
-    expect(io.out).toMatch(/--no-cdn-cache/);
+    expect(io.out()).toMatch(/--workers N/);
+    expect(io.out()).toMatch(/--no-cdn-cache/);
   });
 });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fixtureImage, makeFixtureContent } from '../../testing/fixture-catalogue.js';
 import { snapshotDir } from '../../testing/snapshot-dir.js';
 import { makeTempDir, type TempDir } from '../../testing/temp-dir.js';
-import type { Io } from '../io.js';
+import { captureIo } from '../../testing/capture-io.js';
 import { runMain } from '../main.js';
 
 // Real image analysis on a machine shared with other jobs.
@@ -14,12 +14,6 @@ vi.setConfig({ testTimeout: 60_000 });
 
 let temp: TempDir;
 let content: string;
-
-function captureIo(): Io & { out: () => string; err: () => string } {
-  let out = '';
-  let err = '';
-  return { stdout: (t) => void (out += t), stderr: (t) => void (err += t), isTTY: false, env: {}, cwd: temp.path, out: () => out, err: () => err };
-}
 
 beforeAll(async () => {
   temp = await makeTempDir('pepe-add-test-');
@@ -41,7 +35,7 @@ describe('pepe add, when a write fails', () => {
     const longName = `${'x'.repeat(251)}.png`;
     await writeFile(join(dir, 'long', longName), (await fixtureImage(41)).bytes);
     const before = await snapshotDir(dir);
-    const io = captureIo();
+    const io = captureIo({ cwd: temp.path });
     expect(await runMain(['add', 'fine.png', join('write-fails', 'long', longName), '--content', 'write-fails', '--into', 'new', '--force'], io)).toBe(1);
     expect(io.err()).toMatch(/^error: could not write "long\/x+\.json" \(ENAMETOOLONG\): .* \[write-failed\]\nnothing was added\n$/);
     expect(io.out()).toBe('');
@@ -61,7 +55,7 @@ describe('pepe add on a symlink inside the content folder', () => {
     await symlink(join(outside, 'real.png'), join(dir, 'linked.png'));
     await symlink(outside, join(dir, 'linked-folder'));
     const before = await snapshotDir(dir);
-    const io = captureIo();
+    const io = captureIo({ cwd: temp.path });
     expect(await runMain(['add', 'links/linked.png', 'links/linked-folder/real.png', '--content', 'links'], io)).toBe(1);
     expect(io.err()).toMatch(/^error: ".*\/links\/linked\.png" is a symlink in the content folder, which builds never follow: replace the link with the real file, then run the command again \[symlink\]$/m);
     expect(io.err()).toMatch(/^error: ".*\/links\/linked-folder\/real\.png" is inside "linked-folder", a symlinked folder in the content folder, .*\[symlink\]$/m);
@@ -76,7 +70,7 @@ describe('pepe add on a symlink inside the content folder', () => {
     await mkdir(outside);
     await symlink(outside, join(dir, 'elsewhere'));
     await writeFile(join(temp.path, 'via-link.png'), (await fixtureImage(48)).bytes);
-    const io = captureIo();
+    const io = captureIo({ cwd: temp.path });
     expect(await runMain(['add', 'via-link.png', '--content', 'into-link', '--into', 'elsewhere/new'], io)).toBe(1);
     expect(io.err()).toBe('error: --into "elsewhere/new": "elsewhere" is a symlink in the content folder, which builds never follow: choose a real folder [bad-into]\nnothing was added\n');
     expect(await readdir(outside)).toEqual([]);
@@ -92,10 +86,10 @@ describe('pepe add beside a name in another letter case', () => {
     await writeFile(join(dir, 'moods', `Frog${existing.ext}`), existing.bytes);
     await writeFile(join(dir, 'moods', 'Frog.json'), `${JSON.stringify({ id: '0b5f4f0e-3c41-4c8a-9d3b-6f1a2b3c4d5e', description: null, tags: null, created_at: '2024-01-01T00:00:00Z' })}\n`);
     await writeFile(join(temp.path, 'frog.png'), (await fixtureImage(45)).bytes);
-    const io = captureIo();
+    const io = captureIo({ cwd: temp.path });
     expect(await runMain(['add', 'frog.png', '--content', 'cased', '--into', 'moods'], io), io.err()).toBe(0);
     expect(io.out()).toMatch(/^added moods\/frog-2\.\w+ /);
-    const check = captureIo();
+    const check = captureIo({ cwd: temp.path });
     expect(await runMain(['check', '--content', 'cased'], check), check.err()).toBe(0);
   });
 });
@@ -107,7 +101,7 @@ describe('pepe add on an image in the content folder with a same-named twin', ()
     await writeFile(join(dir, 'twin.png'), await sharp((await fixtureImage(46)).bytes).png().toBuffer());
     await writeFile(join(dir, 'twin.jpg'), await sharp((await fixtureImage(47)).bytes).jpeg().toBuffer());
     const before = await snapshotDir(dir);
-    const io = captureIo();
+    const io = captureIo({ cwd: temp.path });
     expect(await runMain(['add', 'twins/twin.png', '--content', 'twins'], io)).toBe(1);
     expect(io.err()).toMatch(/^error: ".*\/twins\/twin\.png" and "twin\.jpg" beside it would share the sidecar "twin\.json": rename one of them first \[name-collision\]$/m);
     expect(await snapshotDir(dir)).toEqual(before);

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fixtureImage, makeFixtureContent } from '../../testing/fixture-catalogue.js';
 import { snapshotDir } from '../../testing/snapshot-dir.js';
 import { makeTempDir, type TempDir } from '../../testing/temp-dir.js';
-import type { Io } from '../io.js';
+import { captureIo } from '../../testing/capture-io.js';
 import { runMain } from '../main.js';
 
 // Real builds (analysis + esbuild bundle) on a machine shared with other jobs.
@@ -13,20 +13,6 @@ vi.setConfig({ testTimeout: 60_000 });
 
 let temp: TempDir;
 let content: string;
-
-function captureIo(env: NodeJS.ProcessEnv = {}): Io & { out: () => string; err: () => string } {
-  let out = '';
-  let err = '';
-  return {
-    stdout: (t) => void (out += t),
-    stderr: (t) => void (err += t),
-    isTTY: false,
-    env,
-    cwd: temp.path,
-    out: () => out,
-    err: () => err,
-  };
-}
 
 beforeAll(async () => {
   temp = await makeTempDir('pepe-cli-test-');
@@ -37,7 +23,7 @@ afterAll(() => temp.cleanup());
 
 describe('pepe build', () => {
   it('exits 0 and prints a one-line summary for good content', async () => {
-    const io = captureIo({ PEPE_BASE_URL: 'https://pepe.example.org/' });
+    const io = captureIo({ cwd: temp.path, env: { PEPE_BASE_URL: 'https://pepe.example.org/' } });
     expect(await runMain(['build'], io)).toBe(0);
     expect(io.err()).toMatch(/^built dist: 5 images, 0 warnings, 0 errors, \d+ cache hits?, [\d.]+ s\n$/);
     const manifest = JSON.parse(await readFile(join(temp.path, 'dist', 'manifest.json'), 'utf8'));
@@ -45,7 +31,7 @@ describe('pepe build', () => {
   });
 
   it('says nothing changed on an identical rebuild', async () => {
-    const io = captureIo({ PEPE_BASE_URL: 'https://pepe.example.org' });
+    const io = captureIo({ cwd: temp.path, env: { PEPE_BASE_URL: 'https://pepe.example.org' } });
     expect(await runMain(['build'], io)).toBe(0);
     expect(io.err()).toMatch(/^nothing changed: 5 images, .*5 cache hits/);
   });
@@ -55,7 +41,7 @@ describe('pepe build', () => {
     await cp(content, bad, { recursive: true });
     await writeFile(join(bad, 'frog-000.json'), '{');
     const before = await snapshotDir(join(temp.path, 'dist'));
-    const io = captureIo();
+    const io = captureIo({ cwd: temp.path });
     expect(await runMain(['build', '--content', 'bad-content'], io)).toBe(1);
     expect(io.err()).toContain('error: frog-000.json: not valid JSON');
     expect(io.err()).toContain('build failed, output left unchanged');
@@ -63,16 +49,16 @@ describe('pepe build', () => {
   });
 
   it('exits 2 on an unknown flag or an invalid URL, with usage', async () => {
-    const io = captureIo();
+    const io = captureIo({ cwd: temp.path });
     expect(await runMain(['build', '--bogus'], io)).toBe(2);
     expect(io.err()).toContain('Usage: pepe build');
-    const io2 = captureIo({ PEPE_CDN_URL: 'ftp://nope' });
+    const io2 = captureIo({ cwd: temp.path, env: { PEPE_CDN_URL: 'ftp://nope' } });
     expect(await runMain(['build'], io2)).toBe(2);
     expect(io2.err()).toContain('PEPE_CDN_URL must start with http:// or https://');
   });
 
   it('prints help with exit 0', async () => {
-    const io = captureIo();
+    const io = captureIo({ cwd: temp.path });
     expect(await runMain(['build', '--help'], io)).toBe(0);
     expect(io.out()).toContain('--base-url');
   });
@@ -82,7 +68,7 @@ describe('pepe check', () => {
   it('exits 0 for good content and writes nothing', async () => {
     const fresh = join(temp.path, 'check-content');
     await cp(content, fresh, { recursive: true });
-    const io = captureIo();
+    const io = captureIo({ cwd: temp.path });
     const cacheDir = join(temp.path, 'check-cache');
     expect(await runMain(['check', '--content', 'check-content', '--cache', 'check-cache'], io)).toBe(0);
     expect(io.err()).toMatch(/^content ok: 5 images/);
@@ -98,18 +84,18 @@ describe('pepe check', () => {
     const copyId = '0b5f4f0e-3c41-4c8a-9d3b-6f1a2b3c4d5e';
     await writeFile(join(dir, 'copy.json'), JSON.stringify({ id: copyId, description: null, tags: null, created_at: '2024-01-01T00:00:00Z' }));
 
-    const check = captureIo();
+    const check = captureIo({ cwd: temp.path });
     expect(await runMain(['check', '--content', 'dupe-content'], check)).toBe(1);
     expect(check.err()).toMatch(/error: .*near-duplicate/);
     expect(check.err()).toContain('copy.webp');
 
-    const build = captureIo();
+    const build = captureIo({ cwd: temp.path });
     expect(await runMain(['build', '--content', 'dupe-content', '--out', 'dupe-dist'], build)).toBe(0);
     expect(build.err()).toMatch(/warning: .*\[near-duplicate\]/);
 
     const sidecar = JSON.parse(await readFile(join(dir, 'frog-000.json'), 'utf8'));
     await writeFile(join(dir, 'frog-000.json'), JSON.stringify({ ...sidecar, distinct_from: [copyId] }));
-    const again = captureIo();
+    const again = captureIo({ cwd: temp.path });
     expect(await runMain(['check', '--content', 'dupe-content'], again)).toBe(0);
   });
 });
@@ -120,7 +106,7 @@ describe('pepe add', () => {
     await cp(content, dir, { recursive: true });
     const { bytes } = await fixtureImage(30);
     await writeFile(join(temp.path, 'Très Smug Pepe!.png'), bytes);
-    const io = captureIo();
+    const io = captureIo({ cwd: temp.path });
     const code = await runMain(['add', 'Très Smug Pepe!.png', '--content', 'add-content', '--into', 'new', '--tags', 'Smug, happy,smug', '--description', ' hi '], io);
     expect(io.err()).toBe('');
     expect(code).toBe(0);
@@ -132,10 +118,10 @@ describe('pepe add', () => {
 
     // A second import of another picture with the same name gets a numbered name.
     await writeFile(join(temp.path, 'Très Smug Pepe!.png'), (await fixtureImage(31)).bytes);
-    const io2 = captureIo();
+    const io2 = captureIo({ cwd: temp.path });
     expect(await runMain(['add', 'Très Smug Pepe!.png', '--content', 'add-content', '--into', 'new'], io2)).toBe(0);
     expect(io2.out()).toMatch(/^added new\/tres-smug-pepe-2\.(png|jpg|webp|gif) /);
-    expect(await runMain(['check', '--content', 'add-content'], captureIo())).toBe(0);
+    expect(await runMain(['check', '--content', 'add-content'], captureIo({ cwd: temp.path }))).toBe(0);
   });
 
   it('refuses a near-duplicate of an image already there, naming it, unless --force', async () => {
@@ -144,13 +130,13 @@ describe('pepe add', () => {
     const original = await readFile(join(dir, 'frog-000.png'));
     await writeFile(join(temp.path, 'again.webp'), await sharp(original).webp({ lossless: true }).toBuffer());
     const before = await snapshotDir(dir);
-    const io = captureIo();
+    const io = captureIo({ cwd: temp.path });
     expect(await runMain(['add', 'again.webp', '--content', 'add-dupe'], io)).toBe(1);
     expect(io.err()).toContain('frog-000.png');
     expect(io.err()).toContain('--force');
     expect(await snapshotDir(dir)).toEqual(before);
 
-    const forced = captureIo();
+    const forced = captureIo({ cwd: temp.path });
     expect(await runMain(['add', 'again.webp', '--content', 'add-dupe', '--force'], forced)).toBe(0);
     expect(forced.out()).toContain('added again.webp');
     expect(forced.err()).toMatch(/warning: .*imported anyway/);
@@ -162,7 +148,7 @@ describe('pepe add', () => {
     const { bytes } = await fixtureImage(33);
     await writeFile(join(temp.path, 'one.png'), bytes);
     await writeFile(join(temp.path, 'two.webp'), await sharp(bytes).webp({ lossless: true }).toBuffer());
-    const io = captureIo();
+    const io = captureIo({ cwd: temp.path });
     expect(await runMain(['add', 'one.png', 'two.webp', '--content', 'add-pair'], io)).toBe(1);
     expect(io.err()).toContain('also in this import');
   });
@@ -176,7 +162,7 @@ describe('pepe add', () => {
     const { bytes } = await fixtureImage(35);
     await writeFile(join(temp.path, 'fine.png'), bytes);
     const before = await snapshotDir(dir);
-    const io = captureIo();
+    const io = captureIo({ cwd: temp.path });
     expect(await runMain(['add', 'fine.png', 'drawing.svg', 'cut.jpg', '--content', 'add-bad'], io)).toBe(1);
     expect(io.err()).toMatch(/drawing\.svg.*\[unsupported-format\]/);
     expect(io.err()).toMatch(/cut\.jpg.*\[truncated\]/);
@@ -185,8 +171,8 @@ describe('pepe add', () => {
   });
 
   it('exits 2 without files or with an --into outside the content folder', async () => {
-    expect(await runMain(['add', '--content', 'content'], captureIo())).toBe(2);
-    const io = captureIo();
+    expect(await runMain(['add', '--content', 'content'], captureIo({ cwd: temp.path }))).toBe(2);
+    const io = captureIo({ cwd: temp.path });
     expect(await runMain(['add', 'x.png', '--into', '../elsewhere'], io)).toBe(2);
     expect(io.err()).toContain('--into');
   });
@@ -204,18 +190,18 @@ describe('an image without a sidecar', () => {
     await mkdir(join(adopt, 'moods'));
     const image = await fixtureImage(31);
     await writeFile(join(adopt, 'moods', `My Frog${image.ext}`), image.bytes);
-    const io = captureIo();
+    const io = captureIo({ cwd: temp.path });
     expect(await runMain(['build', '--content', 'adopt content', '--out', 'adopt-dist'], io)).toBe(1);
     const command = /run `([^`]+)` to give it one where it is/.exec(io.err())?.[1];
     expect(command).toMatch(/^npx pepe add '.*\/adopt content\/moods\/My Frog\.\w+' --content '.*\/adopt content'$/);
     const [, , ...args] = shellWords(command!);
-    const addIo = captureIo();
+    const addIo = captureIo({ cwd: temp.path });
     expect(await runMain(args, addIo), addIo.err()).toBe(0);
     // Adopted in place: no copy, the sidecar beside it.
     expect((await readdir(join(adopt, 'moods'))).sort()).toEqual([`My Frog${image.ext}`, 'My Frog.json']);
-    expect(await runMain(['build', '--content', 'adopt content', '--out', 'adopt-dist'], captureIo())).toBe(0);
+    expect(await runMain(['build', '--content', 'adopt content', '--out', 'adopt-dist'], captureIo({ cwd: temp.path }))).toBe(0);
     // Again: it has a sidecar now.
-    const again = captureIo();
+    const again = captureIo({ cwd: temp.path });
     expect(await runMain(args, again)).toBe(1);
     expect(again.err()).toContain('[already-in-catalogue]');
   });
@@ -238,7 +224,7 @@ describe('folder flags that name a file', () => {
     ];
     const before = await snapshotDir(temp.path);
     for (const [args, message] of cases) {
-      const io = captureIo();
+      const io = captureIo({ cwd: temp.path });
       expect(await runMain(args, io), args.join(' ')).toBe(1);
       expect(io.err(), args.join(' ')).toMatch(message);
       expect(io.err(), args.join(' ')).not.toMatch(/unexpected failure|\n\s+at /);

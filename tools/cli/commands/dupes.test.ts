@@ -5,7 +5,7 @@ import { SAMPLE_ENTRIES } from '../../sample/sample-catalogue.js';
 import { writeSampleContent } from '../../sample/sample-files.js';
 import { plantedCopy } from '../../sample/planted-copies.js';
 import { makeTempDir, type TempDir } from '../../testing/temp-dir.js';
-import type { Io } from '../io.js';
+import { captureIo } from '../../testing/capture-io.js';
 import { runMain } from '../main.js';
 
 vi.setConfig({ testTimeout: 60_000 });
@@ -13,12 +13,6 @@ vi.setConfig({ testTimeout: 60_000 });
 let temp: TempDir;
 let content: string;
 const COPY_ID = '0d6f2b7e-3c1a-4f0e-9a55-1b2c3d4e5f60';
-
-function captureIo(): Io & { out: () => string; err: () => string } {
-  let out = '';
-  let err = '';
-  return { stdout: (t) => void (out += t), stderr: (t) => void (err += t), isTTY: false, env: {}, cwd: temp.path, out: () => out, err: () => err };
-}
 
 beforeAll(async () => {
   temp = await makeTempDir('pepe-dupes-cli-');
@@ -34,7 +28,7 @@ afterAll(() => temp.cleanup());
 
 describe('pepe dupes', () => {
   it('--json prints exactly [{a: {id, file}, b: {id, file}, distance}] for the planted copy', async () => {
-    const io = captureIo();
+    const io = captureIo({ cwd: temp.path });
     expect(await runMain(['dupes', '--content', 'content', '--json'], io)).toBe(0);
     const pairs = JSON.parse(io.out()) as unknown[];
     expect(pairs).toHaveLength(1);
@@ -44,7 +38,7 @@ describe('pepe dupes', () => {
   });
 
   it('lists both files, both ids and the distance for people', async () => {
-    const io = captureIo();
+    const io = captureIo({ cwd: temp.path });
     expect(await runMain(['dupes', '--content', 'content'], io)).toBe(0);
     expect(io.out()).toMatch(/^1 near-duplicate pair \(phash threshold \d+\):/);
     expect(io.out()).toContain('classics/smug-original.png  ~  smug-copy.jpg  (distance ');
@@ -57,7 +51,7 @@ describe('pepe dupes', () => {
     const original = JSON.parse(await readFile(join(content, 'classics/smug-original.json'), 'utf8')) as { id: string };
     await writeFile(sidecarPath, JSON.stringify({ ...JSON.parse(before), distinct_from: [original.id] }));
     try {
-      const io = captureIo();
+      const io = captureIo({ cwd: temp.path });
       expect(await runMain(['dupes', '--content', 'content', '--json'], io)).toBe(0);
       expect(JSON.parse(io.out())).toEqual([]);
     } finally {
@@ -66,7 +60,7 @@ describe('pepe dupes', () => {
   });
 
   it('refuses a threshold out of range with exit 2 and the usage', async () => {
-    const io = captureIo();
+    const io = captureIo({ cwd: temp.path });
     expect(await runMain(['dupes', '--threshold', '99'], io)).toBe(2);
     expect(io.err()).toContain('--threshold must be a whole number from 0 to 16 (got "99")');
     expect(io.err()).toContain('Usage: pepe dupes');
