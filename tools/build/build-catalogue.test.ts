@@ -297,6 +297,31 @@ describe('incremental rebuilds', () => {
     expect(await readFile(join(out, 'data/catalogue.mjs'), 'utf8')).toBe(catalogueModuleSource(compileCatalogue(result.records, FIXTURE_URLS)));
   });
 
+  it('warns when an image was edited in place under its id (its URL is immutable), naming the content file', async () => {
+    const out = join(temp.path, 'dist-image-edited');
+    const contentDir = join(temp.path, 'image-edited', 'content');
+    await cp(baseContent, contentDir, { recursive: true });
+    const first = await buildCatalogue({ contentDir, outDir: out, cacheDir, urls: FIXTURE_URLS });
+    expect(first.problems).toEqual([]);
+    // Same format, other pixels; the sidecar (and so the id) stays.
+    const target = 'frog-000.png';
+    const edited = await sharp(join(contentDir, target)).negate({ alpha: false }).png().toBuffer();
+    await writeFile(join(contentDir, target), edited);
+    const second = await buildCatalogue({ contentDir, outDir: out, cacheDir, urls: FIXTURE_URLS });
+    expect(second.ok).toBe(true);
+    const changed = second.problems.filter((problem) => problem.code === 'image-changed');
+    expect(changed.map((problem) => problem.file)).toEqual([target]);
+    expect(changed[0]!.message).toMatch(/give the changed picture a new id/);
+    expect(second.stats.warnings).toBe(1);
+    // An added image is new, not changed: no warning.
+    const { bytes, ext } = await fixtureImage(41);
+    await writeFile(join(contentDir, `added${ext}`), bytes);
+    await writeFile(join(contentDir, 'added.json'), JSON.stringify({ id: fixtureId('added-not-changed'), description: 'new', tags: null, created_at: '2026-01-01T00:00:00Z' }));
+    const third = await buildCatalogue({ contentDir, outDir: out, cacheDir, urls: FIXTURE_URLS });
+    expect(third.ok).toBe(true);
+    expect(third.problems.filter((problem) => problem.code === 'image-changed')).toEqual([]);
+  });
+
   it('survives every JSON file of its cache torn in half (a crash mid-write): the next build is right', async () => {
     const contentDir = join(temp.path, 'torn', 'content');
     await cp(baseContent, contentDir, { recursive: true });

@@ -20,6 +20,7 @@ import { buildContext, buildInputs, generateExtras, type LastBuild, loadLastBuil
 import { FEATURE_VERSION } from '../image/analyse-image.js';
 import { scanContent } from './scan-content.js';
 import { writeAccessProblem } from './write-access.js';
+import { changedImageWarnings } from './changed-images.js';
 import { contentStatFingerprint, loadRecords, recordsFile, saveRecords } from './unchanged-content.js';
 import { folderProblem } from './file-in-the-way.js';
 import { memoizedRecordEncoding, type RecordEncodingRun } from './record-encoding-memo.js';
@@ -247,6 +248,12 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
   await Promise.all([searchIndex.save(), recordEncoding.save()]);
   await saveAnswerDigests(cacheDir, { outDir, version: written.manifest.version, context: inputs.context, records: Object.fromEntries(inputs.recordDigests) });
   await saveLastBuild(cacheDir, { outDir, fingerprint, version: written.manifest.version, files: written.manifest.counts.files, manifestStat: statKey(join(outDir, MANIFEST_FILE)) });
+  // A search per changed image (rare), rather than a 10k-entry map on every build.
+  const changedImages = changedImageWarnings(written.written, previous, (path) => analysis.items.find((item) => path === `site/images/${item.record.id}${item.record.file_ext}`)?.file);
+  if (changedImages.length > 0) {
+    problems.push(...changedImages);
+    stats.warnings += changedImages.length;
+  }
   stats.written = written.written.length;
   stats.kept = written.kept;
   stats.removed = written.removed.length;
