@@ -18,14 +18,18 @@ export function rootUsage(): string {
 
 export { processIo } from './io.js';
 
+/** The command called `name`: own keys only (`pepe constructor` is an unknown command, not Object's constructor). */
+const commandNamed = (name: string | undefined) => (name !== undefined && Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined);
+
 /** Runs one command line and returns the exit code; only this function turns errors into text. */
 export async function runMain(argv: string[], io: Io = processIo()): Promise<number> {
-  const [name, ...rest] = argv;
+  // `pepe help build` is `pepe build --help`, as in git and npm.
+  const [name, ...rest] = argv[0] === 'help' && commandNamed(argv[1]) ? [argv[1]!, '--help'] : argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     io.stdout(rootUsage());
     return name ? 0 : 2;
   }
-  const entry = COMMANDS[name];
+  const entry = commandNamed(name);
   if (!entry) {
     io.stderr(`pepe: unknown command '${name}'.\n\n${rootUsage()}`);
     return 2;

@@ -59,6 +59,15 @@ describe('pepe dupes', () => {
     }
   });
 
+  it('lists nothing (not "No near-duplicates") when no image is valid, e.g. a missing content folder', async () => {
+    for (const json of [[], ['--json']]) {
+      const io = captureIo({ cwd: temp.path });
+      expect(await runMain(['dupes', '--content', 'no-such-folder', ...json], io)).toBe(1);
+      expect(io.err()).toContain('[content-missing]');
+      expect(io.out()).toBe('');
+    }
+  });
+
   it('refuses a threshold out of range with exit 2 and the usage', async () => {
     const io = captureIo({ cwd: temp.path });
     expect(await runMain(['dupes', '--threshold', '99'], io)).toBe(2);

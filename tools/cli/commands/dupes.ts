@@ -25,7 +25,7 @@ Options:
   -h, --help        show this help
 
 Exit status: 0 listed (pairs or not), 1 content errors (pairs among the valid images are
-still listed), 2 usage errors.
+still listed; nothing is listed when no image is valid), 2 usage errors.
 `;
 
 function formatPairs(pairs: DupePair[], threshold: number): string {
@@ -46,6 +46,9 @@ export default {
     const writeCache = unwritableFolder([paths.cacheDir ?? defaultCacheDir(paths.contentDir)]) === null;
     const analysis = await withProgress(io, (onProgress) => analyseContent({ ...paths, writeCache, onProgress }));
     printProblems(io, analysis.problems);
+    const failed = analysis.problems.some((p) => p.severity === 'error');
+    // No valid image (a missing or unreadable content folder…): there is no list to print, not an empty one.
+    if (failed && analysis.items.length === 0) return 1;
     const pairs = findNearDuplicates(dupeItems(analysis.items), { threshold });
     if (values.json) {
       // Exactly the documented shape, key order fixed, one pair per line for diffs.
@@ -54,6 +57,6 @@ export default {
     } else {
       io.stdout(formatPairs(pairs, threshold));
     }
-    return analysis.problems.some((p) => p.severity === 'error') ? 1 : 0;
+    return failed ? 1 : 0;
   },
 } satisfies Command;
