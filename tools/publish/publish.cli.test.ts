@@ -103,5 +103,6 @@ describe('pepe publish (CLI)', () => {
     const nobody = await run('--bucket', 'pepe-cli', '--endpoint', 'http://127.0.0.1:9', '--netlify-toml', join(ROOT, 'netlify.toml'));
     expect(nobody.code).toBe(1);
     expect(nobody.err).toContain('nothing answers at that address: check --endpoint');
+    expect(nobody.err).toMatch(/stopped before writing anything \([\d.]+ s\): fix the problem above, then run again\n$/);
   });
 });

@@ -23,7 +23,7 @@ export class S3OperationError extends Error {
     readonly key: string,
     readonly status: number | undefined,
     readonly errorName: string,
-    detail: string,
+    readonly detail: string,
   ) {
     const remedy = remedyFor(status, errorName, detail);
     super(`${operation} ${key} failed: ${status ?? 'no response'} ${errorName}${detail ? ` (${detail})` : ''}${remedy ? `: ${remedy}` : ''}`);
@@ -31,7 +31,8 @@ export class S3OperationError extends Error {
 
   /** Whether running again may succeed as it is (a network failure, throttling, a server error) rather than needing a fix first. */
   get transient(): boolean {
-    return remedyFor(this.status, this.errorName, '') === null && (this.status === undefined || this.status >= 500 || this.status === 429);
+    // The detail counts: a refused connection or a missing region is named only there.
+    return remedyFor(this.status, this.errorName, this.detail) === null && (this.status === undefined || this.status >= 500 || this.status === 429);
   }
 }
 
