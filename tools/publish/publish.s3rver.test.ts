@@ -2,7 +2,7 @@
  * End to end against a real s3rver on loopback (child process, see testing/s3rver-child.mjs),
  * counting the HTTP requests the SDK really sends.
  */
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ import { deleteKeys, listAllObjects, putObject } from './s3-operations.js';
 import { countingClient, type CountingClient } from './testing/counting-client.js';
 import { startS3rver, type S3rverProcess } from './testing/s3rver-process.js';
 import { syntheticRecords, writeSyntheticDist, type SyntheticRecord } from './testing/synthetic-dist.js';
-import type { PublishOptions } from './types.js';
+import type { PublishOptions, S3Like } from './types.js';
 
 let s3: S3rverProcess;
 let temp: TempDir;
@@ -25,7 +25,7 @@ let dir: string;
 const NETLIFY_TOML = join(import.meta.dirname, '../../netlify.toml');
 
 beforeAll(async () => {
-  s3 = await startS3rver(Array.from({ length: 24 }, (_, n) => `pepe-e2e-${n}`));
+  s3 = await startS3rver(Array.from({ length: 25 }, (_, n) => `pepe-e2e-${n}`));
   temp = await makeTempDir('pepe-publish-e2e-');
   counting = countingClient(s3.endpoint);
 });
@@ -195,6 +195,37 @@ describe('pepe publish against s3rver', () => {
     await writeSyntheticDist(dir, records);
     expect((await publish()).ok).toBe(true);
     await expect(head(`images/${gone.id}${gone.ext}`)).resolves.toBeDefined();
+  });
+
+  it('remembers a deleted image even when the run dies right after its DeleteObjects', async () => {
+    const records = syntheticRecords(3);
+    await writeSyntheticDist(dir, records);
+    expect((await publish()).ok).toBe(true);
+    const gone = records[0]!;
+    await writeSyntheticDist(dir, records.slice(1));
+    const t0 = Date.now();
+    const at = (minutes: number) => new Date(t0 + minutes * 60_000);
+    // Its by-id answers go at once, which starts the image's clock.
+    expect((await publish({ deleteStale: true }, at(0))).ok).toBe(true);
+    // The run that deletes the image: every request after its DeleteObjects fails, as if the
+    // process were killed (or the state PUT failed past its retries) right after it.
+    let deleted = false;
+    const dying: S3Like = {
+      async send(command) {
+        if (deleted) throw Object.assign(new Error('socket hang up'), { name: 'Error', code: 'ECONNRESET' });
+        const answer = await counting.client.send(command);
+        if (command instanceof DeleteObjectsCommand) deleted = true;
+        return answer;
+      },
+    };
+    await publishBuild({ bucket, dir, netlifyToml: NETLIFY_TOML, deleteStale: true }, { client: dying, now: () => at(6) });
+    expect(deleted).toBe(true);
+    await expect(head(`images/${gone.id}${gone.ext}`)).rejects.toMatchObject({ $metadata: { httpStatusCode: 404 } });
+
+    await writeSyntheticDist(dir, [{ ...gone, image: Buffer.from('another picture') }, ...records.slice(1)]);
+    const refused = await publish({ verify: true });
+    expect(refused.problems.map((p) => p.code)).toEqual(['image-changed']);
+    await expect(head(`images/${gone.id}${gone.ext}`)).rejects.toMatchObject({ $metadata: { httpStatusCode: 404 } });
   });
 
   it('--delete-stale deletes only what this publication wrote: never foreign objects or another publication under a deeper prefix', async () => {

@@ -234,12 +234,17 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
         if (sha256 && /^[0-9a-f]{64}$/.test(sha256)) decision.state.gone[key] = sha256;
       });
       if (remembered) throw remembered;
+      // The state goes up before the deletions, not after: a run killed (or a state PUT
+      // failing) after DeleteObjects would otherwise forget the deleted images' bytes, and
+      // their keys could come back with others. Written first, the worst a failure leaves is
+      // a `gone` entry for an image still there (harmless: it may only keep its bytes) and
+      // clocks of keys not yet deleted restarting on the next run (a later deletion, never an earlier one).
+      const body = Buffer.from(stateText(decision.state));
+      await putObject(client, bucket, { key: stateKey, body, contentType: 'application/json; charset=utf-8', cacheControl: 'no-store', sha256: createHash('sha256').update(body).digest('hex') });
       await deleteKeys(client, bucket, decision.deleteNow, (count) => {
         deleted += count;
         progress({ phase: 'deleting', objectsDone: deleted, objectsTotal: decision.deleteNow.length, bytesDone: 0, bytesTotal: 0 });
       });
-      const body = Buffer.from(stateText(decision.state));
-      await putObject(client, bucket, { key: stateKey, body, contentType: 'application/json; charset=utf-8', cacheControl: 'no-store', sha256: createHash('sha256').update(body).digest('hex') });
       lap('delete');
     }
     return result(true, warnings, plan, uploaded, deleted);
