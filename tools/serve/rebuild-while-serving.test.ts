@@ -2,7 +2,9 @@
  * A build into the folder `pepe serve` is serving: like a Netlify deploy, every answer then
  * comes from the new build (static files, the function, the CDN cache), never a mix.
  */
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import fg from 'fast-glob';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -72,6 +74,33 @@ describe('a new build that cannot be loaded', () => {
       const after = await raw(serving.url, path);
       expect(after.status).toBe(200);
       expect(after.body.equals(before.body)).toBe(true);
+    } finally {
+      await serving.close();
+      await own.cleanup();
+    }
+  });
+});
+
+describe('a build folder replaced while serving', () => {
+  it('serves the build that takes the folder\'s place (rm -rf dist && pepe build)', async () => {
+    const own = await buildFixtureSite({ count: 3 });
+    const versions: (string | null)[] = [];
+    const errors: string[] = [];
+    const serving = await startServer({ dir: own.distDir, port: 0, host: '127.0.0.1', netlifyToml: NETLIFY_TOML, onReload: ({ version }) => versions.push(version), onError: (message) => errors.push(message) });
+    try {
+      const record = own.records[0]!;
+      const path = `/api/pepe/${record.id.toUpperCase()}`; // answered by the function
+      expect((await raw(serving.url, path)).status).toBe(200);
+      // The record leaves the content, and the folder is removed and built afresh.
+      const sidecar = (await fg('**/*.json', { cwd: own.contentDir })).find((name) => readFileSync(join(own.contentDir, name), 'utf8').includes(record.id))!;
+      const stem = sidecar.replace(/\.json$/, '.');
+      for (const file of await fg(`${fg.escapePath(stem)}*`, { cwd: own.contentDir })) await rm(join(own.contentDir, file));
+      await rm(own.distDir, { recursive: true });
+      const rebuilt = await buildCatalogue({ contentDir: own.contentDir, outDir: own.distDir, cacheDir: own.cacheDir, urls: FIXTURE_URLS });
+      expect(rebuilt.ok).toBe(true);
+      await expect.poll(() => versions, { timeout: 10_000 }).toEqual([rebuilt.manifest!.version]);
+      expect((await raw(serving.url, path)).status).toBe(404);
+      expect(errors).toEqual([]);
     } finally {
       await serving.close();
       await own.cleanup();

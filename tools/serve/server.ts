@@ -3,11 +3,11 @@
  * (request-chain.ts), fit to run behind a CDN: keep-alive, compression, request and header
  * timeouts, and a graceful close that lets in-flight requests finish.
  */
-import { type FSWatcher, readFileSync, watch } from 'node:fs';
+import { existsSync, type FSWatcher, readFileSync, watch } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { errorBodyA, errorBodyB } from '../../functions/core/bodies.js';
 import { answerFromCdnCache } from './cached-fast-path.js';
 import { CdnCache } from './cdn-cache.js';
@@ -247,6 +247,9 @@ function watchForRebuilds(options: ServeOptions, state: ChainState): () => void 
   let loading: Promise<void> | null = null;
   let again = false;
   const reload = async (): Promise<void> => {
+    // No manifest: the folder is being removed or replaced, not a build committed; the
+    // commit (the manifest's rename, or the new folder's) schedules a load of its own.
+    if (!existsSync(join(dir, MANIFEST_NAME))) return;
     generation += 1;
     try {
       const next = await loadState(options, generation);
@@ -273,19 +276,46 @@ function watchForRebuilds(options: ServeOptions, state: ChainState): () => void 
       });
     }, 100);
   };
-  let watcher: FSWatcher;
+  // The folder itself may be replaced rather than written into: `rm -rf dist && pepe build`
+  // (a first build renames a complete staging folder into place), a `mv` of a build made
+  // elsewhere. A watcher follows the folder it was opened on, so a replaced folder would never
+  // be heard of again and the old build served forever. So the parent folder is watched too:
+  // a 'rename' there naming the folder (created, removed, renamed into place; a build inside
+  // it never causes one) re-opens the folder's watcher and schedules a load. The inode cannot
+  // tell the folders apart: a removed folder's inode number is often reused at once.
+  let watcher: FSWatcher | null = null;
+  const watchFolder = (): void => {
+    watcher?.close();
+    watcher = null;
+    try {
+      watcher = watch(dir, (_event, name) => {
+        if (name === MANIFEST_NAME) schedule();
+      });
+    } catch {
+      return; // gone (being replaced): the parent's watcher hears it come back
+    }
+    watcher.on('error', (error) => state.onError(`stopped watching ${dir} for new builds; restart pepe serve after a build`, error));
+  };
+  let parentWatcher: FSWatcher | null = null;
+  watchFolder();
   try {
-    watcher = watch(dir, (_event, name) => {
-      if (name === MANIFEST_NAME) schedule();
+    parentWatcher = watch(dirname(dir), (event, name) => {
+      if (event !== 'rename' || name !== basename(dir)) return;
+      watchFolder();
+      schedule();
     });
+    parentWatcher.on('error', () => parentWatcher?.close());
   } catch (error) {
-    state.onError(`cannot watch ${dir} for new builds; restart pepe serve after a build`, error);
-    return () => {};
+    if (watcher === null) {
+      state.onError(`cannot watch ${dir} for new builds; restart pepe serve after a build`, error);
+      return () => {};
+    }
+    // Without the parent's watcher a build into the folder is still picked up; only a replaced folder is not.
   }
-  watcher.on('error', (error) => state.onError(`stopped watching ${dir} for new builds; restart pepe serve after a build`, error));
   return () => {
     clearTimeout(timer);
-    watcher.close();
+    watcher?.close();
+    parentWatcher?.close();
   };
 }
 
