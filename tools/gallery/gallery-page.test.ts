@@ -4,87 +4,34 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compareRecords, type PepeRecord } from '../../functions/core/record.js';
+import type { PepeRecord } from '../../functions/core/record.js';
 import { startServer, type RunningServer } from '../serve/server.js';
-import { buildFixtureSite, FIXTURE_URLS, type FixtureSite } from '../testing/fixture-catalogue.js';
-import { launchChromium } from './chromium.js';
+import { FIXTURE_URLS, type FixtureSite } from '../testing/fixture-catalogue.js';
+import {
+  apiIds as apiIdsAt, cardIds, DESKTOP, FIXTURE_COUNT, PAGE_SIZE, PHONE, poll, REPO_ROOT, startGalleryHarness, statusText, TEST_OUTPUT, waitForCards,
+  type GalleryHarness,
+} from './page-harness.js';
 import { listPath } from './src/api-client.js';
 import { EAGER_CARDS } from './src/grid.js';
 
-/** More than one grid page (24), so scrolling has something to load. */
-const FIXTURE_COUNT = 30;
-const PAGE_SIZE = 24;
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 360, height: 740 };
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const TEST_OUTPUT = join(REPO_ROOT, '.test-output');
-
+let harness: GalleryHarness;
 let site: FixtureSite;
 let server: RunningServer;
-let browser: Browser;
-const contexts: BrowserContext[] = [];
 let newestFirst: PepeRecord[];
 
 beforeAll(async () => {
-  site = await buildFixtureSite({ count: FIXTURE_COUNT });
-  server = await startServer({ dir: site.distDir, port: 0, host: '127.0.0.1', netlifyToml: join(REPO_ROOT, 'netlify.toml') });
-  browser = await launchChromium();
-  newestFirst = [...site.records].sort(compareRecords).reverse();
+  harness = await startGalleryHarness();
+  ({ site, server, newestFirst } = harness);
 }, 180_000);
 
 afterAll(async () => {
-  for (const context of contexts) await context.close();
-  await browser?.close();
-  await server?.close();
-  await site?.cleanup();
+  await harness?.close();
 });
 
-/** A fresh page that records layout shifts (the CLS a user would feel) from the start. */
-async function openPage(viewport = DESKTOP, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
-  const context = await browser.newContext({ viewport, colorScheme, locale: 'en-US' });
-  contexts.push(context);
-  const page = await context.newPage();
-  await page.addInitScript(() => {
-    const w = window as unknown as { layoutShift: number };
-    w.layoutShift = 0;
-    new PerformanceObserver((list) => {
-      for (const entry of list.getEntries() as unknown as { value: number; hadRecentInput: boolean }[]) {
-        if (!entry.hadRecentInput) w.layoutShift += entry.value;
-      }
-    }).observe({ type: 'layout-shift', buffered: true });
-  });
-  return page;
-}
-
-const cardIds = (page: Page) => page.$$eval('#grid .card', (cards) => cards.map((c) => (c as HTMLElement).dataset.id!));
-/** Waits for exactly `count` cards; on timeout, the error says what the page showed instead. */
-/** expect.poll with room for a loaded CI machine (its default gives up after 1 s). */
-function poll<T>(read: () => T | Promise<T>) {
-  return expect.poll(read, { timeout: 15_000 });
-}
-
-async function waitForCards(page: Page, count: number): Promise<void> {
-  try {
-    await page.waitForFunction((n) => document.querySelectorAll('#grid .card').length === n, count, { timeout: 15_000 });
-  } catch (error) {
-    const shown = await page.evaluate(() => ({
-      url: location.href,
-      cards: document.querySelectorAll('#grid .card').length,
-      status: document.getElementById('status')?.textContent,
-      footer: document.getElementById('footer')?.textContent,
-    }));
-    throw new Error(`expected ${count} cards, page shows ${JSON.stringify(shown)}`, { cause: error });
-  }
-}
-const statusText = (page: Page) => page.locator('#status').textContent();
-
-async function apiIds(query: string): Promise<{ ids: string[]; found: boolean }> {
-  const body = (await (await fetch(`${server.url}/api/pepe?${query}`)).json()) as { data: { id: string }[]; meta: { search: { found: boolean } } };
-  return { ids: body.data.map((p) => p.id), found: body.meta.search.found };
-}
+const openPage = (viewport = DESKTOP, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> => harness.openPage(viewport, colorScheme);
+const apiIds = (query: string) => apiIdsAt(server.url, query);
 
 describe('gallery page in Chromium', { timeout: 60_000 }, () => {
   it('shows the newest page as blurhash placeholders at the right aspect ratio, then the images, without layout shift', async () => {
