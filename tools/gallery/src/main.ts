@@ -68,6 +68,7 @@ function start(): void {
     client,
     (pepe) => hrefFor({ pepe: pepe.id }),
     (pepe, card) => {
+      flushSearch();
       known.set(pepe.id, pepe);
       returnFocus = card;
       navigate({ ...shown!, pepe: pepe.id }, 'push', true);
@@ -88,10 +89,19 @@ function start(): void {
   let debounce: ReturnType<typeof setTimeout> | undefined;
   const applySearch = () => {
     clearTimeout(debounce);
+    debounce = undefined;
     const search = searchText(searchInput.value);
     if (shown && search.trim() === shown.search.trim() && !shown.pepe) return;
     // The first keystroke of a search gets its own history entry, so back returns to the full grid.
     navigate({ search, sort: shown!.sort, pepe: null }, shown!.search.trim() === '' ? 'push' : 'replace');
+  };
+  /**
+   * A card, sort button or Random used while a search is still being debounced acts as if the
+   * wait were over. Otherwise its render resets the box to the shown search, dropping the
+   * words just typed, and the late timer then closes a detail view it has just opened.
+   */
+  const flushSearch = () => {
+    if (debounce !== undefined) applySearch();
   };
   searchInput.addEventListener('input', () => {
     clearTimeout(debounce);
@@ -105,6 +115,7 @@ function start(): void {
   for (const button of sortButtons) {
     button.addEventListener('click', () => {
       const sort = button.dataset.sort === 'created_at_asc' ? 'created_at_asc' : 'created_at_desc';
+      flushSearch();
       if (shown && shown.sort !== sort) navigate({ ...shown, sort, pepe: null }, 'push');
     });
   }
@@ -112,6 +123,7 @@ function start(): void {
   // Busy, not disabled, while it asks: a disabled button drops the keyboard focus to <body>.
   randomButton.addEventListener('click', () => {
     if (randomButton.getAttribute('aria-disabled') === 'true') return;
+    flushSearch(); // a pick among the words just typed, not among the previous search's matches
     randomButton.setAttribute('aria-disabled', 'true');
     void client.random(shown!.search.trim()).then((result) => {
       randomButton.removeAttribute('aria-disabled');
@@ -143,6 +155,7 @@ function start(): void {
 
   addEventListener('popstate', () => {
     clearTimeout(debounce); // a pending keystroke must not push the old text back
+    debounce = undefined;
     render(readViewState(pageUrl()), true);
   });
   render(readViewState(pageUrl()), true);
