@@ -86,4 +86,51 @@ describe('gallery page in Chromium, overlapping actions', { timeout: 60_000 }, (
     expect(smug.ids).toContain(pepe);
     expect(await page.locator('#search').inputValue()).toBe('smug');
   });
+
+  it('drops a slow Random answer once the visitor has moved on (another card, back)', async () => {
+    const page = await harness.openPage();
+    // Random answers are held until released; everything else goes through.
+    const held: (() => void)[] = [];
+    await page.route('**/api/pepe?*random=true*', async (route) => {
+      await new Promise<void>((resolve) => held.push(resolve));
+      await route.continue().catch(() => {}); // the page may have aborted it meanwhile
+    });
+    const releaseRandom = async () => {
+      await poll(() => held.length).toBe(1);
+      held.shift()!();
+      await page.waitForTimeout(500); // time for a stale answer to (wrongly) open the dialog
+    };
+    await page.goto(`${harness.server.url}/`);
+    await waitForCards(page, PAGE_SIZE);
+    const random = page.getByRole('button', { name: 'Random' });
+
+    // Random, then a card opened and closed while it asks.
+    await random.click();
+    expect(await random.getAttribute('aria-disabled')).toBe('true');
+    const id = harness.newestFirst[1]!.id;
+    await page.locator(`#grid .card[data-id="${id}"]`).click();
+    await poll(() => dialogOpen(page)).toBe(true);
+    await page.keyboard.press('Escape');
+    await poll(() => dialogOpen(page)).toBe(false);
+    await releaseRandom();
+    expect(await dialogOpen(page)).toBe(false);
+    expect(query(page)).toEqual({});
+    expect(await random.getAttribute('aria-disabled')).toBe(null);
+
+    // A search, Random, then back to the full grid while it asks.
+    await page.locator('#search').fill('smug');
+    await poll(() => query(page)).toEqual({ q: 'smug' });
+    await random.click();
+    await page.goBack();
+    await poll(() => query(page)).toEqual({});
+    await releaseRandom();
+    expect(await dialogOpen(page)).toBe(false);
+    expect(query(page)).toEqual({});
+
+    // Left alone, Random still opens its pick.
+    await random.click();
+    await releaseRandom();
+    await poll(() => dialogOpen(page)).toBe(true);
+    expect(harness.newestFirst.map((r) => r.id)).toContain(query(page).pepe);
+  });
 });

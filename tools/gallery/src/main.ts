@@ -46,6 +46,7 @@ function start(): void {
 
   /** `fromHistory`: back/forward or the first load, where the box must show the URL's search even while it has focus. */
   function render(state: ViewState, fromHistory = false): void {
+    cancelRandom();
     // While typing, the box is ahead of the state (the debounce): never overwrite it then.
     if ((fromHistory || document.activeElement !== searchInput) && searchInput.value !== state.search) searchInput.value = state.search;
     for (const button of sortButtons) button.setAttribute('aria-pressed', String(button.dataset.sort === state.sort));
@@ -120,12 +121,29 @@ function start(): void {
     });
   }
 
+  /**
+   * The Random request on its way, if any. Any other change of view (back, a card, a search)
+   * cancels it: on a slow API its answer would otherwise open a pepe over a view the visitor
+   * has moved on to, possibly picked among a search no longer shown.
+   */
+  let randomRequest: AbortController | null = null;
+  function cancelRandom(): void {
+    if (!randomRequest) return;
+    randomRequest.abort();
+    randomRequest = null;
+    randomButton.removeAttribute('aria-disabled');
+  }
+
   // Busy, not disabled, while it asks: a disabled button drops the keyboard focus to <body>.
   randomButton.addEventListener('click', () => {
-    if (randomButton.getAttribute('aria-disabled') === 'true') return;
+    if (randomRequest) return;
     flushSearch(); // a pick among the words just typed, not among the previous search's matches
+    const request = new AbortController();
+    randomRequest = request;
     randomButton.setAttribute('aria-disabled', 'true');
-    void client.random(shown!.search.trim()).then((result) => {
+    void client.random(shown!.search.trim(), request.signal).then((result) => {
+      if (request.signal.aborted) return; // the visitor has moved on
+      randomRequest = null;
       randomButton.removeAttribute('aria-disabled');
       if (!result.ok) {
         status.textContent = `No random pepe: ${result.message}`;
