@@ -253,6 +253,39 @@ describe('gallery page in Chromium', { timeout: 60_000 }, () => {
     await waitForCards(page, PAGE_SIZE);
   });
 
+  it('stays open after a double-click on a card, or a text selection dragged out onto the backdrop', async () => {
+    const page = await openPage();
+    await page.goto(`${server.url}/`);
+    await waitForCards(page, PAGE_SIZE);
+    const dialog = page.locator('dialog#detail');
+    const isOpen = () => dialog.evaluate((d) => (d as HTMLDialogElement).open);
+    // The first card's left edge is outside the detail box (centred, 1100 px of 1280): the
+    // second click of the double-click lands on the backdrop.
+    const card = (await page.locator('#grid .card').first().boundingBox())!;
+    await page.mouse.dblclick(card.x + 10, card.y + 40);
+    await poll(isOpen).toBe(true);
+    const box = (await dialog.boundingBox())!;
+    expect(card.x + 10).toBeLessThan(box.x);
+    await page.waitForTimeout(300);
+    expect(await isOpen()).toBe(true);
+    expect(new URL(page.url()).searchParams.get('pepe')).toBe(newestFirst[0]!.id);
+
+    // Selecting the title by dragging past its end, releasing on the backdrop.
+    const title = (await page.locator('#detail-title').boundingBox())!;
+    await page.mouse.move(title.x + 2, title.y + title.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(title.x + title.width, title.y + title.height / 2, { steps: 4 });
+    await page.mouse.move(3, 3, { steps: 4 });
+    await page.mouse.up();
+    expect(await page.evaluate(() => getSelection()?.toString() ?? '')).not.toBe('');
+    await page.waitForTimeout(300);
+    expect(await isOpen()).toBe(true);
+
+    // A plain click on the backdrop still closes it.
+    await page.mouse.click(3, 3);
+    await poll(isOpen).toBe(false);
+  });
+
   it('talks to an API on another origin (CORS) when given ?api=', async () => {
     const apiServer = await startServer({ dir: site.distDir, port: 0, host: '127.0.0.1', netlifyToml: join(REPO_ROOT, 'netlify.toml') });
     try {

@@ -31,9 +31,16 @@ export function createDetail(
     onClose();
   });
   dialog.querySelector('.detail-close')!.addEventListener('click', () => onClose());
-  // A click on the backdrop lands on the dialog element itself, outside its content box.
+  // A click on the backdrop lands on the dialog element itself, outside its content box. Only
+  // a single press that also started there closes: a text selection dragged out of the box
+  // (the id, the description) ends with a click on the dialog too, and so does the second
+  // click of a double-click whose first click opened the view.
+  let pressOnBackdrop = false;
+  dialog.addEventListener('pointerdown', (event) => {
+    pressOnBackdrop = event.target === dialog;
+  });
   dialog.addEventListener('click', (event) => {
-    if (event.target === dialog) onClose();
+    if (event.target === dialog && pressOnBackdrop && event.detail <= 1) onClose();
   });
 
   function render(pepe: Pepe): void {
