@@ -357,6 +357,33 @@ describe('gallery page in Chromium', { timeout: 60_000 }, () => {
     expect(await cardIds(page)).toEqual([]);
   });
 
+  it('keeps a long description and a long unbroken tag inside a 320 px screen and the detail view', async () => {
+    const page = await openPage({ width: 320, height: 640 });
+    const longWord = 'pepe'.repeat(30);
+    // Content has no length limits: give the first record extreme text.
+    await page.route('**/api/pepe?*', async (route) => {
+      const response = await route.fetch();
+      const body = (await response.json()) as { data: { description: string | null; tags: string[] | null }[] };
+      body.data[0]!.description = `${longWord} ${'a long description goes on. '.repeat(20)}`;
+      body.data[0]!.tags = [longWord, ...Array.from({ length: 40 }, (_, i) => `tag${i}`)];
+      await route.fulfill({ response, json: body });
+    });
+    await page.goto(`${server.url}/`);
+    await waitForCards(page, PAGE_SIZE);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(320);
+    // The caption wraps the long word onto its two lines rather than cutting it at the edge.
+    const caption = page.locator('#grid .card-caption').first();
+    expect(await caption.evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true);
+
+    await page.locator('#grid .card').first().click();
+    const dialog = page.locator('dialog#detail');
+    await poll(() => dialog.locator('.tag').count()).toBe(41);
+    expect(await dialog.evaluate((d) => d.scrollWidth - d.clientWidth)).toBe(0);
+    const dialogRight = (await dialog.boundingBox())!.x + (await dialog.boundingBox())!.width;
+    const tagBox = (await dialog.locator('.tag').first().boundingBox())!;
+    expect(tagBox.x + tagBox.width).toBeLessThanOrEqual(dialogRight);
+  });
+
   it('fits a 360 px phone and a desktop, in dark and light schemes (screenshots in .test-output/)', async () => {
     await mkdir(TEST_OUTPUT, { recursive: true });
     for (const [name, viewport, scheme] of [['desktop', DESKTOP, 'light'], ['phone', PHONE, 'dark']] as const) {
