@@ -139,6 +139,28 @@ describe('gallery page in Chromium', { timeout: 60_000 }, () => {
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('search');
   });
 
+  it('clearing the search steps back to the grid it started from, so Back never lands on the same grid', async () => {
+    const page = await openPage();
+    await page.goto(`${server.url}/`);
+    await waitForCards(page, PAGE_SIZE);
+    const search = page.locator('#search');
+    await search.fill('smug');
+    await poll(() => new URL(page.url()).searchParams.get('q')).toBe('smug');
+    await search.fill('');
+    await poll(() => new URL(page.url()).searchParams.has('q')).toBe(false);
+    await waitForCards(page, PAGE_SIZE);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('search');
+    await search.fill('cry');
+    await poll(() => new URL(page.url()).searchParams.get('q')).toBe('cry');
+
+    // One Back to the full grid, the next one leaves the gallery (no dead step in between).
+    await page.goBack();
+    await poll(() => new URL(page.url()).searchParams.has('q')).toBe(false);
+    expect(new URL(page.url()).pathname).toBe('/');
+    await page.goBack();
+    expect(page.url()).toBe('about:blank');
+  });
+
   it('reads a tab or newline in the search (pasted, or in a shared link) as a space, not as an error', async () => {
     const page = await openPage();
     const smug = await apiIds('limit=25&search=smug');

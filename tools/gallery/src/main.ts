@@ -36,11 +36,14 @@ function start(): void {
 
   const hrefFor = (patch: Partial<ViewState>) => viewStateHref({ ...(shown ?? readViewState(pageUrl())), ...patch }, pageUrl());
 
-  function navigate(next: ViewState, mode: 'push' | 'replace', opensDetail = false): void {
+  /**
+   * The markers let "close" step back in history when the detail view was opened from here
+   * (`openedDetail`), and clearing the search step back to the grid it started from (`searchEntry`).
+   */
+  function navigate(next: ViewState, mode: 'push' | 'replace', marker: { opensDetail?: boolean; startsSearch?: boolean } = {}): void {
     const href = viewStateHref(next, pageUrl());
-    // The marker lets "close" step back in history when the detail view was opened from here.
-    if (mode === 'push') history.pushState({ openedDetail: opensDetail }, '', href);
-    else history.replaceState({ openedDetail: opensDetail && Boolean(history.state?.openedDetail) }, '', href);
+    if (mode === 'push') history.pushState({ openedDetail: Boolean(marker.opensDetail), searchEntry: Boolean(marker.startsSearch) }, '', href);
+    else history.replaceState({ openedDetail: Boolean(marker.opensDetail && history.state?.openedDetail), searchEntry: Boolean(history.state?.searchEntry) }, '', href);
     render(next);
   }
 
@@ -72,7 +75,7 @@ function start(): void {
       flushSearch();
       known.set(pepe.id, pepe);
       returnFocus = card;
-      navigate({ ...shown!, pepe: pepe.id }, 'push', true);
+      navigate({ ...shown!, pepe: pepe.id }, 'push', { opensDetail: true });
     },
   );
 
@@ -88,13 +91,18 @@ function start(): void {
   );
 
   let debounce: ReturnType<typeof setTimeout> | undefined;
-  const applySearch = () => {
+  /** `mayStepBack`: false when another action follows at once (history.back() would land after it). */
+  const applySearch = (mayStepBack = true) => {
     clearTimeout(debounce);
     debounce = undefined;
     const search = searchText(searchInput.value);
     if (shown && search.trim() === shown.search.trim() && !shown.pepe) return;
+    // Box cleared: back to the grid the search started from, instead of a second copy of it
+    // that would make the next Back press do nothing.
+    if (mayStepBack && search.trim() === '' && history.state?.searchEntry) return history.back();
     // The first keystroke of a search gets its own history entry, so back returns to the full grid.
-    navigate({ search, sort: shown!.sort, pepe: null }, shown!.search.trim() === '' ? 'push' : 'replace');
+    const starts = shown!.search.trim() === '';
+    navigate({ search, sort: shown!.sort, pepe: null }, starts ? 'push' : 'replace', { startsSearch: starts });
   };
   /**
    * A card, sort button or Random used while a search is still being debounced acts as if the
@@ -102,7 +110,7 @@ function start(): void {
    * words just typed, and the late timer then closes a detail view it has just opened.
    */
   const flushSearch = () => {
-    if (debounce !== undefined) applySearch();
+    if (debounce !== undefined) applySearch(false);
   };
   searchInput.addEventListener('input', () => {
     clearTimeout(debounce);
@@ -151,7 +159,7 @@ function start(): void {
       }
       known.set(result.value.id, result.value);
       returnFocus = randomButton;
-      navigate({ ...shown!, pepe: result.value.id }, 'push', true);
+      navigate({ ...shown!, pepe: result.value.id }, 'push', { opensDetail: true });
     });
   });
 
