@@ -170,14 +170,18 @@ describe('pepe publish against s3rver', () => {
     expect(counting.counts.PUT ?? 0).toBe(0);
   });
 
-  it('remembers the bytes of a deleted image: its key may come back with them, never with others', async () => {
+  /** Three records published, then a build without the first (`gone`); `at(m)` is m minutes after that. */
+  async function publishedThenFirstRemoved() {
     const records = syntheticRecords(3);
     await writeSyntheticDist(dir, records);
     expect((await publish()).ok).toBe(true);
-    const gone = records[0]!;
     await writeSyntheticDist(dir, records.slice(1));
     const t0 = Date.now();
-    const at = (minutes: number) => new Date(t0 + minutes * 60_000);
+    return { records, gone: records[0]!, at: (minutes: number) => new Date(t0 + minutes * 60_000) };
+  }
+
+  it('remembers the bytes of a deleted image: its key may come back with them, never with others', async () => {
+    const { records, gone, at } = await publishedThenFirstRemoved();
     for (const minutes of [0, 6, 12]) expect((await publish({ deleteStale: true }, at(minutes))).ok).toBe(true);
     await expect(head(`images/${gone.id}${gone.ext}`)).rejects.toMatchObject({ $metadata: { httpStatusCode: 404 } });
 
@@ -198,13 +202,7 @@ describe('pepe publish against s3rver', () => {
   });
 
   it('remembers a deleted image even when the run dies right after its DeleteObjects', async () => {
-    const records = syntheticRecords(3);
-    await writeSyntheticDist(dir, records);
-    expect((await publish()).ok).toBe(true);
-    const gone = records[0]!;
-    await writeSyntheticDist(dir, records.slice(1));
-    const t0 = Date.now();
-    const at = (minutes: number) => new Date(t0 + minutes * 60_000);
+    const { records, gone, at } = await publishedThenFirstRemoved();
     // Its by-id answers go at once, which starts the image's clock.
     expect((await publish({ deleteStale: true }, at(0))).ok).toBe(true);
     // The run that deletes the image: every request after its DeleteObjects fails, as if the
