@@ -1,8 +1,8 @@
 import { cp, mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { fixtureId, fixtureImage, makeFixtureContent } from '../testing/fixture-catalogue.js';
-import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
+import { fixtureId, fixtureImage, fixtureContentFolder } from '../testing/fixture-catalogue.js';
+import type { TempDir } from '../testing/temp-dir.js';
 import { captureIo } from '../testing/capture-io.js';
 import { runMain } from '../cli/main.js';
 
@@ -12,9 +12,7 @@ let temp: TempDir;
 let content: string;
 
 beforeAll(async () => {
-  temp = await makeTempDir('pepe-case-test-');
-  content = join(temp.path, 'content');
-  await makeFixtureContent(content, { count: 3 });
+  ({ temp, content } = await fixtureContentFolder('pepe-case-test-', 3));
 }, 60_000);
 afterAll(() => temp.cleanup());
 

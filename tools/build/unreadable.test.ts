@@ -1,9 +1,9 @@
 import { chmod, cp, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { makeFixtureContent } from '../testing/fixture-catalogue.js';
+import { fixtureContentFolder } from '../testing/fixture-catalogue.js';
 import { otherUser, pepeAsOtherUser } from '../testing/as-other-user.js';
-import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
+import type { TempDir } from '../testing/temp-dir.js';
 
 // Real `pepe` processes on a machine shared with other jobs.
 vi.setConfig({ testTimeout: 120_000 });
@@ -13,9 +13,7 @@ let content: string;
 
 beforeAll(async () => {
   if (!otherUser.available) return;
-  temp = await makeTempDir('pepe-unreadable-');
-  content = join(temp.path, 'content');
-  await makeFixtureContent(content, { count: 5 });
+  ({ temp, content } = await fixtureContentFolder('pepe-unreadable-', 5));
   await chmod(temp.path, 0o777);
 }, 60_000);
 afterAll(async () => {

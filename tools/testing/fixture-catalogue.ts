@@ -11,7 +11,7 @@ import sharp from 'sharp';
 import type { PepeRecord, SiteUrls } from '../../functions/core/record.js';
 import { formatProblem } from '../build/problems.js';
 import { seededRandom } from './seeded-random.js';
-import { makeTempDir } from './temp-dir.js';
+import { makeTempDir, type TempDir } from './temp-dir.js';
 
 export const FIXTURE_URLS: SiteUrls = { baseUrl: 'http://localhost:8888', apiUrl: 'http://localhost:8888', cdnUrl: 'http://localhost:8888' };
 export const DEFAULT_FIXTURE_COUNT = 12;
@@ -142,6 +142,14 @@ export async function makeFixtureContent(dir: string, options: { count?: number 
     await writeFile(join(dir, `${name}${ext}`), bytes);
     await writeFile(join(dir, `${name}.json`), `${JSON.stringify(sidecar, null, 2)}\n`);
   }
+}
+
+/** A temp folder holding fixture content in `content/` (for tests that copy and change it, or run commands in the folder). */
+export async function fixtureContentFolder(prefix: string, count: number): Promise<{ temp: TempDir; content: string }> {
+  const temp = await makeTempDir(prefix);
+  const content = join(temp.path, 'content');
+  await makeFixtureContent(content, { count });
+  return { temp, content };
 }
 
 export interface FixtureSite {

@@ -3,9 +3,9 @@ import { cp, mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { fixtureImage, makeFixtureContent } from '../../testing/fixture-catalogue.js';
+import { fixtureImage, fixtureContentFolder } from '../../testing/fixture-catalogue.js';
 import { snapshotDir } from '../../testing/snapshot-dir.js';
-import { makeTempDir, type TempDir } from '../../testing/temp-dir.js';
+import type { TempDir } from '../../testing/temp-dir.js';
 import { captureIo } from '../../testing/capture-io.js';
 import { runMain } from '../main.js';
 
@@ -16,9 +16,7 @@ let temp: TempDir;
 let content: string;
 
 beforeAll(async () => {
-  temp = await makeTempDir('pepe-add-test-');
-  content = join(temp.path, 'content');
-  await makeFixtureContent(content, { count: 3 });
+  ({ temp, content } = await fixtureContentFolder('pepe-add-test-', 3));
 }, 60_000);
 afterAll(() => temp.cleanup());
 

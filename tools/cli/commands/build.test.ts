@@ -2,9 +2,9 @@ import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { fixtureImage, makeFixtureContent } from '../../testing/fixture-catalogue.js';
+import { fixtureImage, fixtureContentFolder } from '../../testing/fixture-catalogue.js';
 import { snapshotDir } from '../../testing/snapshot-dir.js';
-import { makeTempDir, type TempDir } from '../../testing/temp-dir.js';
+import type { TempDir } from '../../testing/temp-dir.js';
 import { captureIo } from '../../testing/capture-io.js';
 import { runMain } from '../main.js';
 
@@ -15,9 +15,7 @@ let temp: TempDir;
 let content: string;
 
 beforeAll(async () => {
-  temp = await makeTempDir('pepe-cli-test-');
-  content = join(temp.path, 'content');
-  await makeFixtureContent(content, { count: 5 });
+  ({ temp, content } = await fixtureContentFolder('pepe-cli-test-', 5));
 }, 60_000);
 afterAll(() => temp.cleanup());
 
