@@ -211,4 +211,10 @@ describe('the pepe command, run from its bundle', () => {
     expect(packages).toContain('micromatch');
     expect([...packages].filter((name) => /^(sharp|@img\/|esbuild|@esbuild\/|@aws-sdk\/|@smithy\/|tsx)/.test(name))).toEqual([]);
   });
+
+  it("leaves zod's 63 other locales out of the bundle (260 kB compiled at every start), and keeps English", () => {
+    const current = JSON.parse(readFileSync(join(REPO, 'node_modules/.cache/pepe-cli/current.json'), 'utf8')) as { inputs: [string][] };
+    const locales = current.inputs.map(([path]) => path).filter((path) => path.startsWith('node_modules/zod/v4/locales/'));
+    expect(locales).toEqual(['node_modules/zod/v4/locales/en.js']);
+  });
 });
