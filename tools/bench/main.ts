@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only images,search]`: runs every benchmark module in
+ * `npm run bench [-- [--quick] [--only images,search]]`: runs every benchmark module in
  * one process, one after another (never in parallel: they measure a shared 2-core machine),
  * prints markdown tables and writes them to .bench/results.md.
  */
