@@ -105,4 +105,12 @@ describe('pepe publish (CLI)', () => {
     expect(nobody.err).toContain('nothing answers at that address: check --endpoint');
     expect(nobody.err).toMatch(/stopped before writing anything \([\d.]+ s\): fix the problem above, then run again\n$/);
   });
+
+  it('ends a failed --dry-run with a summary line that says what to do, as a failed publish does', async () => {
+    const missing = await run('--bucket', 'no-such-bucket', '--endpoint', s3.endpoint, '--netlify-toml', join(ROOT, 'netlify.toml'), '--dry-run');
+    expect(missing.code).toBe(1);
+    expect(missing.err).toContain('the bucket does not exist: create it, or check --bucket and --endpoint');
+    expect(missing.err).toMatch(/\ndry run for s3:\/\/no-such-bucket\/ stopped, no plan made \([\d.]+ s\): fix the problem above, then run again\n$/);
+    expect(missing.out).toBe('');
+  });
 });

@@ -127,6 +127,7 @@ export default {
     if (result.dryRun) {
       printPlan(io, result);
       if (result.ok) io.stdout(`dry run: nothing written to ${target}\n`);
+      else io.stderr(`dry run for ${target} stopped, no plan made (${seconds} s): ${result.retryable ? 'run again' : 'fix the problem above, then run again'}\n`);
     } else if (result.ok) {
       const c = result.counts;
       io.stdout(`published to ${target}: ${c.uploaded} uploaded (${mb(result.bytes.uploaded)}), ${c.skipped} unchanged, ${c.deleted} deleted, ${c.kept} stale kept, in ${seconds} s\n`);
