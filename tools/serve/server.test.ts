@@ -204,7 +204,10 @@ describe('HTTP rules', () => {
     expect(connect).toContain('allow: GET, HEAD, OPTIONS');
     const unknown = await rawExchange(Buffer.from('FOO /api/pepe HTTP/1.1\r\nHost: localhost\r\n\r\n'));
     expect(unknown).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\n/);
-    expect(JSON.parse(unknown.split('\r\n\r\n')[1]!).error.code).toBe('VALIDATION_ERROR');
+    expect(JSON.parse(unknown.split('\r\n\r\n')[1]!).error).toEqual({ code: 'METHOD_NOT_ALLOWED', message: 'the method is not one HTTP knows; the API answers GET, HEAD, OPTIONS' });
+    const unknownB = await rawExchange(Buffer.from('FOO /v1/pepe HTTP/1.1\r\nHost: localhost\r\n\r\n'));
+    expect(unknownB).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\n/);
+    expect(JSON.parse(unknownB.split('\r\n\r\n')[1]!)).toMatchObject({ result: null, status: 'error', error: { code: 'METHOD_NOT_ALLOWED' } });
     const long = await rawExchange(Buffer.from(`GET /v1/pepe?search=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: localhost\r\n\r\n`));
     expect(long).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     expect(JSON.parse(long.split('\r\n\r\n')[1]!)).toEqual({ result: null, status: 'error', error: { code: 'VALIDATION_ERROR', message: 'the URL is too long: the query string must be at most 4096 characters' } });
