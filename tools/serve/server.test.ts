@@ -208,6 +208,10 @@ describe('HTTP rules', () => {
     const unknownB = await rawExchange(Buffer.from('FOO /v1/pepe HTTP/1.1\r\nHost: localhost\r\n\r\n'));
     expect(unknownB).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\n/);
     expect(JSON.parse(unknownB.split('\r\n\r\n')[1]!)).toMatchObject({ result: null, status: 'error', error: { code: 'METHOD_NOT_ALLOWED' } });
+    // A lower-case method is not GET (methods are case-sensitive), and a /v1 path still gets variant B's shape.
+    const lowerB = await rawExchange(Buffer.from('get /v1/pepe/abc HTTP/1.1\r\nHost: localhost\r\n\r\n'));
+    expect(lowerB).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\n/);
+    expect(JSON.parse(lowerB.split('\r\n\r\n')[1]!)).toMatchObject({ result: null, status: 'error', error: { code: 'METHOD_NOT_ALLOWED' } });
     const long = await rawExchange(Buffer.from(`GET /v1/pepe?search=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: localhost\r\n\r\n`));
     expect(long).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     expect(JSON.parse(long.split('\r\n\r\n')[1]!)).toEqual({ result: null, status: 'error', error: { code: 'VALIDATION_ERROR', message: 'the URL is too long: the query string must be at most 4096 characters' } });
