@@ -213,7 +213,7 @@ function unparsableRequestAnswer(error: NodeJS.ErrnoException & { rawPacket?: Bu
   const head = requestLine.startsWith('HEAD ');
   return (
     `HTTP/1.1 ${status}\r\nconnection: close\r\n${allow}content-type: application/json; charset=utf-8\r\n` +
-    `access-control-allow-origin: *\r\nx-content-type-options: nosniff\r\ncache-control: no-store\r\n` +
+    `access-control-allow-origin: *\r\naccess-control-expose-headers: ETag\r\nx-content-type-options: nosniff\r\ncache-control: no-store\r\n` +
     `content-length: ${Buffer.byteLength(body)}\r\n\r\n${head ? '' : body}`
   );
 }
