@@ -116,7 +116,10 @@ async function sendMiss(req: IncomingMessage, res: ServerResponse, url: URL, mat
 function notModified(req: IncomingMessage, res: ServerResponse, status: number, headers: Record<string, string | string[]>, body: Buffer, variants: CachedAnswer['variants'], cacheStatus: string, age?: string): boolean {
   const etag = headers.etag;
   const ifNoneMatch = req.headers['if-none-match'];
-  if (status !== 200 || typeof etag !== 'string' || ifNoneMatch === undefined || !etagMatches(stripEncodingSuffix(ifNoneMatch), etag)) return false;
+  if (status !== 200 || typeof etag !== 'string' || ifNoneMatch === undefined) return false;
+  // The tag as sent, or without the suffix of a compressed form: the function's own tag may
+  // end like a suffix (`"…-gz"` is a body of 611 characters), so stripping alone would miss it.
+  if (!etagMatches(ifNoneMatch, etag) && !etagMatches(stripEncodingSuffix(ifNoneMatch), etag)) return false;
   const { 'content-type': _type, 'content-length': _length, ...rest } = headers;
   res.writeHead(304, edgeHeaders(rest, encodingHeaders(req, headers, body, variants).headers, cacheStatus, age));
   res.end();
