@@ -205,8 +205,9 @@ function unparsableRequestAnswer(error: NodeJS.ErrnoException & { rawPacket?: Bu
               : ['400 Bad Request', 'the request could not be parsed as HTTP/1.1: percent-encode spaces and characters outside ASCII in the URL (e.g. %C3%A9 for é)'];
   // api-behaviour.md: a 405 is METHOD_NOT_ALLOWED, as the handler answers other methods.
   const code = status.startsWith('405') ? 'METHOD_NOT_ALLOWED' : 'VALIDATION_ERROR';
-  // Any method token, also one in lower case (`get`), which is why the parser refused it.
-  const body = /^[^ ]+ \/v1(?:[/?]|$)/.test(requestLine) ? errorBodyB(code, message) : errorBodyA(code, message);
+  // Any method token, also one in lower case (`get`), which is why the parser refused it; the
+  // target in origin form (/v1/…) or absolute form (http://host/v1/…), as requestUrl reads both.
+  const body = /^[^ ]+ (?:https?:\/\/[^/?# ]*)?\/v1(?:[/?]|$)/i.test(requestLine) ? errorBodyB(code, message) : errorBodyA(code, message);
   const allow = status.startsWith('405') ? `allow: ${STATIC_METHODS}\r\n` : '';
   // A response to HEAD never has content (RFC 9110 9.3.2), even this one: the headers of the
   // GET's answer, Content-Length included, and nothing after them.
