@@ -59,6 +59,18 @@ describe('the OpenAPI document', () => {
     expect(doc.paths['/v1/pepe/{id}'].get.responses).toHaveProperty('404');
   });
 
+  it('promises an ETag and a 304 only where an answer can be deterministic (never for the always-random /v1/pepe)', async () => {
+    const v1List = doc.paths['/v1/pepe'].get.responses;
+    expect(v1List).not.toHaveProperty('304');
+    expect(v1List['200'].headers).toBeUndefined();
+    const served = await call(handler, '/v1/pepe?limit=3');
+    expect(served.headers.get('ETag')).toBeNull();
+    for (const path of ['/api/pepe', '/api/pepe/{id}', '/v1/pepe/{id}']) {
+      expect(doc.paths[path].get.responses).toHaveProperty('304');
+      expect(doc.paths[path].get.responses['200'].headers).toHaveProperty('ETag');
+    }
+  });
+
   describe('describes real answers (ajv, draft 2020-12)', () => {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     addFormats(ajv);

@@ -55,11 +55,12 @@ const ref = (name: ComponentName) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: Json, description: string) => ({ description, content: { 'application/json': { schema } } });
 const ETAG_HEADER = { ETag: { description: 'Strong validator of deterministic answers (send it back in If-None-Match).', schema: { type: 'string' } } };
 
-function responses(variant: 'A' | 'B', success: Json, successText: string, withNotFound: boolean): Json {
+/** `alwaysRandom`: every answer is no-store, so it carries no ETag and can never be a 304 (http.ts). */
+function responses(variant: 'A' | 'B', success: Json, successText: string, withNotFound: boolean, alwaysRandom = false): Json {
   const error = ref(variant === 'A' ? 'ErrorEnvelopeA' : 'ErrorEnvelopeB');
   return {
-    '200': { ...json(success, successText), headers: ETAG_HEADER },
-    '304': { description: 'Not modified: If-None-Match matched the ETag of a deterministic answer.' },
+    '200': alwaysRandom ? json(success, successText) : { ...json(success, successText), headers: ETAG_HEADER },
+    ...(alwaysRandom ? {} : { '304': { description: 'Not modified: If-None-Match matched the ETag of a deterministic answer.' } }),
     '400': json(error, 'VALIDATION_ERROR: a parameter or the id is invalid; the message names it, the value and what is allowed.'),
     ...(withNotFound ? { '404': json(error, 'NOT_FOUND: no pepe with this id.') } : {}),
     '405': { ...json(error, 'METHOD_NOT_ALLOWED: only GET, HEAD and OPTIONS exist.'), headers: { Allow: { schema: { type: 'string' }, description: 'GET, HEAD, OPTIONS' } } },
@@ -107,7 +108,7 @@ export function openApiDocument(urls: SiteUrls): Json {
       tags: ['variant B'],
       summary: 'Distinct random pepes, optionally filtered by description words (variant B)',
       parameters: parameterList(s.listQueryB.shape),
-      responses: responses('B', ref('ListEnvelopeB'), 'min(limit, matches) distinct random pepes; [] when nothing matches. Never cached.', false),
+      responses: responses('B', ref('ListEnvelopeB'), 'min(limit, matches) distinct random pepes; [] when nothing matches. Never cached.', false, true),
     },
     options: PREFLIGHT,
   };
