@@ -79,6 +79,15 @@ describe('bad content: exactly its problem, output left byte-for-byte untouched'
       },
     ],
     [
+      // JSON.parse reads any depth; printing the value in the message overflowed the stack (a crash, not a problem).
+      'a field nested 10,000 lists deep',
+      'sidecar-invalid',
+      async (d) => {
+        const s = JSON.parse(await readFile(join(d, 'frog-000.json'), 'utf8'));
+        await writeFile(join(d, 'frog-000.json'), JSON.stringify({ ...s, description: 0 }).replace('"description":0', `"description":${'['.repeat(10_000)}${']'.repeat(10_000)}`));
+      },
+    ],
+    [
       'a duplicate id',
       'duplicate-id',
       async (d) => {

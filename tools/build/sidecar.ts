@@ -60,8 +60,16 @@ export function normaliseSidecar(sidecar: Sidecar): NormalisedSidecar {
   };
 }
 
+/** A short preview of a sidecar value for a problem message (at most 80 characters). */
 const show = (value: unknown): string => {
-  const text = value === undefined ? 'nothing' : JSON.stringify(value);
+  let text: string;
+  try {
+    text = value === undefined ? 'nothing' : JSON.stringify(value);
+  } catch {
+    // Nested deeper than JSON.stringify can recurse (valid JSON, which JSON.parse reads
+    // without limit): the kind of value is enough to name what is wrong.
+    text = Array.isArray(value) ? '[…] (a list nested too deep to show)' : '{…} (an object nested too deep to show)';
+  }
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 };
 
