@@ -46,6 +46,22 @@ describe('pepe build', () => {
     expect(await snapshotDir(join(temp.path, 'dist'))).toEqual(before);
   });
 
+  it('prints a file name holding control characters escaped, one problem per line (no terminal escapes from content)', async () => {
+    const bad = join(temp.path, 'control-names');
+    await cp(content, bad, { recursive: true });
+    // A name from a pull request: the escapes would erase the line above on a reviewer's terminal.
+    await writeFile(join(bad, '\u001b[1A\u001b[2Kall-good.txt'), 'x');
+    await writeFile(join(bad, 'two\nlines.txt'), 'x');
+    const io = captureIo({ cwd: temp.path });
+    expect(await runMain(['check', '--content', 'control-names'], io)).toBe(1);
+    const lines = io.err().trimEnd().split('\n');
+    expect(lines.filter((line) => line.startsWith('error: '))).toEqual([
+      'error: \\u001b[1A\\u001b[2Kall-good.txt: ".txt" is not a supported image format: convert it to PNG, JPEG, GIF, WebP or AVIF, or remove it [unsupported-format]',
+      'error: two\\nlines.txt: ".txt" is not a supported image format: convert it to PNG, JPEG, GIF, WebP or AVIF, or remove it [unsupported-format]',
+    ]);
+    expect(io.err()).not.toContain('\u001b');
+  });
+
   it('exits 2 on an unknown flag or an invalid URL, with usage', async () => {
     const io = captureIo({ cwd: temp.path });
     expect(await runMain(['build', '--bogus'], io)).toBe(2);

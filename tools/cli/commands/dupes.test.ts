@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { cp, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SAMPLE_ENTRIES } from '../../sample/sample-catalogue.js';
@@ -43,6 +43,16 @@ describe('pepe dupes', () => {
     expect(io.out()).toMatch(/^1 near-duplicate pair \(phash threshold \d+\):/);
     expect(io.out()).toContain('classics/smug-original.png  ~  smug-copy.jpg  (distance ');
     expect(io.out()).toContain(COPY_ID);
+  });
+
+  it('prints a file name holding control characters escaped (no terminal escapes from content)', async () => {
+    const named = join(temp.path, 'control-names');
+    await cp(content, named, { recursive: true });
+    for (const ext of ['.jpg', '.json']) await rename(join(named, `smug-copy${ext}`), join(named, `\u001b[2Ksmug\ncopy${ext}`));
+    const io = captureIo({ cwd: temp.path });
+    expect(await runMain(['dupes', '--content', 'control-names'], io)).toBe(0);
+    expect(io.out()).toContain('\\u001b[2Ksmug\\ncopy.jpg  ~  classics/smug-original.png  (distance ');
+    expect(io.out()).not.toContain('\u001b');
   });
 
   it('prints [] when a sidecar acknowledges the pair with distinct_from', async () => {

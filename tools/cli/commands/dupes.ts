@@ -1,4 +1,5 @@
 import { analyseContent, defaultCacheDir } from '../../build/analyse-content.js';
+import { printable } from '../../build/problems.js';
 import { unwritableFolder } from '../../build/write-access.js';
 import { dupeItems } from '../../build/near-duplicate-problems.js';
 import { DEFAULT_PHASH_THRESHOLD, findNearDuplicates, type DupePair } from '../../dupes/near-duplicates.js';
@@ -30,7 +31,7 @@ still listed; nothing is listed when no image is valid), 2 usage errors.
 
 function formatPairs(pairs: DupePair[], threshold: number): string {
   if (pairs.length === 0) return `No near-duplicates (phash threshold ${threshold}).\n`;
-  const lines = pairs.map((p) => `${p.a.file}  ~  ${p.b.file}  (distance ${p.distance})\n    ids ${p.a.id}, ${p.b.id}\n`);
+  const lines = pairs.map((p) => `${printable(p.a.file)}  ~  ${printable(p.b.file)}  (distance ${p.distance})\n    ids ${p.a.id}, ${p.b.id}\n`);
   return `${pairs.length} near-duplicate pair${pairs.length === 1 ? '' : 's'} (phash threshold ${threshold}):\n${lines.join('')}`;
 }
 
