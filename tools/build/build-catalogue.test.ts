@@ -88,6 +88,15 @@ describe('bad content: exactly its problem, output left byte-for-byte untouched'
       },
     ],
     [
+      // Valid ISO 8601, but in UTC it is year 10000: published as "+010000-01-01T23:58:59.000Z", not an RFC 3339 date-time.
+      'a created_at past the year 9999 in UTC',
+      'sidecar-invalid',
+      async (d) => {
+        const s = JSON.parse(await readFile(join(d, 'frog-000.json'), 'utf8'));
+        await writeFile(join(d, 'frog-000.json'), JSON.stringify({ ...s, created_at: '9999-12-31T23:59:59-23:59' }));
+      },
+    ],
+    [
       'a duplicate id',
       'duplicate-id',
       async (d) => {

@@ -6,8 +6,15 @@
 import { z } from 'zod';
 import { error, type Problem } from './problems.js';
 
-/** ISO 8601 with an explicit offset (`Z` or `±hh:mm`): a bare local time is ambiguous across machines. */
-const isoWithOffset = z.iso.datetime({ offset: true, local: false });
+/**
+ * ISO 8601 with an explicit offset (`Z` or `±hh:mm`): a bare local time is ambiguous across
+ * machines. Its UTC instant must fall in the years 0000–9999: `9999-12-31T23:59:59-23:59` is
+ * year 10000 in UTC, which `toISOString` writes as `+010000-…`, not an RFC 3339 date-time.
+ */
+const isoWithOffset = z.iso.datetime({ offset: true, local: false }).refine((text) => {
+  const year = new Date(text).getUTCFullYear();
+  return year >= 0 && year <= 9999;
+}, 'in UTC it falls outside the years 0000 to 9999');
 
 export const SidecarSchema = z
   .object({
