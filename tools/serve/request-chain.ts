@@ -37,11 +37,18 @@ export interface ChainState {
 
 const PLAIN_HOST = /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
 
-/** The public URL of the request, or null when the request target is not a path. */
+/**
+ * The public URL of the request, or null when the request target is not a path. The Host
+ * header gives the origin when it is a plain host name that a URL can hold; one that looks
+ * like a host but is none (`x:99999`, `999.999.999.999`, `[1:2:3]`) falls back to
+ * `fallbackOrigin` like a missing one, so it cannot turn a good request into a 400.
+ */
 export function requestUrl(req: IncomingMessage, fallbackOrigin: string): URL | null {
-  const target = req.url ?? '';
   const host = req.headers.host;
-  const origin = host && PLAIN_HOST.test(host) ? `http://${host}` : fallbackOrigin;
+  return (host && PLAIN_HOST.test(host) ? urlFor(req.url ?? '', `http://${host}`) : null) ?? urlFor(req.url ?? '', fallbackOrigin);
+}
+
+function urlFor(target: string, origin: string): URL | null {
   try {
     // Concatenation, not `new URL(target, origin)`: a target like `//evil.example/x` must stay a path.
     if (target.startsWith('/')) return new URL(origin + target);

@@ -271,6 +271,18 @@ describe('HTTP rules', () => {
     expect(headOfMalformed).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n[^]*\r\n\r\n$/);
   });
 
+  it('answers as usual when the Host header looks like a host but is none a URL can hold (port 99999, 999.999.999.999)', async () => {
+    for (const host of ['localhost:99999', '999.999.999.999', '[1:2:3]']) {
+      // Queries no earlier request used: the full chain runs, not an early answer.
+      const list = await raw(base, `/api/pepe?limit=2&host=${encodeURIComponent(host)}`, { headers: { host } });
+      expect([list.status, list.headers['content-type']], host).toEqual([200, 'application/json; charset=utf-8']);
+      const bad = await raw(base, `/api/pepe?limit=99&host=${encodeURIComponent(host)}`, { headers: { host } });
+      expect([bad.status, (json(bad) as { error: { code: string } }).error.code], host).toEqual([400, 'VALIDATION_ERROR']);
+      const page = await raw(base, `/?host=${encodeURIComponent(host)}`, { headers: { host } });
+      expect([page.status, page.headers['content-type']], host).toEqual([200, 'text/html; charset=utf-8']);
+    }
+  });
+
   it('answers HEAD and conditional requests on answers the CDN cache does not hold with the headers of the GET (encoding, ETag, Vary)', async () => {
     // Random answers are never stored: every request is a miss.
     const path = '/v1/pepe?limit=8';
