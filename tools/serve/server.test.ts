@@ -245,6 +245,28 @@ describe('HTTP rules', () => {
     }
   });
 
+  it('closes a connection whose request body never finishes without a second, unasked-for answer after the first', async () => {
+    const slow = await startServer({ dir: site.distDir, port: 0, host: '127.0.0.1', netlifyToml: NETLIFY_TOML, headersTimeoutMs: 1000, requestTimeoutMs: 2000 });
+    try {
+      const { port } = new URL(slow.url);
+      const started = Date.now();
+      const answer = await new Promise<string>((done, fail) => {
+        // A GET announcing a 100-byte body and sending 5: the server answers at once, then the request times out.
+        const socket = connect({ host: '127.0.0.1', port: Number(port) }, () => socket.write('GET /api/pepe?limit=2 HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\nhello'));
+        const chunks: Buffer[] = [];
+        socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+        socket.on('close', () => done(Buffer.concat(chunks).toString('utf8')));
+        socket.on('error', fail);
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+      // A 408 written after the 200 would be read by a keep-alive client as the answer to its next request.
+      expect(answer.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 200']);
+      expect(Date.now() - started).toBeLessThan(6000);
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('refuses to start on an address that is not this machine, naming --host', async () => {
     await expect(startServer({ dir: site.distDir, port: 0, host: '10.255.255.1', netlifyToml: NETLIFY_TOML })).rejects.toThrow(/cannot listen on 10\.255\.255\.1: it is not an address of this machine .*pass --host/);
   });

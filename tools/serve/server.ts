@@ -38,6 +38,8 @@ export interface ServeOptions {
   closeGraceMs?: number;
   /** How long a client may take to send the request headers (default 10 s; tests shorten it). */
   headersTimeoutMs?: number;
+  /** How long a client may take to send the whole request, body included (default 30 s; tests shorten it). */
+  requestTimeoutMs?: number;
   /** Told when a new build in the folder is being served (see `watchForRebuilds`). */
   onReload?: (info: { version: string | null }) => void;
 }
@@ -110,7 +112,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const server = createServer(
     // Node checks the header and request timeouts only every connectionsCheckingInterval
     // (30 s by default): once a second keeps "header timeout 10 s" true to within a second.
-    { keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, headersTimeout: options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
+    { keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, headersTimeout: options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS, requestTimeout: options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
     (req: IncomingMessage, res: ServerResponse) => {
       latest.set(req.socket, res);
       // While closing, tell keep-alive clients to reconnect elsewhere after this answer.
@@ -133,7 +135,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     socket.once('close', () => latest.delete(socket));
   });
   server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket) => {
-    if (socket.writable) socket.end(unparsableRequestAnswer(error));
+    // An answer already started for the request this error is about (its body never finished
+    // arriving, or a pipelined request broke while one was being sent): another one written
+    // now would land inside that answer's body or be read as the answer to the client's next
+    // request. The connection is closed without a word, as Node's default handler does.
+    const res = latest.get(socket as Socket);
+    const answered = res != null && res.headersSent && !(res.writableFinished && res.req.complete);
+    if (socket.writable && !answered) socket.end(unparsableRequestAnswer(error));
     else socket.destroy();
   });
   // CONNECT never reaches the request handler (Node hands over the socket): it gets the 405
