@@ -4,7 +4,6 @@
  * from the cache without being read; an image is decoded only when its bytes are new
  * (analyse-image-file.ts).
  */
-import { readFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import type { PepeRecord } from '../../functions/core/record.js';
 import { FEATURE_VERSION, analyseImage } from '../image/analyse-image.js';
@@ -17,6 +16,7 @@ import { caseCollisions } from './case-collisions.js';
 import { rejectDuplicateIds, sortProblems, unknownDistinctFrom } from './catalogue-checks.js';
 import { folderProblem } from './file-in-the-way.js';
 import { type ContentFile, type ContentPair, type ContentScan, scanContent } from './scan-content.js';
+import { readContentFileSync } from './read-content-file.js';
 import { type NormalisedSidecar, parseSidecar } from './sidecar.js';
 import { unreadableProblem } from './unreadable.js';
 
@@ -106,17 +106,34 @@ const publishedExtOf = (file: string): string => {
   return ext === '.jpeg' ? '.jpg' : ext;
 };
 
+/**
+ * Bytes of one sidecar. Real ones hold a few hundred; a huge one read whole would end the run
+ * (600 MB of text is past V8's longest string: a stack trace instead of a problem).
+ */
+export const MAX_SIDECAR_BYTES = 1024 * 1024;
+
+/**
+ * A sidecar's text, or the problem that keeps it from being read. Synchronous for the reason
+ * given in read-content-file.ts (the thread pool is busy decoding); never follows a symlink.
+ */
+function readSidecar(file: ContentFile): { text: string } | { problem: Problem } {
+  let read;
+  try {
+    read = readContentFileSync(file.abs, MAX_SIDECAR_BYTES);
+  } catch (cause) {
+    return { problem: unreadableProblem(cause, file.rel) };
+  }
+  if (read.ok) return { text: read.bytes.toString('utf8') };
+  if (read.reason === 'not-a-file') return { problem: error('not-a-file', 'is not a regular file: replace it with the sidecar itself', file.rel) };
+  return { problem: error('file-too-large', `is ${(read.size / 1048576).toFixed(1)} MB, over the ${MAX_SIDECAR_BYTES / 1048576} MB limit for a sidecar: it holds a few fields, shorten its description or tags`, file.rel) };
+}
+
 async function loadSidecar(pair: ContentPair, cache: FeatureCache): Promise<{ sidecar?: NormalisedSidecar; problems: Problem[] }> {
   const cached = cache.sidecar(pair.sidecar.rel, pair.sidecar);
   if (cached) return { sidecar: cached, problems: [] };
-  // Synchronous for the reason given in read-content-file.ts (the thread pool is busy decoding).
-  let text: string;
-  try {
-    text = readFileSync(pair.sidecar.abs, 'utf8');
-  } catch (cause) {
-    return { problems: [unreadableProblem(cause, pair.sidecar.rel)] };
-  }
-  const result = parseSidecar(pair.sidecar.rel, text);
+  const read = readSidecar(pair.sidecar);
+  if ('problem' in read) return { problems: [read.problem] };
+  const result = parseSidecar(pair.sidecar.rel, read.text);
   if (!result.ok) return { problems: result.problems };
   cache.setSidecar(pair.sidecar.rel, pair.sidecar, result.sidecar);
   return { sidecar: result.sidecar, problems: [] };
@@ -137,13 +154,17 @@ function nothingAnalysed(problems: Problem[], started: number): ContentAnalysis 
 function loneSidecarProblems(sidecars: readonly ContentFile[]): Problem[] {
   const problems: Problem[] = [];
   for (const sidecar of sidecars) {
-    let text: string;
+    let read;
     try {
-      text = readFileSync(sidecar.abs, 'utf8');
+      read = readSidecar(sidecar);
     } catch {
       continue; // gone since the scan; the next run reports what is there
     }
-    const result = parseSidecar(sidecar.rel, text);
+    if ('problem' in read) {
+      if (read.problem.code === 'file-too-large') problems.push(read.problem);
+      continue;
+    }
+    const result = parseSidecar(sidecar.rel, read.text);
     if (!result.ok) problems.push(...result.problems);
   }
   return problems;

@@ -97,6 +97,15 @@ describe('bad content: exactly its problem, output left byte-for-byte untouched'
       },
     ],
     [
+      // Read whole, a 600 MB sidecar ended the build with "Cannot create a string longer than 0x1fffffe8 characters".
+      'a sidecar over 1 MB',
+      'file-too-large',
+      async (d) => {
+        const s = JSON.parse(await readFile(join(d, 'frog-000.json'), 'utf8'));
+        await writeFile(join(d, 'frog-000.json'), JSON.stringify({ ...s, description: 'smug '.repeat(220_000) }));
+      },
+    ],
+    [
       'a duplicate id',
       'duplicate-id',
       async (d) => {
