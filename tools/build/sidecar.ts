@@ -16,11 +16,18 @@ const isoWithOffset = z.iso.datetime({ offset: true, local: false }).refine((tex
   return year >= 0 && year <= 9999;
 }, 'in UTC it falls outside the years 0000 to 9999');
 
+/**
+ * Text that is Unicode: JSON's `\ud800` escapes can write half of a surrogate pair alone,
+ * which the API would publish as is, and strict JSON readers (Rust's serde_json, for one)
+ * refuse every answer holding it.
+ */
+const unicodeText = z.string().refine((text) => !/\p{Cs}/u.test(text), 'holds half of a UTF-16 surrogate pair (a lone \\ud800–\\udfff escape), which is no character');
+
 export const SidecarSchema = z
   .object({
     id: z.uuid().meta({ description: 'UUID of the record; written lowercase on output.' }),
-    description: z.string().nullable().meta({ description: 'Free text; trimmed, empty becomes null.' }),
-    tags: z.array(z.string()).nullable().meta({ description: 'Trimmed, lowercased, de-duplicated in first-seen order; empty becomes null.' }),
+    description: unicodeText.nullable().meta({ description: 'Free text; trimmed, empty becomes null.' }),
+    tags: z.array(unicodeText).nullable().meta({ description: 'Trimmed, lowercased, de-duplicated in first-seen order; empty becomes null.' }),
     created_at: isoWithOffset.meta({ description: 'ISO 8601 with offset, e.g. 2023-04-01T12:00:00+02:00.' }),
     updated_at: isoWithOffset.optional().meta({ description: 'Defaults to created_at.' }),
     distinct_from: z.array(z.uuid()).optional().meta({ description: 'Ids of records this image is knowingly similar to (silences near-duplicate reports).' }),
