@@ -115,6 +115,23 @@ describe('bad content: exactly its problem, output left byte-for-byte untouched'
       },
     ],
     [
+      // fast-glob does not walk into it: its images were left out of the catalogue without a word.
+      'a folder named with a line break',
+      'line-break-in-name',
+      async (d) => {
+        await mkdir(join(d, 'new\nfolder'));
+        for (const name of ['frog-000.png', 'frog-000.json']) await rename(join(d, name), join(d, 'new\nfolder', name));
+      },
+    ],
+    [
+      // fast-glob's `**` skipped it without a word.
+      'an image and sidecar named with line breaks',
+      'line-break-in-name',
+      async (d) => {
+        for (const ext of ['.jpg', '.json']) await rename(join(d, `frog-001${ext}`), join(d, `line\r\nbreak\u2028${ext}`));
+      },
+    ],
+    [
       'a duplicate id',
       'duplicate-id',
       async (d) => {

@@ -103,13 +103,21 @@ async function symlinkProblem(realRoot: string, abs: string, rel: string): Promi
  * path once, and the check costs a 20k-entry Set (~10 ms).
  */
 function listEntries(root: string): { path: string; stats: EntryStat }[] {
-  const entries = fg.sync('**', { cwd: root, dot: false, onlyFiles: false, followSymbolicLinks: false, objectMode: true, unique: false, suppressErrors: false });
+  // `**/*`, not `**`: fast-glob turns `**` into a regex whose `.` stops at a line break, so
+  // `**` silently skipped a file named with one; `*` is a class that matches it. Neither
+  // descends into a folder named with a line break, so such folders are listed (and refused
+  // by the scan) instead of being dropped with their contents.
+  const entries = fg.sync('**/*', { cwd: root, dot: false, onlyFiles: false, followSymbolicLinks: false, objectMode: true, unique: false, suppressErrors: false });
   const out: { path: string; stats: EntryStat }[] = [];
   for (const { path, dirent } of entries) {
     if (!dirent.isDirectory()) out.push({ path, stats: entryStat(lstatSync(absOf(root, path))) });
+    else if (LINE_BREAK.test(path.slice(path.lastIndexOf('/') + 1))) out.push({ path, stats: { kind: 'directory', size: 0, mtimeMs: 0, ino: 0 } });
   }
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
+
+/** Line terminators: JavaScript's `.` (and so fast-glob's `**`) stops at each of them. */
+const LINE_BREAK = /[\n\r\u2028\u2029]/;
 
 /** A path for a shell: bare when it holds only safe characters, else single-quoted. */
 const shellWord = (text: string): string => (/^[\w./@%+=:,-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`);
@@ -156,6 +164,14 @@ export async function scanContent(contentDir: string): Promise<ContentScan> {
   const refused = new Set<string>();
   for (const entry of entries) {
     const stats = entry.stats;
+    // A name the glob cannot walk into (folders), and that would break every line-based tool a
+    // maintainer or CI uses on the file: refused by name rather than skipped without a word.
+    if (LINE_BREAK.test(entry.path)) {
+      const folder = stats.kind === 'directory';
+      problems.push(error('line-break-in-name', `${folder ? "this folder's name" : 'its name'} holds a line break${folder ? ', so nothing inside it was read' : ''}: rename it`, entry.path));
+      if (!folder) refused.add(stemOf(entry.path));
+      continue;
+    }
     if (stats.kind === 'directory') continue;
     if (stats.kind === 'symlink') {
       problems.push(await symlinkProblem(realRoot, resolve(root, entry.path), entry.path));

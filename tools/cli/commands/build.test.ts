@@ -57,7 +57,7 @@ describe('pepe build', () => {
     const lines = io.err().trimEnd().split('\n');
     expect(lines.filter((line) => line.startsWith('error: '))).toEqual([
       'error: \\u001b[1A\\u001b[2Kall-good.txt: ".txt" is not a supported image format: convert it to PNG, JPEG, GIF, WebP or AVIF, or remove it [unsupported-format]',
-      'error: two\\nlines.txt: ".txt" is not a supported image format: convert it to PNG, JPEG, GIF, WebP or AVIF, or remove it [unsupported-format]',
+      'error: two\\nlines.txt: its name holds a line break: rename it [line-break-in-name]',
     ]);
     expect(io.err()).not.toContain('\u001b');
   });

@@ -48,10 +48,10 @@ describe('pepe dupes', () => {
   it('prints a file name holding control characters escaped (no terminal escapes from content)', async () => {
     const named = join(temp.path, 'control-names');
     await cp(content, named, { recursive: true });
-    for (const ext of ['.jpg', '.json']) await rename(join(named, `smug-copy${ext}`), join(named, `\u001b[2Ksmug\ncopy${ext}`));
+    for (const ext of ['.jpg', '.json']) await rename(join(named, `smug-copy${ext}`), join(named, `\u001b[2Ksmug\u0007copy${ext}`));
     const io = captureIo({ cwd: temp.path });
     expect(await runMain(['dupes', '--content', 'control-names'], io)).toBe(0);
-    expect(io.out()).toContain('\\u001b[2Ksmug\\ncopy.jpg  ~  classics/smug-original.png  (distance ');
+    expect(io.out()).toContain('\\u001b[2Ksmug\\u0007copy.jpg  ~  classics/smug-original.png  (distance ');
     expect(io.out()).not.toContain('\u001b');
   });
 
