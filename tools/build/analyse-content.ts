@@ -17,7 +17,7 @@ import { rejectDuplicateIds, sortProblems, unknownDistinctFrom } from './catalog
 import { folderProblem } from './file-in-the-way.js';
 import { type ContentFile, type ContentPair, type ContentScan, scanContent } from './scan-content.js';
 import { readContentFileSync } from './read-content-file.js';
-import { type NormalisedSidecar, parseSidecar } from './sidecar.js';
+import { MAX_SIDECAR_BYTES, type NormalisedSidecar, parseSidecar } from './sidecar.js';
 import { unreadableProblem } from './unreadable.js';
 
 /** The image analysis function (injectable so tests can count decodes). Same contract as `analyseImage`. */
@@ -105,12 +105,6 @@ const publishedExtOf = (file: string): string => {
   const ext = extname(file).toLowerCase();
   return ext === '.jpeg' ? '.jpg' : ext;
 };
-
-/**
- * Bytes of one sidecar. Real ones hold a few hundred; a huge one read whole would end the run
- * (600 MB of text is past V8's longest string: a stack trace instead of a problem).
- */
-export const MAX_SIDECAR_BYTES = 1024 * 1024;
 
 /**
  * A sidecar's text, or the problem that keeps it from being read. Synchronous for the reason

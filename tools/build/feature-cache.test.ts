@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 import { CACHE_FILE, type CachedFeatures, FeatureCache, THUMB_BYTES } from './feature-cache.js';
+import { sidecarRulesVersion } from './sidecar.js';
 
 let temp: TempDir;
 beforeEach(async () => {
@@ -67,6 +68,25 @@ describe('FeatureCache', () => {
     const next = await FeatureCache.load(temp.path, 'v2');
     expect(next.featuresOf(sha(1))).toBeUndefined();
     expect(next.imageHash('a.png', stat(1))).toBe(sha(1));
+  });
+
+  it('drops sidecars parsed under other sidecar rules (a tightened check must reach them), and saves them again under the new rules', async () => {
+    const sidecar = { id: '00000000-0000-4000-8000-000000000001', description: null, tags: null, created_at: '2020-01-01T00:00:00.000Z', updated_at: '2020-01-01T00:00:00.000Z', distinct_from: [] };
+    const cache = await FeatureCache.load(temp.path, 'v1', 'rules-1');
+    cache.setSidecar('a.json', stat(1), sidecar);
+    await cache.save();
+    expect((await FeatureCache.load(temp.path, 'v1', 'rules-1')).sidecar('a.json', stat(1))).toEqual(sidecar);
+    const next = await FeatureCache.load(temp.path, 'v1', 'rules-2');
+    expect(next.sidecar('a.json', stat(1))).toBeUndefined();
+    next.setSidecar('a.json', stat(1), sidecar);
+    await next.save();
+    expect((await FeatureCache.load(temp.path, 'v1', 'rules-2')).sidecar('a.json', stat(1))).toEqual(sidecar);
+    expect((await FeatureCache.load(temp.path, 'v1', 'rules-1')).sidecar('a.json', stat(1))).toBeUndefined();
+  });
+
+  it('keys sidecars by the text of the rules module by default', async () => {
+    expect(sidecarRulesVersion()).toMatch(/^[0-9a-f]{16}$/);
+    expect((await FeatureCache.load(temp.path, 'v1')).sidecarRules).toBe(sidecarRulesVersion());
   });
 
   it('ignores a corrupt cache file', async () => {

@@ -21,7 +21,7 @@ import type { ImageAnalysis } from '../image/analyse-image.js';
 import type { ImageFormat } from '../image/format.js';
 import { frameDocument, readCacheDocuments } from './cache-log.js';
 import { replaceFile } from './replace-file.js';
-import type { NormalisedSidecar } from './sidecar.js';
+import { type NormalisedSidecar, sidecarRulesVersion } from './sidecar.js';
 import { type StatKey, StatKeyedMap, type StatRow } from './stat-keyed-map.js';
 import { THUMB_BYTES, type ThumbState, ThumbStore } from './thumb-store.js';
 
@@ -63,6 +63,8 @@ type FeatureRow = [sha256: string, format: ImageFormat, ext: ImageExt, mime: str
 
 interface CacheJson {
   featureVersion: string;
+  /** sidecarRulesVersion() when the sidecar rows were parsed: rows of other rules are dropped. */
+  sidecarRules?: string;
   /** Thumbnail file generation and its number of slots (live or dead). */
   thumbs: ThumbState;
   images: ImageRow[];
@@ -93,7 +95,7 @@ export class FeatureCache {
   private log = { appendable: false, baseBytes: 0, logBytes: 0 };
   private dirty = false;
 
-  private constructor(readonly dir: string, readonly featureVersion: string) {
+  private constructor(readonly dir: string, readonly featureVersion: string, readonly sidecarRules: string) {
     this.thumbs = new ThumbStore(dir);
   }
 
@@ -101,8 +103,8 @@ export class FeatureCache {
     return join(this.dir, CACHE_FILE);
   }
 
-  static async load(cacheDir: string, featureVersion: string): Promise<FeatureCache> {
-    const cache = new FeatureCache(cacheDir, featureVersion);
+  static async load(cacheDir: string, featureVersion: string, sidecarRules = sidecarRulesVersion()): Promise<FeatureCache> {
+    const cache = new FeatureCache(cacheDir, featureVersion, sidecarRules);
     const bytes = await readFile(cache.file).catch(() => null);
     if (bytes) cache.decode(bytes);
     return cache;
@@ -136,8 +138,12 @@ export class FeatureCache {
       this.sidecars.clear();
       return;
     }
+    // Parsed under other sidecar rules: read and checked again. The next save rewrites the
+    // file with these rules (appended rows would sit behind the old rules' base).
+    const sameRules = base.sidecarRules === this.sidecarRules;
+    if (!sameRules) this.sidecars.clear();
     // A torn tail must not be appended after: the next save rewrites the file.
-    this.log = { appendable: read.validBytes === bytes.length, baseBytes: read.baseBytes, logBytes: read.validBytes - read.baseBytes };
+    this.log = { appendable: sameRules && read.validBytes === bytes.length, baseBytes: read.baseBytes, logBytes: read.validBytes - read.baseBytes };
     if (base.featureVersion !== this.featureVersion) return;
     if (!this.thumbs.adopt(thumbs)) return;
     for (const [sha, format, ext, mime, width, height, phash, blurhash, animated, slot] of featureRows.values()) {
@@ -215,6 +221,7 @@ export class FeatureCache {
     } else {
       const json: CacheJson = {
         featureVersion: this.featureVersion,
+        sidecarRules: this.sidecarRules,
         thumbs: thumbs.state,
         images: this.images.rows(),
         sidecars: this.sidecars.rows(),

@@ -3,8 +3,30 @@
  * may write next to an image, and `parseSidecar` turns a sidecar's text into the
  * normalised fields of a record (api-behaviour.md) or into problems naming the field and value.
  */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { error, type Problem } from './problems.js';
+
+/**
+ * Bytes of one sidecar. Real ones hold a few hundred; a huge one read whole would end the run
+ * (600 MB of text is past V8's longest string: a stack trace instead of a problem).
+ */
+export const MAX_SIDECAR_BYTES = 1024 * 1024;
+
+let rules: string | undefined;
+
+/**
+ * The rules a sidecar is checked and normalised by, as a short hash of this file's text. The
+ * build cache keeps parsed sidecars by file stat (feature-cache.ts) and drops them when this
+ * changes; otherwise a sidecar cached under older rules would keep passing (a tightened check
+ * would reach it only once the file is edited). A hash rather than a number that somebody
+ * must remember to bump: every rule (the schema, the normalisation, the size limit) is here.
+ */
+export function sidecarRulesVersion(): string {
+  return (rules ??= createHash('sha256').update(readFileSync(fileURLToPath(import.meta.url))).digest('hex').slice(0, 16));
+}
 
 /**
  * ISO 8601 with an explicit offset (`Z` or `±hh:mm`): a bare local time is ambiguous across
