@@ -1,9 +1,11 @@
+import { writeFileSync } from 'node:fs';
 import { chmod, cp, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fixtureContentFolder } from '../testing/fixture-catalogue.js';
 import { otherUser, pepeAsOtherUser } from '../testing/as-other-user.js';
-import type { TempDir } from '../testing/temp-dir.js';
+import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
+import { scanContent } from './scan-content.js';
 
 // Real `pepe` processes on a machine shared with other jobs.
 vi.setConfig({ testTimeout: 120_000 });
@@ -46,5 +48,21 @@ describe.skipIf(!otherUser.available)('content files this user cannot read', () 
     expect(run.stderr).toMatch(/^error: archive: cannot be read by this user \(EACCES\): .* \[unreadable\]$/m);
     expect(run.stderr).not.toMatch(/unexpected failure|\n\s+at /);
     expect(run.status).toBe(1);
+  });
+});
+
+describe('a content file whose name is not UTF-8', () => {
+  it('is named as such, not as one that disappeared while the command ran', async () => {
+    const dir = await makeTempDir('pepe-non-utf8-');
+    try {
+      // Bytes a Linux file name may hold that no UTF-8 decoding gives back: the listing shows U+FFFD.
+      writeFileSync(Buffer.concat([Buffer.from(`${dir.path}/frog-`), Buffer.from([0xff]), Buffer.from('.png')]), 'x');
+      const scan = await scanContent(dir.path);
+      expect(scan.problems.map((p) => [p.code, p.file, p.message])).toEqual([
+        ['unreadable', 'frog-\ufffd.png', 'its name is not valid UTF-8 (shown with \ufffd), so it cannot be read by name: rename it'],
+      ]);
+    } finally {
+      await dir.cleanup();
+    }
   });
 });
