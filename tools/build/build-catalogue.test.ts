@@ -508,6 +508,29 @@ describe('incremental rebuilds', () => {
     });
   });
 
+  it('rebuilds a sidecar rewritten in place to the same size with its mtime put back (touch -r): the ctime shows the change', async () => {
+    const contentDir = join(temp.path, 'same-size', 'content');
+    await cp(baseContent, contentDir, { recursive: true });
+    const own = { contentDir, outDir: join(temp.path, 'dist-same-size'), cacheDir: join(temp.path, 'cache-same-size'), urls: FIXTURE_URLS };
+    expect((await buildCatalogue(own)).ok).toBe(true);
+    // Twice: the second build records the listing for the no-change fast path, which must not answer either.
+    expect((await buildCatalogue(own)).stats.shortcut).toBe('records');
+    const sidecarPath = join(contentDir, 'frog-001.json');
+    const before = await stat(sidecarPath);
+    const text = await readFile(sidecarPath, 'utf8');
+    const edited = text.replace('2020-07-01T12:00:00+02:00', '2020-07-01T12:00:01+02:00');
+    expect(edited).not.toBe(text);
+    await writeFile(sidecarPath, edited);
+    await utimes(sidecarPath, before.atime, before.mtime);
+    // Date has millisecond precision: put back the exact mtime, as `touch -r` or `cp -p` would.
+    const after = await stat(sidecarPath);
+    if (after.mtimeMs !== before.mtimeMs) await utimes(sidecarPath, before.atime, before.mtimeMs / 1000);
+    expect([(await stat(sidecarPath)).size, (await stat(sidecarPath)).ino]).toEqual([before.size, before.ino]);
+    const result = await buildCatalogue(own);
+    expect(result.stats.shortcut).toBeNull();
+    expect(result.records.find((r) => r.id === fixtureId('fixture-1'))?.created_at).toBe('2020-07-01T10:00:01.000Z');
+  });
+
   it('reuses features for an identical image under another name (hashes it, decodes nothing)', async () => {
     const contentDir = await contentWith(async (d) => {
       await rename(join(d, 'frog-000.png'), join(d, 'renamed.png'));

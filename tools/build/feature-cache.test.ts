@@ -2,6 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
+import { frameDocument, readCacheDocuments } from './cache-log.js';
 import { CACHE_FILE, type CachedFeatures, FeatureCache, THUMB_BYTES } from './feature-cache.js';
 import { sidecarRulesVersion } from './sidecar.js';
 
@@ -26,7 +27,7 @@ const sha = (i: number) => i.toString(16).padStart(64, '0');
 /** The features as a plain object, the thumbnail read (loaded features read it lazily through a getter). */
 const plain = (f: CachedFeatures | undefined) =>
   f && { format: f.format, ext: f.ext, mime: f.mime, width: f.width, height: f.height, phash: f.phash, blurhash: f.blurhash, animated: f.animated, thumb: f.thumb };
-const stat = (i: number) => ({ size: i, mtimeMs: 1000 + i, ino: 7 + i });
+const stat = (i: number) => ({ size: i, mtimeMs: 1000 + i, ctimeMs: 2000 + i, ino: 7 + i });
 
 /** A cache loaded from the test folder with images `img-0.png` … `img-<count-1>.png` and their features recorded. */
 async function cacheWithImages(count: number): Promise<FeatureCache> {
@@ -52,10 +53,12 @@ describe('FeatureCache', () => {
     expect(plain(loaded.featuresOf(sha(9999)))).toEqual(features(9999));
   });
 
-  it('misses when size, mtime or inode differ', async () => {
+  it('misses when size, mtime, ctime or inode differ', async () => {
     const cache = await FeatureCache.load(temp.path, 'v1');
     cache.setImageHash('a.png', stat(1), sha(1));
     expect(cache.imageHash('a.png', { ...stat(1), mtimeMs: 5 })).toBeUndefined();
+    // A file rewritten in place and its mtime put back (touch -r, cp -p): only the ctime shows it.
+    expect(cache.imageHash('a.png', { ...stat(1), ctimeMs: 5 })).toBeUndefined();
     expect(cache.imageHash('a.png', { ...stat(1), ino: 5 })).toBeUndefined();
     expect(cache.imageHash('a.png', { ...stat(1), size: 5 })).toBeUndefined();
   });
@@ -82,6 +85,19 @@ describe('FeatureCache', () => {
     await next.save();
     expect((await FeatureCache.load(temp.path, 'v1', 'rules-2')).sidecar('a.json', stat(1))).toEqual(sidecar);
     expect((await FeatureCache.load(temp.path, 'v1', 'rules-1')).sidecar('a.json', stat(1))).toBeUndefined();
+  });
+
+  it('drops image and sidecar rows written without the ctime (an older cache), keeping the features', async () => {
+    const cache = await cacheWithImages(1);
+    await cache.save();
+    // The same cache as an older version wrote it: 5-field rows, no statRows.
+    const [base] = readCacheDocuments(await readFile(join(temp.path, CACHE_FILE)))!.documents as [{ statRows?: string; images: unknown[][] }];
+    delete base.statRows;
+    base.images = base.images.map(([path, size, mtimeMs, , ino, value]) => [path, size, mtimeMs, ino, value]);
+    await writeFile(join(temp.path, CACHE_FILE), frameDocument(base, true));
+    const loaded = await FeatureCache.load(temp.path, 'v1');
+    expect(loaded.imageHash('img-0.png', stat(0))).toBeUndefined();
+    expect(plain(loaded.featuresOf(sha(0)))).toEqual(features(0));
   });
 
   it('keys sidecars by the text of the rules module by default', async () => {

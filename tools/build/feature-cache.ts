@@ -1,6 +1,6 @@
 /**
  * The build cache: what was measured from each image, keyed by the image's sha256 plus the
- * feature code's version, and a stat cache (path → size, mtime, inode → sha256 / parsed
+ * feature code's version, and a stat cache (path → size, mtime, ctime, inode → sha256 / parsed
  * sidecar; stat-keyed-map.ts) so that a rebuild with nothing changed reads no image and no
  * sidecar at all.
  *
@@ -27,6 +27,8 @@ import { THUMB_BYTES, type ThumbState, ThumbStore } from './thumb-store.js';
 
 export { THUMB_BYTES, type StatKey };
 export const CACHE_FILE = 'build-cache.bin';
+/** The stat fields of an image or sidecar row (stat-keyed-map.ts): rows of another shape are dropped. */
+const STAT_ROWS = 'size,mtime,ctime,ino';
 
 /** What the cache keeps of an image's analysis (the measured features, not the timings). */
 export type CachedFeatures = Pick<ImageAnalysis, 'format' | 'ext' | 'mime' | 'width' | 'height' | 'phash' | 'blurhash' | 'animated'> & {
@@ -65,6 +67,8 @@ interface CacheJson {
   featureVersion: string;
   /** sidecarRulesVersion() when the sidecar rows were parsed: rows of other rules are dropped. */
   sidecarRules?: string;
+  /** STAT_ROWS when the image and sidecar rows were written (a cache without it keyed them without the ctime). */
+  statRows?: string;
   /** Thumbnail file generation and its number of slots (live or dead). */
   thumbs: ThumbState;
   images: ImageRow[];
@@ -142,8 +146,14 @@ export class FeatureCache {
     // file with these rules (appended rows would sit behind the old rules' base).
     const sameRules = base.sidecarRules === this.sidecarRules;
     if (!sameRules) this.sidecars.clear();
+    // Rows keyed by other stat fields: every file is read (and hashed) again, nothing decoded.
+    const sameRows = base.statRows === STAT_ROWS;
+    if (!sameRows) {
+      this.images.clear();
+      this.sidecars.clear();
+    }
     // A torn tail must not be appended after: the next save rewrites the file.
-    this.log = { appendable: sameRules && read.validBytes === bytes.length, baseBytes: read.baseBytes, logBytes: read.validBytes - read.baseBytes };
+    this.log = { appendable: sameRules && sameRows && read.validBytes === bytes.length, baseBytes: read.baseBytes, logBytes: read.validBytes - read.baseBytes };
     if (base.featureVersion !== this.featureVersion) return;
     if (!this.thumbs.adopt(thumbs)) return;
     for (const [sha, format, ext, mime, width, height, phash, blurhash, animated, slot] of featureRows.values()) {
@@ -151,7 +161,7 @@ export class FeatureCache {
     }
   }
 
-  /** The sha256 of an image whose size, mtime and inode are unchanged since it was last hashed. */
+  /** The sha256 of an image whose size, mtime, ctime and inode are unchanged since it was last hashed. */
   imageHash(path: string, stat: StatKey): string | undefined {
     return this.images.get(path, stat);
   }
@@ -222,6 +232,7 @@ export class FeatureCache {
       const json: CacheJson = {
         featureVersion: this.featureVersion,
         sidecarRules: this.sidecarRules,
+        statRows: STAT_ROWS,
         thumbs: thumbs.state,
         images: this.images.rows(),
         sidecars: this.sidecars.rows(),

@@ -19,6 +19,7 @@ export interface ContentFile {
   abs: string;
   size: number;
   mtimeMs: number;
+  ctimeMs: number;
   ino: number;
 }
 
@@ -43,6 +44,7 @@ interface EntryStat {
   kind: 'directory' | 'symlink' | 'file' | 'other';
   size: number;
   mtimeMs: number;
+  ctimeMs: number;
   ino: number;
 }
 
@@ -55,6 +57,7 @@ const entryStat = (stats: Stats): EntryStat => ({
   kind: stats.isDirectory() ? 'directory' : stats.isSymbolicLink() ? 'symlink' : stats.isFile() ? 'file' : 'other',
   size: stats.size,
   mtimeMs: stats.mtimeMs,
+  ctimeMs: stats.ctimeMs,
   ino: stats.ino,
 });
 
@@ -63,6 +66,7 @@ const toFile = (root: string, rel: string, stats: EntryStat): ContentFile => ({
   abs: absOf(root, rel),
   size: stats.size,
   mtimeMs: stats.mtimeMs,
+  ctimeMs: stats.ctimeMs,
   ino: stats.ino,
 });
 
@@ -111,7 +115,7 @@ function listEntries(root: string): { path: string; stats: EntryStat }[] {
   const out: { path: string; stats: EntryStat }[] = [];
   for (const { path, dirent } of entries) {
     if (!dirent.isDirectory()) out.push({ path, stats: entryStat(lstatSync(absOf(root, path))) });
-    else if (LINE_BREAK.test(path.slice(path.lastIndexOf('/') + 1))) out.push({ path, stats: { kind: 'directory', size: 0, mtimeMs: 0, ino: 0 } });
+    else if (LINE_BREAK.test(path.slice(path.lastIndexOf('/') + 1))) out.push({ path, stats: { kind: 'directory', size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0 } });
   }
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

@@ -1,12 +1,14 @@
 /**
- * A path → value map whose entries are valid only while the file's size, mtime and inode are
- * unchanged: the build cache keeps one for image hashes and one for parsed sidecars, so a
+ * A path → value map whose entries are valid only while the file's size, mtime, ctime and
+ * inode are unchanged (ctime because any write sets it and no tool can set it back, as it can
+ * the mtime: `touch -r`, `cp -p`, an editor keeping the mtime; git's index keys on it too): the build cache keeps one for image hashes and one for parsed sidecars, so a
  * rebuild with nothing changed reads neither. It also records which paths this run used (so a
  * save can prune the rest) and which it set (what an appended delta must carry).
  */
 export interface StatKey {
   size: number;
   mtimeMs: number;
+  ctimeMs: number;
   ino: number;
 }
 
@@ -15,9 +17,9 @@ interface StatEntry<T> extends StatKey {
 }
 
 /** How an entry is stored on disk: a flat tuple keeps the JSON small. */
-export type StatRow<T> = [path: string, size: number, mtimeMs: number, ino: number, value: T];
+export type StatRow<T> = [path: string, size: number, mtimeMs: number, ctimeMs: number, ino: number, value: T];
 
-const sameStat = (a: StatKey, b: StatKey): boolean => a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino;
+const sameStat = (a: StatKey, b: StatKey): boolean => a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
 
 export class StatKeyedMap<T> {
   private readonly entries = new Map<string, StatEntry<T>>();
@@ -33,14 +35,14 @@ export class StatKeyedMap<T> {
   }
 
   set(path: string, stat: StatKey, value: T): void {
-    this.entries.set(path, { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino, value });
+    this.entries.set(path, { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, value });
     this.used.add(path);
     this.changed.add(path);
   }
 
   /** Restores a row read from disk (neither used nor changed by this run). */
-  loadRow([path, size, mtimeMs, ino, value]: StatRow<T>): void {
-    this.entries.set(path, { size, mtimeMs, ino, value });
+  loadRow([path, size, mtimeMs, ctimeMs, ino, value]: StatRow<T>): void {
+    this.entries.set(path, { size, mtimeMs, ctimeMs, ino, value });
   }
 
   delete(path: string): void {
@@ -71,4 +73,4 @@ export class StatKeyedMap<T> {
   }
 }
 
-const toRow = <T>([path, e]: [string, StatEntry<T>]): StatRow<T> => [path, e.size, e.mtimeMs, e.ino, e.value];
+const toRow = <T>([path, e]: [string, StatEntry<T>]): StatRow<T> => [path, e.size, e.mtimeMs, e.ctimeMs, e.ino, e.value];

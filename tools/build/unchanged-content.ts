@@ -20,8 +20,8 @@ const RECORDS_FILE = 'records.json';
 export const recordsFile = (cacheDir: string): string => join(cacheDir, RECORDS_FILE);
 
 /**
- * A hash of the content folder's listing (every image and sidecar with its size, mtime and
- * inode) and of the settings that decide what the build makes of it; null when the listing
+ * A hash of the content folder's listing (every image and sidecar with its size, mtime, ctime
+ * and inode) and of the settings that decide what the build makes of it; null when the listing
  * has problems (such a build is never skipped).
  */
 export function contentStatFingerprint(scan: ContentScan, settings: Record<string, unknown>): string | null {
@@ -29,7 +29,7 @@ export function contentStatFingerprint(scan: ContentScan, settings: Record<strin
   // One string, one hash call (20k `update` calls cost more than the hashing).
   const lines = [JSON.stringify(settings)];
   for (const { image, sidecar } of scan.pairs) {
-    lines.push(`${image.rel}\t${image.size}\t${image.mtimeMs}\t${image.ino}\t${sidecar.rel}\t${sidecar.size}\t${sidecar.mtimeMs}\t${sidecar.ino}`);
+    lines.push(`${image.rel}\t${image.size}\t${image.mtimeMs}\t${image.ctimeMs}\t${image.ino}\t${sidecar.rel}\t${sidecar.size}\t${sidecar.mtimeMs}\t${sidecar.ctimeMs}\t${sidecar.ino}`);
   }
   return createHash('sha256').update(lines.join('\n')).digest('hex');
 }
