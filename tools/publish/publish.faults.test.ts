@@ -98,10 +98,11 @@ describe('an interrupted publish', () => {
     await writeSyntheticDist(dirC, [...b, ...syntheticRecords(1, 'late')]);
     const store = new MemoryS3('pepe-faults');
     expect((await publish(dirA, store)).ok).toBe(true);
-    // By-id answers of the removed records go at once (nothing points at them); the images' clocks start.
+    // By-id answers of the removed records go at once (nothing points at them); the next run starts the images' clocks.
     const first = (await publish(dirB, store, true, 0)).plan!.deletions;
     expect(first).toHaveLength(4);
     for (const key of first) expect(key).toMatch(/^(api|v1)\/pepe\//);
+    expect((await publish(dirB, store, true, 1)).plan!.kept.filter((k) => k.key.startsWith('images/'))).toHaveLength(2);
     const keysBefore = [...store.objects.keys()].sort();
     // Fails at the first write of the next publish, 10 minutes later (stale documents are due).
     let writes = 0;

@@ -159,9 +159,11 @@ describe('pepe publish against s3rver', () => {
     expect(documents.plan!.deletions).toEqual([`api/pepe/${gone.id}`, `v1/pepe/${gone.id}`]);
     await expect(head(`images/${gone.id}${gone.ext}`)).resolves.toBeDefined();
     await expect(head(`api/pepe/${gone.id}`)).rejects.toMatchObject({ $metadata: { httpStatusCode: 404 } });
-    // …its image only once no cached copy of them can still point at it.
+    // …its image only once no cached copy of them can still point at it: the next run finds
+    // them gone and starts its clock, and a run 5 minutes after that deletes it.
     expect((await publish({ deleteStale: true }, minutes(2))).counts.deleted).toBe(0);
-    const images = await publish({ deleteStale: true }, minutes(6));
+    expect((await publish({ deleteStale: true }, minutes(6))).counts.deleted).toBe(0);
+    const images = await publish({ deleteStale: true }, minutes(7));
     expect(images.plan!.deletions).toEqual([`images/${gone.id}${gone.ext}`]);
     await expect(head(`images/${gone.id}${gone.ext}`)).rejects.toMatchObject({ $metadata: { httpStatusCode: 404 } });
     counting.reset();
@@ -203,8 +205,9 @@ describe('pepe publish against s3rver', () => {
 
   it('remembers a deleted image even when the run dies right after its DeleteObjects', async () => {
     const { records, gone, at } = await publishedThenFirstRemoved();
-    // Its by-id answers go at once, which starts the image's clock.
+    // Its by-id answers go at once; the next run finds them gone and starts the image's clock.
     expect((await publish({ deleteStale: true }, at(0))).ok).toBe(true);
+    expect((await publish({ deleteStale: true }, at(1))).ok).toBe(true);
     // The run that deletes the image: every request after its DeleteObjects fails, as if the
     // process were killed (or the state PUT failed past its retries) right after it.
     let deleted = false;
@@ -224,6 +227,28 @@ describe('pepe publish against s3rver', () => {
     const refused = await publish({ verify: true });
     expect(refused.problems.map((p) => p.code)).toEqual(['image-changed']);
     await expect(head(`images/${gone.id}${gone.ext}`)).rejects.toMatchObject({ $metadata: { httpStatusCode: 404 } });
+  });
+
+  it('never deletes an image in the run that deletes the by-id JSON pointing at it, even after a run that died before its DeleteObjects', async () => {
+    const { gone, at } = await publishedThenFirstRemoved();
+    const image = `images/${gone.id}${gone.ext}`;
+    // A --delete-stale run whose DeleteObjects fails: its state is written, its deletions never happen.
+    const failingDeletes: S3Like = {
+      async send(command) {
+        if (command instanceof DeleteObjectsCommand) throw Object.assign(new Error('We encountered an internal error.'), { name: 'InternalError', $metadata: { httpStatusCode: 500, attempts: 5 } });
+        return counting.client.send(command);
+      },
+    };
+    expect((await publishBuild({ bucket, dir, netlifyToml: NETLIFY_TOML, deleteStale: true }, { client: failingDeletes, now: () => at(0) })).ok).toBe(false);
+    await expect(head(`api/pepe/${gone.id}`)).resolves.toBeDefined();
+    // A CDN may have fetched the by-id answers until this run deletes them, and keeps them
+    // 5 minutes: the image they point at must outlive them by that much.
+    const documents = await publish({ deleteStale: true }, at(6));
+    expect(documents.plan!.deletions).toEqual([`api/pepe/${gone.id}`, `v1/pepe/${gone.id}`]);
+    await expect(head(image)).resolves.toBeDefined();
+    expect((await publish({ deleteStale: true }, at(7))).counts.deleted).toBe(0);
+    expect((await publish({ deleteStale: true }, at(11))).counts.deleted).toBe(0);
+    expect((await publish({ deleteStale: true }, at(12))).plan!.deletions).toEqual([image]);
   });
 
   it('--delete-stale deletes only what this publication wrote: never foreign objects or another publication under a deeper prefix', async () => {
@@ -273,7 +298,10 @@ describe('pepe publish against s3rver', () => {
     const records = syntheticRecords(3);
     await writeSyntheticDist(dir, records);
     expect((await publish()).ok).toBe(true);
-    // The next build drops one record and adds one: JSON is uploaded, and the dropped keys go stale.
+    // A build without one record: its by-id answers are deleted, its image goes stale.
+    await writeSyntheticDist(dir, records.slice(1));
+    expect((await publish({ deleteStale: true })).ok).toBe(true);
+    // The next build adds one: JSON is uploaded, and the dropped image's clock starts.
     await writeSyntheticDist(dir, [...records.slice(1), syntheticRecords(1, 'later')[0]!]);
     const t0 = Date.parse('2026-01-01T00:00:00.000Z');
     const times = [t0, t0 + 120_000];

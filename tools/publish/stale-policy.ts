@@ -12,11 +12,12 @@
  * 2. Any other stale document (pages, assets, build files, other JSON) is recorded as retired
  *    by the first successful `--delete-stale` run that sees it, and deleted by a later one
  *    once the max age has passed since then (pages may still point at old assets).
- * 3. A stale image starts its clock only once no stale document is left in the bucket
- *    (documents are what point at images), and is deleted a max age after that.
+ * 3. A stale image starts its clock only on a run that finds no stale document left in the
+ *    bucket (documents are what point at images; those a run deletes were still there, and
+ *    cacheable, until its DeleteObjects), and is deleted a max age after that.
  *
- * So after a record is removed, its JSON goes on the first `--delete-stale` run and its image
- * on a run ≥ 5 min after that. Without --delete-stale nothing is deleted and no clock runs.
+ * So after a record is removed, its JSON goes on the first `--delete-stale` run, the next one
+ * starts its image's clock, and the image goes on a run ≥ 5 min after that. Without --delete-stale nothing is deleted and no clock runs.
  * Times are the publishing machine's clock.
  */
 export interface PublishState {
@@ -93,7 +94,10 @@ export function decideStale(options: {
     if (isLeaf(key)) deleteNow.push(key);
     else clock(key);
   }
-  const documentsLeft = documents.length - deleteNow.length;
+  // Every stale document this run saw counts, those it deletes now included: they are still in
+  // the bucket (and may be fetched into a cache) until its DeleteObjects, which may fail or
+  // never happen. An image's clock starts on a later run, which no longer sees them.
+  const documentsLeft = documents.length;
   for (const key of sorted.filter(isImageKey)) {
     if (documentsLeft > 0) keep.push({ key, reason: `${documentsLeft} stale document(s) still in the bucket may point at it; deleted on a later run` });
     else clock(key);
