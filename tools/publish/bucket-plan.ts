@@ -22,7 +22,7 @@ import type { BuildManifest } from './local-build.js';
 import type { LocalObject } from './local-objects.js';
 import { keyForPath } from './object-keys.js';
 import { runPool } from './run-pool.js';
-import { getObjectOrNull, headSha256, type ListedObject } from './s3-operations.js';
+import { getObjectOrNull, headHeaders, headSha256, type ListedObject } from './s3-operations.js';
 import type { PlannedObject, S3Like } from './types.js';
 
 export interface RemoteManifest {
@@ -33,6 +33,39 @@ export interface RemoteManifest {
   lastModified: Date;
   /** Run id in the manifest's metadata (see RUN_MARKER_NAME); '' when absent. */
   run: string;
+  /** `headersFingerprint` of the publish that wrote the manifest (its metadata); '' when absent. */
+  headers: string;
+}
+
+/**
+ * A hash of the Content-Type and Cache-Control the build gives each kind of object (folder and
+ * extension: `site/images/*.png`, `site/api/pepe/*`), stored with the manifest. The content
+ * hashes say nothing about them, so a change of netlify.toml or of the cache policy (with the
+ * same bytes) is found by comparing this, and then each skipped object is checked. Kinds, not
+ * keys: adding a record must not make the next run check every object. (Not seen: a rule for
+ * one file that moves it to values other files of its kind already have, while some keep the old.)
+ */
+export function headersFingerprint(objects: readonly Omit<PlannedObject, 'reason'>[]): string {
+  const kind = (path: string) => path.replace(/[^/]*$/, (name) => (name.lastIndexOf('.') > 0 ? `*${name.slice(name.lastIndexOf('.'))}` : '*'));
+  const lines = new Set(objects.map((o) => `${kind(o.path)}\t${o.contentType}\t${o.cacheControl}\n`));
+  return createHash('sha256').update([...lines].sort().join('')).digest('hex');
+}
+
+/**
+ * Objects the plan skips (same bytes) whose stored Content-Type or Cache-Control is not the
+ * build's are uploaded again (reason 'metadata'); one HeadObject each, only when the
+ * fingerprint differs. One missing since the manifest was written is uploaded as new.
+ */
+export async function recheckMetadata(client: S3Like, bucket: string, planned: PlannedObject[], concurrency: number): Promise<{ planned: PlannedObject[]; error: unknown | null }> {
+  const result = [...planned];
+  const skipped = result.flatMap((object, index) => (object.reason === 'unchanged' ? [index] : []));
+  const failure = await runPool(skipped, concurrency, async (index) => {
+    const object = result[index]!;
+    const stored = await headHeaders(client, bucket, object.key);
+    if (stored === null) result[index] = { ...object, reason: 'new' };
+    else if (stored.contentType !== object.contentType || stored.cacheControl !== object.cacheControl) result[index] = { ...object, reason: 'metadata' };
+  });
+  return { planned: result, error: failure };
 }
 
 const PLAIN_MD5_ETAG = /^"?([0-9a-f]{32})"?$/;

@@ -112,6 +112,7 @@ describe('without MD5 ETags (SSE-KMS-like buckets)', () => {
     const byMetadata = await publish(dir, store);
     expect(byMetadata.ok).toBe(true);
     expect(byMetadata.plan!.uploads.map((o) => o.key)).toEqual(['_build/manifest.json']);
-    expect(heads() - before.heads).toBe(1 + byMetadata.counts.skipped); // the marker, then each object's x-amz-meta-sha256
+    // The marker, then each object's x-amz-meta-sha256, then (no manifest: no headers fingerprint) its Content-Type and Cache-Control.
+    expect(heads() - before.heads).toBe(1 + 2 * byMetadata.counts.skipped);
   });
 });

@@ -107,6 +107,32 @@ describe('pepe publish against s3rver', () => {
     expect(counting.putKeys.at(-1)).toBe('_build/manifest.json');
   });
 
+  it('stores again, with the same bytes, the objects whose Content-Type or Cache-Control netlify.toml now gives otherwise', async () => {
+    const records = syntheticRecords(3);
+    await writeSyntheticDist(dir, records);
+    expect((await publish()).ok).toBe(true);
+    expect((await head('assets/app.js')).CacheControl).toBe('public, max-age=31536000, immutable');
+    // The same build; netlify.toml now says otherwise for the assets and the page.
+    const changedToml = join(temp.path, `${bucket}.netlify.toml`);
+    const toml = (await readFile(NETLIFY_TOML, 'utf8')).replace('Cache-Control = "public, max-age=31536000, immutable"', 'Cache-Control = "public, max-age=600"');
+    await writeFile(changedToml, `${toml}\n[[headers]]\n  for = "/index.html"\n  [headers.values]\n    Cache-Control = "no-cache"\n`);
+    counting.reset();
+    const result = await publish({ netlifyToml: changedToml });
+    expect(result.ok).toBe(true);
+    expect(result.plan!.uploads.map((o) => [o.key, o.reason])).toEqual([['assets/app.js', 'metadata'], ['index.html', 'metadata'], ['_build/manifest.json', 'changed']]);
+    expect((await head('assets/app.js')).CacheControl).toBe('public, max-age=600');
+    expect((await head('index.html')).CacheControl).toBe('no-cache');
+    expect((await head(`images/${records[0]!.id}${records[0]!.ext}`)).CacheControl).toBe(IMAGE_CACHE_CONTROL);
+    // Then a no-op again, and a new record checks no more than before (headers per kind of object, not per key).
+    counting.reset();
+    expect((await publish({ netlifyToml: changedToml })).counts.uploaded).toBe(0);
+    expect(counting.counts.PUT ?? 0).toBe(0);
+    await writeSyntheticDist(dir, [...records, syntheticRecords(1, 'new')[0]!]);
+    counting.reset();
+    expect((await publish({ netlifyToml: changedToml })).counts.uploaded).toBe(5); // image, two by-id answers, data, manifest
+    expect(counting.counts.HEAD).toBeLessThan(10);
+  });
+
   it('--verify lists the bucket and uploads again what was deleted behind its back; a plain run trusts the manifest', async () => {
     const records = syntheticRecords(4);
     await writeSyntheticDist(dir, records);

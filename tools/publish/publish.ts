@@ -9,7 +9,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { JSON_OBJECT_STORAGE_MAX_AGE_SECONDS } from '../../functions/core/cache-policy.js';
 import { error, type Problem, warning } from '../build/problems.js';
-import { planObjects, type RemoteManifest } from './bucket-plan.js';
+import { headersFingerprint, planObjects, recheckMetadata, type RemoteManifest } from './bucket-plan.js';
 import { manifestShapeError, readLocalBuild, type BuildManifest } from './local-build.js';
 import { localObjects } from './local-objects.js';
 import { GROUP_ORDER, RUN_MARKER_NAME, STATE_NAME, keyForPath, normalisePrefix } from './object-keys.js';
@@ -66,7 +66,7 @@ async function readRemoteManifest(client: S3Like, bucket: string, key: string): 
   } catch {
     // Unreadable: every key is then checked against its own metadata instead.
   }
-  return { manifest, sha256: createHash('sha256').update(fetched.bytes).digest('hex'), etag: fetched.etag, lastModified: fetched.lastModified, run: fetched.metadata.run ?? '' };
+  return { manifest, sha256: createHash('sha256').update(fetched.bytes).digest('hex'), etag: fetched.etag, lastModified: fetched.lastModified, run: fetched.metadata.run ?? '', headers: fetched.metadata.headers ?? '' };
 }
 
 export async function publishBuild(options: PublishOptions, deps: PublishDeps = {}): Promise<PublishResult> {
@@ -138,12 +138,19 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
     const planned = await planObjects({ client, bucket, prefix, objects: built.objects, listing, remoteManifest, concurrency, deletedImages: previousState.gone });
     if (planned.error) throw planned.error;
     if (planned.problems.length > 0) return result(false, planned.problems);
+    // Same bytes do not mean same headers: when Content-Type / Cache-Control may differ from
+    // what the manifest's publish stored (netlify.toml or the cache policy changed), check each skipped object.
+    const headers = headersFingerprint(built.objects);
+    const headersChanged = remoteManifest?.headers !== headers;
+    const rechecked = headersChanged ? await recheckMetadata(client, bucket, planned.planned, concurrency) : { planned: planned.planned, error: null };
+    if (rechecked.error) throw rechecked.error;
 
     const order = (o: PlannedObject) => GROUP_ORDER.indexOf(o.group);
-    const uploads = planned.planned.filter((o) => o.reason !== 'unchanged').sort((a, b) => order(a) - order(b) || (a.key < b.key ? -1 : 1));
-    const skips = planned.planned.filter((o) => o.reason === 'unchanged');
-    // The manifest goes up whenever anything else did, so its date again covers every object (see bucket-plan.ts).
-    const manifestChanged = remoteManifest?.sha256 !== built.manifest.sha256;
+    const uploads = rechecked.planned.filter((o) => o.reason !== 'unchanged').sort((a, b) => order(a) - order(b) || (a.key < b.key ? -1 : 1));
+    const skips = rechecked.planned.filter((o) => o.reason === 'unchanged');
+    // The manifest goes up whenever anything else did, so its date again covers every object (see
+    // bucket-plan.ts), and when the headers fingerprint it carries is not this build's.
+    const manifestChanged = remoteManifest?.sha256 !== built.manifest.sha256 || headersChanged;
     if (uploads.length > 0 || manifestChanged) uploads.push({ ...built.manifest, reason: remoteManifest ? 'changed' : 'new' });
     else skips.push({ ...built.manifest, reason: 'unchanged' });
 
@@ -210,7 +217,7 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
       const referenced = uploadedJson.flatMap((key) => built.references.get(key) ?? []);
       const full = listing === null ? referenced.length + uploads.length > 1000 : true;
       await verifyBucket(client, bucket, full ? [...built.objects.map((o) => o.key), ...referenced] : [...uploads.filter((o) => o.group !== 'manifest').map((o) => o.key), ...referenced], full ? { list: prefix } : { head: concurrency });
-      await writeManifest(client, bucket, uploads.at(-1)!, local.build.manifestBytes, remoteManifest?.etag ?? null, runId);
+      await writeManifest(client, bucket, uploads.at(-1)!, local.build.manifestBytes, remoteManifest?.etag ?? null, runId, headers);
       uploaded += 1;
       bytesDone += built.manifest.size;
       report('uploading');

@@ -69,8 +69,11 @@ export interface PlannedObject {
   md5: string;
   contentType: string;
   cacheControl: string;
-  /** Why it is uploaded ('new', 'changed', 'manifest') or skipped ('unchanged'). */
-  reason: 'new' | 'changed' | 'unchanged' | 'unconfirmed';
+  /**
+   * Why it is uploaded ('new', 'changed', 'manifest'; 'metadata': same bytes, but stored with
+   * another Content-Type or Cache-Control than the build gives it) or skipped ('unchanged').
+   */
+  reason: 'new' | 'changed' | 'unchanged' | 'unconfirmed' | 'metadata';
 }
 
 export interface PublishPlan {

@@ -45,8 +45,8 @@ export async function uploadObject(client: S3Like, bucket: string, dir: string, 
  * The manifest replaces exactly the version read at planning (If-Match its ETag), or is
  * created only if there was none: a concurrent publish makes this one stop, not interleave.
  */
-export async function writeManifest(client: S3Like, bucket: string, manifest: PlannedObject, bytes: Buffer, previousEtag: string | null, runId: string): Promise<void> {
-  const request: PutRequest = { key: manifest.key, body: bytes, contentType: manifest.contentType, cacheControl: manifest.cacheControl, sha256: manifest.sha256, metadata: { run: runId } };
+export async function writeManifest(client: S3Like, bucket: string, manifest: PlannedObject, bytes: Buffer, previousEtag: string | null, runId: string, headers: string): Promise<void> {
+  const request: PutRequest = { key: manifest.key, body: bytes, contentType: manifest.contentType, cacheControl: manifest.cacheControl, sha256: manifest.sha256, metadata: { run: runId, headers } };
   if (previousEtag) request.ifMatch = previousEtag;
   else request.ifNoneMatch = '*';
   await putOrConfirm(client, bucket, request, () =>
