@@ -13,7 +13,7 @@ import {
   apiIds as apiIdsAt, cardIds, DESKTOP, FIXTURE_COUNT, PAGE_SIZE, PHONE, poll, REPO_ROOT, startGalleryHarness, statusText, TEST_OUTPUT, waitForCards,
   type GalleryHarness,
 } from './page-harness.js';
-import { listPath } from './src/api-client.js';
+import { listPath, REQUEST_TIMEOUT_MS } from './src/api-client.js';
 import { EAGER_CARDS } from './src/grid.js';
 
 let harness: GalleryHarness;
@@ -360,6 +360,20 @@ describe('gallery page in Chromium', { timeout: 60_000 }, () => {
     await waitForCards(page, PAGE_SIZE);
     // The button is gone; the keyboard focus stayed in the grid rather than falling to <body>.
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('grid');
+  });
+
+  it('gives up on an API that never answers, says so, and recovers with the retry button', async () => {
+    const page = await openPage();
+    await page.clock.install(); // the timeout passes without the test waiting for it
+    await page.route('**/api/pepe?*', () => {}); // accepted, never answered
+    await page.goto(`${server.url}/`);
+    await poll(() => page.locator('#footer').textContent()).toBe('Loading pepes…');
+    await page.clock.runFor(REQUEST_TIMEOUT_MS);
+    await poll(() => page.locator('#footer').textContent()).toContain(`did not answer within ${REQUEST_TIMEOUT_MS / 1000} s`);
+    expect(await statusText(page)).toBe('The pepes could not be loaded.');
+    await page.unroute('**/api/pepe?*');
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await waitForCards(page, PAGE_SIZE);
   });
 
   it('announces a later page that fails in the status line, and keeps the loaded cards', async () => {

@@ -42,6 +42,13 @@ export type ApiResult<T> = { ok: true; value: T } | { ok: false; aborted: boolea
 /** Items per grid page: 24 divides into 2, 3, 4 and 6 columns, and stays under the API's limit of 25. */
 export const PAGE_SIZE = 24;
 
+/**
+ * A request still unanswered after this long (headers or body) is given up: the visitor gets a
+ * message and a retry instead of "Loading…" for ever. Generous for a slow phone, short of the
+ * minutes a stalled connection can take before the browser itself gives up.
+ */
+export const REQUEST_TIMEOUT_MS = 15_000;
+
 /** The list URL path for a grid page (also preloaded by index.html for the default view, so it must match exactly). */
 export function listPath(query: ListQuery): string {
   const params = new URLSearchParams({ limit: String(PAGE_SIZE), page: String(query.page), sort: query.sort });
@@ -72,19 +79,31 @@ export function createApiClient(base: string, pageOrigin: string): ApiClient {
   const absoluteBase = base === '' ? pageOrigin : base;
 
   async function getJson(path: string, signal?: AbortSignal): Promise<ApiResult<Record<string, unknown>>> {
+    // The caller's abort (a newer query) or the timeout, whichever comes first, ends the request.
+    const request = new AbortController();
+    const timer = setTimeout(() => request.abort(), REQUEST_TIMEOUT_MS);
+    const follow = () => request.abort();
+    signal?.addEventListener('abort', follow, { once: true });
+    const failed = (message: string): ApiResult<never> =>
+      signal?.aborted ? { ok: false, aborted: true, message: 'aborted' }
+      : request.signal.aborted ? { ok: false, aborted: false, message: `The catalogue API at ${absoluteBase} did not answer within ${REQUEST_TIMEOUT_MS / 1000} s.` }
+      : { ok: false, aborted: false, message };
     let response: Response;
-    try {
-      response = await fetch(`${base}${path}`, { signal, headers: { accept: 'application/json' } });
-    } catch (error) {
-      const aborted = error instanceof DOMException && error.name === 'AbortError';
-      return { ok: false, aborted, message: `Could not reach the catalogue API at ${absoluteBase} (network error).` };
-    }
     let body: unknown;
     try {
-      body = await response.json();
-    } catch {
-      if (signal?.aborted) return { ok: false, aborted: true, message: 'aborted' };
-      return { ok: false, aborted: false, message: `The catalogue API answered ${response.status} with something that is not JSON.` };
+      try {
+        response = await fetch(`${base}${path}`, { signal: request.signal, headers: { accept: 'application/json' } });
+      } catch {
+        return failed(`Could not reach the catalogue API at ${absoluteBase} (network error).`);
+      }
+      try {
+        body = await response.json();
+      } catch {
+        return failed(`The catalogue API answered ${response.status} with something that is not JSON.`);
+      }
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', follow);
     }
     const envelope = body as { data?: unknown; error?: { message?: unknown } | null };
     if (!response.ok || envelope.error) {
