@@ -376,6 +376,23 @@ describe('gallery page in Chromium', { timeout: 60_000 }, () => {
     await waitForCards(page, PAGE_SIZE);
   });
 
+  it('says so, without a script error, when the API answers JSON of the wrong shape (null, a null item), and recovers', async () => {
+    const page = await openPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    const meta = { pagination: { page: 1, total_items: 1, has_next: false }, search: { found: true } };
+    for (const [body, reason] of [['null', 'not a JSON object'], [JSON.stringify({ data: [null], meta, error: null }), 'an item of data is not a pepe']]) {
+      await page.route('**/api/pepe?*', (route) => route.fulfill({ status: 200, contentType: 'application/json', body }));
+      await page.goto(`${server.url}/`);
+      await poll(() => page.locator('#footer').textContent()).toContain(`did not answer like the Pepe Catalogue API (${reason})`);
+      expect(await statusText(page)).toBe('The pepes could not be loaded.');
+      await page.unroute('**/api/pepe?*');
+    }
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await waitForCards(page, PAGE_SIZE);
+    expect(errors).toEqual([]);
+  });
+
   it('announces a later page that fails in the status line, and keeps the loaded cards', async () => {
     const page = await openPage(PHONE);
     await page.goto(`${server.url}/`);

@@ -78,6 +78,8 @@ export interface ApiClient {
 export function createApiClient(base: string, pageOrigin: string): ApiClient {
   const absoluteBase = base === '' ? pageOrigin : base;
 
+  const notTheApi = (what: string) => `${absoluteBase} did not answer like the Pepe Catalogue API (${what}).`;
+
   async function getJson(path: string, signal?: AbortSignal): Promise<ApiResult<Record<string, unknown>>> {
     // The caller's abort (a newer query) or the timeout, whichever comes first, ends the request.
     const request = new AbortController();
@@ -105,6 +107,10 @@ export function createApiClient(base: string, pageOrigin: string): ApiClient {
       clearTimeout(timer);
       signal?.removeEventListener('abort', follow);
     }
+    // Valid JSON is not yet an answer: `null` or `[]` from a wrong ?api= target or a broken proxy.
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      return { ok: false, aborted: false, message: response.ok ? notTheApi('not a JSON object') : `HTTP ${response.status}` };
+    }
     const envelope = body as { data?: unknown; error?: { message?: unknown } | null };
     if (!response.ok || envelope.error) {
       const message = typeof envelope.error?.message === 'string' ? envelope.error.message : `HTTP ${response.status}`;
@@ -123,8 +129,9 @@ export function createApiClient(base: string, pageOrigin: string): ApiClient {
       } | undefined;
       // A wrong ?api= target answers JSON of another shape: say so instead of failing later.
       if (!Array.isArray(result.value.data) || !meta?.pagination || !meta.search) {
-        return { ok: false, aborted: false, message: `${absoluteBase} did not answer like the Pepe Catalogue API (no data list with meta.pagination).` };
+        return { ok: false, aborted: false, message: notTheApi('no data list with meta.pagination') };
       }
+      if (!result.value.data.every(isPepe)) return { ok: false, aborted: false, message: notTheApi('an item of data is not a pepe') };
       return {
         ok: true,
         value: {
@@ -139,25 +146,29 @@ export function createApiClient(base: string, pageOrigin: string): ApiClient {
     async byId(id, signal) {
       const result = await getJson(`/api/pepe/${encodeURIComponent(id)}`, signal);
       if (!result.ok) return result;
-      const pepe = result.value.data as Pepe | null;
-      if (!pepe || typeof pepe.id !== 'string') return { ok: false, aborted: false, message: `${absoluteBase} did not answer like the Pepe Catalogue API (no pepe in data).` };
-      return { ok: true, value: pepe };
+      const pepe = result.value.data;
+      return isPepe(pepe) ? { ok: true, value: pepe } : { ok: false, aborted: false, message: notTheApi('no pepe in data') };
     },
     async random(search, signal) {
       const params = new URLSearchParams({ random: 'true', limit: '1' });
       if (search !== '') params.set('search', search);
       const result = await getJson(`/api/pepe?${params}`, signal);
       if (!result.ok) return result;
-      const pepe = result.value.data as Pepe | null;
+      const pepe = result.value.data;
       // The API answers a search that matches nothing with some other pepe and found=false:
       // not a random pick among the matches, so it is not offered as one.
       const found = (result.value.meta as { search?: { found?: boolean } } | undefined)?.search?.found !== false;
       if (search !== '' && !found) return { ok: false, aborted: false, message: `no pepe matches “${search}”.` };
-      return pepe && typeof pepe === 'object' && typeof pepe.id === 'string' ? { ok: true, value: pepe } : { ok: false, aborted: false, message: 'The catalogue is empty.' };
+      return isPepe(pepe) ? { ok: true, value: pepe } : { ok: false, aborted: false, message: 'The catalogue is empty.' };
     },
     apiUrlFor: (id) => `${absoluteBase}/api/pepe/${id}`,
     imageSrcFor: (pepe) => `${base}/images/${encodeURIComponent(pepe.file_name)}`,
   };
+}
+
+/** Enough of a pepe to draw a card without throwing (an id); the API's own schema guarantees the rest. */
+function isPepe(value: unknown): value is Pepe {
+  return typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string';
 }
 
 /**
