@@ -184,6 +184,21 @@ describe('gallery page in Chromium', { timeout: 60_000 }, () => {
     expect(new URL(page.url()).searchParams.get('sort')).toBe('oldest');
   });
 
+  it('shows which order is chosen in forced colours (a Windows contrast theme), where backgrounds are replaced', async () => {
+    const page = await openPage();
+    await page.emulateMedia({ forcedColors: 'active' });
+    await page.goto(`${server.url}/?sort=oldest`);
+    await waitForCards(page, PAGE_SIZE);
+    const looks = await page.$$eval('.sort, .sort button', (elements) =>
+      elements.map((e) => ({ background: getComputedStyle(e).backgroundColor, color: getComputedStyle(e).color, pressed: e.getAttribute('aria-pressed') })),
+    );
+    const [group, ...buttons] = looks;
+    const pressed = buttons.find((b) => b.pressed === 'true')!;
+    const other = buttons.find((b) => b.pressed === 'false')!;
+    expect(pressed.background).not.toBe(group!.background);
+    expect(pressed.color).not.toBe(other.color);
+  });
+
   it('opens a detail view with its own URL that survives a reload, and back returns to the grid', async () => {
     const page = await openPage();
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
