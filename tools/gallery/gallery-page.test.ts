@@ -408,6 +408,21 @@ describe('gallery page in Chromium', { timeout: 60_000 }, () => {
     expect(errors).toEqual([]);
   });
 
+  it('labels an image that fails to load with readable text on its own surface, not over the blurhash', async () => {
+    for (const scheme of ['light', 'dark'] as const) {
+      const page = await openPage(DESKTOP, scheme);
+      await page.route('**/images/**', (route) => route.abort('failed'));
+      await page.goto(`${server.url}/`);
+      await page.waitForFunction(() => document.querySelectorAll('#grid .picture.is-broken').length >= 1, null, { timeout: 15_000 });
+      const label = await page.locator('#grid .picture.is-broken').first().evaluate((frame) => {
+        const style = getComputedStyle(frame, '::after');
+        return { content: style.content, color: style.color, background: style.backgroundColor };
+      });
+      expect(label.content).toBe('"image unavailable"');
+      expect(contrast(label.color, label.background), `${scheme}: ${JSON.stringify(label)}`).toBeGreaterThanOrEqual(4.5);
+    }
+  });
+
   it('announces a later page that fails in the status line, and keeps the loaded cards', async () => {
     const page = await openPage(PHONE);
     await page.goto(`${server.url}/`);
@@ -478,3 +493,16 @@ describe('gallery page in Chromium', { timeout: 60_000 }, () => {
     }
   });
 });
+
+/** WCAG contrast ratio of two opaque `rgb(…)` colours; a transparent background counts as 1 (unreadable over any image). */
+function contrast(foreground: string, background: string): number {
+  const channels = (css: string) => css.match(/[\d.]+/g)!.map(Number);
+  const bg = channels(background);
+  if (bg.length === 4 && bg[3]! < 1) return 1;
+  const luminance = ([r, g, b]: number[]) => {
+    const [lr, lg, lb] = [r!, g!, b!].map((v) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4));
+    return 0.2126 * lr! + 0.7152 * lg! + 0.0722 * lb!;
+  };
+  const [high, low] = [luminance(channels(foreground)), luminance(bg)].sort((a, b) => b - a);
+  return (high! + 0.05) / (low! + 0.05);
+}
