@@ -238,6 +238,17 @@ describe('gallery page in Chromium', { timeout: 60_000 }, () => {
     expect(new URL(page.url()).searchParams.get('pepe')).toBe(record.id);
   });
 
+  it('has one h1 to find the page by, above the detail view\'s h2', async () => {
+    const page = await openPage();
+    await page.goto(`${server.url}/`);
+    await waitForCards(page, PAGE_SIZE);
+    const h1 = page.getByRole('heading', { level: 1 });
+    expect(await h1.count()).toBe(1);
+    expect(await h1.textContent()).toBe('Pepe Catalogue');
+    await page.locator('#grid .card').first().click();
+    await poll(() => page.getByRole('heading', { level: 2 }).count()).toBe(1);
+  });
+
   it('works from the keyboard: Enter opens a card, Escape closes and gives focus back, a tag link searches', async () => {
     const page = await openPage();
     await page.goto(`${server.url}/`);

@@ -46,7 +46,7 @@ export function renderIndexHtml(assets: { script: string; style: string }): stri
 <body>
 <a class="skip" href="#grid">Skip to the pepes</a>
 <header class="top">
-<a class="brand" id="brand" href="/">${FROG_SVG}<span>Pepe Catalogue</span></a>
+<h1 class="title"><a class="brand" id="brand" href="/">${FROG_SVG}<span>Pepe Catalogue</span></a></h1>
 <form class="controls" id="controls" role="search">
 <div class="search">${SEARCH_SVG}<label class="visually-hidden" for="search">Search pepes by tag or description</label><input id="search" type="search" name="q" maxlength="200" autocomplete="off" spellcheck="false" aria-keyshortcuts="/" placeholder="Search tags and descriptions"></div>
 <div class="sort" role="group" aria-label="Order"><button type="button" data-sort="created_at_desc" aria-pressed="true">Newest</button><button type="button" data-sort="created_at_asc" aria-pressed="false">Oldest</button></div>
