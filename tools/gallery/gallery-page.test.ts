@@ -444,6 +444,27 @@ describe('gallery page in Chromium', { timeout: 60_000 }, () => {
     expect(await cardIds(page)).toHaveLength(PAGE_SIZE);
   });
 
+  it('announces each failed retry: the status line changes while trying again, so the same failure is read again', async () => {
+    const page = await openPage(PHONE);
+    await page.goto(`${server.url}/`);
+    await waitForCards(page, PAGE_SIZE);
+    await page.route('**/api/pepe?*', (route) => route.abort('connectionrefused'));
+    await page.locator('#sentinel').scrollIntoViewIfNeeded();
+    const failed = /; 24 shown\. More pepes could not be loaded: try again below\.$/;
+    await poll(() => statusText(page)).toMatch(failed);
+    // What a screen reader is told: the live region's text after each change.
+    await page.evaluate(() => {
+      const status = document.getElementById('status')!;
+      const w = window as unknown as { announced: string[] };
+      w.announced = [];
+      new MutationObserver(() => w.announced.push(status.textContent ?? '')).observe(status, { childList: true, characterData: true, subtree: true });
+    });
+    await page.getByRole('button', { name: 'Try again' }).press('Enter');
+    await poll(() => page.getByRole('button', { name: 'Try again' }).count()).toBe(1);
+    const announced = await page.evaluate(() => (window as unknown as { announced: string[] }).announced);
+    expect(announced).toEqual(['Trying again…', expect.stringMatching(failed)]);
+  });
+
   it('refuses an ?api= value that is not an http(s) URL, naming it', async () => {
     const page = await openPage();
     await page.goto(`${server.url}/?api=${encodeURIComponent('ftp://pepe.example')}`);

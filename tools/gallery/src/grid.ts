@@ -39,6 +39,8 @@ export function createGrid(
   let nextPage = 1;
   let hasNext = false;
   let shown = 0;
+  /** The status line after the last page that loaded, for a later page's failure to add to. */
+  let loadedText = '';
   let controller: AbortController | null = null;
   let loading = false;
 
@@ -56,6 +58,8 @@ export function createGrid(
       button.addEventListener('click', () => {
         // The button goes away while loading: keep the keyboard focus in the grid, not on <body>.
         elements.list.focus({ preventScroll: true });
+        // A changed line, so that failing again is announced again (the same text is not).
+        elements.status.textContent = 'Trying again…';
         void loadNext();
       });
       elements.footer.append(' ', button);
@@ -75,8 +79,7 @@ export function createGrid(
     elements.list.setAttribute('aria-busy', 'false');
     if (!result.ok) {
       // The status line is the live region: a later page's failure is announced there too.
-      if (nextPage === 1) elements.status.textContent = 'The pepes could not be loaded.';
-      else if (!elements.status.textContent?.endsWith(MORE_FAILED)) elements.status.textContent += MORE_FAILED;
+      elements.status.textContent = nextPage === 1 ? 'The pepes could not be loaded.' : loadedText + MORE_FAILED;
       setFooter(result.message, true);
       return;
     }
@@ -85,7 +88,8 @@ export function createGrid(
     shown += page.pepes.length;
     hasNext = page.hasNext;
     nextPage = page.page + 1;
-    elements.status.textContent = statusText(current, page.found, page.totalItems, shown);
+    loadedText = statusText(current, page.found, page.totalItems, shown);
+    elements.status.textContent = loadedText;
     elements.list.hidden = shown === 0;
     setFooter(hasNext || shown === 0 ? '' : `That is all ${plural(page.totalItems, 'pepe', 'pepes')}.`);
     // The observer only reports changes; re-observing makes it check again whether the
