@@ -29,7 +29,11 @@ const GALLERY_MODULE = join(REPO_ROOT, 'tools', 'gallery', 'write-gallery.ts');
  */
 export async function generateExtras(stagingDir: string): Promise<string[]> {
   // Both run esbuild, which bundles on its own threads: side by side they take ~40 ms instead of ~60.
-  const [bundle, gallery] = await Promise.all([bundleFunction({ distDir: stagingDir }), writeGalleryIfPresent(stagingDir)]);
+  // Both settle before a failure is reported: the caller deletes the staging folder then, and the other must not write into it again.
+  const [bundled, galleried] = await Promise.allSettled([bundleFunction({ distDir: stagingDir }), writeGalleryIfPresent(stagingDir)]);
+  if (bundled.status === 'rejected') throw bundled.reason;
+  if (galleried.status === 'rejected') throw galleried.reason;
+  const [bundle, gallery] = [bundled.value, galleried.value];
   return [relative(stagingDir, bundle.file).split(sep).join('/'), ...gallery];
 }
 

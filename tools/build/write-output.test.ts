@@ -28,6 +28,28 @@ describe('writeOutput', () => {
     expect(await readdir(temp.path)).toEqual(['dist']);
   });
 
+  // Regression: a write failing while the gallery was still being generated (a full disk) deleted
+  // the staging folder, then the generator wrote into it again and left it beside the output.
+  it.each([
+    ['a first build', false],
+    ['an incremental build', true],
+  ])('leaves no staging folder behind when a file fails to write while a generator is still writing (%s)', async (_, incremental) => {
+    const out = join(temp.path, 'dist');
+    if (incremental) await write(out, [planned('site/a.json', 'a')]);
+    let generated: Promise<void> | undefined;
+    const slowGenerator = (dir: string) => {
+      generated = new Promise<void>((resolve) => setTimeout(resolve, 100)).then(async () => {
+        await mkdir(join(dir, 'site', 'assets'), { recursive: true });
+        await writeFile(join(dir, 'site', 'assets', 'gallery.js'), 'late');
+      });
+      return generated.then(() => ['site/assets/gallery.js']);
+    };
+    const unreadable: PlannedFile = { path: 'site/images/x.png', copyFrom: join(temp.path, 'missing.png'), sha256: 'x', size: 1 };
+    await expect(write(out, [planned('site/a.json', 'changed'), unreadable], slowGenerator)).rejects.toThrow('ENOENT');
+    await generated;
+    expect(await readdir(temp.path)).toEqual(incremental ? ['dist'] : []);
+  });
+
   it('keeps unchanged files by hard link, rewrites changed ones, drops removed ones', async () => {
     const out = join(temp.path, 'dist');
     await write(out, [planned('site/a.json', 'a'), planned('site/b.json', 'b'), planned('site/c.json', 'c')]);

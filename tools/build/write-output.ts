@@ -89,6 +89,7 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
   const entries = new Map<string, ManifestEntry>();
   const written: string[] = [];
   let kept = 0;
+  let generating: Promise<string[]> | undefined;
   const same = (path: string, entry: ManifestEntry) => {
     const old = incremental ? previous?.files[path] : undefined;
     return old !== undefined && old.sha256 === entry.sha256 && old.size === entry.size;
@@ -99,7 +100,7 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
     // What the generators read is written first, so that they (esbuild, in its own process)
     // run while this thread compares and writes everything else.
     for (const file of options.files) if (file.neededByGenerate) writePlanned(staging, file, dirs);
-    const generating = options.generate?.(staging);
+    generating = options.generate?.(staging);
     // Awaited below; until then a failure must not count as an unhandled rejection.
     generating?.catch(() => undefined);
     const later = options.plannedLater?.() ?? [];
@@ -141,7 +142,11 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
     return { changed: true, manifest, written, kept, removed };
   } catch (failure) {
     // After a simulated crash the transaction folder stays, as a real crash would leave it.
-    if (!(failure instanceof SimulatedCrash) && existsSync(txnDir)) rmSync(txnDir, { recursive: true, force: true });
+    if (!(failure instanceof SimulatedCrash)) {
+      // A generator still writing into the staging folder would make it again after the rm.
+      await generating?.catch(() => undefined);
+      if (existsSync(txnDir)) rmSync(txnDir, { recursive: true, force: true });
+    }
     throw failure;
   }
 }
