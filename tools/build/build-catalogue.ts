@@ -11,7 +11,8 @@ import { type AnalyseContentOptions, type AnalyseStats, analyseContent, defaultC
 import { sortProblems } from './catalogue-checks.js';
 import { createManifest, type Manifest, MANIFEST_FILE, readManifest, readManifestSync } from './manifest.js';
 import { nearDuplicateProblems } from './near-duplicate-problems.js';
-import { error, type Problem } from './problems.js';
+import { error, type Problem, warning } from './problems.js';
+import { diskFullProblem, isDiskFull } from './disk-full.js';
 import { recoverOutput } from './commit-output.js';
 import { planAnswers } from './plan-answers.js';
 import { byteLength, type PlannedFile, sha256Of, writeOutput } from './write-output.js';
@@ -114,8 +115,28 @@ function refusedBuild(problems: Problem[], started: number): BuildResult {
   return { ok: false, problems, records: [], manifest: null, changed: false, stats };
 }
 
+/** Which folder the build is writing, to name the right one when the disk is full. */
+interface Writing {
+  folder: 'output' | 'cache';
+}
+
 export async function buildCatalogue(options: BuildOptions): Promise<BuildResult> {
   const started = performance.now();
+  const writing: Writing = { folder: 'cache' };
+  try {
+    return await buildInto(options, started, writing);
+  } catch (failure) {
+    if (!isDiskFull(failure)) throw failure;
+    // Before the commit point (after it only the cache is written, and that is only warned about): the output is as it was.
+    const problem =
+      writing.folder === 'output'
+        ? diskFullProblem(failure, 'the output folder', resolve(options.outDir), '--out')
+        : diskFullProblem(failure, 'the cache folder', options.cacheDir ?? defaultCacheDir(resolve(options.contentDir)), '--cache');
+    return refusedBuild([problem], started);
+  }
+}
+
+async function buildInto(options: BuildOptions, started: number, writing: Writing): Promise<BuildResult> {
   const contentDir = resolve(options.contentDir);
   const outDir = resolve(options.outDir);
   const cacheDir = options.cacheDir ?? defaultCacheDir(contentDir);
@@ -226,6 +247,7 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
   const writeStart = performance.now();
   let planMs = 0;
   const counts = { records: records.length, images: analysis.items.length };
+  writing.folder = 'output';
   const written = await writeOutput({
     outDir,
     previous,
@@ -245,9 +267,17 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
     },
     manifestFor: (entries) => createManifest(entries, options.urls, counts),
   });
-  await Promise.all([searchIndex.save(), recordEncoding.save()]);
-  await saveAnswerDigests(cacheDir, { outDir, version: written.manifest.version, context: inputs.context, records: Object.fromEntries(inputs.recordDigests) });
-  await saveLastBuild(cacheDir, { outDir, fingerprint, version: written.manifest.version, files: written.manifest.counts.files, manifestStat: statKey(join(outDir, MANIFEST_FILE)) });
+  writing.folder = 'cache';
+  try {
+    await Promise.all([searchIndex.save(), recordEncoding.save()]);
+    await saveAnswerDigests(cacheDir, { outDir, version: written.manifest.version, context: inputs.context, records: Object.fromEntries(inputs.recordDigests) });
+    await saveLastBuild(cacheDir, { outDir, fingerprint, version: written.manifest.version, files: written.manifest.counts.files, manifestStat: statKey(join(outDir, MANIFEST_FILE)) });
+  } catch (failure) {
+    // The output is built; a cache file torn by the full disk reads as missing next time (cache-json.ts).
+    if (!isDiskFull(failure)) throw failure;
+    problems.push(warning('cache-not-written', `${diskFullProblem(failure, 'the cache folder', cacheDir, '--cache').message}; the output was built, the next build redoes the work the cache would have saved`));
+    stats.warnings++;
+  }
   // A search per changed image (rare), rather than a 10k-entry map on every build.
   const changedImages = changedImageWarnings(written.written, previous, (path) => analysis.items.find((item) => path === `site/images/${item.record.id}${item.record.file_ext}`)?.file);
   if (changedImages.length > 0) {

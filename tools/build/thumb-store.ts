@@ -96,7 +96,12 @@ export class ThumbStore {
       const sorted = [...entries].sort(([a], [b]) => (a < b ? -1 : 1));
       state = { generation: `${Date.now().toString(36)}${process.pid.toString(36)}`, slots: sorted.length };
       sorted.forEach(([key], i) => newSlots.set(key, i));
-      await writeFile(thumbFile(this.dir, state.generation), Buffer.concat(sorted.map(([, f]) => f.thumb)));
+      const file = thumbFile(this.dir, state.generation);
+      // A file no cache JSON names is never read nor deleted: one left by a full disk would keep the disk full.
+      await writeFile(file, Buffer.concat(sorted.map(([, f]) => f.thumb))).catch(async (failure: unknown) => {
+        await rm(file, { force: true });
+        throw failure;
+      });
     } else {
       freshEntries.forEach(([key], i) => newSlots.set(key, previous.slots + i));
       if (freshEntries.length > 0) await appendFile(thumbFile(this.dir, previous.generation), Buffer.concat(freshEntries.map(([, f]) => f.thumb)));
