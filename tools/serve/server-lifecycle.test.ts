@@ -153,7 +153,48 @@ describe('graceful close', () => {
   }, 30_000);
 });
 
+/** `pepe serve` in a child process on a free port, once it has printed its URL. */
+async function spawnServe(extra: string[] = [], dir = site.distDir) {
+  const child = spawn(process.execPath, [join(REPO, 'tools/pepe.mjs'), 'serve', '--dir', dir, '--port', '0', ...extra], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = { stdout: '', stderr: '' };
+  child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  const url = await new Promise<string>((done, fail) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      output.stdout += chunk.toString();
+      const found = /Serving .* at (http:\/\/\S+)/.exec(output.stdout);
+      if (found && output.stdout.includes('Ctrl-C')) done(found[1]!);
+    });
+    child.once('exit', () => fail(new Error(`pepe serve exited early:\n${output.stdout}\n${output.stderr}`)));
+  });
+  return { child, url, port: Number(new URL(url).port), output, exited };
+}
+
 describe('pepe serve (child process)', () => {
+  it('answers a request whose headers are still arriving at SIGTERM, then closes its connection', async () => {
+    const { child, port, exited } = await spawnServe();
+    try {
+      const socket = connect(port, '127.0.0.1');
+      await once(socket, 'connect');
+      let received = '';
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+      const socketClosed = once(socket, 'close');
+      socket.write('GET /api/pepe?limit=1 HTTP/1.1\r\nHost: localhost\r\n');
+      await new Promise((done) => setTimeout(done, 200));
+      child.kill('SIGTERM');
+      await new Promise((done) => setTimeout(done, 300));
+      socket.write('\r\n');
+      await socketClosed;
+      // It was closed at once without a word: an empty reply, which a CDN turns into a 502.
+      expect(received).toMatch(/^HTTP\/1\.1 200 /);
+      expect(received).toMatch(/\r\nconnection: close\r\n/i);
+      expect(await exited).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 30_000);
+
+
   it.each([
     ['one process', []],
     ['2 worker processes', ['--workers', '2']],

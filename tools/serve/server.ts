@@ -176,9 +176,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         });
         // Idle keep-alive sockets would otherwise hold close() open until they time out; busy
         // ones are ended once their response is done (new requests on them get Connection: close).
+        // A connection whose request is still arriving is busy too: ending it would drop that
+        // request without an answer (an empty reply, a 502 at a CDN). server.close() has already
+        // destroyed the ones Node knows to be idle after an answer; one still open after its
+        // answer has begun its next request, and one never answered has read some bytes.
         for (const [socket, res] of latest) {
-          if (res === null || res.writableFinished) socket.end();
-          else res.once('close', () => socket.end());
+          if (res !== null && !res.writableFinished) res.once('close', () => socket.end());
+          else if (res === null && socket.bytesRead === 0) socket.end();
         }
       });
       return closed;
