@@ -6,7 +6,8 @@
  *
  * The primary only supervises: it waits for every worker to report ready (or the first
  * to report a set-up failure), re-forks a worker that dies unexpectedly, and on stop
- * sends SIGTERM to all and waits for their graceful close.
+ * sends SIGTERM to all and waits for their graceful close. When every worker is gone and none
+ * could be restarted, `lost` says so (the CLI then exits 1).
  */
 import cluster, { type Worker } from 'node:cluster';
 
@@ -17,6 +18,8 @@ export interface WorkerPool {
   port: number;
   /** SIGTERM to every worker; resolves when all have exited. */
   stop(): Promise<void>;
+  /** Resolves with a message when no worker is left serving (the dead could not be restarted). */
+  lost: Promise<string>;
 }
 
 /** A worker's report to the primary (no-op outside a cluster worker). */
@@ -42,6 +45,9 @@ export async function startWorkers(options: { count: number; exec: string; args:
   cluster.setupPrimary({ exec: options.exec, args: options.args, silent: false });
   let stopping = false;
   const ready = new Map<Worker, { url: string; port: number }>();
+  let restarting = 0;
+  let lose: (message: string) => void = () => {};
+  const lost = new Promise<string>((done) => (lose = done));
 
   const fork = (): Promise<{ url: string; port: number }> =>
     new Promise((done, fail) => {
@@ -52,6 +58,8 @@ export async function startWorkers(options: { count: number; exec: string; args:
           done(message);
         } else if (message.type === 'failed') {
           fail(new Error(message.message));
+          // Its IPC channel would keep it alive, doing nothing, for as long as the primary runs.
+          worker.process.kill('SIGTERM');
         }
       });
       worker.once('exit', (code, signal) => {
@@ -59,7 +67,14 @@ export async function startWorkers(options: { count: number; exec: string; args:
         if (!wasReady) fail(new Error(`a server worker exited during start-up (${signal ?? `exit code ${code}`})`));
         else if (!stopping) {
           options.onRestart?.(`a server worker died (${signal ?? `exit code ${code}`}); starting another`);
-          fork().catch((error: Error) => options.onRestart?.(`could not restart the worker: ${error.message}`));
+          restarting += 1;
+          fork()
+            .catch((error: Error) => options.onRestart?.(`could not restart the worker: ${error.message}`))
+            .finally(() => {
+              restarting -= 1;
+              // The primary would go on accepting connections that no worker ever answers.
+              if (!stopping && restarting === 0 && ready.size === 0) lose('no server worker is left running; stopping');
+            });
         }
       });
     });
@@ -93,5 +108,6 @@ export async function startWorkers(options: { count: number; exec: string; args:
       stopping = true;
       await stopAll();
     },
+    lost,
   };
 }

@@ -3,9 +3,9 @@
  * function and the static files, set-up errors a maintainer can act on, graceful close,
  * and the `pepe serve` command itself in a child process (signals, printed URLs).
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFile, writeFile } from 'node:fs/promises';
+import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -227,6 +227,24 @@ describe('pepe serve (child process)', () => {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
   }, 60_000);
+
+  it('exits 1 when every worker has died and none can be restarted (--workers 2)', async () => {
+    const dir = join(site.root, 'dist-for-workers');
+    await cp(site.distDir, dir, { recursive: true });
+    const { child, output, exited } = await spawnServe(['--workers', '2'], dir);
+    try {
+      const workers = execFileSync('pgrep', ['-P', String(child.pid), '-f', 'pepe.mjs serve'], { encoding: 'utf8' }).trim().split('\n').map(Number);
+      expect(workers).toHaveLength(2);
+      await rm(dir, { recursive: true });
+      for (const pid of workers) process.kill(pid, 'SIGKILL');
+      // It stayed up, accepting connections no worker ever answered, the failed workers idle beside it.
+      expect(await Promise.race([exited, new Promise((done) => setTimeout(() => done('still running after 15 s'), 15_000))])).toBe(1);
+      expect(output.stderr.match(/could not restart the worker: no build found/g)).toHaveLength(2);
+      expect(output.stderr).toContain('no server worker is left running; stopping');
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 30_000);
 
   it.each([[[]], [['--workers', '2']]])('exits 1 with one message pointing at `npx pepe build` when dist/ is missing (%j)', async (extra) => {
     const child = spawn(process.execPath, [join(REPO, 'tools/pepe.mjs'), 'serve', '--dir', join(site.root, 'nowhere'), '--port', '0', ...extra], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -97,8 +97,14 @@ export default {
         return 1;
       }
       await printBanner(io, dir, pool.url, pool.port, `${workers} worker processes`);
-      const signal = await stopSignal(true);
-      io.stderr(`pepe serve: ${signal} received, finishing in-flight requests…\n`);
+      const stop = await Promise.race([stopSignal(true).then((signal) => ({ signal })), pool.lost.then((lost) => ({ lost }))]);
+      if ('lost' in stop) {
+        // Exit non-zero, so a supervisor (systemd, Docker) restarts it or an operator sees it.
+        io.stderr(`pepe serve: ${stop.lost}\n`);
+        await pool.stop();
+        return 1;
+      }
+      io.stderr(`pepe serve: ${stop.signal} received, finishing in-flight requests…\n`);
       await pool.stop();
       io.stderr('pepe serve: stopped.\n');
       return 0;
