@@ -5,6 +5,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -113,16 +114,57 @@ describe('set-up errors', () => {
   });
 });
 
+/**
+ * `/big.bin`, 48 MB, in the fixture build: a file too large to keep in memory is streamed; a
+ * client that stops reading holds the response in flight for as long as the test wants.
+ */
+async function addStreamedFile(): Promise<number> {
+  const size = 48 * 1024 * 1024;
+  await writeFile(join(site.distDir, 'site', 'big.bin'), Buffer.alloc(size, 7));
+  const manifestFile = join(site.distDir, 'manifest.json');
+  const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as { files: Record<string, unknown> };
+  manifest.files['site/big.bin'] = { sha256: 'ab'.repeat(32), size };
+  await writeFile(manifestFile, JSON.stringify(manifest));
+  return size;
+}
+
+/** The files this process holds open whose path ends with `name` (Linux). */
+const openFiles = (name: string): number =>
+  readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`).endsWith(name);
+    } catch {
+      return false; // closed meanwhile
+    }
+  }).length;
+
+describe('streamed files', () => {
+  it('closes the file when the client goes away mid-answer', async () => {
+    await addStreamedFile();
+    const server = await startServer({ dir: site.distDir, port: 0, host: '127.0.0.1', netlifyToml: join(REPO, 'netlify.toml') });
+    try {
+      const before = openFiles('/big.bin');
+      for (let i = 0; i < 5; i++) {
+        const client = connect(server.port, '127.0.0.1');
+        client.write('GET /big.bin HTTP/1.1\r\nHost: localhost\r\n\r\n');
+        await once(client, 'data');
+        client.destroy();
+      }
+      const deadline = Date.now() + 3_000;
+      while (openFiles('/big.bin') > before && Date.now() < deadline) await new Promise((done) => setTimeout(done, 50));
+      // Each aborted download left its file open for as long as the process ran.
+      expect(openFiles('/big.bin')).toBe(before);
+      expect((await raw(server.url, '/api/pepe?limit=1')).status).toBe(200);
+    } finally {
+      closeClient();
+      await server.close();
+    }
+  }, 30_000);
+});
+
 describe('graceful close', () => {
   it('lets a response in flight finish, ignores idle keep-alive connections, then refuses new ones', async () => {
-    // A file too large to keep in memory is streamed; a client that stops reading holds the
-    // response in flight for as long as the test wants.
-    const size = 48 * 1024 * 1024;
-    await writeFile(join(site.distDir, 'site', 'big.bin'), Buffer.alloc(size, 7));
-    const manifestFile = join(site.distDir, 'manifest.json');
-    const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as { files: Record<string, unknown> };
-    manifest.files['site/big.bin'] = { sha256: 'ab'.repeat(32), size };
-    await writeFile(manifestFile, JSON.stringify(manifest));
+    const size = await addStreamedFile();
 
     const server = await startServer({ dir: site.distDir, port: 0, host: '127.0.0.1', netlifyToml: join(REPO, 'netlify.toml') });
     const idle = connect(server.port, '127.0.0.1');

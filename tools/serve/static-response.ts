@@ -4,6 +4,7 @@
  * without body, and brotli/gzip for text types when accepted. No range requests.
  */
 import { createReadStream, fstatSync } from 'node:fs';
+import { pipeline } from 'node:stream';
 import { STATIC_DEFAULT_CACHE_CONTROL } from '../../functions/core/cache-policy.js';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { type Encoding, etagForEncoding, MIN_COMPRESS_BYTES, negotiateEncoding, varyWithEncoding } from './compression.js';
@@ -169,8 +170,9 @@ async function streamFile(req: IncomingMessage, res: ServerResponse, entry: Stat
         return;
       }
       res.writeHead(status, headers);
-      stream.pipe(res);
+      // pipeline, not pipe: when the client goes away mid-answer, the file is closed too (pipe
+      // left it open, one descriptor per aborted download, for as long as the process ran).
+      pipeline(stream, res, () => done(true));
     });
-    stream.once('end', () => done(true));
   });
 }
