@@ -162,6 +162,42 @@ describe('streamed files', () => {
   }, 30_000);
 });
 
+describe('a client that stops reading', () => {
+  it('is cut off after the stall timeout, on its first request as on a later one of a keep-alive connection', async () => {
+    const size = await addStreamedFile();
+    const server = await startServer({ dir: site.distDir, port: 0, host: '127.0.0.1', netlifyToml: join(REPO, 'netlify.toml'), stalledTimeoutMs: 500 });
+    try {
+      const before = openFiles('/big.bin');
+      const first = connect(server.port, '127.0.0.1');
+      first.write('GET /big.bin HTTP/1.1\r\nHost: localhost\r\n\r\n');
+      await once(first, 'data');
+      first.pause();
+      const later = connect(server.port, '127.0.0.1');
+      later.write('GET /api/pepe?limit=1 HTTP/1.1\r\nHost: localhost\r\n\r\n');
+      await once(later, 'data');
+      later.write('GET /big.bin HTTP/1.1\r\nHost: localhost\r\n\r\n');
+      await once(later, 'data');
+      later.pause();
+      expect(openFiles('/big.bin')).toBe(before + 2);
+      await new Promise((done) => setTimeout(done, 1_500));
+      // Both held their connection, and the file, for as long as the process ran.
+      expect(openFiles('/big.bin')).toBe(before);
+      for (const client of [first, later]) {
+        let received = 0;
+        client.on('data', (chunk: Buffer) => (received += chunk.length));
+        client.on('error', () => {});
+        client.resume();
+        await once(client, 'close');
+        expect(received).toBeLessThan(size);
+      }
+      expect((await raw(server.url, '/api/pepe?limit=1')).status).toBe(200);
+    } finally {
+      closeClient();
+      await server.close();
+    }
+  }, 30_000);
+});
+
 describe('graceful close', () => {
   it('lets a response in flight finish, ignores idle keep-alive connections, then refuses new ones', async () => {
     const size = await addStreamedFile();

@@ -40,6 +40,8 @@ export interface ServeOptions {
   headersTimeoutMs?: number;
   /** How long a client may take to send the whole request, body included (default 30 s; tests shorten it). */
   requestTimeoutMs?: number;
+  /** How long an answer may go without a byte taken by the client before the connection is cut (default 60 s; tests shorten it). */
+  stalledTimeoutMs?: number;
   /** Told when a new build in the folder is being served (see `watchForRebuilds`). */
   onReload?: (info: { version: string | null }) => void;
 }
@@ -62,6 +64,12 @@ const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 const HEADERS_TIMEOUT_MS = 10_000;
 /** Whole request, including a body nobody reads. */
 const REQUEST_TIMEOUT_MS = 30_000;
+/**
+ * A client that stops reading an answer (nothing read or written on its connection for this
+ * long) is cut off, as nginx's send_timeout does; otherwise it holds its connection, and a
+ * streamed file's descriptor, for ever.
+ */
+const STALLED_TIMEOUT_MS = 60_000;
 /** The file a build renames last (its commit point). */
 const MANIFEST_NAME = 'manifest.json';
 
@@ -130,6 +138,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       });
     },
   );
+  // Each socket's inactivity timer, for every request (the keep-alive timeout replaces it
+  // between requests); on expiry Node destroys the socket.
+  server.setTimeout(options.stalledTimeoutMs ?? STALLED_TIMEOUT_MS);
   server.on('connection', (socket: Socket) => {
     latest.set(socket, null);
     socket.once('close', () => latest.delete(socket));
