@@ -6,7 +6,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readlinkSync } from 'node:fs';
-import { cp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -305,6 +305,26 @@ describe('pepe serve (child process)', () => {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
   }, 60_000);
+
+  it('reports a new build it cannot load by its message, without a stack trace, and keeps serving', async () => {
+    const dir = join(site.root, 'dist-for-reload');
+    await cp(site.distDir, dir, { recursive: true });
+    const { child, url, output, exited } = await spawnServe([], dir);
+    try {
+      // The manifest rename a build ends with, of a manifest that is not JSON.
+      await writeFile(join(dir, 'manifest.next'), '{"files": 5');
+      await rename(join(dir, 'manifest.next'), join(dir, 'manifest.json'));
+      await expect.poll(() => output.stderr, { timeout: 10_000 }).toContain('is not valid JSON; rebuild with `npx pepe build`');
+      expect(output.stderr).toContain('a new build in the served folder could not be loaded; still serving the previous one');
+      expect(output.stderr).not.toMatch(/\n\s+at /);
+      expect((await raw(url, '/api/pepe?limit=1')).status).toBe(200);
+      closeClient();
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 30_000);
 
   it('exits 1 when every worker has died and none can be restarted (--workers 2)', async () => {
     const dir = join(site.root, 'dist-for-workers');

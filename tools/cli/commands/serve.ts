@@ -118,7 +118,8 @@ export default {
         port,
         host,
         cdnCache,
-        onError: (message, error) => io.stderr(`pepe serve: ${message}\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
+        // A new build that cannot be loaded is the operator's to fix: its message, without a stack trace.
+        onError: (message, error) => io.stderr(`pepe serve: ${message}\n${error instanceof ServeSetupError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
         // Each worker reloads on its own; the primary's terminal hears it from the first one only.
         onReload: ({ version }) => {
           if (!isClusterWorker() || clusterWorkerId() === 1) io.stderr(`pepe serve: a new build is in ${dir}; now serving catalogue ${version ?? '(unknown version)'}\n`);
