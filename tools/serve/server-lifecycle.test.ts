@@ -249,6 +249,29 @@ async function spawnServe(extra: string[] = [], dir = site.distDir) {
 }
 
 describe('pepe serve (child process)', () => {
+  it('stops at once on a second signal of the other kind (Ctrl-C, then SIGTERM from a supervisor) while a client holds up the graceful close', async () => {
+    const { child, port, exited } = await spawnServe();
+    try {
+      // Headers that never finish: the graceful close waits for this request (up to its 10 s grace).
+      const socket = connect(port, '127.0.0.1');
+      await once(socket, 'connect');
+      socket.on('error', () => {});
+      socket.write('GET /api/pepe?limit=1 HTTP/1.1\r\nHost: localhost\r\n');
+      await new Promise((done) => setTimeout(done, 200));
+      child.kill('SIGINT');
+      await new Promise((done) => setTimeout(done, 500));
+      expect(child.exitCode).toBeNull();
+      const sent = Date.now();
+      child.kill('SIGTERM');
+      await exited;
+      // The SIGTERM was ignored: the server went on waiting for the slow client.
+      expect(Date.now() - sent).toBeLessThan(3_000);
+      socket.destroy();
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  }, 30_000);
+
   it('answers a request whose headers are still arriving at SIGTERM, then closes its connection', async () => {
     const { child, port, exited } = await spawnServe();
     try {

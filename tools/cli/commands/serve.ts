@@ -56,15 +56,21 @@ async function printBanner(io: Io, dir: string, url: string, port: number, proce
 }
 
 /**
- * Resolves on the first SIGINT or SIGTERM. With `once`, a second signal gets Node's default
- * (immediate exit), so a second Ctrl-C stops a server stuck on slow clients.
+ * Resolves on the first SIGINT or SIGTERM. With `once`, a second signal of either kind gets
+ * Node's default (immediate exit), so a second Ctrl-C, or a supervisor's SIGTERM after a
+ * Ctrl-C, stops a server stuck on slow clients.
  */
 function stopSignal(once: boolean): Promise<NodeJS.Signals> {
   return new Promise((done) => {
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-      if (once) process.once(signal, () => done(signal));
-      else process.on(signal, () => done(signal));
-    }
+    const signals = ['SIGINT', 'SIGTERM'] as const;
+    const handlers = signals.map((signal) => {
+      const handler = () => {
+        if (once) for (const [other, otherHandler] of handlers) process.off(other, otherHandler);
+        done(signal);
+      };
+      process.on(signal, handler);
+      return [signal, handler] as const;
+    });
   });
 }
 
