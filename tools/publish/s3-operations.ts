@@ -122,12 +122,12 @@ export async function headSha256(client: S3Like, bucket: string, key: string): P
   return metadata === null ? null : (metadata.sha256 ?? '');
 }
 
-/** The object's stored Content-Type and Cache-Control, or null when it does not exist. https://docs.aws.amazon.com/AmazonS3/latest/API/API_HeadObject.html */
-export async function headHeaders(client: S3Like, bucket: string, key: string): Promise<{ contentType: string; cacheControl: string } | null> {
+/** What HeadObject tells of a stored object, or null when it does not exist. https://docs.aws.amazon.com/AmazonS3/latest/API/API_HeadObject.html */
+async function headObjectOrNull(client: S3Like, bucket: string, key: string): Promise<{ metadata: Record<string, string>; contentType: string; cacheControl: string } | null> {
   try {
     return await call('HeadObject', key, async () => {
       const answer = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
-      return { contentType: String(answer.ContentType ?? ''), cacheControl: String(answer.CacheControl ?? '') };
+      return { metadata: { ...(answer.Metadata ?? {}) } as Record<string, string>, contentType: String(answer.ContentType ?? ''), cacheControl: String(answer.CacheControl ?? '') };
     });
   } catch (error) {
     if (error instanceof S3OperationError && (error.status === 404 || error.errorName === 'NotFound' || error.errorName === 'NoSuchKey')) return null;
@@ -135,17 +135,15 @@ export async function headHeaders(client: S3Like, bucket: string, key: string): 
   }
 }
 
-/** The object's user metadata (x-amz-meta-*), or null when it does not exist. https://docs.aws.amazon.com/AmazonS3/latest/API/API_HeadObject.html */
+/** The object's stored Content-Type and Cache-Control, or null when it does not exist. */
+export async function headHeaders(client: S3Like, bucket: string, key: string): Promise<{ contentType: string; cacheControl: string } | null> {
+  const head = await headObjectOrNull(client, bucket, key);
+  return head === null ? null : { contentType: head.contentType, cacheControl: head.cacheControl };
+}
+
+/** The object's user metadata (x-amz-meta-*), or null when it does not exist. */
 export async function headMetadata(client: S3Like, bucket: string, key: string): Promise<Record<string, string> | null> {
-  try {
-    return await call('HeadObject', key, async () => {
-      const answer = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
-      return { ...(answer.Metadata ?? {}) } as Record<string, string>;
-    });
-  } catch (error) {
-    if (error instanceof S3OperationError && (error.status === 404 || error.errorName === 'NotFound' || error.errorName === 'NoSuchKey')) return null;
-    throw error;
-  }
+  return (await headObjectOrNull(client, bucket, key))?.metadata ?? null;
 }
 
 export interface PutRequest {
