@@ -123,23 +123,22 @@ interface Writing {
 export async function buildCatalogue(options: BuildOptions): Promise<BuildResult> {
   const started = performance.now();
   const writing: Writing = { folder: 'cache' };
+  const outDir = resolve(options.outDir);
+  const cacheDir = options.cacheDir ?? defaultCacheDir(resolve(options.contentDir));
   try {
-    return await buildInto(options, started, writing);
+    return await buildInto({ ...options, outDir, cacheDir }, started, writing);
   } catch (failure) {
     if (!isDiskFull(failure)) throw failure;
     // Before the commit point (after it only the cache is written, and that is only warned about): the output is as it was.
-    const problem =
-      writing.folder === 'output'
-        ? diskFullProblem(failure, 'the output folder', resolve(options.outDir), '--out')
-        : diskFullProblem(failure, 'the cache folder', options.cacheDir ?? defaultCacheDir(resolve(options.contentDir)), '--cache');
+    const problem = writing.folder === 'output' ? diskFullProblem(failure, 'the output folder', outDir, '--out') : diskFullProblem(failure, 'the cache folder', cacheDir, '--cache');
     return refusedBuild([problem], started);
   }
 }
 
-async function buildInto(options: BuildOptions, started: number, writing: Writing): Promise<BuildResult> {
+/** The build, with `outDir` resolved and `cacheDir` given (buildCatalogue names them when the disk is full). */
+async function buildInto(options: BuildOptions & { cacheDir: string }, started: number, writing: Writing): Promise<BuildResult> {
   const contentDir = resolve(options.contentDir);
-  const outDir = resolve(options.outDir);
-  const cacheDir = options.cacheDir ?? defaultCacheDir(contentDir);
+  const { outDir, cacheDir } = options;
   const misplaced = [
     folderProblem('bad-out-dir', 'the output folder', outDir, 'choose another --out'),
     folderProblem('bad-cache-dir', 'the cache folder', cacheDir, 'pass --cache with a folder (or leave --cache out)'),
