@@ -28,9 +28,31 @@ describe('searchWords', () => {
     expect(searchWords('İstanbul')).toEqual(['istanbul']);
   });
 
+  it('folds letters whose upper case is not a single letter or whose case pair is not one to one', () => {
+    // A German writes Straße, STRASSE or strasse; a Turkish keyboard lowercases I to ı.
+    expect(searchWords('Straße STRASSE strasse ẞ')).toEqual(['strasse', 'strasse', 'strasse', 'ss']);
+    expect(searchWords('dıyarbakır')).toEqual(searchWords('DİYARBAKIR'));
+    expect(searchWords('Isparta')).toEqual(searchWords('ısparta'));
+    expect(searchWords('ᾳδης')).toEqual(searchWords('ΑΙΔΗΣ'));
+  });
+
+  it('gives every character the words of its upper- and lower-case forms (case-insensitive for all of Unicode)', () => {
+    const mismatches: string[] = [];
+    for (let cp = 0; cp <= 0x10ffff; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue;
+      const c = String.fromCodePoint(cp);
+      if (c.toUpperCase() === c && c.toLowerCase() === c) continue; // no case: nothing to compare
+      const words = searchWords(`a${c}b`).join(' ');
+      for (const variant of [c.toUpperCase(), c.toLowerCase()]) {
+        if (searchWords(`a${variant}b`).join(' ') !== words) mismatches.push(`U+${cp.toString(16)} ${c} / ${variant}`);
+      }
+    }
+    expect(mismatches).toEqual([]);
+  });
+
   it('gives ASCII text (its fast path) exactly the words of the full Unicode rules', () => {
     const unicodeRules = (text: string) =>
-      text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().replace(/\u03c2/g, 'σ').split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0);
+      text.normalize('NFKD').toLowerCase().toUpperCase().toLowerCase().replace(/\p{M}+/gu, '').replace(/\u03c2/g, 'σ').split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0);
     fc.assert(
       fc.property(fc.string({ unit: fc.integer({ min: 0, max: 127 }).map((c) => String.fromCharCode(c)) }), (text) => {
         expect(searchWords(text)).toEqual(unicodeRules(text));

@@ -19,17 +19,25 @@ const ASCII = /^[\x00-\x7f]*$/;
 const ASCII_SEPARATORS = /[^a-z0-9]+/;
 
 /**
- * The normalised words of a text: NFKD, combining marks removed, lowercase, split on
+ * The normalised words of a text: NFKD, case folded, combining marks removed, split on
  * anything that is not a letter or digit. Order and duplicates are kept.
+ *
+ * Case folding is lower → upper → lower, not `toLowerCase` alone: some letters' case pairs
+ * are not one to one, and lowercasing alone left `Straße` unfound by `STRASSE` or `strasse`
+ * (ß uppercases to SS), `DİYARBAKIR` unfound by Turkish `dıyarbakır` (ı uppercases to I),
+ * and Greek iota subscripts (`ᾳ`, upper `ΑΙ`) apart from their capitals. The round trip
+ * gives a word and its upper-case form the same folding for every code point
+ * (normalise.test.ts checks them all), as Unicode full case folding does. Marks are removed
+ * after it, so any mark a case mapping brings (`İ` lowercases to `i` + U+0307) goes too.
  */
 export function searchWords(text: string): string[] {
   if (ASCII.test(text)) {
-    // Same words as below for ASCII text (NFKD and the mark/sigma folds change nothing, and
+    // Same words as below for ASCII text (NFKD, the case round trip and the mark/sigma folds change nothing, and
     // the only ASCII letters and digits are [a-z0-9] after lowercasing), without the Unicode
     // property regexes: compiling those costs ~4 ms on the first query of a cold process.
     return text.toLowerCase().split(ASCII_SEPARATORS).filter((word) => word.length > 0);
   }
-  const folded = text.normalize('NFKD').replace(COMBINING_MARKS, '').toLowerCase().replace(FINAL_SIGMA, 'σ');
+  const folded = text.normalize('NFKD').toLowerCase().toUpperCase().toLowerCase().replace(COMBINING_MARKS, '').replace(FINAL_SIGMA, 'σ');
   const words = folded.split(SEPARATORS);
   // split leaves an empty string at either end when the text starts/ends with a separator.
   return words.filter((word) => word.length > 0);

@@ -25,6 +25,13 @@ describe('match', () => {
     expect(match('Pépé')).toEqual([1]);
   });
 
+  it('is case-insensitive also for letters whose case pairs are not one to one (ß/SS, ı/I)', () => {
+    const special = indexOf([{ tags: ['straße'], description: 'DİYARBAKIR' }]);
+    expect([...special.match('strasse', 'all')]).toEqual([0]);
+    expect([...special.match('STRASSE', 'all')]).toEqual([0]);
+    expect([...special.match('dıyarbakır', 'description')]).toEqual([0]);
+  });
+
   it('requires every query word (AND), in any field', () => {
     expect(match('frog')).toEqual([0, 3, 4]);
     expect(match('frog happy')).toEqual([4]);
