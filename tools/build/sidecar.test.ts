@@ -47,6 +47,14 @@ describe('parseSidecar', () => {
     expect(parseSidecar('frogs/a.json', `\uFEFF${JSON.stringify(valid)}`)).toEqual(parse(valid));
   });
 
+  it('publishes tags and description in NFC, so a decomposed é is the same tag as a precomposed one', () => {
+    const decomposed = 'cafe\u0301';
+    const result = parse({ ...valid, description: `  Un ${decomposed} ou deux `, tags: ['Café', decomposed.toUpperCase(), 'CAFÉ'] });
+    expect(result.ok && result.sidecar.tags).toEqual(['café']);
+    expect(result.ok && result.sidecar.description).toBe('Un café ou deux');
+    expect(normaliseTags([decomposed])).toEqual(['caf\u00e9']);
+  });
+
   it('turns empty tags and blank descriptions into null', () => {
     const result = parse({ ...valid, tags: [' ', ''], description: '   ' });
     expect(result.ok && [result.sidecar.tags, result.sidecar.description]).toEqual([null, null]);

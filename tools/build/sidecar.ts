@@ -48,8 +48,8 @@ const unicodeText = z.string().refine((text) => !/\p{Cs}/u.test(text), 'holds ha
 export const SidecarSchema = z
   .object({
     id: z.uuid().meta({ description: 'UUID of the record; written lowercase on output.' }),
-    description: unicodeText.nullable().meta({ description: 'Free text; trimmed, empty becomes null.' }),
-    tags: z.array(unicodeText).nullable().meta({ description: 'Trimmed, lowercased, de-duplicated in first-seen order; empty becomes null.' }),
+    description: unicodeText.nullable().meta({ description: 'Free text; trimmed and in Unicode NFC, empty becomes null.' }),
+    tags: z.array(unicodeText).nullable().meta({ description: 'Trimmed, lowercased, in Unicode NFC, de-duplicated in first-seen order; empty becomes null.' }),
     created_at: isoWithOffset.meta({ description: 'ISO 8601 with offset, e.g. 2023-04-01T12:00:00+02:00.' }),
     updated_at: isoWithOffset.optional().meta({ description: 'Defaults to created_at.' }),
     distinct_from: z.array(z.uuid()).optional().meta({ description: 'Ids of records this image is knowingly similar to (silences near-duplicate reports).' }),
@@ -69,18 +69,27 @@ export interface NormalisedSidecar {
   distinct_from: string[];
 }
 
+/**
+ * Published text is in Unicode NFC (the form the web expects, W3C Character Model): the same
+ * word can be typed precomposed (`é`, U+00E9) or decomposed (`e` + U+0301, as macOS and some
+ * editors write it). The two look alike but are different strings, so without NFC a record
+ * could publish two equal-looking tags (`café` twice, duplicates not dropped) and a client
+ * comparing a tag with `===` missed the record written the other way.
+ */
+const toNfc = (text: string): string => text.normalize('NFC');
+
 export function normaliseTags(tags: string[] | null): string[] | null {
   if (tags === null) return null;
   const seen = new Set<string>();
   for (const raw of tags) {
-    const tag = raw.trim().toLowerCase();
+    const tag = toNfc(raw.trim().toLowerCase());
     if (tag !== '') seen.add(tag);
   }
   return seen.size === 0 ? null : [...seen];
 }
 
 export function normaliseDescription(description: string | null): string | null {
-  const trimmed = description?.trim() ?? '';
+  const trimmed = toNfc(description?.trim() ?? '');
   return trimmed === '' ? null : trimmed;
 }
 
