@@ -472,6 +472,24 @@ describe('gallery page in Chromium', { timeout: 60_000 }, () => {
     expect(await cardIds(page)).toEqual([]);
   });
 
+  it('shows a tag without letters or digits (an emoji) as plain text, not as a search link that finds nothing', async () => {
+    const page = await openPage();
+    await page.route('**/api/pepe?*', async (route) => {
+      const response = await route.fetch();
+      const body = (await response.json()) as { data: { tags: string[] | null }[] };
+      body.data[0]!.tags = ['🐸', 'smug', '!!!'];
+      await route.fulfill({ response, json: body });
+    });
+    await page.goto(`${server.url}/`);
+    await waitForCards(page, PAGE_SIZE);
+    await page.locator('#grid .card').first().click();
+    const dialog = page.locator('dialog#detail');
+    await poll(() => dialog.locator('.tag').allTextContents()).toEqual(['#🐸', '#smug', '#!!!']);
+    expect(await dialog.locator('a.tag').allTextContents()).toEqual(['#smug']);
+    // What a link for 🐸 would have asked: the API finds nothing for it.
+    expect(await apiIds(`limit=25&search=${encodeURIComponent('🐸')}`)).toEqual({ ids: [], found: false });
+  });
+
   it('keeps a long description and a long unbroken tag inside a 320 px screen and the detail view', async () => {
     const page = await openPage({ width: 320, height: 640 });
     const longWord = 'pepe'.repeat(30);

@@ -3,6 +3,7 @@
  * makes the rest inert for screen readers, and turns Escape into a `cancel` event.
  * Closing is left to the caller (`onClose`), which owns the URL and history.
  */
+import { searchWords } from '../../../functions/core/search/normalise.js';
 import type { ApiClient, Pepe } from './api-client.js';
 import { formatBytes, pepeTitle, timeElement } from './format.js';
 import { createPicture } from './picture.js';
@@ -23,6 +24,26 @@ export function createDetail(
 ): Detail {
   const body = dialog.querySelector<HTMLElement>('.detail-body')!;
   const title = dialog.querySelector<HTMLElement>('#detail-title')!;
+
+  const tagLink = (tag: string): HTMLElement => {
+    const link = document.createElement('a');
+    link.className = 'tag';
+    link.href = tagHref(tag);
+    link.textContent = `#${tag}`;
+    link.setAttribute('aria-label', `Search for ${tag}`);
+    link.addEventListener('click', (event) => {
+      if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+      event.preventDefault();
+      onTag(tag);
+    });
+    return link;
+  };
+  /**
+   * A tag without a letter or digit (`🐸`, `¯\_(ツ)_/¯`) has no search words: the API splits
+   * words on anything else (api-behaviour.md), so searching for it finds nothing and a link
+   * would lead to "no pepe matches". It is shown as plain text.
+   */
+  const plainTag = (tag: string): HTMLElement => Object.assign(document.createElement('span'), { className: 'tag', textContent: `#${tag}` });
   let controller: AbortController | null = null;
   let currentId: string | null = null;
 
@@ -67,18 +88,8 @@ export function createDetail(
     tags.className = 'tags';
     tags.setAttribute('aria-label', 'Tags');
     for (const tag of pepe.tags ?? []) {
-      const link = document.createElement('a');
-      link.className = 'tag';
-      link.href = tagHref(tag);
-      link.textContent = `#${tag}`;
-      link.setAttribute('aria-label', `Search for ${tag}`);
-      link.addEventListener('click', (event) => {
-        if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
-        event.preventDefault();
-        onTag(tag);
-      });
       const item = document.createElement('li');
-      item.append(link);
+      item.append(searchWords(tag).length > 0 ? tagLink(tag) : plainTag(tag));
       tags.append(item);
     }
 
