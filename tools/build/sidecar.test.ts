@@ -55,6 +55,10 @@ describe('parseSidecar', () => {
     expect(normaliseTags([decomposed])).toEqual(['caf\u00e9']);
   });
 
+  it('lowercases a Turkish dotted capital İ to a plain i, without a combining dot', () => {
+    expect(normaliseTags(['İzmir', 'DİYARBAKIR', 'izmir'])).toEqual(['izmir', 'diyarbakir']);
+  });
+
   it('turns empty tags and blank descriptions into null', () => {
     const result = parse({ ...valid, tags: [' ', ''], description: '   ' });
     expect(result.ok && [result.sidecar.tags, result.sidecar.description]).toEqual([null, null]);
