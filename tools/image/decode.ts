@@ -43,9 +43,6 @@ export async function configureSharpForBatch(): Promise<() => void> {
   };
 }
 
-/** A message libvips lost (one error buffer for all threads): it says nothing about the cause. */
-const UNINFORMATIVE = /^\s*(unknown error\.?)?\s*$/i;
-
 /**
  * Decode failure → code and message. A file whose own structure ends past its last byte is
  * truncated whatever the decoder said (truncation.ts): its message may have been lost under
@@ -60,6 +57,9 @@ export function classifyDecodeFailure(message: string, bytes: Uint8Array, option
   return classified;
 }
 
+/** A message libvips lost (one error buffer for all threads): it says nothing about the cause. */
+const UNINFORMATIVE = /^\s*(unknown error\.?)?\s*$/i;
+
 function classify(message: string, options: DecodeOptions): { code: DecodeFailureCode; message: string } {
   if (/exceeds pixel limit/i.test(message)) {
     return { code: 'too-many-pixels', message: `the image has more than ${options.maxPixels.toLocaleString('en')} pixels, the limit; scale it down before adding it` };
@@ -68,7 +68,8 @@ function classify(message: string, options: DecodeOptions): { code: DecodeFailur
   if (/premature end|end of stream|truncat|unexpected end|not enough data|read error|short read/i.test(message)) {
     return { code: 'truncated', message: `the file is truncated (${message.trim()}); re-export or re-download the image` };
   }
-  return { code: 'undecodable', message: `the image cannot be decoded (${message.trim()}); re-export it as PNG, JPEG, WebP, GIF or AVIF` };
+  const reason = UNINFORMATIVE.test(message) ? 'the decoder gave no reason' : message.trim();
+  return { code: 'undecodable', message: `the image cannot be decoded (${reason}); re-export it as PNG, JPEG, WebP, GIF or AVIF` };
 }
 
 const timeoutFailure = (options: DecodeOptions) => ({

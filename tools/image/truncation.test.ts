@@ -37,6 +37,13 @@ describe('classifyDecodeFailure', () => {
     expect(classifyDecodeFailure('Unknown error', photo, limits).code).toBe('undecodable');
   });
 
+  it('says the decoder gave no reason when its message was lost, never "()" (regression: an empty message gave "cannot be decoded ()")', () => {
+    for (const lost of ['', 'Unknown error', '  unknown error.\n']) {
+      const failure = classifyDecodeFailure(lost, photo, limits);
+      expect(failure).toEqual({ code: 'undecodable', message: 'the image cannot be decoded (the decoder gave no reason); re-export it as PNG, JPEG, WebP, GIF or AVIF' });
+    }
+  });
+
   it('trusts an informative message', () => {
     expect(classifyDecodeFailure('VipsJpeg: Premature end of input file', cut, limits).code).toBe('truncated');
     expect(classifyDecodeFailure('Input file has corrupt header', photo, limits).code).toBe('undecodable');
