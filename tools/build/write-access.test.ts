@@ -1,4 +1,4 @@
-import { chmod, cp, mkdir, readdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fixtureImage, makeFixtureContent } from '../testing/fixture-catalogue.js';

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { analyseImage, detectFormat } from './analyse-image.js';
 import { describeUnsupported, isAnimated } from './format.js';
 import { readFixture } from './fixtures.js';
-import sharp from 'sharp';
 
 describe('detectFormat', () => {
   it.each([

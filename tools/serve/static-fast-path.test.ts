@@ -2,7 +2,6 @@
  * StaticRoutes over real HTTP: which requests it answers early and which it leaves to the
  * chain (here a handler answering 299, so that a test can tell the two apart).
  */
-import { once } from 'node:events';
 import { mkdir, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
