@@ -26,9 +26,7 @@ export function decodeUint(text: string): number {
   return value;
 }
 
-export const isLowerHex = (text: string): boolean => /^[0-9a-f]*$/.test(text);
-
-/** Value of a lowercase hex digit's char code (callers pass lowercase hex: isLowerHex, or a checked id or phash). */
+/** Value of a lowercase hex digit's char code (callers pass lowercase hex: a checked id or phash). */
 const nibble = (code: number): number => (code <= 57 ? code - 48 : code - 87);
 
 /**

@@ -3,27 +3,14 @@
  * for a link between the scan and the read still cannot pull in bytes from elsewhere.
  */
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
-import { open } from 'node:fs/promises';
 
 export type ReadResult = { ok: true; bytes: Buffer } | { ok: false; reason: 'too-large' | 'not-a-file'; size: number };
 
-export async function readContentFile(abs: string, maxBytes: number): Promise<ReadResult> {
-  const handle = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW);
-  try {
-    const stats = await handle.stat();
-    if (!stats.isFile()) return { ok: false, reason: 'not-a-file', size: stats.size };
-    if (stats.size > maxBytes) return { ok: false, reason: 'too-large', size: stats.size };
-    return { ok: true, bytes: await handle.readFile() };
-  } finally {
-    await handle.close();
-  }
-}
-
 /**
- * The same, synchronously. The build uses this one: sharp decodes on libuv's thread pool,
- * and async file reads queue behind the decodes in that same pool (4 threads), so each
- * image's read waited for a decode to finish and the decoders then sat idle. A content
- * image is read in well under a millisecond from the page cache.
+ * Synchronous on purpose: sharp decodes on libuv's thread pool, and async file reads queue
+ * behind the decodes in that same pool (4 threads), so each image's read waited for a decode
+ * to finish and the decoders then sat idle. A content image is read in well under a
+ * millisecond from the page cache.
  */
 export function readContentFileSync(abs: string, maxBytes: number): ReadResult {
   const fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW);

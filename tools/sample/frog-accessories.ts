@@ -1,7 +1,6 @@
 /** Accessories as SVG fragments in the 512×512 viewBox, placed for the head drawn by draw-frog.ts. */
 import type { Accessory } from './frog-params.js';
-import { heartPath } from './face.js';
-import { EYE_XS, EYE_Y } from './face.js';
+import { EYE_XS, EYE_Y, heartPath } from './face.js';
 
 const INK = '#1c1c1c';
 

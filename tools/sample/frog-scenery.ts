@@ -3,10 +3,7 @@
  * Decorations use a seeded generator so the same parameters always draw the same picture.
  */
 import type { Detail, FrogParams } from './frog-params.js';
-import { heartPath } from './face.js';
 import { seededRandom } from '../testing/seeded-random.js';
-
-// Re-exported for tools/bench/dupes.bench.ts, which still imports it from here.
 
 export function backgroundSvg(bg: FrogParams['background'], seed: number): string {
   // A sticker: no background at all, the PNG keeps its transparency.
@@ -91,5 +88,3 @@ export function detailSvg(detail: Detail, c: { skin: string; line: string }, see
 export function tearsSvg(): string {
   return `<g fill="#7cc6f2" stroke="#2b6f9e" stroke-width="3" opacity="0.95"><path d="M150,236 Q140,330 118,420 L150,420 Q166,330 172,238 Z"/><path d="M344,238 Q350,330 364,420 L396,420 Q374,330 364,236 Z"/></g>`;
 }
-
-export { heartPath };

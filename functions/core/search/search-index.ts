@@ -8,5 +8,4 @@ export { loadSearchIndex } from './load-index.js';
 export { SEARCH_OPTIONS } from './search-options.js';
 export { buildSearchIndex } from './build-index.js';
 export { searchWords } from './normalise.js';
-export { RELEVANCE } from './relevance.js';
 export type { SearchDoc, SearchField, SearchIndex, SearchIndexData } from './search-types.js';
