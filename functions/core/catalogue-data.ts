@@ -19,7 +19,7 @@ export interface CatalogueData {
   offsetWidth: number;
   /**
    * Every record in rank order (ascending created_at, ties by id), each in the compact
-   * form of record-codec.ts (RECORD_FIELDS fields, the id first), `chunkSize` records per
+   * form of record-codec.ts (11 fields, the id first), `chunkSize` records per
    * chunk. A chunk = the packed offsets (packed-numbers.ts, `offsetWidth` digits) of its
    * records relative to the end of this header, then the records, separated by TAB, all
    * written with `escapeForSource` (source-text.ts). A function returning the chunks: the

@@ -10,7 +10,7 @@ import { hashString } from './shuffle.js';
 
 export const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
 /** How long browsers may reuse a preflight answer (one day; browsers cap it lower anyway). */
-export const PREFLIGHT_MAX_AGE_SECONDS = 86400;
+const PREFLIGHT_MAX_AGE_SECONDS = 86400;
 
 /**
  * - `deterministic`: the same URL always gives this body until the next deploy;
@@ -30,7 +30,7 @@ export interface Answer {
 const encoder = new TextEncoder();
 
 /** Strong ETag of a body: equal bodies, equal tags (2×32-bit hash of the text plus its length). */
-export function etagOf(body: string): string {
+function etagOf(body: string): string {
   const [h1, h2] = hashString(body);
   return `"${h1.toString(16).padStart(8, '0')}${h2.toString(16).padStart(8, '0')}-${body.length.toString(36)}"`;
 }

@@ -29,7 +29,7 @@ export type ComponentName = keyof typeof COMPONENTS;
 type Json = Record<string, unknown>;
 
 /** JSON Schemas of every component, `$ref`s pointing at `#/components/schemas/<name>`. */
-export function componentSchemas(): Record<string, Json> {
+function componentSchemas(): Record<string, Json> {
   const registry = z.registry<{ id: string }>();
   for (const [id, schema] of Object.entries(COMPONENTS)) registry.add(schema, { id });
   const out = z.toJSONSchema(registry, { target: 'draft-2020-12', uri: (id) => `#/components/schemas/${id}` }).schemas as Record<string, Json>;

@@ -6,7 +6,7 @@
  * it is a string template (no JSON.parse/stringify per request) and yields exactly the
  * bytes of `JSON.stringify` (held equal by record-codec.test.ts).
  *
- * One record = RECORD_FIELDS fields joined by TAB (JSON text never holds a raw tab or newline):
+ * One record = 11 fields joined by TAB (JSON text never holds a raw tab or newline):
  * id (ID_KEY_LENGTH characters, compact-values.ts hex), extension code, file_size,
  * tags JSON, description JSON, phash, created_at, updated_at ('' when equal to created_at),
  * width, height, blurhash. Tags and description JSON are dictionary-encoded
@@ -19,8 +19,6 @@ import { decodeHex, decodeUint, encodedHexLength, encodeHex, encodeUint } from '
 import type { PepeRecord } from './record.js';
 import { expandText, TAG_PIECES, WORD_PIECES } from './text-dictionary.js';
 
-/** Fields per record. */
-export const RECORD_FIELDS = 11;
 const RAW = '!';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const PHASH = /^[0-9a-f]{16}$/;

@@ -77,7 +77,7 @@ export const paginationMeta = z
   })
   .meta({ description: 'Pagination of the result set.' });
 
-export const sortName = z.enum(SORTS).meta({ description: 'Order of the result set: by created_at (ties by id; desc is the exact reverse of asc), or by search score (relevance, ties as created_at_desc).' });
+const sortName = z.enum(SORTS).meta({ description: 'Order of the result set: by created_at (ties by id; desc is the exact reverse of asc), or by search score (relevance, ties as created_at_desc).' });
 
 export const listMeta = z.object({ pagination: paginationMeta, search: searchMeta, sort: sortName }).meta({ description: 'Meta of a paginated answer (limit > 1).' });
 export const singleMeta = z.object({ search: searchMeta }).meta({ description: 'Meta of a single-result answer (limit = 1).' });

@@ -12,7 +12,7 @@ const DIGIT = new Uint8Array(128);
 for (let i = 0; i < ALPHABET.length; i++) DIGIT[ALPHABET.charCodeAt(i)] = i;
 
 /** Digits per reference: up to 64² pieces. */
-export const WIDTH = 2;
+const WIDTH = 2;
 const MAX_PIECES = 64 ** WIDTH;
 
 /** Pieces of a description's JSON text: a word and the space after it. */

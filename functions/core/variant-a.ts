@@ -6,7 +6,7 @@ import type { Answer } from './http.js';
 import { parseId, parseListQueryA, type ListRequestA } from './list-query.js';
 import { seededRandom, shuffledSlice, type RandomSource } from './shuffle.js';
 
-export const validationErrorA = (message: string): Answer => ({ status: 400, body: errorBodyA('VALIDATION_ERROR', message), caching: 'error' });
+const validationErrorA = (message: string): Answer => ({ status: 400, body: errorBodyA('VALIDATION_ERROR', message), caching: 'error' });
 
 /** The result set in the order in effect: `size` items, item k = `at(k)` (a rank). */
 interface ResultSet {

@@ -5,7 +5,7 @@ import type { Answer } from './http.js';
 import { parseId, parseListQueryB } from './list-query.js';
 import { shuffledSlice, type RandomSource } from './shuffle.js';
 
-export const validationErrorB = (message: string): Answer => ({ status: 400, body: errorBodyB('VALIDATION_ERROR', message), caching: 'error' });
+const validationErrorB = (message: string): Answer => ({ status: 400, body: errorBodyB('VALIDATION_ERROR', message), caching: 'error' });
 
 export function listB(catalogue: Catalogue, rawQuery: string, random: RandomSource): Answer {
   const parsed = parseListQueryB(rawQuery);

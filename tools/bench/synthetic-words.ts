@@ -17,7 +17,7 @@ sword shield wizard king knight samurai ninja pirate astronaut cowboy chef docto
 christmas halloween easter winter summer rain snow night space ocean forest city`.split(/\s+/);
 
 /** Everyday English words for descriptions (and a few tags). */
-export const ENGLISH_WORDS = `the a an and or but with without of in on at by for from to into onto over under
+const ENGLISH_WORDS = `the a an and or but with without of in on at by for from to into onto over under
 about after before behind between during near through across against along around
 is are was were be been being has have had do does did can could will would should may might
 this that these those his her its their our your my some any every each many few more most

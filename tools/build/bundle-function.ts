@@ -10,7 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-export const FUNCTION_ENTRY = join(ROOT, 'functions/pepe.ts');
+const FUNCTION_ENTRY = join(ROOT, 'functions/pepe.ts');
 
 type Esbuild = typeof import('esbuild');
 let esbuild: Esbuild | undefined;

@@ -8,7 +8,7 @@ import { dirname, resolve } from 'node:path';
 import { error, type Problem } from './problems.js';
 
 /** The first of `path` and its parent folders that exists but is not a folder, or null. */
-export function fileInTheWay(path: string): string | null {
+function fileInTheWay(path: string): string | null {
   for (let at = resolve(path); ; at = dirname(at)) {
     let isFolder: boolean | undefined;
     try {

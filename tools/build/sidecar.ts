@@ -101,7 +101,7 @@ export function normaliseDescription(description: string | null): string | null 
   return trimmed === '' ? null : trimmed;
 }
 
-export function normaliseSidecar(sidecar: Sidecar): NormalisedSidecar {
+function normaliseSidecar(sidecar: Sidecar): NormalisedSidecar {
   const created = new Date(sidecar.created_at).toISOString();
   return {
     id: sidecar.id.toLowerCase(),

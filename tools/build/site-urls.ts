@@ -5,13 +5,13 @@
  */
 import type { SiteUrls } from '../../functions/core/record.js';
 
-export const DEFAULT_SITE_URL = 'http://localhost:8888';
+const DEFAULT_SITE_URL = 'http://localhost:8888';
 
 /**
  * The local default: `http://localhost:$PORT` when PORT names a port (1–65535), so that
  * `PORT=9000 npm start` bakes in the URLs it then serves on; else DEFAULT_SITE_URL.
  */
-export function localSiteUrl(env: NodeJS.ProcessEnv): string {
+function localSiteUrl(env: NodeJS.ProcessEnv): string {
   const port = env.PORT;
   return port && /^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535 ? `http://localhost:${Number(port)}` : DEFAULT_SITE_URL;
 }
@@ -24,7 +24,7 @@ const SOURCES: Record<keyof SiteUrls, { flag: string; env: string }> = {
 
 export type UrlsResult = { ok: true; urls: SiteUrls } | { ok: false; message: string };
 
-export function validateSiteUrl(raw: string, origin: string): { ok: true; url: string } | { ok: false; message: string } {
+function validateSiteUrl(raw: string, origin: string): { ok: true; url: string } | { ok: false; message: string } {
   let url: URL;
   try {
     url = new URL(raw);

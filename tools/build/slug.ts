@@ -3,7 +3,7 @@
  * anything but a-z 0-9 becomes one dash. Names stay readable in the content folder and never
  * need escaping in a URL or a shell.
  */
-export const MAX_SLUG_LENGTH = 60;
+const MAX_SLUG_LENGTH = 60;
 
 export function slugify(name: string, fallback = 'pepe'): string {
   const slug = name

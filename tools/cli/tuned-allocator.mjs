@@ -28,7 +28,7 @@
  */
 import { spawnSync } from 'node:child_process';
 
-export const MALLOC_TUNABLES = 'glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold=4194304:glibc.malloc.hugetlb=1';
+const MALLOC_TUNABLES = 'glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold=4194304:glibc.malloc.hugetlb=1';
 
 /** Variables by which a user tunes glibc's malloc: any of them set means "leave it to me". */
 const USER_TUNING = ['GLIBC_TUNABLES', 'MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_'];

@@ -11,7 +11,7 @@
  * count the pixels whose colour still differs (ΔE76, chroma at half weight).
  */
 
-export const THUMB_PIXELS = 32 * 32;
+const THUMB_PIXELS = 32 * 32;
 
 export interface ThumbDifference {
   /** Pixels whose colour difference (ΔE76, chroma at half weight, after any brightness fit) exceeds the tolerance. */

@@ -6,7 +6,7 @@ import { access } from 'node:fs/promises';
 import { chromium, type Browser } from 'playwright-core';
 
 /** Override with PEPE_CHROMIUM for a browser elsewhere. */
-export const CHROMIUM_PATH = process.env.PEPE_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM_PATH = process.env.PEPE_CHROMIUM ?? '/usr/bin/chromium';
 
 /** Quiet, sandbox-free (containers run as root), offline: no background traffic skews byte counts. */
 const CHROMIUM_ARGS = [

@@ -21,7 +21,7 @@ export interface GalleryAssets {
 }
 
 /** Bundles the page in memory (no files written): the test and the bench use it too. */
-export async function bundleGallery(): Promise<GalleryAssets> {
+async function bundleGallery(): Promise<GalleryAssets> {
   const common = { bundle: true, minify: true, write: false, legalComments: 'none', target: BROWSER_TARGETS, logLevel: 'silent' } as const;
   const [script, style] = await Promise.all([
     build({ ...common, entryPoints: [join(SOURCE_DIR, 'main.ts')], format: 'esm', platform: 'browser', outfile: 'gallery.js' }),

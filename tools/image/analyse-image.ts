@@ -17,9 +17,9 @@ export type { ImageFormatInfo } from './format.js';
 /** Bump whenever any output (phash, blurhash, thumb, sizes, failure codes) can change: the build cache keys on it. */
 export const FEATURE_VERSION = 'image-3';
 
-export const DEFAULT_MAX_PIXELS = 50_000_000;
-export const DEFAULT_TIMEOUT_MS = 10_000;
-export const THUMB_SIZE = 32;
+const DEFAULT_MAX_PIXELS = 50_000_000;
+const DEFAULT_TIMEOUT_MS = 10_000;
+const THUMB_SIZE = 32;
 
 export interface ImageAnalysis {
   ok: true;

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const FIXTURE_DIR = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
+const FIXTURE_DIR = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
 
 export const readFixture = (name: string): Buffer => readFileSync(join(FIXTURE_DIR, name));
 

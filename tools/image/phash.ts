@@ -15,7 +15,7 @@ const COS = (() => {
 })();
 
 /** Top-left 8x8 of scipy's `dct(dct(x, axis=0), axis=1)` for a 32x32 block, row-major. */
-export function dctLowFrequencies(grey32: Uint8Array): Float64Array {
+function dctLowFrequencies(grey32: Uint8Array): Float64Array {
   // Axis 0 (down each column), only the 8 lowest frequencies are ever read.
   const cols = new Float64Array(K * N);
   for (let k = 0; k < K; k++) {

@@ -58,7 +58,7 @@ function readSync(file: string): Buffer | NodeJS.ErrnoException {
   }
 }
 
-export function describeFile(path: string, bytes: Buffer): LocalFile {
+function describeFile(path: string, bytes: Buffer): LocalFile {
   return {
     path,
     size: bytes.length,

@@ -12,7 +12,7 @@ import { IMAGE_CACHE_CONTROL, JSON_OBJECT_STORAGE_CACHE_CONTROL, NO_STORE, STATI
 import { IMAGE_TYPES } from '../../functions/core/record.js';
 import { isImagePath, urlPathForPath } from './object-keys.js';
 
-export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /** For files netlify.toml says nothing about; extensionless files are sniffed (see below). */
 const TYPES_BY_EXTENSION: Record<string, string> = {

@@ -21,7 +21,7 @@ import type { PlannedObject, PublishDeps, PublishOptions, PublishPlan, PublishPr
 import { PublishStop, uploadObject, verifyBucket, writeManifest } from './upload-steps.js';
 import { ownStaleKeys } from './own-keys.js';
 
-export const DEFAULT_CONCURRENCY = 8;
+const DEFAULT_CONCURRENCY = 8;
 
 /**
  * Expected failures become Problems; anything else is a bug and propagates. Every error of

@@ -5,7 +5,7 @@
 import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 
 /** Attempts per request (the first try included). With 'standard' mode the SDK backs off exponentially with jitter on throttling, 5xx and network errors. */
-export const DEFAULT_MAX_ATTEMPTS = 5;
+const DEFAULT_MAX_ATTEMPTS = 5;
 
 export interface ClientSettings {
   endpoint?: string;

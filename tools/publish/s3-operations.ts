@@ -13,9 +13,9 @@ import {
 import type { S3Like } from './types.js';
 
 /** S3 returns at most 1,000 keys per ListObjectsV2 page. */
-export const LIST_PAGE_SIZE = 1000;
+const LIST_PAGE_SIZE = 1000;
 /** DeleteObjects accepts at most 1,000 keys per call. */
-export const MAX_BULK_DELETE = 1000;
+const MAX_BULK_DELETE = 1000;
 
 export class S3OperationError extends Error {
   constructor(
@@ -56,7 +56,7 @@ interface SdkErrorLike {
   $metadata?: { httpStatusCode?: number; attempts?: number };
 }
 
-export function statusOf(cause: unknown): number | undefined {
+function statusOf(cause: unknown): number | undefined {
   return (cause as SdkErrorLike | null)?.$metadata?.httpStatusCode;
 }
 

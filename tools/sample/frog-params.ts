@@ -45,7 +45,7 @@ export interface FrogParams {
 }
 
 /** Pepe's classic look; variants override parts of it. */
-export const CLASSIC: FrogParams = {
+const CLASSIC: FrogParams = {
   expression: 'smug',
   skin: '#5f9e3a',
   lips: '#b4533a',

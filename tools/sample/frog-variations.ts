@@ -15,9 +15,9 @@ const POSES: readonly FrogParams['pose'][] = [
 
 /** The attribute choices, in mixed-radix order: a variant is one number below their product. */
 const AXES = [EXPRESSIONS.length, ACCESSORIES.length + 1, SKINS.length, SHIRTS.length, BACKGROUNDS.length, PATTERNS.length, POSES.length];
-export const VARIANT_SPACE = AXES.reduce((product, size) => product * size, 1);
+const VARIANT_SPACE = AXES.reduce((product, size) => product * size, 1);
 
-export function variantParams(code: number): FrogParams {
+function variantParams(code: number): FrogParams {
   const digits: number[] = [];
   let rest = code;
   for (const size of AXES) {

@@ -12,13 +12,13 @@ import { seededRandom } from '../testing/seeded-random.js';
 import { SAMPLE_ENTRIES, type SampleEntry } from './sample-catalogue.js';
 
 /** Changing the seed changes every id: only do it for a brand-new catalogue (published URLs use ids). */
-export const ID_SEED = 'pepe-catalogue-sample-v1';
+const ID_SEED = 'pepe-catalogue-sample-v1';
 const FIRST_DATE = Date.UTC(2021, 0, 4);
 const LAST_DATE = Date.UTC(2025, 10, 1);
 const OFFSETS = ['+00:00', '+02:00', '-05:00', '+09:00', '+05:30', '-08:00', '+01:00', '-03:00'];
 
 /** A UUID (version 4 layout) from a hash, so re-running the script keeps every id. */
-export function deterministicUuid(seed: string, name: string): string {
+function deterministicUuid(seed: string, name: string): string {
   const bytes = createHash('sha256').update(`${seed}\0${name}`).digest().subarray(0, 16);
   bytes[6] = (bytes[6]! & 0x0f) | 0x40;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
@@ -34,7 +34,7 @@ function isoWithOffset(utcMs: number, offset: string): string {
   return `${local}${offset}`;
 }
 
-export async function encodeEntry(entry: SampleEntry): Promise<Buffer> {
+async function encodeEntry(entry: SampleEntry): Promise<Buffer> {
   const params = withParams(entry.frog);
   switch (entry.format) {
     case 'png':

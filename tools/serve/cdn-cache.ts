@@ -41,9 +41,9 @@ export interface CachedAnswer {
 }
 
 /** Total bytes of cached bodies (compressed forms come on top, at most twice this); past it the least recently used answers go. */
-export const MAX_CDN_CACHE_BYTES = 32 * 1024 * 1024;
+const MAX_CDN_CACHE_BYTES = 32 * 1024 * 1024;
 /** A single answer above this is not cached (no API answer comes close). */
-export const MAX_CDN_CACHE_ENTRY_BYTES = 1024 * 1024;
+const MAX_CDN_CACHE_ENTRY_BYTES = 1024 * 1024;
 
 /**
  * The function's headers as the edge forwards them to the client: without

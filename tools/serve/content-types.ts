@@ -25,7 +25,7 @@ const TYPES: Record<string, string> = {
 };
 
 /** What a file without a known extension is sent as (never sniffed: we send nosniff on the API). */
-export const FALLBACK_CONTENT_TYPE = 'application/octet-stream';
+const FALLBACK_CONTENT_TYPE = 'application/octet-stream';
 
 export function contentTypeFor(urlPath: string): string {
   return TYPES[extname(urlPath).toLowerCase()] ?? FALLBACK_CONTENT_TYPE;

@@ -43,7 +43,7 @@ const PLAIN_HOST = /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
  * like a host but is none (`x:99999`, `999.999.999.999`, `[1:2:3]`) falls back to
  * `fallbackOrigin` like a missing one, so it cannot turn a good request into a 400.
  */
-export function requestUrl(req: IncomingMessage, fallbackOrigin: string): URL | null {
+function requestUrl(req: IncomingMessage, fallbackOrigin: string): URL | null {
   const host = req.headers.host;
   return (host && PLAIN_HOST.test(host) ? urlFor(req.url ?? '', `http://${host}`) : null) ?? urlFor(req.url ?? '', fallbackOrigin);
 }

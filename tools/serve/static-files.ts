@@ -16,9 +16,9 @@ import { join, relative, resolve, sep } from 'node:path';
 import { compressBest, type Encoding, MIN_COMPRESS_BYTES } from './compression.js';
 
 /** Files above this are streamed rather than kept in memory. */
-export const MAX_CACHED_FILE_BYTES = 4 * 1024 * 1024;
+const MAX_CACHED_FILE_BYTES = 4 * 1024 * 1024;
 /** Total bytes kept in memory (originals plus compressed forms); past it, files are streamed. */
-export const MAX_CACHE_BYTES = 512 * 1024 * 1024;
+const MAX_CACHE_BYTES = 512 * 1024 * 1024;
 
 export interface StaticEntry {
   /** Decoded URL path, e.g. `/api/pepe/<id>`. */

@@ -14,7 +14,7 @@ import { seededRandom } from './seeded-random.js';
 import { makeTempDir, type TempDir } from './temp-dir.js';
 
 export const FIXTURE_URLS: SiteUrls = { baseUrl: 'http://localhost:8888', apiUrl: 'http://localhost:8888', cdnUrl: 'http://localhost:8888' };
-export const DEFAULT_FIXTURE_COUNT = 12;
+const DEFAULT_FIXTURE_COUNT = 12;
 
 const hex = (n: number) => Math.floor(n).toString(16).padStart(2, '0');
 const colour = (rand: () => number, dark: boolean) => {
@@ -29,7 +29,7 @@ export function fixtureId(name: string): string {
 }
 
 /** SVG of picture `index`: a 5×5 mirrored block pattern (high-contrast, distinct per index) and a disc. */
-export function fixtureSvg(index: number, width: number, height: number, frame = 0): string {
+function fixtureSvg(index: number, width: number, height: number, frame = 0): string {
   const rand = seededRandom(index * 7919 + 17);
   const light = colour(rand, false);
   const dark = colour(rand, true);

@@ -12,7 +12,7 @@ export interface ResolvedQuery {
 }
 
 /** The distinct normalised words of a query, in first-seen order. */
-export function queryWords(query: string): string[] {
+function queryWords(query: string): string[] {
   return [...new Set(searchWords(query))];
 }
 

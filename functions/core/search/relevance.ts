@@ -10,7 +10,7 @@ import type { SearchField } from './search-types.js';
  * words are summed. No term frequency or length normalisation: tags are a set and descriptions
  * are a sentence, so those would mostly add noise (and index size).
  */
-export const RELEVANCE = {
+const RELEVANCE = {
   /** Tags describe the picture; a word in the tags beats the same word in the description. */
   tagBoost: 2,
   descriptionBoost: 1,

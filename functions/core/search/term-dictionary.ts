@@ -6,12 +6,12 @@ import { QueryScratch } from './query-scratch.js';
 import type { FieldPostings, SearchIndexData } from './search-types.js';
 
 /** Query words shorter than this never get typo tolerance (api-behaviour.md). */
-export const FUZZY_MIN_LETTERS = 4;
+const FUZZY_MIN_LETTERS = 4;
 
 /** How a term was reached from a query word; relevance weighs them differently. */
 export const EXACT = 0;
 export const PREFIX = 1;
-export const TYPO = 2;
+const TYPO = 2;
 export type MatchKind = typeof EXACT | typeof PREFIX | typeof TYPO;
 
 /** One term a query word expands to. */

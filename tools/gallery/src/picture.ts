@@ -17,7 +17,7 @@ export interface PictureOptions {
 }
 
 /** width / height, or 1 when the API gave no usable size (an older catalogue without the extension fields). */
-export function aspectRatio(pepe: Pepe): number {
+function aspectRatio(pepe: Pepe): number {
   const { width, height } = pepe;
   return width && height && width > 0 && height > 0 ? width / height : 1;
 }

@@ -13,7 +13,7 @@ export interface ViewState {
 }
 
 /** The API accepts at most 200 characters; longer text is cut rather than sent to fail. */
-export const MAX_SEARCH_LENGTH = 200;
+const MAX_SEARCH_LENGTH = 200;
 
 /**
  * Search text as the API accepts it: a control character (a pasted tab or newline, `%0A` in a

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
-export const SYNTHETIC_SETTINGS = { apiUrl: 'https://api.example.test', baseUrl: 'https://pepe.example.test', cdnUrl: 'https://cdn.example.test' };
+const SYNTHETIC_SETTINGS = { apiUrl: 'https://api.example.test', baseUrl: 'https://pepe.example.test', cdnUrl: 'https://cdn.example.test' };
 
 export interface SyntheticRecord {
   id: string;
@@ -19,7 +19,7 @@ export interface SyntheticRecord {
 }
 
 /** A deterministic UUID-shaped id for record number `n` (distinct for every n). */
-export function syntheticId(n: number, salt = ''): string {
+function syntheticId(n: number, salt = ''): string {
   const h = createHash('sha256').update(`pepe-${salt}${n}`).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
