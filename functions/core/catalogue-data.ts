@@ -44,5 +44,5 @@ export interface CatalogueData {
 /** File extensions by their one-digit code in `records`. */
 export const EXT_CODES = ['.png', '.jpg', '.gif', '.webp', '.avif'] as const;
 
-/** Records per chunk: ≈ 37 KB of data module text for typical records, near V8's fastest literal size (32–256 KB; measured in readme-parts/api.md). */
+/** Records per chunk: ≈ 37 KB of data module text for typical records, near V8's fastest literal size (32–256 KB; see the README, API, "Data layout, chosen for cold start"). */
 export const CHUNK_SIZE = 256;

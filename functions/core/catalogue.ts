@@ -110,7 +110,7 @@ function stringLiteral(text: string): string {
  * Longest string literal written as one piece. V8's scanner copies a literal's buffer each
  * time it grows past 1 MB (quadratic: 240 ms for one 21 MB literal) and strings over
  * ~128 KB go to large-object pages; pieces of ≤ 64 KB joined at import cost 60 ms for the
- * same 21 MB (measured on Node 20, see readme-parts/api.md).
+ * same 21 MB (measured on Node 20, see the README, API, "Data layout, chosen for cold start").
  */
 const PIECE = 65_536;
 
@@ -146,7 +146,7 @@ function jsLiteral(value: unknown): string {
  * (source-text.ts), the rest in ≤ 64 KB pieces. Records are sliced out of their chunk on
  * demand and the search index is decoded on the first search only. No data literal holds a
  * newline, so esbuild (ours or Netlify's) never turns one into a template literal, which V8
- * scans ~3× slower. Measured in readme-parts/api.md.
+ * scans ~3× slower. Measured in the README, API, "Data layout, chosen for cold start".
  */
 export function catalogueModuleSource(data: CatalogueData): string {
   const lines = [
