@@ -25,7 +25,7 @@ import { type NormalisedSidecar, sidecarRulesVersion } from './sidecar.js';
 import { type StatKey, StatKeyedMap, type StatRow } from './stat-keyed-map.js';
 import { THUMB_BYTES, type ThumbState, ThumbStore } from './thumb-store.js';
 
-export { THUMB_BYTES, type StatKey };
+export { THUMB_BYTES };
 export const CACHE_FILE = 'build-cache.bin';
 /** The stat fields of an image or sidecar row (stat-keyed-map.ts): rows of another shape are dropped. */
 const STAT_ROWS = 'size,mtime,ctime,ino';

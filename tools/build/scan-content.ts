@@ -8,19 +8,17 @@ import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import fg from 'fast-glob';
 import { folderProblem } from './file-in-the-way.js';
 import { error, type Problem } from './problems.js';
+import type { StatKey } from './stat-keyed-map.js';
 import { unreadableProblem } from './unreadable.js';
 
 /** Extensions accepted as image content (lowercase). `.jpeg` publishes as `.jpg`. */
 export const CONTENT_IMAGE_EXTS = new Set(['.png', '.jpg', '.jpeg', '.gif', '.webp', '.avif']);
 
-export interface ContentFile {
+/** A listed file, with the lstat fields the build cache keys on (stat-keyed-map.ts). */
+export interface ContentFile extends StatKey {
   /** Content-relative path, forward slashes. */
   rel: string;
   abs: string;
-  size: number;
-  mtimeMs: number;
-  ctimeMs: number;
-  ino: number;
 }
 
 /** One image and the sidecar that describes it (`NAME.EXT` + `NAME.json`). */
@@ -40,12 +38,8 @@ export interface ContentScan {
 const absOf = (root: string, rel: string): string => (sep === '/' ? `${root === '/' ? '' : root}/${rel}` : resolve(root, rel));
 
 /** What the scan keeps of an entry's lstat. */
-interface EntryStat {
+interface EntryStat extends StatKey {
   kind: 'directory' | 'symlink' | 'file' | 'other';
-  size: number;
-  mtimeMs: number;
-  ctimeMs: number;
-  ino: number;
 }
 
 /**
