@@ -83,6 +83,16 @@ async function outDirProblems(contentDir: string, outDir: string, hasPrevious: b
   return [];
 }
 
+/**
+ * The stats of a build that decoded, compiled and wrote nothing (refused, or the last build's
+ * result taken whole): every count and timing 0 but those given.
+ */
+function idleStats(seconds: number, given: Partial<Omit<BuildStats, 'timings' | 'seconds'>> & { timings?: Partial<BuildStats['timings']> }): BuildStats {
+  const timings = { cacheLoadMs: 0, scanMs: 0, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: 0, dupesMs: 0, compileMs: 0, writeMs: 0, generateMs: 0, ...given.timings };
+  const none = { images: 0, cacheHits: 0, decoded: 0, hashed: 0, records: 0, warnings: 0, errors: 0, written: 0, kept: 0, removed: 0, shortcut: null, searchIndex: null, recordEncoding: null };
+  return { ...none, ...given, timings, seconds };
+}
+
 /** `compareRecords` order, with each timestamp parsed once instead of once per comparison. */
 function sortedRecords(records: PepeRecord[]): PepeRecord[] {
   const keyed = records.map((record) => ({ record, t: Date.parse(record.created_at) }));
@@ -93,8 +103,7 @@ function sortedRecords(records: PepeRecord[]): PepeRecord[] {
 /** The last build's result, for a build whose content listing and settings are the same (`isUnchanged`). */
 function lastBuildResult(last: LastBuild, run: { cacheDir: string; timings: { scanMs: number; totalMs: number }; seconds: number; manifest: () => Manifest | null }): BuildResult {
   const { problems, images, records } = last.unchanged!;
-  const timings = { cacheLoadMs: 0, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, dupesMs: 0, compileMs: 0, writeMs: 0, generateMs: 0, ...run.timings };
-  const stats: BuildStats = { images, cacheHits: images, decoded: 0, hashed: 0, timings, records, warnings: problems.length, errors: 0, written: 0, kept: last.files ?? 0, removed: 0, seconds: run.seconds, shortcut: 'listing', searchIndex: null, recordEncoding: null };
+  const stats = idleStats(run.seconds, { images, cacheHits: images, timings: run.timings, records, warnings: problems.length, kept: last.files ?? 0, shortcut: 'listing' });
   const result = { ok: true, problems, changed: false, stats } as BuildResult;
   // Both read on first access only: a maintainer's `pepe build` never needs them.
   let loaded: PepeRecord[] | undefined;
@@ -110,8 +119,7 @@ function isUnchanged(last: LastBuild | null, statFingerprint: string | null, cac
 
 /** A build refused before any work (a folder argument that names a file): nothing read or written. */
 function refusedBuild(problems: Problem[], started: number): BuildResult {
-  const timings = { cacheLoadMs: 0, scanMs: 0, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: 0, dupesMs: 0, compileMs: 0, writeMs: 0, generateMs: 0 };
-  const stats: BuildStats = { images: 0, cacheHits: 0, decoded: 0, hashed: 0, timings, records: 0, warnings: 0, errors: problems.length, written: 0, kept: 0, removed: 0, seconds: (performance.now() - started) / 1000, shortcut: null, searchIndex: null, recordEncoding: null };
+  const stats = idleStats((performance.now() - started) / 1000, { errors: problems.length });
   return { ok: false, problems, records: [], manifest: null, changed: false, stats };
 }
 
