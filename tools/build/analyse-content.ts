@@ -148,12 +148,10 @@ function nothingAnalysed(problems: Problem[], started: number): ContentAnalysis 
 function loneSidecarProblems(sidecars: readonly ContentFile[]): Problem[] {
   const problems: Problem[] = [];
   for (const sidecar of sidecars) {
-    let read;
-    try {
-      read = readSidecar(sidecar);
-    } catch {
-      continue; // gone since the scan; the next run reports what is there
-    }
+    const read = readSidecar(sidecar);
+    // Only a too-large sidecar is reported here; one that cannot be read (gone since the scan,
+    // no permission, not a file) is passed over: the scan's problem already names each lone
+    // sidecar or its refused image. (readSidecar returns a read failure, it never throws.)
     if ('problem' in read) {
       if (read.problem.code === 'file-too-large') problems.push(read.problem);
       continue;
@@ -171,15 +169,14 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   const cacheDir = options.cacheDir ?? defaultCacheDir(options.contentDir);
   const badCache = folderProblem('bad-cache-dir', 'the cache folder', cacheDir, 'pass --cache with a folder (or leave --cache out)');
   if (badCache) return nothingAnalysed([badCache], started);
-  const scanned = options.scan ?? (await scanContent(options.contentDir));
+  const scan = options.scan ?? (await scanContent(options.contentDir));
   // No content folder: nothing to analyse, and the cache is left alone (saving it now would
   // prune every entry, e.g. after a typo in --content).
   // (The same when a folder in it could not be listed: the scan's `unreadable`.)
-  if (scanned.problems.some((problem) => problem.code === 'content-missing' || problem.code === 'unreadable')) return nothingAnalysed(scanned.problems, started);
+  if (scan.problems.some((problem) => problem.code === 'content-missing' || problem.code === 'unreadable')) return nothingAnalysed(scan.problems, started);
   const scanMs = performance.now() - started;
   const cache = await FeatureCache.load(cacheDir, FEATURE_VERSION);
   const cacheLoadMs = performance.now() - started - scanMs;
-  const scan = scanned;
   const problems = [...scan.problems, ...loneSidecarProblems(scan.loneSidecars), ...caseCollisions(scan)];
   const timings = { cacheLoadMs, scanMs, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: 0 };
   const stats: AnalyseStats = { images: 0, cacheHits: 0, decoded: 0, hashed: 0, timings };
