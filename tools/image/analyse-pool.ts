@@ -3,9 +3,11 @@
  * Pillow's Lanczos, thumbnail, blurhash) runs on one core per worker instead of all on the
  * main thread, while libvips decodes on its own threads. Same results as `analyseImage`.
  *
- * Usage (the build): `const pool = createAnalysePool(); ... await pool.analyse(bytes) ...
- * await pool.close()`. Submit many images at once (Promise.all over a bounded batch); the
- * pool queues them and keeps `inFlightPerWorker` jobs per worker so decode and JS overlap.
+ * Usage: `const pool = createAnalysePool(); ... await pool.analyse(bytes) ... await
+ * pool.close()`. Submit many images at once (Promise.all over a bounded batch); the pool
+ * queues them and keeps `inFlightPerWorker` jobs per worker so decode and JS overlap.
+ * The build does not use it: it gained 4% of wall time for a copy and a message round trip
+ * per image, so the build analyses in-process, 4 images in flight (README, "Image analysis").
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
