@@ -17,8 +17,10 @@ export type { ImageFormatInfo } from './format.js';
 /** Bump whenever any output (phash, blurhash, thumb, sizes, failure codes) can change: the build cache keys on it. */
 export const FEATURE_VERSION = 'image-3';
 
+/** Limits when the caller sets none; the build sets its own (`LIMITS` in tools/build/analyse-content.ts: 30 s per decode). */
 const DEFAULT_MAX_PIXELS = 50_000_000;
 const DEFAULT_TIMEOUT_MS = 10_000;
+/** Side of the thumbnail near-duplicate confirmation compares (tools/dupes/thumb-compare.ts). */
 const THUMB_SIZE = 32;
 
 export interface ImageAnalysis {

@@ -48,6 +48,7 @@ const SHA256 = /^[0-9a-f]{64}$/;
  * 0.3 s), which alone would break the 2-second no-op republish.
  */
 const READ_SLICE = 500;
+/** Documents below this size keep their bytes after the check (`LocalFile.bytes` says why). */
 const KEEP_BYTES_BELOW = 1024 * 1024;
 
 function readSync(file: string): Buffer | NodeJS.ErrnoException {

@@ -21,6 +21,7 @@ import type { PlannedObject, PublishDeps, PublishOptions, PublishPlan, PublishPr
 import { PublishStop, uploadObject, verifyBucket, writeManifest } from './upload-steps.js';
 import { ownStaleKeys } from './own-keys.js';
 
+/** Requests in flight when the caller sets none (`pepe publish --concurrency` defaults to the same 8). */
 const DEFAULT_CONCURRENCY = 8;
 
 /**

@@ -18,6 +18,7 @@ export const MIN_COMPRESS_BYTES = 256;
 
 /** Accept-Encoding values seen so far and what they negotiate to: clients send only a handful of distinct values, and every compressible answer asks. */
 const negotiated = new Map<string, Encoding | null>();
+/** Values remembered before the map is cleared: a client sending a new value per request cannot grow it without bound. */
 const MAX_NEGOTIATED = 64;
 
 /** The preferred encoding the Accept-Encoding header allows (q > 0), or null; remembered per header value. */
