@@ -1,7 +1,7 @@
 /**
- * The API's data shapes as zod 4 schemas: the single source of truth for the types the
- * core uses (`z.infer`), the OpenAPI document (`z.toJSONSchema`, see openapi.ts) and the
- * tests that validate real responses. The request path never runs zod (the function
+ * The API's data shapes as zod 4 schemas: the single source of truth for the OpenAPI
+ * document (`z.toJSONSchema`, see openapi.ts), for the error codes the core uses
+ * (`ErrorCode`, `z.infer`) and for the tests that validate real responses against them. The request path never runs zod (the function
  * bundle stays small and cold starts stay fast); query-parser tests hold the hand-written
  * parser equal to `listQueryA`/`listQueryB` below.
  */
@@ -28,7 +28,6 @@ export const pepeA = z
     blurhash: z.string().min(6).meta({ description: 'Extension: blurhash placeholder (4×3 components).', example: 'LEHV6nWB2yk8pyo0adR*.7kCMdnj' }),
   })
   .meta({ description: 'A pepe image, variant A.' });
-export type PepeA = z.infer<typeof pepeA>;
 
 export const pepeB = z
   .object({
@@ -37,7 +36,6 @@ export const pepeB = z
     description: z.string().meta({ description: 'Free-text description; "" when the image has none.', example: 'Smug pepe with a knowing grin' }),
   })
   .meta({ description: 'A pepe image, variant B.' });
-export type PepeB = z.infer<typeof pepeB>;
 
 export const errorCode = z.enum(['VALIDATION_ERROR', 'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'INTERNAL_SERVER_ERROR']).meta({ description: 'Machine-readable error code.' });
 export type ErrorCode = z.infer<typeof errorCode>;
@@ -48,7 +46,6 @@ export const apiError = z
     message: z.string().meta({ description: 'One sentence for a human naming the parameter, the value received and what is allowed.', example: 'limit must be an integer from 1 to 25 (got "26")' }),
   })
   .meta({ description: 'What went wrong.' });
-export type ApiError = z.infer<typeof apiError>;
 
 export const searchMeta = z
   .object({
@@ -112,11 +109,9 @@ export const listQueryA = z.object({
   random: booleanWord.default('false').meta({ description: 'true/false/1/0 (any case): shuffle the result set.' }),
   seed: z.string().max(SEED_MAX_LENGTH).optional().meta({ description: `Extension: with random=true, makes the shuffle repeatable (at most ${SEED_MAX_LENGTH} characters), so pages continue each other.`, example: 'abc' }),
 });
-export type ListQueryA = z.output<typeof listQueryA>;
 
 /** Query parameters of `GET /v1/pepe`. */
 export const listQueryB = z.object({
   limit: decimal(LIMIT_B.min, LIMIT_B.max).optional().meta({ default: LIMIT_B.default, description: `Number of distinct random pepes, ${LIMIT_B.min}–${LIMIT_B.max}.`, example: 3 }),
   search: z.string().trim().max(SEARCH_MAX_LENGTH).default('').meta({ description: 'Filters by words of the description (same word rules as variant A).', example: 'smug' }),
 });
-export type ListQueryB = z.output<typeof listQueryB>;

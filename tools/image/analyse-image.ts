@@ -12,7 +12,6 @@ import { phashFromGrey32 } from './phash.js';
 import { gridFeatures } from './pixel-pass.js';
 
 export { detectFormat } from './format.js';
-export type { ImageFormatInfo } from './format.js';
 
 /** Bump whenever any output (phash, blurhash, thumb, sizes, failure codes) can change: the build cache keys on it. */
 export const FEATURE_VERSION = 'image-3';
