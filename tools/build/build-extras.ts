@@ -3,16 +3,13 @@
  * gallery page), and the fingerprint that lets a rebuild with nothing changed skip them.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
 import type { PepeRecord, SiteUrls } from '../../functions/core/record.js';
-import type { Problem } from './problems.js';
 import { recordDigest } from './answer-digests.js';
 import { bundleFunction } from './bundle-function.js';
-import { readCacheJson } from './cache-json.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /**
@@ -87,51 +84,4 @@ export function buildInputs(records: PepeRecord[], imageHashes: Map<string, stri
     lines.push(`${json} ${imageHashes.get(record.id)}`);
   }
   return { fingerprint: createHash('sha256').update(lines.join('\n')).digest('hex'), context, recordDigests };
-}
-
-export interface LastBuild {
-  outDir: string;
-  fingerprint: string;
-  /** The manifest version that build produced. */
-  version: string;
-  /** Its number of files, and the stat of the manifest.json it left (proves the output still holds it). */
-  files?: number;
-  manifestStat?: FileStatKey | null;
-  /** unchanged-content.ts: the content listing's stat fingerprint, and what that build reported. */
-  unchanged?: UnchangedContent;
-  /** The stat of the records file that build left in the cache folder. */
-  recordsStat?: FileStatKey | null;
-}
-
-/** What a rebuild of unchanged content reports without analysing anything (unchanged-content.ts). */
-export interface UnchangedContent {
-  statFingerprint: string;
-  problems: Problem[];
-  images: number;
-  records: number;
-}
-
-export interface FileStatKey {
-  size: number;
-  mtimeMs: number;
-  ino: number;
-}
-
-export function statKey(path: string): FileStatKey | null {
-  const info = statSync(path, { throwIfNoEntry: false });
-  return info ? { size: info.size, mtimeMs: info.mtimeMs, ino: info.ino } : null;
-}
-
-export const sameStatKey = (a: FileStatKey | null | undefined, b: FileStatKey | null): boolean =>
-  !!a && !!b && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino;
-
-const LAST_BUILD_FILE = 'last-build.json';
-
-export async function loadLastBuild(cacheDir: string): Promise<LastBuild | null> {
-  return (await readCacheJson(join(cacheDir, LAST_BUILD_FILE))) as LastBuild | null;
-}
-
-export async function saveLastBuild(cacheDir: string, last: LastBuild): Promise<void> {
-  await mkdir(cacheDir, { recursive: true });
-  await writeFile(join(cacheDir, LAST_BUILD_FILE), `${JSON.stringify(last)}\n`);
 }
