@@ -20,11 +20,6 @@
  * Plain JavaScript, so that `pepe add` and `dupes` can re-run before loading the CLI at all
  * (one bare Node start-up, ~65–90 ms here); `pepe build` and `check` call it later, and only
  * when they have many images to decode (tuned-decoding.ts).
- *
- * @param {string} script absolute path of the entry script to run again
- * @param {string[]} args its arguments
- * @returns {number | null} the exit status to end this process with, or null to carry on
- *   here (not Linux, the user tunes malloc already, or the child could not be started)
  */
 import { spawnSync } from 'node:child_process';
 
@@ -38,6 +33,14 @@ export function tunedRerunPossible() {
   return process.platform === 'linux' && !USER_TUNING.some((name) => process.env[name] !== undefined);
 }
 
+/**
+ * Runs `script` again in a child process with MALLOC_TUNABLES, and waits for it.
+ *
+ * @param {string} script absolute path of the entry script to run again
+ * @param {string[]} args its arguments
+ * @returns {number | null} the exit status to end this process with, or null to carry on
+ *   here (not Linux, the user tunes malloc already, or the child could not be started)
+ */
 export function rerunWithTunedAllocator(script, args) {
   if (!tunedRerunPossible()) return null;
   const child = spawnSync(process.execPath, [...process.execArgv, script, ...args], {
