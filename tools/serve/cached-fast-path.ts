@@ -3,7 +3,7 @@
  * the CDN cache (cdn-cache.ts), as almost every API request is after the first one per URL.
  * It answers synchronously, before the request chain: no URL object, no function matching,
  * no promise, no header object built per request (a flat header list is built once per
- * cached answer and only its `Age` slot changes).
+ * cached answer and form).
  *
  * It only answers when it would answer exactly like the chain (request-chain.ts +
  * function-response.ts `sendCached`); otherwise it returns false and the chain runs:
@@ -17,7 +17,7 @@
  *   forms and the client accepts one, else plain.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ageSeconds, type CachedAnswer, type CdnCache, type FastAnswer } from './cdn-cache.js';
+import type { CachedAnswer, CdnCache, FastAnswer } from './cdn-cache.js';
 import { type Encoding, MIN_COMPRESS_BYTES, negotiateEncoding } from './compression.js';
 import { flatHeaderList, unconditionalAcceptEncoding } from './early-request.js';
 import { encodedCachedAnswer, isCompressibleAnswer, plainCachedHeaders } from './function-response.js';
@@ -31,14 +31,13 @@ function fastForm(hit: CachedAnswer, encoding: Encoding | null): FastAnswer {
   let body: Buffer;
   if (encoding === null) {
     headers = flatHeaderList(plainCachedHeaders(hit));
-    headers.push('age', '0');
     body = hit.body;
   } else {
     const encoded = encodedCachedAnswer(hit, encoding);
     headers = flatHeaderList(encoded.headers);
     body = encoded.body;
   }
-  const form: FastAnswer = { headers, ageSlot: headers.indexOf('age') + 1, age: 0, body };
+  const form: FastAnswer = { headers, body };
   forms[encoding ?? 'identity'] = form;
   return form;
 }
@@ -49,19 +48,13 @@ export function answerFromCdnCache(cache: CdnCache, req: IncomingMessage, res: S
   if (method !== 'GET' && method !== 'HEAD') return false;
   const target = req.url;
   if (target === undefined || target.charCodeAt(0) !== 47 /* '/' */) return false;
-  const now = Date.now();
-  const hit = cache.get(target, now);
+  const hit = cache.get(target);
   if (hit === null || !hit.routed) return false;
 
   const request = unconditionalAcceptEncoding(req);
   if (request === null) return false;
   hit.compressedForms ??= hasCompressedForms(hit);
   const form = fastForm(hit, hit.compressedForms ? negotiateEncoding(request.acceptEncoding) : null);
-  const age = ageSeconds(hit, now);
-  if (age !== form.age) {
-    form.age = age;
-    form.headers[form.ageSlot] = String(age);
-  }
   res.writeHead(hit.status, form.headers);
   res.end(method === 'HEAD' ? undefined : form.body);
   return true;

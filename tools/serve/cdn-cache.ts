@@ -10,11 +10,9 @@
  */
 import type { Encoding } from './compression.js';
 
-/** A cached answer as cached-fast-path.ts sends it: flat headers whose Age value sits at `ageSlot`, and the body. */
+/** A cached answer as cached-fast-path.ts sends it: flat headers (Age included) and the body, the same every time. */
 export interface FastAnswer {
   headers: string[];
-  ageSlot: number;
-  age: number;
   body: Buffer;
 }
 
@@ -23,7 +21,6 @@ export interface CachedAnswer {
   /** Response headers, lowercase names, as the edge forwards them (`forwardedHeaders`). */
   headers: Record<string, string | string[]>;
   body: Buffer;
-  storedAt: number;
   expiresAt: number;
   /** Compressed forms, made on first demand. */
   variants: Partial<Record<Encoding, Buffer>>;
@@ -56,10 +53,16 @@ export function forwardedHeaders(headers: Record<string, string | string[]>): Re
   return forwarded;
 }
 
-/** The `Age` of a cached answer at `now`: whole seconds since it was stored. */
-export function ageSeconds(answer: CachedAnswer, now: number): number {
-  return Math.max(0, Math.floor((now - answer.storedAt) / 1000));
-}
+/**
+ * The `Age` a hit is sent with: always 0. The answer is kept under the CDN-only lifetime
+ * (until the next deploy), during which the function would answer the same bytes, so a hit is
+ * as current as a fresh answer. Its real time in the cache would count against the browser's
+ * `max-age=60` (RFC 9111 4.2.3 adds Age to a response's age): an answer cached for more than
+ * a minute arrived already stale, so browsers, and a CDN in front of a self-hosted
+ * `pepe serve`, never reused it and revalidated every request. (Fastly's advice for
+ * Surrogate-Control is the same: reset Age on delivery.)
+ */
+export const HIT_AGE = '0';
 
 /** Seconds the CDN may keep an answer, or 0 when it must not (RFC 9213 targeted field, Netlify's name). */
 export function cdnLifetimeSeconds(headers: Record<string, string | string[]>): number {
@@ -100,7 +103,7 @@ export class CdnCache {
       this.entries.delete(key);
       this.bytes -= previous.body.length;
     }
-    const entry: CachedAnswer = { status, headers, body, storedAt: now, expiresAt: now + seconds * 1000, variants: {} };
+    const entry: CachedAnswer = { status, headers, body, expiresAt: now + seconds * 1000, variants: {} };
     this.entries.set(key, entry);
     this.bytes += body.length;
     for (const [oldKey, old] of this.entries) {

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { ageSeconds, type CachedAnswer, type CdnCache, forwardedHeaders } from './cdn-cache.js';
+import { type CachedAnswer, type CdnCache, forwardedHeaders, HIT_AGE } from './cdn-cache.js';
 import { compressFast, type Encoding, etagForEncoding, MIN_COMPRESS_BYTES, negotiateEncoding, stripEncodingSuffix, varyWithEncoding } from './compression.js';
 import { isCompressible } from './content-types.js';
 import type { FunctionContext, FunctionMatch } from './functions.js';
@@ -128,20 +128,19 @@ function notModified(req: IncomingMessage, res: ServerResponse, status: number, 
 
 function sendCached(req: IncomingMessage, res: ServerResponse, hit: CachedAnswer): void {
   const cacheStatus = `${CACHE_NAME}; hit`;
-  if (notModified(req, res, hit.status, hit.headers, hit.body, hit.variants, cacheStatus, ageOf(hit))) return;
+  if (notModified(req, res, hit.status, hit.headers, hit.body, hit.variants, cacheStatus, HIT_AGE)) return;
   if (!isCompressibleAnswer(hit.headers) || hit.body.length < MIN_COMPRESS_BYTES || negotiateEncoding(req.headers['accept-encoding']) === null) {
     // The common case: the same bytes and headers every time, built once.
-    res.setHeader('age', ageOf(hit));
     res.writeHead(hit.status, plainCachedHeaders(hit));
     res.end(req.method === 'HEAD' ? undefined : hit.body);
     return;
   }
-  write(req, res, hit.status, hit.headers, hit.body, hit.variants, cacheStatus, ageOf(hit));
+  write(req, res, hit.status, hit.headers, hit.body, hit.variants, cacheStatus, HIT_AGE);
 }
 
-/** Every header of the cached answer sent uncompressed, but Age: the same each time, so built once. */
+/** Every header of the cached answer sent uncompressed: the same each time, so built once. */
 export function plainCachedHeaders(hit: CachedAnswer): OutgoingHttpHeaders {
-  hit.plainHeaders ??= { ...edgeHeaders(hit.headers, encodingHeadersFor(null, hit.headers, hit.body, hit.variants).headers, `${CACHE_NAME}; hit`), 'content-length': hit.body.length };
+  hit.plainHeaders ??= { ...edgeHeaders(hit.headers, encodingHeadersFor(null, hit.headers, hit.body, hit.variants).headers, `${CACHE_NAME}; hit`, HIT_AGE), 'content-length': hit.body.length };
   return hit.plainHeaders;
 }
 
@@ -157,8 +156,6 @@ function edgeHeaders(headers: Record<string, string | string[]>, encoding: Outgo
   if (age !== undefined) out.age = age;
   return out;
 }
-
-const ageOf = (hit: CachedAnswer): string => String(ageSeconds(hit, Date.now()));
 
 /** Vary, and when the client accepts it, Content-Encoding, the suffixed ETag and the compressed body. */
 function encodingHeaders(req: IncomingMessage, headers: Record<string, string | string[]>, body: Buffer, variants: CachedAnswer['variants'], status = 200) {
@@ -178,13 +175,13 @@ function encodingHeadersFor(encoding: Encoding | null, headers: Record<string, s
 }
 
 /**
- * The headers (Age last, as 0) and body that `write` sends for a cache hit whose client
- * negotiated `encoding` (the hit has compressed forms: cached-fast-path.ts checks), the same
- * each time but for Age, so the early answer builds them once per encoding.
+ * The headers and body that `write` sends for a cache hit whose client negotiated `encoding`
+ * (the hit has compressed forms: cached-fast-path.ts checks), the same each time, so the
+ * early answer builds them once per encoding.
  */
 export function encodedCachedAnswer(hit: CachedAnswer, encoding: Encoding): { headers: OutgoingHttpHeaders; body: Buffer } {
   const encoded = encodingHeadersFor(encoding, hit.headers, hit.body, hit.variants);
-  return { headers: { ...edgeHeaders(hit.headers, encoded.headers, `${CACHE_NAME}; hit`, '0'), 'content-length': encoded.body.length }, body: encoded.body };
+  return { headers: { ...edgeHeaders(hit.headers, encoded.headers, `${CACHE_NAME}; hit`, HIT_AGE), 'content-length': encoded.body.length }, body: encoded.body };
 }
 
 function write(
