@@ -5,8 +5,8 @@
  * because brotli's maximum level costs milliseconds per kilobyte.
  *
  * A compressed body is a different representation, so its strong ETag gets a suffix
- * (`"abc"` → `"abc-br"`), as Apache does; `stripEncodingSuffix` maps a returned tag back
- * so If-None-Match still finds the original.
+ * (`"abc"` → `"abc-br"`), as Apache does; If-None-Match is compared with the tag of the
+ * form the client gets (RFC 9110 13.1.2), so a client revalidates the form it holds.
  */
 import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from 'node:zlib';
 import { promisify } from 'node:util';
@@ -80,11 +80,6 @@ const SUFFIX: Record<Encoding, string> = { br: '-br', gzip: '-gz' };
 
 export function etagForEncoding(etag: string, encoding: Encoding): string {
   return etag.endsWith('"') ? `${etag.slice(0, -1)}${SUFFIX[encoding]}"` : etag;
-}
-
-/** Undoes etagForEncoding in an If-None-Match list. */
-export function stripEncodingSuffix(ifNoneMatch: string): string {
-  return ifNoneMatch.replace(/-(br|gz)"/g, '"');
 }
 
 /** Appends Accept-Encoding to an existing Vary value. */

@@ -59,3 +59,59 @@ describe('answers from the CDN cache', () => {
     }
   });
 });
+
+describe('304 answers', () => {
+  /** Fields a 304 must not carry (RFC 9110 15.4.5: no representation metadata, no body). */
+  function expectBare304(res: RawResponse, label: string, etag: string): void {
+    expect(res.status, label).toBe(304);
+    expect(res.body.length, label).toBe(0);
+    expect(res.headers['etag'], label).toBe(etag);
+    expect(res.headers['content-type'], label).toBeUndefined();
+    expect(res.headers['content-encoding'], label).toBeUndefined();
+    expect(res.headers['content-length'], label).toBeUndefined();
+    expect(res.headers['cache-control'], label).toBeDefined();
+    expect(res.headers['access-control-allow-origin'], label).toBe('*');
+  }
+
+  it('carry the ETag, Cache-Control, Vary and CORS of the 200 they stand for, and no Content-Type or Content-Encoding: static files and function answers alike', async () => {
+    const record = site.records[0]!;
+    const paths = [`/api/pepe/${record.id}`, `/images/${record.id}${record.file_ext}`, '/api/openapi.json', '/api/pepe?limit=4', `/api/pepe_image/${record.id}`];
+    for (const path of paths) {
+      for (const acceptEncoding of [undefined, 'br', 'gzip']) {
+        const headers: Record<string, string> = acceptEncoding ? { 'accept-encoding': acceptEncoding } : {};
+        const label = `${path} ${acceptEncoding ?? 'plain'}`;
+        const full = await raw(base, path, { headers });
+        expect(full.status, label).toBe(200);
+        const etag = full.headers['etag'] as string;
+        for (const method of ['GET', 'HEAD']) {
+          const res = await raw(base, path, { method, headers: { ...headers, 'if-none-match': etag } });
+          expectBare304(res, `${label} ${method}`, etag);
+          expect(res.headers['cache-control'], label).toBe(full.headers['cache-control']);
+          expect(res.headers['vary'], label).toBe(full.headers['vary']);
+        }
+      }
+    }
+  });
+
+  it('only match the tag of the form this client gets: the plain tag does not revalidate a compressed answer, for static files and function answers alike', async () => {
+    for (const path of ['/api/openapi.json', '/api/pepe?limit=5']) {
+      const plain = await raw(base, path);
+      const plainTag = plain.headers['etag'] as string;
+      const packed = await raw(base, path, { headers: { 'accept-encoding': 'br' } });
+      const packedTag = packed.headers['etag'] as string;
+      expect(packed.headers['content-encoding'], path).toBe('br');
+      // A client that holds the plain bytes and now accepts brotli gets the brotli form, not a
+      // 304 naming it (the function path answered 304 with `Content-Encoding: br` here).
+      const switched = await raw(base, path, { headers: { 'accept-encoding': 'br', 'if-none-match': plainTag } });
+      expect(switched.status, path).toBe(200);
+      expect(switched.headers['etag'], path).toBe(packedTag);
+      const back = await raw(base, path, { headers: { 'if-none-match': packedTag } });
+      expect(back.status, path).toBe(200);
+      expect(back.headers['etag'], path).toBe(plainTag);
+      // A list of both tags (a cache holding both forms) revalidates either form.
+      const both = `${plainTag}, W/${packedTag}`;
+      expectBare304(await raw(base, path, { headers: { 'if-none-match': both } }), `${path} plain`, plainTag);
+      expectBare304(await raw(base, path, { headers: { 'accept-encoding': 'br', 'if-none-match': both } }), `${path} br`, packedTag);
+    }
+  });
+});

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { type CachedAnswer, type CdnCache, forwardedHeaders, HIT_AGE } from './cdn-cache.js';
-import { compressFast, type Encoding, etagForEncoding, MIN_COMPRESS_BYTES, negotiateEncoding, stripEncodingSuffix, varyWithEncoding } from './compression.js';
+import { compressFast, type Encoding, etagForEncoding, MIN_COMPRESS_BYTES, negotiateEncoding, varyWithEncoding } from './compression.js';
 import { isCompressible } from './content-types.js';
 import type { FunctionContext, FunctionMatch } from './functions.js';
 import { etagMatches, STATIC_METHODS } from './static-response.js';
@@ -105,30 +105,36 @@ async function sendMiss(req: IncomingMessage, res: ServerResponse, url: URL, mat
   const variants = stored?.variants ?? {};
   const headers = stored?.headers ?? forwardedHeaders(answer.headers);
   const cacheStatus = `${CACHE_NAME}; fwd=miss${stored ? '; stored' : ''}`;
-  if (notModified(req, res, answer.status, headers, answer.body, variants, cacheStatus)) return;
+  if (notModified(req, res, answer.status, headers, answer.body, cacheStatus)) return;
   write(req, res, answer.status, headers, answer.body, variants, cacheStatus);
 }
 
 /**
- * Answers 304 when the client's If-None-Match matches the 200 answer's ETag (plain or
- * suffixed for an encoding): with the ETag and Vary that 200 would carry for this client.
+ * Answers 304 when the client's If-None-Match matches the ETag of the form this client gets
+ * (plain, or compressed with the encoding it accepts: each form has its own tag, RFC 9110
+ * 13.1.2, as static-response.ts compares them), with the fields RFC 9110 15.4.5 asks of a 304:
+ * the ETag, Cache-Control and Vary that 200 would carry, and no Content-Type, Content-Encoding
+ * or length. A tag of another form names bytes the client holds in that other form: it used
+ * to match too, and the 304 then announced `Content-Encoding: br` and a `"…-br"` tag for a
+ * plain or gzip body, which a cache that applies a 304's headers (RFC 9111 4.3.4) stores.
  */
-function notModified(req: IncomingMessage, res: ServerResponse, status: number, headers: Record<string, string | string[]>, body: Buffer, variants: CachedAnswer['variants'], cacheStatus: string, age?: string): boolean {
+function notModified(req: IncomingMessage, res: ServerResponse, status: number, headers: Record<string, string | string[]>, body: Buffer, cacheStatus: string, age?: string): boolean {
   const etag = headers.etag;
   const ifNoneMatch = req.headers['if-none-match'];
   if (status !== 200 || typeof etag !== 'string' || ifNoneMatch === undefined) return false;
-  // The tag as sent, or without the suffix of a compressed form: the function's own tag may
-  // end like a suffix (`"…-gz"` is a body of 611 characters), so stripping alone would miss it.
-  if (!etagMatches(ifNoneMatch, etag) && !etagMatches(stripEncodingSuffix(ifNoneMatch), etag)) return false;
+  const encoding = negotiatedEncoding(req, headers, body, status);
+  const selected = encoding ? etagForEncoding(etag, encoding) : etag;
+  if (!etagMatches(ifNoneMatch, selected)) return false;
   const { 'content-type': _type, 'content-length': _length, ...rest } = headers;
-  res.writeHead(304, edgeHeaders(rest, encodingHeaders(req, headers, body, variants).headers, cacheStatus, age));
+  const vary: OutgoingHttpHeaders = isCompressibleAnswer(headers) ? { vary: varyWithEncoding(headers.vary as string | undefined) } : {};
+  res.writeHead(304, { ...edgeHeaders(rest, vary, cacheStatus, age), etag: selected });
   res.end();
   return true;
 }
 
 function sendCached(req: IncomingMessage, res: ServerResponse, hit: CachedAnswer): void {
   const cacheStatus = `${CACHE_NAME}; hit`;
-  if (notModified(req, res, hit.status, hit.headers, hit.body, hit.variants, cacheStatus, HIT_AGE)) return;
+  if (notModified(req, res, hit.status, hit.headers, hit.body, cacheStatus, HIT_AGE)) return;
   if (!isCompressibleAnswer(hit.headers) || hit.body.length < MIN_COMPRESS_BYTES || negotiateEncoding(req.headers['accept-encoding']) === null) {
     // The common case: the same bytes and headers every time, built once.
     res.writeHead(hit.status, plainCachedHeaders(hit));
@@ -157,10 +163,14 @@ function edgeHeaders(headers: Record<string, string | string[]>, encoding: Outgo
   return out;
 }
 
+/** The encoding this client gets the answer in: one it accepts, for a 200 text answer worth compressing; else null (plain). */
+function negotiatedEncoding(req: IncomingMessage, headers: Record<string, string | string[]>, body: Buffer, status: number): Encoding | null {
+  return status === 200 && body.length >= MIN_COMPRESS_BYTES && isCompressibleAnswer(headers) ? negotiateEncoding(req.headers['accept-encoding']) : null;
+}
+
 /** Vary, and when the client accepts it, Content-Encoding, the suffixed ETag and the compressed body. */
 function encodingHeaders(req: IncomingMessage, headers: Record<string, string | string[]>, body: Buffer, variants: CachedAnswer['variants'], status = 200) {
-  const encoding = status === 200 && body.length >= MIN_COMPRESS_BYTES ? negotiateEncoding(req.headers['accept-encoding']) : null;
-  return encodingHeadersFor(encoding, headers, body, variants);
+  return encodingHeadersFor(negotiatedEncoding(req, headers, body, status), headers, body, variants);
 }
 
 /** `encodingHeaders` for an encoding already negotiated (null: none). */

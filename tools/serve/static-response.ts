@@ -58,6 +58,16 @@ export function etagMatches(ifNoneMatch: string | undefined, etag: string): bool
   });
 }
 
+/**
+ * A 304's headers: those of the 200 it stands for (ETag, Cache-Control, Vary, CORS…) without
+ * the representation metadata RFC 9110 15.4.5 says a 304 should not carry (Content-Type,
+ * Content-Encoding), as the function's 304 has them.
+ */
+function notModifiedHeaders(headers: OutgoingHttpHeaders): OutgoingHttpHeaders {
+  const { 'content-type': _type, 'content-encoding': _encoding, ...rest } = headers;
+  return rest;
+}
+
 /** The default "no extra headers", compared by identity to recognise the hot path. */
 const NO_EXTRA: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
@@ -127,8 +137,7 @@ async function sendStaticFully(
   }
   headers.etag = etag;
   if (status === 200 && etagMatches(req.headers['if-none-match'], etag)) {
-    delete headers['content-encoding'];
-    res.writeHead(304, headers);
+    res.writeHead(304, notModifiedHeaders(headers));
     res.end();
     return true;
   }
@@ -141,7 +150,7 @@ async function sendStaticFully(
 async function streamFile(req: IncomingMessage, res: ServerResponse, entry: StaticEntry, status: number, headers: OutgoingHttpHeaders): Promise<boolean> {
   headers.etag = await streamEtag(entry);
   if (status === 200 && etagMatches(req.headers['if-none-match'], headers.etag)) {
-    res.writeHead(304, headers);
+    res.writeHead(304, notModifiedHeaders(headers));
     res.end();
     return true;
   }
