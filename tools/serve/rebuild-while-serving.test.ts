@@ -3,6 +3,9 @@
  * comes from the new build (static files, the function, the CDN cache), never a mix.
  */
 import { readFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import fg from 'fast-glob';
 import { join } from 'node:path';
@@ -11,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCatalogue } from '../build/build-catalogue.js';
 import { buildFixtureSite, FIXTURE_URLS, type FixtureSite } from '../testing/fixture-catalogue.js';
 import { closeClient, json, raw } from './http-client.test-helper.js';
-import { type RunningServer, startServer } from './server.js';
+import { type ChainState, handleRequest } from './request-chain.js';
+import { loadState, type RunningServer, startServer } from './server.js';
 
 const NETLIFY_TOML = fileURLToPath(new URL('../../netlify.toml', import.meta.url));
 
@@ -103,6 +107,45 @@ describe('a build folder replaced while serving', () => {
       expect(errors).toEqual([]);
     } finally {
       await serving.close();
+      await own.cleanup();
+    }
+  });
+});
+
+describe('a reload that lands while a request is being answered', () => {
+  it('leaves the request wholly to the build it started with: an answer of the old function is never kept in the new build\'s CDN cache', async () => {
+    const own = await buildFixtureSite({ count: 3 });
+    const options = { dir: own.distDir, port: 0, host: '127.0.0.1', netlifyToml: NETLIFY_TOML };
+    const state: ChainState = { ...(await loadState(options)), origin: 'http://127.0.0.1' };
+    let reloadTo: Omit<ChainState, 'origin'> | null = null;
+    // The real request chain; a pending reload is swapped in (as watchForRebuilds does, by
+    // Object.assign) right after the chain started, i.e. while it waits for its first file read.
+    const server = createServer((req, res) => {
+      void handleRequest(state, req, res);
+      if (reloadTo) Object.assign(state, reloadTo);
+      reloadTo = null;
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const record = own.records[0]!;
+      const path = `/api/pepe/${record.id}`;
+      // The record is taken down: the rebuild removes its by-id file, which the served listing still names.
+      const sidecar = (await fg('**/*.json', { cwd: own.contentDir })).find((name) => readFileSync(join(own.contentDir, name), 'utf8').includes(record.id))!;
+      const stem = sidecar.replace(/\.json$/, '.');
+      for (const file of await fg(`${fg.escapePath(stem)}*`, { cwd: own.contentDir })) await rm(join(own.contentDir, file));
+      expect((await buildCatalogue({ contentDir: own.contentDir, outDir: own.distDir, cacheDir: own.cacheDir, urls: FIXTURE_URLS })).ok).toBe(true);
+      reloadTo = await loadState(options, 1);
+      // Its file gone, the old build's function answers (the old catalogue still holds the record)...
+      expect((await raw(base, path)).status).toBe(200);
+      // ...and the new build, whose CDN cache starts empty, does not: the answer was kept in the
+      // old build's cache, not in the one swapped in meanwhile (where it stayed until the next build).
+      const after = await raw(base, path);
+      expect(after.headers['cache-status']).toBe('"pepe serve"; fwd=miss; stored');
+      expect(after.status).toBe(404);
+    } finally {
+      server.close();
       await own.cleanup();
     }
   });

@@ -63,7 +63,12 @@ function urlFor(target: string, origin: string): URL | null {
   return null;
 }
 
-export async function handleRequest(state: ChainState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+export async function handleRequest(serving: ChainState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  // The build as it is now, for the whole request: a reload replaces the fields of `serving`
+  // (server.ts), possibly while this request waits for a file. Read after that wait, the new
+  // build's CDN cache stored the old function's answer, served until the build after
+  // (a record taken down kept answering 200 at its by-id URL).
+  const state: ChainState = { ...serving };
   const url = requestUrl(req, state.origin);
   if (!url) {
     res.writeHead(400, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });

@@ -73,7 +73,8 @@ const STALLED_TIMEOUT_MS = 60_000;
 /** The file a build renames last (its commit point). */
 const MANIFEST_NAME = 'manifest.json';
 
-async function loadState(options: ServeOptions, generation = 0): Promise<Omit<ChainState, 'origin'>> {
+/** One build loaded whole (file list, function bundle, netlify.toml, an empty CDN cache): what a reload swaps in. */
+export async function loadState(options: ServeOptions, generation = 0): Promise<Omit<ChainState, 'origin'>> {
   const dir = resolve(options.dir);
   const missing = async (path: string) => access(path).then(() => false, () => true);
   if (await missing(join(dir, 'site'))) {
