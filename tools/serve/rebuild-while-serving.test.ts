@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCatalogue } from '../build/build-catalogue.js';
-import { buildFixtureSite, FIXTURE_URLS, type FixtureSite } from '../testing/fixture-catalogue.js';
+import { buildFixtureSite, FIXTURE_URLS, fixtureId, fixtureImage, type FixtureSite } from '../testing/fixture-catalogue.js';
 import { closeClient, json, raw } from './http-client.test-helper.js';
 import { type ChainState, handleRequest } from './request-chain.js';
 import { loadState, type RunningServer, startServer } from './server.js';
@@ -146,6 +146,39 @@ describe('a reload that lands while a request is being answered', () => {
       expect(after.status).toBe(404);
     } finally {
       server.close();
+      await own.cleanup();
+    }
+  });
+});
+
+describe('a client paging while the catalogue changes (README, "Paging while the catalogue changes")', () => {
+  it('gets each page from the build deployed when it asks: with created_at_desc an added image repeats a record across pages, with created_at_asc it does not', async () => {
+    const own = await buildFixtureSite({ count: 5 });
+    const versions: (string | null)[] = [];
+    const serving = await startServer({ dir: own.distDir, port: 0, host: '127.0.0.1', netlifyToml: NETLIFY_TOML, onReload: ({ version }) => versions.push(version) });
+    type Page = { data: { id: string }[]; meta: { pagination: { total_items: number } } };
+    const page = async (sort: string, n: number) => json(await raw(serving.url, `/api/pepe?limit=2&sort=${sort}&page=${n}`)) as Page;
+    try {
+      const desc1 = await page('created_at_desc', 1);
+      const asc1 = await page('created_at_asc', 1);
+      const ascAll = (json(await raw(serving.url, '/api/pepe?limit=25&sort=created_at_asc')) as Page).data.map((r) => r.id);
+      // An image added as `pepe add` adds it: dated now, so the newest.
+      const { bytes, ext } = await fixtureImage(40);
+      await writeFile(join(own.contentDir, `added${ext}`), bytes);
+      await writeFile(join(own.contentDir, 'added.json'), JSON.stringify({ id: fixtureId('added'), description: 'added while a client pages', tags: null, created_at: new Date().toISOString() }));
+      const rebuilt = await buildCatalogue({ contentDir: own.contentDir, outDir: own.distDir, cacheDir: own.cacheDir, urls: FIXTURE_URLS });
+      expect(rebuilt.ok).toBe(true);
+      await expect.poll(() => versions.length, { timeout: 10_000 }).toBe(1);
+      const desc2 = await page('created_at_desc', 2);
+      const asc2 = await page('created_at_asc', 2);
+      expect(desc2.meta.pagination.total_items).toBe(desc1.meta.pagination.total_items + 1);
+      // Desc: the new image took the first place, so page 2 starts with page 1's last record.
+      expect(desc2.data[0]!.id).toBe(desc1.data[1]!.id);
+      // Asc: page 2 continues page 1 as the old build ordered it.
+      expect(asc1.data.map((r) => r.id)).toEqual(ascAll.slice(0, 2));
+      expect(asc2.data.map((r) => r.id)).toEqual(ascAll.slice(2, 4));
+    } finally {
+      await serving.close();
       await own.cleanup();
     }
   });
