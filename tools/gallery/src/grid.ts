@@ -39,6 +39,12 @@ export function createGrid(
   let nextPage = 1;
   let hasNext = false;
   let shown = 0;
+  /**
+   * Ids of the cards in the grid. Pages are asked one at a time, each from the catalogue
+   * deployed at that moment (README, "Paging while the catalogue changes"): after a deploy
+   * that added a pepe, the next page starts with the last card already shown.
+   */
+  let shownIds = new Set<string>();
   /** The status line after the last page that loaded, for a later page's failure to add to. */
   let loadedText = '';
   let controller: AbortController | null = null;
@@ -84,8 +90,11 @@ export function createGrid(
       return;
     }
     const page = result.value;
-    elements.list.append(...page.pepes.map((pepe, index) => card(pepe, page.page === 1 && index < EAGER_CARDS)));
-    shown += page.pepes.length;
+    // A card already in the grid is not added again (two cards for one pepe, and a count past the total).
+    const fresh = page.pepes.filter((pepe) => !shownIds.has(pepe.id));
+    for (const pepe of fresh) shownIds.add(pepe.id);
+    elements.list.append(...fresh.map((pepe, index) => card(pepe, page.page === 1 && index < EAGER_CARDS)));
+    shown += fresh.length;
     hasNext = page.hasNext;
     nextPage = page.page + 1;
     loadedText = statusText(current, page.found, page.totalItems, shown);
@@ -129,6 +138,7 @@ export function createGrid(
       nextPage = 1;
       hasNext = false;
       shown = 0;
+      shownIds = new Set();
       loading = false;
       elements.list.replaceChildren();
       elements.status.textContent = next.search.trim() ? `Searching for “${next.search.trim()}”…` : 'Loading pepes…';
