@@ -59,7 +59,9 @@ export function createHandler(data: CatalogueData, options: HandlerOptions = {})
     let path = '/';
     try {
       const url = new URL(request.url);
-      path = url.pathname;
+      // Decoded as route() decodes it, so that a 405 or 500 on `/v%31/pepe` has the error
+      // shape of variant B, the variant that path is routed to.
+      path = decodeUnreserved(url.pathname);
       const method = request.method.toUpperCase();
       if (method === 'OPTIONS') return preflight();
       if (method !== 'GET' && method !== 'HEAD') {

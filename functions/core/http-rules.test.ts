@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JSON_BROWSER_CACHE_CONTROL, JSON_NETLIFY_CDN_CACHE_CONTROL } from './cache-policy.js';
+import { ERROR_BROWSER_CACHE_CONTROL, ERROR_NETLIFY_CDN_CACHE_CONTROL, JSON_BROWSER_CACHE_CONTROL, JSON_NETLIFY_CDN_CACHE_CONTROL } from './cache-policy.js';
 import { createHandler } from './handler.js';
 import { call, idsNewestFirst, testCatalogue } from './test-catalogue.js';
 
@@ -45,6 +45,8 @@ describe('HTTP behaviour of every JSON answer', () => {
     const b = await call(handler, '/v1/pepe', { method });
     expect(b.status).toBe(405);
     expect(b.json).toMatchObject({ result: null, status: 'error', error: { code: 'METHOD_NOT_ALLOWED' } });
+    // The same path with an unreserved character percent-encoded is routed as variant B, so it errs like it.
+    expect((await call(handler, '/v%31/pepe', { method })).json).toEqual(b.json);
   });
 
   it('caches deterministic answers: strong ETag, short browser and long CDN lifetime', async () => {
@@ -73,9 +75,23 @@ describe('HTTP behaviour of every JSON answer', () => {
       expect(r.text).toBe('');
       expect(r.headers.get('etag')).toBe(etag);
       expect(r.headers.get('cache-control')).toBe(JSON_BROWSER_CACHE_CONTROL);
+      // No body, so no representation metadata about one (RFC 9110 15.4.5).
+      expect(r.headers.get('content-type')).toBeNull();
     }
     const stale = await call(handler, '/api/pepe?limit=3', { headers: { 'If-None-Match': '"stale"' } });
     expect(stale.status).toBe(200);
+  });
+
+  it('answers a 400 or 404 in full even when If-None-Match matches its ETag (a condition only turns a 2xx into 304)', async () => {
+    for (const path of ['/api/nope', '/api/pepe?limit=99', `/v1/pepe/${id.replace(/.$/, 'x')}`, '/api/pepe/00000000-0000-4000-8000-000000000000']) {
+      const first = await call(handler, path);
+      expect(first.status, path).toBeGreaterThanOrEqual(400);
+      for (const header of [first.headers.get('etag')!, '*']) {
+        const r = await call(handler, path, { headers: { 'If-None-Match': header } });
+        expect(r.status, `${path} ${header}`).toBe(first.status);
+        expect(r.text, `${path} ${header}`).toBe(first.text);
+      }
+    }
   });
 
   it('never answers 304 to a random answer, seeded or not', async () => {
@@ -93,6 +109,9 @@ describe('HTTP behaviour of every JSON answer', () => {
       expect(r.status, path).toBe(404);
       expect(r.json.data).toBeNull();
       expect(r.json.error.code).toBe('NOT_FOUND');
+      // Deterministic, so cached briefly (a hot bad URL need not reach the function each time).
+      expect(r.headers.get('cache-control'), path).toBe(ERROR_BROWSER_CACHE_CONTROL);
+      expect(r.headers.get('netlify-cdn-cache-control'), path).toBe(ERROR_NETLIFY_CDN_CACHE_CONTROL);
     }
   });
 
@@ -108,5 +127,10 @@ describe('HTTP behaviour of every JSON answer', () => {
     expect(r.text).not.toMatch(/format|search|\.ts|at /);
     const b = await call(broken, '/v1/pepe?search=smug');
     expect(b.json).toMatchObject({ result: null, status: 'error', error: { code: 'INTERNAL_SERVER_ERROR' } });
+    expect((await call(broken, '/v%31/pepe?search=smug')).json).toEqual(b.json);
+    const head = await call(broken, '/api/pepe?search=smug', { method: 'HEAD' });
+    expect(head.status).toBe(500);
+    expect(head.text).toBe('');
+    expect(head.headers.get('cache-control')).toBe('no-store');
   });
 });

@@ -229,7 +229,7 @@ describe('variant A by id', () => {
 
   it('routes a path whose unreserved characters are percent-encoded like the plain path (RFC 3986)', async () => {
     const plain = await call(handler, '/api/pepe?limit=2');
-    for (const path of ['/api/%70epe?limit=2', '/api/pep%65?limit=2', '/%61pi/pepe?limit=2', '/api/public/pepe%73?limit=2']) {
+    for (const path of ['/api/%70epe?limit=2', '/api/pep%65?limit=2', '/%61pi/pepe?limit=2', '/api/public/pepe%73?limit=2', '/api/pepe%5Fimage?limit=2', '/api/pepe%5fimage?limit=2']) {
       const encoded = await call(handler, path);
       expect(encoded.status, path).toBe(200);
       expect(encoded.text, path).toBe(plain.text);
