@@ -345,6 +345,15 @@ describe('HTTP rules', () => {
     }
   });
 
+  it('answers OPTIONS on an image or the gallery with 204, Allow and no body', async () => {
+    for (const path of [`/images/${record.id}${record.file_ext}`, '/']) {
+      const res = await raw(base, path, { method: 'OPTIONS' });
+      expect(res.status, path).toBe(204);
+      expect(res.headers['allow'], path).toBe('GET, HEAD, OPTIONS');
+      expect(res.body.length, path).toBe(0);
+    }
+  });
+
   it('refuses other methods with 405 and Allow: the API envelope under /api, plain on static files', async () => {
     const api = await raw(base, `/api/pepe/${record.id}`, { method: 'POST' });
     expect(api.status).toBe(405);
@@ -368,6 +377,22 @@ describe('HTTP rules', () => {
       expect(again.headers['etag'], path).toBe(etag);
       const other = await raw(base, path, { headers: { 'if-none-match': '"something-else"' } });
       expect(other.status, path).toBe(200);
+      // The weak comparison and `*` (any current representation), as RFC 9110 13.1.2 has them.
+      for (const header of [`W/${etag}`, `"something-else", ${etag}`, '*']) {
+        expect((await raw(base, path, { headers: { 'if-none-match': header } })).status, `${path} ${header}`).toBe(304);
+      }
+    }
+  });
+
+  it('answers a 404 in full whatever If-None-Match says (a condition only turns a 2xx into 304)', async () => {
+    for (const path of ['/nothing', `/images/${UNKNOWN_ID}.png`, '/api/nope', `/api/pepe/${UNKNOWN_ID}`]) {
+      const first = await raw(base, path);
+      expect(first.status, path).toBe(404);
+      for (const header of [first.headers['etag'] as string | undefined, '*'].filter((h) => h !== undefined)) {
+        const again = await raw(base, path, { headers: { 'if-none-match': header } });
+        expect(again.status, `${path} ${header}`).toBe(404);
+        expect(again.body.equals(first.body), `${path} ${header}`).toBe(true);
+      }
     }
   });
 
@@ -418,6 +443,9 @@ describe('HTTP rules', () => {
       expect(packed.headers['etag'], path).not.toBe(plain.headers['etag']);
       const revalidated = await raw(base, path, { headers: { 'accept-encoding': encoding, 'if-none-match': packed.headers['etag'] as string } });
       expect(revalidated.status, path).toBe(304);
+      // A 304 has no body, so nothing is encoded: no Content-Encoding (RFC 9110 15.4.5), but the ETag of the form the client holds.
+      expect(revalidated.headers['content-encoding'], path).toBeUndefined();
+      expect(revalidated.headers['etag'], path).toBe(packed.headers['etag']);
     }
   });
 
