@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_URLS } from '../testing/fixture-catalogue.js';
 import { createHash } from 'node:crypto';
-import { catalogueVersion, createManifest, type Manifest, manifestJson, sameHeader, stableJson } from './manifest.js';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { catalogueVersion, createManifest, type Manifest, MANIFEST_FILE, manifestJson, readManifest, readManifestSync, sameHeader, stableJson } from './manifest.js';
+import { makeTempDir } from '../testing/temp-dir.js';
 
 const entries = new Map([
   ['site/v1/pepe/b', { sha256: 'bb', size: 2 }],
@@ -46,5 +49,38 @@ describe('manifest serialisation', () => {
     expect(sameHeader(a, createManifest(entries, FIXTURE_URLS, { records: 1, images: 1 }))).toBe(true);
     expect(sameHeader(a, createManifest(entries, { ...FIXTURE_URLS, cdnUrl: 'https://cdn.example' }, { records: 1, images: 1 }))).toBe(false);
     expect(sameHeader(a, createManifest(entries, FIXTURE_URLS, { records: 2, images: 1 }))).toBe(false);
+    expect(sameHeader(a, { ...a, version: 'other' })).toBe(false);
+  });
+
+  it('sorts the paths whatever order the build found them in', () => {
+    // Every order, including strictly descending (the already-sorted check compares neighbours).
+    const sorted = createManifest(new Map([['a', { sha256: '1', size: 1 }], ['b', { sha256: '2', size: 2 }]]), FIXTURE_URLS, { records: 0, images: 0 });
+    const reversed = createManifest(new Map([['b', { sha256: '2', size: 2 }], ['a', { sha256: '1', size: 1 }]]), FIXTURE_URLS, { records: 0, images: 0 });
+    expect(Object.keys(reversed.files)).toEqual(['a', 'b']);
+    expect(manifestJson(reversed)).toBe(manifestJson(sorted));
+    expect(catalogueVersion({ b: { sha256: '2', size: 2 }, a: { sha256: '1', size: 1 } })).toBe(sorted.version);
+  });
+});
+
+describe('reading the previous manifest', () => {
+  it('reads a manifest of ours and treats any other file as no manifest (no reuse from it)', async () => {
+    const temp = await makeTempDir('pepe-manifest-test-');
+    try {
+      const manifest = createManifest(entries, FIXTURE_URLS, { records: 1, images: 1 });
+      await writeFile(join(temp.path, MANIFEST_FILE), manifestJson(manifest));
+      expect((await readManifest(temp.path))?.version).toBe(manifest.version);
+      expect(readManifestSync(temp.path)?.version).toBe(manifest.version);
+      // Another format (a later version of the tool) describes files this build cannot trust.
+      await writeFile(join(temp.path, MANIFEST_FILE), manifestJson(manifest).replace('"format": 1', '"format": 2'));
+      expect(await readManifest(temp.path)).toBeNull();
+      expect(readManifestSync(temp.path)).toBeNull();
+      for (const text of ['{"format": 1}', 'null', '{"format": 1, "files": ']) {
+        await writeFile(join(temp.path, MANIFEST_FILE), text);
+        expect(await readManifest(temp.path), text).toBeNull();
+        expect(readManifestSync(temp.path), text).toBeNull();
+      }
+    } finally {
+      await temp.cleanup();
+    }
   });
 });

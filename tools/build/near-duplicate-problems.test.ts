@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findNearDuplicates } from '../dupes/near-duplicates.js';
+import { DEFAULT_PHASH_THRESHOLD, findNearDuplicates } from '../dupes/near-duplicates.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 import type { AnalysedItem } from './analyse-content.js';
-import { dupeItems, nearDuplicatePairs } from './near-duplicate-problems.js';
+import { dupeItems, nearDuplicatePairs, nearDuplicateProblems } from './near-duplicate-problems.js';
 
 let temp: TempDir;
 beforeEach(async () => {
@@ -29,12 +29,14 @@ function noise(seed: number, length: number): Uint8Array {
 const hex = (seed: number) => Array.from(noise(seed + 1000, 8), (b) => b.toString(16).padStart(2, '0')).join('');
 const uuid = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
 let thumbReads = 0;
+/** `phash` with its lowest `bits` bits flipped: that many bits away. */
+const flipBits = (phash: string, bits: number) => (BigInt(`0x${phash}`) ^ ((1n << BigInt(bits)) - 1n)).toString(16).padStart(16, '0');
 
 /** An item whose picture is `picture` (same thumbnail and phash = a near-duplicate of any other item with it). */
-function item(n: number, picture: number, options: { distinctFrom?: string[]; phashOf?: number } = {}): AnalysedItem {
+function item(n: number, picture: number, options: { distinctFrom?: string[]; phashOf?: number; phash?: string } = {}): AnalysedItem {
   const thumb = noise(picture + 1, 32 * 32 * 3);
   return {
-    record: { id: uuid(n), file_ext: '.png', file_size: 1, tags: null, description: null, phash: hex(options.phashOf ?? picture), created_at: '2020-01-01T00:00:00.000Z', updated_at: '2020-01-01T00:00:00.000Z', width: 64, height: 64, blurhash: 'x' },
+    record: { id: uuid(n), file_ext: '.png', file_size: 1, tags: null, description: null, phash: options.phash ?? hex(options.phashOf ?? picture), created_at: '2020-01-01T00:00:00.000Z', updated_at: '2020-01-01T00:00:00.000Z', width: 64, height: 64, blurhash: 'x' },
     file: `img-${String(n).padStart(3, '0')}.png`,
     abs: `/nowhere/${n}.png`,
     sha256: `sha-${n}-${picture}`,
@@ -90,5 +92,53 @@ describe('near-duplicate pairs from the cache', () => {
     await nearDuplicatePairs([item(1, 1), item(2, 1)], cache);
     const other = Array.from({ length: 30 }, (_, n) => item(n + 10, n % 15));
     expect(await nearDuplicatePairs(other, cache)).toEqual(findNearDuplicates(dupeItems(other)));
+  });
+
+  it('finds the partner of a changed item at exactly the threshold distance, as a full detection does', async () => {
+    const cache = { dir: temp.path, write: true };
+    const base = Array.from({ length: 10 }, (_, n) => item(n, n));
+    expect(await nearDuplicatePairs(base, cache)).toEqual([]);
+    // A new copy of picture 3 whose phash is DEFAULT_PHASH_THRESHOLD bits from the original's: the last distance a candidate may have.
+    const next = [...base, item(20, 3, { phash: flipBits(hex(3), DEFAULT_PHASH_THRESHOLD) })];
+    const full = findNearDuplicates(dupeItems(next));
+    expect(full.map((p) => [p.a.file, p.b.file, p.distance])).toEqual([['img-003.png', 'img-020.png', DEFAULT_PHASH_THRESHOLD]]);
+    expect(await nearDuplicatePairs(next, cache)).toEqual(full);
+  });
+
+  it('does not build on pairs cached by other detection code', async () => {
+    const cache = { dir: temp.path, write: true };
+    const items = Array.from({ length: 10 }, (_, n) => item(n, n));
+    const pairsPath = join(temp.path, 'near-duplicates.json');
+    const itemsPath = join(temp.path, 'near-duplicates-items.json');
+    // A pair between two unchanged items, as a looser detector (an older tools/dupes/) might have cached it.
+    const planted = { a: { id: uuid(1), file: 'img-001.png' }, b: { id: uuid(2), file: 'img-002.png' }, distance: 9 };
+    const plantCache = async (code?: string) => {
+      await nearDuplicatePairs(items, cache);
+      const pairs = JSON.parse(await readFile(pairsPath, 'utf8'));
+      const inputs = JSON.parse(await readFile(itemsPath, 'utf8'));
+      await writeFile(pairsPath, JSON.stringify({ ...pairs, pairs: [planted] }));
+      await writeFile(itemsPath, JSON.stringify({ ...inputs, code: code ?? inputs.code }));
+    };
+    const next = [...items, item(30, 30)];
+    // Same code: the cached verdict on unchanged items is trusted (what makes the next check meaningful).
+    await plantCache();
+    expect(await nearDuplicatePairs(next, cache)).toEqual([planted]);
+    await plantCache('another detector');
+    expect(await nearDuplicatePairs(next, cache)).toEqual(findNearDuplicates(dupeItems(next)));
+    expect(findNearDuplicates(dupeItems(next))).toEqual([]);
+  });
+});
+
+describe('near-duplicate problems', () => {
+  it('names both files and tells which sidecar the distinct_from goes into', async () => {
+    const problems = await nearDuplicateProblems([item(1, 1), item(2, 1)], 'warning');
+    expect(problems).toEqual([
+      {
+        severity: 'warning',
+        code: 'near-duplicate',
+        file: 'img-001.png',
+        message: `looks like the same picture as img-002.png (id ${uuid(2)}, distance 0): remove one of them, or if they are knowingly different pictures add "distinct_from": ["${uuid(2)}"] to img-001.json`,
+      },
+    ]);
   });
 });

@@ -43,6 +43,29 @@ describe('parseSidecar', () => {
     expect(parseSidecar('frogs/a.json', JSON.stringify({ ...valid, distinct_from: [] }, null, 2)).ok).toBe(true);
   });
 
+  it('reads escaped quotes inside a string as part of the string, not as a key', () => {
+    // The repeated-key scan must skip an escaped quote (\") inside a value: read as the string's end, the text
+    // after it ("id") would look like a second "id" key and refuse a valid sidecar.
+    expect(parse({ ...valid, description: 'a", "id' }).ok).toBe(true);
+    expect(parse({ ...valid, description: 'ends with a backslash \\' }).ok).toBe(true);
+  });
+
+  it('accepts created_at up to the last instant of year 9999 in UTC and from year 0000 on', () => {
+    expect(parse({ ...valid, created_at: '9999-12-31T23:59:59Z' }).ok).toBe(true);
+    expect(parse({ ...valid, created_at: '0000-01-01T00:00:00Z' }).ok).toBe(true);
+    // One minute before year 0000 in UTC: written "-000001-…" by toISOString.
+    expect(parse({ ...valid, created_at: '0000-01-01T00:00:00+00:01' }).ok).toBe(false);
+  });
+
+  it('shows at most 80 characters of a bad value in its message', () => {
+    const result = parse({ ...valid, tags: 'x'.repeat(500) });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    const message = result.problems[0]!.message;
+    expect(message).toContain(`"${'x'.repeat(76)}...`);
+    expect(message).not.toContain('x'.repeat(78));
+  });
+
   it('reads a sidecar saved with a UTF-8 byte order mark', () => {
     expect(parseSidecar('frogs/a.json', `\uFEFF${JSON.stringify(valid)}`)).toEqual(parse(valid));
   });

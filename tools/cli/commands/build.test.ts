@@ -52,14 +52,18 @@ describe('pepe build', () => {
     // A name from a pull request: the escapes would erase the line above on a reviewer's terminal.
     await writeFile(join(bad, '\u001b[1A\u001b[2Kall-good.txt'), 'x');
     await writeFile(join(bad, 'two\nlines.txt'), 'x');
+    // U+009B is the one-byte (C1) form of ESC [, which terminals that read C1 controls obey too.
+    await writeFile(join(bad, '\u009b1Ac1.txt'), 'x');
     const io = captureIo({ cwd: temp.path });
     expect(await runMain(['check', '--content', 'control-names'], io)).toBe(1);
     const lines = io.err().trimEnd().split('\n');
-    expect(lines.filter((line) => line.startsWith('error: '))).toEqual([
+    expect(lines.filter((line) => line.startsWith('error: ')).sort()).toEqual([
       'error: \\u001b[1A\\u001b[2Kall-good.txt: ".txt" is not a supported image format: convert it to PNG, JPEG, GIF, WebP or AVIF, or remove it [unsupported-format]',
+      'error: \\u009b1Ac1.txt: ".txt" is not a supported image format: convert it to PNG, JPEG, GIF, WebP or AVIF, or remove it [unsupported-format]',
       'error: two\\nlines.txt: its name holds a line break: rename it [line-break-in-name]',
     ]);
     expect(io.err()).not.toContain('\u001b');
+    expect(io.err()).not.toContain('\u009b');
   });
 
   it('exits 2 on an unknown flag or an invalid URL, with usage', async () => {
