@@ -4,6 +4,7 @@
  * conditional headers and always returns MD5 ETags.
  */
 import { DeleteObjectsCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
@@ -114,5 +115,92 @@ describe('without MD5 ETags (SSE-KMS-like buckets)', () => {
     expect(byMetadata.plan!.uploads.map((o) => o.key)).toEqual(['_build/manifest.json']);
     // The marker, then each object's x-amz-meta-sha256, then (no manifest: no headers fingerprint) its Content-Type and Cache-Control.
     expect(heads() - before.heads).toBe(1 + 2 * byMetadata.counts.skipped);
+  });
+});
+
+describe('a damaged publish state (_build/publish-state.json)', () => {
+  it('restarts the clock of an entry with no readable time and ignores a deleted-image hash that is none, rather than failing the run or refusing the image', async () => {
+    const first = await freshDist(3);
+    const store = new MemoryS3('pepe-cond');
+    const now = new Date('2030-06-01T12:00:00Z');
+    const run = (dir: string) => publishBuild({ bucket: 'pepe-cond', dir, netlifyToml: NETLIFY_TOML, deleteStale: true }, { client: store, now: () => now });
+    expect((await run(first.dir)).ok).toBe(true);
+    // Record 2 removed: its by-id answers go at once, its image waits for a run that sees no stale document.
+    const second = await freshDist(2);
+    expect((await run(second.dir)).ok).toBe(true);
+    const removed = first.records[2]!;
+    const removedImage = `images/${removed.id}${removed.ext}`;
+    expect(store.objects.has(removedImage)).toBe(true);
+
+    const added = syntheticRecords(1, 'added')[0]!;
+    const addedImage = `images/${added.id}${added.ext}`;
+    // Hand-edited or torn: a time that is no time, a hash that is no sha256.
+    const damaged = { format: 1, retired: { [removedImage]: 'yesterday' }, gone: { [addedImage]: 'not a sha256' } };
+    await store.send(new PutObjectCommand({ Bucket: 'pepe-cond', Key: '_build/publish-state.json', Body: Buffer.from(JSON.stringify(damaged)) }));
+    const third = join(temp.path, `d${n++}`);
+    await writeSyntheticDist(third, [...syntheticRecords(2), added]);
+    const result = await run(third);
+    expect(result.problems).toEqual([]);
+    expect(result.ok).toBe(true);
+    expect(store.objects.has(addedImage)).toBe(true);
+    expect(result.plan!.kept.map((k) => k.key)).toEqual([removedImage]);
+    const state = JSON.parse(store.objects.get('_build/publish-state.json')!.bytes.toString()) as { retired: Record<string, string>; gone?: Record<string, string> };
+    expect(state.retired).toEqual({ [removedImage]: now.toISOString() });
+    expect(state.gone).toBeUndefined();
+  });
+});
+
+describe('which objects the bucket manifest may vouch for', () => {
+  it('uploads again a document written in the same second as the bucket manifest (S3 times are whole seconds: it may come from a later, interrupted run)', async () => {
+    const { dir, records } = await freshDist(3);
+    const store = new MemoryS3('pepe-cond');
+    expect((await publish(dir, store)).ok).toBe(true);
+    // An interrupted later run replaced a by-id answer within the manifest's own second, then stopped.
+    const key = `api/pepe/${records[0]!.id}`;
+    const good = store.objects.get(key)!.bytes;
+    await store.send(new PutObjectCommand({ Bucket: 'pepe-cond', Key: key, Body: Buffer.from('{"from":"the interrupted run"}') }));
+    store.objects.get(key)!.lastModified = store.objects.get('_build/manifest.json')!.lastModified;
+    const result = await publishBuild({ bucket: 'pepe-cond', dir, netlifyToml: NETLIFY_TOML, verify: true }, { client: store });
+    expect(result.ok).toBe(true);
+    expect(result.plan!.uploads.map((o) => o.key)).toContain(key);
+    expect(store.objects.get(key)!.bytes.equals(good)).toBe(true);
+  });
+
+  it('accepts an image some other tool uploaded with the same bytes (no sha256 metadata, opaque ETag) by hashing its bytes', async () => {
+    const { dir, records } = await freshDist(2);
+    const store = new MemoryS3('pepe-cond', { opaqueEtags: true });
+    const r = records[0]!;
+    const key = `images/${r.id}${r.ext}`;
+    await store.send(new PutObjectCommand({ Bucket: 'pepe-cond', Key: key, Body: r.image }));
+    const result = await publish(dir, store);
+    expect(result.problems).toEqual([]);
+    expect(result.ok).toBe(true);
+    // Its bytes are the build's; only its Content-Type and Cache-Control (none were stored) are written again.
+    expect(result.plan!.uploads.find((o) => o.key === key)?.reason).toBe('metadata');
+    expect(store.objects.get(key)!.bytes.equals(r.image)).toBe(true);
+  });
+});
+
+describe('headers changed in netlify.toml, bytes unchanged', () => {
+  it('writes an object again when only its Content-Type changed, and uploads one that vanished since the manifest was written', async () => {
+    const { dir, records } = await freshDist(3);
+    const store = new MemoryS3('pepe-cond');
+    expect((await publish(dir, store)).ok).toBe(true);
+    const png = records.find((r) => r.ext === '.png')!;
+    const pngKey = `images/${png.id}.png`;
+    const byId = `api/pepe/${records[1]!.id}`;
+    await store.send(new DeleteObjectsCommand({ Bucket: 'pepe-cond', Delete: { Objects: [{ Key: byId }] } }));
+    // Only a Content-Type changes: the Cache-Control of every object stays what it was.
+    const toml = join(temp.path, `netlify-${n++}.toml`);
+    const text = await readFile(NETLIFY_TOML, 'utf8');
+    expect(text).toContain('Content-Type = "image/png"');
+    await writeFile(toml, text.replace('Content-Type = "image/png"', 'Content-Type = "image/apng"'));
+    const result = await publishBuild({ bucket: 'pepe-cond', dir, netlifyToml: toml }, { client: store });
+    expect(result.ok).toBe(true);
+    const reasons = Object.fromEntries(result.plan!.uploads.map((o) => [o.key, o.reason]));
+    expect(reasons[pngKey]).toBe('metadata');
+    expect(store.objects.get(pngKey)!.contentType).toBe('image/apng');
+    expect(reasons[byId]).toBe('new');
+    expect(store.objects.has(byId)).toBe(true);
   });
 });

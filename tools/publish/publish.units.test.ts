@@ -65,6 +65,14 @@ describe('keys and metadata', () => {
     const none = () => ({});
     expect(metadataFor('site/api/other/x', none, () => '{"a":1}')).toEqual({ contentType: 'application/json; charset=utf-8', cacheControl: JSON_OBJECT_STORAGE_CACHE_CONTROL });
     expect(metadataFor('site/blob', none, () => 'plain').contentType).toBe('application/octet-stream');
+    // Leading whitespace before the JSON (a pretty-printer's newline) does not hide it.
+    expect(metadataFor('site/api/other/y', none, () => '\n  [1]').contentType).toBe('application/json; charset=utf-8');
+  });
+
+  it('takes the Content-Type of an extension in any letter case', () => {
+    const none = () => ({});
+    expect(metadataFor('site/gallery/NOTES.TXT', none, () => '').contentType).toBe('text/plain; charset=utf-8');
+    expect(metadataFor('_build/REPORT.Json', none, () => '').contentType).toBe('application/json; charset=utf-8');
   });
 
   it('overrides the Netlify JSON and image Cache-Control for object storage', () => {
