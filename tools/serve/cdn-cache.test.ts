@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CdnCache, cdnLifetimeSeconds } from './cdn-cache.js';
+import { CdnCache, cdnLifetimeSeconds, MAX_CDN_CACHE_ENTRY_BYTES } from './cdn-cache.js';
 
 const durable = { 'netlify-cdn-cache-control': 'public, durable, s-maxage=300' };
 
@@ -41,5 +41,31 @@ describe('CdnCache', () => {
     expect(cache.get('/b')).toBeNull();
     expect(cache.get('/a')).not.toBeNull();
     expect(cache.get('/c')).not.toBeNull();
+  });
+
+  it('fills its byte budget exactly before dropping anything', () => {
+    const cache = new CdnCache(8);
+    cache.store('/a', 200, durable, Buffer.alloc(4));
+    cache.store('/b', 200, durable, Buffer.alloc(4));
+    expect(cache.get('/a')).not.toBeNull();
+    expect(cache.get('/b')).not.toBeNull();
+  });
+
+  it('gives back the bytes of an answer that expired', () => {
+    const cache = new CdnCache(8);
+    cache.store('/old', 200, durable, Buffer.alloc(8), 0);
+    expect(cache.get('/old', 300_000)).toBeNull();
+    // Were /old still counted, the budget would be spent and /a dropped for /b.
+    cache.store('/a', 200, durable, Buffer.alloc(4), 300_000);
+    cache.store('/b', 200, durable, Buffer.alloc(4), 300_000);
+    expect(cache.get('/a', 300_001)).not.toBeNull();
+    expect(cache.get('/b', 300_001)).not.toBeNull();
+  });
+
+  it('does not keep a single answer larger than MAX_CDN_CACHE_ENTRY_BYTES', () => {
+    const cache = new CdnCache();
+    expect(cache.store('/big', 200, durable, Buffer.alloc(MAX_CDN_CACHE_ENTRY_BYTES + 1))).toBeNull();
+    expect(cache.get('/big')).toBeNull();
+    expect(cache.store('/fits', 200, durable, Buffer.alloc(MAX_CDN_CACHE_ENTRY_BYTES))).not.toBeNull();
   });
 });

@@ -40,7 +40,7 @@ export interface CachedAnswer {
 /** Total bytes of cached bodies (compressed forms come on top, at most twice this); past it the least recently used answers go. */
 const MAX_CDN_CACHE_BYTES = 32 * 1024 * 1024;
 /** A single answer above this is not cached (no API answer comes close). */
-const MAX_CDN_CACHE_ENTRY_BYTES = 1024 * 1024;
+export const MAX_CDN_CACHE_ENTRY_BYTES = 1024 * 1024;
 
 /**
  * The function's headers as the edge forwards them to the client: without

@@ -13,6 +13,9 @@ describe('negotiateEncoding', () => {
     ['*', 'br'],
     ['br;q=0, *', 'gzip'],
     ['GZIP', 'gzip'],
+    // "Anything but these" set to weight 0 refuses every coding but identity.
+    ['*;q=0', null],
+    ['identity, *;q=0', null],
   ])('%j → %j', (header, expected) => {
     expect(negotiateEncoding(header)).toBe(expected);
   });
@@ -30,5 +33,7 @@ describe('varyWithEncoding', () => {
     expect(varyWithEncoding(null)).toBe('Accept-Encoding');
     expect(varyWithEncoding('Origin')).toBe('Origin, Accept-Encoding');
     expect(varyWithEncoding('origin, accept-encoding')).toBe('origin, accept-encoding');
+    // "*" already says the answer varies with anything: adding a field to it is meaningless.
+    expect(varyWithEncoding('*')).toBe('*');
   });
 });
