@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { locateJsonSyntaxError } from './json-syntax-error.js';
 import { error, type Problem } from './problems.js';
 
 /**
@@ -197,16 +198,27 @@ function repeatedTopLevelKeys(text: string): string[] {
   return [...repeated];
 }
 
+/**
+ * Where the syntax breaks, as an editor shows it (`at line 4, column 14: found "]" right after
+ * a comma …`); JSON.parse's own message only if the locator, unexpectedly, finds no fault.
+ */
+function invalidJsonMessage(json: string, cause: unknown): string {
+  const located = locateJsonSyntaxError(json);
+  if (located) return `not valid JSON at line ${located.line}, column ${located.column}: ${located.reason}; fix the syntax`;
+  const detail = cause instanceof Error ? cause.message : String(cause);
+  return `not valid JSON (${detail}): fix the syntax`;
+}
+
 /** Parses and normalises one sidecar's text; `file` is the content-relative path used in problems. */
 export function parseSidecar(file: string, text: string): SidecarResult {
+  // A UTF-8 byte order mark (some Windows editors write one) is not JSON, but it is not a
+  // mistake worth a failed build either. Lines and columns are counted after it, as editors do.
+  const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   let data: unknown;
   try {
-    // A UTF-8 byte order mark (some Windows editors write one) is not JSON, but it is not a
-    // mistake worth a failed build either.
-    data = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    data = JSON.parse(json);
   } catch (cause) {
-    const detail = cause instanceof Error ? cause.message : String(cause);
-    return { ok: false, problems: [error('invalid-json', `not valid JSON (${detail}): fix the syntax`, file)] };
+    return { ok: false, problems: [error('invalid-json', invalidJsonMessage(json, cause), file)] };
   }
   const repeated = data !== null && typeof data === 'object' && !Array.isArray(data) ? repeatedTopLevelKeys(text) : [];
   if (repeated.length > 0) {
