@@ -7,6 +7,7 @@ import { readlink, realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import fg from 'fast-glob';
 import { folderProblem } from './file-in-the-way.js';
+import { shellWord, shownPath } from './shell-path.js';
 import { error, type Problem } from './problems.js';
 import type { StatKey } from './stat-keyed-map.js';
 import { unreadableProblem } from './unreadable.js';
@@ -116,15 +117,6 @@ function listEntries(root: string): { path: string; stats: EntryStat }[] {
 
 /** Line terminators: JavaScript's `.` (and so fast-glob's `**`) stops at each of them. */
 const LINE_BREAK = /[\n\r\u2028\u2029]/;
-
-/** A path for a shell: bare when it holds only safe characters, else single-quoted. */
-const shellWord = (text: string): string => (/^[\w./@%+=:,-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`);
-
-/** How a maintainer in the current folder names `abs`: relative when below it, else absolute. */
-function shownPath(abs: string): string {
-  const rel = relative(process.cwd(), abs);
-  return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? abs : rel;
-}
 
 /**
  * The `pepe add` command that gives an image in the content folder its sidecar, runnable as

@@ -1,6 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fixtureImage, fixtureContentFolder } from '../../testing/fixture-catalogue.js';
@@ -103,5 +105,33 @@ describe('pepe add on an image in the content folder with a same-named twin', ()
     expect(await runMain(['add', 'twins/twin.png', '--content', 'twins'], io)).toBe(1);
     expect(io.err()).toMatch(/^error: ".*\/twins\/twin\.png" and "twin\.jpg" beside it would share the sidecar "twin\.json": rename one of them first \[name-collision\]$/m);
     expect(await snapshotDir(dir)).toEqual(before);
+  });
+});
+
+describe('pepe add in a git checkout', () => {
+  it('prints the git add that stages every image and sidecar it wrote, runnable as printed from the current folder', async () => {
+    const repo = join(temp.path, 'checkout');
+    await cp(content, join(repo, 'content'), { recursive: true });
+    // The project's own ignore rules: the build cache that pepe add updates is never staged.
+    await cp(fileURLToPath(new URL('../../../.gitignore', import.meta.url)), join(repo, '.gitignore'));
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: repo, encoding: 'utf8' });
+    git('init', '-q');
+    git('add', '.');
+    git('commit', '-q', '-m', 'catalogue');
+    // From a maintainer's downloads: odd names, and one image already in the content folder, under its own name.
+    await writeFile(join(temp.path, 'Smug FROG.JPG'), await sharp((await fixtureImage(49)).bytes).jpeg().toBuffer());
+    await writeFile(join(repo, 'content', "Pepe's café.png"), await sharp((await fixtureImage(50)).bytes).png().toBuffer());
+    const io = captureIo({ cwd: repo });
+    expect(await runMain(['add', '../Smug FROG.JPG', "content/Pepe's café.png", '--into', 'new'], io), io.err()).toBe(0);
+    const printed = io.out().split('\n').find((line) => line.startsWith('to commit: '));
+    expect(printed).toBe(`to commit: git add -- content/new/smug-frog.jpg content/new/smug-frog.json 'content/Pepe'\\''s café.png' 'content/Pepe'\\''s café.json'`);
+    execFileSync('sh', ['-c', printed!.slice('to commit: '.length)], { cwd: repo });
+    // Everything pepe add wrote is staged, nothing is left untracked.
+    expect(git('status', '--porcelain', '-z').split('\0').filter(Boolean).sort()).toEqual([
+      "A  content/Pepe's café.json",
+      "A  content/Pepe's café.png",
+      'A  content/new/smug-frog.jpg',
+      'A  content/new/smug-frog.json',
+    ]);
   });
 });

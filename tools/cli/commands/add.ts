@@ -3,6 +3,7 @@ import { addImages, checkInto } from '../../build/add-images.js';
 import { parseFlags } from '../args.js';
 import { contentPaths } from '../content-flags.js';
 import { type Command, UsageError } from '../io.js';
+import { shellWord, shownPath } from '../../build/shell-path.js';
 import { printProblems } from '../print-results.js';
 
 const usage = `Usage: pepe add FILE... [options]
@@ -13,6 +14,7 @@ An image already inside the content folder (one a build reports without a sideca
 where it is, under its name: only its sidecar is written, beside it.
 Every file is validated first; if any is refused (unsupported, undecodable, truncated, or a
 near-duplicate of an image already there or in the same call), nothing is written.
+Then prints the \`git add\` that stages every image and sidecar it wrote.
 
 Options:
   --content DIR         content folder (default: content)
@@ -24,6 +26,18 @@ Options:
 
 Exit status: 0 imported, 1 refused (nothing written), 2 usage errors.
 `;
+
+/**
+ * What to commit: the catalogue changes through git, and a maintainer who commits only the
+ * images (or only the sidecars) gets a pull request whose CI check fails. Each image and its
+ * sidecar, as paths from the current folder (the `added` lines name them inside the content
+ * folder), quoted for a shell; the image too when it was already there: it may be untracked,
+ * and adding a tracked, unchanged file does nothing.
+ */
+function gitAddLine(contentDir: string, added: readonly { file: string; sidecar: string }[], cwd: string): string {
+  const paths = added.flatMap(({ file, sidecar }) => [file, sidecar]).map((rel) => shellWord(shownPath(resolve(contentDir, rel), cwd)));
+  return `to commit: git add -- ${paths.join(' ')}`;
+}
 
 export default {
   name: 'add',
@@ -38,8 +52,9 @@ export default {
     if (positionals.length === 0) throw new UsageError('name at least one image file to add');
     const intoProblem = checkInto(values.into);
     if (intoProblem) throw new UsageError(intoProblem.message);
+    const { contentDir } = contentPaths(values, io.cwd);
     const result = await addImages({
-      contentDir: contentPaths(values, io.cwd).contentDir,
+      contentDir,
       files: positionals.map((file) => resolve(io.cwd, file)),
       ...(values.into !== undefined ? { into: values.into } : {}),
       tags: values.tags === undefined ? null : values.tags.split(','),
@@ -48,6 +63,7 @@ export default {
     });
     printProblems(io, result.problems);
     for (const added of result.added) io.stdout(`added ${added.file} (id ${added.id})\n`);
+    if (result.added.length > 0) io.stdout(`${gitAddLine(contentDir, result.added, io.cwd)}\n`);
     if (!result.ok) io.stderr('nothing was added\n');
     return result.ok ? 0 : 1;
   },

@@ -128,7 +128,7 @@ describe('pepe add', () => {
     const code = await runMain(['add', 'Très Smug Pepe!.png', '--content', 'add-content', '--into', 'new', '--tags', 'Smug, happy,smug', '--description', ' hi '], io);
     expect(io.err()).toBe('');
     expect(code).toBe(0);
-    expect(io.out()).toMatch(/^added new\/tres-smug-pepe\.png \(id [0-9a-f-]{36}\)\n$/);
+    expect(io.out()).toMatch(/^added new\/tres-smug-pepe\.png \(id [0-9a-f-]{36}\)\nto commit: git add -- add-content\/new\/tres-smug-pepe\.png add-content\/new\/tres-smug-pepe\.json\n$/);
     const sidecar = JSON.parse(await readFile(join(dir, 'new', 'tres-smug-pepe.json'), 'utf8'));
     expect(sidecar).toMatchObject({ description: 'hi', tags: ['smug', 'happy'] });
     expect(Date.now() - Date.parse(sidecar.created_at)).toBeLessThan(60_000);
