@@ -111,8 +111,10 @@ describe('FeatureCache', () => {
     expect(cache.featuresOf(sha(1))).toBeUndefined();
   });
 
-  it('prunes entries the run did not use, unless asked not to', async () => {
+  it('prunes the stat rows the run did not use, and keeps unused features (retired), unless asked not to prune', async () => {
     const cache = await FeatureCache.load(temp.path, 'v1');
+    cache.setImageHash('a.png', stat(1), sha(1));
+    cache.setImageHash('b.png', stat(2), sha(2));
     cache.setFeatures(sha(1), features(1));
     cache.setFeatures(sha(2), features(2));
     await cache.save();
@@ -122,10 +124,59 @@ describe('FeatureCache', () => {
     const all = await FeatureCache.load(temp.path, 'v1');
     expect([1, 2, 3].map((i) => Boolean(all.featuresOf(sha(i))))).toEqual([true, true, true]);
     const pruned = await FeatureCache.load(temp.path, 'v1');
+    expect(pruned.imageHash('a.png', stat(1))).toBe(sha(1));
     pruned.featuresOf(sha(1));
     await pruned.save();
     const last = await FeatureCache.load(temp.path, 'v1');
-    expect([1, 2, 3].map((i) => Boolean(last.featuresOf(sha(i))))).toEqual([true, false, false]);
+    expect([last.imageHash('a.png', stat(1)), last.imageHash('b.png', stat(2))]).toEqual([sha(1), undefined]);
+    expect([1, 2, 3].map((i) => plain(last.featuresOf(sha(i))))).toEqual([1, 2, 3].map((i) => plain(features(i))));
+  });
+});
+
+describe('FeatureCache retired features (an image gone from the content folder, e.g. on another git branch)', () => {
+  const DAY = 24 * 60 * 60 * 1000;
+  const start = Date.UTC(2026, 10, 1);
+  /** A run that uses the features of `used` only, saved at `now`, through appended deltas or a full rewrite. */
+  async function run(used: number[], now: number): Promise<FeatureCache> {
+    const cache = await FeatureCache.load(temp.path, 'v1');
+    for (const i of used) cache.featuresOf(sha(i));
+    await cache.save({ now });
+    return cache;
+  }
+  const present = async (ids: number[]) => {
+    const cache = await FeatureCache.load(temp.path, 'v1');
+    return ids.filter((i) => cache.featuresOf(sha(i)) !== undefined);
+  };
+
+  it('keeps them for 30 days from the first build that did not use them; one that uses them again restarts the count', async () => {
+    const first = await cacheWithImages(4);
+    await first.save({ now: start });
+    // Images 2 and 3 leave (a branch without them), then image 2 comes back on day 20.
+    await run([0, 1], start + DAY);
+    await run([0, 1], start + 10 * DAY);
+    expect(await present([0, 1, 2, 3])).toEqual([0, 1, 2, 3]);
+    await run([0, 1, 2], start + 20 * DAY);
+    await run([0, 1], start + 25 * DAY);
+    expect(await present([0, 1, 2, 3])).toEqual([0, 1, 2, 3]);
+    // Day 32: image 3 was unused for 31 days (dropped); image 2 only for 7.
+    await run([0, 1], start + 32 * DAY);
+    expect(await present([0, 1, 2, 3])).toEqual([0, 1, 2]);
+    const reloaded = await FeatureCache.load(temp.path, 'v1');
+    expect(plain(reloaded.featuresOf(sha(2)))).toEqual(plain(features(2)));
+  });
+
+  it('keeps at most 2000, dropping those retired first', async () => {
+    const cache = await cacheWithImages(2010);
+    await cache.save({ now: start });
+    // 10 leave on day 1, the other 2000 but one on day 2: 2009 retired, the 9 oldest go.
+    const firstTen = Array.from({ length: 10 }, (_, i) => i);
+    const rest = Array.from({ length: 2000 }, (_, i) => i + 10);
+    await run(rest, start + DAY);
+    await run([2009], start + 2 * DAY);
+    const left = await present([...firstTen, ...rest]);
+    expect(left).toHaveLength(2001);
+    expect(left.filter((i) => i < 10)).toHaveLength(1);
+    expect(left).toContain(2009);
   });
 });
 
@@ -192,17 +243,25 @@ describe('FeatureCache appended deltas', () => {
     expect(plain(third.featuresOf(sha(7)))).toEqual(features(7));
   });
 
-  it('applies pruning recorded in a delta', async () => {
+  it('applies pruning and retirement recorded in a delta', async () => {
+    const day = 24 * 60 * 60 * 1000;
     const first = await cacheWithImages(10);
-    await first.save();
+    await first.save({ now: 0 });
     const second = await FeatureCache.load(temp.path, 'v1');
     // Uses 9 of 10: few enough dead thumbnails that the save appends rather than compacts.
     useImages(second, 9);
-    await second.save();
+    await second.save({ now: day });
     const third = await FeatureCache.load(temp.path, 'v1');
     expect(third.imageHash('img-9.png', stat(9))).toBeUndefined();
-    expect(third.featuresOf(sha(9))).toBeUndefined();
-    expect(plain(third.featuresOf(sha(8)))).toEqual(features(8));
+    // Retired, not dropped: an image on another branch comes back undecoded.
+    expect(plain(third.featuresOf(sha(9)))).toEqual(features(9));
+    const fourth = await FeatureCache.load(temp.path, 'v1');
+    useImages(fourth, 9);
+    await fourth.save({ now: 32 * day });
+    const fifth = await FeatureCache.load(temp.path, 'v1');
+    expect(fifth.featuresOf(sha(9))).toBeUndefined();
+    expect(plain(fifth.featuresOf(sha(8)))).toEqual(features(8));
+    expect(readCacheDocuments(await readFile(join(temp.path, CACHE_FILE)))!.documents).toHaveLength(3);
   });
 
   it('ignores a torn delta (crash mid-append) and rewrites the whole file on the next save', async () => {
