@@ -74,3 +74,18 @@ describe('parseSidecar on invalid JSON', () => {
     ]);
   });
 });
+
+describe('parseSidecar on a sidecar left with a git merge conflict', () => {
+  it('says so, with the first marker line, instead of a JSON syntax error', () => {
+    const text = crlf(['{', '  "id": "481c955c-1b4e-40a9-aff4-2bf9d33f276c",', '<<<<<<< HEAD', '  "tags": ["smug", "classic"],', '=======', '  "tags": ["smug"],', '>>>>>>> feature', '}', '']);
+    const result = parseSidecar('new/frog.json', text);
+    expect(!result.ok && result.problems.map((p) => p.message)).toEqual([
+      'has an unresolved git merge conflict (the "<<<<<<<" marker at line 3): keep the version you want, delete the <<<<<<<, ======= and >>>>>>> lines, then git add the file',
+    ]);
+  });
+
+  it('does not mistake a string holding marker-like text for a conflict', () => {
+    const result = parseSidecar('new/frog.json', '{"id": "481c955c-1b4e-40a9-aff4-2bf9d33f276c", "description": "=======", "tags": null, "created_at": "2026-01-01T00:00:00Z"}');
+    expect(result.ok).toBe(true);
+  });
+});

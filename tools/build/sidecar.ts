@@ -198,11 +198,21 @@ function repeatedTopLevelKeys(text: string): string[] {
   return [...repeated];
 }
 
+/** The first line of a conflict git leaves in a file: `<<<<<<< HEAD` (or `|||||||` with diff3, `=======`, `>>>>>>> branch`). */
+const CONFLICT_MARKER = /^(<{7}|\|{7}|={7}|>{7})(?: |\r?$)/m;
+
 /**
  * Where the syntax breaks, as an editor shows it (`at line 4, column 14: found "]" right after
  * a comma …`); JSON.parse's own message only if the locator, unexpectedly, finds no fault.
  */
 function invalidJsonMessage(json: string, cause: unknown): string {
+  // A merge of two branches that both edited the sidecar (tags added on each): git leaves
+  // both versions between marker lines, which is not a JSON slip but a choice to make.
+  const conflict = CONFLICT_MARKER.exec(json);
+  if (conflict) {
+    const line = json.slice(0, conflict.index).split('\n').length;
+    return `has an unresolved git merge conflict (the "${conflict[1]}" marker at line ${line}): keep the version you want, delete the <<<<<<<, ======= and >>>>>>> lines, then git add the file`;
+  }
   const located = locateJsonSyntaxError(json);
   if (located) return `not valid JSON at line ${located.line}, column ${located.column}: ${located.reason}; fix the syntax`;
   const detail = cause instanceof Error ? cause.message : String(cause);
