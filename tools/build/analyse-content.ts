@@ -17,7 +17,7 @@ import { rejectDuplicateIds, sortProblems, unknownDistinctFrom } from './catalog
 import { folderProblem } from './file-in-the-way.js';
 import { type ContentFile, type ContentPair, type ContentScan, scanContent } from './scan-content.js';
 import { readContentFileSync } from './read-content-file.js';
-import { MAX_SIDECAR_BYTES, type NormalisedSidecar, parseSidecar } from './sidecar.js';
+import { MAX_SIDECAR_BYTES, type NormalisedSidecar, parseSidecar, sidecarText } from './sidecar.js';
 import { unreadableProblem } from './unreadable.js';
 
 /** The image analysis function (injectable so tests can count decodes). Same contract as `analyseImage`. */
@@ -117,7 +117,10 @@ function readSidecar(file: ContentFile): { text: string } | { problem: Problem }
   } catch (cause) {
     return { problem: unreadableProblem(cause, file.rel) };
   }
-  if (read.ok) return { text: read.bytes.toString('utf8') };
+  if (read.ok) {
+    const decoded = sidecarText(read.bytes);
+    return decoded.ok ? { text: decoded.text } : { problem: error('sidecar-not-utf8', decoded.message, file.rel) };
+  }
   if (read.reason === 'not-a-file') return { problem: error('not-a-file', 'is not a regular file: replace it with the sidecar itself', file.rel) };
   return { problem: error('file-too-large', `is ${(read.size / 1048576).toFixed(1)} MB, over the ${MAX_SIDECAR_BYTES / 1048576} MB limit for a sidecar: it holds a few fields, shorten its description or tags`, file.rel) };
 }

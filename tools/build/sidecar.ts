@@ -3,6 +3,7 @@
  * may write next to an image, and `parseSidecar` turns a sidecar's text into the
  * normalised fields of a record (api-behaviour.md) or into problems naming the field and value.
  */
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -196,6 +197,58 @@ function repeatedTopLevelKeys(text: string): string[] {
     else if (code === 0x2c && depth === 1) expectKey = true;
   }
   return [...repeated];
+}
+
+/** Bytes of a UTF-8 sequence from its lead byte, and the range its second byte must fall in (no overlong forms, no surrogates, nothing past U+10FFFF). */
+function utf8Sequence(lead: number): { length: number; low: number; high: number } | null {
+  if (lead >= 0xc2 && lead <= 0xdf) return { length: 2, low: 0x80, high: 0xbf };
+  if (lead === 0xe0) return { length: 3, low: 0xa0, high: 0xbf };
+  if (lead === 0xed) return { length: 3, low: 0x80, high: 0x9f };
+  if (lead >= 0xe1 && lead <= 0xef) return { length: 3, low: 0x80, high: 0xbf };
+  if (lead === 0xf0) return { length: 4, low: 0x90, high: 0xbf };
+  if (lead >= 0xf1 && lead <= 0xf3) return { length: 4, low: 0x80, high: 0xbf };
+  if (lead === 0xf4) return { length: 4, low: 0x80, high: 0x8f };
+  return null;
+}
+
+/** The offset of the first byte that is not valid UTF-8 (`bytes` is known not to be). */
+function firstInvalidUtf8(bytes: Uint8Array): number {
+  for (let at = 0; at < bytes.length; ) {
+    const lead = bytes[at]!;
+    if (lead < 0x80) {
+      at++;
+      continue;
+    }
+    const sequence = utf8Sequence(lead);
+    if (!sequence) return at;
+    for (let k = 1; k < sequence.length; k++) {
+      const byte = bytes[at + k];
+      const [low, high] = k === 1 ? [sequence.low, sequence.high] : [0x80, 0xbf];
+      if (byte === undefined || byte < low || byte > high) return at;
+    }
+    at += sequence.length;
+  }
+  return bytes.length;
+}
+
+/**
+ * A sidecar's text, which must be UTF-8. Decoded leniently, a sidecar saved in Windows-1252
+ * (an older editor's "ANSI") passed the check and published "café" as "caf\ufffd"; one
+ * saved as UTF-16 (Notepad's "Unicode", PowerShell 5's `>` and Out-File) failed as
+ * "found U+FFFD at line 1, column 1". Both are named, with what to do.
+ */
+export function sidecarText(bytes: Buffer): { ok: true; text: string } | { ok: false; message: string } {
+  if (isUtf8(bytes)) return { ok: true, text: bytes.toString('utf8') };
+  const bom = bytes.subarray(0, 2).toString('hex');
+  if (bom === 'fffe' || bom === 'feff') {
+    return { ok: false, message: `is saved as UTF-16 (it starts with the bytes ${bom.toUpperCase().replace(/(..)(..)/, '$1 $2')}): save it as UTF-8 (Notepad: Save As, Encoding "UTF-8"; PowerShell: Set-Content -Encoding utf8)` };
+  }
+  const at = firstInvalidUtf8(bytes);
+  const lineStart = bytes.lastIndexOf(0x0a, at - 1) + 1;
+  const line = bytes.subarray(0, at).filter((byte) => byte === 0x0a).length + 1;
+  const column = bytes.subarray(lineStart, at).toString('utf8').length + 1;
+  const byte = bytes[at]!.toString(16).toUpperCase().padStart(2, '0');
+  return { ok: false, message: `is not UTF-8 text (the byte 0x${byte} at line ${line}, column ${column}; saved as Windows-1252 or Latin-1?): save it as UTF-8` };
 }
 
 /** The first line of a conflict git leaves in a file: `<<<<<<< HEAD` (or `|||||||` with diff3, `=======`, `>>>>>>> branch`). */
