@@ -7,6 +7,7 @@ import { existsSync, lstatSync, readdirSync } from 'node:fs';
 import { basename, dirname, extname, isAbsolute, join, normalize, relative, sep } from 'node:path';
 import { error, type Problem } from './problems.js';
 import { CONTENT_IMAGE_EXTS } from './scan-content.js';
+import { windowsNameFault } from './windows-names.js';
 
 /** `--into` must stay inside the content folder and not be hidden (the scan ignores hidden folders). */
 export function checkInto(into: string | undefined): Problem | null {
@@ -14,6 +15,10 @@ export function checkInto(into: string | undefined): Problem | null {
   const clean = normalize(into);
   if (isAbsolute(into) || clean === '..' || clean.startsWith(`..${sep}`) || clean.split(sep).some((part) => part.startsWith('.') && part !== '.')) {
     return error('bad-into', `--into "${into}" must be a relative folder inside the content folder, without ".." or hidden parts`);
+  }
+  for (const part of clean.split(sep)) {
+    const fault = windowsNameFault(part);
+    if (fault) return error('bad-into', `--into "${into}": the folder "${part}": ${fault}, so a Windows checkout of the repository would fail: choose another name`);
   }
   return null;
 }
@@ -41,6 +46,10 @@ export function inPlaceProblem(contentDir: string, abs: string, sidecarPath: str
   if (link !== undefined) {
     const what = link === rel ? 'is a symlink' : `is inside "${link}", a symlinked folder`;
     return error('symlink', `"${source}" ${what} in the content folder, which builds never follow: replace the link with the real ${link === rel ? 'file' : 'folder'}, then run the command again`);
+  }
+  for (const part of rel.split('/')) {
+    const fault = windowsNameFault(part);
+    if (fault) return error('windows-invalid-name', `"${source}": ${part === basename(abs) ? '' : `the folder "${part}": `}${fault}, so a Windows checkout of the repository would fail: rename it first (git mv if it is committed)`);
   }
   if (!CONTENT_IMAGE_EXTS.has(extname(abs).toLowerCase())) {
     return error('unsupported-format', `"${source}" is inside the content folder with a "${extname(abs) || 'missing'}" extension that builds do not read: rename it to .png, .jpg, .gif, .webp or .avif first`);

@@ -19,6 +19,7 @@ import { type ContentFile, type ContentPair, type ContentScan, scanContent } fro
 import { readContentFileSync } from './read-content-file.js';
 import { MAX_SIDECAR_BYTES, type NormalisedSidecar, parseSidecar, sidecarText } from './sidecar.js';
 import { unreadableProblem } from './unreadable.js';
+import { windowsNameProblems } from './windows-names.js';
 
 /** The image analysis function (injectable so tests can count decodes). Same contract as `analyseImage`. */
 export type AnalyseFn = typeof analyseImage;
@@ -180,7 +181,7 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   const scanMs = performance.now() - started;
   const cache = await FeatureCache.load(cacheDir, FEATURE_VERSION);
   const cacheLoadMs = performance.now() - started - scanMs;
-  const problems = [...scan.problems, ...loneSidecarProblems(scan.loneSidecars), ...caseCollisions(scan)];
+  const problems = [...scan.problems, ...loneSidecarProblems(scan.loneSidecars), ...caseCollisions(scan), ...windowsNameProblems(scan)];
   const timings = { cacheLoadMs, scanMs, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: 0 };
   const stats: AnalyseStats = { images: 0, cacheHits: 0, decoded: 0, hashed: 0, timings };
 

@@ -8,6 +8,10 @@ describe('slugify', () => {
   it('falls back when nothing URL-safe is left', () => {
     expect(slugify('🐸🐸')).toBe('pepe');
   });
+  it('never gives a Windows device name (nul.png cannot be checked out on Windows)', () => {
+    expect(['NUL', 'con', 'Aux', 'com1', 'lpt9', 'prn'].map((name) => slugify(name))).toEqual(['nul-pepe', 'con-pepe', 'aux-pepe', 'com1-pepe', 'lpt9-pepe', 'prn-pepe']);
+    expect(slugify('console')).toBe('console');
+  });
   it('caps the length without a trailing dash', () => {
     const slug = slugify(`${'a'.repeat(59)} b`);
     expect(slug.length).toBeLessThanOrEqual(60);

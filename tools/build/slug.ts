@@ -3,6 +3,8 @@
  * anything but a-z 0-9 becomes one dash. Names stay readable in the content folder and never
  * need escaping in a URL or a shell.
  */
+import { isWindowsDeviceName } from './windows-names.js';
+
 const MAX_SLUG_LENGTH = 60;
 
 export function slugify(name: string, fallback = 'pepe'): string {
@@ -14,7 +16,9 @@ export function slugify(name: string, fallback = 'pepe'): string {
     .replace(/^-+|-+$/g, '')
     .slice(0, MAX_SLUG_LENGTH)
     .replace(/-+$/, '');
-  return slug === '' ? fallback : slug;
+  if (slug === '') return fallback;
+  // `nul.png` is legal here but no Windows checkout can hold it (windows-names.ts).
+  return isWindowsDeviceName(slug) ? `${slug}-${fallback}` : slug;
 }
 
 /** `base`, else `base-2`, `base-3`, … : the first for which `taken` says no. */

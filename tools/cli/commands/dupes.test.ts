@@ -50,9 +50,11 @@ describe('pepe dupes', () => {
     await cp(content, named, { recursive: true });
     for (const ext of ['.jpg', '.json']) await rename(join(named, `smug-copy${ext}`), join(named, `\u001b[2Ksmug\u0007copy${ext}`));
     const io = captureIo({ cwd: temp.path });
-    expect(await runMain(['dupes', '--content', 'control-names'], io)).toBe(0);
+    // Control characters are refused in names (no Windows checkout can hold them): exit 1, the pair still listed.
+    expect(await runMain(['dupes', '--content', 'control-names'], io)).toBe(1);
+    expect(io.err()).toContain('error: \\u001b[2Ksmug\\u0007copy.jpg: a control character is not allowed in a Windows file name');
     expect(io.out()).toContain('\\u001b[2Ksmug\\u0007copy.jpg  ~  classics/smug-original.png  (distance ');
-    expect(io.out()).not.toContain('\u001b');
+    expect(io.out() + io.err()).not.toContain('\u001b');
   });
 
   it('prints [] when a sidecar acknowledges the pair with distinct_from', async () => {
