@@ -40,9 +40,11 @@ describe("the repository's git rules", () => {
     expect(lines).toEqual(names.map((name) => `${name}: binary: set`));
   });
 
-  it('ignores the build output and cache, never the content', () => {
-    const paths = ['dist/manifest.json', '.pepe-cache/build-cache.bin', 'content/moods/frog.png', 'content/moods/frog.json'];
+  it('ignores the build output and cache, and what a killed build or pepe add leaves, never the content (a folder named dist included)', () => {
+    const leftovers = ['.dist.txn-123-ab12/journal.json', '.dist.staging-123-ab12/site/index.html', '.dist.trash-123-ab12/old/x', 'content/new/.pepe-add-ab12-0.tmp'];
+    const content = ['content/moods/frog.png', 'content/moods/frog.json', 'content/dist/frog.png', 'content/dist/frog.json'];
+    const paths = ['dist/manifest.json', '.pepe-cache/build-cache.bin', ...leftovers, ...content];
     const ignored = execFileSync('git', ['check-ignore', '--no-index', '--', ...paths], { cwd: temp.path, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim().split('\n');
-    expect(ignored).toEqual(['dist/manifest.json', '.pepe-cache/build-cache.bin']);
+    expect(ignored).toEqual(['dist/manifest.json', '.pepe-cache/build-cache.bin', ...leftovers]);
   });
 });
