@@ -1,13 +1,31 @@
 import { cp, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runMain } from '../cli/main.js';
 import { captureIo } from '../testing/capture-io.js';
 import { fixtureContentFolder, fixtureId, fixtureImage } from '../testing/fixture-catalogue.js';
 import type { TempDir } from '../testing/temp-dir.js';
-import { windowsNameFault } from './windows-names.js';
+import { windowsNameFault, windowsNameProblems } from './windows-names.js';
 
 vi.setConfig({ testTimeout: 60_000 });
+
+describe('windowsNameProblems', () => {
+  it('reports a path exactly when one of its parts has a fault (its quick pre-filter skips none)', () => {
+    // Names built from the pieces faults are made of, so that faults are common.
+    const piece = fc.constantFrom('aux', 'CON', 'conin$', 'Com1', 'lpt²', 'nul ', 'frog', 'com', 'x', '.', ' ', ':', '?', '\u0007', '-', 'é', 'png');
+    const part = fc.array(piece, { minLength: 1, maxLength: 4 }).map((pieces) => pieces.join(''));
+    const path = fc.array(part, { minLength: 1, maxLength: 3 }).map((parts) => parts.join('/'));
+    fc.assert(
+      fc.property(path, (rel) => {
+        const faulty = rel.split('/').some((name) => windowsNameFault(name) !== null);
+        const reported = windowsNameProblems({ pairs: [], loneSidecars: [{ rel } as never] }).length > 0;
+        expect(reported).toBe(faulty);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+});
 
 describe('windowsNameFault', () => {
   it('names device names whatever the extension or letter case, forbidden characters, and a trailing dot or space', () => {

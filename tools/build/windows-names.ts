@@ -13,6 +13,13 @@ import { error, type Problem } from './problems.js';
 /** The part before the first dot, spaces after it allowed (`aux .png` is AUX too). */
 const DEVICE_NAME = /^(?:con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$) *$/i;
 const FORBIDDEN = /[<>:"|?*\\\u0000-\u001f]/g;
+/**
+ * Matches every path that could have a fault above (and few others): a forbidden character, a
+ * part ending in a dot or a space, or a part starting like a device name. One test per path
+ * instead of splitting it into parts: the scan of 20k content files paid 13–70 ms for this
+ * check before (70 in a fresh process), ~1 ms now.
+ */
+const MAYBE_FAULT = /[<>:"|?*\\\u0000-\u001f]|[. ](?:\/|$)|(?:^|\/)(?:con|prn|aux|nul|com|lpt)/i;
 
 /** `aux`, `NUL`, `com1`…: a name Windows keeps for a device, with any extension. */
 export const isWindowsDeviceName = (stem: string): boolean => DEVICE_NAME.test(stem);
@@ -37,6 +44,7 @@ export function windowsNameProblems(scan: Pick<ContentScan, 'pairs' | 'loneSidec
   const problems: Problem[] = [];
   const reported = new Set<string>();
   const check = (rel: string) => {
+    if (!MAYBE_FAULT.test(rel)) return;
     const parts = rel.split('/');
     for (let at = 0; at < parts.length; at++) {
       const fault = windowsNameFault(parts[at]!);
