@@ -4,7 +4,7 @@
  * copied to the socket. On top, what Netlify's edge does: the CDN cache of answers that
  * allow it (cdn-cache.ts), `Netlify-CDN-Cache-Control` kept from the client, and
  * brotli/gzip for text answers when accepted (with a suffixed ETag, see compression.ts). Every function answer says where it came from in
- * a `Cache-Status` header (RFC 9211): `"pepe serve"; hit` or `"pepe serve"; fwd=miss`.
+ * a `Cache-Status` header (RFC 9211): `"pepe serve"; hit` or `"pepe serve"; fwd=miss`, plus `; stored` when the answer was kept.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
