@@ -14,6 +14,7 @@ import { type CachedFeatures, FeatureCache } from './feature-cache.js';
 import { error, warning, type Problem } from './problems.js';
 import { caseCollisions } from './case-collisions.js';
 import { rejectDuplicateIds, sortProblems, unknownDistinctFrom } from './catalogue-checks.js';
+import { cachePlacementProblem } from './cache-placement.js';
 import { folderProblem } from './file-in-the-way.js';
 import { type ContentFile, type ContentPair, type ContentScan, scanContent } from './scan-content.js';
 import { readContentFileSync } from './read-content-file.js';
@@ -171,7 +172,7 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   const limits = effectiveLimits(options.limits);
   const analyse = options.analyse ?? analyseImage;
   const cacheDir = options.cacheDir ?? defaultCacheDir(options.contentDir);
-  const badCache = folderProblem('bad-cache-dir', 'the cache folder', cacheDir, 'pass --cache with a folder (or leave --cache out)');
+  const badCache = folderProblem('bad-cache-dir', 'the cache folder', cacheDir, 'pass --cache with a folder (or leave --cache out)') ?? cachePlacementProblem(cacheDir, options.contentDir);
   if (badCache) return nothingAnalysed([badCache], started);
   const scan = options.scan ?? (await scanContent(options.contentDir));
   // No content folder: nothing to analyse, and the cache is left alone (saving it now would

@@ -24,6 +24,7 @@ import { scanContent } from './scan-content.js';
 import { writeAccessProblem } from './write-access.js';
 import { changedImageWarnings } from './changed-images.js';
 import { contentStatFingerprint, loadRecords, recordsFile, saveRecords } from './unchanged-content.js';
+import { cachePlacementProblem } from './cache-placement.js';
 import { folderProblem } from './file-in-the-way.js';
 import { memoizedRecordEncoding, type RecordEncodingRun } from './record-encoding-memo.js';
 import { memoizedSearchIndex, type SearchIndexRun } from './search-index-memo.js';
@@ -150,7 +151,7 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   const { outDir, cacheDir } = options;
   const misplaced = [
     folderProblem('bad-out-dir', 'the output folder', outDir, 'choose another --out'),
-    folderProblem('bad-cache-dir', 'the cache folder', cacheDir, 'pass --cache with a folder (or leave --cache out)'),
+    folderProblem('bad-cache-dir', 'the cache folder', cacheDir, 'pass --cache with a folder (or leave --cache out)') ?? cachePlacementProblem(cacheDir, contentDir, outDir),
   ].filter((problem) => problem !== null);
   // Checked before any work: the output is staged beside outDir and committed into it.
   if (misplaced.length === 0) {

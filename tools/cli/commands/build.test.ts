@@ -252,3 +252,32 @@ describe('folder flags that name a file', () => {
     expect(Object.keys(before).filter((path) => !(path in after))).toEqual([]);
   });
 });
+
+describe('a --cache folder where its files do harm', () => {
+  it('is refused inside the content folder (read back as broken sidecars) and inside the output folder (replaced, served), before anything is written', async () => {
+    const cases: [string[], RegExp][] = [
+      [['build', '--cache', 'content/cache'], /^error: the cache folder ".*\/content\/cache" is inside the content folder ".*\/content", where its files would be read as images and sidecars: pass --cache with a folder outside it \(or leave --cache out\) \[bad-cache-dir\]$/m],
+      [['check', '--cache', 'content'], /^error: the cache folder ".*\/content" is the content folder, where its files would be read as images and sidecars: .*\[bad-cache-dir\]$/m],
+      [['dupes', '--cache', 'content/cache', '--json'], /^error: the cache folder ".*\/content\/cache" is inside the content folder .*\[bad-cache-dir\]$/m],
+      [['build', '--out', 'placed-dist', '--cache', 'placed-dist/site'], /^error: the cache folder ".*\/placed-dist\/site" is inside the output folder ".*\/placed-dist", which each build replaces \(the cache would be lost or served with the site\): pass --cache with a folder outside it \(or leave --cache out\) \[bad-cache-dir\]$/m],
+      [['build', '--out', 'placed-dist', '--cache', 'placed-dist'], /^error: the cache folder ".*\/placed-dist" is the output folder, which each build replaces .*\[bad-cache-dir\]$/m],
+    ];
+    const before = await snapshotDir(temp.path);
+    for (const [args, message] of cases) {
+      const io = captureIo({ cwd: temp.path });
+      expect(await runMain(args, io), args.join(' ')).toBe(1);
+      expect(io.err(), args.join(' ')).toMatch(message);
+      // The only problem: not the dozens of "sidecar" errors a cache inside the content folder used to cause.
+      expect(io.err().match(/^error: /gm), args.join(' ')).toHaveLength(1);
+      expect(io.out(), args.join(' ')).toBe('');
+    }
+    const after = await snapshotDir(temp.path);
+    expect(Object.keys(after).filter((path) => JSON.stringify(after[path]) !== JSON.stringify(before[path]))).toEqual([]);
+    expect(Object.keys(after).filter((path) => !(path in before))).toEqual([]);
+  });
+
+  it('is accepted in a hidden folder inside the content folder, which the scan never reads', async () => {
+    const io = captureIo({ cwd: temp.path });
+    expect(await runMain(['check', '--cache', 'content/.cache'], io), io.err()).toBe(0);
+  });
+});
