@@ -1,5 +1,7 @@
 /** `pepe publish` through the CLI's top level, against a real s3rver: output, exit codes, usage errors. */
 import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Io } from '../cli/io.js';
@@ -104,6 +106,24 @@ describe('pepe publish (CLI)', () => {
     expect(nobody.code).toBe(1);
     expect(nobody.err).toContain('nothing answers at that address: check --endpoint');
     expect(nobody.err).toMatch(/stopped before writing anything \([\d.]+ s\): fix the problem above, then run again\n$/);
+  });
+
+  it('says the endpoint is not an S3 API when a web server answers there, without the SDK\'s advice to programmers', async () => {
+    // A web page or a storage console (MinIO's is one port above its API) at --endpoint: HTML, 404 or 200.
+    for (const status of [404, 200]) {
+      const web = createServer((_req, res) => res.writeHead(status, { 'content-type': 'text/html' }).end('<!doctype html><html><head><meta charset="utf-8"></head><body>console</body></html>'));
+      await new Promise<void>((done) => web.listen(0, '127.0.0.1', done));
+      try {
+        const endpoint = `http://127.0.0.1:${(web.address() as AddressInfo).port}`;
+        const result = await run('--bucket', 'pepe-cli', '--endpoint', endpoint, '--netlify-toml', join(ROOT, 'netlify.toml'));
+        expect(result.code, String(status)).toBe(1);
+        expect(result.err, String(status)).toMatch(/^error: ListObjectsV2 .* failed: .*: the server at that address does not answer as an S3 API \(its reply is not S3 XML\): check --endpoint \(the S3 API address and port, not a web page or a storage console\) \[s3-request-failed\]$/m);
+        expect(result.err, String(status)).not.toMatch(/\$response|hidden field|\\n/);
+        expect(result.err, String(status)).toMatch(/stopped before writing anything \([\d.]+ s\): fix the problem above, then run again\n$/);
+      } finally {
+        await new Promise((done) => web.close(done));
+      }
+    }
   });
 
   it('ends a failed --dry-run with a summary line that says what to do, as a failed publish does', async () => {

@@ -43,6 +43,10 @@ function remedyFor(status: number | undefined, errorName: string, detail: string
   }
   if (/region is missing/i.test(detail)) return 'no region: pass --region or set AWS_REGION';
   if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN/.test(detail)) return 'nothing answers at that address: check --endpoint (and that the server runs)';
+  // A web page, a storage console or any other non-S3 server at --endpoint: its answer is not S3's XML.
+  if (/XML parse error|Deserialization error/i.test(detail)) {
+    return 'the server at that address does not answer as an S3 API (its reply is not S3 XML): check --endpoint (the S3 API address and port, not a web page or a storage console)';
+  }
   if (errorName === 'NoSuchBucket') return 'the bucket does not exist: create it, or check --bucket and --endpoint';
   if (errorName === 'InvalidAccessKeyId' || errorName === 'SignatureDoesNotMatch') return 'the credentials were refused: check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY';
   if (status === 403 || errorName === 'AccessDenied') return 'access denied: the credentials need s3:ListBucket, GetObject, PutObject and DeleteObject on this bucket';
@@ -60,13 +64,22 @@ function statusOf(cause: unknown): number | undefined {
   return (cause as SdkErrorLike | null)?.$metadata?.httpStatusCode;
 }
 
+/**
+ * The SDK's message without its advice to programmers: an unparsable reply's message goes on
+ * with "Deserialization error: to see the raw response, inspect the hidden field
+ * {error}.$response on this object", which a CLI user cannot do.
+ */
+function sdkMessage(message: string): string {
+  return message.replace(/\s*Deserialization error: to see the raw response, inspect the hidden field \{error\}\.\$response on this object\.?/, '').trim();
+}
+
 async function call<T>(operation: string, key: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (cause) {
     const e = (cause ?? {}) as SdkErrorLike;
     const attempts = e.$metadata?.attempts;
-    const detail = [e.message && e.message !== e.name ? e.message : '', attempts && attempts > 1 ? `after ${attempts} attempts` : ''].filter(Boolean).join('; ');
+    const detail = [e.message && e.message !== e.name ? sdkMessage(e.message) : '', attempts && attempts > 1 ? `after ${attempts} attempts` : ''].filter(Boolean).join('; ');
     throw new S3OperationError(operation, key, statusOf(cause), e.name ?? e.Code ?? 'Error', detail);
   }
 }
