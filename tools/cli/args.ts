@@ -8,10 +8,34 @@ type Options = NonNullable<ParseArgsConfig['options']>;
  * UsageError naming it, so the top level prints usage and exits 2.
  */
 export function parseFlags<O extends Options>(argv: string[], options: O, allowPositionals = false) {
+  let parsed;
   try {
-    return parseArgs({ args: argv, options, allowPositionals, strict: true });
+    parsed = parseArgs({ args: argv, options, allowPositionals, strict: true, tokens: true });
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  refuseRepeatedValues(parsed.tokens);
+  const { values, positionals } = parsed;
+  return { values, positionals };
+}
+
+/**
+ * A flag with a value given twice is refused: parseArgs keeps only the last one, so
+ * `pepe add a.png --tags smug --tags happy` silently dropped "smug". (A repeated boolean,
+ * `--force --force`, means the same as one and passes.)
+ */
+function refuseRepeatedValues(tokens: readonly { kind: string; name?: string; rawName?: string; value?: string | undefined }[]): void {
+  const seen = new Map<string, string[]>();
+  for (const token of tokens) {
+    if (token.kind !== 'option' || token.value === undefined) continue;
+    const values = seen.get(token.name!) ?? [];
+    values.push(token.value);
+    seen.set(token.name!, values);
+  }
+  for (const [name, values] of seen) {
+    if (values.length > 1) {
+      throw new UsageError(`--${name} was given ${values.length} times (${values.map((v) => JSON.stringify(v)).join(', ')}): give it once${name === 'tags' ? ' (several tags go in one, comma-separated: --tags a,b)' : ''}`);
+    }
   }
 }
 
