@@ -57,6 +57,19 @@ describe('parseSidecar', () => {
     expect(parse({ ...valid, created_at: '0000-01-01T00:00:00+00:01' }).ok).toBe(false);
   });
 
+  it('reports a created_at or updated_at that is no date at all once, as not ISO 8601 (not also as outside the years 0000 to 9999)', () => {
+    for (const field of ['created_at', 'updated_at']) {
+      for (const value of ['yesterday', '', '2021-13-01T00:00:00Z']) {
+        const result = parse({ ...valid, [field]: value });
+        expect(result.ok, `${field}: ${value}`).toBe(false);
+        if (result.ok) continue;
+        expect(result.problems.map((p) => p.message), `${field}: ${value}`).toEqual([
+          expect.stringMatching(new RegExp(`^field "${field}" has an invalid value ${JSON.stringify(value).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(Invalid ISO datetime\\): use ISO 8601 with an offset, e\\.g\\. `)),
+        ]);
+      }
+    }
+  });
+
   it('shows at most 80 characters of a bad value in its message', () => {
     const result = parse({ ...valid, tags: 'x'.repeat(500) });
     expect(result.ok).toBe(false);

@@ -34,8 +34,10 @@ export function sidecarRulesVersion(): string {
  * ISO 8601 with an explicit offset (`Z` or `±hh:mm`): a bare local time is ambiguous across
  * machines. Its UTC instant must fall in the years 0000–9999: `9999-12-31T23:59:59-23:59` is
  * year 10000 in UTC, which `toISOString` writes as `+010000-…`, not an RFC 3339 date-time.
+ * `abort`: text that is no date-time at all gets one problem, not a second one claiming it
+ * "falls outside the years 0000 to 9999".
  */
-const isoWithOffset = z.iso.datetime({ offset: true, local: false }).refine((text) => {
+const isoWithOffset = z.iso.datetime({ offset: true, local: false, abort: true }).refine((text) => {
   const year = new Date(text).getUTCFullYear();
   return year >= 0 && year <= 9999;
 }, 'in UTC it falls outside the years 0000 to 9999');
