@@ -39,12 +39,18 @@ export async function loadFunctions(dir: string, generation = 0): Promise<Loaded
   for (const file of names) {
     const where = join(dir, file);
     const url = pathToFileURL(resolve(where)).href + (generation > 0 ? `?generation=${generation}` : '');
-    const mod = (await import(url)) as { default?: unknown; config?: { path?: unknown; preferStatic?: unknown } };
-    if (typeof mod.default !== 'function') throw new Error(`${where}: the default export must be the function handler (request, context) => Response`);
+    let mod: { default?: unknown; config?: { path?: unknown; preferStatic?: unknown } };
+    try {
+      mod = await import(url);
+    } catch (error) {
+      // A damaged or hand-edited bundle: the bare "Unexpected token '{'" named neither the file nor the fix.
+      throw new Error(`${where}: the function bundle cannot be loaded (${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}): run \`npx pepe build\` again`);
+    }
+    if (typeof mod.default !== 'function') throw new Error(`${where}: the default export must be the function handler (request, context) => Response; run \`npx pepe build\` again`);
     const paths = mod.config?.path;
     const list = typeof paths === 'string' ? [paths] : Array.isArray(paths) ? paths : [];
     if (list.length === 0 || !list.every((p): p is string => typeof p === 'string')) {
-      throw new Error(`${where}: config.path must be a path or a list of paths (functions without a path are not served by pepe serve)`);
+      throw new Error(`${where}: config.path must be a path or a list of paths (functions without a path are not served by pepe serve); run \`npx pepe build\` again`);
     }
     loaded.push({
       name: file.replace(/\.mjs$/, ''),

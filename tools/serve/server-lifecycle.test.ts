@@ -102,6 +102,23 @@ describe('set-up errors', () => {
     expect(String(error)).toMatch(/no build found at .*missing.*npx pepe build/);
   });
 
+  it('names the function bundle and says to build again when it cannot be loaded (a damaged or hand-edited file)', async () => {
+    const damaged = join(site.root, 'damaged-dist');
+    await cp(site.distDir, damaged, { recursive: true });
+    for (const [text, why] of [
+      // The syntax error's own words differ under vitest's loader and Node's: only that it is quoted.
+      ['export default {{\n', /: the function bundle cannot be loaded \(.+\)/],
+      ['export default 1;\n', /the default export must be the function handler/],
+    ] as const) {
+      await writeFile(join(damaged, 'functions', 'pepe.mjs'), text);
+      const error = await startServer({ dir: damaged, port: 0, host: '127.0.0.1', netlifyToml: join(REPO, 'netlify.toml') }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ServeSetupError);
+      expect(String((error as Error).message)).toMatch(new RegExp(`^${join(damaged, 'functions', 'pepe.mjs').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `));
+      expect(String((error as Error).message)).toMatch(why);
+      expect(String((error as Error).message)).toMatch(/[:;] run `npx pepe build` again$/);
+    }
+  });
+
   it('names the port when it is taken', async () => {
     const first = await startServer({ dir: site.distDir, port: 0, host: '127.0.0.1', netlifyToml: join(REPO, 'netlify.toml') });
     try {
