@@ -22,3 +22,16 @@ describe('a flag with a value given twice', () => {
     expect(io.err()).toMatch(/^pepe serve: no build found at .*no-such-build/);
   });
 });
+
+describe('an unknown flag', () => {
+  it('is named, with where the valid ones are, and not as a file to add', async () => {
+    const add = captureIo();
+    expect(await runMain(['add', 'frog.png', '--json'], add)).toBe(2);
+    expect(add.err()).toMatch(/^pepe add: unknown option '--json': this command has no such flag, its options are listed below; a file name that starts with "-" goes after "--"\n\nUsage: pepe add /);
+    // Not Node's text, which offered '-- "--json' (quote unclosed) as if --json were a file name.
+    expect(add.err()).not.toContain('positional argument');
+    const build = captureIo();
+    expect(await runMain(['build', '--jsno'], build)).toBe(2);
+    expect(build.err()).toMatch(/^pepe build: unknown option '--jsno': this command has no such flag, its options are listed below\n\nUsage: pepe build /);
+  });
+});

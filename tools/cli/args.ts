@@ -12,11 +12,25 @@ export function parseFlags<O extends Options>(argv: string[], options: O, allowP
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals, strict: true, tokens: true });
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(parseErrorMessage(error, allowPositionals));
   }
   refuseRepeatedValues(parsed.tokens);
   const { values, positionals } = parsed;
   return { values, positionals };
+}
+
+/**
+ * parseArgs' message, except for an unknown flag: for a command that takes file names Node
+ * adds 'To specify a positional argument starting with a '-', place it at the end of the
+ * command after '--', as in '-- "--json"' (its closing quote missing), which reads as if the
+ * mistyped flag were a file to add.
+ */
+function parseErrorMessage(error: unknown, allowPositionals: boolean): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const unknown = (error as { code?: string } | null)?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /^Unknown option '([^']+)'/.exec(message) : null;
+  if (!unknown) return message;
+  const files = allowPositionals ? '; a file name that starts with "-" goes after "--"' : '';
+  return `unknown option '${unknown[1]}': this command has no such flag, its options are listed below${files}`;
 }
 
 /**

@@ -9,7 +9,7 @@ describe('pepe serve flags', () => {
     [['--port', '70000'], /--port must be a whole number/],
     [['--workers', '0'], /--workers must be a whole number from 1 to 64/],
     [['--host', ''], /--host must not be empty/],
-    [['--bogus'], /Unknown option '--bogus'/],
+    [['--bogus'], /^pepe serve: unknown option '--bogus': this command has no such flag, its options are listed below\n/],
   ])('refuses %j with exit code 2 and the usage', async (argv, message) => {
     const io = captureIo();
     expect(await runMain(['serve', ...argv], io)).toBe(2);
