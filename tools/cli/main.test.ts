@@ -28,5 +28,8 @@ describe('pepe <command>', () => {
     }
     const none = captureIo();
     expect(await runMain([], none)).toBe(2);
+    // A usage error, like an unknown command: on stderr, nothing on stdout.
+    expect(none.out()).toBe('');
+    expect(none.err()).toMatch(/^pepe: name a command\.\n\nUsage: pepe <command> \[options\]/);
   });
 });

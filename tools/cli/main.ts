@@ -25,9 +25,14 @@ const commandNamed = (name: string | undefined) => (name !== undefined && Object
 export async function runMain(argv: string[], io: Io = processIo()): Promise<number> {
   // `pepe help build` is `pepe build --help`, as in git and npm.
   const [name, ...rest] = argv[0] === 'help' && commandNamed(argv[1]) ? [argv[1]!, '--help'] : argv;
-  if (!name || name === '--help' || name === '-h' || name === 'help') {
+  if (!name) {
+    // No command is a wrong command line: its usage goes to stderr, as for an unknown command, so `pepe | …` reads nothing.
+    io.stderr(`pepe: name a command.\n\n${rootUsage()}`);
+    return 2;
+  }
+  if (name === '--help' || name === '-h' || name === 'help') {
     io.stdout(rootUsage());
-    return name ? 0 : 2;
+    return 0;
   }
   const entry = commandNamed(name);
   if (!entry) {
