@@ -1,5 +1,8 @@
+import { mkdtemp, mkdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compileHeaderPath, headersForPath, NetlifyConfigError, parseNetlifyConfig } from './netlify-config.js';
+import { compileHeaderPath, headersForPath, loadNetlifyConfig, NetlifyConfigError, parseNetlifyConfig } from './netlify-config.js';
 
 describe('compileHeaderPath (Netlify `for` semantics)', () => {
   it('matches a literal path case-insensitively, with or without a trailing slash', () => {
@@ -99,5 +102,21 @@ describe('parseNetlifyConfig errors', () => {
       { from: '/old/*', to: '/new/:splat', status: 301, force: false, query: {}, conditions: {}, headers: {} },
       { from: '/docs/*', to: '/docs/:splat', status: 200, force: false, query: {}, conditions: {}, headers: {} },
     ]);
+  });
+});
+
+describe('loadNetlifyConfig on a file it cannot read', () => {
+  it('says to run from the repository root when the file is missing, and that it is a folder when it is one', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pepe-netlify-toml-'));
+    try {
+      await expect(loadNetlifyConfig(join(dir, 'netlify.toml'))).rejects.toThrow(/netlify\.toml: cannot read the Netlify configuration \(ENOENT\); run from the repository root, where netlify\.toml is/);
+      await mkdir(join(dir, 'netlify.toml'));
+      const error = await loadNetlifyConfig(join(dir, 'netlify.toml')).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(NetlifyConfigError);
+      expect((error as Error).message).toMatch(/netlify\.toml: cannot read the Netlify configuration \(EISDIR\); it is a folder, not the file: point to the netlify\.toml file \(pepe publish: --netlify-toml FILE\)$/);
+      expect((error as Error).message).not.toContain('repository root');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

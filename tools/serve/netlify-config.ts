@@ -57,12 +57,20 @@ export class NetlifyConfigError extends Error {
   readonly code = 'NETLIFY_CONFIG';
 }
 
+/** "Run from the repository root" fits a missing file only: a folder by that name, or a file this user may not read, is fixed where it is. */
+function unreadableFix(code: string | undefined): string {
+  if (code === 'EISDIR') return 'it is a folder, not the file: point to the netlify.toml file (pepe publish: --netlify-toml FILE)';
+  if (code === 'EACCES' || code === 'EPERM') return 'this user may not read it: fix its permissions';
+  return 'run from the repository root, where netlify.toml is (pepe publish also takes --netlify-toml FILE)';
+}
+
 export async function loadNetlifyConfig(file = 'netlify.toml'): Promise<NetlifyConfig> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new NetlifyConfigError(`${file}: cannot read the Netlify configuration (${(error as NodeJS.ErrnoException).code ?? String(error)}); run from the repository root, where netlify.toml is (pepe publish also takes --netlify-toml FILE)`);
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new NetlifyConfigError(`${file}: cannot read the Netlify configuration (${code ?? String(error)}); ${unreadableFix(code)}`);
   }
   return parseNetlifyConfig(text, file);
 }
