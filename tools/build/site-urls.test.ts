@@ -13,9 +13,21 @@ describe('resolveSiteUrls', () => {
       ok: true,
       urls: { baseUrl: 'http://localhost:9000', apiUrl: 'https://api.example', cdnUrl: 'https://cdn.example' },
     });
-    for (const port of ['0', '70000', 'http', '']) {
+    // 0 (any free port, for pepe serve) and an empty PORT leave the default.
+    for (const port of ['0', '']) {
       expect(resolveSiteUrls({}, { PORT: port })).toEqual({ ok: true, urls: { baseUrl: 'http://localhost:8888', apiUrl: 'http://localhost:8888', cdnUrl: 'http://localhost:8888' } });
     }
+  });
+
+  it('refuses a PORT that pepe serve would refuse, naming it, when a URL falls to the local default', () => {
+    for (const port of ['70000', 'http', 'abc']) {
+      const result = resolveSiteUrls({}, { PORT: port });
+      expect(result.ok).toBe(false);
+      expect(!result.ok && result.message).toContain(`the PORT environment variable must be a whole number from 0 to 65535 (got "${port}")`);
+    }
+    // Every URL given: PORT is not used, so it is not judged.
+    const given = { baseUrl: 'https://a.example', apiUrl: 'https://b.example', cdnUrl: 'https://c.example' };
+    expect(resolveSiteUrls(given, { PORT: 'abc' })).toEqual({ ok: true, urls: given });
   });
 
   it.each([

@@ -37,6 +37,17 @@ function validateSiteUrl(raw: string, origin: string): { ok: true; url: string }
   return { ok: true, url: `${url.origin}${url.pathname}`.replace(/\/+$/, '') };
 }
 
+/**
+ * A PORT that `pepe serve` would refuse (not a whole number from 0 to 65535) is refused here
+ * too, when the local default is used: `PORT=abc pepe build` baked in port 8888 without a
+ * word, and only the serve after it said what was wrong.
+ */
+function badPort(env: NodeJS.ProcessEnv): string | null {
+  const port = env.PORT;
+  if (port === undefined || port === '' || (/^\d+$/.test(port) && Number(port) <= 65535)) return null;
+  return `the PORT environment variable must be a whole number from 0 to 65535 (got "${port}"): it sets the port of the local URLs baked into the build; fix or unset it, or pass --base-url, --api-url and --cdn-url`;
+}
+
 /** Flags win over environment variables, which win over the local default (`localSiteUrl`). */
 export function resolveSiteUrls(flags: Partial<Record<keyof SiteUrls, string | undefined>>, env: NodeJS.ProcessEnv): UrlsResult {
   const urls: Partial<SiteUrls> = {};
@@ -44,6 +55,8 @@ export function resolveSiteUrls(flags: Partial<Record<keyof SiteUrls, string | u
     const { flag, env: name } = SOURCES[key];
     const fromFlag = flags[key];
     const fromEnv = env[name];
+    const portProblem = fromFlag === undefined && !fromEnv ? badPort(env) : null;
+    if (portProblem !== null) return { ok: false, message: portProblem };
     const [raw, origin] = fromFlag !== undefined ? [fromFlag, flag] : fromEnv ? [fromEnv, name] : [localSiteUrl(env), 'the default URL'];
     const checked = validateSiteUrl(raw, origin);
     if (!checked.ok) return checked;
