@@ -18,9 +18,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CachedAnswer, CdnCache, FastAnswer } from './cdn-cache.js';
-import { type Encoding, MIN_COMPRESS_BYTES, negotiateEncoding } from './compression.js';
+import { type Encoding, negotiateEncoding } from './compression.js';
 import { flatHeaderList, unconditionalAcceptEncoding } from './early-request.js';
-import { encodedCachedAnswer, isCompressibleAnswer, plainCachedHeaders } from './function-response.js';
+import { encodedCachedAnswer, hasCompressedForms, plainCachedHeaders } from './function-response.js';
 
 /** The answer in the form the client gets (plain, or compressed with `encoding`), built once per form. */
 function fastForm(hit: CachedAnswer, encoding: Encoding | null): FastAnswer {
@@ -53,14 +53,9 @@ export function answerFromCdnCache(cache: CdnCache, req: IncomingMessage, res: S
 
   const request = unconditionalAcceptEncoding(req);
   if (request === null) return false;
-  hit.compressedForms ??= hasCompressedForms(hit);
+  hit.compressedForms ??= hasCompressedForms(hit.status, hit.headers, hit.body);
   const form = fastForm(hit, hit.compressedForms ? negotiateEncoding(request.acceptEncoding) : null);
   res.writeHead(hit.status, form.headers);
   res.end(method === 'HEAD' ? undefined : form.body);
   return true;
-}
-
-/** Whether a client that accepts compression gets a compressed form of this answer (as `sendCached` decides). */
-function hasCompressedForms(hit: CachedAnswer): boolean {
-  return hit.status === 200 && isCompressibleAnswer(hit.headers) && hit.body.length >= MIN_COMPRESS_BYTES;
 }

@@ -12,7 +12,7 @@ import { type CachedAnswer, type CdnCache, forwardedHeaders, HIT_AGE } from './c
 import { compressFast, type Encoding, etagForEncoding, MIN_COMPRESS_BYTES, negotiateEncoding, varyWithEncoding } from './compression.js';
 import { isCompressible } from './content-types.js';
 import type { FunctionContext, FunctionMatch } from './functions.js';
-import { etagMatches, STATIC_METHODS } from './static-response.js';
+import { etagMatches, notModifiedHeaders, STATIC_METHODS } from './static-response.js';
 
 /** Methods the Fetch API refuses to put in a Request; Netlify's edge rejects them before any function too. */
 const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
@@ -125,9 +125,8 @@ function notModified(req: IncomingMessage, res: ServerResponse, status: number, 
   const encoding = negotiatedEncoding(req, headers, body, status);
   const selected = encoding ? etagForEncoding(etag, encoding) : etag;
   if (!etagMatches(ifNoneMatch, selected)) return false;
-  const { 'content-type': _type, 'content-length': _length, ...rest } = headers;
   const vary: OutgoingHttpHeaders = isCompressibleAnswer(headers) ? { vary: varyWithEncoding(headers.vary as string | undefined) } : {};
-  res.writeHead(304, { ...edgeHeaders(rest, vary, cacheStatus, age), etag: selected });
+  res.writeHead(304, notModifiedHeaders({ ...edgeHeaders(headers, vary, cacheStatus, age), etag: selected }));
   res.end();
   return true;
 }
@@ -135,7 +134,7 @@ function notModified(req: IncomingMessage, res: ServerResponse, status: number, 
 function sendCached(req: IncomingMessage, res: ServerResponse, hit: CachedAnswer): void {
   const cacheStatus = `${CACHE_NAME}; hit`;
   if (notModified(req, res, hit.status, hit.headers, hit.body, cacheStatus, HIT_AGE)) return;
-  if (!isCompressibleAnswer(hit.headers) || hit.body.length < MIN_COMPRESS_BYTES || negotiateEncoding(req.headers['accept-encoding']) === null) {
+  if (negotiatedEncoding(req, hit.headers, hit.body, hit.status) === null) {
     // The common case: the same bytes and headers every time, built once.
     res.writeHead(hit.status, plainCachedHeaders(hit));
     res.end(req.method === 'HEAD' ? undefined : hit.body);
@@ -163,9 +162,14 @@ function edgeHeaders(headers: Record<string, string | string[]>, encoding: Outgo
   return out;
 }
 
-/** The encoding this client gets the answer in: one it accepts, for a 200 text answer worth compressing; else null (plain). */
+/** Whether an answer is sent compressed to a client that accepts it: a 200 text answer worth compressing. */
+export function hasCompressedForms(status: number, headers: Record<string, string | string[]>, body: Buffer): boolean {
+  return status === 200 && body.length >= MIN_COMPRESS_BYTES && isCompressibleAnswer(headers);
+}
+
+/** The encoding this client gets the answer in: one it accepts when the answer has compressed forms; else null (plain). */
 function negotiatedEncoding(req: IncomingMessage, headers: Record<string, string | string[]>, body: Buffer, status: number): Encoding | null {
-  return status === 200 && body.length >= MIN_COMPRESS_BYTES && isCompressibleAnswer(headers) ? negotiateEncoding(req.headers['accept-encoding']) : null;
+  return hasCompressedForms(status, headers, body) ? negotiateEncoding(req.headers['accept-encoding']) : null;
 }
 
 /** Vary, and when the client accepts it, Content-Encoding, the suffixed ETag and the compressed body. */

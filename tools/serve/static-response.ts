@@ -61,10 +61,11 @@ export function etagMatches(ifNoneMatch: string | undefined, etag: string): bool
 /**
  * A 304's headers: those of the 200 it stands for (ETag, Cache-Control, Vary, CORS…) without
  * the representation metadata RFC 9110 15.4.5 says a 304 should not carry (Content-Type,
- * Content-Encoding), as the function's 304 has them.
+ * Content-Encoding, Content-Length). Static files and function answers (function-response.ts)
+ * both send their 304s through it.
  */
-function notModifiedHeaders(headers: OutgoingHttpHeaders): OutgoingHttpHeaders {
-  const { 'content-type': _type, 'content-encoding': _encoding, ...rest } = headers;
+export function notModifiedHeaders(headers: OutgoingHttpHeaders): OutgoingHttpHeaders {
+  const { 'content-type': _type, 'content-encoding': _encoding, 'content-length': _length, ...rest } = headers;
   return rest;
 }
 
