@@ -38,11 +38,11 @@ export function createGrid(
   let query: Omit<ListQuery, 'page'> | null = null;
   let nextPage = 1;
   let hasNext = false;
-  let shown = 0;
   /**
    * Ids of the cards in the grid. Pages are asked one at a time, each from the catalogue
    * deployed at that moment (README, "Paging while the catalogue changes"): after a deploy
-   * that added a pepe, the next page starts with the last card already shown.
+   * that added a pepe, the next page starts with the last card already shown. Its size is the
+   * number of cards shown.
    */
   let shownIds = new Set<string>();
   /** The status line after the last page that loaded, for a later page's failure to add to. */
@@ -94,9 +94,9 @@ export function createGrid(
     const fresh = page.pepes.filter((pepe) => !shownIds.has(pepe.id));
     for (const pepe of fresh) shownIds.add(pepe.id);
     elements.list.append(...fresh.map((pepe, index) => card(pepe, page.page === 1 && index < EAGER_CARDS)));
-    shown += fresh.length;
     hasNext = page.hasNext;
     nextPage = page.page + 1;
+    const shown = shownIds.size;
     loadedText = statusText(current, page.found, page.totalItems, shown);
     elements.status.textContent = loadedText;
     elements.list.hidden = shown === 0;
@@ -137,7 +137,6 @@ export function createGrid(
       query = next;
       nextPage = 1;
       hasNext = false;
-      shown = 0;
       shownIds = new Set();
       loading = false;
       elements.list.replaceChildren();
