@@ -13,6 +13,7 @@ import { headersFingerprint, planObjects, recheckMetadata, type RemoteManifest }
 import { manifestShapeError, readLocalBuild, type BuildManifest } from './local-build.js';
 import { localObjects } from './local-objects.js';
 import { GROUP_ORDER, RUN_MARKER_NAME, STATE_NAME, keyForPath, normalisePrefix } from './object-keys.js';
+import { DEFAULT_CONCURRENCY } from './concurrency.js';
 import { runPool } from './run-pool.js';
 import { createS3Client } from './s3-client.js';
 import { S3OperationError, deleteKeys, getObjectOrNull, headMetadata, listAllObjects, putObject } from './s3-operations.js';
@@ -21,8 +22,6 @@ import type { PlannedObject, PublishDeps, PublishOptions, PublishPlan, PublishPr
 import { PublishStop, uploadObject, verifyBucket, writeManifest } from './upload-steps.js';
 import { ownStaleKeys } from './own-keys.js';
 
-/** Requests in flight when the caller sets none (`pepe publish --concurrency` defaults to the same 8). */
-const DEFAULT_CONCURRENCY = 8;
 
 /**
  * Expected failures become Problems; anything else is a bug and propagates. Every error of

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, MIN_CONCURRENCY } from '../../publish/concurrency.js';
 import { checkBucketName, normalisePrefix } from '../../publish/object-keys.js';
 import type { PublishProgress, PublishResult } from '../../publish/types.js';
 import { intFlag, parseFlags } from '../args.js';
@@ -20,7 +21,7 @@ Options:
   --dir DIR             build output folder (default: dist)
   --endpoint URL        S3-compatible endpoint (MinIO, R2, s3rver…); turns on path-style addressing
   --region R            region (default: from the AWS chain; us-east-1 with --endpoint)
-  --concurrency N       parallel requests, 1–64 (default: 8)
+  --concurrency N       parallel requests, ${MIN_CONCURRENCY}–${MAX_CONCURRENCY} (default: ${DEFAULT_CONCURRENCY})
   --dry-run             read the bucket and print the plan; write nothing
   --delete-stale        delete keys the build no longer lists, once no cached JSON can
                         point at them (two runs ≥ 5 minutes apart; see the README)
@@ -113,7 +114,7 @@ export default {
       dir: resolve(io.cwd, values.dir ?? 'dist'),
       ...(values.endpoint ? { endpoint: values.endpoint } : {}),
       ...(values.region ? { region: values.region } : {}),
-      concurrency: intFlag('concurrency', values.concurrency, 8, 1, 64),
+      concurrency: intFlag('concurrency', values.concurrency, DEFAULT_CONCURRENCY, MIN_CONCURRENCY, MAX_CONCURRENCY),
       dryRun: values['dry-run'] ?? false,
       deleteStale: values['delete-stale'] ?? false,
       verify: values.verify ?? false,
