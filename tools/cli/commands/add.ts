@@ -5,6 +5,7 @@ import { contentPaths } from '../content-flags.js';
 import { type Command, UsageError } from '../io.js';
 import { shellWord, shownPath } from '../../build/shell-path.js';
 import { printProblems } from '../print-results.js';
+import { utf8TextFlag } from '../text-flags.js';
 
 const usage = `Usage: pepe add FILE... [options]
 
@@ -20,7 +21,7 @@ Options:
   --content DIR         content folder (default: content)
   --into SUBFOLDER      subfolder of the content folder to copy into
   --tags a,b            comma-separated tags for every imported image
-  --description TEXT    description for every imported image
+  --description TEXT    description for every imported image (UTF-8: a byte that is not is refused)
   --force               import near-duplicates anyway
   -h, --help            show this help
 
@@ -50,6 +51,8 @@ export default {
       true,
     );
     if (positionals.length === 0) throw new UsageError('name at least one image file to add');
+    const description = utf8TextFlag('description', values.description);
+    const tags = utf8TextFlag('tags', values.tags);
     const intoProblem = checkInto(values.into);
     if (intoProblem) throw new UsageError(intoProblem.message);
     const { contentDir } = contentPaths(values, io.cwd);
@@ -57,8 +60,8 @@ export default {
       contentDir,
       files: positionals.map((file) => resolve(io.cwd, file)),
       ...(values.into !== undefined ? { into: values.into } : {}),
-      tags: values.tags === undefined ? null : values.tags.split(','),
-      description: values.description ?? null,
+      tags: tags === undefined ? null : tags.split(','),
+      description: description ?? null,
       force: values.force ?? false,
     });
     printProblems(io, result.problems);
