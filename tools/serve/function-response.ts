@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { type CachedAnswer, type CdnCache, forwardedHeaders, HIT_AGE } from './cdn-cache.js';
+import { INTERNAL_ERROR_MESSAGE, sendApiError } from './error-answers.js';
 import { compressFast, type Encoding, etagForEncoding, MIN_COMPRESS_BYTES, negotiateEncoding, varyWithEncoding } from './compression.js';
 import { isCompressible } from './content-types.js';
 import type { FunctionContext, FunctionMatch } from './functions.js';
@@ -40,7 +41,12 @@ function toRequest(req: IncomingMessage, url: URL): Request {
   return new Request(url.href, { method: asGet ? 'GET' : method, headers });
 }
 
-/** Runs the function; null when it threw (already answered with a bare 500, as Netlify does). */
+/**
+ * Runs the function; null when it threw, already answered with the API's JSON 500 (the one the
+ * handler itself sends for its own failures, CORS included: error-answers.ts). Netlify answers
+ * a crashed function with a page of its own, which no client of the API could read from
+ * another origin; the handler catches everything it can, so only a broken bundle gets here.
+ */
 async function invoke(req: IncomingMessage, res: ServerResponse, url: URL, match: FunctionMatch, onError: ErrorSink) {
   const pending: Promise<unknown>[] = [];
   const context: FunctionContext = {
@@ -62,8 +68,7 @@ async function invoke(req: IncomingMessage, res: ServerResponse, url: URL, match
     return { status: response.status, headers, body };
   } catch (error) {
     onError(`function ${match.fn.name} failed on ${req.method} ${url.pathname}${url.search}`, error);
-    res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
-    res.end('Internal Server Error\n');
+    sendApiError(req, res, 500, 'INTERNAL_SERVER_ERROR', INTERNAL_ERROR_MESSAGE);
     return null;
   }
 }
@@ -81,8 +86,8 @@ export function sendFunction(
 ): void | Promise<void> {
   const method = req.method ?? 'GET';
   if (FORBIDDEN_METHODS.has(method)) {
-    res.writeHead(405, { allow: STATIC_METHODS, 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
-    res.end('Method Not Allowed\n');
+    // The function's path: the API's 405, as the handler answers every other method it does not serve.
+    sendApiError(req, res, 405, 'METHOD_NOT_ALLOWED', `method "${method}" is not allowed; use ${STATIC_METHODS}`, { allow: STATIC_METHODS });
     return;
   }
   // HEAD is answered from the GET entry, as CDNs do; only GET answers are stored.

@@ -12,6 +12,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CdnCache } from './cdn-cache.js';
+import { CROSS_ORIGIN_ERROR_HEADERS, sendApiError, sendPlainError } from './error-answers.js';
 import { type ErrorSink, sendFunction } from './function-response.js';
 import { type LoadedFunction, matchFunction } from './functions.js';
 import type { NetlifyConfig } from './netlify-config.js';
@@ -71,8 +72,8 @@ export async function handleRequest(serving: ChainState, req: IncomingMessage, r
   const state: ChainState = { ...serving };
   const url = requestUrl(req, state.origin);
   if (!url) {
-    res.writeHead(400, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
-    res.end('Bad Request\n');
+    const message = `the request target must be a path such as /api/pepe (got ${JSON.stringify((req.url ?? '').slice(0, 100))})`;
+    sendApiError(req, res, 400, 'VALIDATION_ERROR', message);
     return;
   }
   const method = req.method ?? 'GET';
@@ -103,30 +104,30 @@ export async function handleRequest(serving: ChainState, req: IncomingMessage, r
     const targetFn = matchFunction(state.functions, target.pathname);
     if (targetFn) return sendFunction(req, res, target, targetFn, state.onError, state.cdnCache);
     const file = state.site.lookup(target.pathname);
-    if (file && !readsFile) return sendMethodNotAllowed(res);
+    if (file && !readsFile) return sendMethodNotAllowed(req, res);
     if (file && (await sendStatic(state.site, state.config, req, res, file, redirect.status, redirect.headers))) return;
     return sendNotFound(state, req, res);
   }
 
   const file = state.site.lookup(url.pathname);
   if (file) {
-    if (!readsFile) return sendMethodNotAllowed(res);
+    if (!readsFile) return sendMethodNotAllowed(req, res);
     const sent = sendStatic(state.site, state.config, req, res, file);
     if (sent === true || (sent !== false && (await sent))) return state.staticRoutes.remember(req.url, url.pathname, file);
   }
   return sendNotFound(state, req, res);
 }
 
-function sendMethodNotAllowed(res: ServerResponse): void {
-  res.writeHead(405, { allow: STATIC_METHODS, 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
-  res.end('Method Not Allowed\n');
+function sendMethodNotAllowed(req: IncomingMessage, res: ServerResponse): void {
+  sendPlainError(req, res, 405, 'Method Not Allowed\n', { allow: STATIC_METHODS });
 }
 
 const NOT_FOUND_HTML = '<!doctype html><html lang="en"><meta charset="utf-8"><title>Not found</title><h1>Not found</h1><p>Nothing is published at this address. The API lives under <a href="/api/pepe">/api/pepe</a> and <a href="/v1/pepe">/v1/pepe</a>.</p></html>\n';
 
 async function sendNotFound(state: ChainState, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const page = state.site.lookup('/404.html');
-  if (page && (req.method === 'GET' || req.method === 'HEAD') && (await sendStatic(state.site, state.config, req, res, page, 404))) return;
-  res.writeHead(404, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff', 'content-length': Buffer.byteLength(NOT_FOUND_HTML) });
+  // CORS on both: a page on another origin asking for an image that is not there must see a 404, not a network failure.
+  if (page && (req.method === 'GET' || req.method === 'HEAD') && (await sendStatic(state.site, state.config, req, res, page, 404, CROSS_ORIGIN_ERROR_HEADERS as Record<string, string>))) return;
+  res.writeHead(404, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', ...CROSS_ORIGIN_ERROR_HEADERS, 'content-length': Buffer.byteLength(NOT_FOUND_HTML) });
   res.end(req.method === 'HEAD' ? undefined : NOT_FOUND_HTML);
 }

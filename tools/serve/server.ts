@@ -11,6 +11,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { errorBodyA, errorBodyB } from '../../functions/core/bodies.js';
 import { answerFromCdnCache } from './cached-fast-path.js';
 import { CdnCache } from './cdn-cache.js';
+import { CROSS_ORIGIN_ERROR_HEADERS, INTERNAL_ERROR_MESSAGE, sendApiError } from './error-answers.js';
 import { loadFunctions } from './functions.js';
 import { loadNetlifyConfig } from './netlify-config.js';
 import { compileRedirect, unsupportedRedirect } from './redirects.js';
@@ -130,10 +131,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       if (state.cdnCache !== null && answerFromCdnCache(state.cdnCache, req, res)) return;
       handleRequest(state, req, res).catch((error: unknown) => {
         state.onError(`unexpected failure on ${req.method} ${req.url}`, error);
-        if (!res.headersSent) {
-          res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
-          res.end('Internal Server Error\n');
-        } else {
+        // The API's 500, readable from another origin, as the function's own 500 is (error-answers.ts).
+        if (!res.headersSent) sendApiError(req, res, 500, 'INTERNAL_SERVER_ERROR', INTERNAL_ERROR_MESSAGE);
+        else {
           res.destroy();
         }
       });
@@ -157,9 +157,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     else socket.destroy();
   });
   // CONNECT never reaches the request handler (Node hands over the socket): it gets the 405
-  // every method the API does not serve gets, as on Netlify's edge.
+  // every method the API does not serve gets, as on Netlify's edge, readable cross-origin as every error answer is.
+  const corsLines = Object.entries(CROSS_ORIGIN_ERROR_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   server.on('connect', (_req: IncomingMessage, socket: Socket) => {
-    socket.end(`HTTP/1.1 405 Method Not Allowed\r\nallow: ${STATIC_METHODS}\r\ncontent-type: text/plain; charset=utf-8\r\ncache-control: no-store\r\nconnection: close\r\ncontent-length: 19\r\n\r\nMethod Not Allowed\n`);
+    socket.end(`HTTP/1.1 405 Method Not Allowed\r\nallow: ${STATIC_METHODS}\r\ncontent-type: text/plain; charset=utf-8\r\n${corsLines}cache-control: no-store\r\nconnection: close\r\ncontent-length: 19\r\n\r\nMethod Not Allowed\n`);
   });
   await new Promise<void>((done, fail) => {
     server.once('error', (error: NodeJS.ErrnoException) => {

@@ -10,6 +10,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { type Encoding, etagForEncoding, MIN_COMPRESS_BYTES, negotiateEncoding, varyWithEncoding } from './compression.js';
 import { contentTypeFor, isCompressible } from './content-types.js';
 import { headersForPath, type NetlifyConfig } from './netlify-config.js';
+import { sendPlainError } from './error-answers.js';
 import { type CachedBody, type StaticEntry, type StaticSite, streamEtag } from './static-files.js';
 
 export const STATIC_METHODS = 'GET, HEAD, OPTIONS';
@@ -174,8 +175,7 @@ async function streamFile(req: IncomingMessage, res: ServerResponse, entry: Stat
       // rather than announce a length the file no longer has.
       if (fstatSync(fd).size !== entry.size) {
         stream.destroy();
-        res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'retry-after': '1' });
-        res.end('A new build is being put in place; try again in a moment.\n');
+        sendPlainError(req, res, 503, 'A new build is being put in place; try again in a moment.\n', { 'retry-after': '1' });
         done(true);
         return;
       }

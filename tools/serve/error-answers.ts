@@ -1,0 +1,62 @@
+/**
+ * The answers `pepe serve` makes itself when something goes wrong (no function answer, no
+ * file): 500s, 405s, 404s, 503s, 400s. Every one carries CORS `*` (and nosniff): a browser
+ * refuses a cross-origin page any answer without `Access-Control-Allow-Origin`, so the API's
+ * clients on other origins (api-behaviour.md: CORS `*` on every JSON answer, and on images)
+ * saw a network failure in place of the status and the message, and could not tell "no such
+ * image" or "try again later" from the server being down.
+ *
+ * Where the API itself would answer (a path of the function, /api and /v1), the error is the
+ * API's JSON envelope (variant B's shape under /v1), as the function's own errors are; the
+ * static site's 404 page and the plain 405/503 of static files keep their bodies.
+ */
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { errorBodyA, errorBodyB } from '../../functions/core/bodies.js';
+import { NO_STORE } from '../../functions/core/cache-policy.js';
+import { decodeUnreserved } from '../../functions/core/http.js';
+import type { ErrorCode } from '../../functions/core/schemas.js';
+
+/** What every error answer of pepe serve adds, so that a page on another origin can read it. */
+export const CROSS_ORIGIN_ERROR_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'ETag',
+  'x-content-type-options': 'nosniff',
+});
+
+/** The message of the API's own 500 (functions/core/handler.ts): nothing about what failed. */
+export const INTERNAL_ERROR_MESSAGE = 'The server failed to answer this request; please try again later';
+
+/** The path part of a request target (origin or absolute form), with unreserved escapes decoded as the router decodes them. */
+function targetPath(target: string): string {
+  const withoutOrigin = /^https?:\/\//i.test(target) ? target.replace(/^https?:\/\/[^/?#]*/i, '') : target;
+  const path = withoutOrigin.split(/[?#]/, 1)[0] ?? '';
+  return decodeUnreserved(path);
+}
+
+/** Variant B's paths: its errors have its envelope. */
+const isVariantB = (path: string): boolean => path === '/v1' || path.startsWith('/v1/');
+
+/** The API's JSON error envelope for `target` (variant B's under /v1, else A's), with the headers of every JSON answer and no-store. */
+export function sendApiError(req: IncomingMessage, res: ServerResponse, status: number, code: ErrorCode, message: string, extra: OutgoingHttpHeaders = {}): void {
+  const body = isVariantB(targetPath(req.url ?? '')) ? errorBodyB(code, message) : errorBodyA(code, message);
+  res.writeHead(status, {
+    ...extra,
+    'content-type': 'application/json; charset=utf-8',
+    ...CROSS_ORIGIN_ERROR_HEADERS,
+    'cache-control': NO_STORE,
+    'content-length': Buffer.byteLength(body),
+  });
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+/** A short plain-text error (a static file's 405 or 503), readable cross-origin, never stored. */
+export function sendPlainError(req: IncomingMessage, res: ServerResponse, status: number, text: string, extra: OutgoingHttpHeaders = {}): void {
+  res.writeHead(status, {
+    ...extra,
+    'content-type': 'text/plain; charset=utf-8',
+    ...CROSS_ORIGIN_ERROR_HEADERS,
+    'cache-control': NO_STORE,
+    'content-length': Buffer.byteLength(text),
+  });
+  res.end(req.method === 'HEAD' ? undefined : text);
+}
