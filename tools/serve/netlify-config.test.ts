@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -119,4 +120,21 @@ describe('loadNetlifyConfig on a file it cannot read', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  // A named pipe used to block pepe serve and pepe publish for ever (open() waits for a writer); /dev/null read as a configuration without a single header rule.
+  it.skipIf(process.platform === 'win32')('refuses a named pipe at once, and a device, naming what it is', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pepe-netlify-toml-'));
+    try {
+      const fifo = join(dir, 'netlify.toml');
+      execFileSync('mkfifo', [fifo]);
+      const started = Date.now();
+      const error = await loadNetlifyConfig(fifo).catch((e: unknown) => e);
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(error).toBeInstanceOf(NetlifyConfigError);
+      expect((error as Error).message).toBe(`${fifo}: cannot read the Netlify configuration: it is a named pipe (FIFO), not a file: point to the netlify.toml file (pepe publish: --netlify-toml FILE)`);
+      await expect(loadNetlifyConfig('/dev/null')).rejects.toThrow(/^\/dev\/null: cannot read the Netlify configuration: it is a device, not a file: /);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 20_000);
 });

@@ -14,7 +14,8 @@
  *
  * Redirects are parsed and validated by Netlify's own parser (@netlify/redirect-parser).
  */
-import { readFile } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { parseAllRedirects } from '@netlify/redirect-parser';
 import { parse as parseToml } from 'smol-toml';
 
@@ -64,11 +65,38 @@ function unreadableFix(code: string | undefined): string {
   return 'run from the repository root, where netlify.toml is (pepe publish also takes --netlify-toml FILE)';
 }
 
+/** What a path that is neither a file nor a folder is, in the words of the message. */
+function oddKind(info: Stats): string {
+  if (info.isFIFO()) return 'a named pipe (FIFO)';
+  if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
+  if (info.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+/**
+ * The file's text. Opened without blocking and checked to be a regular file before it is read:
+ * a named pipe as --netlify-toml (or as ./netlify.toml) blocked `pepe serve` and `pepe publish`
+ * for ever in open() waiting for a writer, and /dev/null read as an empty configuration, every
+ * header rule gone without a word.
+ */
+async function readConfigText(file: string): Promise<string> {
+  const handle = await open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  try {
+    const info = await handle.stat();
+    if (info.isDirectory()) throw Object.assign(new Error(`EISDIR: ${file}`), { code: 'EISDIR' });
+    if (!info.isFile()) throw new NetlifyConfigError(`${file}: cannot read the Netlify configuration: it is ${oddKind(info)}, not a file: point to the netlify.toml file (pepe publish: --netlify-toml FILE)`);
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
 export async function loadNetlifyConfig(file = 'netlify.toml'): Promise<NetlifyConfig> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = await readConfigText(file);
   } catch (error) {
+    if (error instanceof NetlifyConfigError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     throw new NetlifyConfigError(`${file}: cannot read the Netlify configuration (${code ?? String(error)}); ${unreadableFix(code)}`);
   }
