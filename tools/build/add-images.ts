@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
-import { mkdir, readFile, rm, stat } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { basename, extname, join, relative, resolve, sep } from 'node:path';
 import { findNearDuplicates } from '../dupes/near-duplicates.js';
 import { FEATURE_VERSION, analyseImage } from '../image/analyse-image.js';
@@ -21,6 +21,7 @@ import { CONTENT_IMAGE_EXTS } from './scan-content.js';
 import { SidecarSchema, normaliseDescription, normaliseTags } from './sidecar.js';
 import { slugify, uniqueSlug } from './slug.js';
 import { checkInto, inPlaceProblem, intoSymlinkProblem, isInside } from './add-checks.js';
+import { makeFolders } from './make-folders.js';
 import { unwritableFolder } from './write-access.js';
 import { type NewFile, writeNewFiles } from './write-new-files.js';
 
@@ -144,7 +145,7 @@ export async function addImages(options: AddImagesOptions): Promise<AddResult> {
     error('write-failed', `could not write "${rel(path)}" (${cause.code ?? cause.message}): make the folder writable or free some space, then run the command again`);
   let createdFolder: string | undefined;
   try {
-    createdFolder = await mkdir(folder, { recursive: true });
+    createdFolder = await makeFolders(folder);
   } catch (cause) {
     return { ok: false, added: [], problems: [writeFailed(folder, cause as NodeJS.ErrnoException)] };
   }

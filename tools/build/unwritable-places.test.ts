@@ -1,12 +1,12 @@
 /**
- * `pepe build` and `pepe dupes` pointed at places that cannot hold files although
+ * `pepe build`, `pepe dupes` and `pepe add` pointed at places that cannot hold files although
  * their permission bits say they can (root passes every access check): /proc, a link to
  * nothing, a path below a file. Node's recursive mkdir retries for ever on the ENOENT procfs
  * answers, so `pepe build --out /proc/x` spun at full CPU; each must end at once with the
  * folder named and the documented exit status. Real `pepe` processes, each with a time limit.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -81,5 +81,14 @@ describe.skipIf(!onLinux)('pepe dupes with a cache in /proc', () => {
     const run = pepe('dupes', '--cache', '/proc/pepe-cache');
     expect(run.signal).toBeNull();
     expect(run.status).toBe(0);
+  });
+});
+
+describe.skipIf(!onLinux)('pepe add --into a new folder in a place that cannot hold one', () => {
+  it('is a write-failed error naming the folder, exit 1, at once (it spun in the --into mkdir)', () => {
+    const run = pepe('add', join('content', readdirSync(join(temp.path, 'content')).find((name) => name.endsWith('.png'))!), '--content', '/proc', '--into', 'pepe-new');
+    expect(run.signal).toBeNull();
+    expect(run.stderr).toMatch(/^error: could not write "pepe-new" \(ENOENT\): .*\[write-failed\]\nnothing was added\n$/);
+    expect(run.status).toBe(1);
   });
 });
