@@ -2,9 +2,11 @@
  * Near-duplicate detection: accuracy on look-alike cartoons and speed on 100k hashes.
  *
  * Accuracy: N distinct frog variants (drawn by tools/sample, many differing in one detail)
- * plus a planted copy of every 5th one (JPEG q40/60/85, WebP q75, resized 50%, brightness
- * +15%), all analysed by the real analyseImage. Recall = planted pairs found; false pairs =
- * any other reported pair, per 1,000 images. Speed: findNearDuplicates on 100k synthetic
+ * plus a planted copy of every 5th one (JPEG q40/60/85, WebP q75, brightness +15%, resized
+ * to 50%, 62.5%, 75%, 90% or 150%), all analysed by the real analyseImage. Recall = planted
+ * pairs found; false pairs = any other reported pair, per 1,000 images. Besides, every 5th
+ * variant is resized at every scale and each copy checked against its original alone, for
+ * recall per scale on more copies than the cycle plants. Speed: findNearDuplicates on 100k synthetic
  * hashes vs the all-pairs loop on the same smaller n, in the same run.
  */
 import { analyseImage } from '../image/analyse-image.js';
@@ -14,7 +16,7 @@ import { thumbDifference } from '../dupes/thumb-compare.js';
 import { renderFrog } from '../sample/draw-frog.js';
 import { frogVariations } from '../sample/frog-variations.js';
 import type { FrogParams } from '../sample/frog-params.js';
-import { COPY_TRANSFORMS, plantedCopy, type CopyTransform } from '../sample/planted-copies.js';
+import { COPY_TRANSFORMS, RESIZE_SCALES, plantedCopy, resizedCopy, type CopyTransform } from '../sample/planted-copies.js';
 import { seededRandom } from '../testing/seeded-random.js';
 import { type Bench, type BenchContext, round } from './context.js';
 
@@ -27,6 +29,29 @@ interface Corpus {
   variants: FrogParams[];
   /** "idA|idB" (sorted) of every planted original/copy pair, with the edit used. */
   planted: Map<string, CopyTransform>;
+  /** Every 5th variant resized at every scale, each copy compared with its original alone. */
+  resized: ResizeCheck[];
+}
+
+interface ResizeCheck {
+  scale: number;
+  confirmed: boolean;
+  phashBits: number;
+  changedPixels: number;
+}
+
+async function resizeChecks(original: DupeItem, png: Buffer): Promise<ResizeCheck[]> {
+  return Promise.all(
+    Object.values(RESIZE_SCALES).map(async (scale) => {
+      const copy = await analysedItem(`r${original.id}`, `resized/${original.id}-${scale}`, await resizedCopy(png, scale));
+      return {
+        scale,
+        confirmed: findNearDuplicates([original, copy]).length === 1,
+        phashBits: hamming(parseHash(original.phash)!, parseHash(copy.phash)!),
+        changedPixels: thumbDifference(original.thumb, copy.thumb, CONFIRM_DEFAULTS.tolerance, CONFIRM_DEFAULTS.brightenedTolerance).changedPixels,
+      };
+    }),
+  );
 }
 
 const pairKey = (a: string, b: string) => (a < b ? `${a}|${b}` : `${b}|${a}`);
@@ -41,6 +66,7 @@ async function makeCorpus(count: number, ctx: BenchContext): Promise<Corpus> {
   const variants = frogVariations(count, 2024);
   const items: DupeItem[] = [];
   const planted = new Map<string, CopyTransform>();
+  const resized: ResizeCheck[] = [];
   const batch = 4;
   for (let start = 0; start < variants.length; start += batch) {
     const made = await Promise.all(
@@ -52,6 +78,7 @@ async function makeCorpus(count: number, ctx: BenchContext): Promise<Corpus> {
           const transform = COPY_TRANSFORMS[(k / COPY_EVERY) % COPY_TRANSFORMS.length]!;
           out.push(await analysedItem(`c${k}`, `copies/${k}-${transform}`, await plantedCopy(png, transform)));
           planted.set(pairKey(`v${k}`, `c${k}`), transform);
+          resized.push(...(await resizeChecks(out[0]!, png)));
         }
         return out;
       }),
@@ -59,7 +86,7 @@ async function makeCorpus(count: number, ctx: BenchContext): Promise<Corpus> {
     items.push(...made.flat());
     if (start % 100 === 0) ctx.log(`corpus ${start}/${count}`);
   }
-  return { items, variants, planted };
+  return { items, variants, planted, resized };
 }
 
 /** What differs between the two pictures of each false pair at the defaults (to see what the detector cannot tell apart). */
@@ -114,6 +141,21 @@ function perTransformRows(corpus: Corpus): Record<string, string | number>[] {
       'recall %': round((100 * keys.filter((k) => found.has(k)).length) / Math.max(1, keys.length), 1),
       'max phash bits': Math.max(...distances),
       'max changed thumb px': Math.max(...changed),
+    };
+  });
+}
+
+function perScaleRows(corpus: Corpus): Record<string, string | number>[] {
+  return Object.values(RESIZE_SCALES).map((scale) => {
+    const checks = corpus.resized.filter((c) => c.scale === scale);
+    const changed = checks.map((c) => c.changedPixels).sort((a, b) => a - b);
+    return {
+      'scale %': scale * 100,
+      copies: checks.length,
+      'recall %': round((100 * checks.filter((c) => c.confirmed).length) / Math.max(1, checks.length), 1),
+      'phash ≤ threshold %': round((100 * checks.filter((c) => c.phashBits <= DEFAULT_PHASH_THRESHOLD).length) / Math.max(1, checks.length), 1),
+      'median changed thumb px': changed[Math.floor(changed.length / 2)] ?? 0,
+      'max changed thumb px': changed.at(-1) ?? 0,
     };
   });
 }
@@ -210,6 +252,7 @@ export default {
     const corpus = await makeCorpus(count, ctx);
     ctx.table(`accuracy by phash threshold (${count} variants + ${corpus.planted.size} copies, confirmation at defaults)`, accuracyRows(corpus, [4, 5, 6, 8, 10]));
     ctx.table('planted copies by edit (defaults)', perTransformRows(corpus));
+    ctx.table(`every ${COPY_EVERY}th variant resized at every scale, each copy against its original (defaults)`, perScaleRows(corpus));
     ctx.table('false pairs at the defaults', falsePairRows(corpus));
     ctx.table(`confirmation settings (phash threshold ${DEFAULT_PHASH_THRESHOLD})`, confirmationRows(corpus));
     ctx.log('timing the candidate search');

@@ -20,8 +20,13 @@ const drawn = (params: Partial<FrogParams>) => renderFrog(withParams(params), SI
 
 const ORIGINAL: Partial<FrogParams> = { expression: 'smug', background: { color: '#bfe3f5', accent: '#9ccbe6', pattern: 'solid' } };
 
+// Resizes other than one half are left out: the thumbnail is a box average over whole
+// pixels, so their outlines move (README "Near-duplicates", "Resizes other than one half");
+// the benchmark measures them.
+const CAUGHT_EDITS = COPY_TRANSFORMS.filter((transform) => !transform.startsWith('resize-') || transform === 'resize-50');
+
 describe('confirmation of phash candidates', () => {
-  it.each(COPY_TRANSFORMS)('accepts a copy of the same frog (%s)', async (transform) => {
+  it.each(CAUGHT_EDITS)('accepts a copy of the same frog (%s)', async (transform) => {
     const png = await drawn(ORIGINAL);
     const original = await item('original', png);
     const copy = await item('copy', await plantedCopy(png, transform));
