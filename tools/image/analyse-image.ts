@@ -14,7 +14,7 @@ import { gridFeatures } from './pixel-pass.js';
 export { detectFormat } from './format.js';
 
 /** Bump whenever any output (phash, blurhash, thumb, sizes, failure codes) can change: the build cache keys on it. */
-export const FEATURE_VERSION = 'image-3';
+export const FEATURE_VERSION = 'image-4';
 
 /** Limits when the caller sets none; the build sets its own (`LIMITS` in tools/build/analyse-content.ts: 30 s per decode). */
 const DEFAULT_MAX_PIXELS = 50_000_000;

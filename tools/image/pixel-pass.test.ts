@@ -37,10 +37,14 @@ describe('pixel-pass.wasm', () => {
   });
 });
 
-describe('the WebAssembly pixel pass equals the reference JS (Pillow greyscale + LANCZOS, box thumbnail)', () => {
+describe('the WebAssembly pixel pass equals the reference JS (Pillow greyscale + LANCZOS, area-weighted thumbnail)', () => {
+  // Sides that are not multiples of 32 put pixels across cell borders on both axes, where
+  // the pass splits a row between two bands and a column between two cells.
   const sizes: [number, number][] = [
     [32, 32],
+    [48, 40],
     [33, 200],
+    [45, 1001],
     [700, 35],
     [257, 256],
     [1000, 777],

@@ -1,6 +1,6 @@
 /**
  * The per-pixel work of the analysis in one WebAssembly pass (pixel-pass.wat): flatten,
- * Pillow greyscale, 32x32 box-thumbnail sums and Pillow's horizontal Lanczos pass, with
+ * Pillow greyscale, 32x32 area-weighted thumbnail sums and Pillow's horizontal Lanczos pass, with
  * the Lanczos dot products four taps at a time in SIMD. The phash is defined on the
  * full-resolution image (api-behaviour.md: what imagehash.phash computes), so every pixel
  * goes through the Lanczos filter; in plain JS that pass cost ~17 ns per pixel, more than
@@ -13,7 +13,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { lanczosCoefficients, pilLanczosResizeGrey, pilVerticalPass } from './pil-resize.js';
-import { boxThumbnail, cellAverages, cellRanges, flattenToRgb, pilGreyFromRgb, type RawImage } from './pixels.js';
+import { areaThumbnail, cellAverages, cellWeights, flattenToRgb, pilGreyFromRgb, type RawImage } from './pixels.js';
 
 const OUT = 32;
 
@@ -41,8 +41,19 @@ export function releasePixelPass(): void {
   instance = undefined;
 }
 
-/** Whether `runPixelPass` handles this frame: RGB or RGBA, at least 32 px each way (so every pixel is in exactly one thumbnail cell). */
-export const pixelPassApplies = (image: RawImage): boolean => (image.channels === 3 || image.channels === 4) && image.width >= OUT && image.height >= OUT;
+/**
+ * The tallest frame the pass takes: its per-column sums are u32, and a column's sum over a
+ * band is at most 255 * height (row weights add up to the height, in 1/32 pixel). Far above
+ * any frame the pixel limit lets through with 32 columns (50 Mpx / 32 = 1.6 M rows).
+ */
+const MAX_PASS_HEIGHT = Math.floor(0xffffffff / 255);
+
+/**
+ * Whether `runPixelPass` handles this frame: RGB or RGBA, at least 32 px each way (so every
+ * row and column touches at most two thumbnail cells), and not taller than its sums allow.
+ */
+export const pixelPassApplies = (image: RawImage): boolean =>
+  (image.channels === 3 || image.channels === 4) && image.width >= OUT && image.height >= OUT && image.height <= MAX_PASS_HEIGHT;
 
 /** 16-byte aligned bump allocation over the module's memory. */
 function layout(sizes: Record<string, number>): { offsets: Record<string, number>; total: number } {
@@ -58,7 +69,7 @@ function layout(sizes: Record<string, number>): { offsets: Record<string, number
 export interface PixelPassResult {
   /** Pillow's 32x32 LANCZOS resize of Pillow's greyscale (the phash's input). */
   grey32: Uint8Array;
-  /** 32x32 RGB box thumbnail of the flattened frame (same as `boxThumbnail`). */
+  /** 32x32 RGB area-weighted thumbnail of the flattened frame (same as `areaThumbnail`). */
   thumb: Uint8Array;
 }
 
@@ -68,17 +79,15 @@ export function runPixelPass(pass: PassExports, image: RawImage): PixelPassResul
   const horiz = lanczosCoefficients(width, OUT);
   const vert = lanczosCoefficients(height, OUT);
   const kstride = Math.ceil(horiz.ksize / 4) * 16;
-  const xs = cellRanges(width, OUT);
-  const ys = cellRanges(height, OUT);
+  const xs = cellWeights(width, OUT);
   const { offsets: o, total } = layout({
     src: width * height * channels,
     grey: (width + 4) * 4,
     taps: OUT * kstride,
     tstart: OUT * 4,
     tcount4: OUT * 4,
-    cellx: OUT * 8,
-    celly: OUT * 8,
-    acc: OUT * OUT * 3 * 4,
+    cellx: OUT * 16,
+    acc: OUT * OUT * 3 * 8,
     mid: height * OUT,
     // Per-column sums of a band (SIMD writes up to 16 slots past the row).
     colsum: (width * channels + 16) * 4,
@@ -97,12 +106,12 @@ export function runPixelPass(pass: PassExports, image: RawImage): PixelPassResul
     tstart[xx] = horiz.start[xx]!;
     tcount4[xx] = Math.ceil(n / 4) * 4;
   }
-  new Int32Array(buf, o.cellx, OUT * 2).set(xs);
-  new Int32Array(buf, o.celly, OUT * 2).set(ys);
+  const cellx = new Int32Array(buf, o.cellx, OUT * 4);
+  for (let i = 0; i < OUT; i++) cellx.set([xs.first[i]!, xs.end[i]!, xs.head[i]!, xs.tail[i]!], i * 4);
   new Int32Array(buf, o.colsum, width * channels + 16).fill(0);
-  pass.rows(o.src!, width, height, channels, o.grey!, o.taps!, kstride, o.tstart!, o.tcount4!, OUT, o.cellx!, o.celly!, o.acc!, o.mid!, o.colsum!);
+  pass.rows(o.src!, width, height, channels, o.grey!, o.taps!, kstride, o.tstart!, o.tcount4!, OUT, o.cellx!, o.acc!, o.mid!, o.colsum!);
   const grey32 = pilVerticalPass(new Uint8Array(buf, o.mid, height * OUT), OUT, 0, vert);
-  const thumb = cellAverages(new Int32Array(buf, o.acc, OUT * OUT * 3), xs, ys);
+  const thumb = cellAverages(new Float64Array(buf, o.acc, OUT * OUT * 3), width, height);
   return { grey32, thumb };
 }
 
@@ -110,7 +119,7 @@ export function runPixelPass(pass: PassExports, image: RawImage): PixelPassResul
 export function referenceGridFeatures(image: RawImage): PixelPassResult {
   const { width, height } = image;
   const rgb = flattenToRgb(image);
-  return { grey32: pilLanczosResizeGrey(pilGreyFromRgb(rgb, width, height), width, height, OUT, OUT), thumb: boxThumbnail(rgb, width, height, OUT, OUT) };
+  return { grey32: pilLanczosResizeGrey(pilGreyFromRgb(rgb, width, height), width, height, OUT, OUT), thumb: areaThumbnail(rgb, width, height, OUT, OUT) };
 }
 
 /**

@@ -1,16 +1,20 @@
-;; One pass over a decoded RGB or RGBA frame (pixel-pass.ts lays out memory), band by band
-;; of thumbnail rows, row by row:
-;;  1. flatten transparency onto white:  (c*a + 255*(255-a) + 127) / 255
+;; One pass over a decoded RGB or RGBA frame (pixel-pass.ts lays out memory), row by row:
+;;  1. flatten transparency onto white, in place:  (c*a + 255*(255-a) + 127) / 255
 ;;  2. Pillow's convert('L'):            (R*19595 + G*38470 + B*7471 + 0x8000) >> 16
-;;  3. box-thumbnail sums: per-column sums over the band's rows, folded into its 32 cells
-;;     when the band ends (JS divides)
+;;  3. area-weighted thumbnail sums (pixels.ts cellWeights, in 1/32 pixel): per-column sums
+;;     of the band's rows, each row weighted by the part of it inside the band (a row on a
+;;     band border is added to both bands, split), folded into the band's 32 cells with the
+;;     columns' weights when the band ends (JS divides)
 ;;  4. Pillow's horizontal LANCZOS pass of the grey row: 22-bit fixed-point taps, clip8.
-;; Opaque rows (every RGB row; RGBA rows whose alpha is all 255) take SIMD for 1-3, four
-;; pixels (grey) or sixteen samples (sums) at a time; rows with transparency take the scalar
-;; loop. Step 4 multiplies four taps at a time (taps are zero-padded to a multiple of 4).
+;; Opaque rows (every RGB row; RGBA rows whose alpha is all 255) go straight to SIMD for
+;; 2-3, four pixels (grey) or sixteen samples (sums) at a time; rows with transparency are
+;; flattened by a scalar loop first (alpha set to 255), then take the same SIMD path.
+;; Step 4 multiplies four taps at a time (taps are zero-padded to a multiple of 4).
 ;; SIMD loops may read and write a few lanes past a row: pixel-pass.ts pads every buffer,
 ;; and the extra grey values meet zero taps, the extra sums are never folded.
-;; i32 arithmetic wraps exactly like Pillow's `int ss`.
+;; i32 arithmetic wraps exactly like Pillow's `int ss`. Column sums stay below 2^32
+;; (255 * height; pixel-pass.ts bounds the height), cell sums are i64, stored as f64 (exact:
+;; below 2^53).
 ;; The same arithmetic as pixels.ts and pil-resize.ts, which stay the reference and the
 ;; path for frames smaller than 32 px; tests hold the two to identical results.
 (module
@@ -79,16 +83,19 @@
         (local.set $x (i32.add (local.get $x) (i32.const 4)))
         (br $quads))))
 
-  ;; colsum[i] += row byte i for the n bytes of an opaque row, sixteen at a time.
-  (func $sumsOpaque (param $p i32) (param $n i32) (param $colsum i32)
-    (local $end i32) (local $v v128) (local $lo v128) (local $hi v128)
+  ;; colsum[i] += w * row byte i for the n bytes of an opaque row, sixteen at a time
+  ;; (w: the row's weight in the band, 1..32).
+  (func $sumsRow (param $p i32) (param $n i32) (param $colsum i32) (param $w i32)
+    (local $end i32) (local $v v128) (local $lo v128) (local $hi v128) (local $wv v128)
     (local.set $end (i32.add (local.get $p) (local.get $n)))
+    (local.set $wv (i16x8.splat (local.get $w)))
     (block $done
       (loop $groups
         (br_if $done (i32.ge_u (local.get $p) (local.get $end)))
         (local.set $v (v128.load (local.get $p)))
-        (local.set $lo (i16x8.extend_low_i8x16_u (local.get $v)))
-        (local.set $hi (i16x8.extend_high_i8x16_u (local.get $v)))
+        ;; 255 * 32 fits an i16 lane unsigned: weight while the samples are 16 bits wide.
+        (local.set $lo (i16x8.mul (i16x8.extend_low_i8x16_u (local.get $v)) (local.get $wv)))
+        (local.set $hi (i16x8.mul (i16x8.extend_high_i8x16_u (local.get $v)) (local.get $wv)))
         (v128.store (local.get $colsum) (i32x4.add (v128.load (local.get $colsum)) (i32x4.extend_low_i16x8_u (local.get $lo))))
         (v128.store offset=16 (local.get $colsum) (i32x4.add (v128.load offset=16 (local.get $colsum)) (i32x4.extend_high_i16x8_u (local.get $lo))))
         (v128.store offset=32 (local.get $colsum) (i32x4.add (v128.load offset=32 (local.get $colsum)) (i32x4.extend_low_i16x8_u (local.get $hi))))
@@ -97,35 +104,22 @@
         (local.set $colsum (i32.add (local.get $colsum) (i32.const 64)))
         (br $groups))))
 
-  ;; An RGBA row with transparency, pixel by pixel: flattened grey and column sums
-  ;; (colsum keeps 4 slots per pixel, as the opaque path does; the alpha slot is unused).
-  (func $rowWithAlpha (param $p i32) (param $width i32) (param $grey i32) (param $colsum i32)
-    (local $x i32) (local $r i32) (local $g i32) (local $b i32) (local $a i32)
+  ;; An RGBA row with transparency, pixel by pixel: flattened onto white in place (alpha set
+  ;; to 255), so that it then takes the opaque path like any other row.
+  (func $flattenRow (param $p i32) (param $width i32)
+    (local $end i32) (local $a i32)
+    (local.set $end (i32.add (local.get $p) (i32.shl (local.get $width) (i32.const 2))))
     (block $done
       (loop $pixels
-        (br_if $done (i32.ge_u (local.get $x) (local.get $width)))
-        (local.set $r (i32.load8_u (local.get $p)))
-        (local.set $g (i32.load8_u offset=1 (local.get $p)))
-        (local.set $b (i32.load8_u offset=2 (local.get $p)))
+        (br_if $done (i32.ge_u (local.get $p) (local.get $end)))
         (local.set $a (i32.load8_u offset=3 (local.get $p)))
         (if (i32.ne (local.get $a) (i32.const 255))
           (then
-            (local.set $r (call $flatten (local.get $r) (local.get $a)))
-            (local.set $g (call $flatten (local.get $g) (local.get $a)))
-            (local.set $b (call $flatten (local.get $b) (local.get $a)))))
-        (i32.store (local.get $grey)
-          (i32.shr_u
-            (i32.add
-              (i32.add (i32.mul (local.get $r) (i32.const 19595)) (i32.mul (local.get $g) (i32.const 38470)))
-              (i32.add (i32.mul (local.get $b) (i32.const 7471)) (i32.const 32768)))
-            (i32.const 16)))
-        (i32.store (local.get $colsum) (i32.add (i32.load (local.get $colsum)) (local.get $r)))
-        (i32.store offset=4 (local.get $colsum) (i32.add (i32.load offset=4 (local.get $colsum)) (local.get $g)))
-        (i32.store offset=8 (local.get $colsum) (i32.add (i32.load offset=8 (local.get $colsum)) (local.get $b)))
+            (i32.store8 (local.get $p) (call $flatten (i32.load8_u (local.get $p)) (local.get $a)))
+            (i32.store8 offset=1 (local.get $p) (call $flatten (i32.load8_u offset=1 (local.get $p)) (local.get $a)))
+            (i32.store8 offset=2 (local.get $p) (call $flatten (i32.load8_u offset=2 (local.get $p)) (local.get $a)))
+            (i32.store8 offset=3 (local.get $p) (i32.const 255))))
         (local.set $p (i32.add (local.get $p) (i32.const 4)))
-        (local.set $grey (i32.add (local.get $grey) (i32.const 4)))
-        (local.set $colsum (i32.add (local.get $colsum) (i32.const 16)))
-        (local.set $x (i32.add (local.get $x) (i32.const 1)))
         (br $pixels))))
 
   ;; Step 4 for one grey row: one fixed-point dot product per output column, into midRow.
@@ -161,70 +155,96 @@
         (local.set $xx (i32.add (local.get $xx) (i32.const 1)))
         (br $cols))))
 
-  ;; Fold a band's column sums into its 32 cells (acc row of 32 x 3 i32), then zero them.
+  ;; Fold a band's column sums into its 32 cells, each column weighted by the part of it
+  ;; inside the cell (cellx: first, end, head, tail per cell, as pixels.ts cellWeights),
+  ;; into the acc row of 32 x 3 f64; then zero the sums.
   (func $foldBand (param $colsum i32) (param $width i32) (param $channels i32) (param $cellx i32) (param $accRow i32)
-    (local $cell i32) (local $x i32) (local $xEnd i32) (local $s i32) (local $sr i32) (local $sg i32) (local $sb i32) (local $stride i32)
+    (local $cell i32) (local $x i32) (local $first i32) (local $xEnd i32) (local $s i32) (local $w i64)
+    (local $sr i64) (local $sg i64) (local $sb i64) (local $stride i32)
     (local.set $stride (i32.shl (local.get $channels) (i32.const 2)))
     (block $cellsDone
       (loop $cells
         (br_if $cellsDone (i32.ge_u (local.get $cell) (i32.const 32)))
-        (local.set $x (i32.load (i32.add (local.get $cellx) (i32.shl (local.get $cell) (i32.const 3)))))
-        (local.set $xEnd (i32.load offset=4 (i32.add (local.get $cellx) (i32.shl (local.get $cell) (i32.const 3)))))
+        (local.set $first (i32.load (local.get $cellx)))
+        (local.set $xEnd (i32.load offset=4 (local.get $cellx)))
+        (local.set $x (local.get $first))
         (local.set $s (i32.add (local.get $colsum) (i32.mul (local.get $x) (local.get $stride))))
-        (local.set $sr (i32.const 0))
-        (local.set $sg (i32.const 0))
-        (local.set $sb (i32.const 0))
+        (local.set $sr (i64.const 0))
+        (local.set $sg (i64.const 0))
+        (local.set $sb (i64.const 0))
         (block $pixelsDone
           (loop $pixels
             (br_if $pixelsDone (i32.ge_u (local.get $x) (local.get $xEnd)))
-            (local.set $sr (i32.add (local.get $sr) (i32.load (local.get $s))))
-            (local.set $sg (i32.add (local.get $sg) (i32.load offset=4 (local.get $s))))
-            (local.set $sb (i32.add (local.get $sb) (i32.load offset=8 (local.get $s))))
+            (local.set $w
+              (i64.extend_i32_u
+                (if (result i32) (i32.eq (local.get $x) (local.get $first))
+                  (then (i32.load offset=8 (local.get $cellx)))
+                  (else
+                    (if (result i32) (i32.eq (local.get $x) (i32.sub (local.get $xEnd) (i32.const 1)))
+                      (then (i32.load offset=12 (local.get $cellx)))
+                      (else (i32.const 32)))))))
+            (local.set $sr (i64.add (local.get $sr) (i64.mul (local.get $w) (i64.extend_i32_u (i32.load (local.get $s))))))
+            (local.set $sg (i64.add (local.get $sg) (i64.mul (local.get $w) (i64.extend_i32_u (i32.load offset=4 (local.get $s))))))
+            (local.set $sb (i64.add (local.get $sb) (i64.mul (local.get $w) (i64.extend_i32_u (i32.load offset=8 (local.get $s))))))
             (local.set $s (i32.add (local.get $s) (local.get $stride)))
             (local.set $x (i32.add (local.get $x) (i32.const 1)))
             (br $pixels)))
-        (i32.store (local.get $accRow) (local.get $sr))
-        (i32.store offset=4 (local.get $accRow) (local.get $sg))
-        (i32.store offset=8 (local.get $accRow) (local.get $sb))
-        (local.set $accRow (i32.add (local.get $accRow) (i32.const 12)))
+        (f64.store (local.get $accRow) (f64.convert_i64_u (local.get $sr)))
+        (f64.store offset=8 (local.get $accRow) (f64.convert_i64_u (local.get $sg)))
+        (f64.store offset=16 (local.get $accRow) (f64.convert_i64_u (local.get $sb)))
+        (local.set $accRow (i32.add (local.get $accRow) (i32.const 24)))
+        (local.set $cellx (i32.add (local.get $cellx) (i32.const 16)))
         (local.set $cell (i32.add (local.get $cell) (i32.const 1)))
         (br $cells)))
     (memory.fill (local.get $colsum) (i32.const 0) (i32.mul (local.get $width) (local.get $stride))))
 
-  ;; src: width*height*channels bytes (channels 3 or 4), row-major.
+  ;; src: width*height*channels bytes (channels 3 or 4), row-major; rows with transparency
+  ;;   are flattened in place.
   ;; grey: scratch for one row, (width + 4) i32.
   ;; taps: outW rows of kstride bytes (i32 taps, zero-padded); tstart/tcount4: i32 per output
   ;;   (first source column; tap count rounded up to a multiple of 4).
-  ;; cellx / celly: 32 pairs of i32 each, the [first, end) columns / rows of each thumbnail
-  ;;   column / row (they tile the frame).
-  ;; colsum: width*channels i32 (+16), zeroed by the caller. acc: 32*32*3 i32 out (cell sums).
+  ;; cellx: 32 x (first, end, head, tail) i32, the columns of each thumbnail column and the
+  ;;   weights of its first and last (pixels.ts cellWeights). Rows are weighted the same way,
+  ;;   computed here: row y covers [32y, 32y + 32) and band b [b*height, (b+1)*height).
+  ;; colsum: width*channels i32 (+16), zeroed by the caller. acc: 32*32*3 f64 out (cell sums).
   ;; mid: height*outW bytes out.
   (func (export "rows")
     (param $src i32) (param $width i32) (param $height i32) (param $channels i32)
     (param $grey i32) (param $taps i32) (param $kstride i32) (param $tstart i32) (param $tcount4 i32) (param $outW i32)
-    (param $cellx i32) (param $celly i32) (param $acc i32) (param $mid i32) (param $colsum i32)
-    (local $band i32) (local $y i32) (local $yEnd i32) (local $p i32) (local $rowBytes i32)
+    (param $cellx i32) (param $acc i32) (param $mid i32) (param $colsum i32)
+    (local $band i32) (local $y i32) (local $lo i32) (local $boundary i32) (local $p i32) (local $rowBytes i32)
     (local.set $rowBytes (i32.mul (local.get $width) (local.get $channels)))
-    (block $bandsDone
-      (loop $bands
-        (br_if $bandsDone (i32.ge_u (local.get $band) (i32.const 32)))
-        (local.set $y (i32.load (i32.add (local.get $celly) (i32.shl (local.get $band) (i32.const 3)))))
-        (local.set $yEnd (i32.load offset=4 (i32.add (local.get $celly) (i32.shl (local.get $band) (i32.const 3)))))
-        (block $rowsDone
-          (loop $rows
-            (br_if $rowsDone (i32.ge_u (local.get $y) (local.get $yEnd)))
-            (local.set $p (i32.add (local.get $src) (i32.mul (local.get $y) (local.get $rowBytes))))
-            (if (i32.or (i32.eq (local.get $channels) (i32.const 3)) (call $opaque (local.get $p) (local.get $width)))
-              (then
-                (call $greyOpaque (local.get $p) (local.get $width) (local.get $channels) (local.get $grey))
-                (call $sumsOpaque (local.get $p) (local.get $rowBytes) (local.get $colsum)))
-              (else
-                (call $rowWithAlpha (local.get $p) (local.get $width) (local.get $grey) (local.get $colsum))))
-            (call $horizontal (local.get $grey) (local.get $taps) (local.get $kstride) (local.get $tstart) (local.get $tcount4) (local.get $outW)
-              (i32.add (local.get $mid) (i32.mul (local.get $y) (local.get $outW))))
-            (local.set $y (i32.add (local.get $y) (i32.const 1)))
-            (br $rows)))
-        (call $foldBand (local.get $colsum) (local.get $width) (local.get $channels) (local.get $cellx)
-          (i32.add (local.get $acc) (i32.mul (local.get $band) (i32.const 384))))
-        (local.set $band (i32.add (local.get $band) (i32.const 1)))
-        (br $bands)))))
+    (local.set $boundary (local.get $height))
+    (block $rowsDone
+      (loop $rows
+        (br_if $rowsDone (i32.ge_u (local.get $y) (local.get $height)))
+        (local.set $p (i32.add (local.get $src) (i32.mul (local.get $y) (local.get $rowBytes))))
+        (if (i32.eq (local.get $channels) (i32.const 4))
+          (then
+            (if (i32.eqz (call $opaque (local.get $p) (local.get $width)))
+              (then (call $flattenRow (local.get $p) (local.get $width))))))
+        (call $greyOpaque (local.get $p) (local.get $width) (local.get $channels) (local.get $grey))
+        (call $horizontal (local.get $grey) (local.get $taps) (local.get $kstride) (local.get $tstart) (local.get $tcount4) (local.get $outW)
+          (i32.add (local.get $mid) (i32.mul (local.get $y) (local.get $outW))))
+        (local.set $lo (i32.shl (local.get $y) (i32.const 5)))
+        (if (i32.le_u (i32.add (local.get $lo) (i32.const 32)) (local.get $boundary))
+          (then
+            (call $sumsRow (local.get $p) (local.get $rowBytes) (local.get $colsum) (i32.const 32)))
+          (else
+            ;; The row straddles the band's end: its upper part ends this band, the rest
+            ;; starts the next (a band is at least one row tall, so it reaches no further).
+            (call $sumsRow (local.get $p) (local.get $rowBytes) (local.get $colsum) (i32.sub (local.get $boundary) (local.get $lo)))
+            (call $foldBand (local.get $colsum) (local.get $width) (local.get $channels) (local.get $cellx)
+              (i32.add (local.get $acc) (i32.mul (local.get $band) (i32.const 768))))
+            (local.set $band (i32.add (local.get $band) (i32.const 1)))
+            (local.set $boundary (i32.add (local.get $boundary) (local.get $height)))
+            (call $sumsRow (local.get $p) (local.get $rowBytes) (local.get $colsum)
+              (i32.sub (i32.add (local.get $lo) (i32.const 32)) (i32.sub (local.get $boundary) (local.get $height))))))
+        (if (i32.eq (i32.add (local.get $lo) (i32.const 32)) (local.get $boundary))
+          (then
+            (call $foldBand (local.get $colsum) (local.get $width) (local.get $channels) (local.get $cellx)
+              (i32.add (local.get $acc) (i32.mul (local.get $band) (i32.const 768))))
+            (local.set $band (i32.add (local.get $band) (i32.const 1)))
+            (local.set $boundary (i32.add (local.get $boundary) (local.get $height)))))
+        (local.set $y (i32.add (local.get $y) (i32.const 1)))
+        (br $rows)))))

@@ -59,69 +59,92 @@ export function pilGreyFromRgb(rgb: Uint8Array, width: number, height: number): 
   return out;
 }
 
-/** Source index range [start, end) feeding output cell i of n, never empty (tiny images repeat pixels). */
-export function cellRanges(size: number, n: number): Int32Array {
-  const r = new Int32Array(n * 2);
-  for (let i = 0; i < n; i++) {
-    const start = Math.min(size - 1, Math.floor((i * size) / n));
-    r[i * 2] = start;
-    r[i * 2 + 1] = Math.max(start + 1, Math.floor(((i + 1) * size) / n));
-  }
-  return r;
+/**
+ * How one axis of `size` source pixels is shared among `n` thumbnail cells, by area. In units
+ * of 1/n pixel, source pixel x covers [x*n, x*n + n) and cell i covers [i*size, (i+1)*size),
+ * so every weight is a whole number: the length of the overlap, 0..n. Each cell's weights add
+ * up to `size`, and each pixel's to `n`. A pixel on a cell border is split between the two
+ * cells, so a cell's colour depends on where the picture is, not on which whole pixels its
+ * borders happen to round to: a copy resized to any scale gets the same cells (up to the
+ * resampler's blur), where a box average over whole pixels moved each border by up to one
+ * source pixel, and a cartoon outline with it.
+ *
+ * `first[i]`..`end[i]` is cell i's pixel range; `head[i]` the weight of its first pixel,
+ * `tail[i]` that of its last (both equal to the one weight when the range is one pixel);
+ * every pixel in between has weight n.
+ */
+export interface CellWeights {
+  first: Int32Array;
+  end: Int32Array;
+  head: Int32Array;
+  tail: Int32Array;
 }
 
+export function cellWeights(size: number, n: number): CellWeights {
+  const w: CellWeights = { first: new Int32Array(n), end: new Int32Array(n), head: new Int32Array(n), tail: new Int32Array(n) };
+  for (let i = 0; i < n; i++) {
+    const lo = i * size;
+    const hi = (i + 1) * size;
+    const first = Math.floor(lo / n);
+    const last = Math.ceil(hi / n) - 1;
+    w.first[i] = first;
+    w.end[i] = last + 1;
+    w.head[i] = Math.min(hi, (first + 1) * n) - lo;
+    w.tail[i] = hi - Math.max(lo, last * n);
+  }
+  return w;
+}
+
+/** The weight of source pixel x in cell i (x in cell i's range). */
+export const weightIn = (w: CellWeights, i: number, x: number, n: number): number =>
+  x === w.first[i] ? w.head[i]! : x === w.end[i]! - 1 ? w.tail[i]! : n;
+
 /**
- * Area-average downscale of flattened RGB to `outW`x`outH`, aspect ignored. A plain box
- * average: this thumbnail feeds the blurhash and the near-duplicate confirmation, neither
- * of which is specified down to the resampler, and one pass over the pixels is the cheapest
- * downscale there is (cheaper than a second sharp resize).
+ * Area-average downscale of flattened RGB to `outW`x`outH`, aspect ignored: each source pixel
+ * counts in a cell in proportion to the part of it the cell covers, on both axes
+ * (`cellWeights`). This thumbnail feeds the blurhash and the near-duplicate confirmation,
+ * neither of which is specified down to the resampler, and one pass over the pixels is
+ * cheaper than a second sharp resize. Sums are whole numbers below 2^53 (255 · width ·
+ * height at most), so the order of the additions cannot change them: the WebAssembly pass
+ * adds in another order and gets the same bytes.
  */
-export function boxThumbnail(rgb: Uint8Array, width: number, height: number, outW = 32, outH = 32): Uint8Array {
-  const xs = cellRanges(width, outW);
-  const ys = cellRanges(height, outH);
+export function areaThumbnail(rgb: Uint8Array, width: number, height: number, outW = 32, outH = 32): Uint8Array {
+  const xs = cellWeights(width, outW);
+  const ys = cellWeights(height, outH);
   const sums = new Float64Array(outW * outH * 3);
   for (let oy = 0; oy < outH; oy++) {
-    const y0 = ys[oy * 2]!;
-    const y1 = ys[oy * 2 + 1]!;
-    for (let y = y0; y < y1; y++) {
+    for (let y = ys.first[oy]!; y < ys.end[oy]!; y++) {
+      const wy = weightIn(ys, oy, y, outH);
       const row = y * width * 3;
       for (let ox = 0; ox < outW; ox++) {
         let r = 0;
         let g = 0;
         let b = 0;
-        const x1 = xs[ox * 2 + 1]!;
-        for (let s = row + xs[ox * 2]! * 3, e = row + x1 * 3; s < e; s += 3) {
-          r += rgb[s]!;
-          g += rgb[s + 1]!;
-          b += rgb[s + 2]!;
+        for (let x = xs.first[ox]!; x < xs.end[ox]!; x++) {
+          const wx = weightIn(xs, ox, x, outW);
+          const s = row + x * 3;
+          r += wx * rgb[s]!;
+          g += wx * rgb[s + 1]!;
+          b += wx * rgb[s + 2]!;
         }
         const o = (oy * outW + ox) * 3;
-        sums[o] = sums[o]! + r;
-        sums[o + 1] = sums[o + 1]! + g;
-        sums[o + 2] = sums[o + 2]! + b;
+        sums[o] = sums[o]! + wy * r;
+        sums[o + 1] = sums[o + 1]! + wy * g;
+        sums[o + 2] = sums[o + 2]! + wy * b;
       }
     }
   }
-  return cellAverages(sums, xs, ys);
+  return cellAverages(sums, width, height);
 }
 
 /**
- * Per-cell sums of RGB (`cellRanges` on each axis) → the thumbnail: each sum divided by its
- * cell's pixel count, rounded half up. Shared by boxThumbnail and the WebAssembly pass.
+ * Per-cell weighted sums of RGB (`cellWeights` on each axis) → the thumbnail: each sum
+ * divided by its cell's total weight (width · height in those units, the same for every
+ * cell), rounded half up. Shared by areaThumbnail and the WebAssembly pass.
  */
-export function cellAverages(sums: ArrayLike<number>, xs: Int32Array, ys: Int32Array): Uint8Array {
-  const outW = xs.length / 2;
-  const outH = ys.length / 2;
-  const out = new Uint8Array(outW * outH * 3);
-  for (let oy = 0; oy < outH; oy++) {
-    const rows = ys[oy * 2 + 1]! - ys[oy * 2]!;
-    for (let ox = 0; ox < outW; ox++) {
-      const count = rows * (xs[ox * 2 + 1]! - xs[ox * 2]!);
-      const o = (oy * outW + ox) * 3;
-      out[o] = Math.round(sums[o]! / count);
-      out[o + 1] = Math.round(sums[o + 1]! / count);
-      out[o + 2] = Math.round(sums[o + 2]! / count);
-    }
-  }
+export function cellAverages(sums: ArrayLike<number>, width: number, height: number): Uint8Array {
+  const out = new Uint8Array(sums.length);
+  const total = width * height;
+  for (let i = 0; i < sums.length; i++) out[i] = Math.round(sums[i]! / total);
   return out;
 }
