@@ -5,7 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FIXTURE_URLS } from '../testing/fixture-catalogue.js';
 import { snapshotDir } from '../testing/snapshot-dir.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
-import { recoverOutput, SimulatedCrash } from './commit-output.js';
+import { readdirSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { recoverOutput, REMOVE_IN_PROCESS_MAX, SimulatedCrash } from './commit-output.js';
 import { createManifest, readManifest } from './manifest.js';
 import { byteLength, type PlannedFile, sha256Of, writeOutput } from './write-output.js';
 
@@ -79,6 +81,21 @@ describe('incremental output commit', () => {
     expect(after.files).toEqual(committed.files);
     expect(after.dirs).toEqual(['data', 'site', 'site/new']);
     expect(await readdir(temp.path)).toEqual(['dist']);
+  });
+
+  it('a small commit deletes its transaction folder before returning; a large one leaves it to a background rm', async () => {
+    const out = join(temp.path, 'dist');
+    await write(out, V1);
+    await write(out, V2);
+    // Checked synchronously on return: a background `rm` (what every commit used to spawn) would not have run yet.
+    expect(readdirSync(temp.path)).toEqual(['dist']);
+    const many = (body: string) => Array.from({ length: REMOVE_IN_PROCESS_MAX + 1 }, (_, i) => planned(`site/many/${i}.json`, `${body}${i}`));
+    await write(out, many('a'));
+    await write(out, many('b'));
+    // The trash folder goes in the background: wait for it (bounded) rather than assume it is gone.
+    for (let k = 0; k < 100 && readdirSync(temp.path).length > 1; k++) await sleep(50);
+    expect(readdirSync(temp.path)).toEqual(['dist']);
+    expect(await readFile(join(out, 'site/many/7.json'), 'utf8')).toBe('b7');
   });
 
   it('writes nothing when nothing changed', async () => {
