@@ -60,6 +60,13 @@ describe('manifest serialisation', () => {
     expect(manifestJson(reversed)).toBe(manifestJson(sorted));
     expect(catalogueVersion({ b: { sha256: '2', size: 2 }, a: { sha256: '1', size: 1 } })).toBe(sorted.version);
   });
+
+  it("orders paths as `.sort()` does (code units), astral and accented ones included", () => {
+    const paths = ['site/b', 'site/B', 'site/é', 'site/e\u0301', 'site/\u{1F438}', 'site/\uFFFD', 'site/a/b', 'site/a-b', 'site/a.b', 'data/x', 'site/10', 'site/9'];
+    const shuffled = [...paths.slice(5), ...paths.slice(0, 5).reverse()];
+    const manifest = createManifest(new Map(shuffled.map((p, i) => [p, { sha256: String(i), size: i }])), FIXTURE_URLS, { records: 0, images: 0 });
+    expect(Object.keys(manifest.files)).toEqual([...paths].sort());
+  });
 });
 
 describe('reading the previous manifest', () => {

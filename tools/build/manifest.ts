@@ -36,11 +36,19 @@ export function stableJson(value: unknown): string {
   return `${JSON.stringify(sortKeys(value), null, 2)}\n`;
 }
 
-/** Keys in code-unit order (what `.sort()` yields), sorting only when they are not already: checking 30k keys is ~20× cheaper than sorting them. */
+/**
+ * Keys in code-unit order (what `.sort()` yields), sorting only when they are not already:
+ * checking 30k keys is ~20× cheaper than sorting them. Sorted with `<` rather than by
+ * `.sort()`'s default comparison, which converts both sides with ToString first: the 30k
+ * output paths of a 10k build (images in content order, then the answers) take 8–12 ms
+ * against 20–28 ms in a fresh process. Same order: `<` on strings compares code units too.
+ */
 function sortedKeys(keys: string[]): string[] {
-  for (let i = 1; i < keys.length; i++) if (keys[i - 1]! > keys[i]!) return keys.sort();
+  for (let i = 1; i < keys.length; i++) if (keys[i - 1]! > keys[i]!) return keys.sort(byCodeUnits);
   return keys;
 }
+
+const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Strings that JSON.stringify leaves as they are between its quotes (printable ASCII, no `"` or `\\`): every path and hash a build makes. */
 const PLAIN_JSON_STRING = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
