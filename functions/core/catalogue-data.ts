@@ -7,7 +7,7 @@ import type { SiteUrls } from './record.js';
 import type { SearchIndexData } from './search/search-index.js';
 
 export interface CatalogueData {
-  format: 2;
+  format: 3;
   /** Hash of the whole data: changes whenever any answer may change. */
   version: string;
   urls: SiteUrls;
@@ -21,8 +21,9 @@ export interface CatalogueData {
    * Every record in rank order (ascending created_at, ties by id), each in the compact
    * form of record-codec.ts (11 fields, the id first), `chunkSize` records per
    * chunk. A chunk = the packed offsets (packed-numbers.ts, `offsetWidth` digits) of its
-   * records relative to the end of this header, then the records, separated by TAB, all
-   * written with `escapeForSource` (source-text.ts). A function returning the chunks: the
+   * records relative to the end of this header, then the records, separated by TAB, each
+   * written with `escapeForSource` (source-text.ts); the offsets count the escaped text, so
+   * a record is unescaped alone, never its whole chunk. A function returning the chunks: the
    * runtime reads them from its source text without calling it. Why chunks: V8 copies a
    * string literal of more than 1 MB again and again while scanning it (its literal buffer
    * grows by 1 MB steps), and a request only touches the chunks of the records it returns.

@@ -8,6 +8,8 @@ import { catalogueModuleSource, compileCatalogue, precomputedFiles, recordJsonA,
 import { compareRecords } from './record.js';
 import { openCatalogue } from './catalogue-runtime.js';
 import { chunkSource } from './source-text.js';
+import { numberAt } from './packed-numbers.js';
+import { idKey } from './record-codec.js';
 import { createHandler } from './handler.js';
 import { call, testRecords, TEST_URLS } from './test-catalogue.js';
 
@@ -113,6 +115,27 @@ describe('records spread over several chunks', () => {
       expect(catalogue.rankOf(record.id)).toBe(rank);
       expect(catalogue.jsonA(rank)).toBe(recordJsonA(record, TEST_URLS));
     });
+  });
+
+  it('points each record offset into the chunk as written (escaped), so a request unescapes only the records it returns', () => {
+    // Escapes early in every chunk: with offsets that counted the unescaped text, every later record of the chunk would be misplaced.
+    const escaped = testRecords(2 * CHUNK_SIZE + 37);
+    const ranked = [...escaped].sort(compareRecords);
+    for (let rank = 0; rank < ranked.length; rank += 7) ranked[rank]!.description = `é \\ it's \u2028 🐸 ${rank}`;
+    const compiled = compileCatalogue(escaped, TEST_URLS);
+    const chunks = compiled.records();
+    // Already in source form: nothing a bundler would escape.
+    expect(chunks.every((chunk) => /^[\t\x20-\x7e]*$/.test(chunk) && !/['\\]/.test(chunk))).toBe(true);
+    ranked.forEach((record, rank) => {
+      const chunk = chunks[Math.floor(rank / CHUNK_SIZE)]!;
+      const i = rank % CHUNK_SIZE;
+      const records = Math.min(CHUNK_SIZE, ranked.length - rank + i);
+      const start = records * compiled.offsetWidth + numberAt(chunk, compiled.offsetWidth, i);
+      expect(chunk.slice(start, start + idKey(record.id)!.length), `rank ${rank}`).toBe(idKey(record.id));
+      expect(start === records * compiled.offsetWidth || chunk[start - 1] === '\t', `rank ${rank}`).toBe(true);
+    });
+    const catalogue = openCatalogue(compiled);
+    ranked.forEach((record, rank) => expect(catalogue.jsonA(rank)).toBe(recordJsonA(record, TEST_URLS)));
   });
 
   it('finds no rank for ids that are not there (before, between and after the known ones)', () => {

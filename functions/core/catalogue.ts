@@ -40,11 +40,13 @@ export function recordJsonA(record: PepeRecord, urls: SiteUrls): string {
 /**
  * Encoded records in chunks of CHUNK_SIZE, each chunk = the packed offsets of its records
  * (relative to the end of that header, so reading a record never scans for separators),
- * then its records joined by TAB, escaped for the source text (catalogue-data.ts).
+ * then its records joined by TAB, each escaped for the source text (catalogue-data.ts).
+ * Offsets count the escaped text, so the runtime slices a record straight out of the
+ * module source and unescapes only that record, never a whole chunk.
  */
 function chunkRecords(encoded: string[]): { chunks: string[]; offsetWidth: number } {
   const groups: string[][] = [];
-  for (let start = 0; start < encoded.length; start += CHUNK_SIZE) groups.push(encoded.slice(start, start + CHUNK_SIZE));
+  for (let start = 0; start < encoded.length; start += CHUNK_SIZE) groups.push(encoded.slice(start, start + CHUNK_SIZE).map(escapeForSource));
   const offsetWidth = digitsFor(Math.max(0, ...groups.map((group) => group.join('\t').length)));
   const chunks = groups.map((group) => {
     const offsets: number[] = [];
@@ -53,7 +55,7 @@ function chunkRecords(encoded: string[]): { chunks: string[]; offsetWidth: numbe
       offsets.push(at);
       at += line.length + 1;
     }
-    return escapeForSource(packNumbers(offsets, offsetWidth) + group.join('\t'));
+    return packNumbers(offsets, offsetWidth) + group.join('\t');
   });
   return { chunks, offsetWidth };
 }
@@ -95,7 +97,7 @@ export function compileCatalogue(records: PepeRecord[], urls: SiteUrls, options:
   const [h1, h2] = hashString(`${JSON.stringify(urls)}\n${dictionaryText}\n${encoded.join('\n')}`);
   const version = h1.toString(16).padStart(8, '0') + h2.toString(16).padStart(8, '0');
   return {
-    format: 2, version, urls: { ...urls }, count: sorted.length, chunkSize: CHUNK_SIZE, offsetWidth,
+    format: 3, version, urls: { ...urls }, count: sorted.length, chunkSize: CHUNK_SIZE, offsetWidth,
     records: () => chunks, dictionary: dictionaryText, idOrder, searchIndex, openapi,
     ids: sorted.map((record) => record.id),
   };
