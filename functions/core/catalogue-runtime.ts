@@ -10,6 +10,7 @@ import { ID_KEY_LENGTH, idFromKey, idKey, recordComposer } from './record-codec.
 import { loadSearchIndex } from './search/load-index.js';
 import type { SearchField, SearchIndex } from './search/search-types.js';
 import { chunkSource, unescapeFromSource } from './source-text.js';
+import { dictionaryPieces } from './text-dictionary.js';
 
 export interface Catalogue {
   readonly count: number;
@@ -47,8 +48,8 @@ export function openCatalogue(data: CatalogueData): Catalogue {
   const idWidth = digitsFor(count);
   let index: SearchIndex | undefined;
   let composer: ReturnType<typeof recordComposer> | undefined;
-  // The dictionary is split on the first record composed, not at load.
-  const compose = () => (composer ??= recordComposer(data.urls.baseUrl, data.urls.cdnUrl, data.dictionary === '' ? [] : data.dictionary.split('\t')));
+  // The dictionary's pieces are located on the first record composed, not at load.
+  const compose = () => (composer ??= recordComposer(data.urls.baseUrl, data.urls.cdnUrl, dictionaryPieces(data.dictionary)));
 
   /** Start of the record in its (escaped) chunk, and its end (exclusive, before the TAB). */
   const bounds = (rank: number): { chunk: string; start: number; end: number } => {

@@ -4,13 +4,13 @@ import { recordJsonA } from './catalogue.js';
 import type { PepeRecord } from './record.js';
 import { encodeRecord as encodeWith, recordComposer, recordTexts } from './record-codec.js';
 import { testRecords, TEST_URLS } from './test-catalogue.js';
-import { buildDictionary, dictionaryEncoder, TAG_PIECES, WORD_PIECES } from './text-dictionary.js';
+import { buildDictionary, dictionaryEncoder, dictionaryPieces, TAG_PIECES, WORD_PIECES } from './text-dictionary.js';
 
 // A dictionary from the test records plus pieces holding the escape mark, as compileCatalogue builds it.
 const sample = [...testRecords(30), ...testRecords(4).map((r) => ({ ...r, tags: ['a~b', 'tilde~'], description: 'Tilde~ words~ here~ ~~ tilde~' }))];
 const dictionary = buildDictionary(sample.flatMap((r) => [{ text: recordTexts(r).tags, pieces: TAG_PIECES }, { text: recordTexts(r).description, pieces: WORD_PIECES }]));
 const encodeRecord = (r: PepeRecord): string => encodeWith(r, dictionaryEncoder(dictionary));
-const composer = recordComposer(TEST_URLS.baseUrl, TEST_URLS.cdnUrl, dictionary);
+const composer = recordComposer(TEST_URLS.baseUrl, TEST_URLS.cdnUrl, dictionaryPieces(dictionary.join('\t')));
 const jsonB = (r: PepeRecord) => JSON.stringify({ id: r.id, url: `${TEST_URLS.cdnUrl}/images/${r.id}${r.file_ext}`, description: r.description ?? '' });
 
 const text = fc.string({ unit: 'grapheme', maxLength: 30 });

@@ -17,7 +17,7 @@
 import { EXT_CODES } from './catalogue-data.js';
 import { decodeHex, decodeUint, encodedHexLength, encodeHex, encodeUint } from './compact-values.js';
 import type { PepeRecord } from './record.js';
-import { expandText, TAG_PIECES, WORD_PIECES } from './text-dictionary.js';
+import { expandText, TAG_PIECES, WORD_PIECES, type PieceLookup } from './text-dictionary.js';
 
 const RAW = '!';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -83,7 +83,7 @@ export function encodeRecord(record: PepeRecord, encode: (text: string, pieces: 
 }
 
 /** Composes both JSON forms of encoded records; `imageBase` values are the JSON-escaped `<url>/images/`. */
-export function recordComposer(baseUrl: string, cdnUrl: string, dictionary: readonly string[]) {
+export function recordComposer(baseUrl: string, cdnUrl: string, dictionary: PieceLookup) {
   const baseImages = jsonText(`${baseUrl}/images/`);
   const cdnImages = jsonText(`${cdnUrl}/images/`);
   return {

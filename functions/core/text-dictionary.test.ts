@@ -1,10 +1,23 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildDictionary, dictionaryEncoder, expandText, TAG_PIECES, WORD_PIECES } from './text-dictionary.js';
+import { buildDictionary, dictionaryEncoder, dictionaryPieces, expandText as expandWith, TAG_PIECES, WORD_PIECES } from './text-dictionary.js';
+
+/** Expands through the run-time lookup over the TAB-joined text, as the function does. */
+const expandText = (text: string, dictionary: string[]) => expandWith(text, dictionaryPieces(dictionary.join('\t')));
 
 const words = (texts: string[]) => texts.map((text) => ({ text, pieces: WORD_PIECES }));
 
 describe('text dictionary', () => {
+  it('looks up every piece of the TAB-joined dictionary text by its index, as split would', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit: 'grapheme' }).filter((piece) => !piece.includes('\t')), { minLength: 1, maxLength: 50 }), (pieces) => {
+        const piece = dictionaryPieces(pieces.join('\t'));
+        pieces.forEach((expected, index) => expect(piece(index)).toBe(expected));
+      }),
+    );
+    expect(() => dictionaryPieces(Array.from({ length: 4097 }, (_, i) => `w${i}`).join('\t'))).toThrow(/more than 4096 pieces; rebuild the catalogue/);
+  });
+
   it('replaces frequent words by short references and expands them back exactly', () => {
     const texts = Array.from({ length: 20 }, (_, i) => `"Smug frog number ${i} is smug and ribbiting"`);
     const dictionary = buildDictionary(words(texts));

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { levenshtein } from './search-reference.js';
+import { TermList } from './term-list.js';
 import { typoNeighbours, withinOneEdit } from './typo-neighbours.js';
 
 describe('withinOneEdit', () => {
@@ -28,6 +29,23 @@ describe('withinOneEdit', () => {
 
 describe('typoNeighbours', () => {
   it('lists the ids of all terms within one edit, ascending', () => {
-    expect(typoNeighbours(['frag', 'frog', 'frogs', 'from', 'smug'], 'frog')).toEqual([0, 1, 2, 3]);
+    expect(typoNeighbours(new TermList('frag frog frogs from smug'), 'frog')).toEqual([0, 1, 2, 3]);
+    expect(typoNeighbours(new TermList('frog'), 'frog')).toEqual([0]);
+    expect(typoNeighbours(new TermList(''), 'frog')).toEqual([]);
+  });
+
+  it('reads a term in place exactly as its own string, for any word and terms', () => {
+    const term = fc.string({ minLength: 1, maxLength: 6 }).filter((t) => !t.includes(' '));
+    fc.assert(
+      fc.property(fc.array(term, { maxLength: 20 }), term, (terms, word) => {
+        const list = new TermList(terms.join(' '));
+        expect(list.length).toBe(terms.length);
+        terms.forEach((t, id) => {
+          expect(list.at(id)).toBe(t);
+          expect(list.lengthOf(id)).toBe(t.length);
+        });
+        expect(typoNeighbours(list, word)).toEqual(terms.flatMap((t, id) => (withinOneEdit(word, t) ? [id] : [])));
+      }),
+    );
   });
 });

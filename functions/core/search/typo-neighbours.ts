@@ -4,20 +4,24 @@
  * term list. A pass costs ~0.1 ms per 5k terms and needs nothing built, whereas building
  * MiniSearch's radix tree for fuzzyGet costs 20–30 ms in a cold process (measured).
  */
+import type { TermList } from './term-list.js';
 
-/** Whether `a` and `b` differ by at most one substitution, insertion or deletion. */
-export function withinOneEdit(a: string, b: string): boolean {
+/**
+ * Whether `a` and `b.slice(bStart, bEnd)` differ by at most one substitution, insertion or
+ * deletion (read in place: the term list is never split into strings, term-list.ts).
+ */
+export function withinOneEdit(a: string, b: string, bStart = 0, bEnd = b.length): boolean {
   const la = a.length;
-  const lb = b.length;
+  const lb = bEnd - bStart;
   if (la - lb > 1 || lb - la > 1) return false;
   let i = 0;
-  while (i < la && i < lb && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  while (i < la && i < lb && a.charCodeAt(i) === b.charCodeAt(bStart + i)) i++;
   if (i === la && i === lb) return true;
   // After the first difference, skip one unit in the longer string (or in both for a substitution); the rest must be equal.
   let ia = la >= lb ? i + 1 : i;
   let ib = lb >= la ? i + 1 : i;
   while (ia < la) {
-    if (a.charCodeAt(ia) !== b.charCodeAt(ib)) return false;
+    if (a.charCodeAt(ia) !== b.charCodeAt(bStart + ib)) return false;
     ia++;
     ib++;
   }
@@ -25,13 +29,16 @@ export function withinOneEdit(a: string, b: string): boolean {
 }
 
 /** Ids (positions in `terms`) of the terms within one edit of `word`, ascending. */
-export function typoNeighbours(terms: readonly string[], word: string): number[] {
+export function typoNeighbours(terms: TermList, word: string): number[] {
   const ids: number[] = [];
   const length = word.length;
   for (let id = 0; id < terms.length; id++) {
-    const term = terms[id]!;
+    const termLength = terms.lengthOf(id);
     // Length check first: it rejects most terms without reading a character.
-    if (term.length >= length - 1 && term.length <= length + 1 && withinOneEdit(word, term)) ids.push(id);
+    if (termLength >= length - 1 && termLength <= length + 1) {
+      const start = terms.startOf(id);
+      if (withinOneEdit(word, terms.text, start, start + termLength)) ids.push(id);
+    }
   }
   return ids;
 }
