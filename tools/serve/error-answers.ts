@@ -23,6 +23,9 @@ export const CROSS_ORIGIN_ERROR_HEADERS: Readonly<Record<string, string>> = Obje
   'x-content-type-options': 'nosniff',
 });
 
+/** The same headers as raw HTTP/1.1 lines, for the answers written straight to a socket (CONNECT, unparsable requests). */
+export const CROSS_ORIGIN_ERROR_LINES = Object.entries(CROSS_ORIGIN_ERROR_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+
 /** The message of the API's own 500 (functions/core/handler.ts): nothing about what failed. */
 export const INTERNAL_ERROR_MESSAGE = 'The server failed to answer this request; please try again later';
 
@@ -39,24 +42,22 @@ const isVariantB = (path: string): boolean => path === '/v1' || path.startsWith(
 /** The API's JSON error envelope for `target` (variant B's under /v1, else A's), with the headers of every JSON answer and no-store. */
 export function sendApiError(req: IncomingMessage, res: ServerResponse, status: number, code: ErrorCode, message: string, extra: OutgoingHttpHeaders = {}): void {
   const body = isVariantB(targetPath(req.url ?? '')) ? errorBodyB(code, message) : errorBodyA(code, message);
+  sendError(req, res, status, 'application/json; charset=utf-8', body, extra);
+}
+
+/** A short plain-text error (a static file's 405 or 503), readable cross-origin, never stored. */
+export function sendPlainError(req: IncomingMessage, res: ServerResponse, status: number, text: string, extra: OutgoingHttpHeaders = {}): void {
+  sendError(req, res, status, 'text/plain; charset=utf-8', text, extra);
+}
+
+/** Every error answer's headers: its type, CORS, no-store, its length; no body for HEAD. */
+function sendError(req: IncomingMessage, res: ServerResponse, status: number, contentType: string, body: string, extra: OutgoingHttpHeaders): void {
   res.writeHead(status, {
     ...extra,
-    'content-type': 'application/json; charset=utf-8',
+    'content-type': contentType,
     ...CROSS_ORIGIN_ERROR_HEADERS,
     'cache-control': NO_STORE,
     'content-length': Buffer.byteLength(body),
   });
   res.end(req.method === 'HEAD' ? undefined : body);
-}
-
-/** A short plain-text error (a static file's 405 or 503), readable cross-origin, never stored. */
-export function sendPlainError(req: IncomingMessage, res: ServerResponse, status: number, text: string, extra: OutgoingHttpHeaders = {}): void {
-  res.writeHead(status, {
-    ...extra,
-    'content-type': 'text/plain; charset=utf-8',
-    ...CROSS_ORIGIN_ERROR_HEADERS,
-    'cache-control': NO_STORE,
-    'content-length': Buffer.byteLength(text),
-  });
-  res.end(req.method === 'HEAD' ? undefined : text);
 }

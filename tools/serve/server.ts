@@ -11,7 +11,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { errorBodyA, errorBodyB } from '../../functions/core/bodies.js';
 import { answerFromCdnCache } from './cached-fast-path.js';
 import { CdnCache } from './cdn-cache.js';
-import { CROSS_ORIGIN_ERROR_HEADERS, INTERNAL_ERROR_MESSAGE, sendApiError } from './error-answers.js';
+import { CROSS_ORIGIN_ERROR_LINES, INTERNAL_ERROR_MESSAGE, sendApiError } from './error-answers.js';
 import { loadFunctions } from './functions.js';
 import { loadNetlifyConfig } from './netlify-config.js';
 import { compileRedirect, unsupportedRedirect } from './redirects.js';
@@ -158,9 +158,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   });
   // CONNECT never reaches the request handler (Node hands over the socket): it gets the 405
   // every method the API does not serve gets, as on Netlify's edge, readable cross-origin as every error answer is.
-  const corsLines = Object.entries(CROSS_ORIGIN_ERROR_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   server.on('connect', (_req: IncomingMessage, socket: Socket) => {
-    socket.end(`HTTP/1.1 405 Method Not Allowed\r\nallow: ${STATIC_METHODS}\r\ncontent-type: text/plain; charset=utf-8\r\n${corsLines}cache-control: no-store\r\nconnection: close\r\ncontent-length: 19\r\n\r\nMethod Not Allowed\n`);
+    socket.end(`HTTP/1.1 405 Method Not Allowed\r\nallow: ${STATIC_METHODS}\r\ncontent-type: text/plain; charset=utf-8\r\n${CROSS_ORIGIN_ERROR_LINES}cache-control: no-store\r\nconnection: close\r\ncontent-length: 19\r\n\r\nMethod Not Allowed\n`);
   });
   await new Promise<void>((done, fail) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
@@ -239,7 +238,7 @@ function unparsableRequestAnswer(error: NodeJS.ErrnoException & { rawPacket?: Bu
   const head = requestLine.startsWith('HEAD ');
   return (
     `HTTP/1.1 ${status}\r\nconnection: close\r\n${allow}content-type: application/json; charset=utf-8\r\n` +
-    `access-control-allow-origin: *\r\naccess-control-expose-headers: ETag\r\nx-content-type-options: nosniff\r\ncache-control: no-store\r\n` +
+    `${CROSS_ORIGIN_ERROR_LINES}cache-control: no-store\r\n` +
     `content-length: ${Buffer.byteLength(body)}\r\n\r\n${head ? '' : body}`
   );
 }
