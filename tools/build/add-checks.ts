@@ -7,6 +7,7 @@ import { existsSync, lstatSync, readdirSync } from 'node:fs';
 import { basename, dirname, extname, isAbsolute, join, normalize, relative, sep } from 'node:path';
 import { error, type Problem } from './problems.js';
 import { CONTENT_IMAGE_EXTS } from './scan-content.js';
+import { pathBelow } from './path-below.js';
 import { windowsNameFault } from './windows-names.js';
 
 /** `--into` must stay inside the content folder and not be hidden (the scan ignores hidden folders). */
@@ -24,8 +25,8 @@ export function checkInto(into: string | undefined): Problem | null {
 }
 
 export const isInside = (folder: string, path: string): boolean => {
-  const rel = relative(folder, path);
-  return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel);
+  const rel = pathBelow(folder, path);
+  return rel !== null && rel !== '';
 };
 
 /** The first of `rel`'s parts (e.g. `a`, `a/b`, `a/b/c.png`) that is a symlink below `contentDir`, or undefined. */

@@ -4,7 +4,8 @@
  * all-or-nothing (see write-output.ts). Returns a result; never prints.
  */
 import { readdir } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { isAtOrBelow } from './path-below.js';
 import { catalogueModuleSource, compileCatalogue } from '../../functions/core/catalogue.js';
 import { compareRecords, type PepeRecord, type SiteUrls } from '../../functions/core/record.js';
 import { type AnalyseContentOptions, type AnalyseStats, analyseContent, defaultCacheDir, effectiveLimits } from './analyse-content.js';
@@ -68,14 +69,9 @@ export interface BuildResult {
   stats: BuildStats;
 }
 
-const isInside = (parent: string, child: string): boolean => {
-  const rel = relative(parent, child);
-  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
-};
-
 /** Refuses output folders that would destroy something that is not a previous build. */
 async function outDirProblems(contentDir: string, outDir: string, hasPrevious: boolean): Promise<Problem[]> {
-  if (isInside(outDir, contentDir) || isInside(contentDir, outDir)) {
+  if (isAtOrBelow(outDir, contentDir) || isAtOrBelow(contentDir, outDir)) {
     return [error('bad-out-dir', `the output folder "${outDir}" and the content folder "${contentDir}" overlap: choose another --out`)];
   }
   const existing = await readdir(outDir).catch(() => [] as string[]);

@@ -4,14 +4,9 @@
  * dozens of "broken sidecars" the user never wrote; inside the output folder they are published
  * with the site, and the build's commit of the output replaces them.
  */
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { resolve, sep } from 'node:path';
+import { pathBelow } from './path-below.js';
 import { error, type Problem } from './problems.js';
-
-/** `child` relative to `parent` when it is `parent` or below it, else null. */
-function below(parent: string, child: string): string | null {
-  const rel = relative(resolve(parent), resolve(child));
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel)) ? rel : null;
-}
 
 /** The scan skips hidden names (content/.cache is never read as content), so only a visible path inside is refused. */
 const visibleInside = (rel: string) => rel === '' || !rel.split(sep).some((part) => part.startsWith('.'));
@@ -21,12 +16,12 @@ const visibleInside = (rel: string) => rel === '' || !rel.split(sep).some((part)
  * content folder (unless below a hidden folder there), or inside the output folder (build only).
  */
 export function cachePlacementProblem(cacheDir: string, contentDir: string, outDir?: string): Problem | null {
-  const inContent = below(contentDir, cacheDir);
+  const inContent = pathBelow(contentDir, cacheDir);
   if (inContent !== null && visibleInside(inContent)) {
     const where = inContent === '' ? 'is the content folder' : `is inside the content folder "${resolve(contentDir)}"`;
     return error('bad-cache-dir', `the cache folder "${resolve(cacheDir)}" ${where}, where its files would be read as images and sidecars: pass --cache with a folder outside it (or leave --cache out)`);
   }
-  const inOut = outDir === undefined ? null : below(outDir, cacheDir);
+  const inOut = outDir === undefined ? null : pathBelow(outDir, cacheDir);
   if (inOut !== null) {
     const where = inOut === '' ? 'is the output folder' : `is inside the output folder "${resolve(outDir!)}"`;
     return error('bad-cache-dir', `the cache folder "${resolve(cacheDir)}" ${where}, which each build replaces (the cache would be lost or served with the site): pass --cache with a folder outside it (or leave --cache out)`);

@@ -4,7 +4,8 @@
  */
 import { lstatSync, type Stats } from 'node:fs';
 import { readlink, realpath } from 'node:fs/promises';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { dirname, relative, resolve, sep } from 'node:path';
+import { isAtOrBelow } from './path-below.js';
 import fg from 'fast-glob';
 import { folderProblem } from './file-in-the-way.js';
 import { shellWord, shownPath } from './shell-path.js';
@@ -77,16 +78,12 @@ const stemOf = (rel: string): string => {
   return dot < 0 ? rel : rel.slice(0, dot);
 };
 
-function isInside(root: string, target: string): boolean {
-  const rel = relative(root, target);
-  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
-}
 
 async function symlinkProblem(realRoot: string, abs: string, rel: string): Promise<Problem> {
   const target = await readlink(abs).catch(() => '');
   const resolved = resolve(dirname(abs), target);
   const realTarget = await realpath(resolved).catch(() => resolved);
-  if (!isInside(realRoot, realTarget)) {
+  if (!isAtOrBelow(realRoot, realTarget)) {
     return error('outside-content-root', `is a symlink to "${target}", which is outside the content folder: copy the file into the content folder instead`, rel);
   }
   return error('symlink', `is a symlink (to "${target}"); symlinks are never followed: replace it with the real file`, rel);
