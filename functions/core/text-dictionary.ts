@@ -5,6 +5,8 @@
  * module's size is the cold start (V8 scans every byte, ≈ 4.5 ms per MB), and words
  * are most of a record's bytes. Expanding is one indexOf loop per field (no regex).
  */
+import { pieceStarts } from './joined-text.js';
+
 const MARK = '~';
 const MARK_CODE = 126;
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
@@ -131,16 +133,8 @@ export type PieceLookup = (index: number) => string;
  * piece starts (16 KB).
  */
 export function dictionaryPieces(text: string): PieceLookup {
-  const starts = new Int32Array(MAX_PIECES + 1);
-  let count = 0;
-  if (text !== '') {
-    starts[count++] = 0;
-    for (let tab = text.indexOf('\t'); tab !== -1; tab = text.indexOf('\t', tab + 1)) {
-      if (count === MAX_PIECES) throw new Error(`the catalogue dictionary holds more than ${MAX_PIECES} pieces; rebuild the catalogue`);
-      starts[count++] = tab + 1;
-    }
-  }
-  starts[count] = text.length + 1;
+  const starts = pieceStarts(text, '\t');
+  if (starts.length - 1 > MAX_PIECES) throw new Error(`the catalogue dictionary holds more than ${MAX_PIECES} pieces; rebuild the catalogue`);
   return (index) => text.slice(starts[index]!, starts[index + 1]! - 1);
 }
 
