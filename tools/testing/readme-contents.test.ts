@@ -3,7 +3,8 @@
 // whole (every level-2 and level-3 heading listed) and every in-page link working, with
 // anchors computed as GitHub computes them, so a renamed or added section fails here
 // instead of leaving a dead or missing entry.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
@@ -68,6 +69,18 @@ function anchorLinks(markdown: string): { anchor: string; line: number }[] {
   return links;
 }
 
+// Links to files of the repository `[text](path)` (not URLs, not in-page anchors), with their line.
+function fileLinks(markdown: string): { path: string; line: number }[] {
+  const links: { path: string; line: number }[] = [];
+  let inFence = false;
+  markdown.split("\n").forEach((raw, index) => {
+    if (/^\s*(```|~~~)/.test(raw)) inFence = !inFence;
+    if (inFence) return;
+    for (const m of raw.matchAll(/\]\(([^)\s#:]+)(#[^)\s]*)?\)/g)) links.push({ path: m[1]!, line: index + 1 });
+  });
+  return links;
+}
+
 function contentsSection(markdown: string, headings: Heading[]): string {
   const start = headings.find((h) => h.level === 2 && h.text === "Contents");
   if (!start) throw new Error('README.md has no "## Contents" section');
@@ -100,6 +113,15 @@ describe("README.md contents and in-page links", () => {
       .filter((link) => !anchors.has(link.anchor))
       .map((link) => `line ${link.line}: #${link.anchor}`);
     expect(dead, "links to no heading: fix the anchor or the heading").toEqual([]);
+  });
+
+  it("every link to a file of the repository points at one that exists", () => {
+    const root = dirname(README);
+    const links = fileLinks(markdown);
+    // The benchmark history is linked from the figures sections: the test must see it.
+    expect(links.map((link) => link.path)).toContain("tools/bench/HISTORY.md");
+    const missing = links.filter((link) => !existsSync(resolve(root, link.path))).map((link) => `line ${link.line}: ${link.path}`);
+    expect(missing, "links to no file: fix the path or restore the file").toEqual([]);
   });
 
   it("the Contents list every level-2 and level-3 heading, in order", () => {
