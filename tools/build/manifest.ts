@@ -4,10 +4,9 @@
  * against it; the build reuses unchanged files from it.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SiteUrls } from '../../functions/core/record.js';
+import { readRegularFile, readRegularFileSync } from './read-regular-file.js';
 
 export const MANIFEST_FILE = 'manifest.json';
 
@@ -153,7 +152,7 @@ const asManifest = (parsed: Manifest | null): Manifest | null => (parsed && pars
 /** `readManifest` for a lazy getter. */
 export function readManifestSync(outDir: string): Manifest | null {
   try {
-    return asManifest(JSON.parse(readFileSync(join(outDir, MANIFEST_FILE), 'utf8')) as Manifest);
+    return asManifest(JSON.parse(readRegularFileSync(join(outDir, MANIFEST_FILE)).toString('utf8')) as Manifest);
   } catch {
     return null;
   }
@@ -162,7 +161,7 @@ export function readManifestSync(outDir: string): Manifest | null {
 /** The previous build's manifest, or null when there is none or it is not one of ours. */
 export async function readManifest(outDir: string): Promise<Manifest | null> {
   try {
-    return asManifest(JSON.parse(await readFile(join(outDir, MANIFEST_FILE), 'utf8')) as Manifest);
+    return asManifest(JSON.parse((await readRegularFile(join(outDir, MANIFEST_FILE))).toString('utf8')) as Manifest);
   } catch {
     return null;
   }

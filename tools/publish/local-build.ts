@@ -5,11 +5,11 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { join } from 'node:path';
 import fg from 'fast-glob';
 import { error, type Problem } from '../build/problems.js';
+import { NONBLOCKING_READ, NotAFileError, oddKindAt, readRegularFile } from '../build/read-regular-file.js';
 
 export interface BuildManifest {
   format: 1;
@@ -51,9 +51,10 @@ const READ_SLICE = 500;
 /** Documents below this size keep their bytes after the check (`LocalFile.bytes` says why). */
 const KEEP_BYTES_BELOW = 1024 * 1024;
 
+/** Without blocking: a named pipe in the build folder reads as empty (a mismatch, see `oddKindAt`) instead of blocking the publish for ever. */
 function readSync(file: string): Buffer | NodeJS.ErrnoException {
   try {
-    return readFileSync(file);
+    return readFileSync(file, { flag: NONBLOCKING_READ });
   } catch (cause) {
     return cause as NodeJS.ErrnoException;
   }
@@ -92,8 +93,9 @@ export async function readLocalBuild(dir: string): Promise<LocalBuildResult> {
   const manifestPath = join(dir, 'manifest.json');
   let manifestBytes: Buffer;
   try {
-    manifestBytes = await readFile(manifestPath);
+    manifestBytes = await readRegularFile(manifestPath);
   } catch (cause) {
+    if (cause instanceof NotAFileError) return { ok: false, problems: [error('invalid-manifest', `is ${cause.kind}, not the build manifest: delete the build folder and build again with 'pepe build' (or pass --dir with a build folder)`, manifestPath)] };
     const code = (cause as NodeJS.ErrnoException).code ?? String(cause);
     return { ok: false, problems: [error('missing-manifest', `cannot read the build manifest (${code}); run 'pepe build' first or pass --dir`, manifestPath)] };
   }
@@ -115,6 +117,11 @@ export async function readLocalBuild(dir: string): Promise<LocalBuildResult> {
   for (const [index, [path, expected]] of entries.entries()) {
     if (index % READ_SLICE === READ_SLICE - 1) await yieldToEventLoop();
     const bytes = readSync(join(dir, path));
+    const odd = Buffer.isBuffer(bytes) && bytes.length === expected.size ? null : oddKindAt(join(dir, path));
+    if (odd !== null) {
+      checked.push(error('missing-file', `listed in manifest.json but it is ${odd}, not a file: delete it and rebuild with 'pepe build'`, join(dir, path)));
+      continue;
+    }
     if (!Buffer.isBuffer(bytes)) {
       checked.push(error('missing-file', `listed in manifest.json but cannot be read (${bytes.code}); rebuild with 'pepe build'`, join(dir, path)));
       continue;

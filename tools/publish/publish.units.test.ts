@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IMAGE_CACHE_CONTROL, JSON_OBJECT_STORAGE_CACHE_CONTROL } from '../../functions/core/cache-policy.js';
+import { makeNamedPipe, timed } from '../testing/named-pipe.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 import { readLocalBuild } from './local-build.js';
 import { metadataFor } from './object-metadata.js';
@@ -31,6 +32,28 @@ describe('build folder validation', () => {
     await writeFile(join(dir, 'manifest.json'), JSON.stringify({ format: 2, version: 'x', files: {} }));
     expect(await readLocalBuild(dir)).toMatchObject({ ok: false, problems: [{ code: 'invalid-manifest', message: expect.stringContaining('format 2') }] });
   });
+
+  // A named pipe in the build folder blocked `pepe publish` for ever in open(), waiting for a writer.
+  it.skipIf(process.platform === 'win32')('refuses a named pipe as the manifest or as a listed file at once, naming it', async () => {
+    const dir = join(temp.path, 'piped');
+    const records = syntheticRecords(1);
+    await writeSyntheticDist(dir, records);
+    const listed = join(dir, `site/api/pepe/${records[0]!.id}`);
+    const manifest = join(dir, 'manifest.json');
+    for (const [file, problem] of [
+      [listed, { code: 'missing-file', file: listed, message: "listed in manifest.json but it is a named pipe (FIFO), not a file: delete it and rebuild with 'pepe build'" }],
+      [manifest, { code: 'invalid-manifest', file: manifest, message: "is a named pipe (FIFO), not the build manifest: delete the build folder and build again with 'pepe build' (or pass --dir with a build folder)" }],
+    ] as const) {
+      const pipe = makeNamedPipe(file);
+      try {
+        const { ms, value } = await timed(() => readLocalBuild(dir));
+        expect(ms).toBeLessThan(1000);
+        expect(value).toMatchObject({ ok: false, problems: [problem] });
+      } finally {
+        pipe.remove();
+      }
+    }
+  }, 30_000);
 
   it('reports every file whose bytes differ from the manifest, not only the first', async () => {
     const dir = join(temp.path, 'edited');

@@ -14,10 +14,9 @@
  *
  * Redirects are parsed and validated by Netlify's own parser (@netlify/redirect-parser).
  */
-import { constants, type Stats } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { parseAllRedirects } from '@netlify/redirect-parser';
 import { parse as parseToml } from 'smol-toml';
+import { NotAFileError, readRegularFile } from '../build/read-regular-file.js';
 
 export interface HeaderRule {
   /** The `for` path as written (trimmed). */
@@ -65,38 +64,13 @@ function unreadableFix(code: string | undefined): string {
   return 'run from the repository root, where netlify.toml is (pepe publish also takes --netlify-toml FILE)';
 }
 
-/** What a path that is neither a file nor a folder is, in the words of the message. */
-function oddKind(info: Stats): string {
-  if (info.isFIFO()) return 'a named pipe (FIFO)';
-  if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
-  if (info.isSocket()) return 'a socket';
-  return 'not a regular file';
-}
-
-/**
- * The file's text. Opened without blocking and checked to be a regular file before it is read:
- * a named pipe as --netlify-toml (or as ./netlify.toml) blocked `pepe serve` and `pepe publish`
- * for ever in open() waiting for a writer, and /dev/null read as an empty configuration, every
- * header rule gone without a word.
- */
-async function readConfigText(file: string): Promise<string> {
-  const handle = await open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-  try {
-    const info = await handle.stat();
-    if (info.isDirectory()) throw Object.assign(new Error(`EISDIR: ${file}`), { code: 'EISDIR' });
-    if (!info.isFile()) throw new NetlifyConfigError(`${file}: cannot read the Netlify configuration: it is ${oddKind(info)}, not a file: point to the netlify.toml file (pepe publish: --netlify-toml FILE)`);
-    return await handle.readFile('utf8');
-  } finally {
-    await handle.close();
-  }
-}
-
 export async function loadNetlifyConfig(file = 'netlify.toml'): Promise<NetlifyConfig> {
   let text: string;
   try {
-    text = await readConfigText(file);
+    // A named pipe here blocked pepe serve and pepe publish for ever; /dev/null read as a configuration without a header rule.
+    text = (await readRegularFile(file)).toString('utf8');
   } catch (error) {
-    if (error instanceof NetlifyConfigError) throw error;
+    if (error instanceof NotAFileError) throw new NetlifyConfigError(`${file}: cannot read the Netlify configuration: it is ${error.kind}, not a file: point to the netlify.toml file (pepe publish: --netlify-toml FILE)`);
     const code = (error as NodeJS.ErrnoException).code;
     throw new NetlifyConfigError(`${file}: cannot read the Netlify configuration (${code ?? String(error)}); ${unreadableFix(code)}`);
   }

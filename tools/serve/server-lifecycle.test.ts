@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildFixtureSite, type FixtureSite } from '../testing/fixture-catalogue.js';
+import { makeNamedPipe, timed } from '../testing/named-pipe.js';
 import { closeClient, json, raw } from './http-client.test-helper.js';
 import { ServeSetupError, startServer } from './server.js';
 
@@ -118,6 +119,22 @@ describe('set-up errors', () => {
       expect(String((error as Error).message)).toMatch(/[:;] run `npx pepe build` again$/);
     }
   });
+
+  // A named pipe there blocked `pepe serve` for ever in open(), waiting for a writer.
+  it.skipIf(process.platform === 'win32')('names a manifest.json that is a named pipe, at once', async () => {
+    const piped = join(site.root, 'piped-dist');
+    await cp(site.distDir, piped, { recursive: true });
+    const manifest = join(piped, 'manifest.json');
+    const pipe = makeNamedPipe(manifest);
+    try {
+      const { ms, error } = await timed(() => startServer({ dir: piped, port: 0, host: '127.0.0.1', netlifyToml: join(REPO, 'netlify.toml') }));
+      expect(ms).toBeLessThan(1000);
+      expect(error).toBeInstanceOf(ServeSetupError);
+      expect((error as Error).message).toBe(`${manifest} is a named pipe (FIFO), not the build manifest: delete ${piped} and build again with \`npx pepe build\``);
+    } finally {
+      pipe.remove();
+    }
+  }, 20_000);
 
   it('names the port when it is taken', async () => {
     const first = await startServer({ dir: site.distDir, port: 0, host: '127.0.0.1', netlifyToml: join(REPO, 'netlify.toml') });

@@ -12,7 +12,8 @@
  */
 import { createHash } from 'node:crypto';
 import { readFile, readdir, stat } from 'node:fs/promises';
-import { join, relative, resolve, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { NotAFileError, readRegularFile } from '../build/read-regular-file.js';
 import { compressBest, type Encoding, MIN_COMPRESS_BYTES } from './compression.js';
 
 /** Files above this are streamed rather than kept in memory. */
@@ -156,9 +157,10 @@ interface ListedFile {
 async function readManifest(file: string): Promise<ListedFile[] | null> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = (await readRegularFile(file)).toString('utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    if (error instanceof NotAFileError) throw new Error(`${file} is ${error.kind}, not the build manifest: delete ${dirname(file)} and build again with \`npx pepe build\``);
     throw error;
   }
   let manifest: { files?: Record<string, { sha256?: unknown; size?: unknown }> };
