@@ -295,6 +295,35 @@ describe('a good build', () => {
     expect(result.problems.map((p) => p.code)).toEqual(['bad-out-dir']);
     expect(await readFile(join(out, 'thesis.txt'), 'utf8')).toBe('do not delete');
   });
+
+  // A damaged previous manifest used to stop the build with a TypeError ("files": null, no
+  // "settings"), or be trusted: a "../" path it listed was a file to remove, outside the output.
+  it('refuses an output folder whose manifest.json is damaged, saying what is wrong with it, and touches nothing', async () => {
+    const damages: [string, (manifest: Record<string, unknown>) => void, string][] = [
+      ['files-null', (m) => void (m.files = null), 'has no "files" object'],
+      ['no-settings', (m) => void delete m.settings, 'has no "settings" object with baseUrl, apiUrl and cdnUrl'],
+      ['outside', (m) => void ((m.files as Record<string, unknown>)['../victim.txt'] = { sha256: 'a'.repeat(64), size: 4 }), 'lists an invalid path "../victim.txt"'],
+    ];
+    for (const [name, damage, why] of damages) {
+      const out = join(temp.path, `damaged-${name}`, 'dist');
+      await cp(goodDist, out, { recursive: true });
+      await writeFile(join(out, '..', 'victim.txt'), 'mine');
+      const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8')) as Record<string, unknown>;
+      damage(manifest);
+      await writeFile(join(out, 'manifest.json'), JSON.stringify(manifest));
+      const before = await snapshotDir(out);
+      const result = await buildCatalogue({ contentDir: baseContent, outDir: out, cacheDir, urls: FIXTURE_URLS });
+      expect(result.problems, name).toEqual([
+        {
+          severity: 'error',
+          code: 'bad-out-dir',
+          message: `the output folder "${out}" is not empty and holds no usable manifest.json of a previous build ("${join(out, 'manifest.json')}" ${why}); it would be replaced: empty it or choose another --out`,
+        },
+      ]);
+      expect(await snapshotDir(out), name).toEqual(before);
+      expect(await readFile(join(out, '..', 'victim.txt'), 'utf8'), name).toBe('mine');
+    }
+  });
 });
 
 describe('incremental rebuilds', () => {

@@ -10,7 +10,7 @@ import { catalogueModuleSource, compileCatalogue } from '../../functions/core/ca
 import { compareRecords, type PepeRecord, type SiteUrls } from '../../functions/core/record.js';
 import { type AnalyseContentOptions, type AnalyseStats, analyseContent, defaultCacheDir, effectiveLimits } from './analyse-content.js';
 import { sortProblems } from './catalogue-checks.js';
-import { createManifest, type Manifest, MANIFEST_FILE, readManifest, readManifestSync } from './manifest.js';
+import { createManifest, loadManifest, type Manifest, MANIFEST_FILE, readManifestSync, UnusableManifestError } from './manifest.js';
 import { nearDuplicateProblems } from './near-duplicate-problems.js';
 import { error, type Problem, warning } from './problems.js';
 import { diskFullProblem, isDiskFull } from './disk-full.js';
@@ -69,14 +69,19 @@ export interface BuildResult {
   stats: BuildStats;
 }
 
-/** Refuses output folders that would destroy something that is not a previous build. */
-async function outDirProblems(contentDir: string, outDir: string, hasPrevious: boolean): Promise<Problem[]> {
+/**
+ * Refuses output folders that would destroy something that is not a previous build.
+ * `unusable` is the output's manifest.json when it is there but not a build's (damaged,
+ * edited, a pipe): the folder is then refused as one without a manifest, and the message says why.
+ */
+async function outDirProblems(contentDir: string, outDir: string, hasPrevious: boolean, unusable: UnusableManifestError | null): Promise<Problem[]> {
   if (isAtOrBelow(outDir, contentDir) || isAtOrBelow(contentDir, outDir)) {
     return [error('bad-out-dir', `the output folder "${outDir}" and the content folder "${contentDir}" overlap: choose another --out`)];
   }
   const existing = await readdir(outDir).catch(() => [] as string[]);
   if (existing.length > 0 && !hasPrevious) {
-    return [error('bad-out-dir', `the output folder "${outDir}" is not empty and holds no manifest.json of a previous build; it would be replaced: empty it or choose another --out`)];
+    const holds = unusable === null ? 'holds no manifest.json of a previous build' : `holds no usable manifest.json of a previous build ("${unusable.file}" ${unusable.why})`;
+    return [error('bad-out-dir', `the output folder "${outDir}" is not empty and ${holds}; it would be replaced: empty it or choose another --out`)];
   }
   return [];
 }
@@ -168,7 +173,14 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   const manifestStat = statKey(join(outDir, MANIFEST_FILE));
   const lastManifestIntact = last !== null && last.outDir === outDir && sameStatKey(last.manifestStat, manifestStat);
   let parsedPrevious: Manifest | null | undefined;
-  const previousManifest = async () => (parsedPrevious === undefined ? (parsedPrevious = await readManifest(outDir)) : parsedPrevious);
+  let unusablePrevious: UnusableManifestError | null = null;
+  const readPrevious = (): Promise<Manifest | null> =>
+    loadManifest(outDir).catch((failure: unknown) => {
+      if (!(failure instanceof UnusableManifestError)) throw failure;
+      unusablePrevious = failure;
+      return null;
+    });
+  const previousManifest = async () => (parsedPrevious === undefined ? (parsedPrevious = await readPrevious()) : parsedPrevious);
   const outputManifest = () => readManifestSync(outDir);
 
   const scanStart = performance.now();
@@ -185,7 +197,7 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   const dupes = await nearDuplicateProblems(analysis.items, 'warning', { dir: cacheDir, write: true });
   const busy: Problem[] = recovery.state === 'busy' ? [error('bad-out-dir', `another pepe build (pid ${recovery.pid}) is writing the output folder "${outDir}": wait for it to finish (if no build is running, delete "${recovery.txnDir}")`)] : [];
   const hasPrevious = lastManifestIntact || (await previousManifest()) !== null;
-  const problems = sortProblems([...analysis.problems, ...busy, ...(await outDirProblems(contentDir, outDir, hasPrevious)), ...dupes]);
+  const problems = sortProblems([...analysis.problems, ...busy, ...(await outDirProblems(contentDir, outDir, hasPrevious, unusablePrevious)), ...dupes]);
   const dupesMs = performance.now() - dupesStart;
   const records = sortedRecords(analysis.items.map((item) => item.record));
   const errors = problems.filter((p) => p.severity === 'error').length;

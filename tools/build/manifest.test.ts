@@ -3,7 +3,7 @@ import { FIXTURE_URLS } from '../testing/fixture-catalogue.js';
 import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { catalogueVersion, createManifest, type Manifest, MANIFEST_FILE, manifestJson, readManifest, readManifestSync, sameHeader, stableJson } from './manifest.js';
+import { catalogueVersion, createManifest, loadManifest, loadManifestSync, type Manifest, MANIFEST_FILE, manifestJson, readManifest, readManifestSync, sameHeader, stableJson, UnusableManifestError } from './manifest.js';
 import { makeNamedPipe, timed } from '../testing/named-pipe.js';
 import { makeTempDir } from '../testing/temp-dir.js';
 
@@ -70,11 +70,14 @@ describe('manifest serialisation', () => {
   });
 });
 
+/** `entries` with real sha256s: what a build writes, and all that readManifest takes. */
+const hashed = new Map([...entries].map(([path, { size }]) => [path, { sha256: createHash('sha256').update(path).digest('hex'), size }]));
+
 describe('reading the previous manifest', () => {
   it('reads a manifest of ours and treats any other file as no manifest (no reuse from it)', async () => {
     const temp = await makeTempDir('pepe-manifest-test-');
     try {
-      const manifest = createManifest(entries, FIXTURE_URLS, { records: 1, images: 1 });
+      const manifest = createManifest(hashed, FIXTURE_URLS, { records: 1, images: 1 });
       await writeFile(join(temp.path, MANIFEST_FILE), manifestJson(manifest));
       expect((await readManifest(temp.path))?.version).toBe(manifest.version);
       expect(readManifestSync(temp.path)?.version).toBe(manifest.version);
@@ -87,6 +90,49 @@ describe('reading the previous manifest', () => {
         expect(await readManifest(temp.path), text).toBeNull();
         expect(readManifestSync(temp.path), text).toBeNull();
       }
+    } finally {
+      await temp.cleanup();
+    }
+  });
+
+  // The build checked only `format` and that `files` was of type object: `"files": null`, a
+  // missing `settings` or `counts` or a null entry then failed later with a TypeError, and a
+  // `../` path was a file the build would remove from outside its output folder.
+  it('says what is wrong with a manifest that is there but damaged, naming the file', async () => {
+    const temp = await makeTempDir('pepe-manifest-test-');
+    const file = join(temp.path, MANIFEST_FILE);
+    const good = JSON.parse(manifestJson(createManifest(hashed, FIXTURE_URLS, { records: 1, images: 1 }))) as Record<string, unknown>;
+    const goodFiles = good.files as Record<string, unknown>;
+    const cases: [unknown, string][] = [
+      [null, 'is not a JSON object'],
+      [{ ...good, format: 2 }, 'has format 2, this version of pepe reads format 1'],
+      [{ ...good, version: 7 }, 'has no "version" string'],
+      [{ ...good, files: null }, 'has no "files" object'],
+      [{ ...good, files: [] }, 'has no "files" object'],
+      [{ ...good, settings: undefined }, 'has no "settings" object with baseUrl, apiUrl and cdnUrl'],
+      [{ ...good, settings: { ...FIXTURE_URLS, cdnUrl: null } }, 'has no "settings" object with baseUrl, apiUrl and cdnUrl'],
+      [{ ...good, counts: { records: 1, images: 1 } }, 'has no "counts" object with records, images and files'],
+      [{ ...good, files: { ...goodFiles, 'site/x': null } }, 'lists "site/x" without a valid {sha256, size}'],
+      [{ ...good, files: { ...goodFiles, 'site/x': { sha256: 'aa', size: 1 } } }, 'lists "site/x" without a valid {sha256, size}'],
+      [{ ...good, files: { ...goodFiles, 'site/x': { sha256: 'a'.repeat(64), size: -1 } } }, 'lists "site/x" without a valid {sha256, size}'],
+      [{ ...good, files: { ...goodFiles, '../x': { sha256: 'a'.repeat(64), size: 1 } } }, 'lists an invalid path "../x"'],
+      [{ ...good, files: { ...goodFiles, '/etc/x': { sha256: 'a'.repeat(64), size: 1 } } }, 'lists an invalid path "/etc/x"'],
+      [{ ...good, files: { ...goodFiles, 'manifest.json': { sha256: 'a'.repeat(64), size: 1 } } }, 'lists an invalid path "manifest.json"'],
+    ];
+    try {
+      for (const [value, why] of cases) {
+        await writeFile(file, JSON.stringify(value));
+        const error = await loadManifest(temp.path).catch((e: unknown) => e);
+        expect(error, why).toBeInstanceOf(UnusableManifestError);
+        expect((error as Error).message, why).toBe(`${file} ${why}`);
+        expect(() => loadManifestSync(temp.path), why).toThrow(`${file} ${why}`);
+        expect(await readManifest(temp.path), why).toBeNull();
+      }
+      await writeFile(file, '{"format": 1, "files": ');
+      await expect(loadManifest(temp.path)).rejects.toThrow(`${file} is not valid JSON`);
+      await writeFile(file, manifestJson(createManifest(hashed, FIXTURE_URLS, { records: 1, images: 1 })));
+      expect(await loadManifest(temp.path)).toEqual(good);
+      expect(await loadManifest(join(temp.path, 'nowhere'))).toBeNull();
     } finally {
       await temp.cleanup();
     }

@@ -18,7 +18,7 @@
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { error, type Problem } from '../build/problems.js';
-import type { BuildManifest } from './local-build.js';
+import type { Manifest } from '../build/manifest.js';
 import type { LocalObject } from './local-objects.js';
 import { keyForPath } from './object-keys.js';
 import { runPool } from './run-pool.js';
@@ -27,7 +27,7 @@ import type { PlannedObject, S3Like } from './types.js';
 
 export interface RemoteManifest {
   /** Parsed and valid, or null when unreadable. */
-  manifest: BuildManifest | null;
+  manifest: Manifest | null;
   sha256: string;
   etag: string;
   lastModified: Date;

@@ -8,9 +8,11 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { JSON_OBJECT_STORAGE_MAX_AGE_SECONDS } from '../../functions/core/cache-policy.js';
+import type { SiteUrls } from '../../functions/core/record.js';
 import { error, type Problem, warning } from '../build/problems.js';
 import { headersFingerprint, planObjects, recheckMetadata, type RemoteManifest } from './bucket-plan.js';
-import { manifestShapeError, readLocalBuild, type BuildManifest } from './local-build.js';
+import { type Manifest, manifestShapeError } from '../build/manifest.js';
+import { readLocalBuild } from './local-build.js';
 import { localObjects } from './local-objects.js';
 import { GROUP_ORDER, RUN_MARKER_NAME, STATE_NAME, keyForPath, normalisePrefix } from './object-keys.js';
 import { DEFAULT_CONCURRENCY } from './concurrency.js';
@@ -37,7 +39,7 @@ function toProblem(cause: unknown): Problem {
  * A build made with the default URLs (`http://localhost:8888`) publishes JSON whose image
  * URLs point at the publisher's own machine: allowed (a test bucket), but said out loud.
  */
-function localUrlWarnings(settings: Record<string, string>): Problem[] {
+function localUrlWarnings(settings: SiteUrls): Problem[] {
   const local = Object.entries(settings).filter(([, url]) => {
     try {
       return ['localhost', '127.0.0.1', '[::1]', '0.0.0.0'].includes(new URL(url).hostname);
@@ -59,10 +61,10 @@ async function defaultHeaders(file: string): Promise<(urlPath: string) => Record
 async function readRemoteManifest(client: S3Like, bucket: string, key: string): Promise<RemoteManifest | null> {
   const fetched = await getObjectOrNull(client, bucket, key);
   if (!fetched) return null;
-  let manifest: BuildManifest | null = null;
+  let manifest: Manifest | null = null;
   try {
     const parsed: unknown = JSON.parse(fetched.bytes.toString('utf8'));
-    if (manifestShapeError(parsed) === null) manifest = parsed as BuildManifest;
+    if (manifestShapeError(parsed) === null) manifest = parsed as Manifest;
   } catch {
     // Unreadable: every key is then checked against its own metadata instead.
   }

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IMAGE_CACHE_CONTROL, JSON_OBJECT_STORAGE_CACHE_CONTROL } from '../../functions/core/cache-policy.js';
@@ -31,6 +31,19 @@ describe('build folder validation', () => {
     expect(await readLocalBuild(dir)).toMatchObject({ ok: false, problems: [{ code: 'invalid-manifest' }] });
     await writeFile(join(dir, 'manifest.json'), JSON.stringify({ format: 2, version: 'x', files: {} }));
     expect(await readLocalBuild(dir)).toMatchObject({ ok: false, problems: [{ code: 'invalid-manifest', message: expect.stringContaining('format 2') }] });
+  });
+
+  // The build's own check, so publish no longer takes a manifest the build would refuse (one without "settings" went out with no image URL checked).
+  it('refuses a manifest without settings, saying to build again from scratch (the build refuses to write over it)', async () => {
+    const dir = join(temp.path, 'no-settings');
+    await writeSyntheticDist(dir, syntheticRecords(1));
+    const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as Record<string, unknown>;
+    delete manifest.settings;
+    await writeFile(join(dir, 'manifest.json'), JSON.stringify(manifest));
+    expect(await readLocalBuild(dir)).toMatchObject({
+      ok: false,
+      problems: [{ code: 'invalid-manifest', file: join(dir, 'manifest.json'), message: "has no \"settings\" object with baseUrl, apiUrl and cdnUrl: delete the build folder and build again with 'pepe build'" }],
+    });
   });
 
   // A named pipe in the build folder blocked `pepe publish` for ever in open(), waiting for a writer.

@@ -5,9 +5,10 @@
  * site path `images/<name>`. The publisher uses this to check, before the manifest goes
  * up, that no published JSON points at a missing image.
  */
+import type { SiteUrls } from '../../functions/core/record.js';
 
 /** The site paths ('site/images/<name>') referenced anywhere in a parsed JSON value. */
-export function imageReferences(value: unknown, settings: Record<string, unknown>): Set<string> {
+export function imageReferences(value: unknown, settings: Partial<Record<keyof SiteUrls, unknown>>): Set<string> {
   const roots = Object.values(settings)
     .filter((v): v is string => typeof v === 'string' && /^https?:\/\//.test(v))
     .map((url) => `${url.replace(/\/+$/, '')}/images/`);

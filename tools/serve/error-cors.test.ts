@@ -56,7 +56,8 @@ async function writeBuild(dist: string): Promise<void> {
     // One byte more than on disk: the file a build is replacing at this very moment.
     'site/images/big.png': { size: BIG + 1, sha256: sha(big) },
   };
-  await writeFile(join(dist, 'manifest.json'), JSON.stringify({ version: 'test', files }));
+  const counts = { records: 0, images: 2, files: Object.keys(files).length };
+  await writeFile(join(dist, 'manifest.json'), JSON.stringify({ format: 1, version: 'test', settings: { baseUrl: 'http://localhost', apiUrl: 'http://localhost/api', cdnUrl: 'http://localhost' }, counts, files }));
 }
 
 beforeAll(async () => {

@@ -130,11 +130,28 @@ describe('set-up errors', () => {
       const { ms, error } = await timed(() => startServer({ dir: piped, port: 0, host: '127.0.0.1', netlifyToml: join(REPO, 'netlify.toml') }));
       expect(ms).toBeLessThan(1000);
       expect(error).toBeInstanceOf(ServeSetupError);
-      expect((error as Error).message).toBe(`${manifest} is a named pipe (FIFO), not the build manifest: delete ${piped} and build again with \`npx pepe build\``);
+      expect((error as Error).message).toBe(`${manifest} is a named pipe (FIFO), not a file: delete ${piped} and build again with \`npx pepe build\``);
     } finally {
       pipe.remove();
     }
   }, 20_000);
+
+  // A null entry stopped start-up with "Cannot read properties of null"; a missing "settings" was not noticed at all.
+  it('names a damaged manifest.json and what is wrong with it', async () => {
+    const damaged = join(site.root, 'damaged-manifest-dist');
+    await cp(site.distDir, damaged, { recursive: true });
+    const file = join(damaged, 'manifest.json');
+    const good = JSON.parse(await readFile(file, 'utf8')) as { files: Record<string, unknown>; settings?: unknown };
+    for (const [manifest, why] of [
+      [{ ...good, files: { ...good.files, 'site/index.html': null } }, 'lists "site/index.html" without a valid {sha256, size}'],
+      [{ ...good, settings: undefined }, 'has no "settings" object with baseUrl, apiUrl and cdnUrl'],
+    ] as const) {
+      await writeFile(file, JSON.stringify(manifest));
+      const error = await startServer({ dir: damaged, port: 0, host: '127.0.0.1', netlifyToml: join(REPO, 'netlify.toml') }).catch((e: unknown) => e);
+      expect(error, why).toBeInstanceOf(ServeSetupError);
+      expect((error as Error).message, why).toBe(`${file} ${why}: delete ${damaged} and build again with \`npx pepe build\``);
+    }
+  });
 
   it('names the port when it is taken', async () => {
     const first = await startServer({ dir: site.distDir, port: 0, host: '127.0.0.1', netlifyToml: join(REPO, 'netlify.toml') });
@@ -376,7 +393,7 @@ describe('pepe serve (child process)', () => {
       // The manifest rename a build ends with, of a manifest that is not JSON.
       await writeFile(join(dir, 'manifest.next'), '{"files": 5');
       await rename(join(dir, 'manifest.next'), join(dir, 'manifest.json'));
-      await expect.poll(() => output.stderr, { timeout: 10_000 }).toContain('is not valid JSON; rebuild with `npx pepe build`');
+      await expect.poll(() => output.stderr, { timeout: 10_000 }).toContain(`${join(dir, 'manifest.json')} is not valid JSON: delete ${dir} and build again with \`npx pepe build\``);
       expect(output.stderr).toContain('a new build in the served folder could not be loaded; still serving the previous one');
       expect(output.stderr).not.toMatch(/\n\s+at /);
       expect((await raw(url, '/api/pepe?limit=1')).status).toBe(200);

@@ -12,8 +12,8 @@
  */
 import { createHash } from 'node:crypto';
 import { readFile, readdir, stat } from 'node:fs/promises';
-import { dirname, join, relative, resolve, sep } from 'node:path';
-import { NotAFileError, readRegularFile } from '../build/read-regular-file.js';
+import { join, relative, resolve, sep } from 'node:path';
+import { loadManifest, UnusableManifestError } from '../build/manifest.js';
 import { compressBest, type Encoding, MIN_COMPRESS_BYTES } from './compression.js';
 
 /** Files above this are streamed rather than kept in memory. */
@@ -59,7 +59,7 @@ export class StaticSite {
   static async load(distDir: string): Promise<StaticSite> {
     const root = resolve(distDir, 'site');
     const manifestFile = join(distDir, 'manifest.json');
-    const fromManifest = await readManifest(manifestFile);
+    const fromManifest = await listedFiles(distDir);
     const listed = fromManifest ?? (await walk(root));
     const entries = new Map<string, StaticEntry>();
     for (const item of listed) {
@@ -154,29 +154,23 @@ interface ListedFile {
   sha256?: string;
 }
 
-async function readManifest(file: string): Promise<ListedFile[] | null> {
-  let text: string;
+/**
+ * The site files `<distDir>/manifest.json` lists, or null when there is none. One that is
+ * there but unusable stops the server, naming it: the build refuses to write over it (a
+ * folder without a build's manifest), so the fix is a fresh build.
+ */
+async function listedFiles(distDir: string): Promise<ListedFile[] | null> {
+  let manifest;
   try {
-    text = (await readRegularFile(file)).toString('utf8');
+    manifest = await loadManifest(distDir);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    if (error instanceof NotAFileError) throw new Error(`${file} is ${error.kind}, not the build manifest: delete ${dirname(file)} and build again with \`npx pepe build\``);
+    if (error instanceof UnusableManifestError) throw new Error(`${error.message}: delete ${distDir} and build again with \`npx pepe build\``);
     throw error;
   }
-  let manifest: { files?: Record<string, { sha256?: unknown; size?: unknown }> };
-  try {
-    manifest = JSON.parse(text) as typeof manifest;
-  } catch {
-    throw new Error(`${file} is not valid JSON; rebuild with \`npx pepe build\``);
-  }
-  if (typeof manifest.files !== 'object' || manifest.files === null) throw new Error(`${file} has no "files" table; rebuild with \`npx pepe build\``);
+  if (manifest === null) return null;
   return Object.entries(manifest.files)
     .filter(([path]) => path.startsWith('site/'))
-    .map(([path, info]) => ({
-      relPath: path.slice('site/'.length),
-      size: typeof info.size === 'number' ? info.size : 0,
-      ...(typeof info.sha256 === 'string' ? { sha256: info.sha256 } : {}),
-    }));
+    .map(([path, { size, sha256 }]) => ({ relPath: path.slice('site/'.length), size, sha256 }));
 }
 
 async function walk(root: string): Promise<ListedFile[]> {

@@ -1,5 +1,4 @@
-import { join } from 'node:path';
-import { readRegularFile } from '../../build/read-regular-file.js';
+import { readManifest } from '../../build/manifest.js';
 import { intFlag, parseFlags } from '../args.js';
 import { type Command, type Io, UsageError } from '../io.js';
 
@@ -38,12 +37,7 @@ function exampleUrls(url: string): string[] {
 
 /** The answers link to the URLs baked in at build time; say so when they point elsewhere. */
 async function bakedBaseUrl(dir: string): Promise<string | null> {
-  try {
-    const manifest = JSON.parse((await readRegularFile(join(dir, 'manifest.json'))).toString('utf8')) as { settings?: { baseUrl?: unknown } };
-    return typeof manifest.settings?.baseUrl === 'string' ? manifest.settings.baseUrl : null;
-  } catch {
-    return null;
-  }
+  return (await readManifest(dir))?.settings.baseUrl ?? null;
 }
 
 async function printBanner(io: Io, dir: string, url: string, port: number, processes: string): Promise<void> {

@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { BuildManifest } from '../local-build.js';
+import type { Manifest } from '../../build/manifest.js';
 import { keyForPath } from '../object-keys.js';
 import type { StoredObject } from './memory-s3.js';
 
@@ -35,7 +35,7 @@ export function danglingReferences(objects: Map<string, StoredObject>, prefix = 
 /** Differences between the bucket and the build in `dir` (keys missing, extra, or with other bytes). */
 export async function bucketMismatches(objects: Map<string, StoredObject>, dir: string, prefix = '', allowExtra: (key: string) => boolean = () => false): Promise<string[]> {
   const manifestBytes = await readFile(join(dir, 'manifest.json'));
-  const manifest = JSON.parse(manifestBytes.toString('utf8')) as BuildManifest;
+  const manifest = JSON.parse(manifestBytes.toString('utf8')) as Manifest;
   const expected = new Map<string, Buffer>([[keyForPath(prefix, 'manifest.json'), manifestBytes]]);
   for (const path of Object.keys(manifest.files)) expected.set(keyForPath(prefix, path), await readFile(join(dir, path)));
   const problems: string[] = [];
