@@ -5,7 +5,7 @@
  * measured in the same run, bundle size, and heap after loading and querying.
  */
 import { spawn } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { catalogueModuleSource, compileCatalogue } from '../../functions/core/catalogue.js';
@@ -14,6 +14,7 @@ import { bundleFunction } from '../build/bundle-function.js';
 import { median, percentile, round, type Bench, type BenchContext } from './context.js';
 import { benchQueries } from './search.bench.js';
 import { syntheticRecords } from './synthetic-records.js';
+import { makeFolders } from '../build/make-folders.js';
 
 const URLS = { baseUrl: 'https://pepe.example', apiUrl: 'https://api.pepe.example', cdnUrl: 'https://cdn.pepe.example' };
 const ORIGIN = 'https://pepe.example';
@@ -94,7 +95,7 @@ async function benchSize(ctx: BenchContext, count: number, rows: { latency: Reco
   const data = compileCatalogue(records, URLS);
   const compileMs = performance.now() - started;
   const distDir = join(ctx.tmpRoot, `dist-${count}`);
-  await mkdir(join(distDir, 'data'), { recursive: true });
+  await makeFolders(join(distDir, 'data'));
   const moduleSource = catalogueModuleSource(data);
   await writeFile(join(distDir, 'data/catalogue.mjs'), moduleSource);
   started = performance.now();

@@ -9,7 +9,7 @@
  * 20 KB–1 MB), a few dozen distinct files shared by all records, hard-linked per id, with
  * each record's width/height/blurhash/size taken from the file it points to.
  */
-import { linkSync, mkdirSync, writeFileSync } from 'node:fs';
+import { linkSync, writeFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +26,7 @@ import { startServer } from '../serve/server.js';
 import { percentile, round, type Bench, type BenchContext } from './context.js';
 import { syntheticImageCorpus } from './synthetic-images.js';
 import { syntheticRecords } from './synthetic-records.js';
+import { makeFoldersSync } from '../build/make-folders.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Distinct image files; two grid pages' worth, so the first screen shows no repeats. */
@@ -65,13 +66,13 @@ async function makeSite(ctx: BenchContext, count: number): Promise<{ distDir: st
   ctx.log(`writing a ${count}-record site`);
   const urls: SiteUrls = { baseUrl: 'http://127.0.0.1', apiUrl: 'http://127.0.0.1', cdnUrl: 'http://127.0.0.1' };
   const data = compileCatalogue(records, urls);
-  mkdirSync(join(distDir, 'data'), { recursive: true });
+  makeFoldersSync(join(distDir, 'data'));
   writeFileSync(join(distDir, 'data', 'catalogue.mjs'), catalogueModuleSource(data));
   for (const file of precomputedFiles(data)) {
-    mkdirSync(join(siteDir, file.path, '..'), { recursive: true });
+    makeFoldersSync(join(siteDir, file.path, '..'));
     writeFileSync(join(siteDir, file.path), file.body);
   }
-  mkdirSync(join(siteDir, 'images'), { recursive: true });
+  makeFoldersSync(join(siteDir, 'images'));
   records.forEach((record, rank) => linkSync(images[rank % images.length]!.file, join(siteDir, 'images', `${record.id}${record.file_ext}`)));
   await writeGallery(siteDir);
   await bundleFunction({ distDir });

@@ -3,13 +3,14 @@
  * one process, one after another (never in parallel: they measure a shared 2-core machine),
  * prints markdown tables and writes them to .bench/results.md.
  */
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { rerunWithTunedAllocator } from '../cli/tuned-allocator.mjs';
 import type { Bench, BenchContext } from './context.js';
+import { makeFolders } from '../build/make-folders.js';
 
 const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
   images: () => import('./images.bench.js'),
@@ -60,7 +61,7 @@ async function main(): Promise<void> {
       await rm(tmpRoot, { recursive: true, force: true });
     }
   }
-  await mkdir('.bench', { recursive: true });
+  await makeFolders('.bench');
   await writeFile(join('.bench', 'results.md'), `${out.join('\n')}\n`);
 }
 

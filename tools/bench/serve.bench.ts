@@ -17,7 +17,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { chmod, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { chmod, readFile, readdir, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +27,7 @@ import { bundleFunction } from '../build/bundle-function.js';
 import { createManifest, type ManifestEntry, stableJson } from '../build/manifest.js';
 import { median, round, type Bench, type BenchContext } from './context.js';
 import { syntheticRecords } from './synthetic-records.js';
+import { makeFolders } from '../build/make-folders.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const URLS = { baseUrl: 'http://127.0.0.1:8888', apiUrl: 'http://127.0.0.1:8888', cdnUrl: 'http://127.0.0.1:8888' };
@@ -58,7 +59,7 @@ export async function writeSyntheticBuild(distDir: string, count: number): Promi
   const data = compileCatalogue(records, URLS);
   const entries = new Map<string, ManifestEntry>();
   const put = async (path: string, body: string) => {
-    await mkdir(dirname(join(distDir, path)), { recursive: true });
+    await makeFolders(dirname(join(distDir, path)));
     await writeFile(join(distDir, path), body);
     entries.set(path, { sha256: createHash('sha256').update(body).digest('hex'), size: Buffer.byteLength(body) });
   };
@@ -287,7 +288,7 @@ async function startServers(ctx: BenchContext, setup: { distDir: string; id: str
     await chmod(ctx.tmpRoot, 0o755);
     for (const workers of [1, 2]) {
       const nginxDir = join(ctx.tmpRoot, `nginx-${workers}`);
-      await mkdir(nginxDir, { recursive: true });
+      await makeFolders(nginxDir);
       const port = await freePort();
       await writeFile(join(nginxDir, 'nginx.conf'), nginxConfig(nginxDir, join(distDir, 'site'), port, workers));
       const child = spawn(nginx, ['-c', join(nginxDir, 'nginx.conf'), '-p', nginxDir], { stdio: ['ignore', 'ignore', 'pipe'] });

@@ -6,11 +6,12 @@
  * produce realistic sizes. Generating 10k takes minutes, so a complete corpus in `dir`
  * (marker file with the same parameters) is reused.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { paintPicture } from '../image/paint-picture.js';
 import { seededRandom } from '../testing/seeded-random.js';
+import { makeFolders } from '../build/make-folders.js';
 
 const GENERATOR_VERSION = 2;
 const MARKER = '.corpus-complete.json';
@@ -89,7 +90,7 @@ export async function syntheticImageCorpus(dir: string, count: number, seed = 1,
   if (existing && existing.version === GENERATOR_VERSION && existing.count === count && existing.seed === seed) {
     return { files: existing.files.map((f) => join(dir, f)), bytes: existing.bytes };
   }
-  await mkdir(dir, { recursive: true });
+  await makeFolders(dir);
   const names: string[] = new Array(count);
   let bytes = 0;
   let next = 0;

@@ -10,10 +10,11 @@
  * only when the output still holds exactly that manifest version.
  */
 import { hash } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readCacheJson } from './cache-json.js';
 import type { Manifest, ManifestEntry } from './manifest.js';
+import { makeFolders } from './make-folders.js';
 
 const FILE = 'answers.json';
 
@@ -33,7 +34,7 @@ export async function loadAnswerDigests(cacheDir: string): Promise<AnswerDigests
 }
 
 export async function saveAnswerDigests(cacheDir: string, digests: AnswerDigests): Promise<void> {
-  await mkdir(cacheDir, { recursive: true });
+  await makeFolders(cacheDir);
   await writeFile(join(cacheDir, FILE), JSON.stringify(digests));
 }
 

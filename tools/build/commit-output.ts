@@ -23,6 +23,7 @@ import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync,
 import { spawn } from 'node:child_process';
 import { basename, dirname, join } from 'node:path';
 import { MANIFEST_FILE } from './manifest.js';
+import { makeFoldersSync } from './make-folders.js';
 
 export interface Journal {
   outDir: string;
@@ -66,13 +67,13 @@ function moveFile(from: string, to: string): void {
     renameSync(from, to);
   } catch (failure) {
     if ((failure as NodeJS.ErrnoException).code !== 'ENOENT' || !existsSync(from)) throw failure;
-    mkdirSync(dirname(to), { recursive: true });
+    makeFoldersSync(dirname(to));
     renameSync(from, to);
   }
 }
 
 function linkFile(from: string, to: string): void {
-  mkdirSync(dirname(to), { recursive: true });
+  makeFoldersSync(dirname(to));
   linkSync(from, to);
 }
 

@@ -14,7 +14,7 @@
  * never mismatches them. The deltas are folded into a fresh full document once they outweigh
  * half of it.
  */
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { appendFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ImageExt } from '../../functions/core/record.js';
 import type { ImageAnalysis } from '../image/analyse-image.js';
@@ -24,6 +24,7 @@ import { replaceFile } from './replace-file.js';
 import { type NormalisedSidecar, sidecarRulesVersion } from './sidecar.js';
 import { type StatKey, StatKeyedMap, type StatRow } from './stat-keyed-map.js';
 import { THUMB_BYTES, type ThumbState, ThumbStore } from './thumb-store.js';
+import { makeFolders } from './make-folders.js';
 
 export { THUMB_BYTES };
 export const CACHE_FILE = 'build-cache.bin';
@@ -268,7 +269,7 @@ export class FeatureCache {
       // Its slot is dead space now: the thumbnail store counts only live slots.
       this.thumbs.forget(sha);
     }
-    await mkdir(this.dir, { recursive: true });
+    await makeFolders(this.dir);
 
     const thumbs = await this.thumbs.write([...this.features]);
     const featureRow = (sha: string, f: CachedFeatures): FeatureRow => [sha, f.format, f.ext, f.mime, f.width, f.height, f.phash, f.blurhash, f.animated ? 1 : 0, thumbs.slotOf(sha)!];

@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
@@ -19,6 +19,7 @@ import { DEFAULT_PHASH_THRESHOLD, type DupePair, findNearDuplicates } from '../d
 import type { AnalysedItem } from './analyse-content.js';
 import type { Problem } from './problems.js';
 import { readCacheJson } from './cache-json.js';
+import { makeFolders } from './make-folders.js';
 
 const DUPES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'dupes');
 const CACHE_FILE = 'near-duplicates.json';
@@ -112,7 +113,7 @@ export async function nearDuplicatePairs(items: AnalysedItem[], cache?: { dir: s
   const usable = itemsCache && itemsCache.key === cached?.key && itemsCache.code === code ? { signatures: itemsCache.signatures, pairs: cached.pairs } : null;
   const pairs = (usable && incrementalPairs(items, sigs, usable)) ?? findNearDuplicates(dupeItems(items));
   if (cache.write) {
-    await mkdir(cache.dir, { recursive: true });
+    await makeFolders(cache.dir);
     const itemsNext: ItemsCache = { key, code, signatures: sigs };
     const pairsNext: PairCache = { format: 3, key, pairs };
     // Items first: a pairs file is only ever trusted together with items under the same key.

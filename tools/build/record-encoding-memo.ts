@@ -10,11 +10,11 @@
  * codec), the dictionary text, and each record's digest (answer-digests.ts `recordDigest`,
  * which covers every field) with its encoded form.
  */
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PepeRecord } from '../../functions/core/record.js';
 import { readCacheJson } from './cache-json.js';
 import { replaceFile } from './replace-file.js';
+import { makeFolders } from './make-folders.js';
 
 const FILE = 'encoded-records.json';
 
@@ -87,7 +87,7 @@ export async function memoizedRecordEncoding(cacheDir: string, context: string, 
     /** Saves the encodings `encode` made, unless they are the saved ones; written whole, then renamed into place. */
     async save(): Promise<void> {
       if (built === null || (run?.encoded === 0 && saved !== null && saved.digests.length === built.digests.length && saved.dictionary === built.dictionary)) return;
-      await mkdir(cacheDir, { recursive: true });
+      await makeFolders(cacheDir);
       await replaceFile(join(cacheDir, FILE), JSON.stringify(built));
     },
   };

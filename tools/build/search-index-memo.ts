@@ -14,12 +14,12 @@
  * hash of the first `docCount` current docs equals the saved one.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildSearchIndex, extendSearchIndex } from '../../functions/core/search/build-index.js';
 import { SEARCH_INDEX_FORMAT, type SearchDoc, type SearchIndexData } from '../../functions/core/search/search-types.js';
 import { readCacheJson } from './cache-json.js';
 import { replaceFile } from './replace-file.js';
+import { makeFolders } from './make-folders.js';
 
 const FILE = 'search-index.json';
 
@@ -90,7 +90,7 @@ export async function memoizedSearchIndex(cacheDir: string, context: string) {
     /** Saves the index `build` made, unless it is the saved one; written whole, then renamed into place. */
     async save(): Promise<void> {
       if (built === null || built.docsHash === saved?.docsHash) return;
-      await mkdir(cacheDir, { recursive: true });
+      await makeFolders(cacheDir);
       await replaceFile(join(cacheDir, FILE), JSON.stringify(built));
     },
   };

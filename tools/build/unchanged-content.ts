@@ -10,10 +10,11 @@
  * build) still catches the rest, e.g. a file touched without being changed.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PepeRecord } from '../../functions/core/record.js';
 import type { ContentScan } from './scan-content.js';
+import { makeFoldersSync } from './make-folders.js';
 
 const RECORDS_FILE = 'records.json';
 
@@ -35,7 +36,7 @@ export function contentStatFingerprint(scan: ContentScan, settings: Record<strin
 }
 
 export function saveRecords(cacheDir: string, records: PepeRecord[]): void {
-  mkdirSync(cacheDir, { recursive: true });
+  makeFoldersSync(cacheDir);
   writeFileSync(recordsFile(cacheDir), JSON.stringify(records));
 }
 

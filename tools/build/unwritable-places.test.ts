@@ -1,5 +1,5 @@
 /**
- * `pepe build`, `pepe dupes` and `pepe add` pointed at places that cannot hold files although
+ * `pepe build`, `pepe dupes`, `pepe add` and the sample generator pointed at places that cannot hold files although
  * their permission bits say they can (root passes every access check): /proc, a link to
  * nothing, a path below a file. Node's recursive mkdir retries for ever on the ENOENT procfs
  * answers, so `pepe build --out /proc/x` spun at full CPU; each must end at once with the
@@ -17,6 +17,9 @@ import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 vi.setConfig({ testTimeout: 60_000 });
 
 const PEPE = fileURLToPath(new URL('../pepe.mjs', import.meta.url));
+const SAMPLE_SCRIPT = fileURLToPath(new URL('../sample/make-sample-content.ts', import.meta.url));
+/** tsx is resolved from here. */
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
 /** Far above the second these take; a spinning command is killed here and the test fails. */
 const LIMIT_MS = 20_000;
 let temp: TempDir;
@@ -81,6 +84,17 @@ describe.skipIf(!onLinux)('pepe dupes with a cache in /proc', () => {
     const run = pepe('dupes', '--cache', '/proc/pepe-cache');
     expect(run.signal).toBeNull();
     expect(run.status).toBe(0);
+  });
+});
+
+describe.skipIf(!onLinux)('the sample generator with --out in /proc', () => {
+  it('names the folder and exits 1 at once (its recursive mkdir spun for ever)', () => {
+    const started = Date.now();
+    const child = spawnSync(process.execPath, ['--import', 'tsx', SAMPLE_SCRIPT, '--out', '/proc/pepe-sample'], { cwd: REPO, encoding: 'utf8', timeout: LIMIT_MS, killSignal: 'SIGKILL' });
+    expect(child.signal).toBeNull();
+    expect(child.stderr).toBe('make-sample-content: cannot write the sample into --out "/proc/pepe-sample" (ENOENT): pass --out with a folder you can write\n');
+    expect(child.status).toBe(1);
+    expect(Date.now() - started).toBeLessThan(LIMIT_MS);
   });
 });
 

@@ -15,11 +15,12 @@
  * per syscall, and the CLI has nothing else to do meanwhile.
  */
 import { hash, randomBytes } from 'node:crypto';
-import { constants, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { constants, copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { type CommitFault, commitStaged, type Journal, newTransactionDir, removeInBackground, SimulatedCrash } from './commit-output.js';
 import { type Manifest, type ManifestEntry, MANIFEST_FILE, manifestJson, sameHeader } from './manifest.js';
+import { makeFoldersSync } from './make-folders.js';
 
 /** One file the build wants in the output; `path` is relative to the output folder, forward slashes. */
 export interface PlannedFile {
@@ -70,7 +71,7 @@ function writePlanned(root: string, file: PlannedFile, dirs: Set<string>): void 
   const target = join(root, file.path);
   const dir = dirname(target);
   if (!dirs.has(dir)) {
-    mkdirSync(dir, { recursive: true });
+    makeFoldersSync(dir);
     dirs.add(dir);
   }
   if (file.body !== undefined) writeFileSync(target, file.body);
@@ -95,7 +96,7 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
     return old !== undefined && old.sha256 === entry.sha256 && old.size === entry.size;
   };
   try {
-    mkdirSync(staging, { recursive: true });
+    makeFoldersSync(staging);
     const dirs = new Set<string>();
     // What the generators read is written first, so that they (esbuild, in its own process)
     // run while this thread compares and writes everything else.

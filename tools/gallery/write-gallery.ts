@@ -4,11 +4,12 @@
  * bytes, so they can be cached for a year; the same sources always give the same files.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { renderIndexHtml } from './index-html.js';
+import { makeFolders } from '../build/make-folders.js';
 
 const SOURCE_DIR = fileURLToPath(new URL('./src/', import.meta.url));
 
@@ -42,7 +43,7 @@ async function bundleGallery(): Promise<GalleryAssets> {
 /** Writes the gallery into `siteDir`; returns the written paths, site-relative and sorted. */
 export async function writeGallery(siteDir: string): Promise<{ files: string[] }> {
   const { files } = await bundleGallery();
-  await mkdir(join(siteDir, 'assets'), { recursive: true });
+  await makeFolders(join(siteDir, 'assets'));
   const paths = [...files.keys()].sort();
   for (const path of paths) await writeFile(join(siteDir, path), files.get(path)!);
   return { files: paths };

@@ -3,13 +3,14 @@
  * entry of sample-catalogue.ts. Same inputs → same bytes.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import sharp from 'sharp';
 import { renderFrog } from './draw-frog.js';
 import { withParams, type FrogParams } from './frog-params.js';
 import { seededRandom } from '../testing/seeded-random.js';
 import { SAMPLE_ENTRIES, type SampleEntry } from './sample-catalogue.js';
+import { makeFolders } from '../build/make-folders.js';
 
 /** Changing the seed changes every id: only do it for a brand-new catalogue (published URLs use ids). */
 const ID_SEED = 'pepe-catalogue-sample-v1';
@@ -85,7 +86,7 @@ export async function writeSampleContent(outDir: string, entries: readonly Sampl
     const name = entry.name.normalize('NFC');
     const bytes = await encodeEntry(entry);
     const image = join(outDir, `${name}.${entry.format}`);
-    await mkdir(dirname(image), { recursive: true });
+    await makeFolders(dirname(image));
     await writeFile(image, bytes);
     await writeFile(join(outDir, `${name}.json`), `${JSON.stringify(sidecarFor(entry, index), null, 2)}\n`);
     written.push({ image, bytes: bytes.length });

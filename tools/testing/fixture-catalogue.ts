@@ -5,13 +5,14 @@
  * pairs two fixtures; formats, sizes, tags, descriptions and dates vary on purpose.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import type { PepeRecord, SiteUrls } from '../../functions/core/record.js';
 import { formatProblem } from '../build/problems.js';
 import { seededRandom } from './seeded-random.js';
 import { makeTempDir, type TempDir } from './temp-dir.js';
+import { makeFolders } from '../build/make-folders.js';
 
 export const FIXTURE_URLS: SiteUrls = { baseUrl: 'http://localhost:8888', apiUrl: 'http://localhost:8888', cdnUrl: 'http://localhost:8888' };
 const DEFAULT_FIXTURE_COUNT = 12;
@@ -138,7 +139,7 @@ export async function makeFixtureContent(dir: string, options: { count?: number 
       created_at: fixtureCreatedAt(index),
     };
     if (index % 4 === 1) sidecar.updated_at = '2025-06-01T12:00:00Z';
-    await mkdir(join(dir, name, '..'), { recursive: true });
+    await makeFolders(join(dir, name, '..'));
     await writeFile(join(dir, `${name}${ext}`), bytes);
     await writeFile(join(dir, `${name}.json`), `${JSON.stringify(sidecar, null, 2)}\n`);
   }

@@ -6,8 +6,9 @@
  * Image bytes are arbitrary (the publisher never decodes them).
  */
 import { createHash } from 'node:crypto';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { makeFolders } from '../../build/make-folders.js';
 
 const SYNTHETIC_SETTINGS = { apiUrl: 'https://api.example.test', baseUrl: 'https://pepe.example.test', cdnUrl: 'https://cdn.example.test' };
 
@@ -58,7 +59,7 @@ export async function writeSyntheticDist(dir: string, records: SyntheticRecord[]
   await rm(dir, { recursive: true, force: true });
   for (const path of [...files.keys()].sort()) {
     const bytes = files.get(path)!;
-    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await makeFolders(dirname(join(dir, path)));
     await writeFile(join(dir, path), bytes);
     entries[path] = { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length };
   }
