@@ -7,7 +7,8 @@ import { OPENAPI_PATH, VARIANT_A_LIST_PATHS, VARIANT_B_LIST_PATH } from './api-l
 import { errorBodyA, errorBodyB } from './bodies.js';
 import type { CatalogueData } from './catalogue-data.js';
 import { openCatalogue, type Catalogue } from './catalogue-runtime.js';
-import { ALLOWED_METHODS, decodeUnreserved, preflight, respond, type Answer } from './http.js';
+import { NO_STORE } from './cache-policy.js';
+import { ALLOWED_METHODS, decodeUnreserved, jsonHeaders, preflight, respond, type Answer } from './http.js';
 import { quote } from './query-string.js';
 import type { ErrorCode } from './schemas.js';
 import type { RandomSource } from './shuffle.js';
@@ -77,16 +78,8 @@ export function createHandler(data: CatalogueData, options: HandlerOptions = {})
         // a failing logger must not turn a 500 into a crash
       }
       const answer = errorAnswer(path, 500, 'INTERNAL_SERVER_ERROR', 'The server failed to answer this request; please try again later', 'no-store');
-      return new Response(request.method === 'HEAD' ? null : answer.body, {
-        status: 500,
-        headers: {
-          'Content-Type': 'application/json; charset=utf-8',
-          'X-Content-Type-Options': 'nosniff',
-          'Access-Control-Allow-Origin': '*',
-          'Access-Control-Expose-Headers': 'ETag',
-          'Cache-Control': 'no-store',
-        },
-      });
+      // Not through respond(): the last resort uses as little as it can of what may have failed.
+      return new Response(request.method === 'HEAD' ? null : answer.body, { status: 500, headers: { ...jsonHeaders(), 'Cache-Control': NO_STORE } });
     }
   };
 }

@@ -132,5 +132,10 @@ describe('HTTP behaviour of every JSON answer', () => {
     expect(head.status).toBe(500);
     expect(head.text).toBe('');
     expect(head.headers.get('cache-control')).toBe('no-store');
+    // The same JSON and CORS headers as every other answer: a page on another origin reads the 500 too.
+    const crossOrigin = (h: Headers) => ['content-type', 'x-content-type-options', 'access-control-allow-origin', 'access-control-expose-headers'].map((name) => [name, h.get(name)]);
+    const ok = await call(createHandler(testCatalogue(3)), '/api/pepe');
+    expect(crossOrigin(r.headers)).toEqual(crossOrigin(ok.headers));
+    expect(r.headers.get('access-control-allow-origin')).toBe('*');
   });
 });

@@ -45,17 +45,24 @@ function ifNoneMatchHits(header: string | null, etag: string): boolean {
   });
 }
 
-function baseHeaders(): Record<string, string> {
-  return {
-    'Content-Type': 'application/json; charset=utf-8',
-    'X-Content-Type-Options': 'nosniff',
-    'Access-Control-Allow-Origin': '*',
-    'Access-Control-Expose-Headers': 'ETag',
-  };
+/**
+ * What every answer carries, errors and the preflight included (api-behaviour.md: CORS `*`):
+ * a page on any origin may read it and its ETag; nosniff keeps the JSON from being run as
+ * anything else. `pepe serve`'s own error answers take the same set (tools/serve/error-answers.ts).
+ */
+export const CROSS_ORIGIN_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': 'ETag',
+  'X-Content-Type-Options': 'nosniff',
+});
+
+/** The headers of every JSON answer, a fresh object for the caller to add to. */
+export function jsonHeaders(): Record<string, string> {
+  return { 'Content-Type': 'application/json; charset=utf-8', ...CROSS_ORIGIN_HEADERS };
 }
 
 export function respond(request: Request, answer: Answer): Response {
-  const headers = { ...baseHeaders(), ...answer.headers };
+  const headers = { ...jsonHeaders(), ...answer.headers };
   if (answer.caching === 'no-store') {
     headers['Cache-Control'] = NO_STORE;
   } else {
@@ -78,12 +85,10 @@ export function preflight(): Response {
   return new Response(null, {
     status: 204,
     headers: {
-      'Access-Control-Allow-Origin': '*',
+      ...CROSS_ORIGIN_HEADERS,
       'Access-Control-Allow-Methods': ALLOWED_METHODS,
       'Access-Control-Allow-Headers': '*',
       'Access-Control-Max-Age': String(PREFLIGHT_MAX_AGE_SECONDS),
-      'Access-Control-Expose-Headers': 'ETag',
-      'X-Content-Type-Options': 'nosniff',
       Allow: ALLOWED_METHODS,
     },
   });

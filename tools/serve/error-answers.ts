@@ -13,15 +13,14 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { errorBodyA, errorBodyB } from '../../functions/core/bodies.js';
 import { NO_STORE } from '../../functions/core/cache-policy.js';
-import { decodeUnreserved } from '../../functions/core/http.js';
+import { CROSS_ORIGIN_HEADERS, decodeUnreserved } from '../../functions/core/http.js';
 import type { ErrorCode } from '../../functions/core/schemas.js';
 
 /** What every error answer of pepe serve adds, so that a page on another origin can read it. */
-export const CROSS_ORIGIN_ERROR_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  'access-control-allow-origin': '*',
-  'access-control-expose-headers': 'ETag',
-  'x-content-type-options': 'nosniff',
-});
+export const CROSS_ORIGIN_ERROR_HEADERS: Readonly<Record<string, string>> = Object.freeze(
+  // The function's own set, in the lower case node:http writes.
+  Object.fromEntries(Object.entries(CROSS_ORIGIN_HEADERS).map(([name, value]) => [name.toLowerCase(), value])),
+);
 
 /** The same headers as raw HTTP/1.1 lines, for the answers written straight to a socket (CONNECT, unparsable requests). */
 export const CROSS_ORIGIN_ERROR_LINES = Object.entries(CROSS_ORIGIN_ERROR_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join('');
