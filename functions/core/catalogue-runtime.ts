@@ -1,15 +1,16 @@
 /**
  * The served side of `CatalogueData`: record JSON by rank, id → rank lookup and search,
  * each prepared on first use so a cold start only pays for what its first request needs.
- * Nothing is decoded up front: a record is sliced out of its chunk through the chunk's
- * packed offsets, an id is found by binary search over the packed id order.
+ * Nothing is decoded or even read up front: every text is a piece of the module's source
+ * text, read when a request first needs it; a record is sliced out of its chunk through the
+ * chunk's packed offsets, an id is found by binary search over the packed id order.
  */
 import type { CatalogueData } from './catalogue-data.js';
-import { digitsFor, numberAt } from './packed-numbers.js';
+import { numberAt, piecedNumberAt } from './packed-numbers.js';
 import { ID_KEY_LENGTH, idFromKey, idKey, recordComposer } from './record-codec.js';
-import { loadSearchIndex } from './search/load-index.js';
+import { openSearchIndex } from './search/load-index.js';
 import type { SearchField, SearchIndex } from './search/search-types.js';
-import { chunkSource, unescapeFromSource } from './source-text.js';
+import { sourcePieces, unescapeFromSource } from './source-text.js';
 import { dictionaryPieces } from './text-dictionary.js';
 
 export interface Catalogue {
@@ -26,35 +27,36 @@ export interface Catalogue {
   match(query: string, field: SearchField): Uint32Array;
   /** Matching ranks, best score first. */
   matchByRelevance(query: string, field: SearchField): Uint32Array;
+  /** The OpenAPI document, exactly as served at /api/openapi.json. */
+  openapi(): string;
 }
 
 export function openCatalogue(data: CatalogueData): Catalogue {
-  if (data.format !== 3) throw new Error(`catalogue data format ${String(data.format)} is not supported; rebuild with this version of pepe`);
+  if (data.format !== 4) throw new Error(`catalogue data format ${String(data.format)} is not supported; rebuild with this version of pepe`);
   const { count, chunkSize, offsetWidth, idOrder } = data;
   const chunkCount = Math.ceil(count / chunkSize);
-  let sources: readonly string[] | undefined;
+  // The chunks are pieces 0 .. chunkCount - 1 and the dictionary is the first text after them.
+  if (chunkCount !== data.dictionary || !(data.openapi < data.pieceLengths.length)) {
+    throw new Error(`catalogue data holds ${Math.min(data.dictionary, data.pieceLengths.length)} chunks of ${chunkSize} records but says ${count} records; rebuild the catalogue`);
+  }
   /**
-   * Chunk c as written in the module (escaped), read from the source text on first use (or,
-   * failing that, by calling the function). Never unescaped as a whole: a first answer
-   * touches up to 25 chunks, and copying each (≈ 37 KB) cost more than the answer itself.
+   * Piece i as written in the module (escaped), read from the source text on first use (or,
+   * failing that, by calling the function). A chunk is never unescaped as a whole: a first
+   * answer touches up to 25 chunks, and copying each (≈ 37 KB) cost more than the answer itself.
    */
-  const chunkAt = (c: number): string => {
-    if (!sources) {
-      sources = chunkSource(data.records, chunkCount) ?? data.records();
-      if (sources.length !== chunkCount) throw new Error(`catalogue data holds ${sources.length} chunks of ${chunkSize} records but says ${count} records`);
-    }
-    return sources[c]!;
-  };
-  const idWidth = digitsFor(count);
+  const written = sourcePieces(data.pieces, data.pieceLengths);
+  /** Piece i unescaped (the texts other than chunks), kept: most hold no escape mark, so this is the piece itself. */
+  const texts: string[] = [];
+  const text = (i: number): string => (texts[i] ??= unescapeFromSource(written(i)));
   let index: SearchIndex | undefined;
   let composer: ReturnType<typeof recordComposer> | undefined;
   // The dictionary's pieces are located on the first record composed, not at load.
-  const compose = () => (composer ??= recordComposer(data.urls.baseUrl, data.urls.cdnUrl, dictionaryPieces(data.dictionary)));
+  const compose = () => (composer ??= recordComposer(data.urls.baseUrl, data.urls.cdnUrl, dictionaryPieces(text(data.dictionary))));
 
   /** Start of the record in its (escaped) chunk, and its end (exclusive, before the TAB). */
   const bounds = (rank: number): { chunk: string; start: number; end: number } => {
     const c = Math.floor(rank / chunkSize);
-    const chunk = chunkAt(c);
+    const chunk = written(c);
     const i = rank - c * chunkSize;
     const records = Math.min(chunkSize, count - c * chunkSize);
     const header = records * offsetWidth;
@@ -75,7 +77,8 @@ export function openCatalogue(data: CatalogueData): Catalogue {
     const { chunk, start } = bounds(rank);
     return idFromKey(chunk, start);
   };
-  const searchIndex = (): SearchIndex => (index ??= loadSearchIndex(data.searchIndex));
+  const searchIndex = (): SearchIndex => (index ??= openSearchIndex(data.searchIndex, text));
+  const rankAt = (position: number): number => piecedNumberAt(text, idOrder, position);
   return {
     count,
     data,
@@ -89,13 +92,14 @@ export function openCatalogue(data: CatalogueData): Catalogue {
       let hi = count;
       while (lo < hi) {
         const mid = (lo + hi) >>> 1;
-        if (key(numberAt(idOrder, idWidth, mid)) < wanted) lo = mid + 1;
+        if (key(rankAt(mid)) < wanted) lo = mid + 1;
         else hi = mid;
       }
-      const rank = lo < count ? numberAt(idOrder, idWidth, lo) : -1;
+      const rank = lo < count ? rankAt(lo) : -1;
       return rank !== -1 && key(rank) === wanted ? rank : -1;
     },
     match: (query, field) => searchIndex().match(query, field),
     matchByRelevance: (query, field) => searchIndex().matchByRelevance(query, field),
+    openapi: () => text(data.openapi),
   };
 }

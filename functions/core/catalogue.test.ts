@@ -7,7 +7,7 @@ import { CHUNK_SIZE } from './catalogue-data.js';
 import { catalogueModuleSource, compileCatalogue, precomputedFiles, recordJsonA, type CatalogueData } from './catalogue.js';
 import { compareRecords } from './record.js';
 import { openCatalogue } from './catalogue-runtime.js';
-import { chunkSource } from './source-text.js';
+import { sourcePieces } from './source-text.js';
 import { numberAt } from './packed-numbers.js';
 import { idKey } from './record-codec.js';
 import { createHandler } from './handler.js';
@@ -31,7 +31,7 @@ async function importModule(source: string): Promise<CatalogueData> {
 describe('compileCatalogue', () => {
   it('orders records by created_at then id, whatever the input order', () => {
     const same = compileCatalogue([...tricky].reverse(), TEST_URLS);
-    expect({ ...same, records: same.records() }).toEqual({ ...data, records: data.records() });
+    expect({ ...same, pieces: same.pieces() }).toEqual({ ...data, pieces: data.pieces() });
     const catalogue = openCatalogue(data);
     const ids = Array.from({ length: catalogue.count }, (_, rank) => catalogue.id(rank));
     const sorted = [...tricky].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id)).map((r) => r.id);
@@ -58,9 +58,13 @@ describe('catalogueModuleSource', () => {
     // The ids in rank order are the build's own (plan-answers.ts): not written to the module.
     const { ids, ...moduleData } = data;
     expect(ids).toHaveLength(12);
-    expect({ ...imported, records: imported.records() }).toEqual({ ...moduleData, records: data.records() });
-    // The fast path: the runtime can read the chunks from the generated function's source.
-    expect(chunkSource(imported.records, data.records().length)).toEqual(data.records());
+    expect({ ...imported, pieces: imported.pieces() }).toEqual({ ...moduleData, pieces: data.pieces() });
+    // The fast path: the runtime reads every piece from the generated function's source, never
+    // calling it (a copy of it whose call throws reads the same).
+    const source = Function.prototype.toString.call(imported.pieces);
+    const uncallable = (0, eval)(`(${source.replace('{', '{ throw new Error("called");')})`) as () => readonly string[];
+    const read = sourcePieces(uncallable, imported.pieceLengths);
+    expect(data.pieces().map((_, i) => read(i))).toEqual(data.pieces());
   });
 
   it('is deterministic', () => {
@@ -104,7 +108,7 @@ describe('records spread over several chunks', () => {
   const newestLast = [...many].sort(compareRecords);
 
   it('holds full chunks and one partial last chunk', () => {
-    expect(big.records()).toHaveLength(3);
+    expect(big.dictionary).toBe(3); // the chunks are pieces 0-2, the other texts follow
     expect(big.count).toBe(many.length);
   });
 
@@ -123,7 +127,7 @@ describe('records spread over several chunks', () => {
     const ranked = [...escaped].sort(compareRecords);
     for (let rank = 0; rank < ranked.length; rank += 7) ranked[rank]!.description = `é \\ it's \u2028 🐸 ${rank}`;
     const compiled = compileCatalogue(escaped, TEST_URLS);
-    const chunks = compiled.records();
+    const chunks = compiled.pieces().slice(0, compiled.dictionary);
     // Already in source form: nothing a bundler would escape.
     expect(chunks.every((chunk) => /^[\t\x20-\x7e]*$/.test(chunk) && !/['\\]/.test(chunk))).toBe(true);
     ranked.forEach((record, rank) => {
@@ -138,11 +142,62 @@ describe('records spread over several chunks', () => {
     ranked.forEach((record, rank) => expect(catalogue.jsonA(rank)).toBe(recordJsonA(record, TEST_URLS)));
   });
 
+  it('refuses data whose record count does not match its chunks (a build bug), naming the fix', () => {
+    expect(() => openCatalogue({ ...big, count: big.count + CHUNK_SIZE })).toThrow(/holds 3 chunks of 256 records but says 805 records; rebuild the catalogue/);
+    expect(() => openCatalogue({ ...big, count: big.count - CHUNK_SIZE })).toThrow(/rebuild the catalogue/);
+    expect(() => openCatalogue({ ...big, format: 3 } as never)).toThrow(/format 3 is not supported; rebuild/);
+  });
+
   it('finds no rank for ids that are not there (before, between and after the known ones)', () => {
     const catalogue = openCatalogue(big);
     const known = new Set(many.map((r) => r.id));
     const probes = ['00000000-0000-4000-8000-000000000000', 'ffffffff-ffff-4fff-bfff-ffffffffffff', ...many.slice(0, 50).map((r) => `${r.id.slice(0, 35)}${r.id.endsWith('0') ? '1' : '0'}`)];
     for (const probe of probes.filter((p) => !known.has(p))) expect(catalogue.rankOf(probe)).toBe(-1);
     expect(catalogue.rankOf('not-a-uuid')).toBe(-1);
+  });
+});
+
+describe('the texts of the data module', () => {
+  const many = testRecords(2 * CHUNK_SIZE + 37);
+
+  it('are all inside the function read as source text: importing the module creates no long string', () => {
+    const source = catalogueModuleSource(compileCatalogue(many, TEST_URLS));
+    const start = source.indexOf('  pieces: function pieces() {');
+    const end = source.indexOf('\n  },\n', start);
+    expect(start).toBeGreaterThan(0);
+    const outside = source.slice(0, start) + source.slice(end);
+    // What V8 copies into the heap at import: the version, URLs and field names only.
+    const literals = outside.match(/'[^'\n]*'|"[^"\n]*"/g) ?? [];
+    expect(Math.max(...literals.map((literal) => literal.length))).toBeLessThan(100);
+    expect(outside.length).toBeLessThan(2_000);
+  });
+
+  it('answer alike whatever the piece size (ids, search postings and offsets cut into many pieces), after a real module import', async () => {
+    const whole = createHandler(await importModule(catalogueModuleSource(compileCatalogue(many, TEST_URLS))));
+    const smallData = compileCatalogue(many, TEST_URLS, { maxPiece: 48 });
+    const { idOrder, searchIndex } = smallData;
+    expect(searchIndex.description.offsets.first - searchIndex.description.postings).toBeGreaterThan(10);
+    expect(searchIndex.terms - idOrder.first).toBeGreaterThan(2); // idOrder in several pieces
+    const small = createHandler(await importModule(catalogueModuleSource(smallData)));
+    const urls = [
+      '/api/openapi.json',
+      '/api/pepe?limit=25',
+      ...many.slice(0, 60).map((record) => `/api/pepe/${record.id}`),
+      ...many.slice(0, 20).map((record) => `/v1/pepe/${record.id}`),
+      ...['smug', 'frog sad', 'rain', 'smgu', 'hap', 'zzz'].flatMap((q) => [`/api/pepe?limit=25&search=${q}`, `/api/pepe?limit=25&sort=relevance&search=${q}`]),
+    ];
+    for (const url of urls) {
+      const [a, b] = [await call(whole, url), await call(small, url)];
+      expect(b.status, url).toBe(a.status);
+      expect(b.text, url).toBe(a.text);
+    }
+    // Variant B picks at random among the matches: the same set of matches, all of them with limit=100.
+    const matchIds = (r: { json: { result: { id: string }[] } }) => r.json.result.map((record) => record.id).sort();
+    for (const q of ['smug', 'frog sad', 'smgu']) {
+      const url = `/v1/pepe?limit=100&search=${q}`;
+      const expected = matchIds(await call(whole, url));
+      expect(expected.length, url).toBeLessThan(100); // else a random subset
+      expect(matchIds(await call(small, url)), url).toEqual(expected);
+    }
   });
 });

@@ -6,11 +6,12 @@
 import { openApiDocument } from './openapi.js';
 import { compareRecords, type PepeRecord, type SiteUrls } from './record.js';
 import { buildSearchIndex, type SearchDoc, type SearchIndexData } from './search/search-index.js';
+import { storeSearchIndex } from './search/stored-index.js';
 import { hashString } from './shuffle.js';
 import { openCatalogue } from './catalogue-runtime.js';
 import { byIdBodyA, byIdBodyB } from './bodies.js';
-import { CHUNK_SIZE, type CatalogueData } from './catalogue-data.js';
-import { digitsFor, packNumbers } from './packed-numbers.js';
+import { CHUNK_SIZE, MAX_PIECE, type CatalogueData } from './catalogue-data.js';
+import { digitsFor, packInPieces, packNumbers } from './packed-numbers.js';
 import { encodeRecord, recordTexts } from './record-codec.js';
 import { escapeForSource } from './source-text.js';
 import { buildDictionary, dictionaryEncoder, TAG_PIECES, WORD_PIECES } from './text-dictionary.js';
@@ -69,6 +70,8 @@ export interface CompileOptions {
    * records it encoded for the same dictionary from its last build.
    */
   encodeRecords?: (dictionary: string, records: readonly PepeRecord[], encode: (rank: number) => string) => string[];
+  /** Longest piece of the long texts (default MAX_PIECE); tests make it small to cut every list into several pieces. */
+  maxPiece?: number;
 }
 
 const encodeEach: NonNullable<CompileOptions['encodeRecords']> = (_dictionary, records, encode) => records.map((_, rank) => encode(rank));
@@ -90,15 +93,22 @@ export function compileCatalogue(records: PepeRecord[], urls: SiteUrls, options:
   // and this guards the id keys the runtime relies on (record-codec.ts).
   const encoded = (options.encodeRecords ?? encodeEach)(dictionaryText, sorted, (rank) => encodeRecord(sorted[rank]!, encode, texts[rank]));
   const { chunks, offsetWidth } = chunkRecords(encoded);
+  const maxPiece = options.maxPiece ?? MAX_PIECE;
+  // Pieces 0 .. chunks - 1 are the chunks (already escaped); every other text is appended as escaped pieces.
+  const pieces = [...chunks];
+  const addPiece = (text: string): number => pieces.push(escapeForSource(text)) - 1;
+  const dictionaryPiece = addPiece(dictionaryText);
   const byId = sorted.map((r, rank) => ({ id: r.id, rank })).sort((a, b) => (a.id < b.id ? -1 : 1));
-  const idOrder = packNumbers(byId.map((entry) => entry.rank), digitsFor(sorted.length));
-  const searchIndex = (options.searchIndex ?? buildSearchIndex)(sorted.map((r) => ({ tags: r.tags, description: r.description })));
-  const openapi = `${JSON.stringify(openApiDocument(urls), null, 2)}\n`;
+  const idWidth = digitsFor(sorted.length);
+  const idPieces = packInPieces(byId.map((entry) => entry.rank), idWidth, maxPiece);
+  const idOrder = { first: idPieces.pieces.map(addPiece)[0]!, width: idWidth, perPiece: idPieces.perPiece };
+  const searchIndex = storeSearchIndex((options.searchIndex ?? buildSearchIndex)(sorted.map((r) => ({ tags: r.tags, description: r.description }))), maxPiece, addPiece);
+  const openapi = addPiece(`${JSON.stringify(openApiDocument(urls), null, 2)}\n`);
   const [h1, h2] = hashString(`${JSON.stringify(urls)}\n${dictionaryText}\n${encoded.join('\n')}`);
   const version = h1.toString(16).padStart(8, '0') + h2.toString(16).padStart(8, '0');
   return {
-    format: 3, version, urls: { ...urls }, count: sorted.length, chunkSize: CHUNK_SIZE, offsetWidth,
-    records: () => chunks, dictionary: dictionaryText, idOrder, searchIndex, openapi,
+    format: 4, version, urls: { ...urls }, count: sorted.length, chunkSize: CHUNK_SIZE, offsetWidth,
+    pieces: () => pieces, pieceLengths: pieces.map((piece) => piece.length), dictionary: dictionaryPiece, idOrder, searchIndex, openapi,
     ids: sorted.map((record) => record.id),
   };
 }
@@ -109,46 +119,14 @@ function stringLiteral(text: string): string {
 }
 
 /**
- * Longest string literal written as one piece. V8's scanner copies a literal's buffer each
- * time it grows past 1 MB (quadratic: 240 ms for one 21 MB literal) and strings over
- * ~128 KB go to large-object pages; pieces of ≤ 64 KB joined at import cost 60 ms for the
- * same 21 MB (measured on Node 20, see the README, API, "Data layout, chosen for cold start").
- */
-const PIECE = 65_536;
-
-/** A string as one literal, or as `[pieces].join("")` when it is long. */
-function longStringLiteral(text: string): string {
-  if (text.length <= PIECE) return stringLiteral(text);
-  const pieces: string[] = [];
-  for (let start = 0; start < text.length; ) {
-    let end = Math.min(start + PIECE, text.length);
-    // Never cut a surrogate pair: a lone half would not survive the UTF-8 file.
-    const code = text.charCodeAt(end - 1);
-    if (end < text.length && code >= 0xd800 && code <= 0xdbff) end--;
-    pieces.push(stringLiteral(text.slice(start, end)));
-    start = end;
-  }
-  return `[${pieces.join(',\n')}].join('')`;
-}
-
-/** Plain data as a JS literal whose strings are quoted literals (objects stay tiny: a few long strings). */
-function jsLiteral(value: unknown): string {
-  if (typeof value === 'string') return longStringLiteral(value);
-  if (Array.isArray(value)) return `[${value.map(jsLiteral).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}:${jsLiteral(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
-/**
- * The data module (dist/data/catalogue.mjs). Every bulky field is made of string literals
- * (no objects are created at load, unlike an object literal or JSON.parse): the record
- * chunks inside a function the runtime reads as source text without calling it
- * (source-text.ts), the rest in ≤ 64 KB pieces. Records are sliced out of their chunk on
- * demand and the search index is decoded on the first search only. No data literal holds a
- * newline, so esbuild (ours or Netlify's) never turns one into a template literal, which V8
- * scans ~3× slower. Measured in the README, API, "Data layout, chosen for cold start".
+ * The data module (dist/data/catalogue.mjs). Every text sits in one function the runtime reads
+ * as source text without calling it (source-text.ts), as string literals of at most 64 KB
+ * (longer only for a term list, dictionary or OpenAPI document above that): importing the
+ * module creates no string and no object but a few small ones, and a request reads only the
+ * pieces it needs. Nothing in a piece needs escaping (escapeForSource: no newline, quote or
+ * backslash), so esbuild (ours or Netlify's) writes it unchanged and never turns it into a
+ * template literal, which V8 scans ~3× slower. Measured in the README, API, "Data layout,
+ * chosen for cold start".
  */
 export function catalogueModuleSource(data: CatalogueData): string {
   const lines = [
@@ -160,12 +138,13 @@ export function catalogueModuleSource(data: CatalogueData): string {
     `  count: ${data.count},`,
     `  chunkSize: ${data.chunkSize},`,
     `  offsetWidth: ${data.offsetWidth},`,
-    // Never called when the runtime can read the chunks from its source text (source-text.ts).
-    `  records: function records() {\n    return [\n${data.records().map(stringLiteral).join(',\n')}\n    ];\n  },`,
-    `  dictionary: ${longStringLiteral(data.dictionary)},`,
-    `  idOrder: ${longStringLiteral(data.idOrder)},`,
-    `  searchIndex: ${jsLiteral(data.searchIndex)},`,
-    `  openapi: ${longStringLiteral(data.openapi)},`,
+    // Never called when the runtime can read the pieces from its source text (source-text.ts).
+    `  pieces: function pieces() {\n    return [\n${data.pieces().map(stringLiteral).join(',\n')}\n    ];\n  },`,
+    `  pieceLengths: ${JSON.stringify(data.pieceLengths)},`,
+    `  dictionary: ${data.dictionary},`,
+    `  idOrder: ${JSON.stringify(data.idOrder)},`,
+    `  searchIndex: ${JSON.stringify(data.searchIndex)},`,
+    `  openapi: ${data.openapi},`,
     '};',
     '',
   ];
@@ -175,7 +154,7 @@ export function catalogueModuleSource(data: CatalogueData): string {
 /** Site-relative static files, each byte-equal to the handler's body for that URL (sorted by path). */
 export function precomputedFiles(data: CatalogueData): { path: string; body: string }[] {
   const catalogue = openCatalogue(data);
-  const files: { path: string; body: string }[] = [{ path: 'api/openapi.json', body: data.openapi }];
+  const files: { path: string; body: string }[] = [{ path: 'api/openapi.json', body: catalogue.openapi() }];
   for (let rank = 0; rank < catalogue.count; rank++) {
     const id = catalogue.id(rank);
     files.push({ path: `api/pepe/${id}`, body: byIdBodyA(catalogue, rank) });

@@ -35,7 +35,7 @@ function route(catalogue: Catalogue, url: URL, random: RandomSource): Answer {
   // A trailing slash is accepted on every path.
   const path = raw.length > 1 && raw.endsWith('/') ? raw.slice(0, -1) : raw;
   const query = url.search.slice(1);
-  if (path === OPENAPI_PATH) return { status: 200, body: catalogue.data.openapi, caching: 'deterministic' };
+  if (path === OPENAPI_PATH) return { status: 200, body: catalogue.openapi(), caching: 'deterministic' };
   if (path === VARIANT_B_LIST_PATH) return listB(catalogue, query, random);
   if (path.startsWith(`${VARIANT_B_LIST_PATH}/`)) {
     const id = path.slice(VARIANT_B_LIST_PATH.length + 1);

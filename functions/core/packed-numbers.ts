@@ -31,3 +31,28 @@ export function numberAt(packed: string, width: number, index: number, offset = 
   for (let i = 0; i < width; i++) value = value * 64 + DIGIT[packed.charCodeAt(start + i)]!;
   return value;
 }
+
+/**
+ * Where a packed list written in pieces lives (see `packInPieces`): `perPiece` numbers of
+ * `width` digits per piece, from piece `first` of the catalogue's texts on. No number
+ * straddles two pieces, so reading one touches one piece.
+ */
+export interface PiecedNumbers {
+  first: number;
+  width: number;
+  perPiece: number;
+}
+
+/** A packed list cut into pieces of at most `maxPiece` characters, whole numbers only. */
+export function packInPieces(values: readonly number[], width: number, maxPiece: number): { pieces: string[]; perPiece: number } {
+  const perPiece = Math.max(1, Math.floor(maxPiece / width));
+  const pieces: string[] = [];
+  for (let start = 0; start < values.length || pieces.length === 0; start += perPiece) pieces.push(packNumbers(values.slice(start, start + perPiece), width));
+  return { pieces, perPiece };
+}
+
+/** The value at `index` of a pieced list, `piece(i)` being piece i of the texts. */
+export function piecedNumberAt(piece: (index: number) => string, list: PiecedNumbers, index: number): number {
+  const p = Math.floor(index / list.perPiece);
+  return numberAt(piece(list.first + p), list.width, index - p * list.perPiece);
+}

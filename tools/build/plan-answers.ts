@@ -24,7 +24,7 @@ const rendered = (path: string, body: string): PlannedFile => ({ path, body, sha
 export function planAnswers(data: CatalogueData & { ids?: readonly string[] }, known: KnownAnswer): PlannedFile[] {
   const catalogue = openCatalogue(data);
   const ids = data.ids;
-  const files: PlannedFile[] = [rendered('site/api/openapi.json', data.openapi)];
+  const files: PlannedFile[] = [rendered('site/api/openapi.json', catalogue.openapi())];
   for (let rank = 0; rank < catalogue.count; rank++) {
     const id = ids ? ids[rank]! : catalogue.id(rank);
     const pathA = `site/api/pepe/${id}`;

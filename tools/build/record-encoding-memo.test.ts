@@ -36,7 +36,7 @@ async function compileOnce(list: PepeRecord[], context = 'context-1') {
   const data = compileCatalogue(list, FIXTURE_URLS, { encodeRecords: memo.encode });
   await memo.save();
   const plain = compileCatalogue(list, FIXTURE_URLS);
-  expect(data.records()).toEqual(plain.records());
+  expect(data.pieces()).toEqual(plain.pieces());
   expect(data.version).toBe(plain.version);
   return memo.run();
 }

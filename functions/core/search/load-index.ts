@@ -8,24 +8,41 @@
  */
 import { rankByRelevance } from './relevance.js';
 import { matchRanks } from './query-engine.js';
-import { TermDictionary } from './term-dictionary.js';
-import { SEARCH_INDEX_FORMAT, type SearchIndex, type SearchIndexData } from './search-types.js';
+import { TermDictionary, type TextPiece } from './term-dictionary.js';
+import { SEARCH_INDEX_FORMAT, type SearchIndex, type SearchIndexData, type StoredSearchIndex } from './search-types.js';
 
 /**
- * Wraps serialised index data. Costs nothing until the first query, which reads the sorted
- * term dictionary and the posting offsets (no radix tree: see the README, Search "Design");
- * each posting list is decoded on first use.
- * Throws (a build bug, not a user error) when the data is not an index of this format.
+ * Wraps the index as the catalogue stores it (stored-index.ts), `piece(i)` being piece i of
+ * the catalogue's texts. Costs nothing until the first query, which reads the sorted term
+ * dictionary and the posting offsets (no radix tree: see the README, Search "Design"); each
+ * posting list is decoded on first use, from the one piece that holds it.
+ */
+export function openSearchIndex(stored: StoredSearchIndex, piece: TextPiece): SearchIndex {
+  let dictionary: TermDictionary | undefined;
+  const ready = (): TermDictionary => (dictionary ??= new TermDictionary(stored, piece));
+  return {
+    match: (query, field) => matchRanks(ready(), query, field),
+    matchByRelevance: (query, field) => rankByRelevance(ready(), query, field),
+  };
+}
+
+/**
+ * Wraps serialised index data as `buildSearchIndex` returns it (each field's postings one
+ * piece, its offsets unchanged: a position in a piece longer than the postings is the
+ * offset itself). Throws (a build bug, not a user error) when the data is not an index of
+ * this format.
  */
 export function loadSearchIndex(data: SearchIndexData): SearchIndex {
   if (data === null || typeof data !== 'object' || data.format !== SEARCH_INDEX_FORMAT) {
     const found = data !== null && typeof data === 'object' ? JSON.stringify((data as { format?: unknown }).format) : typeof data;
     throw new Error(`loadSearchIndex: expected search index format "${SEARCH_INDEX_FORMAT}", got ${found}; rebuild the catalogue with \`pepe build\``);
   }
-  let dictionary: TermDictionary | undefined;
-  const ready = (): TermDictionary => (dictionary ??= new TermDictionary(data));
-  return {
-    match: (query, field) => matchRanks(ready(), query, field),
-    matchByRelevance: (query, field) => rankByRelevance(ready(), query, field),
-  };
+  const texts = [data.terms, data.tags.postings, data.tags.offsets, data.description.postings, data.description.offsets];
+  const field = (postings: number, { postings: text, offsetWidth }: SearchIndexData['tags']) => ({
+    postings,
+    pieceSpan: text.length + 1,
+    // One piece of offsets however many terms: no index ever reaches the next piece.
+    offsets: { first: postings + 1, width: offsetWidth, perPiece: Number.MAX_SAFE_INTEGER },
+  });
+  return openSearchIndex({ docCount: data.docCount, terms: 0, tags: field(1, data.tags), description: field(3, data.description) }, (i) => texts[i]!);
 }

@@ -1,4 +1,5 @@
 /** Shared types of the search modules (see search-index.ts for the public surface). */
+import type { PiecedNumbers } from '../packed-numbers.js';
 
 /** What is indexed of one record. Docs are given in ascending created_at order: doc i has rank i. */
 export interface SearchDoc {
@@ -34,6 +35,29 @@ export interface SearchIndexData {
   terms: string;
   tags: FieldPostings;
   description: FieldPostings;
+}
+
+/**
+ * One field's postings as the catalogue stores them (stored-index.ts): in pieces of its
+ * texts, each read on first use, so a cold process's first search touches only the pieces
+ * holding the terms it looks up instead of copying every posting at import.
+ */
+export interface StoredFieldPostings {
+  /** The piece holding the first segments; the others follow it. A segment never straddles two pieces. */
+  postings: number;
+  /** A term's offset `v` is position `v % pieceSpan` of piece `postings + floor(v / pieceSpan)`. */
+  pieceSpan: number;
+  /** One offset per term, in term order. */
+  offsets: PiecedNumbers;
+}
+
+/** SearchIndexData as the catalogue stores it: numbers only, every text a piece of the catalogue's texts. */
+export interface StoredSearchIndex {
+  docCount: number;
+  /** The piece holding the terms (SearchIndexData.terms). */
+  terms: number;
+  tags: StoredFieldPostings;
+  description: StoredFieldPostings;
 }
 
 /** Changes whenever the layout of SearchIndexData changes, so an old index is refused, not misread. */

@@ -1,10 +1,13 @@
-import { numberAt } from '../packed-numbers.js';
+import { piecedNumberAt } from '../packed-numbers.js';
 import { decodePosting, postingCount, type Posting } from './posting-codec.js';
 import { letterCount } from './normalise.js';
 import { typoNeighbours } from './typo-neighbours.js';
 import { QueryScratch } from './query-scratch.js';
 import { TermList } from './term-list.js';
-import type { FieldPostings, SearchIndexData } from './search-types.js';
+import type { StoredFieldPostings, StoredSearchIndex } from './search-types.js';
+
+/** Piece i of the catalogue's texts (read on first use). */
+export type TextPiece = (index: number) => string;
 
 /** Query words shorter than this never get typo tolerance (api-behaviour.md). */
 const FUZZY_MIN_LETTERS = 4;
@@ -29,28 +32,42 @@ export interface TermMatch {
  */
 class FieldLists {
   private readonly decoded = new Map<number, Posting>();
+  /** The segment of the term read last: its piece and where it starts there (no tuple: see posting-codec.ts, afterVlq). */
+  private text = '';
+  private at = 0;
 
   constructor(
-    private readonly field: FieldPostings,
+    private readonly field: StoredFieldPostings,
+    private readonly piece: TextPiece,
     termCount: number,
     private readonly docCount: number,
   ) {
-    if (field.offsets.length !== termCount * field.offsetWidth) throw new Error('search index: posting offsets do not match the terms; rebuild the catalogue');
+    // Only the last piece of offsets is read here: its length shows whether the offsets end where the terms do.
+    const { perPiece, width, first } = field.offsets;
+    const lastPiece = Math.floor(Math.max(0, termCount - 1) / perPiece);
+    if (piece(first + lastPiece).length !== (termCount - lastPiece * perPiece) * width) throw new Error('search index: posting offsets do not match the terms; rebuild the catalogue');
   }
 
-  private offset(termId: number): number {
-    return numberAt(this.field.offsets, this.field.offsetWidth, termId);
+  /** Points `text` and `at` at the segment of `termId`. */
+  private seek(termId: number): void {
+    const value = piecedNumberAt(this.piece, this.field.offsets, termId);
+    const p = Math.floor(value / this.field.pieceSpan);
+    this.text = this.piece(this.field.postings + p);
+    this.at = value - p * this.field.pieceSpan;
   }
 
   count(termId: number): number {
     const cached = this.decoded.get(termId);
-    return cached ? cached.count : postingCount(this.field.postings, this.offset(termId));
+    if (cached) return cached.count;
+    this.seek(termId);
+    return postingCount(this.text, this.at);
   }
 
   posting(termId: number): Posting {
     let posting = this.decoded.get(termId);
     if (posting === undefined) {
-      posting = decodePosting(this.field.postings, this.offset(termId), this.docCount);
+      this.seek(termId);
+      posting = decodePosting(this.text, this.at, this.docCount);
       this.decoded.set(termId, posting);
     }
     return posting;
@@ -71,11 +88,11 @@ export class TermDictionary {
   readonly scratch: QueryScratch;
   private readonly terms: TermList;
 
-  constructor(data: SearchIndexData) {
+  constructor(data: StoredSearchIndex, piece: TextPiece) {
     this.docCount = data.docCount;
-    this.terms = new TermList(data.terms);
-    this.tags = new FieldLists(data.tags, this.terms.length, data.docCount);
-    this.description = new FieldLists(data.description, this.terms.length, data.docCount);
+    this.terms = new TermList(piece(data.terms));
+    this.tags = new FieldLists(data.tags, piece, this.terms.length, data.docCount);
+    this.description = new FieldLists(data.description, piece, this.terms.length, data.docCount);
     this.scratch = new QueryScratch(data.docCount);
   }
 
