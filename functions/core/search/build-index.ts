@@ -108,7 +108,7 @@ export function buildSearchIndex(docs: SearchDoc[]): SearchIndexData {
 /** The ranks of one decoded segment, ascending. */
 function postingRanks(postings: string, offset: number, docCount: number): number[] {
   const posting = decodePosting(postings, offset, docCount);
-  return Array.from(posting.kind === KIND_LIST ? posting.ranks : ranksOf(posting.bits, new Uint32Array(posting.bits.length * 32)));
+  return Array.from(posting.kind === KIND_LIST ? posting.ranks : ranksOf(posting.bits));
 }
 
 /**

@@ -66,5 +66,5 @@ export function resolveQuery(dictionary: TermDictionary, query: string, field: S
 
 export function matchRanks(dictionary: TermDictionary, query: string, field: SearchField): Uint32Array {
   const resolved = resolveQuery(dictionary, query, field);
-  return resolved === null ? new Uint32Array(0) : ranksOf(resolved.bits, dictionary.scratch.ranks());
+  return resolved === null ? new Uint32Array(0) : ranksOf(resolved.bits);
 }

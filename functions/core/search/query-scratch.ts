@@ -5,7 +5,6 @@
  */
 export class QueryScratch {
   private bitsets: [Uint32Array, Uint32Array] | undefined;
-  private rankList: Uint32Array | undefined;
   private scores: Float64Array | undefined;
 
   constructor(private readonly docCount: number) {}
@@ -14,11 +13,6 @@ export class QueryScratch {
   sets(): [Uint32Array, Uint32Array] {
     const words = Math.ceil(this.docCount / 32);
     return (this.bitsets ??= [new Uint32Array(words), new Uint32Array(words)]);
-  }
-
-  /** Room for every rank (bitset → list conversion). */
-  ranks(): Uint32Array {
-    return (this.rankList ??= new Uint32Array(this.docCount));
   }
 
   /** A score per rank (relevance: best score of the current word). Not cleared. */

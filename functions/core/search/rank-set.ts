@@ -28,20 +28,32 @@ export function andInto(target: Uint32Array, other: Uint32Array): boolean {
   return any !== 0;
 }
 
+/** Set bits of a 32-bit word (the SWAR popcount). */
+function bitCount(word: number): number {
+  let v = word - ((word >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+}
+
 /**
- * The set ranks, ascending. One pass into `scratch` (≥ 32 × bits.length long, reused
- * across queries) then one copy: a popcount pre-pass to size the answer would read the
- * bitset twice, which shows in a cold process where this loop is not yet optimised.
+ * The set ranks, ascending, in an array of exactly their number: a counting pass first, then
+ * one filling pass. Until 2026-11-25 the ranks went into a scratch array of one slot per
+ * record (400 KB at 100k records) and were then copied out: on a cold process's first search
+ * that allocation alone took ≈ 2 ms at 100k (fresh memory, page by page), far more than
+ * reading the bitset (3,125 words) twice.
  */
-export function ranksOf(bits: Uint32Array, scratch: Uint32Array): Uint32Array {
+export function ranksOf(bits: Uint32Array): Uint32Array {
+  let count = 0;
+  for (let i = 0; i < bits.length; i++) if (bits[i] !== 0) count += bitCount(bits[i]!);
+  const ranks = new Uint32Array(count);
   let at = 0;
   for (let i = 0; i < bits.length; i++) {
     let word = bits[i]!;
     while (word !== 0) {
       const lowest = word & -word;
-      scratch[at++] = i * 32 + 31 - Math.clz32(lowest);
+      ranks[at++] = i * 32 + 31 - Math.clz32(lowest);
       word ^= lowest;
     }
   }
-  return scratch.slice(0, at);
+  return ranks;
 }

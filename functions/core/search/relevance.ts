@@ -61,7 +61,7 @@ function raise(best: Float64Array, posting: Posting, score: number): void {
 export function rankByRelevance(dictionary: TermDictionary, query: string, field: SearchField): Uint32Array {
   const resolved = resolveQuery(dictionary, query, field);
   if (resolved === null) return new Uint32Array(0);
-  const ranks = ranksOf(resolved.bits, dictionary.scratch.ranks());
+  const ranks = ranksOf(resolved.bits);
   const totals = new Float64Array(ranks.length);
   const best = dictionary.scratch.bestScores();
   for (const { word, terms } of resolved.words) {
