@@ -324,6 +324,23 @@ describe('a good build', () => {
       expect(await readFile(join(out, '..', 'victim.txt'), 'utf8'), name).toBe('mine');
     }
   });
+
+  // The build skips the shape check for the manifest it wrote itself (its recorded stat still
+  // holds after the read); an edit since then changes that stat, so the check must come back.
+  it('checks a manifest edited after the build that wrote it, and touches nothing outside the output', async () => {
+    const root = join(temp.path, 'edited-after-build');
+    const out = join(root, 'dist');
+    const cache = join(root, 'cache');
+    expect((await buildCatalogue({ contentDir: baseContent, outDir: out, cacheDir: cache, urls: FIXTURE_URLS })).ok).toBe(true);
+    await writeFile(join(root, 'victim.txt'), 'mine');
+    const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8')) as { files: Record<string, unknown> };
+    manifest.files['../victim.txt'] = { sha256: 'a'.repeat(64), size: 4 };
+    await writeFile(join(out, 'manifest.json'), JSON.stringify(manifest));
+    const result = await buildCatalogue({ contentDir: baseContent, outDir: out, cacheDir: cache, urls: FIXTURE_URLS });
+    expect(result.ok).toBe(false);
+    expect(result.problems.map((p) => p.message).join('\n')).toContain('lists an invalid path "../victim.txt"');
+    expect(await readFile(join(root, 'victim.txt'), 'utf8')).toBe('mine');
+  });
 });
 
 describe('incremental rebuilds', () => {

@@ -175,7 +175,7 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   let parsedPrevious: Manifest | null | undefined;
   let unusablePrevious: UnusableManifestError | null = null;
   const readPrevious = (): Promise<Manifest | null> =>
-    loadManifest(outDir).catch((failure: unknown) => {
+    loadManifest(outDir, { writtenByLastBuild: () => lastManifestIntact && sameStatKey(last.manifestStat, statKey(join(outDir, MANIFEST_FILE))) }).catch((failure: unknown) => {
       if (!(failure instanceof UnusableManifestError)) throw failure;
       unusablePrevious = failure;
       return null;
