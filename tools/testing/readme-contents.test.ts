@@ -56,30 +56,24 @@ function headingsOf(markdown: string): Heading[] {
   return headings;
 }
 
-// In-page links `[text](#anchor)`, with the line each is on (code spans and fences skipped).
-function anchorLinks(markdown: string): { anchor: string; line: number }[] {
-  const links: { anchor: string; line: number }[] = [];
+// The lines outside fenced code blocks, numbered from 1.
+function proseLines(markdown: string): { text: string; line: number }[] {
+  const lines: { text: string; line: number }[] = [];
   let inFence = false;
   markdown.split("\n").forEach((raw, index) => {
     if (/^\s*(```|~~~)/.test(raw)) inFence = !inFence;
-    if (inFence) return;
-    const prose = raw.replace(/`[^`]*`/g, "");
-    for (const m of prose.matchAll(/\]\(#([^)\s]+)\)/g)) links.push({ anchor: m[1]!, line: index + 1 });
+    if (!inFence) lines.push({ text: raw, line: index + 1 });
   });
-  return links;
+  return lines;
 }
 
+// In-page links `[text](#anchor)`, with the line each is on (code spans and fences skipped).
+const anchorLinks = (markdown: string): { anchor: string; line: number }[] =>
+  proseLines(markdown).flatMap(({ text, line }) => [...text.replace(/`[^`]*`/g, "").matchAll(/\]\(#([^)\s]+)\)/g)].map((m) => ({ anchor: m[1]!, line })));
+
 // Links to files of the repository `[text](path)` (not URLs, not in-page anchors), with their line.
-function fileLinks(markdown: string): { path: string; line: number }[] {
-  const links: { path: string; line: number }[] = [];
-  let inFence = false;
-  markdown.split("\n").forEach((raw, index) => {
-    if (/^\s*(```|~~~)/.test(raw)) inFence = !inFence;
-    if (inFence) return;
-    for (const m of raw.matchAll(/\]\(([^)\s#:]+)(#[^)\s]*)?\)/g)) links.push({ path: m[1]!, line: index + 1 });
-  });
-  return links;
-}
+const fileLinks = (markdown: string): { path: string; line: number }[] =>
+  proseLines(markdown).flatMap(({ text, line }) => [...text.matchAll(/\]\(([^)\s#:]+)(#[^)\s]*)?\)/g)].map((m) => ({ path: m[1]!, line })));
 
 function contentsSection(markdown: string, headings: Heading[]): string {
   const start = headings.find((h) => h.level === 2 && h.text === "Contents");
