@@ -102,10 +102,6 @@ export default {
     checkBucketName(values.bucket);
     const prefix = normalisePrefix(values.prefix);
     if (values.endpoint !== undefined) checkEndpoint(values.endpoint);
-    // The SDK warns on every run that its releases after January 2027 need Node 22. This
-    // project pins Node 20 and a lockfile SDK version (README, "Versions pinned for Node 20"),
-    // so the warning would only bury the run's own output in CI logs. A user's own setting wins.
-    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ||= 'true';
     const { publishBuild } = await import('../../publish/publish.js');
     const started = Date.now();
     const result = await publishBuild({
