@@ -5,9 +5,11 @@
  * another origin in real headless Chromium, where an answer without
  * `Access-Control-Allow-Origin` is a network failure to the page. The build is a small one made
  * here, so that each failure can be real: a function bundle that throws on /api/boom and
- * /v1/boom, a listed "image" that is a folder (EISDIR), a large file whose size changed since
- * the listing.
+ * /v1/boom, a listed "image" that is a folder (EISDIR), two that are named pipes (a small one,
+ * read into memory, and a large one, streamed: each used to wait for a writer for ever), a
+ * large file whose size changed since the listing.
  */
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -49,14 +51,18 @@ async function writeBuild(dist: string): Promise<void> {
   const big = Buffer.alloc(BIG, 1);
   await writeFile(join(dist, 'site', 'images', 'big.png'), big);
   await writeFile(join(dist, 'site', 'index.html'), '<!doctype html><title>gallery</title>');
+  // Listed files that are named pipes: opening one for reading waited for a writer for ever.
+  execFileSync('mkfifo', [join(dist, 'site', 'images', 'pipe.png'), join(dist, 'site', 'images', 'bigpipe.png')]);
   const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
   const files = {
     'site/index.html': { size: 37, sha256: sha(Buffer.from('<!doctype html><title>gallery</title>')) },
     'site/images/broken.png': { size: 10, sha256: sha(Buffer.from('0123456789')) },
     // One byte more than on disk: the file a build is replacing at this very moment.
     'site/images/big.png': { size: BIG + 1, sha256: sha(big) },
+    'site/images/pipe.png': { size: 10, sha256: sha(Buffer.from('0123456789')) },
+    'site/images/bigpipe.png': { size: BIG, sha256: sha(big) },
   };
-  const counts = { records: 0, images: 2, files: Object.keys(files).length };
+  const counts = { records: 0, images: 4, files: Object.keys(files).length };
   await writeFile(join(dist, 'manifest.json'), JSON.stringify({ format: 1, version: 'test', settings: { baseUrl: 'http://localhost', apiUrl: 'http://localhost/api', cdnUrl: 'http://localhost' }, counts, files }));
 }
 
@@ -90,6 +96,8 @@ const CASES = [
   { name: 'a function that throws (500, variant A)', method: 'GET', path: '/api/boom', status: 500, body: /^\{"data":null,"error":\{"code":"INTERNAL_SERVER_ERROR","message":"The server failed to answer this request; please try again later"\}\}$/ },
   { name: 'a function that throws (500, variant B)', method: 'GET', path: '/v1/boom', status: 500, body: /^\{"result":null,"status":"error","error":\{"code":"INTERNAL_SERVER_ERROR",/ },
   { name: 'a listed file that cannot be read (500)', method: 'GET', path: '/images/broken.png', status: 500, body: /"code":"INTERNAL_SERVER_ERROR"/ },
+  { name: 'a listed file that is a named pipe (500)', method: 'GET', path: '/images/pipe.png', status: 500, body: /"code":"INTERNAL_SERVER_ERROR"/ },
+  { name: 'a large listed file that is a named pipe (500)', method: 'GET', path: '/images/bigpipe.png', status: 500, body: /"code":"INTERNAL_SERVER_ERROR"/ },
   { name: 'a file replaced while it is read (503)', method: 'GET', path: '/images/big.png', status: 503, body: /try again in a moment/ },
 ] as const;
 
@@ -141,6 +149,7 @@ describe('pepe serve error answers over HTTP', () => {
   it('reported every failure to the log, not to the client', () => {
     expect(failures.some((message) => message.includes('/api/boom'))).toBe(true);
     expect(failures.some((message) => message.includes('/images/broken.png'))).toBe(true);
+    expect(failures.some((message) => message.includes('/images/pipe.png'))).toBe(true);
   });
 });
 

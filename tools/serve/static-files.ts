@@ -11,7 +11,8 @@
  * streamed from disk with an ETag from the manifest's sha256.
  */
 import { createHash } from 'node:crypto';
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
+import { readRegularFile } from '../build/read-regular-file.js';
 import { join, relative, resolve, sep } from 'node:path';
 import { loadManifest, UnusableManifestError } from '../build/manifest.js';
 import { compressBest, type Encoding, MIN_COMPRESS_BYTES } from './compression.js';
@@ -111,7 +112,9 @@ export class StaticSite {
     const cached = this.cache.get(entry.urlPath);
     if (cached) return cached;
     if (entry.size > MAX_CACHED_FILE_BYTES || this.cachedBytes + entry.size > MAX_CACHE_BYTES) return null;
-    const body = await readFile(entry.file);
+    // Opened without blocking and refused unless a regular file: a named pipe in the file's
+    // place held a thread-pool thread for ever, and four of them every file read of the server.
+    const body = await readRegularFile(entry.file);
     const again = this.cache.get(entry.urlPath);
     if (again) return again; // another request read it meanwhile
     const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;

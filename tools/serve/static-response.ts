@@ -4,6 +4,7 @@
  * without body, and brotli/gzip for text types when accepted. No range requests.
  */
 import { createReadStream, fstatSync } from 'node:fs';
+import { NONBLOCKING_READ, NotAFileError } from '../build/read-regular-file.js';
 import { pipeline } from 'node:stream';
 import { STATIC_DEFAULT_CACHE_CONTROL } from '../../functions/core/cache-policy.js';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
@@ -163,7 +164,8 @@ async function streamFile(req: IncomingMessage, res: ServerResponse, entry: Stat
     return true;
   }
   return new Promise<boolean>((done, fail) => {
-    const stream = createReadStream(entry.file);
+    // Without blocking: open() of a named pipe waits for a writer (a thread-pool thread held for ever).
+    const stream = createReadStream(entry.file, { flags: NONBLOCKING_READ });
     stream.once('error', (error: NodeJS.ErrnoException) => {
       if (!res.headersSent && error.code === 'ENOENT') done(false);
       else if (!res.headersSent) fail(error);
@@ -173,7 +175,13 @@ async function streamFile(req: IncomingMessage, res: ServerResponse, entry: Stat
       // A build replacing the file right now (its manifest, and so this listing, follows in a
       // moment): the bytes opened are not the ones listed, so ask the client to come back
       // rather than announce a length the file no longer has.
-      if (fstatSync(fd).size !== entry.size) {
+      const info = fstatSync(fd);
+      if (!info.isFile()) {
+        stream.destroy();
+        fail(new NotAFileError(entry.file, 'not a regular file'));
+        return;
+      }
+      if (info.size !== entry.size) {
         stream.destroy();
         sendPlainError(req, res, 503, 'A new build is being put in place; try again in a moment.\n', { 'retry-after': '1' });
         done(true);
