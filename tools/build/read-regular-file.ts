@@ -28,7 +28,7 @@ function oddKind(info: Stats): string {
 }
 
 /** EISDIR for a folder (as readFile says), NotAFileError for anything else but a regular file. */
-function refuseUnlessFile(file: string, info: Stats): void {
+export function refuseUnlessFile(file: string, info: Stats): void {
   if (info.isDirectory()) throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read '${file}'`), { code: 'EISDIR' });
   if (!info.isFile()) throw new NotAFileError(file, oddKind(info));
 }

@@ -9,7 +9,6 @@
  * read into memory, and a large one, streamed: each used to wait for a writer for ever), a
  * large file whose size changed since the listing.
  */
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -20,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../gallery/chromium.js';
+import { makeNamedPipe, type NamedPipe } from '../testing/named-pipe.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 import { closeClient, raw } from './http-client.test-helper.js';
 import { type RunningServer, startServer } from './server.js';
@@ -43,6 +43,7 @@ let other: Server;
 let otherOrigin: string;
 let browser: Browser;
 const failures: string[] = [];
+const pipes: NamedPipe[] = [];
 
 async function writeBuild(dist: string): Promise<void> {
   await mkdir(join(dist, 'site', 'images', 'broken.png'), { recursive: true }); // listed as a file, is a folder
@@ -51,8 +52,9 @@ async function writeBuild(dist: string): Promise<void> {
   const big = Buffer.alloc(BIG, 1);
   await writeFile(join(dist, 'site', 'images', 'big.png'), big);
   await writeFile(join(dist, 'site', 'index.html'), '<!doctype html><title>gallery</title>');
-  // Listed files that are named pipes: opening one for reading waited for a writer for ever.
-  execFileSync('mkfifo', [join(dist, 'site', 'images', 'pipe.png'), join(dist, 'site', 'images', 'bigpipe.png')]);
+  // Listed files that are named pipes: opening one for reading waited for a writer for ever
+  // (makeNamedPipe ends such a wait after a while, so that a regression fails, never hangs).
+  pipes.push(makeNamedPipe(join(dist, 'site', 'images', 'pipe.png')), makeNamedPipe(join(dist, 'site', 'images', 'bigpipe.png')));
   const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
   const files = {
     'site/index.html': { size: 37, sha256: sha(Buffer.from('<!doctype html><title>gallery</title>')) },
@@ -84,6 +86,7 @@ afterAll(async () => {
   closeClient();
   await browser?.close();
   await server?.close();
+  for (const pipe of pipes) pipe.remove();
   await new Promise((done) => other?.close(done));
   await temp?.cleanup();
 });

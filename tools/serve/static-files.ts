@@ -12,9 +12,9 @@
  */
 import { createHash } from 'node:crypto';
 import { readdir, stat } from 'node:fs/promises';
-import { readRegularFile } from '../build/read-regular-file.js';
 import { join, relative, resolve, sep } from 'node:path';
 import { loadManifest, UnusableManifestError } from '../build/manifest.js';
+import { readRegularFile } from '../build/read-regular-file.js';
 import { compressBest, type Encoding, MIN_COMPRESS_BYTES } from './compression.js';
 
 /** Files above this are streamed rather than kept in memory. */

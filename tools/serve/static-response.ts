@@ -4,9 +4,9 @@
  * without body, and brotli/gzip for text types when accepted. No range requests.
  */
 import { createReadStream, fstatSync } from 'node:fs';
-import { NONBLOCKING_READ, NotAFileError } from '../build/read-regular-file.js';
 import { pipeline } from 'node:stream';
 import { STATIC_DEFAULT_CACHE_CONTROL } from '../../functions/core/cache-policy.js';
+import { NONBLOCKING_READ, refuseUnlessFile } from '../build/read-regular-file.js';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { type Encoding, etagForEncoding, MIN_COMPRESS_BYTES, negotiateEncoding, varyWithEncoding } from './compression.js';
 import { contentTypeFor, isCompressible } from './content-types.js';
@@ -176,9 +176,11 @@ async function streamFile(req: IncomingMessage, res: ServerResponse, entry: Stat
       // moment): the bytes opened are not the ones listed, so ask the client to come back
       // rather than announce a length the file no longer has.
       const info = fstatSync(fd);
-      if (!info.isFile()) {
+      try {
+        refuseUnlessFile(entry.file, info);
+      } catch (error) {
         stream.destroy();
-        fail(new NotAFileError(entry.file, 'not a regular file'));
+        fail(error);
         return;
       }
       if (info.size !== entry.size) {
