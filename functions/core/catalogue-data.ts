@@ -1,6 +1,6 @@
 /**
  * The data the function serves, as `compileCatalogue` produces it and the generated
- * module `dist/data/catalogue.mjs` exports it. Only type imports, so the function
+ * module `dist/data/catalogue.mjs` exports it (with its texts in `dist/data/pieces-<version>.txt`). Only type imports, so the function
  * bundle and `catalogue-module.d.ts` can refer to it cheaply.
  */
 import type { SiteUrls } from './record.js';
@@ -8,7 +8,7 @@ import type { PiecedNumbers } from './packed-numbers.js';
 import type { StoredSearchIndex } from './search/search-types.js';
 
 export interface CatalogueData {
-  format: 4;
+  format: 5;
   /** Hash of the whole data: changes whenever any answer may change. */
   version: string;
   urls: SiteUrls;
@@ -19,11 +19,13 @@ export interface CatalogueData {
   /** Digits of each packed record offset at the start of a chunk. */
   offsetWidth: number;
   /**
-   * Every text of the data, as pieces each written with `escapeForSource` (source-text.ts),
-   * returned by a function the runtime reads from its source text without calling it: V8 only
-   * pre-parses a function that is not called, so importing the module copies none of these
-   * texts into the heap, and a request touches only the pieces it reads. The fields below
-   * point into this list by index.
+   * Name of the pieces file beside the data module (`data/pieces-<version>.txt`): every text
+   * of the data, as pieces each written with `escapeForSource` (source-text.ts: printable ASCII
+   * and TAB only), one after the other with nothing between them. The function reads a piece
+   * from the file when a request first needs it (piece-file.ts), so a cold start reads a few
+   * pieces, not the catalogue: a module holding them all made Node read, decode and scan the
+   * whole text before the first answer (≈ 150 ms at 100k records; README, API, "Data layout,
+   * chosen for cold start"). The fields below point into the pieces by index.
    *
    * Pieces 0 .. chunks - 1 are the record chunks: every record in rank order (ascending
    * created_at, ties by id), each in the compact form of record-codec.ts (11 fields, the id
@@ -31,11 +33,10 @@ export interface CatalogueData {
    * `offsetWidth` digits) of its records relative to the end of this header, then the
    * records, separated by TAB; the offsets count the escaped text, so a record is unescaped
    * alone, never its whole chunk. Why chunks (and pieces of at most 64 KB for the long
-   * texts): V8 copies a string literal's buffer each time it grows by 1 MB while scanning it,
-   * and a request only touches the pieces it needs.
+   * texts): a request reads only the pieces it needs.
    */
-  pieces: () => readonly string[];
-  /** Length of each piece as written, so the runtime finds piece i without scanning the ones before it. */
+  piecesFile: string;
+  /** Length of each piece as written (bytes = characters: ASCII), so piece i is read at a known offset. */
   pieceLengths: readonly number[];
   /** The piece holding the pieces of text-dictionary.ts that records refer to, separated by TAB. */
   dictionary: number;
@@ -50,16 +51,23 @@ export interface CatalogueData {
   openapi: number;
 }
 
+/** Reads piece i of a catalogue's texts, as written (escaped). */
+export type PieceSource = (index: number) => string;
+
+/** The data with its pieces in memory, as `compileCatalogue` returns it (tests, benchmarks, the build's precomputed files). */
+export interface CatalogueWithPieces extends CatalogueData {
+  pieces: () => readonly string[];
+}
+
 /** File extensions by their one-digit code in `records`. */
 export const EXT_CODES = ['.png', '.jpg', '.gif', '.webp', '.avif'] as const;
 
 /**
- * Longest piece of the long texts (`idOrder`, postings, posting offsets). V8's scanner copies
- * a literal's buffer each time it grows past 1 MB (quadratic: 240 ms for one 21 MB literal);
- * and a piece is what a first request touches. The term list, the dictionary and the OpenAPI
- * document are one piece each, however long (≈ 37, 37 and 55 KB for 100k synthetic records).
+ * Longest piece of the long texts (`idOrder`, postings, posting offsets): a piece is what a
+ * first request reads. The term list, the dictionary and the OpenAPI document are one piece
+ * each, however long (≈ 37, 37 and 55 KB for 100k synthetic records).
  */
 export const MAX_PIECE = 65_536;
 
-/** Records per chunk: ≈ 37 KB of data module text for typical records, near V8's fastest literal size (32–256 KB; see the README, API, "Data layout, chosen for cold start"). */
+/** Records per chunk: ≈ 37 KB of text for typical records, so a record costs one small read (README, API, "Data layout, chosen for cold start"). */
 export const CHUNK_SIZE = 256;

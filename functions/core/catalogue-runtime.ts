@@ -1,16 +1,16 @@
 /**
  * The served side of `CatalogueData`: record JSON by rank, id → rank lookup and search,
  * each prepared on first use so a cold start only pays for what its first request needs.
- * Nothing is decoded or even read up front: every text is a piece of the module's source
- * text, read when a request first needs it; a record is sliced out of its chunk through the
- * chunk's packed offsets, an id is found by binary search over the packed id order.
+ * Nothing is decoded or even read up front: every text is a piece, read (from the pieces
+ * file, piece-file.ts) when a request first needs it; a record is sliced out of its chunk
+ * through the chunk's packed offsets, an id is found by binary search over the packed id order.
  */
-import type { CatalogueData } from './catalogue-data.js';
+import type { CatalogueData, CatalogueWithPieces, PieceSource } from './catalogue-data.js';
 import { numberAt, piecedNumberAt } from './packed-numbers.js';
 import { ID_KEY_LENGTH, idFromKey, idKey, recordComposer } from './record-codec.js';
 import { openSearchIndex } from './search/load-index.js';
 import type { SearchField, SearchIndex } from './search/search-types.js';
-import { sourcePieces, unescapeFromSource } from './source-text.js';
+import { unescapeFromSource } from './source-text.js';
 import { dictionaryPieces } from './text-dictionary.js';
 
 export interface Catalogue {
@@ -31,8 +31,22 @@ export interface Catalogue {
   openapi(): string;
 }
 
-export function openCatalogue(data: CatalogueData): Catalogue {
-  if (data.format !== 4) throw new Error(`catalogue data format ${String(data.format)} is not supported; rebuild with this version of pepe`);
+/** The pieces of data compiled in this process; data imported from a module has none (its pieces are in its file). */
+function piecesInMemory(data: CatalogueData): PieceSource {
+  const pieces = (data as Partial<CatalogueWithPieces>).pieces;
+  if (typeof pieces !== 'function') throw new Error('catalogue data has no pieces in memory: pass the reader of its pieces file (piece-file.ts)');
+  const all = pieces();
+  if (all.length !== data.pieceLengths.length) throw new Error(`catalogue data holds ${all.length} pieces of text but lists ${data.pieceLengths.length} lengths; rebuild the catalogue`);
+  return (index) => {
+    const piece = all[index];
+    if (piece === undefined) throw new RangeError(`catalogue data has no piece ${index}`);
+    return piece;
+  };
+}
+
+/** `pieces` reads piece i as written; by default, the pieces of data compiled in this process. */
+export function openCatalogue(data: CatalogueData, pieces?: PieceSource): Catalogue {
+  if (data.format !== 5) throw new Error(`catalogue data format ${String(data.format)} is not supported; rebuild with this version of pepe`);
   const { count, chunkSize, offsetWidth, idOrder } = data;
   const chunkCount = Math.ceil(count / chunkSize);
   // The chunks are pieces 0 .. chunkCount - 1 and the dictionary is the first text after them.
@@ -40,11 +54,10 @@ export function openCatalogue(data: CatalogueData): Catalogue {
     throw new Error(`catalogue data holds ${Math.min(data.dictionary, data.pieceLengths.length)} chunks of ${chunkSize} records but says ${count} records; rebuild the catalogue`);
   }
   /**
-   * Piece i as written in the module (escaped), read from the source text on first use (or,
-   * failing that, by calling the function). A chunk is never unescaped as a whole: a first
-   * answer touches up to 25 chunks, and copying each (≈ 37 KB) cost more than the answer itself.
+   * Piece i as written (escaped). A chunk is never unescaped as a whole: a first answer
+   * touches up to 25 chunks, and copying each (≈ 37 KB) cost more than the answer itself.
    */
-  const written = sourcePieces(data.pieces, data.pieceLengths);
+  const written = pieces ?? piecesInMemory(data);
   /** Piece i unescaped (the texts other than chunks), kept: most hold no escape mark, so this is the piece itself. */
   const texts: string[] = [];
   const text = (i: number): string => (texts[i] ??= unescapeFromSource(written(i)));

@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CHUNK_SIZE } from './catalogue-data.js';
-import { catalogueModuleSource, compileCatalogue, precomputedFiles, recordJsonA, type CatalogueData } from './catalogue.js';
+import { catalogueDataFiles, catalogueModuleSource, compileCatalogue, precomputedFiles, recordJsonA, type CatalogueData, type CompiledCatalogue } from './catalogue.js';
 import { compareRecords } from './record.js';
 import { openCatalogue } from './catalogue-runtime.js';
-import { sourcePieces } from './source-text.js';
+import { piecesFileReader } from './piece-file.js';
+import type { PieceSource } from './catalogue-data.js';
 import { numberAt } from './packed-numbers.js';
 import { idKey } from './record-codec.js';
 import { createHandler } from './handler.js';
@@ -20,12 +21,13 @@ const data = compileCatalogue(tricky, TEST_URLS);
 const dirs: string[] = [];
 afterAll(async () => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
 
-async function importModule(source: string): Promise<CatalogueData> {
+/** Writes the data's two files as the build does, imports the module and opens its pieces file, as the function does. */
+async function importData(compiled: CompiledCatalogue): Promise<{ data: CatalogueData; pieces: PieceSource }> {
   const dir = await mkdtemp(join(tmpdir(), 'pepe-catalogue-'));
   dirs.push(dir);
-  const file = join(dir, 'catalogue.mjs');
-  await writeFile(file, source);
-  return (await import(pathToFileURL(file).href)).default;
+  for (const { path, body } of catalogueDataFiles(compiled)) await writeFile(join(dir, path.replace('data/', '')), body);
+  const data: CatalogueData = (await import(pathToFileURL(join(dir, 'catalogue.mjs')).href)).default;
+  return { data, pieces: piecesFileReader(data.piecesFile, data.pieceLengths, [pathToFileURL(`${dir}/`)]) };
 }
 
 describe('compileCatalogue', () => {
@@ -52,19 +54,25 @@ describe('compileCatalogue', () => {
   });
 });
 
-describe('catalogueModuleSource', () => {
-  it('round-trips every field exactly through a real module import, tricky characters included', async () => {
-    const imported = await importModule(catalogueModuleSource(data));
-    // The ids in rank order are the build's own (plan-answers.ts): not written to the module.
-    const { ids, ...moduleData } = data;
+describe('catalogueModuleSource and the pieces file', () => {
+  it('round-trip every field and piece exactly through a real module import and file, tricky characters included', async () => {
+    const imported = await importData(data);
+    // The ids in rank order are the build's own (plan-answers.ts), and the pieces are in their file: neither is in the module.
+    const { ids, pieces, ...moduleData } = data;
     expect(ids).toHaveLength(12);
-    expect({ ...imported, pieces: imported.pieces() }).toEqual({ ...moduleData, pieces: data.pieces() });
-    // The fast path: the runtime reads every piece from the generated function's source, never
-    // calling it (a copy of it whose call throws reads the same).
-    const source = Function.prototype.toString.call(imported.pieces);
-    const uncallable = (0, eval)(`(${source.replace('{', '{ throw new Error("called");')})`) as () => readonly string[];
-    const read = sourcePieces(uncallable, imported.pieceLengths);
-    expect(data.pieces().map((_, i) => read(i))).toEqual(data.pieces());
+    expect(imported.data).toEqual(moduleData);
+    expect(imported.data.piecesFile).toBe(`pieces-${data.version}.txt`);
+    // Last piece first: reading one needs none of the others.
+    const order = pieces().map((_, i) => pieces().length - 1 - i);
+    expect(order.map((i) => imported.pieces(i))).toEqual(order.map((i) => pieces()[i]));
+  });
+
+  it('keeps the module small whatever the catalogue holds: its size grows only with the number of pieces', () => {
+    const big = compileCatalogue(testRecords(3 * CHUNK_SIZE), TEST_URLS);
+    const [module, file] = catalogueDataFiles(big);
+    expect(module!.body.length).toBeLessThan(4000);
+    expect(file!.body.length).toBeGreaterThan(20 * module!.body.length);
+    expect(file!.body).toMatch(/^[\t\x20-\x7e]*$/); // a character is a byte: pieces are read at byte offsets
   });
 
   it('is deterministic', () => {
@@ -87,7 +95,8 @@ describe('precomputedFiles', () => {
   });
 
   it('holds bodies byte-equal to what the handler (loaded from the generated module) answers', async () => {
-    const handler = createHandler(await importModule(catalogueModuleSource(data)));
+    const imported = await importData(data);
+    const handler = createHandler(imported.data, { pieces: imported.pieces });
     for (const file of files) {
       const r = await call(handler, `/${file.path}`);
       expect(r.status, file.path).toBe(200);
@@ -113,7 +122,8 @@ describe('records spread over several chunks', () => {
   });
 
   it('finds every record by rank and by id, across chunk boundaries, after a real module import', async () => {
-    const catalogue = openCatalogue(await importModule(catalogueModuleSource(big)));
+    const imported = await importData(big);
+    const catalogue = openCatalogue(imported.data, imported.pieces);
     newestLast.forEach((record, rank) => {
       expect(catalogue.id(rank)).toBe(record.id);
       expect(catalogue.rankOf(record.id)).toBe(rank);
@@ -157,28 +167,18 @@ describe('records spread over several chunks', () => {
   });
 });
 
-describe('the texts of the data module', () => {
+describe('the texts of the data', () => {
   const many = testRecords(2 * CHUNK_SIZE + 37);
 
-  it('are all inside the function read as source text: importing the module creates no long string', () => {
-    const source = catalogueModuleSource(compileCatalogue(many, TEST_URLS));
-    const start = source.indexOf('  pieces: function pieces() {');
-    const end = source.indexOf('\n  },\n', start);
-    expect(start).toBeGreaterThan(0);
-    const outside = source.slice(0, start) + source.slice(end);
-    // What V8 copies into the heap at import: the version, URLs and field names only.
-    const literals = outside.match(/'[^'\n]*'|"[^"\n]*"/g) ?? [];
-    expect(Math.max(...literals.map((literal) => literal.length))).toBeLessThan(100);
-    expect(outside.length).toBeLessThan(2_000);
-  });
-
-  it('answer alike whatever the piece size (ids, search postings and offsets cut into many pieces), after a real module import', async () => {
-    const whole = createHandler(await importModule(catalogueModuleSource(compileCatalogue(many, TEST_URLS))));
+  it('answer alike whatever the piece size (ids, search postings and offsets cut into many pieces), after a real module import and file reads', async () => {
+    const wholeData = await importData(compileCatalogue(many, TEST_URLS));
+    const whole = createHandler(wholeData.data, { pieces: wholeData.pieces });
     const smallData = compileCatalogue(many, TEST_URLS, { maxPiece: 48 });
     const { idOrder, searchIndex } = smallData;
     expect(searchIndex.description.offsets.first - searchIndex.description.postings).toBeGreaterThan(10);
     expect(searchIndex.terms - idOrder.first).toBeGreaterThan(2); // idOrder in several pieces
-    const small = createHandler(await importModule(catalogueModuleSource(smallData)));
+    const imported = await importData(smallData);
+    const small = createHandler(imported.data, { pieces: imported.pieces });
     const urls = [
       '/api/openapi.json',
       '/api/pepe?limit=25',

@@ -5,7 +5,7 @@
  */
 import { OPENAPI_PATH, VARIANT_A_LIST_PATHS, VARIANT_B_LIST_PATH } from './api-limits.js';
 import { errorBodyA, errorBodyB } from './bodies.js';
-import type { CatalogueData } from './catalogue-data.js';
+import type { CatalogueData, PieceSource } from './catalogue-data.js';
 import { openCatalogue, type Catalogue } from './catalogue-runtime.js';
 import { NO_STORE } from './cache-policy.js';
 import { ALLOWED_METHODS, decodeUnreserved, jsonHeaders, preflight, respond, type Answer } from './http.js';
@@ -20,6 +20,8 @@ export interface HandlerOptions {
   random?: RandomSource;
   /** Called with any unexpected error before the generic 500 is sent (default: console.error). */
   onError?: (error: unknown) => void;
+  /** Reads the data's pieces (the function passes its pieces file's reader); default: the pieces of data compiled in this process. */
+  pieces?: PieceSource;
 }
 
 export type Handler = (request: Request, context?: { params?: Record<string, string> }) => Promise<Response>;
@@ -53,7 +55,7 @@ function route(catalogue: Catalogue, url: URL, random: RandomSource): Answer {
 }
 
 export function createHandler(data: CatalogueData, options: HandlerOptions = {}): Handler {
-  const catalogue = openCatalogue(data);
+  const catalogue = openCatalogue(data, options.pieces);
   const random = options.random ?? Math.random;
   const onError = options.onError ?? ((error: unknown) => console.error('pepe api: unexpected error', error));
   return async (request) => {

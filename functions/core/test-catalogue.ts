@@ -3,7 +3,7 @@
  * descriptions, untagged and undescribed records, equal created_at (ties broken by id),
  * accents, every file type.
  */
-import { compileCatalogue, type CatalogueData } from './catalogue.js';
+import { compileCatalogue, type CompiledCatalogue } from './catalogue.js';
 import type { ImageExt, PepeRecord, SiteUrls } from './record.js';
 
 export const TEST_URLS: SiteUrls = { baseUrl: 'https://pepe.example', apiUrl: 'https://api.pepe.example', cdnUrl: 'https://cdn.pepe.example' };
@@ -42,7 +42,7 @@ export function testRecords(count = 30): PepeRecord[] {
   return records.reverse();
 }
 
-export const testCatalogue = (count = 30): CatalogueData => compileCatalogue(testRecords(count), TEST_URLS);
+export const testCatalogue = (count = 30): CompiledCatalogue => compileCatalogue(testRecords(count), TEST_URLS);
 
 /** Calls a handler like a client would: absolute URL on the test base. */
 export async function call(

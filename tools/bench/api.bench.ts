@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { catalogueModuleSource, compileCatalogue } from '../../functions/core/catalogue.js';
+import { catalogueDataFiles, compileCatalogue } from '../../functions/core/catalogue.js';
 import { createHandler, type Handler } from '../../functions/core/handler.js';
 import { bundleFunction } from '../build/bundle-function.js';
 import { median, percentile, round, type Bench, type BenchContext } from './context.js';
@@ -96,8 +96,7 @@ async function benchSize(ctx: BenchContext, count: number, rows: { latency: Reco
   const compileMs = performance.now() - started;
   const distDir = join(ctx.tmpRoot, `dist-${count}`);
   await makeFolders(join(distDir, 'data'));
-  const moduleSource = catalogueModuleSource(data);
-  await writeFile(join(distDir, 'data/catalogue.mjs'), moduleSource);
+  for (const { path, body } of catalogueDataFiles(data)) await writeFile(join(distDir, path), body);
   started = performance.now();
   const { bytes, file } = await bundleFunction({ distDir });
   const bundleMs = performance.now() - started;

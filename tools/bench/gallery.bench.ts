@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
-import { catalogueModuleSource, compileCatalogue, precomputedFiles } from '../../functions/core/catalogue.js';
+import { catalogueDataFiles, compileCatalogue, precomputedFiles } from '../../functions/core/catalogue.js';
 import { compareRecords, type ImageExt, type PepeRecord, type SiteUrls } from '../../functions/core/record.js';
 import { bundleFunction } from '../build/bundle-function.js';
 import { launchChromium } from '../gallery/chromium.js';
@@ -67,7 +67,7 @@ async function makeSite(ctx: BenchContext, count: number): Promise<{ distDir: st
   const urls: SiteUrls = { baseUrl: 'http://127.0.0.1', apiUrl: 'http://127.0.0.1', cdnUrl: 'http://127.0.0.1' };
   const data = compileCatalogue(records, urls);
   makeFoldersSync(join(distDir, 'data'));
-  writeFileSync(join(distDir, 'data', 'catalogue.mjs'), catalogueModuleSource(data));
+  for (const { path, body } of catalogueDataFiles(data)) writeFileSync(join(distDir, path), body);
   for (const file of precomputedFiles(data)) {
     makeFoldersSync(join(siteDir, file.path, '..'));
     writeFileSync(join(siteDir, file.path), file.body);

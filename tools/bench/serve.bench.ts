@@ -22,7 +22,7 @@ import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
-import { catalogueModuleSource, compileCatalogue, precomputedFiles } from '../../functions/core/catalogue.js';
+import { catalogueDataFiles, compileCatalogue, precomputedFiles } from '../../functions/core/catalogue.js';
 import { bundleFunction } from '../build/bundle-function.js';
 import { createManifest, type ManifestEntry, stableJson } from '../build/manifest.js';
 import { median, round, type Bench, type BenchContext } from './context.js';
@@ -63,7 +63,7 @@ export async function writeSyntheticBuild(distDir: string, count: number): Promi
     await writeFile(join(distDir, path), body);
     entries.set(path, { sha256: createHash('sha256').update(body).digest('hex'), size: Buffer.byteLength(body) });
   };
-  await put('data/catalogue.mjs', catalogueModuleSource(data));
+  for (const { path, body } of catalogueDataFiles(data)) await put(path, body);
   for (const file of precomputedFiles(data)) await put(`site/${file.path}`, file.body);
   await bundleFunction({ distDir });
   await writeFile(join(distDir, 'manifest.json'), stableJson(createManifest(entries, URLS, { records: records.length, images: 0 })));

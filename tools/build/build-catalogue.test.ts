@@ -1,4 +1,4 @@
-import { cp, link, mkdir, readFile, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
+import { cp, link, mkdir, readdir, readFile, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -9,7 +9,7 @@ import { snapshotDir } from '../testing/snapshot-dir.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 import type { AnalyseFn } from './analyse-content.js';
 import { buildCatalogue, type BuildOptions } from './build-catalogue.js';
-import { catalogueModuleSource, compileCatalogue } from '../../functions/core/catalogue.js';
+import { catalogueDataFiles, catalogueModuleSource, compileCatalogue } from '../../functions/core/catalogue.js';
 import { catalogueVersion, type Manifest } from './manifest.js';
 
 // Real builds (analysis + esbuild bundle) on a machine shared with other jobs.
@@ -263,10 +263,11 @@ describe('a good build', () => {
     expect(sad.file_size).toBe(bytes.length);
   });
 
-  it('writes the data module of exactly the records it returns', async () => {
+  it('writes the data module and its pieces file, of exactly the records it returns', async () => {
     const result = await build({ contentDir: baseContent });
-    const built = await readFile(join(goodDist, 'data', 'catalogue.mjs'), 'utf8');
-    expect(built).toBe(catalogueModuleSource(compileCatalogue(result.records, FIXTURE_URLS)));
+    const expected = catalogueDataFiles(compileCatalogue(result.records, FIXTURE_URLS));
+    expect((await readdir(join(goodDist, 'data'))).sort()).toEqual(expected.map((file) => file.path.slice('data/'.length)).sort());
+    for (const { path, body } of expected) expect(await readFile(join(goodDist, path), 'utf8'), path).toBe(body);
   });
 
   it('writes a manifest listing every other output file with its sha256 and size', async () => {
@@ -394,6 +395,10 @@ describe('incremental rebuilds', () => {
     // Its description ('new') joins no dictionary piece: only its record was encoded (record-encoding-memo.ts).
     expect(result.stats.recordEncoding).toEqual({ reused: result.records.length - 1, encoded: 1 });
     expect(await readFile(join(out, 'data/catalogue.mjs'), 'utf8')).toBe(catalogueModuleSource(compileCatalogue(result.records, FIXTURE_URLS)));
+    // The new pieces file replaced the old one: the function of this build reads only its own.
+    const { piecesFile } = compileCatalogue(result.records, FIXTURE_URLS);
+    expect((await readdir(join(out, 'data'))).sort()).toEqual(['catalogue.mjs', piecesFile]);
+    expect(before[`data/${piecesFile}`]).toBeUndefined();
   });
 
   it('warns when an image was edited in place under its id (its URL is immutable), naming the content file', async () => {

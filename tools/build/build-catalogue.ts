@@ -6,7 +6,7 @@
 import { readdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { isAtOrBelow } from './path-below.js';
-import { catalogueModuleSource, compileCatalogue } from '../../functions/core/catalogue.js';
+import { catalogueDataFiles, compileCatalogue } from '../../functions/core/catalogue.js';
 import { compareRecords, type PepeRecord, type SiteUrls } from '../../functions/core/record.js';
 import { type AnalyseContentOptions, type AnalyseStats, analyseContent, defaultCacheDir, effectiveLimits } from './analyse-content.js';
 import { sortProblems } from './catalogue-checks.js';
@@ -257,8 +257,10 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
     size: item.record.file_size,
     copyFrom: item.abs,
   }));
-  const moduleSource = catalogueModuleSource(data);
-  files.push({ path: 'data/catalogue.mjs', body: moduleSource, sha256: sha256Of(moduleSource), size: byteLength(moduleSource), neededByGenerate: true });
+  // The bundle inlines the data module (generated from the staging folder); the pieces file is read by the function at run time.
+  for (const { path, body } of catalogueDataFiles(data)) {
+    files.push({ path, body, sha256: sha256Of(body), size: byteLength(body), neededByGenerate: path === 'data/catalogue.mjs' });
+  }
   stats.timings.compileMs = performance.now() - compileStart;
 
   const writeStart = performance.now();

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { catalogueModuleSource, precomputedFiles } from '../../functions/core/catalogue.js';
+import { catalogueDataFiles, precomputedFiles } from '../../functions/core/catalogue.js';
 import { testCatalogue } from '../../functions/core/test-catalogue.js';
 import { bundleFunction, loadEsbuild } from './bundle-function.js';
 
@@ -14,20 +14,20 @@ afterAll(async () => Promise.all(dirs.map((d) => rm(d, { recursive: true, force:
 async function bundleInto(count: number): Promise<{ distDir: string; file: string; bytes: number }> {
   const distDir = await mkdtemp(join(tmpdir(), 'pepe-bundle-'));
   dirs.push(distDir);
-  await mkdir(join(distDir, 'data'), { recursive: true });
-  await writeFile(join(distDir, 'data/catalogue.mjs'), catalogueModuleSource(testCatalogue(count)));
+  await mkdir(join(distDir, 'data'));
+  for (const { path, body } of catalogueDataFiles(testCatalogue(count))) await writeFile(join(distDir, path), body);
   return { distDir, ...(await bundleFunction({ distDir })) };
 }
 
 describe('bundleFunction', () => {
-  it('writes a self-contained ESM bundle whose default export answers like the core', async () => {
+  it('writes an ESM bundle, the data module inlined, whose default export answers like the core from the pieces file beside it', async () => {
     const { file, bytes, distDir } = await bundleInto(15);
     expect(file).toBe(join(distDir, 'functions/pepe.mjs'));
     expect(bytes).toBe((await readFile(file)).length);
     const source = await readFile(file, 'utf8');
     expect(source).not.toMatch(/from\s*["'](#catalogue|\.\/|\.\.\/|zod)/); // data inlined, nothing relative left
     const mod = await import(pathToFileURL(file).href);
-    expect(mod.config).toEqual({ path: ['/api', '/api/*', '/v1', '/v1/*'], preferStatic: true });
+    expect(mod.config).toMatchObject({ path: ['/api', '/api/*', '/v1', '/v1/*'], preferStatic: true });
     for (const { path, body } of precomputedFiles(testCatalogue(15))) {
       const response: Response = await mod.default(new Request(`https://pepe.example/${path}`), { params: {} });
       expect(response.status).toBe(200);
@@ -51,8 +51,8 @@ describe('bundleFunction', () => {
   it('bundles while the caller\'s thread is busy, once esbuild is loaded (the build overlaps it with its write loop)', async () => {
     const distDir = await mkdtemp(join(tmpdir(), 'pepe-bundle-'));
     dirs.push(distDir);
-    await mkdir(join(distDir, 'data'), { recursive: true });
-    await writeFile(join(distDir, 'data/catalogue.mjs'), catalogueModuleSource(testCatalogue(3)));
+    await mkdir(join(distDir, 'data'));
+    for (const { path, body } of catalogueDataFiles(testCatalogue(3))) await writeFile(join(distDir, path), body);
     await loadEsbuild();
     const bundling = bundleFunction({ distDir });
     // Synchronous from here: nothing on this thread can answer esbuild until the loop ends.

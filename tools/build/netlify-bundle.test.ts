@@ -123,7 +123,7 @@ describe("Netlify's bundler (zip-it-and-ship-it) on functions/", () => {
     expect(manifest.functions[0].buildData).toEqual({ runtimeAPIVersion: 2 });
   });
 
-  it('bundles v2 functions with its own esbuild + nft, whatever node_bundler says; the data is inlined', async () => {
+  it('bundles v2 functions with its own esbuild + nft, whatever node_bundler says; the data module is inlined', async () => {
     // zisi forces "nft" for v2 functions: netlify.toml's node_bundler is not what runs.
     expect(result.bundler).toBe('nft');
     // `#catalogue` resolved through package.json "imports" to this build's data module...
@@ -131,29 +131,27 @@ describe("Netlify's bundler (zip-it-and-ship-it) on functions/", () => {
     const source = await readFile(netlifyModule, 'utf8');
     const data: CatalogueData = (await import(pathToFileURL(join(site.distDir, 'data/catalogue.mjs')).href)).default;
     expect(source).toContain(`version: ${JSON.stringify(data.version)}`);
-    // Each piece of text (record chunks, search index, dictionary...) is in the source as written,
-    // between quotes, so the run time reads it from the source text (source-text.ts, the fast
-    // path) rather than calling the function.
-    const quoted = data.pieces().map((piece) => source.includes(`"${piece}"`) || source.includes(`'${piece}'`));
-    expect(quoted).not.toContain(false);
-    expect(quoted.length).toBeGreaterThan(0);
+    expect(source).toContain(JSON.stringify(data.piecesFile));
     // ...and inlined: the module imports nothing but Node built-ins (its CJS shim).
     const imports = [...source.matchAll(/^\s*import\s[^'"]*?from\s*["']([^"']+)["']/gm)].map((m) => m[1]);
     expect(imports.sort()).toEqual(['module', 'path', 'url']);
     expect(source).not.toMatch(/import\(|#catalogue/);
   });
 
-  it('ships only the function itself: no data file read at run time, no package from node_modules', async () => {
+  it('ships the function and its pieces file (includedFiles), at the place the function looks for it, and no package from node_modules', async () => {
+    const data: CatalogueData = (await import(pathToFileURL(join(site.distDir, 'data/catalogue.mjs')).href)).default;
     expect(await filesBelow(deployed)).toEqual([
       '___netlify-bootstrap.mjs',
       '___netlify-entry-point.mjs',
       '___netlify-telemetry.mjs',
+      `dist/data/${data.piecesFile}`,
       'functions/pepe.mjs',
       'package.json',
     ]);
-    expect(result.includedFiles).toEqual([]);
-    // Loaded by plain Node from the Lambda folder alone, it answers.
-    expect(await loadInPlainNode(netlifyModule)).toEqual({ config: { path: ROUTES, preferStatic: true }, status: 200 });
+    expect(result.includedFiles).toEqual([join(site.distDir, 'data', data.piecesFile)]);
+    expect(await readFile(join(deployed, 'dist/data', data.piecesFile))).toEqual(await readFile(join(site.distDir, 'data', data.piecesFile)));
+    // Loaded by plain Node from the Lambda folder alone, it answers from the file it ships.
+    expect(await loadInPlainNode(netlifyModule)).toEqual({ config: { path: ROUTES, preferStatic: true, includedFiles: ['../dist/data/pieces-*.txt', '!../dist/data/catalogue.mjs'] }, status: 200 });
   });
 
   it('answers like our own bundle (dist/functions/pepe.mjs): status, headers and body bytes', async () => {

@@ -1,0 +1,75 @@
+import { mkdir, rm, truncate, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTempDir, type TempDir } from '../../tools/testing/temp-dir.js';
+import { piecesFileReader } from './piece-file.js';
+
+const PIECES = ['first\tpiece', '', 'x'.repeat(70_000), 'last `u00e9'];
+const LENGTHS = PIECES.map((piece) => piece.length);
+const NAME = 'pieces-0123456789abcdef.txt';
+const folderUrl = (path: string) => pathToFileURL(`${path}/`);
+
+let temp: TempDir;
+beforeAll(async () => {
+  temp = await makeTempDir('pepe-pieces-');
+});
+afterAll(async () => temp?.cleanup());
+
+async function folderWith(name: string, text: string | null): Promise<string> {
+  const dir = join(temp.path, `${name}-${Math.random().toString(36).slice(2)}`);
+  await mkdir(dir);
+  if (text !== null) await writeFile(join(dir, NAME), text);
+  return dir;
+}
+
+describe('piecesFileReader', () => {
+  it('reads each piece at its offset, in any order, and keeps what it read', async () => {
+    const dir = await folderWith('ok', PIECES.join(''));
+    const read = piecesFileReader(NAME, LENGTHS, [folderUrl(dir)]);
+    expect([3, 0, 2, 1].map(read)).toEqual([PIECES[3], PIECES[0], PIECES[2], PIECES[1]]);
+    expect(() => read(4)).toThrow(RangeError);
+  });
+
+  it('opens the file when made: a build committed into the served folder deletes it, and the previous handler reads on', async () => {
+    const dir = await folderWith('deleted', PIECES.join(''));
+    const read = piecesFileReader(NAME, LENGTHS, [folderUrl(dir)]);
+    await rm(join(dir, NAME));
+    expect(read(3)).toBe(PIECES[3]);
+    expect(read(2)).toBe(PIECES[2]);
+  });
+
+  it('looks in each folder in turn: the first that holds the file wins', async () => {
+    const empty = await folderWith('empty', null);
+    const holder = await folderWith('holder', PIECES.join(''));
+    expect(piecesFileReader(NAME, LENGTHS, [folderUrl(empty), folderUrl(holder)])(0)).toBe(PIECES[0]);
+  });
+
+  it('names every place it looked when no folder holds the file, and finds it once it is there', async () => {
+    const dir = await folderWith('later', null);
+    const read = piecesFileReader(NAME, LENGTHS, [folderUrl(dir)]);
+    expect(() => read(0)).toThrow(`catalogue pieces file ${NAME} not found (looked for ${join(dir, NAME)}); run \`pepe build\` again, and deploy dist/data with the function`);
+    await writeFile(join(dir, NAME), PIECES.join(''));
+    expect(read(0)).toBe(PIECES[0]);
+  });
+
+  it('refuses a file whose size is not the sum of the lengths (another build, or torn), naming it', async () => {
+    const dir = await folderWith('short', PIECES.join('').slice(1));
+    const expected = PIECES.join('').length;
+    expect(() => piecesFileReader(NAME, LENGTHS, [folderUrl(dir)])(0)).toThrow(`catalogue pieces file ${join(dir, NAME)} holds ${expected - 1} bytes, not the ${expected} its data module lists; run \`pepe build\` again`);
+  });
+
+  it('refuses a folder in the file’s place', async () => {
+    const dir = await folderWith('folder', null);
+    await mkdir(join(dir, NAME));
+    expect(() => piecesFileReader(NAME, LENGTHS, [folderUrl(dir)])(0)).toThrow(`catalogue pieces file ${join(dir, NAME)} is not a regular file; run \`pepe build\` again`);
+  });
+
+  it('says so when the file is cut short after it was opened', async () => {
+    const dir = await folderWith('cut', PIECES.join(''));
+    const read = piecesFileReader(NAME, LENGTHS, [folderUrl(dir)]);
+    expect(read(0)).toBe(PIECES[0]);
+    await truncate(join(dir, NAME), LENGTHS[0]! + 10);
+    expect(() => read(2)).toThrow(`catalogue pieces file ${NAME} ended inside piece 2; run \`pepe build\` again`);
+  });
+});
