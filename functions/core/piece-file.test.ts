@@ -2,6 +2,7 @@ import { mkdir, rm, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeNamedPipe, timed } from '../../tools/testing/named-pipe.js';
 import { makeTempDir, type TempDir } from '../../tools/testing/temp-dir.js';
 import { piecesFileReader } from './piece-file.js';
 
@@ -59,10 +60,20 @@ describe('piecesFileReader', () => {
     expect(() => piecesFileReader(NAME, LENGTHS, [folderUrl(dir)])(0)).toThrow(`catalogue pieces file ${join(dir, NAME)} holds ${expected - 1} bytes, not the ${expected} its data module lists; run \`pepe build\` again`);
   });
 
-  it('refuses a folder in the file’s place', async () => {
+  it('refuses a folder or a named pipe in the file’s place, at once', async () => {
     const dir = await folderWith('folder', null);
     await mkdir(join(dir, NAME));
     expect(() => piecesFileReader(NAME, LENGTHS, [folderUrl(dir)])(0)).toThrow(`catalogue pieces file ${join(dir, NAME)} is not a regular file; run \`pepe build\` again`);
+    const pipeDir = await folderWith('pipe', null);
+    const pipe = makeNamedPipe(join(pipeDir, NAME));
+    try {
+      // Opening it for reading used to wait for a writer, for ever (the pipe's helper ends that wait after 3 s).
+      const { ms, error } = await timed(() => piecesFileReader(NAME, LENGTHS, [folderUrl(pipeDir)])(0));
+      expect(String(error)).toContain(`catalogue pieces file ${join(pipeDir, NAME)} is not a regular file`);
+      expect(ms).toBeLessThan(1000);
+    } finally {
+      pipe.remove();
+    }
   });
 
   it('says so when the file is cut short after it was opened', async () => {
