@@ -2,9 +2,9 @@
  * Turns the validated build into the objects to store: key, metadata, upload group, and the
  * images each JSON document points at (every one must be part of the build).
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { error, type Problem } from '../build/problems.js';
+import { readAtMostSync } from '../build/read-regular-file.js';
 import type { LocalBuild } from './local-build.js';
 import { metadataFor } from './object-metadata.js';
 import { isImagePath, keyForPath, uploadGroupFor } from './object-keys.js';
@@ -26,7 +26,8 @@ export function localObjects(build: LocalBuild, prefix: string, headersForPath: 
   const paths = new Set(build.files.map((f) => f.path));
   const references = new Map<string, string[]>();
   const objects = build.files.map((file): LocalObject => {
-    const readText = () => (file.bytes ?? readFileSync(join(build.dir, file.path))).toString('utf8');
+    // At most the validated size: a file that became a device since (a symlink to /dev/zero) was read for ever here; its upload then refuses it.
+    const readText = () => (file.bytes ?? readAtMostSync(join(build.dir, file.path), file.size)).toString('utf8');
     const { contentType, cacheControl } = metadataFor(file.path, headersForPath, readText);
     const group = uploadGroupFor(file.path, contentType);
     if (group === 'json') {

@@ -1,5 +1,7 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IMAGE_CACHE_CONTROL, JSON_OBJECT_STORAGE_CACHE_CONTROL } from '../../functions/core/cache-policy.js';
 import { makeNamedPipe, timed } from '../testing/named-pipe.js';
@@ -54,7 +56,7 @@ describe('build folder validation', () => {
     const listed = join(dir, `site/api/pepe/${records[0]!.id}`);
     const manifest = join(dir, 'manifest.json');
     for (const [file, problem] of [
-      [listed, { code: 'missing-file', file: listed, message: "listed in manifest.json but it is a named pipe (FIFO), not a file: delete it and rebuild with 'pepe build'" }],
+      [listed, { code: 'missing-file', file: listed, message: "listed in manifest.json but it is a named pipe (FIFO), not a file: delete the build folder and build again with 'pepe build'" }],
       [manifest, { code: 'invalid-manifest', file: manifest, message: "is a named pipe (FIFO), not the build manifest: delete the build folder and build again with 'pepe build' (or pass --dir with a build folder)" }],
     ] as const) {
       const pipe = makeNamedPipe(file);
@@ -68,16 +70,52 @@ describe('build folder validation', () => {
     }
   }, 30_000);
 
-  it('reports every file whose bytes differ from the manifest, not only the first', async () => {
+  it('reports every file whose bytes differ from the manifest, not only the first, with its real size and a fix that works', async () => {
     const dir = join(temp.path, 'edited');
-    const records = syntheticRecords(2);
+    const records = syntheticRecords(3);
     await writeSyntheticDist(dir, records);
+    const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as { files: Record<string, { size: number }> };
+    const grown = `site/v1/pepe/${records[2]!.id}`;
     await writeFile(join(dir, `site/api/pepe/${records[0]!.id}`), '{}');
     await writeFile(join(dir, `site/images/${records[1]!.id}${records[1]!.ext}`), 'x');
+    // Larger than listed: read only one byte past the listed size, then whole for the message.
+    await writeFile(join(dir, grown), Buffer.alloc(manifest.files[grown]!.size + 5000, 0x20));
     const result = await readLocalBuild(dir);
     expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.problems.map((p) => p.code)).toEqual(['file-mismatch', 'file-mismatch']);
+    if (result.ok) return;
+    expect(result.problems.map((p) => p.code)).toEqual(['file-mismatch', 'file-mismatch', 'file-mismatch']);
+    const grownProblem = result.problems.find((p) => p.file === join(dir, grown))!;
+    expect(grownProblem.message).toContain(`(size ${manifest.files[grown]!.size + 5000} vs ${manifest.files[grown]!.size},`);
+    // Not "rebuild": a build whose inputs did not change writes nothing into an intact build folder.
+    for (const problem of result.problems) expect(problem.message).toMatch(/: the build folder changed after the build; delete the build folder and build again with 'pepe build'$/);
   });
+
+  // A device listed in the build folder (a symlink to /dev/zero) never ends: publish read it
+  // for ever, first when checking the build, then when uploading a file that became one.
+  // Run in a child process with a time limit: such a read blocks its thread, where no test
+  // timeout can stop it.
+  it.skipIf(process.platform === 'win32')('refuses a listed file that has become a device while uploading, naming it, at once', async () => {
+    const dir = join(temp.path, 'device-upload');
+    const records = syntheticRecords(1);
+    await writeSyntheticDist(dir, records);
+    const path = `site/images/${records[0]!.id}${records[0]!.ext}`;
+    const listed = (JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as { files: Record<string, { size: number; sha256: string }> }).files[path]!;
+    for (const device of ['/dev/zero', '/dev/urandom']) {
+      await rm(join(dir, path), { force: true });
+      await symlink(device, join(dir, path));
+      const script = `import { readVerified } from ${JSON.stringify(pathToFileURL(join(import.meta.dirname, 'local-build.ts')).href)};
+        process.stdout.write(JSON.stringify(await readVerified(${JSON.stringify(dir)}, ${JSON.stringify({ path, ...listed })})));`;
+      const started = Date.now();
+      const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000, killSignal: 'SIGKILL' });
+      expect(child.signal, `${device}: still reading after ${Date.now() - started} ms`).toBeNull();
+      expect(JSON.parse(child.stdout), child.stderr).toEqual({
+        severity: 'error',
+        code: 'missing-file',
+        file: join(dir, path),
+        message: "became a device during the publish, not a file: delete the build folder and build again with 'pepe build', then publish again",
+      });
+    }
+  }, 60_000);
 });
 
 describe('keys and metadata', () => {
