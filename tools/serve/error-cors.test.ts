@@ -6,11 +6,12 @@
  * `Access-Control-Allow-Origin` is a network failure to the page. The build is a small one made
  * here, so that each failure can be real: a function bundle that throws on /api/boom and
  * /v1/boom, a listed "image" that is a folder (EISDIR), two that are named pipes (a small one,
- * read into memory, and a large one, streamed: each used to wait for a writer for ever), a
- * large file whose size changed since the listing.
+ * read into memory, and a large one, streamed: each used to wait for a writer for ever), two
+ * that are devices (symlinks to /dev/zero and /dev/urandom, which never end), a large file
+ * whose size changed since the listing.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
@@ -55,6 +56,9 @@ async function writeBuild(dist: string): Promise<void> {
   // Listed files that are named pipes: opening one for reading waited for a writer for ever
   // (makeNamedPipe ends such a wait after a while, so that a regression fails, never hangs).
   pipes.push(makeNamedPipe(join(dist, 'site', 'images', 'pipe.png')), makeNamedPipe(join(dist, 'site', 'images', 'bigpipe.png')));
+  // Listed files that are devices, which never end: one read into memory, one streamed.
+  await symlink('/dev/zero', join(dist, 'site', 'images', 'zero.png'));
+  await symlink('/dev/urandom', join(dist, 'site', 'images', 'bigrandom.png'));
   const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
   const files = {
     'site/index.html': { size: 37, sha256: sha(Buffer.from('<!doctype html><title>gallery</title>')) },
@@ -63,8 +67,10 @@ async function writeBuild(dist: string): Promise<void> {
     'site/images/big.png': { size: BIG + 1, sha256: sha(big) },
     'site/images/pipe.png': { size: 10, sha256: sha(Buffer.from('0123456789')) },
     'site/images/bigpipe.png': { size: BIG, sha256: sha(big) },
+    'site/images/zero.png': { size: 10, sha256: sha(Buffer.alloc(10)) },
+    'site/images/bigrandom.png': { size: BIG, sha256: sha(big) },
   };
-  const counts = { records: 0, images: 4, files: Object.keys(files).length };
+  const counts = { records: 0, images: 6, files: Object.keys(files).length };
   await writeFile(join(dist, 'manifest.json'), JSON.stringify({ format: 1, version: 'test', settings: { baseUrl: 'http://localhost', apiUrl: 'http://localhost/api', cdnUrl: 'http://localhost' }, counts, files }));
 }
 
@@ -101,6 +107,8 @@ const CASES = [
   { name: 'a listed file that cannot be read (500)', method: 'GET', path: '/images/broken.png', status: 500, body: /"code":"INTERNAL_SERVER_ERROR"/ },
   { name: 'a listed file that is a named pipe (500)', method: 'GET', path: '/images/pipe.png', status: 500, body: /"code":"INTERNAL_SERVER_ERROR"/ },
   { name: 'a large listed file that is a named pipe (500)', method: 'GET', path: '/images/bigpipe.png', status: 500, body: /"code":"INTERNAL_SERVER_ERROR"/ },
+  { name: 'a listed file that is a device, /dev/zero (500)', method: 'GET', path: '/images/zero.png', status: 500, body: /"code":"INTERNAL_SERVER_ERROR"/ },
+  { name: 'a large listed file that is a device, /dev/urandom (500)', method: 'GET', path: '/images/bigrandom.png', status: 500, body: /"code":"INTERNAL_SERVER_ERROR"/ },
   { name: 'a file replaced while it is read (503)', method: 'GET', path: '/images/big.png', status: 503, body: /try again in a moment/ },
 ] as const;
 
