@@ -10,11 +10,11 @@
  * only when the output still holds exactly that manifest version.
  */
 import { hash } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readCacheJson } from './cache-json.js';
 import type { Manifest, ManifestEntry } from './manifest.js';
 import { makeFolders } from './make-folders.js';
+import { replaceFile } from './replace-file.js';
 
 const FILE = 'answers.json';
 
@@ -35,7 +35,7 @@ export async function loadAnswerDigests(cacheDir: string): Promise<AnswerDigests
 
 export async function saveAnswerDigests(cacheDir: string, digests: AnswerDigests): Promise<void> {
   await makeFolders(cacheDir);
-  await writeFile(join(cacheDir, FILE), JSON.stringify(digests));
+  await replaceFile(join(cacheDir, FILE), JSON.stringify(digests));
 }
 
 /**

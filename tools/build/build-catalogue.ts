@@ -26,6 +26,7 @@ import { writeAccessProblem } from './write-access.js';
 import { changedImageWarnings } from './changed-images.js';
 import { contentStatFingerprint, loadRecords, recordsFile, saveRecords } from './unchanged-content.js';
 import { cachePlacementProblem } from './cache-placement.js';
+import { cacheFileProblems } from './cache-files.js';
 import { folderProblem } from './file-in-the-way.js';
 import { memoizedRecordEncoding, type RecordEncodingRun } from './record-encoding-memo.js';
 import { memoizedSearchIndex, type SearchIndexRun } from './search-index-memo.js';
@@ -192,12 +193,16 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
     const timings = { scanMs, totalMs: performance.now() - scanStart };
     return lastBuildResult(last, { cacheDir, timings, seconds: (performance.now() - started) / 1000, manifest: outputManifest });
   }
+  // After the no-change path, which reads no cache file but last-build.json and records.json (a file there, or it is not taken).
+  const cacheFiles = cacheFileProblems(cacheDir);
+  const unusableCache = cacheFiles.filter((problem) => problem.severity === 'error');
+  if (unusableCache.length > 0) return refusedBuild(unusableCache, started);
   const analysis = await analyseContent({ ...options, contentDir, cacheDir, writeCache: true, scan });
   const dupesStart = performance.now();
   const dupes = await nearDuplicateProblems(analysis.items, 'warning', { dir: cacheDir, write: true });
   const busy: Problem[] = recovery.state === 'busy' ? [error('bad-out-dir', `another pepe build (pid ${recovery.pid}) is writing the output folder "${outDir}": wait for it to finish (if no build is running, delete "${recovery.txnDir}")`)] : [];
   const hasPrevious = lastManifestIntact || (await previousManifest()) !== null;
-  const problems = sortProblems([...analysis.problems, ...busy, ...(await outDirProblems(contentDir, outDir, hasPrevious, unusablePrevious)), ...dupes]);
+  const problems = sortProblems([...cacheFiles, ...analysis.problems, ...busy, ...(await outDirProblems(contentDir, outDir, hasPrevious, unusablePrevious)), ...dupes]);
   const dupesMs = performance.now() - dupesStart;
   const records = sortedRecords(analysis.items.map((item) => item.record));
   const errors = problems.filter((p) => p.severity === 'error').length;
@@ -236,7 +241,9 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
     // those (one image added…) never pay for writing the records.
     if (statFingerprint !== null) {
       saveRecords(cacheDir, records);
-      const unchanged = { statFingerprint, problems, images: analysis.stats.images, records: records.length };
+      // The content's problems only: the next build that takes them whole has no cache file to warn about.
+      const contentProblems = problems.filter((problem) => !cacheFiles.includes(problem));
+      const unchanged = { statFingerprint, problems: contentProblems, images: analysis.stats.images, records: records.length };
       await saveLastBuild(cacheDir, { ...last, unchanged, recordsStat: statKey(recordsFile(cacheDir)) });
     }
     return finish({ ok: true, problems, records, changed: false }, outputManifest);

@@ -14,12 +14,13 @@
  * never mismatches them. The deltas are folded into a fresh full document once they outweigh
  * half of it.
  */
-import { appendFile, readFile } from 'node:fs/promises';
+import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ImageExt } from '../../functions/core/record.js';
 import type { ImageAnalysis } from '../image/analyse-image.js';
 import type { ImageFormat } from '../image/format.js';
 import { frameDocument, readCacheDocuments } from './cache-log.js';
+import { readRegularFile } from './read-regular-file.js';
 import { replaceFile } from './replace-file.js';
 import { type NormalisedSidecar, sidecarRulesVersion } from './sidecar.js';
 import { type StatKey, StatKeyedMap, type StatRow } from './stat-keyed-map.js';
@@ -132,7 +133,8 @@ export class FeatureCache {
 
   static async load(cacheDir: string, featureVersion: string, sidecarRules = sidecarRulesVersion()): Promise<FeatureCache> {
     const cache = new FeatureCache(cacheDir, featureVersion, sidecarRules);
-    const bytes = await readFile(cache.file).catch(() => null);
+    // Only a regular file, opened without blocking: a named pipe here blocked the build for ever and /dev/zero was read without end; anything else reads as no cache.
+    const bytes = await readRegularFile(cache.file).catch(() => null);
     if (bytes) cache.decode(bytes);
     return cache;
   }

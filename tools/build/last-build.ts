@@ -3,11 +3,11 @@
  * so that a rebuild can prove its output still stands (build-catalogue.ts) without reading it.
  */
 import { statSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Problem } from './problems.js';
 import { readCacheJson } from './cache-json.js';
 import { makeFolders } from './make-folders.js';
+import { replaceFile } from './replace-file.js';
 
 export interface LastBuild {
   outDir: string;
@@ -53,5 +53,5 @@ export async function loadLastBuild(cacheDir: string): Promise<LastBuild | null>
 
 export async function saveLastBuild(cacheDir: string, last: LastBuild): Promise<void> {
   await makeFolders(cacheDir);
-  await writeFile(join(cacheDir, LAST_BUILD_FILE), `${JSON.stringify(last)}\n`);
+  await replaceFile(join(cacheDir, LAST_BUILD_FILE), `${JSON.stringify(last)}\n`);
 }

@@ -10,7 +10,6 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
@@ -20,6 +19,7 @@ import type { AnalysedItem } from './analyse-content.js';
 import type { Problem } from './problems.js';
 import { readCacheJson } from './cache-json.js';
 import { makeFolders } from './make-folders.js';
+import { replaceFile } from './replace-file.js';
 
 const DUPES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'dupes');
 const CACHE_FILE = 'near-duplicates.json';
@@ -117,8 +117,8 @@ export async function nearDuplicatePairs(items: AnalysedItem[], cache?: { dir: s
     const itemsNext: ItemsCache = { key, code, signatures: sigs };
     const pairsNext: PairCache = { format: 3, key, pairs };
     // Items first: a pairs file is only ever trusted together with items under the same key.
-    await writeFile(itemsFile, JSON.stringify(itemsNext));
-    await writeFile(pairsFile, JSON.stringify(pairsNext));
+    await replaceFile(itemsFile, JSON.stringify(itemsNext));
+    await replaceFile(pairsFile, JSON.stringify(pairsNext));
   }
   return pairs;
 }

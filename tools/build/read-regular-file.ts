@@ -20,7 +20,7 @@ export class NotAFileError extends Error {
 }
 
 /** What a path that is neither a file nor a folder is, in the words of a message. */
-function oddKind(info: Stats): string {
+export function oddKind(info: Stats): string {
   if (info.isFIFO()) return 'a named pipe (FIFO)';
   if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
   if (info.isSocket()) return 'a socket';

@@ -40,11 +40,17 @@ export class ThumbStore {
 
   constructor(private readonly dir: string) {}
 
-  /** Takes over a recorded state if its file has the expected length; false (deleted, truncated) invalidates every thumbnail. */
+  /**
+   * Takes over a recorded state if its file is a regular file of the expected length; false
+   * (deleted, truncated, not a file) invalidates every thumbnail. A named pipe or a symlink to
+   * /dev/null has the length of an empty file: adopted, the next thumbnails were appended to
+   * it, blocking the build for ever or vanishing.
+   */
   adopt(state: ThumbState): boolean {
     let bytes: number;
     try {
-      bytes = statSync(thumbFile(this.dir, state.generation)).size;
+      const info = statSync(thumbFile(this.dir, state.generation));
+      bytes = info.isFile() ? info.size : -1;
     } catch {
       bytes = -1;
     }

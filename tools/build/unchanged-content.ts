@@ -10,11 +10,12 @@
  * build) still catches the rest, e.g. a file touched without being changed.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PepeRecord } from '../../functions/core/record.js';
 import type { ContentScan } from './scan-content.js';
 import { makeFoldersSync } from './make-folders.js';
+import { readRegularFileSync } from './read-regular-file.js';
+import { replaceFileSync } from './replace-file.js';
 
 const RECORDS_FILE = 'records.json';
 
@@ -37,9 +38,10 @@ export function contentStatFingerprint(scan: ContentScan, settings: Record<strin
 
 export function saveRecords(cacheDir: string, records: PepeRecord[]): void {
   makeFoldersSync(cacheDir);
-  writeFileSync(recordsFile(cacheDir), JSON.stringify(records));
+  replaceFileSync(recordsFile(cacheDir), JSON.stringify(records));
 }
 
 export function loadRecords(cacheDir: string): PepeRecord[] {
-  return JSON.parse(readFileSync(recordsFile(cacheDir), 'utf8')) as PepeRecord[];
+  // Only a regular file, opened without blocking: a named pipe here blocked the caller for ever.
+  return JSON.parse(readRegularFileSync(recordsFile(cacheDir)).toString('utf8')) as PepeRecord[];
 }

@@ -16,12 +16,20 @@ export interface NamedPipe {
 export function makeNamedPipe(path: string, releaseAfterMs = 3000): NamedPipe {
   rmSync(path, { force: true });
   execFileSync('mkfifo', [path]);
-  // `: 3>pipe` opens the pipe for writing (waiting for a reader to open it) and closes it at once.
-  const releaser: ChildProcess = spawn('sh', ['-c', `while sleep ${releaseAfterMs / 1000}; do : 3>"$1"; done`, 'sh', path], { stdio: 'ignore', detached: true });
+  // `: 3>>pipe` opens the pipe for writing (waiting for a reader to open it) and closes it at
+  // once. It stops when the path is no longer a pipe (a tool renamed its own file over it),
+  // and opens for appending: a file in its place is never truncated nor created.
+  const releaser: ChildProcess = spawn('sh', ['-c', `while sleep ${releaseAfterMs / 1000}; do [ -p "$1" ] || exit 0; : 3>>"$1"; done`, 'sh', path], { stdio: 'ignore', detached: true });
   return {
     remove: () => {
-      // Its own process group: the shell and its `sleep`, nothing else.
-      if (releaser.pid !== undefined) process.kill(-releaser.pid, 'SIGKILL');
+      // Its own process group: the shell and its `sleep`, nothing else (gone if the pipe was replaced).
+      if (releaser.pid !== undefined && releaser.exitCode === null && releaser.signalCode === null) {
+        try {
+          process.kill(-releaser.pid, 'SIGKILL');
+        } catch {
+          // It ended meanwhile.
+        }
+      }
       rmSync(path, { force: true });
     },
   };

@@ -1,0 +1,158 @@
+/**
+ * A build whose cache files are not regular files: named pipes (one blocked the build for
+ * ever, waiting for a writer or a reader), devices (a symlink to /dev/zero was read up to
+ * 2 GB, one to /dev/null swallowed every save), sockets and folders (each stopped the build
+ * with a stack trace: ENXIO, EISDIR). Real files of each kind, in a real build's cache folder;
+ * `pepe check`, which reads the same cache, blocked on a pipe for ever too.
+ */
+import { spawnSync } from 'node:child_process';
+import { cp, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalogueModuleSource, compileCatalogue } from '../../functions/core/catalogue.js';
+import { FIXTURE_URLS, fixtureId, fixtureImage, makeFixtureContent } from '../testing/fixture-catalogue.js';
+import { makeNamedPipe, type NamedPipe } from '../testing/named-pipe.js';
+import { snapshotDir } from '../testing/snapshot-dir.js';
+import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
+import { buildCatalogue, type BuildOptions } from './build-catalogue.js';
+import { CACHE_FILE_NAMES } from './cache-files.js';
+import { checkContent } from './check-content.js';
+
+let temp: TempDir;
+let baseContent: string;
+beforeAll(async () => {
+  temp = await makeTempDir('pepe-cache-files-');
+  baseContent = join(temp.path, 'content');
+  await makeFixtureContent(baseContent, { count: 4 });
+}, 120_000);
+afterAll(async () => temp?.cleanup());
+
+/** A content folder, output and cache of its own, built twice (the second build writes records.json too). */
+async function builtTwice(name: string): Promise<BuildOptions & { cacheDir: string }> {
+  const contentDir = join(temp.path, name, 'content');
+  await cp(baseContent, contentDir, { recursive: true });
+  const options = { contentDir, outDir: join(temp.path, name, 'dist'), cacheDir: join(temp.path, name, 'cache'), urls: FIXTURE_URLS };
+  expect((await buildCatalogue(options)).ok).toBe(true);
+  expect((await buildCatalogue(options)).stats.shortcut).toBe('records');
+  return options;
+}
+
+/** One more image, so that the build reads and writes every cache file. */
+async function addImage(contentDir: string, n: number): Promise<void> {
+  const { bytes, ext } = await fixtureImage(60 + n);
+  await writeFile(join(contentDir, `added-${n}${ext}`), bytes);
+  await writeFile(join(contentDir, `added-${n}.json`), JSON.stringify({ id: fixtureId(`cache-files-added-${n}`), description: null, tags: null, created_at: '2027-02-01T00:00:00Z' }));
+}
+
+type Kind = { name: string; words: string; make: (file: string) => Promise<() => Promise<void>> };
+
+const KINDS: Kind[] = [
+  {
+    name: 'named pipes',
+    words: 'a named pipe (FIFO)',
+    make: async (file) => {
+      const pipe: NamedPipe = makeNamedPipe(file);
+      return async () => pipe.remove();
+    },
+  },
+  {
+    name: 'devices (symlinks to /dev/zero)',
+    words: 'a device',
+    make: async (file) => {
+      await symlink('/dev/zero', file);
+      return async () => undefined;
+    },
+  },
+  {
+    name: 'sockets',
+    words: 'a socket',
+    make: async (file) => {
+      const server: Server = createServer();
+      await new Promise<void>((done) => server.listen(file, done));
+      return () => new Promise<void>((done) => server.close(() => done()));
+    },
+  },
+];
+
+describe.skipIf(process.platform === 'win32')('a build whose cache files are not files', () => {
+  it('writes only the files CACHE_FILE_NAMES lists, and the thumbnail file (a new cache file must be checked too)', async () => {
+    const { cacheDir } = await builtTwice('names');
+    const written = (await readdir(cacheDir)).filter((name) => !/^thumbs-[0-9a-z]+\.bin$/.test(name)).sort();
+    expect(written).toEqual([...CACHE_FILE_NAMES].sort());
+  });
+
+  it.each(KINDS)('reads $name as no cache, says so in one warning each, replaces them, and builds what a fresh build builds', async ({ name, words, make }) => {
+    const own = await builtTwice(name.split(' ')[0]!);
+    const cleanups: (() => Promise<void>)[] = [];
+    try {
+      for (const file of CACHE_FILE_NAMES) {
+        await rm(join(own.cacheDir, file));
+        cleanups.push(await make(join(own.cacheDir, file)));
+      }
+      // `pepe check` reads the build cache too, and writes nothing: no cache, no warning (the build says it).
+      const checked = await checkContent({ contentDir: own.contentDir, cacheDir: own.cacheDir });
+      expect(checked.problems).toEqual([]);
+      expect(checked.stats.cacheHits).toBe(0);
+      for (const file of CACHE_FILE_NAMES) expect((await stat(join(own.cacheDir, file))).isFile(), file).toBe(false);
+      await addImage(own.contentDir, 0);
+      const started = Date.now();
+      const result = await buildCatalogue(own);
+      expect(Date.now() - started, 'a cache file blocked the build').toBeLessThan(30_000);
+      expect(result.ok, JSON.stringify(result.problems)).toBe(true);
+      expect(result.problems).toEqual(
+        CACHE_FILE_NAMES.map((file) => ({
+          severity: 'warning',
+          code: 'unusable-cache-file',
+          file: join(own.cacheDir, file),
+          message: `is ${words}, not a file: read as no cache, and replaced by this build's ${file}`,
+        })).sort((a, b) => (a.file < b.file ? -1 : 1)),
+      );
+      expect(await readFile(join(own.outDir, 'data/catalogue.mjs'), 'utf8')).toBe(catalogueModuleSource(compileCatalogue(result.records, FIXTURE_URLS)));
+      // records.json is written by the next build that finds nothing changed; then the cache is whole again.
+      const next = await buildCatalogue(own);
+      expect(next.problems.map((problem) => problem.file)).toEqual(next.problems.length === 0 ? [] : [join(own.cacheDir, 'records.json')]);
+      for (const file of CACHE_FILE_NAMES) expect((await stat(join(own.cacheDir, file))).isFile(), file).toBe(true);
+      const last = await buildCatalogue(own);
+      expect(last.problems).toEqual([]);
+      expect(last.stats.shortcut).toBe('listing');
+    } finally {
+      for (const cleanup of cleanups) await cleanup();
+    }
+  }, 120_000);
+
+  it('refuses folders where its cache files go, naming each, before any work, and leaves the output as it was', async () => {
+    const own = await builtTwice('folders');
+    for (const file of CACHE_FILE_NAMES) {
+      await rm(join(own.cacheDir, file));
+      await mkdir(join(own.cacheDir, file));
+    }
+    await addImage(own.contentDir, 1);
+    const before = await snapshotDir(own.outDir);
+    const result = await buildCatalogue(own);
+    expect(result.ok).toBe(false);
+    expect(result.problems).toEqual(
+      CACHE_FILE_NAMES.map((file) => ({
+        severity: 'error',
+        code: 'bad-cache-dir',
+        file: join(own.cacheDir, file),
+        message: `is a folder where the build keeps its cache file ${file}: delete it (the cache is only an optimisation), or pass --cache with another folder`,
+      })),
+    );
+    expect(result.stats.decoded).toBe(0);
+    expect(await snapshotDir(own.outDir)).toEqual(before);
+    // Nothing of the user's was deleted.
+    for (const file of CACHE_FILE_NAMES) expect((await stat(join(own.cacheDir, file))).isDirectory(), file).toBe(true);
+  }, 120_000);
+
+  it('prints each warning as one line from the real command', async () => {
+    const own = await builtTwice('cli');
+    await rm(join(own.cacheDir, 'answers.json'));
+    await symlink('/dev/zero', join(own.cacheDir, 'answers.json'));
+    await addImage(own.contentDir, 2);
+    const child = spawnSync(process.execPath, [join(import.meta.dirname, '../pepe.mjs'), 'build', '--content', own.contentDir, '--out', own.outDir, '--cache', own.cacheDir], { encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL' });
+    expect(child.status, child.stderr).toBe(0);
+    expect(child.stderr).not.toMatch(/\n\s+at /);
+    expect(`${child.stdout}${child.stderr}`).toMatch(new RegExp(`^warning: ${join(own.cacheDir, 'answers.json').replace(/[.]/g, '\\.')}: is a device, not a file: read as no cache, and replaced by this build's answers\\.json \\[unusable-cache-file\\]$`, 'm'));
+  }, 120_000);
+});
