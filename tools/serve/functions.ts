@@ -4,8 +4,9 @@
  * `config.path` (see path-pattern.ts for the supported URLPattern subset).
  */
 import { readdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { oddKindAt } from '../build/read-regular-file.js';
 import { compilePathPattern, type PathPattern } from './path-pattern.js';
 
 /** What a v2 function module receives besides the Request; only the parts a local server can honestly provide. */
@@ -38,6 +39,11 @@ export async function loadFunctions(dir: string, generation = 0): Promise<Loaded
   const loaded: LoadedFunction[] = [];
   for (const file of names) {
     const where = join(dir, file);
+    // Only a regular file: import() of a named pipe waited for a writer for ever, and of a
+    // device (a symlink to /dev/zero) read without end, and `pepe serve` never started nor
+    // said why. A build whose inputs did not change writes nothing, hence a fresh build.
+    const odd = oddKindAt(where);
+    if (odd !== null) throw new Error(`${where} is ${odd}, not a file: delete ${dirname(resolve(dir))} and build again with \`npx pepe build\``);
     const url = pathToFileURL(resolve(where)).href + (generation > 0 ? `?generation=${generation}` : '');
     let mod: { default?: unknown; config?: { path?: unknown; preferStatic?: unknown } };
     try {

@@ -6,7 +6,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readlinkSync } from 'node:fs';
-import { cp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { cp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -133,6 +133,28 @@ describe('set-up errors', () => {
       expect((error as Error).message).toBe(`${manifest} is a named pipe (FIFO), not a file: delete ${piped} and build again with \`npx pepe build\``);
     } finally {
       pipe.remove();
+    }
+  }, 20_000);
+
+  // Its import() waited for a writer for ever (a pipe) or read without end (a device): `pepe serve` never started, nor said why.
+  it.skipIf(process.platform === 'win32')('names a function bundle that is a named pipe or a device, at once', async () => {
+    const odd = join(site.root, 'odd-bundle-dist');
+    await cp(site.distDir, odd, { recursive: true });
+    const bundle = join(odd, 'functions', 'pepe.mjs');
+    for (const [kind, make] of [
+      ['a named pipe (FIFO)', async () => makeNamedPipe(bundle).remove],
+      ['a device', async () => (await symlink('/dev/zero', bundle), () => undefined)],
+    ] as const) {
+      await rm(bundle, { force: true });
+      const cleanup = await make();
+      try {
+        const { ms, error } = await timed(() => startServer({ dir: odd, port: 0, host: '127.0.0.1', netlifyToml: join(REPO, 'netlify.toml') }));
+        expect(ms, kind).toBeLessThan(1000);
+        expect(error, kind).toBeInstanceOf(ServeSetupError);
+        expect((error as Error).message).toBe(`${bundle} is ${kind}, not a file: delete ${odd} and build again with \`npx pepe build\``);
+      } finally {
+        cleanup();
+      }
     }
   }, 20_000);
 
