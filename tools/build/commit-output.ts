@@ -19,7 +19,8 @@
  * `new/` is unlinked, the created folders are removed. A leftover journal whose version
  * matches the output's manifest.json committed completely and only needs deleting.
  */
-import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readRegularFileSync } from './read-regular-file.js';
 import { spawn } from 'node:child_process';
 import { basename, dirname, join } from 'node:path';
 import { MANIFEST_FILE } from './manifest.js';
@@ -53,9 +54,16 @@ export function newTransactionDir(outDir: string, id: string): string {
   return join(dirname(outDir), `${txnPrefix(outDir)}${process.pid}-${id}`);
 }
 
+/**
+ * Recovery reads the manifest and a killed build's journal only when regular files, opened
+ * without blocking (read-regular-file.ts): either one a named pipe blocked the next build for
+ * ever, in the main thread; anything else but a file reads as none.
+ */
+const readJsonSync = (file: string): unknown => JSON.parse(readRegularFileSync(file).toString('utf8'));
+
 const manifestVersion = (outDir: string): string | null => {
   try {
-    return (JSON.parse(readFileSync(join(outDir, MANIFEST_FILE), 'utf8')) as { version?: string }).version ?? null;
+    return (readJsonSync(join(outDir, MANIFEST_FILE)) as { version?: string }).version ?? null;
   } catch {
     return null;
   }
@@ -205,7 +213,7 @@ export function recoverOutput(outDir: string): Recovery {
     if (Number.isInteger(pid) && pidAlive(pid)) return { state: 'busy', pid, txnDir };
     let journal: Journal | null = null;
     try {
-      journal = JSON.parse(readFileSync(join(txnDir, JOURNAL), 'utf8')) as Journal;
+      journal = readJsonSync(join(txnDir, JOURNAL)) as Journal;
     } catch {
       journal = null;
     }
