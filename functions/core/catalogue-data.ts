@@ -1,7 +1,7 @@
 /**
  * The data the function serves, as `compileCatalogue` produces it and the generated
- * module `dist/data/catalogue.mjs` exports it (with its texts in `dist/data/pieces-<version>.txt`). Only type imports, so the function
- * bundle and `catalogue-module.d.ts` can refer to it cheaply.
+ * module `dist/data/catalogue.mjs` exports it (its texts in `dist/data/pieces-<version>.txt`).
+ * Only type imports, so the function bundle and `catalogue-module.d.ts` can refer to it cheaply.
  */
 import type { SiteUrls } from './record.js';
 import type { PiecedNumbers } from './packed-numbers.js';
