@@ -10,6 +10,8 @@ const PIECES = ['first\tpiece', '', 'x'.repeat(70_000), 'last `u00e9'];
 const LENGTHS = PIECES.map((piece) => piece.length);
 const NAME = 'pieces-0123456789abcdef.txt';
 const folderUrl = (path: string) => pathToFileURL(`${path}/`);
+/** Not "run `pepe build` again": over an intact build folder whose content did not change, a build writes nothing, so the file stayed as it was. */
+const FIX = 'delete the build folder (dist, or the --out of `pepe build`) and build again with `pepe build` (a build whose content did not change writes nothing)';
 
 let temp: TempDir;
 beforeAll(async () => {
@@ -49,7 +51,7 @@ describe('piecesFileReader', () => {
   it('names every place it looked when no folder holds the file, and finds it once it is there', async () => {
     const dir = await folderWith('later', null);
     const read = piecesFileReader(NAME, LENGTHS, [folderUrl(dir)]);
-    expect(() => read(0)).toThrow(`catalogue pieces file ${NAME} not found (looked for ${join(dir, NAME)}); run \`pepe build\` again, and deploy dist/data with the function`);
+    expect(() => read(0)).toThrow(`catalogue pieces file ${NAME} not found (looked for ${join(dir, NAME)}): ${FIX}; a deploy must ship dist/data with the function`);
     await writeFile(join(dir, NAME), PIECES.join(''));
     expect(read(0)).toBe(PIECES[0]);
   });
@@ -57,13 +59,13 @@ describe('piecesFileReader', () => {
   it('refuses a file whose size is not the sum of the lengths (another build, or torn), naming it', async () => {
     const dir = await folderWith('short', PIECES.join('').slice(1));
     const expected = PIECES.join('').length;
-    expect(() => piecesFileReader(NAME, LENGTHS, [folderUrl(dir)])(0)).toThrow(`catalogue pieces file ${join(dir, NAME)} holds ${expected - 1} bytes, not the ${expected} its data module lists; run \`pepe build\` again`);
+    expect(() => piecesFileReader(NAME, LENGTHS, [folderUrl(dir)])(0)).toThrow(`catalogue pieces file ${join(dir, NAME)} holds ${expected - 1} bytes, not the ${expected} its data module lists: ${FIX}`);
   });
 
   it('refuses a folder or a named pipe in the file’s place, at once', async () => {
     const dir = await folderWith('folder', null);
     await mkdir(join(dir, NAME));
-    expect(() => piecesFileReader(NAME, LENGTHS, [folderUrl(dir)])(0)).toThrow(`catalogue pieces file ${join(dir, NAME)} is not a regular file; run \`pepe build\` again`);
+    expect(() => piecesFileReader(NAME, LENGTHS, [folderUrl(dir)])(0)).toThrow(`catalogue pieces file ${join(dir, NAME)} is not a regular file: ${FIX}`);
     const pipeDir = await folderWith('pipe', null);
     const pipe = makeNamedPipe(join(pipeDir, NAME));
     try {
@@ -81,6 +83,6 @@ describe('piecesFileReader', () => {
     const read = piecesFileReader(NAME, LENGTHS, [folderUrl(dir)]);
     expect(read(0)).toBe(PIECES[0]);
     await truncate(join(dir, NAME), LENGTHS[0]! + 10);
-    expect(() => read(2)).toThrow(`catalogue pieces file ${NAME} ended inside piece 2; run \`pepe build\` again`);
+    expect(() => read(2)).toThrow(`catalogue pieces file ${NAME} ended inside piece 2: ${FIX}`);
   });
 });

@@ -22,6 +22,13 @@ const { fileURLToPath } = process.getBuiltinModule('node:url');
 /** O_NONBLOCK: a named pipe in the file's place opens at once (and is refused below) instead of waiting for a writer; on a regular file it changes nothing. */
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
+/**
+ * What to do about a missing or damaged pieces file. Not just "run `pepe build` again": a
+ * build whose content did not change writes nothing into an intact build folder (README,
+ * "Caching and incremental builds"), so the file stayed missing or damaged however often the user rebuilt.
+ */
+const FRESH_BUILD = 'delete the build folder (dist, or the --out of `pepe build`) and build again with `pepe build` (a build whose content did not change writes nothing)';
+
 /** Opens the first of `folders` that holds `name`; throws, naming where it looked, when none does. */
 function openPiecesFile(name: string, folders: readonly URL[], expectedBytes: number): number {
   const tried: string[] = [];
@@ -40,11 +47,11 @@ function openPiecesFile(name: string, folders: readonly URL[], expectedBytes: nu
     const stats = fstatSync(fd);
     if (!stats.isFile() || stats.size !== expectedBytes) {
       closeSync(fd);
-      throw new Error(`catalogue pieces file ${path} ${stats.isFile() ? `holds ${stats.size} bytes, not the ${expectedBytes} its data module lists` : 'is not a regular file'}; run \`pepe build\` again`);
+      throw new Error(`catalogue pieces file ${path} ${stats.isFile() ? `holds ${stats.size} bytes, not the ${expectedBytes} its data module lists` : 'is not a regular file'}: ${FRESH_BUILD}`);
     }
     return fd;
   }
-  throw new Error(`catalogue pieces file ${name} not found (looked for ${tried.join(', ')}); run \`pepe build\` again, and deploy dist/data with the function`);
+  throw new Error(`catalogue pieces file ${name} not found (looked for ${tried.join(', ')}): ${FRESH_BUILD}; a deploy must ship dist/data with the function`);
 }
 
 /**
@@ -86,7 +93,7 @@ export function piecesFileReader(name: string, lengths: readonly number[], folde
     let done = 0;
     while (done < length) {
       const got = readSync(fd, scratch, done, length - done, starts[index]! + done);
-      if (got === 0) throw new Error(`catalogue pieces file ${name} ended inside piece ${index}; run \`pepe build\` again`);
+      if (got === 0) throw new Error(`catalogue pieces file ${name} ended inside piece ${index}: ${FRESH_BUILD}`);
       done += got;
     }
     return (read[index] = scratch.toString('latin1', 0, length));
