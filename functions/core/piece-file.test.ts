@@ -1,4 +1,4 @@
-import { mkdir, rm, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -83,6 +83,13 @@ describe('piecesFileReader', () => {
     const read = piecesFileReader(NAME, LENGTHS, [folderUrl(dir)]);
     expect(read(0)).toBe(PIECES[0]);
     await truncate(join(dir, NAME), LENGTHS[0]! + 10);
-    expect(() => read(2)).toThrow(`catalogue pieces file ${NAME} ended inside piece 2: ${FIX}`);
+    expect(() => read(2)).toThrow(`catalogue pieces file ${join(dir, NAME)} ended inside piece 2: ${FIX}`);
+  });
+
+  it('names the file and the fix when it cannot be opened for another reason than being missing (a symlink loop here)', async () => {
+    const dir = await folderWith('loop', null);
+    await symlink(NAME, join(dir, NAME));
+    // Node's bare "ELOOP: too many symbolic links encountered, open '…'" said nothing of what the file is or what to do.
+    expect(() => piecesFileReader(NAME, LENGTHS, [folderUrl(dir)])(0)).toThrow(`catalogue pieces file ${join(dir, NAME)} cannot be opened (ELOOP): ${FIX}`);
   });
 });

@@ -29,8 +29,14 @@ const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
  */
 const FRESH_BUILD = 'delete the build folder (dist, or the --out of `pepe build`) and build again with `pepe build` (a build whose content did not change writes nothing)';
 
+/** The open file and where it is (for the messages of later reads). */
+interface OpenFile {
+  fd: number;
+  path: string;
+}
+
 /** Opens the first of `folders` that holds `name`; throws, naming where it looked, when none does. */
-function openPiecesFile(name: string, folders: readonly URL[], expectedBytes: number): number {
+function openPiecesFile(name: string, folders: readonly URL[], expectedBytes: number): OpenFile {
   const tried: string[] = [];
   for (const folder of folders) {
     const path = fileURLToPath(new URL(name, folder));
@@ -38,18 +44,21 @@ function openPiecesFile(name: string, folders: readonly URL[], expectedBytes: nu
     try {
       fd = openSync(path, OPEN_FLAGS);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') {
         tried.push(path);
         continue;
       }
-      throw error;
+      // Node's own message (`EACCES: permission denied, open '…'`) said neither what the file is nor what to do.
+      const unreadable = code === 'EACCES' || code === 'EPERM' ? 'make it readable by the user the function runs as, or ' : '';
+      throw new Error(`catalogue pieces file ${path} cannot be opened (${code ?? String(error)}): ${unreadable}${FRESH_BUILD}`);
     }
     const stats = fstatSync(fd);
     if (!stats.isFile() || stats.size !== expectedBytes) {
       closeSync(fd);
       throw new Error(`catalogue pieces file ${path} ${stats.isFile() ? `holds ${stats.size} bytes, not the ${expectedBytes} its data module lists` : 'is not a regular file'}: ${FRESH_BUILD}`);
     }
-    return fd;
+    return { fd, path };
   }
   throw new Error(`catalogue pieces file ${name} not found (looked for ${tried.join(', ')}): ${FRESH_BUILD}; a deploy must ship dist/data with the function`);
 }
@@ -72,14 +81,14 @@ export function piecesFileReader(name: string, lengths: readonly number[], folde
     starts[i] = total;
     total += length;
   });
-  const tryOpen = (): number | undefined => {
+  const tryOpen = (): OpenFile | undefined => {
     try {
       return openPiecesFile(name, folders, total);
     } catch {
       return undefined;
     }
   };
-  let fd = tryOpen();
+  let file = tryOpen();
   // One buffer for every read: a fresh one per piece would cost new pages each time.
   let scratch: Buffer | undefined;
   const read: string[] = [];
@@ -87,13 +96,13 @@ export function piecesFileReader(name: string, lengths: readonly number[], folde
     const known = read[index];
     if (known !== undefined) return known;
     if (!(index >= 0 && index < lengths.length)) throw new RangeError(`catalogue data has no piece ${index}`);
-    fd ??= openPiecesFile(name, folders, total);
+    file ??= openPiecesFile(name, folders, total);
     scratch ??= Buffer.allocUnsafeSlow(Math.max(1, ...lengths));
     const length = lengths[index]!;
     let done = 0;
     while (done < length) {
-      const got = readSync(fd, scratch, done, length - done, starts[index]! + done);
-      if (got === 0) throw new Error(`catalogue pieces file ${name} ended inside piece ${index}: ${FRESH_BUILD}`);
+      const got = readSync(file.fd, scratch, done, length - done, starts[index]! + done);
+      if (got === 0) throw new Error(`catalogue pieces file ${file.path} ended inside piece ${index}: ${FRESH_BUILD}`);
       done += got;
     }
     return (read[index] = scratch.toString('latin1', 0, length));
