@@ -11,12 +11,16 @@
 import catalogue from '#catalogue';
 import { createHandler } from './core/handler.js';
 import { piecesFileReader } from './core/piece-file.js';
+import { RELEASE_FILES } from './core/release-files.js';
 
 // Our bundle is dist/functions/pepe.mjs (data in ../data/); Netlify's keeps this file's place
 // in the repository, functions/ (data in ../dist/data/).
 const PIECES_FOLDERS = [new URL('../data/', import.meta.url), new URL('../dist/data/', import.meta.url)];
 
-export default createHandler(catalogue, { pieces: piecesFileReader(catalogue.piecesFile, catalogue.pieceLengths, PIECES_FOLDERS) });
+const pieces = piecesFileReader(catalogue.piecesFile, catalogue.pieceLengths, PIECES_FOLDERS);
+
+// `pepe serve` closes the pieces file of a bundle it has replaced (core/release-files.ts); Netlify never calls it.
+export default Object.assign(createHandler(catalogue, { pieces }), { [RELEASE_FILES]: pieces.release });
 
 // Netlify reads this statically: it must stay a literal. preferStatic lets the precomputed
 // by-id files and /api/openapi.json win; the function answers everything else under these

@@ -1,4 +1,5 @@
 import { mkdir, rm, symlink, truncate, writeFile } from 'node:fs/promises';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +19,14 @@ beforeAll(async () => {
   temp = await makeTempDir('pepe-pieces-');
 });
 afterAll(async () => temp?.cleanup());
+
+function readlinkOrNull(path: string): string | null {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return null;
+  }
+}
 
 async function folderWith(name: string, text: string | null): Promise<string> {
   const dir = join(temp.path, `${name}-${Math.random().toString(36).slice(2)}`);
@@ -40,6 +49,21 @@ describe('piecesFileReader', () => {
     await rm(join(dir, NAME));
     expect(read(3)).toBe(PIECES[3]);
     expect(read(2)).toBe(PIECES[2]);
+  });
+
+  it('closes the file on release (pepe serve, for a build it replaced), and a later read opens it by its name again', async () => {
+    const dir = await folderWith('released', PIECES.join(''));
+    const read = piecesFileReader(NAME, LENGTHS, [folderUrl(dir)]);
+    expect(read(0)).toBe(PIECES[0]);
+    const held = () => (process.platform === 'linux' ? readdirSync('/proc/self/fd').filter((fd) => readlinkOrNull(`/proc/self/fd/${fd}`)?.startsWith(join(dir, NAME))) : []);
+    if (process.platform === 'linux') expect(held()).toHaveLength(1);
+    read.release();
+    if (process.platform === 'linux') expect(held()).toEqual([]);
+    read.release(); // twice is harmless
+    expect(read(3)).toBe(PIECES[3]);
+    read.release();
+    await rm(join(dir, NAME));
+    expect(() => read(2)).toThrow(`catalogue pieces file ${NAME} not found (looked for ${join(dir, NAME)})`);
   });
 
   it('looks in each folder in turn: the first that holds the file wins', async () => {

@@ -74,7 +74,17 @@ function openPiecesFile(name: string, folders: readonly URL[], expectedBytes: nu
  * again and throws the reason: the module still loads, and a request that needs a piece gets
  * the API's 500 while the file is missing, not a crash at start.
  */
-export function piecesFileReader(name: string, lengths: readonly number[], folders: readonly URL[]): PieceSource {
+export interface PiecesFileReader extends PieceSource {
+  /**
+   * Closes the file. `pepe serve` calls it on the handler of a build it replaced, once no
+   * request can reach that handler any more: the open file kept a deleted pieces file's disk
+   * space taken for as long as `pepe serve` ran (16.7 MB per rebuild at 100k records). A read
+   * after it opens the file by its name again (and fails, naming it, once it is gone).
+   */
+  release(): void;
+}
+
+export function piecesFileReader(name: string, lengths: readonly number[], folders: readonly URL[]): PiecesFileReader {
   const starts = new Array<number>(lengths.length);
   let total = 0;
   lengths.forEach((length, i) => {
@@ -92,7 +102,7 @@ export function piecesFileReader(name: string, lengths: readonly number[], folde
   // One buffer for every read: a fresh one per piece would cost new pages each time.
   let scratch: Buffer | undefined;
   const read: string[] = [];
-  return (index) => {
+  const reader = (index: number): string => {
     const known = read[index];
     if (known !== undefined) return known;
     if (!(index >= 0 && index < lengths.length)) throw new RangeError(`catalogue data has no piece ${index}`);
@@ -107,4 +117,17 @@ export function piecesFileReader(name: string, lengths: readonly number[], folde
     }
     return (read[index] = scratch.toString('latin1', 0, length));
   };
+  return Object.assign(reader, {
+    release(): void {
+      if (file === undefined) return;
+      // Forgotten first: a closed descriptor's number is soon another file's.
+      const { fd } = file;
+      file = undefined;
+      try {
+        closeSync(fd);
+      } catch {
+        // Already closed: nothing is held.
+      }
+    },
+  });
 }

@@ -8,6 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { oddKindAt } from '../build/read-regular-file.js';
 import { compilePathPattern, type PathPattern } from './path-pattern.js';
+import { RELEASE_FILES, type ReleasingHandler } from '../../functions/core/release-files.js';
 
 /** What a v2 function module receives besides the Request; only the parts a local server can honestly provide. */
 export interface FunctionContext {
@@ -25,6 +26,8 @@ export interface LoadedFunction {
   handler: FunctionHandler;
   patterns: PathPattern[];
   preferStatic: boolean;
+  /** Closes the files the bundle holds open (its pieces file), once a rebuild has replaced it; a no-op for a bundle that holds none. */
+  release: () => void;
 }
 
 export interface FunctionMatch {
@@ -63,6 +66,7 @@ export async function loadFunctions(dir: string, generation = 0): Promise<Loaded
       handler: mod.default as FunctionHandler,
       patterns: list.map((p) => compilePathPattern(p)),
       preferStatic: mod.config?.preferStatic === true,
+      release: releaseOf(mod.default),
     });
   }
   return loaded;
@@ -77,4 +81,10 @@ export function matchFunction(functions: LoadedFunction[], pathname: string): Fu
     }
   }
   return null;
+}
+
+/** The bundle's own release of its open files (functions/core/release-files.ts), or a no-op. */
+function releaseOf(handler: unknown): () => void {
+  const release = (handler as ReleasingHandler)[RELEASE_FILES];
+  return typeof release === 'function' ? () => release() : () => {};
 }

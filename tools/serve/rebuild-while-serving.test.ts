@@ -2,11 +2,11 @@
  * A build into the folder `pepe serve` is serving: like a Netlify deploy, every answer then
  * comes from the new build (static files, the function, the CDN cache), never a mix.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import fg from 'fast-glob';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -105,6 +105,47 @@ describe('a build folder replaced while serving', () => {
       await expect.poll(() => versions, { timeout: 10_000 }).toEqual([rebuilt.manifest!.version]);
       expect((await raw(serving.url, path)).status).toBe(404);
       expect(errors).toEqual([]);
+    } finally {
+      await serving.close();
+      await own.cleanup();
+    }
+  });
+});
+
+/** The pieces files below `root` (or its trash siblings) this process holds open, as /proc names them (`… (deleted)` once deleted). */
+function openPiecesFiles(root: string): string[] {
+  return readdirSync('/proc/self/fd').flatMap((fd) => {
+    try {
+      const target = readlinkSync(`/proc/self/fd/${fd}`);
+      return target.startsWith(root) && /\/pieces-[0-9a-f]+\.txt/.test(target) ? [target] : [];
+    } catch {
+      return []; // closed meanwhile (the listing's own descriptor)
+    }
+  });
+}
+
+describe.runIf(process.platform === 'linux')('the pieces file of a replaced build', () => {
+  it('is closed once the new build has been served for the grace period: every rebuild used to leave its deleted pieces file open, its disk space taken, until pepe serve stopped', async () => {
+    const own = await buildFixtureSite({ count: 3 });
+    const versions: (string | null)[] = [];
+    const serving = await startServer({ dir: own.distDir, port: 0, host: '127.0.0.1', netlifyToml: NETLIFY_TOML, releaseGraceMs: 200, onReload: ({ version }) => versions.push(version) });
+    try {
+      const record = own.records[0]!;
+      const path = `/api/pepe/${record.id.toUpperCase()}`; // answered by the function
+      expect((await raw(serving.url, path)).status).toBe(200);
+      const before = openPiecesFiles(own.root);
+      expect(before).toEqual([join(own.distDir, 'data', (await readdir(join(own.distDir, 'data'))).find((name) => name.startsWith('pieces-'))!)]);
+      for (const [i, description] of ['first rebuild', 'second rebuild'].entries()) {
+        const sidecar = (await fg('**/*.json', { cwd: own.contentDir })).find((name) => readFileSync(join(own.contentDir, name), 'utf8').includes(record.id))!;
+        const fields = JSON.parse(readFileSync(join(own.contentDir, sidecar), 'utf8')) as Record<string, unknown>;
+        await writeFile(join(own.contentDir, sidecar), JSON.stringify({ ...fields, description }));
+        expect((await buildCatalogue({ contentDir: own.contentDir, outDir: own.distDir, cacheDir: own.cacheDir, urls: FIXTURE_URLS })).ok).toBe(true);
+        await expect.poll(() => versions.length, { timeout: 10_000 }).toBe(i + 1);
+        expect((json(await raw(serving.url, path)) as { data: { description: string } }).data.description).toBe(description);
+      }
+      // Only the served build's file stays open; the replaced ones' were deleted by the builds.
+      const served = (await readdir(join(own.distDir, 'data'))).find((name) => name.startsWith('pieces-'))!;
+      await expect.poll(() => openPiecesFiles(own.root), { timeout: 10_000 }).toEqual([join(own.distDir, 'data', served)]);
     } finally {
       await serving.close();
       await own.cleanup();

@@ -13,7 +13,7 @@ import { errorBodyA, errorBodyB } from '../../functions/core/bodies.js';
 import { answerFromCdnCache } from './cached-fast-path.js';
 import { CdnCache } from './cdn-cache.js';
 import { CROSS_ORIGIN_ERROR_LINES, INTERNAL_ERROR_MESSAGE, sendApiError } from './error-answers.js';
-import { loadFunctions } from './functions.js';
+import { type LoadedFunction, loadFunctions } from './functions.js';
 import { loadNetlifyConfig } from './netlify-config.js';
 import { compileRedirect, unsupportedRedirect } from './redirects.js';
 import { type ChainState, handleRequest } from './request-chain.js';
@@ -44,6 +44,8 @@ export interface ServeOptions {
   requestTimeoutMs?: number;
   /** How long an answer may go without a byte taken by the client before the connection is cut (default 60 s; tests shorten it). */
   stalledTimeoutMs?: number;
+  /** How long a replaced build's function keeps its files open after a rebuild (default 5 min; tests shorten it). */
+  releaseGraceMs?: number;
   /** Told when a new build in the folder is being served (see `watchForRebuilds`). */
   onReload?: (info: { version: string | null }) => void;
 }
@@ -72,6 +74,14 @@ const REQUEST_TIMEOUT_MS = 30_000;
  * streamed file's descriptor, for ever.
  */
 const STALLED_TIMEOUT_MS = 60_000;
+/**
+ * A replaced build's function closes its pieces file this long after the swap, not at once:
+ * a request that began before the swap takes the old build whole (request-chain.ts), and may
+ * reach its function after a static file it first tried (a stalled client is cut off after
+ * STALLED_TIMEOUT_MS). Without it, every rebuild left its deleted pieces file open until
+ * `pepe serve` stopped, its disk space taken.
+ */
+const RELEASE_GRACE_MS = 5 * 60_000;
 /** The file a build renames last (its commit point). */
 const MANIFEST_NAME = 'manifest.json';
 
@@ -282,11 +292,26 @@ function watchForRebuilds(options: ServeOptions, state: ChainState): () => void 
     generation += 1;
     try {
       const next = await loadState(options, generation);
+      const replaced = state.functions;
       Object.assign(state, next);
+      releaseLater(replaced);
       options.onReload?.({ version: manifestVersion(dir) });
     } catch (error) {
       state.onError('a new build in the served folder could not be loaded; still serving the previous one', error);
     }
+  };
+  /** Replaced builds' functions whose files are still open, by the timer that will close them. */
+  const releases = new Map<NodeJS.Timeout, readonly LoadedFunction[]>();
+  const release = (key: NodeJS.Timeout): void => {
+    clearTimeout(key);
+    for (const fn of releases.get(key) ?? []) fn.release();
+    releases.delete(key);
+  };
+  const releaseLater = (functions: readonly LoadedFunction[]): void => {
+    const later: NodeJS.Timeout = setTimeout(() => release(later), options.releaseGraceMs ?? RELEASE_GRACE_MS);
+    // Never what keeps the process running: its exit closes every file anyway.
+    later.unref();
+    releases.set(later, functions);
   };
   const schedule = () => {
     clearTimeout(timer);
@@ -345,6 +370,8 @@ function watchForRebuilds(options: ServeOptions, state: ChainState): () => void 
     clearTimeout(timer);
     watcher?.close();
     parentWatcher?.close();
+    // The server has closed, every request answered: nothing reads a replaced build's files any more.
+    for (const later of [...releases.keys()]) release(later);
   };
 }
 
