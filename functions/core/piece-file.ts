@@ -63,6 +63,17 @@ function openPiecesFile(name: string, folders: readonly URL[], expectedBytes: nu
   throw new Error(`catalogue pieces file ${name} not found (looked for ${tried.join(', ')}): ${FRESH_BUILD}; a deploy must ship dist/data with the function`);
 }
 
+/** Piece i of the pieces file (a `PieceSource`), and the close `pepe serve` needs. */
+export interface PiecesFileReader extends PieceSource {
+  /**
+   * Closes the file. `pepe serve` calls it on the handler of a build it replaced, once no
+   * request can reach that handler any more: the open file kept a deleted pieces file's disk
+   * space taken for as long as `pepe serve` ran (16.7 MB per rebuild at 100k records). A read
+   * after it opens the file by its name again (and fails, naming it, once it is gone).
+   */
+  release(): void;
+}
+
 /**
  * Piece i of the file, read on first use. Pieces are printable ASCII and TAB only (written
  * with `escapeForSource`), so a byte is a character and latin1 decodes them exactly.
@@ -74,16 +85,6 @@ function openPiecesFile(name: string, folders: readonly URL[], expectedBytes: nu
  * again and throws the reason: the module still loads, and a request that needs a piece gets
  * the API's 500 while the file is missing, not a crash at start.
  */
-export interface PiecesFileReader extends PieceSource {
-  /**
-   * Closes the file. `pepe serve` calls it on the handler of a build it replaced, once no
-   * request can reach that handler any more: the open file kept a deleted pieces file's disk
-   * space taken for as long as `pepe serve` ran (16.7 MB per rebuild at 100k records). A read
-   * after it opens the file by its name again (and fails, naming it, once it is gone).
-   */
-  release(): void;
-}
-
 export function piecesFileReader(name: string, lengths: readonly number[], folders: readonly URL[]): PiecesFileReader {
   const starts = new Array<number>(lengths.length);
   let total = 0;
