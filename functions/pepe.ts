@@ -11,7 +11,7 @@
 import catalogue from '#catalogue';
 import { createHandler } from './core/handler.js';
 import { piecesFileReader } from './core/piece-file.js';
-import { RELEASE_FILES } from './core/release-files.js';
+import { CHECK_FILES, RELEASE_FILES } from './core/bundle-files.js';
 
 // Our bundle is dist/functions/pepe.mjs (data in ../data/); Netlify's keeps this file's place
 // in the repository, functions/ (data in ../dist/data/).
@@ -19,8 +19,9 @@ const PIECES_FOLDERS = [new URL('../data/', import.meta.url), new URL('../dist/d
 
 const pieces = piecesFileReader(catalogue.piecesFile, catalogue.pieceLengths, PIECES_FOLDERS);
 
-// `pepe serve` closes the pieces file of a bundle it has replaced (core/release-files.ts); Netlify never calls it.
-export default Object.assign(createHandler(catalogue, { pieces }), { [RELEASE_FILES]: pieces.release });
+// `pepe serve` checks the pieces file when it loads the bundle, and closes it once a rebuild has
+// replaced the bundle (core/bundle-files.ts); Netlify calls neither.
+export default Object.assign(createHandler(catalogue, { pieces }), { [RELEASE_FILES]: pieces.release, [CHECK_FILES]: pieces.check });
 
 // Netlify reads this statically: it must stay a literal. preferStatic lets the precomputed
 // by-id files and /api/openapi.json win; the function answers everything else under these

@@ -80,6 +80,20 @@ describe('piecesFileReader', () => {
     expect(read(0)).toBe(PIECES[0]);
   });
 
+  it('check() throws what a read would, naming the file and the fix, and passes once the file is usable (pepe serve calls it when it loads the bundle)', async () => {
+    const dir = await folderWith('checked', null);
+    const read = piecesFileReader(NAME, LENGTHS, [folderUrl(dir)]);
+    expect(() => read.check()).toThrow(`catalogue pieces file ${NAME} not found (looked for ${join(dir, NAME)}): ${FIX}`);
+    await writeFile(join(dir, NAME), PIECES.join('').slice(2));
+    expect(() => read.check()).toThrow(`catalogue pieces file ${join(dir, NAME)} holds ${PIECES.join('').length - 2} bytes`);
+    await writeFile(join(dir, NAME), PIECES.join(''));
+    expect(() => read.check()).not.toThrow();
+    // Opened by the check: deleted now, the file still answers (as after a rebuild while serving).
+    await rm(join(dir, NAME));
+    expect(read(3)).toBe(PIECES[3]);
+    expect(() => read.check()).not.toThrow();
+  });
+
   it('refuses a file whose size is not the sum of the lengths (another build, or torn), naming it', async () => {
     const dir = await folderWith('short', PIECES.join('').slice(1));
     const expected = PIECES.join('').length;

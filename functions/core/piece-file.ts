@@ -63,8 +63,14 @@ function openPiecesFile(name: string, folders: readonly URL[], expectedBytes: nu
   throw new Error(`catalogue pieces file ${name} not found (looked for ${tried.join(', ')}): ${FRESH_BUILD}; a deploy must ship dist/data with the function`);
 }
 
-/** Piece i of the pieces file (a `PieceSource`), and the close `pepe serve` needs. */
+/** Piece i of the pieces file (a `PieceSource`), and the check and close `pepe serve` needs. */
 export interface PiecesFileReader extends PieceSource {
+  /**
+   * Throws what a read would (the file missing, of the wrong size, not a file), naming it and
+   * the fix; opens the file if it was not open. `pepe serve` calls it when it loads the bundle:
+   * a build folder whose pieces file had gone was served, and every search answered 500.
+   */
+  check(): void;
   /**
    * Closes the file. `pepe serve` calls it on the handler of a build it replaced, once no
    * request can reach that handler any more: the open file kept a deleted pieces file's disk
@@ -119,6 +125,9 @@ export function piecesFileReader(name: string, lengths: readonly number[], folde
     return (read[index] = scratch.toString('latin1', 0, length));
   };
   return Object.assign(reader, {
+    check(): void {
+      file ??= openPiecesFile(name, folders, total);
+    },
     release(): void {
       if (file === undefined) return;
       // Forgotten first: a closed descriptor's number is soon another file's.

@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { oddKindAt } from '../build/read-regular-file.js';
 import { compilePathPattern, type PathPattern } from './path-pattern.js';
-import { RELEASE_FILES, type ReleasingHandler } from '../../functions/core/release-files.js';
+import { CHECK_FILES, type FileHoldingHandler, RELEASE_FILES } from '../../functions/core/bundle-files.js';
 
 /** What a v2 function module receives besides the Request; only the parts a local server can honestly provide. */
 export interface FunctionContext {
@@ -56,6 +56,8 @@ export async function loadFunctions(dir: string, generation = 0): Promise<Loaded
       throw new Error(`${where}: the function bundle cannot be loaded (${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}): run \`npx pepe build\` again`);
     }
     if (typeof mod.default !== 'function') throw new Error(`${where}: the default export must be the function handler (request, context) => Response; run \`npx pepe build\` again`);
+    // The files it reads at run time (its pieces file): missing, this build would answer every search with a 500.
+    checkFilesOf(mod.default);
     const paths = mod.config?.path;
     const list = typeof paths === 'string' ? [paths] : Array.isArray(paths) ? paths : [];
     if (list.length === 0 || !list.every((p): p is string => typeof p === 'string')) {
@@ -83,8 +85,14 @@ export function matchFunction(functions: LoadedFunction[], pathname: string): Fu
   return null;
 }
 
-/** The bundle's own release of its open files (functions/core/release-files.ts), or a no-op. */
+/** Throws the bundle's own reason (naming the file and the fix) when a file it reads at run time is unusable; a bundle that reads none has no check. */
+function checkFilesOf(handler: unknown): void {
+  const check = (handler as FileHoldingHandler)[CHECK_FILES];
+  if (typeof check === 'function') check();
+}
+
+/** The bundle's own release of its open files (functions/core/bundle-files.ts), or a no-op. */
 function releaseOf(handler: unknown): () => void {
-  const release = (handler as ReleasingHandler)[RELEASE_FILES];
+  const release = (handler as FileHoldingHandler)[RELEASE_FILES];
   return typeof release === 'function' ? () => release() : () => {};
 }

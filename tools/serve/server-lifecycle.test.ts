@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { readdirSync, readlinkSync } from 'node:fs';
 import { cp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildFixtureSite, type FixtureSite } from '../testing/fixture-catalogue.js';
@@ -117,6 +117,33 @@ describe('set-up errors', () => {
       expect(String((error as Error).message)).toMatch(new RegExp(`^${join(damaged, 'functions', 'pepe.mjs').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `));
       expect(String((error as Error).message)).toMatch(why);
       expect(String((error as Error).message)).toMatch(/[:;] run `npx pepe build` again$/);
+    }
+  });
+
+  // It used to start, and answer every search and list with a 500 while logging the missing file per request.
+  it('refuses a build whose function pieces file is missing or damaged, naming the file and the fix', async () => {
+    const broken = join(site.root, 'no-pieces-dist');
+    await cp(site.distDir, broken, { recursive: true });
+    const pieces = join(broken, 'data', readdirSync(join(broken, 'data')).find((name) => /^pieces-[0-9a-f]+\.txt$/.test(name))!);
+    const intact = await readFile(pieces);
+    for (const [damage, why] of [
+      [() => rm(pieces), `catalogue pieces file ${basename(pieces)} not found (looked for ${pieces}, `],
+      [() => writeFile(pieces, intact.subarray(1)), `catalogue pieces file ${pieces} holds ${intact.length - 1} bytes, not the ${intact.length} its data module lists: `],
+    ] as const) {
+      await damage();
+      const error = await startServer({ dir: broken, port: 0, host: '127.0.0.1', netlifyToml: join(REPO, 'netlify.toml') }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ServeSetupError);
+      expect((error as Error).message).toContain(why);
+      expect((error as Error).message).toContain('delete the build folder (dist, or the --out of `pepe build`) and build again with `pepe build`');
+    }
+    // Intact again: it serves.
+    await writeFile(pieces, intact);
+    const server = await startServer({ dir: broken, port: 0, host: '127.0.0.1', netlifyToml: join(REPO, 'netlify.toml') });
+    try {
+      expect((await raw(server.url, '/api/pepe?limit=3&search=frog')).status).toBe(200);
+    } finally {
+      closeClient();
+      await server.close();
     }
   });
 
@@ -419,6 +446,30 @@ describe('pepe serve (child process)', () => {
       expect(output.stderr).toContain('a new build in the served folder could not be loaded; still serving the previous one');
       expect(output.stderr).not.toMatch(/\n\s+at /);
       expect((await raw(url, '/api/pepe?limit=1')).status).toBe(200);
+      closeClient();
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 30_000);
+
+  it('keeps serving the previous build when a new one has lost its pieces file, and says which file and what to do', async () => {
+    const dir = join(site.root, 'dist-lost-pieces');
+    await cp(site.distDir, dir, { recursive: true });
+    const pieces = join(dir, 'data', readdirSync(join(dir, 'data')).find((name) => /^pieces-[0-9a-f]+\.txt$/.test(name))!);
+    const { child, url, output, exited } = await spawnServe([], dir);
+    try {
+      expect((await raw(url, '/api/pepe?limit=2&search=frog')).status).toBe(200);
+      // A build committed without its pieces file (the manifest's rename is the commit signal).
+      await rm(pieces);
+      await cp(join(dir, 'manifest.json'), join(dir, 'manifest.next'));
+      await rename(join(dir, 'manifest.next'), join(dir, 'manifest.json'));
+      await expect.poll(() => output.stderr, { timeout: 10_000 }).toContain(`catalogue pieces file ${basename(pieces)} not found (looked for ${pieces}, `);
+      expect(output.stderr).toContain('a new build in the served folder could not be loaded; still serving the previous one');
+      expect(output.stderr).not.toMatch(/\n\s+at /);
+      // The previous build's handler still holds its (deleted) file open.
+      expect((await raw(url, '/api/pepe?limit=2&search=frog')).status).toBe(200);
       closeClient();
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
