@@ -74,6 +74,13 @@ ${reportCpu}`;
  */
 const floorScript = `await new Response(new Request(${JSON.stringify(ORIGIN)}).url).text();\n${reportCpu}`;
 
+/**
+ * The floor of any function shipped as a module file: one that only answers with the
+ * request's URL, imported and called by coldScript exactly as the bundle is. Above
+ * floorScript by what importing a file costs (the ES loader's resolve, read and compile).
+ */
+const EMPTY_FUNCTION = 'export default (request) => new Response(request.url);\n';
+
 /** Runs a child that reports its CPU time; returns wall ms, CPU ms and the other output lines. */
 async function measuredSpawn(args: string[]): Promise<{ ms: number; cpuMs: number; lines: string[] }> {
   const { ms, stdout } = await timedSpawn(args);
@@ -129,6 +136,9 @@ async function benchSize(ctx: BenchContext, count: number, rows: { latency: Reco
   const bare: number[] = [];
   const bareCpu: number[] = [];
   const floor: number[] = [];
+  const moduleFloor: number[] = [];
+  const emptyFunction = join(distDir, 'empty-function.mjs');
+  await writeFile(emptyFunction, EMPTY_FUNCTION);
   const coldSearch: number[] = [];
   const coldSearchCpu: number[] = [];
   const coldList: number[] = [];
@@ -138,6 +148,7 @@ async function benchSize(ctx: BenchContext, count: number, rows: { latency: Reco
     bare.push((await timedSpawn(['-e', '0'])).ms);
     bareCpu.push((await measuredSpawn(['-e', reportCpu])).cpuMs);
     floor.push((await measuredSpawn(['--input-type=module', '-e', floorScript])).ms);
+    moduleFloor.push((await measuredSpawn(['--input-type=module', '-e', coldScript(emptyFunction, firstSearch)])).ms);
     const run = await measuredSpawn(['--input-type=module', '-e', coldScript(file, firstSearch)]);
     coldSearch.push(run.ms);
     coldSearchCpu.push(run.cpuMs);
@@ -153,6 +164,7 @@ async function benchSize(ctx: BenchContext, count: number, rows: { latency: Reco
     'bundle MB': round(bytes / 1e6, 2),
     'bare node ms': round(bareMs, 1),
     'floor ratio (Request+Response, no bundle)': round(median(floor) / bareMs, 2),
+    'module floor ratio (a function file that only answers)': round(median(moduleFloor) / bareMs, 2),
     'cold → first search ms': round(median(coldSearch), 1),
     'search ratio': round(median(coldSearch) / bareMs, 2),
     'search CPU ratio': round(median(coldSearchCpu) / median(bareCpu), 2),
