@@ -34,6 +34,31 @@ async function withConfig(toml: string): Promise<string> {
   return file;
 }
 
+/**
+ * Serves a copy of the fixture build in a `pepe serve` child, answers `probe`, commits a build
+ * it cannot load into the folder (`commitBroken`, which returns what the log must say), and
+ * checks that the log says it without a stack trace and that `probe` is still answered by the
+ * previous build.
+ */
+async function expectReloadRefused(name: string, probe: string, commitBroken: (dir: string) => Promise<string>): Promise<void> {
+  const dir = join(site.root, name);
+  await cp(site.distDir, dir, { recursive: true });
+  const { child, url, output, exited } = await spawnServe([], dir);
+  try {
+    expect((await raw(url, probe)).status).toBe(200);
+    const says = await commitBroken(dir);
+    await expect.poll(() => output.stderr, { timeout: 10_000 }).toContain(says);
+    expect(output.stderr).toContain('a new build in the served folder could not be loaded; still serving the previous one');
+    expect(output.stderr).not.toMatch(/\n\s+at /);
+    expect((await raw(url, probe)).status).toBe(200);
+    closeClient();
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
+}
+
 describe('netlify.toml redirects in the chain', () => {
   it('redirects, rewrites to static files and functions, and 404s a rewrite to a missing file', async () => {
     const netlifyToml = await withConfig(`
@@ -435,47 +460,24 @@ describe('pepe serve (child process)', () => {
   }, 60_000);
 
   it('reports a new build it cannot load by its message, without a stack trace, and keeps serving', async () => {
-    const dir = join(site.root, 'dist-for-reload');
-    await cp(site.distDir, dir, { recursive: true });
-    const { child, url, output, exited } = await spawnServe([], dir);
-    try {
+    await expectReloadRefused('dist-for-reload', '/api/pepe?limit=1', async (dir) => {
       // The manifest rename a build ends with, of a manifest that is not JSON.
       await writeFile(join(dir, 'manifest.next'), '{"files": 5');
       await rename(join(dir, 'manifest.next'), join(dir, 'manifest.json'));
-      await expect.poll(() => output.stderr, { timeout: 10_000 }).toContain(`${join(dir, 'manifest.json')} is not valid JSON: delete ${dir} and build again with \`npx pepe build\``);
-      expect(output.stderr).toContain('a new build in the served folder could not be loaded; still serving the previous one');
-      expect(output.stderr).not.toMatch(/\n\s+at /);
-      expect((await raw(url, '/api/pepe?limit=1')).status).toBe(200);
-      closeClient();
-      child.kill('SIGTERM');
-      expect(await exited).toBe(0);
-    } finally {
-      if (child.exitCode === null) child.kill('SIGKILL');
-    }
+      return `${join(dir, 'manifest.json')} is not valid JSON: delete ${dir} and build again with \`npx pepe build\``;
+    });
   }, 30_000);
 
   it('keeps serving the previous build when a new one has lost its pieces file, and says which file and what to do', async () => {
-    const dir = join(site.root, 'dist-lost-pieces');
-    await cp(site.distDir, dir, { recursive: true });
-    const pieces = join(dir, 'data', readdirSync(join(dir, 'data')).find((name) => /^pieces-[0-9a-f]+\.txt$/.test(name))!);
-    const { child, url, output, exited } = await spawnServe([], dir);
-    try {
-      expect((await raw(url, '/api/pepe?limit=2&search=frog')).status).toBe(200);
+    // The previous build's handler still holds its (deleted) file open, so it goes on answering searches.
+    await expectReloadRefused('dist-lost-pieces', '/api/pepe?limit=2&search=frog', async (dir) => {
+      const pieces = join(dir, 'data', readdirSync(join(dir, 'data')).find((name) => /^pieces-[0-9a-f]+\.txt$/.test(name))!);
       // A build committed without its pieces file (the manifest's rename is the commit signal).
       await rm(pieces);
       await cp(join(dir, 'manifest.json'), join(dir, 'manifest.next'));
       await rename(join(dir, 'manifest.next'), join(dir, 'manifest.json'));
-      await expect.poll(() => output.stderr, { timeout: 10_000 }).toContain(`catalogue pieces file ${basename(pieces)} not found (looked for ${pieces}, `);
-      expect(output.stderr).toContain('a new build in the served folder could not be loaded; still serving the previous one');
-      expect(output.stderr).not.toMatch(/\n\s+at /);
-      // The previous build's handler still holds its (deleted) file open.
-      expect((await raw(url, '/api/pepe?limit=2&search=frog')).status).toBe(200);
-      closeClient();
-      child.kill('SIGTERM');
-      expect(await exited).toBe(0);
-    } finally {
-      if (child.exitCode === null) child.kill('SIGKILL');
-    }
+      return `catalogue pieces file ${basename(pieces)} not found (looked for ${pieces}, `;
+    });
   }, 30_000);
 
   it('exits 1 when every worker has died and none can be restarted (--workers 2)', async () => {
