@@ -11,7 +11,8 @@ import { connect } from 'node:net';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildFixtureSite, type FixtureSite } from '../testing/fixture-catalogue.js';
+import { buildCatalogue } from '../build/build-catalogue.js';
+import { buildFixtureSite, FIXTURE_URLS, type FixtureSite } from '../testing/fixture-catalogue.js';
 import { makeNamedPipe, timed } from '../testing/named-pipe.js';
 import { closeClient, json, raw } from './http-client.test-helper.js';
 import { ServeSetupError, startServer } from './server.js';
@@ -141,7 +142,8 @@ describe('set-up errors', () => {
       expect(error).toBeInstanceOf(ServeSetupError);
       expect(String((error as Error).message)).toMatch(new RegExp(`^${join(damaged, 'functions', 'pepe.mjs').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `));
       expect(String((error as Error).message)).toMatch(why);
-      expect(String((error as Error).message)).toMatch(/[:;] run `npx pepe build` again$/);
+      // Not "run `npx pepe build` again": over this intact folder, whose content did not change, a build writes nothing and the bundle stayed damaged.
+      expect(String((error as Error).message)).toMatch(new RegExp(`[:;] delete ${damaged.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} and build again with \`npx pepe build\`$`));
     }
   });
 
@@ -171,6 +173,29 @@ describe('set-up errors', () => {
       await server.close();
     }
   });
+
+  // It said "run `npx pepe build` again", which over this folder writes nothing: the build trusts its manifest, and the content did not change.
+  it('says to delete the build folder and build again when the function bundle is missing, and that fix works', async () => {
+    const out = join(site.root, 'bundle-deleted-dist');
+    const build = () => buildCatalogue({ contentDir: site.contentDir, outDir: out, cacheDir: join(site.root, 'bundle-deleted-cache'), urls: FIXTURE_URLS });
+    expect((await build()).ok).toBe(true);
+    const bundle = join(out, 'functions', 'pepe.mjs');
+    await rm(bundle);
+    expect((await build()).changed).toBe(false);
+    const serve = () => startServer({ dir: out, port: 0, host: '127.0.0.1', netlifyToml: join(REPO, 'netlify.toml') });
+    const error = await serve().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServeSetupError);
+    expect((error as Error).message).toBe(`no function bundle at ${bundle}: the build looks incomplete; delete ${out} and build again with \`npx pepe build\``);
+    await rm(out, { recursive: true });
+    expect((await build()).ok).toBe(true);
+    const server = await serve();
+    try {
+      expect((await raw(server.url, '/api/pepe?limit=2&search=frog')).status).toBe(200);
+    } finally {
+      closeClient();
+      await server.close();
+    }
+  }, 60_000);
 
   // A named pipe there blocked `pepe serve` for ever in open(), waiting for a writer.
   it.skipIf(process.platform === 'win32')('names a manifest.json that is a named pipe, at once', async () => {
