@@ -7,6 +7,7 @@ import { readdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { oddKindAt } from '../build/read-regular-file.js';
+import { freshBuild } from './fresh-build.js';
 import { compilePathPattern, type PathPattern } from './path-pattern.js';
 import { CHECK_FILES, type FileHoldingHandler, RELEASE_FILES } from '../../functions/core/bundle-files.js';
 
@@ -35,40 +36,34 @@ export interface FunctionMatch {
   params: Record<string, string>;
 }
 
-/**
- * The fix for a damaged or missing file of a build: not "run `pepe build` again", which over
- * an intact build folder whose content did not change writes nothing (the build trusts its
- * own manifest), so a hand-edited or deleted bundle stayed as it was.
- */
-export const freshBuild = (functionsDir: string): string => `delete ${dirname(resolve(functionsDir))} and build again with \`npx pepe build\``;
-
 /** Imports every top-level `.mjs` in `dir`, sorted by name (Netlify: every top-level file is a function). */
 /** `generation`: a reload after a rebuild passes a new one, so that the new bundle is imported (ES modules are cached by URL). */
 export async function loadFunctions(dir: string, generation = 0): Promise<LoadedFunction[]> {
   const names = (await readdir(dir)).filter((name) => name.endsWith('.mjs')).sort();
   const loaded: LoadedFunction[] = [];
+  const fix = freshBuild(dirname(resolve(dir)));
   for (const file of names) {
     const where = join(dir, file);
     // Only a regular file: import() of a named pipe waited for a writer for ever, and of a
     // device (a symlink to /dev/zero) read without end, and `pepe serve` never started nor
     // said why.
     const odd = oddKindAt(where);
-    if (odd !== null) throw new Error(`${where} is ${odd}, not a file: ${freshBuild(dir)}`);
+    if (odd !== null) throw new Error(`${where} is ${odd}, not a file: ${fix}`);
     const url = pathToFileURL(resolve(where)).href + (generation > 0 ? `?generation=${generation}` : '');
     let mod: { default?: unknown; config?: { path?: unknown; preferStatic?: unknown } };
     try {
       mod = await import(url);
     } catch (error) {
       // A damaged or hand-edited bundle: the bare "Unexpected token '{'" named neither the file nor the fix.
-      throw new Error(`${where}: the function bundle cannot be loaded (${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}): ${freshBuild(dir)}`);
+      throw new Error(`${where}: the function bundle cannot be loaded (${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}): ${fix}`);
     }
-    if (typeof mod.default !== 'function') throw new Error(`${where}: the default export must be the function handler (request, context) => Response; ${freshBuild(dir)}`);
+    if (typeof mod.default !== 'function') throw new Error(`${where}: the default export must be the function handler (request, context) => Response; ${fix}`);
     // The files it reads at run time (its pieces file): missing, this build would answer every search with a 500.
     checkFilesOf(mod.default);
     const paths = mod.config?.path;
     const list = typeof paths === 'string' ? [paths] : Array.isArray(paths) ? paths : [];
     if (list.length === 0 || !list.every((p): p is string => typeof p === 'string')) {
-      throw new Error(`${where}: config.path must be a path or a list of paths (functions without a path are not served by pepe serve); ${freshBuild(dir)}`);
+      throw new Error(`${where}: config.path must be a path or a list of paths (functions without a path are not served by pepe serve); ${fix}`);
     }
     loaded.push({
       name: file.replace(/\.mjs$/, ''),

@@ -13,7 +13,8 @@ import { errorBodyA, errorBodyB } from '../../functions/core/bodies.js';
 import { answerFromCdnCache } from './cached-fast-path.js';
 import { CdnCache } from './cdn-cache.js';
 import { CROSS_ORIGIN_ERROR_LINES, INTERNAL_ERROR_MESSAGE, sendApiError } from './error-answers.js';
-import { freshBuild, type LoadedFunction, loadFunctions } from './functions.js';
+import { freshBuild } from './fresh-build.js';
+import { type LoadedFunction, loadFunctions } from './functions.js';
 import { loadNetlifyConfig } from './netlify-config.js';
 import { compileRedirect, unsupportedRedirect } from './redirects.js';
 import { type ChainState, handleRequest } from './request-chain.js';
@@ -93,7 +94,7 @@ export async function loadState(options: ServeOptions, generation = 0): Promise<
     throw new ServeSetupError(`no build found at ${join(dir, 'site')}: run \`npx pepe build\` first (or pass --dir with a build output folder)`);
   }
   if (await missing(join(dir, 'functions', 'pepe.mjs'))) {
-    throw new ServeSetupError(`no function bundle at ${join(dir, 'functions', 'pepe.mjs')}: the build looks incomplete; ${freshBuild(join(dir, 'functions'))}`);
+    throw new ServeSetupError(`no function bundle at ${join(dir, 'functions', 'pepe.mjs')}: the build looks incomplete; ${freshBuild(dir)}`);
   }
   let config;
   try {

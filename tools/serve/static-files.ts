@@ -16,6 +16,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import { loadManifest, UnusableManifestError } from '../build/manifest.js';
 import { readRegularFile } from '../build/read-regular-file.js';
 import { compressBest, type Encoding, MIN_COMPRESS_BYTES } from './compression.js';
+import { freshBuild } from './fresh-build.js';
 
 /** Files above this are streamed rather than kept in memory. */
 const MAX_CACHED_FILE_BYTES = 4 * 1024 * 1024;
@@ -167,7 +168,7 @@ async function listedFiles(distDir: string): Promise<ListedFile[] | null> {
   try {
     manifest = await loadManifest(distDir);
   } catch (error) {
-    if (error instanceof UnusableManifestError) throw new Error(`${error.message}: delete ${distDir} and build again with \`npx pepe build\``);
+    if (error instanceof UnusableManifestError) throw new Error(`${error.message}: ${freshBuild(distDir)}`);
     throw error;
   }
   if (manifest === null) return null;
