@@ -4,7 +4,8 @@
  * one-added rebuild seconds, the time split, peak RSS; and, in the same run over the
  * same files, the naive pipeline (sharp resize per hash + npm blurhash), so the headline
  * figure is a ratio that machine load cannot fake (wall-clock and CPU-time ratios); and a
- * naive exact pipeline, which computes the same (Pillow-exact) phash as the build, plainly.
+ * naive exact pipeline, which computes the same (Pillow-exact) phash as the build, plainly;
+ * and two floors: one full decode per image and nothing else, the least an exact phash needs.
  * Rebuild costs are also measured on 10k small fixture images (--quick: 500), which take
  * seconds to generate. Corpora live in .bench/ and are reused.
  * Env: PEPE_BENCH_BUILD_SIZES / PEPE_BENCH_REBUILD_SIZES (comma-separated, 0 = skip).
@@ -21,10 +22,10 @@ import { naiveAnalyse, naiveExactAnalyse } from '../image/naive-pipeline.js';
 import { FIXTURE_URLS, fixtureCreatedAt, fixtureId, fixtureImage, makeFixtureContent } from '../testing/fixture-catalogue.js';
 import type { SiteUrls } from '../../functions/core/record.js';
 import { type Bench, type BenchContext, median, round } from './context.js';
+import type { DecodeFloorResult } from './decode-floor.js';
+import { CONCURRENCY, cpuSeconds, pipelineRate } from './pipeline-rate.js';
 import { syntheticImageCorpus } from './synthetic-images.js';
 
-/** Same concurrency for both pipelines: sharp's work runs on libuv threads either way. */
-const CONCURRENCY = 4;
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** Sidecars for the corpus images, written beside them once (ids derived from the file name). */
@@ -49,23 +50,6 @@ async function withPeakRss<T>(work: () => Promise<T>): Promise<{ value: T; peakM
   } finally {
     clearInterval(timer);
   }
-}
-
-/** CPU seconds of this process (all threads, so sharp's libuv work counts): robust when other jobs share the machine. */
-const cpuSeconds = (since: NodeJS.CpuUsage) => {
-  const used = process.cpuUsage(since);
-  return (used.user + used.system) / 1e6;
-};
-
-async function naivePipeline(files: string[], analyse: (bytes: Buffer) => Promise<unknown>): Promise<{ rate: number; cpuMsPerImage: number }> {
-  const started = performance.now();
-  const cpu = process.cpuUsage();
-  let next = 0;
-  const worker = async () => {
-    while (next < files.length) await analyse(await readFile(files[next++]!));
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  return { rate: files.length / ((performance.now() - started) / 1000), cpuMsPerImage: (cpuSeconds(cpu) * 1000) / files.length };
 }
 
 /**
@@ -122,6 +106,30 @@ async function timedBuild(contentDir: string, outDir: string, cacheDir: string):
   return { result, seconds: (performance.now() - started) / 1000, cpuSeconds: cpuSeconds(cpu) };
 }
 
+/** Images the floor run takes: enough for a stable rate, few enough that its rounds stay short at 10k. */
+const FLOOR_SAMPLE = 2000;
+const FLOOR_ROUNDS = 2;
+
+/**
+ * The full-decode floors against the issue's naive pipeline, all in a fresh process
+ * (decode-floor.ts says why), on every image of the corpus or an even sample of FLOOR_SAMPLE.
+ * Any pipeline that computes api-behaviour.md's phash decodes every pixel, so floor ÷ naive is
+ * the most such a build can reach against the naive pipeline with nothing else to do.
+ */
+async function decodeFloorRun(ctx: BenchContext, files: string[]): Promise<DecodeFloorResult> {
+  const step = Math.max(1, Math.floor(files.length / FLOOR_SAMPLE));
+  const list = join(ctx.tmpRoot, `decode-floor-${files.length}.txt`);
+  await writeFile(list, files.filter((_, k) => k % step === 0).join('\n'));
+  const child = spawn(process.execPath, ['--import', 'tsx', resolve(REPO, 'tools/bench/decode-floor.ts'), list, String(FLOOR_ROUNDS)], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`the decode-floor process exited with ${code}: ${stderr.slice(0, 1000)}`);
+  return JSON.parse(stdout) as DecodeFloorResult;
+}
+
 async function runSize(ctx: BenchContext, count: number) {
   const contentDir = resolve('.bench', `build-corpus-${count}`);
   ctx.log(`corpus of ${count} images in ${contentDir} (generated once, then reused)`);
@@ -133,11 +141,13 @@ async function runSize(ctx: BenchContext, count: number) {
   ctx.log('cold build');
   const cold = await withPeakRss(() => timedBuild(contentDir, outDir, cacheDir));
   ctx.log('naive pipeline');
-  const naive = await naivePipeline(corpus.files, naiveAnalyse);
+  const naive = await pipelineRate(corpus.files, naiveAnalyse);
   // The issue's naive pipeline computes a different phash (libvips' greyscale and resampler);
   // this one computes ours, plainly: the baseline for the same outputs.
   ctx.log('naive exact pipeline');
-  const naiveExact = await naivePipeline(corpus.files, naiveExactAnalyse);
+  const naiveExact = await pipelineRate(corpus.files, naiveExactAnalyse);
+  ctx.log('full-decode floor (its own process)');
+  const decodeFloor = await decodeFloorRun(ctx, corpus.files);
   ctx.log('rebuilds');
   const unchanged = await timedBuild(contentDir, outDir, cacheDir);
   // Without the last-build shortcut: every output is regenerated, compared and found identical.
@@ -162,6 +172,12 @@ async function runSize(ctx: BenchContext, count: number) {
       'naive exact images/s': round(naiveExact.rate, 0),
       'cold ÷ naive exact (wall)': round(coldRate / naiveExact.rate, 2),
       'cold ÷ naive exact (CPU)': round(naiveExact.cpuMsPerImage / ((cold.value.cpuSeconds * 1000) / count), 2),
+      'floor run: images × rounds': `${decodeFloor.images} × ${decodeFloor.rounds}`,
+      'floor run: naive images/s': round(decodeFloor.naive.rate, 0),
+      'floor run: full decode to memory, images/s': round(decodeFloor.floor.rate, 0),
+      'floor ÷ naive, wall / CPU': `${round(decodeFloor.floor.rate / decodeFloor.naive.rate, 2)} / ${round(decodeFloor.naive.cpuMsPerImage / decodeFloor.floor.cpuMsPerImage, 2)}`,
+      'floor run: streamed full decode, images/s': round(decodeFloor.streamed.rate, 0),
+      'streamed floor ÷ naive, wall / CPU': `${round(decodeFloor.streamed.rate / decodeFloor.naive.rate, 2)} / ${round(decodeFloor.naive.cpuMsPerImage / decodeFloor.streamed.cpuMsPerImage, 2)}`,
       'no-change s': round(unchanged.seconds, 3),
       'no-change, no shortcut s': round(unchangedFull.seconds, 3),
       'one-added s': round(oneAdded.seconds, 3),

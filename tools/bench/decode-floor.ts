@@ -1,0 +1,40 @@
+/**
+ * The full-decode floors (`fullDecodeOnly`, `streamedDecodeOnly`: naive-pipeline.ts) against
+ * the issue's naive pipeline, in a Node process of its own: `node --import tsx decode-floor.ts
+ * LIST ROUNDS`, LIST a file of image paths (one per line). The three alternate for ROUNDS
+ * rounds; the best round of each is printed as JSON on stdout. Spawned by build.bench.ts.
+ *
+ * A process of its own because the floor depends on the state of the process it runs in, and a
+ * floor must be taken at its best. On the 1k corpus (2026-11-25): 1.6–1.8× the naive pipeline's
+ * rate in a fresh process; 1.26× right after a cold build in the same process, 1.17–1.19× in the
+ * bench process after the build and the naive exact pipeline. A large heap alone did not do it
+ * (453 MB of live objects: 1.72×). The naive pipeline's rate moved less than 10% in those runs.
+ */
+import { readFileSync } from 'node:fs';
+import { fullDecodeOnly, naiveAnalyse, streamedDecodeOnly } from '../image/naive-pipeline.js';
+import { type PipelineRate, pipelineRate } from './pipeline-rate.js';
+
+export interface DecodeFloorResult {
+  images: number;
+  rounds: number;
+  naive: PipelineRate;
+  /** Decoded into a frame-sized buffer. */
+  floor: PipelineRate;
+  /** Decoded row after row, only the last kept. */
+  streamed: PipelineRate;
+}
+
+const [list, roundsArg] = process.argv.slice(2);
+const files = readFileSync(list!, 'utf8').split('\n').filter((line) => line !== '');
+const rounds = Number(roundsArg ?? 2);
+const best = (a: PipelineRate | null, b: PipelineRate): PipelineRate => (a === null || b.rate > a.rate ? b : a);
+let naive: PipelineRate | null = null;
+let floor: PipelineRate | null = null;
+let streamed: PipelineRate | null = null;
+for (let round = 0; round < rounds; round++) {
+  naive = best(naive, await pipelineRate(files, naiveAnalyse));
+  floor = best(floor, await pipelineRate(files, fullDecodeOnly));
+  streamed = best(streamed, await pipelineRate(files, streamedDecodeOnly));
+}
+const result: DecodeFloorResult = { images: files.length, rounds, naive: naive!, floor: floor!, streamed: streamed! };
+process.stdout.write(`${JSON.stringify(result)}\n`);
