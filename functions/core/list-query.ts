@@ -108,7 +108,9 @@ export function parseListQueryA(rawQuery: string): Parsed<ListRequestA> {
     return { ok: false, message: `random must be ${listWords(BOOLEAN_WORDS, false)} (got ${quote(q.random!)})` };
   }
   // The spec: sort is "Ignored when random is true". So a valid sort is accepted with
-  // random=true (echoed in meta.sort) and has no effect on the order; see variant-a.ts.
+  // random=true (echoed in meta.sort, as api-behaviour.md asks: "the requested or default
+  // value, also when random=true") and has no effect on the order; see variant-a.ts. An
+  // unknown value was refused above, random or not ("400, also when random=true").
   const random = randomWord === 'true' || randomWord === '1';
   if (q.seed !== undefined) {
     const length = characters(q.seed);
