@@ -273,29 +273,41 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   const writeStart = performance.now();
   let planMs = 0;
   const counts = { records: records.length, images: analysis.items.length };
+  // The memos are saved while writeOutput waits for esbuild, after its write loop (this thread
+  // is idle then): safe before the output is written, since each memo is only ever used for
+  // the very inputs it was made from (search-index-memo.ts, record-encoding-memo.ts). A failure
+  // is held until the output is written, and then reported like the other cache files'.
+  const memosSaved = Promise.all([searchIndex.save(), recordEncoding.save()]).then(() => null, (failure: unknown) => ({ failure }));
   writing.folder = 'output';
-  const written = await writeOutput({
-    outDir,
-    previous,
-    files,
-    // After the function bundle has started: it needs the data module, not the answers.
-    plannedLater: () => {
-      const planStart = performance.now();
-      const answers = planAnswers(data, reuse);
-      planMs = performance.now() - planStart;
-      return answers;
-    },
-    generate: async (staging) => {
-      const generateStart = performance.now();
-      const generated = await generateExtras(staging);
-      stats.timings.generateMs = performance.now() - generateStart;
-      return generated;
-    },
-    manifestFor: (entries) => createManifest(entries, options.urls, counts),
-  });
+  let written: Awaited<ReturnType<typeof writeOutput>>;
+  try {
+    written = await writeOutput({
+      outDir,
+      previous,
+      files,
+      // After the function bundle has started: it needs the data module, not the answers.
+      plannedLater: () => {
+        const planStart = performance.now();
+        const answers = planAnswers(data, reuse);
+        planMs = performance.now() - planStart;
+        return answers;
+      },
+      generate: async (staging) => {
+        const generateStart = performance.now();
+        const generated = await generateExtras(staging);
+        stats.timings.generateMs = performance.now() - generateStart;
+        return generated;
+      },
+      manifestFor: (entries) => createManifest(entries, options.urls, counts),
+    });
+  } finally {
+    // Nothing of this build is left writing into the cache once it returns, whatever happened.
+    await memosSaved;
+  }
   writing.folder = 'cache';
   try {
-    await Promise.all([searchIndex.save(), recordEncoding.save()]);
+    const memos = await memosSaved;
+    if (memos !== null) throw memos.failure;
     await saveAnswerDigests(cacheDir, { outDir, version: written.manifest.version, context: inputs.context, records: Object.fromEntries(inputs.recordDigests) });
     await saveLastBuild(cacheDir, { outDir, fingerprint, version: written.manifest.version, files: written.manifest.counts.files, manifestStat: statKey(join(outDir, MANIFEST_FILE)) });
   } catch (failure) {

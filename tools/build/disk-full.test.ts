@@ -40,7 +40,12 @@ describe.runIf(mounted)('pepe build on a full disk', () => {
     expect(result.problems.map((p) => p.code)).toEqual(['disk-full']);
     expect(result.problems[0]!.message).toContain(`the output folder "${join(full, 'dist')}"`);
     expect(readdirSync(full)).toEqual([]);
-    expect((await build(big, join(root, 'roomy'), join(root, 'cache-1'))).ok).toBe(true);
+    const elsewhere = await build(big, join(root, 'roomy'), join(root, 'cache-1'));
+    expect(elsewhere.ok).toBe(true);
+    // The search index and the encoded records were saved while the output was being written
+    // (build-catalogue.ts), so the build elsewhere neither indexes nor encodes them again.
+    expect(elsewhere.stats.searchIndex?.path).toBe('reused');
+    expect(elsewhere.stats.recordEncoding).toEqual({ reused: 40, encoded: 0 });
   });
 
   it('an incremental build that does not fit leaves the previous output exactly as it was', async () => {
