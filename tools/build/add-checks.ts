@@ -6,6 +6,7 @@
 import { existsSync, lstatSync, readdirSync } from 'node:fs';
 import { basename, dirname, extname, isAbsolute, join, normalize, relative, sep } from 'node:path';
 import { error, type Problem } from './problems.js';
+import { foldKey } from './case-collisions.js';
 import { CONTENT_IMAGE_EXTS } from './scan-content.js';
 import { pathBelow } from './path-below.js';
 import { windowsNameFault } from './windows-names.js';
@@ -70,4 +71,36 @@ export function inPlaceProblem(contentDir: string, abs: string, sidecarPath: str
 export function intoSymlinkProblem(contentDir: string, into: string | undefined): Problem | null {
   const link = into ? symlinkOnTheWay(contentDir, normalize(into).split(sep).join('/')) : undefined;
   return link === undefined ? null : error('bad-into', `--into "${into}": "${link}" is a symlink in the content folder, which builds never follow: choose a real folder`);
+}
+
+/**
+ * A part of `--into` that is not in the content folder as typed but is there in another letter
+ * case or Unicode form (`Moods` beside `moods/`): Linux would make a second folder, which
+ * macOS and Windows checkouts merge into one (a case-collision error in every build as soon as
+ * both hold a name). Refused, naming the folder's own spelling.
+ */
+export function intoCaseProblem(contentDir: string, into: string | undefined): Problem | null {
+  if (!into) return null;
+  const spelled: string[] = [];
+  const parts = normalize(into).split(sep).filter((p) => p !== '' && p !== '.');
+  for (const [at, part] of parts.entries()) {
+    const here = join(contentDir, ...spelled);
+    const names = existsSync(here) && lstatSync(here).isDirectory() ? readdirSync(here) : [];
+    if (names.includes(part)) {
+      spelled.push(part);
+      continue;
+    }
+    const twin = names.filter((name) => foldKey(name) === foldKey(part)).sort()[0];
+    if (twin === undefined) return null;
+    const existing = [...spelled, twin].join('/');
+    if (!lstatSync(join(here, twin)).isDirectory()) {
+      return error('bad-into', `--into "${into}": the content folder already has the file "${existing}", which differs only in letter case (one name on macOS and Windows checkouts): choose another --into`);
+    }
+    const corrected = [...spelled, twin, ...parts.slice(at + 1)].join('/');
+    return error(
+      'bad-into',
+      `--into "${into}": the content folder already has "${existing}", which differs only in letter case (one folder on macOS and Windows checkouts, and a case-collision error in every build): use --into "${corrected}"`,
+    );
+  }
+  return null;
 }

@@ -20,7 +20,7 @@ import { error, type Problem, warning } from './problems.js';
 import { CONTENT_IMAGE_EXTS } from './scan-content.js';
 import { SidecarSchema, normaliseDescription, normaliseTags } from './sidecar.js';
 import { slugify, uniqueSlug } from './slug.js';
-import { checkInto, inPlaceProblem, intoSymlinkProblem, isInside } from './add-checks.js';
+import { checkInto, inPlaceProblem, intoCaseProblem, intoSymlinkProblem, isInside } from './add-checks.js';
 import { makeFolders } from './make-folders.js';
 import { unwritableFolder } from './write-access.js';
 import { type NewFile, writeNewFiles } from './write-new-files.js';
@@ -68,7 +68,9 @@ export async function addImages(options: AddImagesOptions): Promise<AddResult> {
     (existsSync(contentDir) ? null : error('content-missing', `the content folder "${contentDir}" does not exist: pass --content with the catalogue's folder, or create it first for a new catalogue`)) ??
     folderProblem('bad-into', `--into "${options.into}": the folder`, join(contentDir, options.into ?? ''), 'choose another --into') ??
     // Builds never follow a symlinked folder: the images would land outside the catalogue.
-    intoSymlinkProblem(contentDir, options.into);
+    intoSymlinkProblem(contentDir, options.into) ??
+    // `--into Moods` beside `moods/`: one folder on macOS and Windows.
+    intoCaseProblem(contentDir, options.into);
   if (intoProblem) return { ok: false, added: [], problems: [intoProblem] };
   const cacheDir = options.cacheDir ?? defaultCacheDir(contentDir);
   const analyse = options.analyse ?? analyseImage;

@@ -9,7 +9,7 @@ import type { ContentScan } from './scan-content.js';
 import { error, type Problem } from './problems.js';
 
 /** The key under which a case-insensitive (and, as on macOS, normalisation-insensitive) filesystem stores a name. */
-const foldKey = (rel: string): string => rel.normalize('NFC').toLowerCase();
+export const foldKey = (rel: string): string => rel.normalize('NFC').toLowerCase();
 
 export function caseCollisions(scan: Pick<ContentScan, 'pairs' | 'loneSidecars'>): Problem[] {
   const byKey = new Map<string, string[]>();

@@ -92,6 +92,40 @@ describe('pepe add beside a name in another letter case', () => {
     const check = captureIo({ cwd: temp.path });
     expect(await runMain(['check', '--content', 'cased'], check), check.err()).toBe(0);
   });
+
+  it('refuses --into Moods beside an existing moods/ (one folder on macOS and Windows), naming the folder to use', async () => {
+    const dir = join(temp.path, 'cased-into');
+    await cp(content, dir, { recursive: true });
+    await mkdir(join(dir, 'moods', 'Café'), { recursive: true });
+    const existing = await fixtureImage(49);
+    await writeFile(join(dir, 'moods', 'Café', `frog${existing.ext}`), existing.bytes);
+    await writeFile(join(dir, 'moods', 'Café', 'frog.json'), `${JSON.stringify({ id: '6a0e2b8c-1d4f-4e7a-9b3c-5d6e7f8a9b0c', description: null, tags: null, created_at: '2024-01-01T00:00:00Z' })}\n`);
+    await writeFile(join(temp.path, 'frog.png'), (await fixtureImage(50)).bytes);
+    const before = await snapshotDir(dir);
+    for (const [into, existingFolder, corrected] of [
+      ['Moods', 'moods', 'moods'],
+      ['Moods/new', 'moods', 'moods/new'],
+      // The same folder typed in the other Unicode form (as macOS tools write it) and letter case.
+      ['moods/CAFE\u0301', 'moods/Café', 'moods/Café'],
+    ] as const) {
+      const io = captureIo({ cwd: temp.path });
+      expect(await runMain(['add', 'frog.png', '--content', 'cased-into', '--into', into], io), io.err()).toBe(1);
+      expect(io.err()).toBe(
+        `error: --into "${into}": the content folder already has "${existingFolder}", which differs only in letter case (one folder on macOS and Windows checkouts, and a case-collision error in every build): use --into "${corrected}" [bad-into]\nnothing was added\n`,
+      );
+      expect(await snapshotDir(dir)).toEqual(before);
+    }
+    // A file in another letter case: no folder to suggest.
+    const file = captureIo({ cwd: temp.path });
+    expect(await runMain(['add', 'frog.png', '--content', 'cased-into', '--into', `moods/Café/FROG${existing.ext}`], file)).toBe(1);
+    expect(file.err()).toMatch(/the content folder already has the file "moods\/Café\/frog\.\w+", which differs only in letter case .*: choose another --into \[bad-into\]\n/);
+    expect(await snapshotDir(dir)).toEqual(before);
+    // The folder's own spelling is fine.
+    const io = captureIo({ cwd: temp.path });
+    expect(await runMain(['add', 'frog.png', '--content', 'cased-into', '--into', 'moods/Café'], io), io.err()).toBe(0);
+    const check = captureIo({ cwd: temp.path });
+    expect(await runMain(['check', '--content', 'cased-into'], check), check.err()).toBe(0);
+  });
 });
 
 describe('pepe add on an image in the content folder with a same-named twin', () => {
