@@ -18,7 +18,8 @@ export function checkInto(into: string | undefined): Problem | null {
   if (isAbsolute(into) || clean === '..' || clean.startsWith(`..${sep}`) || clean.split(sep).some((part) => part.startsWith('.') && part !== '.')) {
     return error('bad-into', `--into "${into}" must be a relative folder inside the content folder, without ".." or hidden parts`);
   }
-  for (const part of clean.split(sep)) {
+  // "." and empty parts name no folder (`--into .` is the content folder itself).
+  for (const part of clean.split(sep).filter((p) => p !== '' && p !== '.')) {
     const fault = windowsNameFault(part);
     if (fault) return error('bad-into', `--into "${into}": the folder "${part}": ${fault}, so a Windows checkout of the repository would fail: choose another name`);
   }

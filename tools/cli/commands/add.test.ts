@@ -128,6 +128,18 @@ describe('pepe add beside a name in another letter case', () => {
   });
 });
 
+describe('pepe add --into the content folder itself', () => {
+  it.each(['.', './'])('takes --into %j as the content folder, as no --into and --into moods/. do (it named a Windows fault in ".")', async (into) => {
+    const dir = join(temp.path, `into-dot-${into.length}`);
+    await cp(content, dir, { recursive: true });
+    await writeFile(join(temp.path, 'dot-frog.png'), (await fixtureImage(51)).bytes);
+    const io = captureIo({ cwd: temp.path });
+    expect(await runMain(['add', 'dot-frog.png', '--content', dir, '--into', into], io), io.err()).toBe(0);
+    expect(io.out()).toMatch(/^added dot-frog\.png \(id [0-9a-f-]{36}\)$/m);
+    expect(existsSync(join(dir, 'dot-frog.json'))).toBe(true);
+  });
+});
+
 describe('pepe add on an image in the content folder with a same-named twin', () => {
   it('refuses it: a.png beside a.jpg would share a.json, a name-collision in every build', async () => {
     const dir = join(temp.path, 'twins');
