@@ -223,6 +223,27 @@ describe('an image without a sidecar', () => {
     expect(await runMain(args, again)).toBe(1);
     expect(again.err()).toContain('[already-in-catalogue]');
   });
+
+  it('named with a leading "-", gets ./-name in the command, which pepe add would otherwise read as a flag', async () => {
+    const dir = join(temp.path, 'dash content');
+    await cp(content, dir, { recursive: true });
+    const image = await fixtureImage(32);
+    await writeFile(join(dir, `-frog${image.ext}`), image.bytes);
+    // The maintainer runs the build from inside the content folder, so the image's path is its bare name.
+    const cwd = vi.spyOn(process, 'cwd').mockReturnValue(dir);
+    try {
+      const io = captureIo({ cwd: dir });
+      expect(await runMain(['check', '--content', '.'], io)).toBe(1);
+      const command = /run `([^`]+)` to give it one where it is/.exec(io.err())?.[1];
+      expect(command).toMatch(new RegExp(`^npx pepe add \\./-frog\\${image.ext} --content '.*/dash content'$`));
+      const [, , ...args] = shellWords(command!);
+      const addIo = captureIo({ cwd: dir });
+      expect(await runMain(args, addIo), addIo.err()).toBe(0);
+      expect(await readFile(join(dir, '-frog.json'), 'utf8')).toContain('"id"');
+    } finally {
+      cwd.mockRestore();
+    }
+  });
 });
 
 describe('folder flags that name a file', () => {
