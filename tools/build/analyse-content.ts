@@ -13,7 +13,7 @@ import { type ImageFileContext, type ImageOutcome, analyseImageFile } from './an
 import { type CachedFeatures, FeatureCache } from './feature-cache.js';
 import { error, warning, type Problem } from './problems.js';
 import { caseCollisions } from './case-collisions.js';
-import { rejectDuplicateIds, sortProblems, unknownDistinctFrom } from './catalogue-checks.js';
+import { rejectDuplicateIds, sortProblems, type UnpublishedSidecar, unknownDistinctFrom } from './catalogue-checks.js';
 import { cachePlacementProblem } from './cache-placement.js';
 import { folderProblem } from './file-in-the-way.js';
 import { type ContentFile, type ContentPair, type ContentScan, scanContent } from './scan-content.js';
@@ -148,9 +148,10 @@ function nothingAnalysed(problems: Problem[], started: number): ContentAnalysis 
 /**
  * Problems of sidecars whose image was refused (unsupported, a symlink, two images for one
  * sidecar) or that have no image: reported in the same run, so that fixing the image does
- * not reveal a broken sidecar only on the next one.
+ * not reveal a broken sidecar only on the next one. The ids of the valid ones go to `unpublished`
+ * (a duplicate id is reported in the same run too).
  */
-function loneSidecarProblems(sidecars: readonly ContentFile[]): Problem[] {
+function loneSidecarProblems(sidecars: readonly ContentFile[], unpublished: UnpublishedSidecar[]): Problem[] {
   const problems: Problem[] = [];
   for (const sidecar of sidecars) {
     const read = readSidecar(sidecar);
@@ -163,6 +164,7 @@ function loneSidecarProblems(sidecars: readonly ContentFile[]): Problem[] {
     }
     const result = parseSidecar(sidecar.rel, read.text);
     if (!result.ok) problems.push(...result.problems);
+    else unpublished.push({ id: result.sidecar.id, sidecar: sidecar.rel });
   }
   return problems;
 }
@@ -182,7 +184,9 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   const scanMs = performance.now() - started;
   const cache = await FeatureCache.load(cacheDir, FEATURE_VERSION);
   const cacheLoadMs = performance.now() - started - scanMs;
-  const problems = [...scan.problems, ...loneSidecarProblems(scan.loneSidecars), ...caseCollisions(scan), ...windowsNameProblems(scan)];
+  // Valid sidecars whose image is not published (refused, or none): their ids still count.
+  const unpublished: UnpublishedSidecar[] = [];
+  const problems = [...scan.problems, ...loneSidecarProblems(scan.loneSidecars, unpublished), ...caseCollisions(scan), ...windowsNameProblems(scan)];
   const timings = { cacheLoadMs, scanMs, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: 0 };
   const stats: AnalyseStats = { images: 0, cacheHits: 0, decoded: 0, hashed: 0, timings };
 
@@ -194,6 +198,9 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   function finish(index: number, side: { sidecar?: NormalisedSidecar; problems: Problem[] }, img: ImageOutcome): void {
     const pair = scan.pairs[index]!;
     problems.push(...side.problems);
+    if (!img.ok || img.features.width * img.features.height > limits.maxPixels) {
+      if (side.sidecar) unpublished.push({ id: side.sidecar.id, sidecar: pair.sidecar.rel });
+    }
     if (!img.ok) problems.push(img.problem);
     else if (img.features.width * img.features.height > limits.maxPixels) {
       // Also for cached features: a lowered limit applies to images analysed under the old one.
@@ -242,8 +249,10 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
     releasePixelPass();
   }
 
-  const valid = rejectDuplicateIds(items.filter((item): item is AnalysedItem => item !== undefined), problems);
-  problems.push(...unknownDistinctFrom(valid));
+  const analysed = items.filter((item): item is AnalysedItem => item !== undefined);
+  const valid = rejectDuplicateIds(analysed, problems, unpublished);
+  // Every id a sidecar holds is a record, also when its image was refused or its id clashes.
+  problems.push(...unknownDistinctFrom(valid, [...unpublished.map((other) => other.id), ...analysed.map((item) => item.record.id)]));
   if (options.writeCache !== false) await cache.save();
   stats.timings.totalMs = performance.now() - started;
   return { items: valid, problems: sortProblems(problems), stats };

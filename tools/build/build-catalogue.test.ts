@@ -235,6 +235,38 @@ describe('bad content: exactly its problem, output left byte-for-byte untouched'
     expect(byFile).toContain('orphan.json orphan-sidecar');
     expect(byFile).toContain('orphan.json sidecar-unknown-key');
   });
+
+  it('reports a duplicate id in the same run when one of the images is refused or a sidecar has no image, and knows those ids as records', async () => {
+    const imageOf = async (d: string, name: string) => (await readdir(join(d, name, '..'))).find((f) => f.startsWith(`${name.split('/').pop()}.`) && !f.endsWith('.json'))!;
+    const contentDir = await contentWith(async (d) => {
+      const first = JSON.parse(await readFile(join(d, 'frog-000.json'), 'utf8'));
+      const second = JSON.parse(await readFile(join(d, 'frog-001.json'), 'utf8'));
+      // frog-001 takes frog-000's id, and its image is cut short.
+      await writeFile(join(d, 'frog-001.json'), JSON.stringify({ ...second, id: first.id }));
+      const image = join(d, await imageOf(d, 'frog-001'));
+      await writeFile(image, (await readFile(image)).subarray(0, 200));
+      // A sidecar left behind (its image moved away) holds archive/frog-002's id.
+      await cp(join(d, 'archive', 'frog-002.json'), join(d, 'left-behind.json'));
+      // frog-003 acknowledges frog-005, whose image is unsupported: a record with a broken image, not an unknown id.
+      const third = JSON.parse(await readFile(join(d, 'frog-003.json'), 'utf8'));
+      const fifth = JSON.parse(await readFile(join(d, 'frog-005.json'), 'utf8'));
+      await writeFile(join(d, 'frog-003.json'), JSON.stringify({ ...third, distinct_from: [fifth.id] }));
+      await rm(join(d, await imageOf(d, 'frog-005')));
+      await writeFile(join(d, 'frog-005.bmp'), 'BM not really');
+    });
+    const result = await build({ contentDir });
+    const byFile = result.problems.map((p) => `${p.file} ${p.code}`).sort();
+    expect(byFile).toEqual([
+      'archive/frog-002.json duplicate-id',
+      'frog-000.json duplicate-id',
+      expect.stringMatching(/^frog-001\.\w+ truncated$/),
+      'frog-005.bmp unsupported-format',
+      'left-behind.json orphan-sidecar',
+    ]);
+    const dups = result.problems.filter((p) => p.code === 'duplicate-id').map((p) => p.message);
+    expect(dups).toEqual([expect.stringMatching(/is used by archive\/frog-002\.json and left-behind\.json: /), expect.stringMatching(/is used by frog-000\.json and frog-001\.json: /)]);
+    expect(await snapshotDir(goodDist)).toEqual(goodSnapshot);
+  });
 });
 
 describe('a good build', () => {

@@ -3,28 +3,45 @@ import { extname } from 'node:path';
 import type { AnalysedItem } from './analyse-content.js';
 import { error, type Problem, warning } from './problems.js';
 
-/** Two sidecars with one id would publish two images under one URL: both are reported and both left out. */
-export function rejectDuplicateIds(items: AnalysedItem[], problems: Problem[]): AnalysedItem[] {
-  const byId = new Map<string, AnalysedItem[]>();
-  for (const item of items) byId.set(item.record.id, [...(byId.get(item.record.id) ?? []), item]);
-  const valid: AnalysedItem[] = [];
-  for (const [id, group] of byId) {
-    if (group.length === 1) valid.push(group[0]!);
-    else {
-      const sidecars = group.map((g) => `${g.file.slice(0, g.file.length - extname(g.file).length)}.json`);
-      problems.push(error('duplicate-id', `id ${id} is used by ${sidecars.join(' and ')}: give all but one of them a new id (e.g. from crypto.randomUUID())`, sidecars[0]));
-    }
-  }
-  return valid.sort((a, b) => (a.file < b.file ? -1 : 1));
+/** A valid sidecar whose image is not in the catalogue (refused, or none): its id is still taken. */
+export interface UnpublishedSidecar {
+  id: string;
+  /** Content-relative path of the sidecar. */
+  sidecar: string;
 }
 
-/** A `distinct_from` naming no record is probably a typo or a deleted image: worth a warning, not a failure. */
-export function unknownDistinctFrom(items: AnalysedItem[]): Problem[] {
-  const ids = new Set(items.map((item) => item.record.id));
+const sidecarOf = (item: AnalysedItem) => `${item.file.slice(0, item.file.length - extname(item.file).length)}.json`;
+
+/**
+ * Two sidecars with one id would publish two images under one URL: both are reported and both
+ * left out. Sidecars whose image was refused (truncated, unsupported…) or that have none count
+ * too, so the clash is reported in the same run as the image's problem, not after it is fixed.
+ */
+export function rejectDuplicateIds(items: AnalysedItem[], problems: Problem[], unpublished: readonly UnpublishedSidecar[] = []): AnalysedItem[] {
+  const byId = new Map<string, string[]>();
+  const add = (id: string, sidecar: string) => byId.set(id, [...(byId.get(id) ?? []), sidecar]);
+  for (const item of items) add(item.record.id, sidecarOf(item));
+  for (const other of unpublished) add(other.id, other.sidecar);
+  const clashing = new Set<string>();
+  for (const [id, sidecars] of byId) {
+    if (sidecars.length === 1) continue;
+    clashing.add(id);
+    sidecars.sort();
+    problems.push(error('duplicate-id', `id ${id} is used by ${sidecars.join(' and ')}: give all but one of them a new id (e.g. from crypto.randomUUID())`, sidecars[0]));
+  }
+  return items.filter((item) => !clashing.has(item.record.id)).sort((a, b) => (a.file < b.file ? -1 : 1));
+}
+
+/**
+ * A `distinct_from` naming no record is probably a typo or a deleted image: worth a warning, not
+ * a failure. An id whose image was refused is a record (its own error says what to fix).
+ */
+export function unknownDistinctFrom(items: AnalysedItem[], otherIds: Iterable<string> = []): Problem[] {
+  const ids = new Set([...items.map((item) => item.record.id), ...otherIds]);
   return items.flatMap((item) =>
     item.distinctFrom
       .filter((id) => !ids.has(id))
-      .map((id) => warning('unknown-distinct-from', `distinct_from lists ${id}, which is no record in the catalogue: remove it or fix the id`, item.file.replace(/\.[^./]+$/, '.json'))),
+      .map((id) => warning('unknown-distinct-from', `distinct_from lists ${id}, which is no record in the catalogue: remove it or fix the id`, sidecarOf(item))),
   );
 }
 
