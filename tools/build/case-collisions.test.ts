@@ -49,4 +49,16 @@ describe('names that differ only in letter case', () => {
     expect(io.err().normalize('NFC')).toContain('error: Moods/Déjà-vu.json: Moods/Déjà-vu.json and moods/déjà-vu.json differ only in letter case');
     expect(io.err()).not.toMatch(/frog-00\d.*case-collision/);
   });
+
+  it('also for two sidecars of one image, frog.json and frog.JSON (one of them was passed over without a word)', async () => {
+    const dir = join(temp.path, 'twin-sidecars');
+    await cp(content, dir, { recursive: true });
+    // frog-000 keeps its sidecar; a second one, with another id, sits beside it as frog-000.JSON.
+    await writeFile(join(dir, 'frog-000.JSON'), `${JSON.stringify({ id: fixtureId('twin-sidecar'), description: 'the other one', tags: null, created_at: '2024-01-01T00:00:00Z' })}\n`);
+    const io = captureIo({ cwd: temp.path });
+    expect(await runMain(['check', '--content', 'twin-sidecars'], io)).toBe(1);
+    expect(io.err()).toContain('error: frog-000.JSON: frog-000.JSON and frog-000.json differ only in letter case: macOS and Windows checkouts keep one file for them');
+    // That one error only: no orphan-sidecar, duplicate-id or other noise.
+    expect(io.err()).toMatch(/^content has errors: 3 images, 0 warnings, 1 error,/m);
+  });
 });

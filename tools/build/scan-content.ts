@@ -144,6 +144,7 @@ export async function scanContent(contentDir: string): Promise<ContentScan> {
   const problems: Problem[] = [];
   const images = new Map<string, ContentFile[]>();
   const sidecars = new Map<string, ContentFile>();
+  const caseTwinSidecars: ContentFile[] = [];
   /**
    * Stems of refused entries (symlinks, unsupported files), so that their partner is not
    * reported a second time as an orphan sidecar or an image without sidecar.
@@ -174,8 +175,12 @@ export async function scanContent(contentDir: string): Promise<ContentScan> {
     const ext = dot < 0 ? '' : entry.path.slice(dot).toLowerCase();
     const stem = dot < 0 ? entry.path : entry.path.slice(0, dot);
     const file = toFile(root, entry.path, stats);
-    if (ext === '.json') sidecars.set(stem, file);
-    else if (CONTENT_IMAGE_EXTS.has(ext)) {
+    if (ext === '.json') {
+      // `frog.json` + `frog.JSON`: the second is kept as a lone sidecar, so the case-collision
+      // check names both (a map by stem alone passed one of them over without a word).
+      if (sidecars.has(stem)) caseTwinSidecars.push(file);
+      else sidecars.set(stem, file);
+    } else if (CONTENT_IMAGE_EXTS.has(ext)) {
       const same = images.get(stem);
       if (same) same.push(file);
       else images.set(stem, [file]);
@@ -202,7 +207,7 @@ export async function scanContent(contentDir: string): Promise<ContentScan> {
     pairs.push({ image, sidecar });
   }
   const paired = new Set(pairs.map((pair) => pair.sidecar));
-  const loneSidecars: ContentFile[] = [];
+  const loneSidecars: ContentFile[] = [...caseTwinSidecars];
   for (const [stem, sidecar] of sidecars) {
     if (!paired.has(sidecar)) loneSidecars.push(sidecar);
     if (!images.has(stem) && !refused.has(stem)) {
