@@ -57,8 +57,11 @@ export function inPlaceProblem(contentDir: string, abs: string, sidecarPath: str
   if (!CONTENT_IMAGE_EXTS.has(extname(abs).toLowerCase())) {
     return error('unsupported-format', `"${source}" is inside the content folder with a "${extname(abs) || 'missing'}" extension that builds do not read: rename it to .png, .jpg, .gif, .webp or .avif first`);
   }
-  if (existsSync(sidecarPath)) {
-    return error('already-in-catalogue', `"${source}" already has a sidecar (${relative(contentDir, sidecarPath).split(sep).join('/')}): edit that one instead`);
+  // Builds read the extension in any letter case: `frog.JSON` is frog.png's sidecar too.
+  const sidecarName = basename(sidecarPath);
+  const existing = existsSync(sidecarPath) ? sidecarName : readdirSync(dirname(sidecarPath)).find((name) => name.toLowerCase() === sidecarName.toLowerCase() && basename(name, extname(name)) === basename(sidecarName, '.json'));
+  if (existing !== undefined) {
+    return error('already-in-catalogue', `"${source}" already has a sidecar (${relative(contentDir, join(dirname(sidecarPath), existing)).split(sep).join('/')}): edit that one instead`);
   }
   // `a.png` beside `a.jpg`: both would be described by the one `a.json` (a name-collision in every build).
   const stem = basename(abs, extname(abs));

@@ -140,6 +140,25 @@ describe('pepe add --into the content folder itself', () => {
   });
 });
 
+describe('pepe add on an image in the content folder whose sidecar has an upper-case extension', () => {
+  it('refuses it as already in the catalogue (builds read frog.JSON as its sidecar) instead of writing frog.json beside it', async () => {
+    const dir = join(temp.path, 'upper-json');
+    await cp(content, dir, { recursive: true });
+    const image = await fixtureImage(52);
+    await writeFile(join(dir, `Shouty${image.ext}`), image.bytes);
+    await writeFile(join(dir, 'Shouty.JSON'), `${JSON.stringify({ id: '7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f', description: null, tags: null, created_at: '2024-01-01T00:00:00Z' })}\n`);
+    const check = captureIo({ cwd: temp.path });
+    expect(await runMain(['check', '--content', 'upper-json'], check), check.err()).toBe(0);
+    const before = await snapshotDir(dir);
+    for (const force of [[], ['--force']]) {
+      const io = captureIo({ cwd: temp.path });
+      expect(await runMain(['add', join('upper-json', `Shouty${image.ext}`), '--content', 'upper-json', ...force], io)).toBe(1);
+      expect(io.err()).toMatch(/^error: ".*Shouty\.\w+" already has a sidecar \(Shouty\.JSON\): edit that one instead \[already-in-catalogue\]\nnothing was added\n$/);
+      expect(await snapshotDir(dir)).toEqual(before);
+    }
+  });
+});
+
 describe('pepe add on an image in the content folder with a same-named twin', () => {
   it('refuses it: a.png beside a.jpg would share a.json, a name-collision in every build', async () => {
     const dir = join(temp.path, 'twins');
