@@ -75,6 +75,25 @@ describe('pepe build', () => {
     expect(io2.err()).toContain('PEPE_CDN_URL must start with http:// or https://');
   });
 
+  it('exits 2 on an empty folder flag (an unset shell variable), instead of taking the current folder for it', async () => {
+    const cwd = join(temp.path, 'empty-flags');
+    await mkdir(cwd);
+    await writeFile(join(cwd, 'frog.png'), (await fixtureImage(33)).bytes);
+    const before = await snapshotDir(cwd);
+    for (const [argv, flag] of [
+      [['build', '--content', ''], '--content'],
+      [['build', '--content', content, '--out', ''], '--out'],
+      [['check', '--content', content, '--cache', ''], '--cache'],
+      [['dupes', '--content='], '--content'],
+      [['add', 'frog.png', '--content', ''], '--content'],
+    ] as const) {
+      const io = captureIo({ cwd });
+      expect(await runMain([...argv], io), argv.join(' ')).toBe(2);
+      expect(io.err()).toContain(`: ${flag} is empty: name a folder (is a shell variable unset?)\n`);
+      expect(await snapshotDir(cwd)).toEqual(before);
+    }
+  });
+
   it('prints help with exit 0', async () => {
     const io = captureIo({ cwd: temp.path });
     expect(await runMain(['build', '--help'], io)).toBe(0);

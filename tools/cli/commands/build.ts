@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { buildCatalogue } from '../../build/build-catalogue.js';
 import { resolveSiteUrls } from '../../build/site-urls.js';
 import { parseFlags } from '../args.js';
-import { CONTENT_FLAGS, contentPaths } from '../content-flags.js';
+import { CONTENT_FLAGS, contentPaths, refuseEmptyFolderFlags } from '../content-flags.js';
 import { type Command, UsageError } from '../io.js';
 import { printProblems, printSummary, withProgress } from '../print-results.js';
 import { withTunedDecoding } from '../tuned-decoding.js';
@@ -39,12 +39,14 @@ export default {
       'api-url': { type: 'string' },
       'cdn-url': { type: 'string' },
     });
+    refuseEmptyFolderFlags(values, ['out']);
+    const paths = contentPaths(values, io.cwd);
     const urls = resolveSiteUrls({ baseUrl: values['base-url'], apiUrl: values['api-url'], cdnUrl: values['cdn-url'] }, io.env);
     if (!urls.ok) throw new UsageError(urls.message);
     const run = await withTunedDecoding(io, (beforeDecoding) =>
       withProgress(io, (onProgress) =>
         buildCatalogue({
-          ...contentPaths(values, io.cwd),
+          ...paths,
           outDir: resolve(io.cwd, values.out ?? 'dist'),
           urls: urls.urls,
           onProgress,
