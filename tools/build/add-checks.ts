@@ -57,15 +57,17 @@ export function inPlaceProblem(contentDir: string, abs: string, sidecarPath: str
   if (!CONTENT_IMAGE_EXTS.has(extname(abs).toLowerCase())) {
     return error('unsupported-format', `"${source}" is inside the content folder with a "${extname(abs) || 'missing'}" extension that builds do not read: rename it to .png, .jpg, .gif, .webp or .avif first`);
   }
-  // Builds read the extension in any letter case: `frog.JSON` is frog.png's sidecar too.
+  // Builds read the extension in any letter case (`frog.JSON` is frog.png's sidecar too) and
+  // the name in either Unicode form (`café.json` with "e" + U+0301 is café.png's).
   const sidecarName = basename(sidecarPath);
-  const existing = existsSync(sidecarPath) ? sidecarName : readdirSync(dirname(sidecarPath)).find((name) => name.toLowerCase() === sidecarName.toLowerCase() && basename(name, extname(name)) === basename(sidecarName, '.json'));
+  const sameStem = (name: string) => basename(name, extname(name)).normalize('NFC') === basename(sidecarName, '.json').normalize('NFC');
+  const existing = existsSync(sidecarPath) ? sidecarName : readdirSync(dirname(sidecarPath)).find((name) => extname(name).toLowerCase() === '.json' && sameStem(name));
   if (existing !== undefined) {
     return error('already-in-catalogue', `"${source}" already has a sidecar (${relative(contentDir, join(dirname(sidecarPath), existing)).split(sep).join('/')}): edit that one instead`);
   }
   // `a.png` beside `a.jpg`: both would be described by the one `a.json` (a name-collision in every build).
   const stem = basename(abs, extname(abs));
-  const twins = readdirSync(dirname(abs)).filter((name) => name !== basename(abs) && CONTENT_IMAGE_EXTS.has(extname(name).toLowerCase()) && basename(name, extname(name)) === stem);
+  const twins = readdirSync(dirname(abs)).filter((name) => name !== basename(abs) && CONTENT_IMAGE_EXTS.has(extname(name).toLowerCase()) && basename(name, extname(name)).normalize('NFC') === stem.normalize('NFC'));
   if (twins.length > 0) {
     return error('name-collision', `"${source}" and ${twins.map((name) => `"${name}"`).join(', ')} beside it would share the sidecar "${stem}.json": rename one of them first`);
   }

@@ -62,3 +62,21 @@ describe('names that differ only in letter case', () => {
     expect(io.err()).toMatch(/^content has errors: 3 images, 0 warnings, 1 error,/m);
   });
 });
+
+describe('an image and its sidecar whose names spell an accent in different Unicode forms', () => {
+  it('are one record (the same name on macOS), not a missing sidecar plus an orphan one', async () => {
+    const dir = join(temp.path, 'unicode-forms');
+    await cp(content, dir, { recursive: true });
+    // The image named with a composed "é" (U+00E9), its sidecar with "e" + U+0301, as macOS tools may write it.
+    const { bytes, ext } = await fixtureImage(34);
+    await writeFile(join(dir, `caf\u00e9${ext}`), bytes);
+    await writeFile(join(dir, 'cafe\u0301.json'), `${JSON.stringify({ id: fixtureId('unicode-forms'), description: null, tags: null, created_at: '2024-01-01T00:00:00Z' })}\n`);
+    const io = captureIo({ cwd: temp.path });
+    expect(await runMain(['check', '--content', 'unicode-forms'], io), io.err()).toBe(0);
+    expect(io.err()).toMatch(/^content ok: 4 images, /m);
+    // pepe add finds that sidecar too, instead of writing a second one (a case-collision).
+    const add = captureIo({ cwd: temp.path });
+    expect(await runMain(['add', join('unicode-forms', `caf\u00e9${ext}`), '--content', 'unicode-forms'], add)).toBe(1);
+    expect(add.err().normalize('NFC')).toMatch(/already has a sidecar \(café\.json\): edit that one instead \[already-in-catalogue\]/);
+  });
+});

@@ -73,10 +73,22 @@ function extDot(rel: string): number {
   return dot > slash + 1 ? dot : -1;
 }
 
+/**
+ * The name an image and its sidecar share: the path without its extension, the file name in
+ * Unicode NFC. `café.png` with a composed "é" and `café.json` with "e" + U+0301 (as macOS tools
+ * may write it) look the same and are the same name on macOS: one record, not an image without
+ * a sidecar plus an orphan sidecar. (Folders are left as they are: two spellings of a folder
+ * are two folders here.)
+ */
 const stemOf = (rel: string): string => {
   const dot = extDot(rel);
-  return dot < 0 ? rel : rel.slice(0, dot);
+  const stem = dot < 0 ? rel : rel.slice(0, dot);
+  // ASCII is already NFC: most names skip the (10k-file rebuilds: several ms) normalisation.
+  if (!NON_ASCII.test(stem)) return stem;
+  const slash = stem.lastIndexOf('/');
+  return stem.slice(0, slash + 1) + stem.slice(slash + 1).normalize('NFC');
 };
+const NON_ASCII = /[^\x00-\x7f]/;
 
 
 async function symlinkProblem(realRoot: string, abs: string, rel: string): Promise<Problem> {
@@ -173,7 +185,7 @@ export async function scanContent(contentDir: string): Promise<ContentScan> {
     }
     const dot = extDot(entry.path);
     const ext = dot < 0 ? '' : entry.path.slice(dot).toLowerCase();
-    const stem = dot < 0 ? entry.path : entry.path.slice(0, dot);
+    const stem = stemOf(entry.path);
     const file = toFile(root, entry.path, stats);
     if (ext === '.json') {
       // `frog.json` + `frog.JSON`: the second is kept as a lone sidecar, so the case-collision
