@@ -252,7 +252,12 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   const analysed = items.filter((item): item is AnalysedItem => item !== undefined);
   const valid = rejectDuplicateIds(analysed, problems, unpublished);
   // Every id a sidecar holds is a record, also when its image was refused or its id clashes.
-  problems.push(...unknownDistinctFrom(valid, [...unpublished.map((other) => other.id), ...analysed.map((item) => item.record.id)]));
+  // A generator: read only when some sidecar lists distinct_from.
+  const otherIds = function* () {
+    for (const other of unpublished) yield other.id;
+    for (const item of analysed) yield item.record.id;
+  };
+  problems.push(...unknownDistinctFrom(valid, otherIds()));
   if (options.writeCache !== false) await cache.save();
   stats.timings.totalMs = performance.now() - started;
   return { items: valid, problems: sortProblems(problems), stats };

@@ -18,14 +18,17 @@ const sidecarOf = (item: AnalysedItem) => `${item.file.slice(0, item.file.length
  * too, so the clash is reported in the same run as the image's problem, not after it is fixed.
  */
 export function rejectDuplicateIds(items: AnalysedItem[], problems: Problem[], unpublished: readonly UnpublishedSidecar[] = []): AnalysedItem[] {
-  const byId = new Map<string, string[]>();
-  const add = (id: string, sidecar: string) => byId.set(id, [...(byId.get(id) ?? []), sidecar]);
-  for (const item of items) add(item.record.id, sidecarOf(item));
-  for (const other of unpublished) add(other.id, other.sidecar);
-  const clashing = new Set<string>();
-  for (const [id, sidecars] of byId) {
-    if (sidecars.length === 1) continue;
-    clashing.add(id);
+  // Ids counted first, sidecar names made for clashing ids only: a rebuild checks 10k ids.
+  const counts = new Map<string, number>();
+  const count = (id: string) => counts.set(id, (counts.get(id) ?? 0) + 1);
+  for (const item of items) count(item.record.id);
+  for (const other of unpublished) count(other.id);
+  const clashing = new Map<string, string[]>();
+  for (const [id, n] of counts) if (n > 1) clashing.set(id, []);
+  if (clashing.size === 0) return items.slice().sort((a, b) => (a.file < b.file ? -1 : 1));
+  for (const item of items) clashing.get(item.record.id)?.push(sidecarOf(item));
+  for (const other of unpublished) clashing.get(other.id)?.push(other.sidecar);
+  for (const [id, sidecars] of clashing) {
     sidecars.sort();
     problems.push(error('duplicate-id', `id ${id} is used by ${sidecars.join(' and ')}: give all but one of them a new id (e.g. from crypto.randomUUID())`, sidecars[0]));
   }
@@ -37,6 +40,8 @@ export function rejectDuplicateIds(items: AnalysedItem[], problems: Problem[], u
  * a failure. An id whose image was refused is a record (its own error says what to fix).
  */
 export function unknownDistinctFrom(items: AnalysedItem[], otherIds: Iterable<string> = []): Problem[] {
+  // Most catalogues list few or no distinct_from: no 10k-id set for them.
+  if (!items.some((item) => item.distinctFrom.length > 0)) return [];
   const ids = new Set([...items.map((item) => item.record.id), ...otherIds]);
   return items.flatMap((item) =>
     item.distinctFrom
