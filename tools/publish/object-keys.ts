@@ -21,6 +21,9 @@ export function normalisePrefix(raw: string | undefined): string {
   if (raw === undefined || raw === '') return '';
   if (raw.startsWith('/')) throw new UsageError(`--prefix must not start with "/" (got "${raw}"); S3 keys have no leading slash`);
   if (raw.split('/').some((part) => part === '..' || part === '.')) throw new UsageError(`--prefix must not contain "." or ".." segments (got "${raw}")`);
+  // "a//b/": S3 takes such keys, but URL paths with an empty segment are collapsed by many CDNs and
+  // servers (s3rver answers them with an HTML 404, reported as "not an S3 API").
+  if (raw.replace(/\/$/, '').split('/').some((part) => part === '')) throw new UsageError(`--prefix must not contain an empty segment ("//") (got "${raw}")`);
   return raw.endsWith('/') ? raw : `${raw}/`;
 }
 

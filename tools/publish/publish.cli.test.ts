@@ -112,6 +112,26 @@ describe('pepe publish (CLI)', () => {
     expect(withBucket.err).toContain('the bucket goes in --bucket');
   });
 
+  it('exits 2 naming the flag when --dir, --netlify-toml, --prefix or --region is empty (an unset shell variable) or --prefix/--region is malformed', async () => {
+    // Each used to run: --dir '' read the working folder as the build, --netlify-toml '' the
+    // working folder as the config, --prefix '' published at the bucket root, --region '' took
+    // the default; --prefix a//b failed as "not an S3 API", --region 'us east' as "run again".
+    for (const [flag, value, message] of [
+      ['--dir', '', '--dir is empty: name the build folder (is a shell variable unset?)'],
+      ['--netlify-toml', '', '--netlify-toml is empty: name the netlify.toml file (is a shell variable unset?)'],
+      ['--prefix', '', '--prefix is empty: leave --prefix out to publish at the bucket root (is a shell variable unset?)'],
+      ['--region', '', '--region is empty: leave --region out for the default (is a shell variable unset?)'],
+      ['--prefix', 'a//b', '--prefix must not contain an empty segment ("//") (got "a//b")'],
+      ['--region', 'us east', '--region must be a region name such as us-east-1 (letters, digits and hyphens) (got "us east")'],
+    ] as const) {
+      const argv = ['--bucket', 'pepe-cli', '--endpoint', s3.endpoint, '--dry-run', ...(flag === '--dir' ? [] : ['--dir', join(temp.path, 'dist')]), ...(flag === '--netlify-toml' ? [] : ['--netlify-toml', join(ROOT, 'netlify.toml')]), flag, value];
+      const result = await run(...argv);
+      expect(result.code, `${flag} "${value}"`).toBe(2);
+      expect(result.err, `${flag} "${value}"`).toContain(`pepe publish: ${message}\n`);
+      expect(result.out).toBe('');
+    }
+  });
+
   it('prints no AWS SDK Node-version warning in a real process (Node 20 is pinned on purpose)', async () => {
     const child = spawnSync(process.execPath, [join(ROOT, 'tools/pepe.mjs'), 'publish', '--bucket', 'pepe-cli', '--endpoint', s3.endpoint, '--dry-run', '--dir', join(temp.path, 'dist'), '--netlify-toml', join(ROOT, 'netlify.toml')], {
       encoding: 'utf8',

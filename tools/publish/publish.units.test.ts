@@ -130,6 +130,8 @@ describe('keys and metadata', () => {
     expect(normalisePrefix('')).toBe('');
     expect(() => normalisePrefix('/pepe')).toThrow(/--prefix/);
     expect(() => normalisePrefix('a/../b')).toThrow(/--prefix/);
+    expect(() => normalisePrefix('a//b')).toThrow(/--prefix must not contain an empty segment/);
+    expect(normalisePrefix('a/b/')).toBe('a/b/');
     expect(() => checkBucketName('ab')).toThrow(/--bucket/);
     expect(() => checkBucketName('Pepe_Bucket')).toThrow(/--bucket/);
     expect(() => checkBucketName('pepe-bucket')).not.toThrow();

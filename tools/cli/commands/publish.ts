@@ -99,8 +99,19 @@ export default {
       'netlify-toml': { type: 'string' },
     });
     if (values.bucket === undefined) throw new UsageError('--bucket NAME is required');
+    // An empty value (`--dir "$DIST"` with DIST unset) used to mean the current folder (--dir:
+    // read as the build; --netlify-toml: a folder), the bucket root (--prefix) or the default
+    // region (--region): refused, naming the flag, like build's --content and --out.
+    for (const [name, what] of [['dir', 'name the build folder'], ['netlify-toml', 'name the netlify.toml file'], ['prefix', 'leave --prefix out to publish at the bucket root'], ['region', 'leave --region out for the default']] as const) {
+      if (values[name] === '') throw new UsageError(`--${name} is empty: ${what} (is a shell variable unset?)`);
+    }
     checkBucketName(values.bucket);
     const prefix = normalisePrefix(values.prefix);
+    // The SDK takes a region only as a hostname component and otherwise fails every request,
+    // which read as a network failure ("run again").
+    if (values.region !== undefined && !/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i.test(values.region)) {
+      throw new UsageError(`--region must be a region name such as us-east-1 (letters, digits and hyphens) (got "${values.region}")`);
+    }
     if (values.endpoint !== undefined) checkEndpoint(values.endpoint);
     const { publishBuild } = await import('../../publish/publish.js');
     const started = Date.now();
