@@ -154,6 +154,41 @@ describe('pepe publish (CLI)', () => {
     expect(nobody.err).toMatch(/stopped before writing anything \([\d.]+ s\): fix the problem above, then run again\n$/);
   });
 
+  it('says the credentials were refused, not that they lack a permission, when the access key is unknown; names TLS and the region when those are wrong; never advises a plain rerun', async () => {
+    const saved = { id: process.env.AWS_ACCESS_KEY_ID, region: process.env.AWS_REGION };
+    const args = ['--bucket', 'pepe-cli', '--netlify-toml', join(ROOT, 'netlify.toml')];
+    const rerun = /stopped before writing anything \([\d.]+ s\): fix the problem above, then run again\n$/;
+    try {
+      // The marker's HEAD fails first, and its 403 has no body: it used to be the one reported,
+      // as "access denied: the credentials need s3:ListBucket…", for a key that does not exist.
+      process.env.AWS_ACCESS_KEY_ID = 'NO-SUCH-KEY';
+      for (let i = 0; i < 3; i += 1) {
+        const refused = await run(...args, '--endpoint', s3.endpoint);
+        expect(refused.code).toBe(1);
+        expect(refused.err).toContain('InvalidAccessKeyId');
+        expect(refused.err).toContain('the credentials were refused: check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY');
+        expect(refused.err).not.toContain('NO-SUCH-KEY');
+        expect(refused.err).toMatch(rerun);
+      }
+      process.env.AWS_ACCESS_KEY_ID = saved.id;
+      // https:// on a plain-HTTP server: EPROTO, which said "run again".
+      const tls = await run(...args, '--endpoint', s3.endpoint.replace('http:', 'https:'));
+      expect(tls.code).toBe(1);
+      expect(tls.err).toContain('the TLS (https) connection failed: check --endpoint (http:// for a server without TLS)');
+      expect(tls.err).toMatch(rerun);
+      // A region from the environment the SDK refuses (fails before any connection): said "run again".
+      process.env.AWS_REGION = 'us east';
+      const region = await run(...args);
+      expect(region.code).toBe(1);
+      expect(region.err).toContain('the region is not a valid region name: check --region or AWS_REGION');
+      expect(region.err).toMatch(rerun);
+    } finally {
+      process.env.AWS_ACCESS_KEY_ID = saved.id;
+      if (saved.region === undefined) delete process.env.AWS_REGION;
+      else process.env.AWS_REGION = saved.region;
+    }
+  });
+
   it('says the endpoint is not an S3 API when a web server answers there, without the SDK\'s advice to programmers', async () => {
     // A web page or a storage console (MinIO's is one port above its API) at --endpoint: HTML, 404 or 200.
     for (const status of [404, 200]) {

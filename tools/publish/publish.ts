@@ -18,7 +18,7 @@ import { GROUP_ORDER, RUN_MARKER_NAME, STATE_NAME, keyForPath, normalisePrefix }
 import { DEFAULT_CONCURRENCY } from './concurrency.js';
 import { runPool } from './run-pool.js';
 import { createS3Client } from './s3-client.js';
-import { S3OperationError, deleteKeys, getObjectOrNull, headMetadata, listAllObjects, putObject } from './s3-operations.js';
+import { S3OperationError, deleteKeys, namesItsCause, getObjectOrNull, headMetadata, listAllObjects, putObject } from './s3-operations.js';
 import { decideStale, parseState, stateText } from './stale-policy.js';
 import type { PlannedObject, PublishDeps, PublishOptions, PublishPlan, PublishProgress, PublishResult, S3Like } from './types.js';
 import { PublishStop, uploadObject, verifyBucket, writeManifest } from './upload-steps.js';
@@ -50,6 +50,18 @@ function localUrlWarnings(settings: SiteUrls): Problem[] {
   if (local.length === 0) return [];
   const named = local.map(([name, url]) => `${name} ${url}`).join(', ');
   return [warning('local-urls', `the build's URLs point at this machine (${named}), so the published JSON links there: build with --base-url, --api-url and --cdn-url (or PEPE_BASE_URL…) for a real deployment`, 'manifest.json')];
+}
+
+/**
+ * Like Promise.all, but when several fail, the failure that names its cause is thrown: the
+ * marker's HEAD fails first and its reply has no body, so refused credentials read as
+ * "access denied" while the GETs beside it said InvalidAccessKeyId or SignatureDoesNotMatch.
+ */
+async function settled<T extends readonly unknown[]>(promises: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const results = await Promise.allSettled(promises);
+  const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+  if (failures.length > 0) throw failures.find((f) => f instanceof S3OperationError && namesItsCause(f)) ?? failures[0];
+  return results.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
 }
 
 async function defaultHeaders(file: string): Promise<(urlPath: string) => Record<string, string>> {
@@ -125,11 +137,11 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
     progress({ phase: 'reading-bucket', objectsDone: 0, objectsTotal: 0, bytesDone: 0, bytesTotal: 0 });
     const markerKey = `${prefix}${RUN_MARKER_NAME}`;
     // The state is read on every run: its record of deleted images guards their keys (bucket-plan.ts).
-    const [remoteManifest, marker, previousStateText] = await Promise.all([
+    const [remoteManifest, marker, previousStateText] = await settled([
       readRemoteManifest(client, bucket, built.manifest.key),
       headMetadata(client, bucket, markerKey),
       getObjectOrNull(client, bucket, stateKey).then((state) => state?.bytes.toString('utf8') ?? null),
-    ]);
+    ] as const);
     const previousState = parseState(previousStateText);
     // Fast path: the last run that wrote anything finished (see RUN_MARKER_NAME), so the
     // manifest is the bucket's exact description. --delete-stale always lists: it must

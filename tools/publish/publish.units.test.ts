@@ -10,6 +10,7 @@ import { readLocalBuild } from './local-build.js';
 import { metadataFor } from './object-metadata.js';
 import { checkBucketName, keyForPath, normalisePrefix } from './object-keys.js';
 import { imageReferences } from './references.js';
+import { S3OperationError } from './s3-operations.js';
 import { decideStale } from './stale-policy.js';
 import { syntheticRecords, writeSyntheticDist } from './testing/synthetic-dist.js';
 
@@ -135,6 +136,13 @@ describe('keys and metadata', () => {
     expect(() => checkBucketName('ab')).toThrow(/--bucket/);
     expect(() => checkBucketName('Pepe_Bucket')).toThrow(/--bucket/);
     expect(() => checkBucketName('pepe-bucket')).not.toThrow();
+  });
+
+  it('names both causes of a 403 whose reply has no error code (a HEAD), and only a permission for AccessDenied', () => {
+    const head = new S3OperationError('HeadObject', '_build/publish-run', 403, 'Unknown', 'UnknownError');
+    expect(head.message).toContain('access denied or the credentials were refused (the reply names no reason): check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, and that the credentials need s3:ListBucket');
+    expect(head.transient).toBe(false);
+    expect(new S3OperationError('PutObject', 'k', 403, 'AccessDenied', 'Access Denied').message).toMatch(/: access denied: the credentials need s3:ListBucket, GetObject, PutObject and DeleteObject on this bucket$/);
   });
 
   it('gives an extensionless JSON file a JSON Content-Type even without a netlify.toml rule', () => {

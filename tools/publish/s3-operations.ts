@@ -36,12 +36,25 @@ export class S3OperationError extends Error {
   }
 }
 
+const ACCESS_DENIED = 'access denied: the credentials need s3:ListBucket, GetObject, PutObject and DeleteObject on this bucket';
+
+/** Whether the failure names its cause: an S3 error code from a reply body, not a bare status (a HEAD's reply has no body). */
+export function namesItsCause(error: S3OperationError): boolean {
+  return error.status === undefined || !/^(Unknown|UnknownError|NotFound|Forbidden|\d+)$/.test(error.errorName);
+}
+
 /** What to do about a failure that retrying alone will not fix; null when retrying may. */
 function remedyFor(status: number | undefined, errorName: string, detail: string): string | null {
   if (errorName === 'CredentialsProviderError' || /could not load credentials/i.test(detail)) {
     return 'no AWS credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE';
   }
   if (/region is missing/i.test(detail)) return 'no region: pass --region or set AWS_REGION';
+  if (/region not accepted/i.test(detail)) return 'the region is not a valid region name: check --region or AWS_REGION';
+  // An https:// endpoint on a plain-HTTP server (EPROTO "wrong version number"), or a
+  // certificate the client does not trust: as it is, every rerun fails the same way.
+  if (/EPROTO|wrong version number|certificate|CERT_|SSL routines/i.test(detail)) {
+    return 'the TLS (https) connection failed: check --endpoint (http:// for a server without TLS) and the server\'s certificate';
+  }
   if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN/.test(detail)) return 'nothing answers at that address: check --endpoint (and that the server runs)';
   // A web page, a storage console or any other non-S3 server at --endpoint: its answer is not S3's XML.
   if (/XML parse error|Deserialization error/i.test(detail)) {
@@ -49,7 +62,10 @@ function remedyFor(status: number | undefined, errorName: string, detail: string
   }
   if (errorName === 'NoSuchBucket') return 'the bucket does not exist: create it, or check --bucket and --endpoint';
   if (errorName === 'InvalidAccessKeyId' || errorName === 'SignatureDoesNotMatch') return 'the credentials were refused: check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY';
-  if (status === 403 || errorName === 'AccessDenied') return 'access denied: the credentials need s3:ListBucket, GetObject, PutObject and DeleteObject on this bucket';
+  if (errorName === 'AccessDenied') return ACCESS_DENIED;
+  // A 403 without an S3 error code: the reply to a HEAD has no body, so an unknown access key
+  // or a wrong secret looks exactly like a missing permission (this used to name only the latter).
+  if (status === 403) return `access denied or the credentials were refused (the reply names no reason): check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, and that ${ACCESS_DENIED.slice('access denied: '.length)}`;
   return null;
 }
 
