@@ -132,6 +132,24 @@ describe('pepe publish (CLI)', () => {
     }
   });
 
+  it('refuses an --endpoint with a user name or password (exit 2) and never prints the password', async () => {
+    const argv = ['--bucket', 'pepe-cli', '--dir', join(temp.path, 'dist'), '--netlify-toml', join(ROOT, 'netlify.toml'), '--dry-run'];
+    for (const [endpoint, shown, message] of [
+      // Accepted before (the password ignored, requests signed with the chain's keys).
+      [s3.endpoint.replace('//', '//admin:hunter2@'), s3.endpoint.replace('//', '//***@'), 'must not hold a user name or password'],
+      // Refused before, echoing the password.
+      [`${s3.endpoint.replace('//', '//admin:hunter2@')}/pepe-cli`, `${s3.endpoint.replace('//', '//***@')}/pepe-cli`, 'must not hold a user name or password'],
+      ['http://admin:hunter2@[bad', 'http://***@[bad', 'must be an http(s) URL'],
+      ['admin:hunter2@127.0.0.1:9000', '***@127.0.0.1:9000', 'must be an http(s) URL'],
+    ] as const) {
+      const result = await run(...argv, '--endpoint', endpoint);
+      expect(result.code, endpoint).toBe(2);
+      expect(result.err, endpoint).toContain(`--endpoint ${message}`);
+      expect(result.err, endpoint).toContain(`(got "${shown}")`);
+      expect(result.err + result.out, endpoint).not.toContain('hunter2');
+    }
+  });
+
   it('prints no AWS SDK Node-version warning in a real process (Node 20 is pinned on purpose)', async () => {
     const child = spawnSync(process.execPath, [join(ROOT, 'tools/pepe.mjs'), 'publish', '--bucket', 'pepe-cli', '--endpoint', s3.endpoint, '--dry-run', '--dir', join(temp.path, 'dist'), '--netlify-toml', join(ROOT, 'netlify.toml')], {
       encoding: 'utf8',

@@ -37,8 +37,14 @@ Exit status: 0 the bucket holds the build (dry run: plan made), 1 refused or fai
 
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`;
 
-/** An http(s) URL with a host and a valid port and no path: the bucket goes in --bucket, not in the endpoint. */
+/**
+ * An http(s) URL with a host and a valid port, no path and no user name or password: the
+ * bucket goes in --bucket, the credentials come from the AWS chain. The value is echoed with
+ * anything before an "@" of its authority masked: a password there used to be printed (CI logs)
+ * and was otherwise ignored, the requests being signed with the chain's keys.
+ */
 function checkEndpoint(raw: string): void {
+  const shown = raw.replace(/^((?:[a-z][a-z0-9+.-]*:)?\/\/)?[^/?#]*@/i, '$1***@');
   let url: URL | null = null;
   try {
     url = new URL(raw);
@@ -46,10 +52,13 @@ function checkEndpoint(raw: string): void {
     // reported below
   }
   if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
-    throw new UsageError(`--endpoint must be an http(s) URL such as http://127.0.0.1:9000 (got "${raw}")`);
+    throw new UsageError(`--endpoint must be an http(s) URL such as http://127.0.0.1:9000 (got "${shown}")`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new UsageError(`--endpoint must not hold a user name or password (got "${shown}"): S3 requests are signed with AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or the AWS chain`);
   }
   if (url.pathname !== '/' || url.search !== '') {
-    throw new UsageError(`--endpoint must be the server's URL without a path (got "${raw}"); the bucket goes in --bucket`);
+    throw new UsageError(`--endpoint must be the server's URL without a path (got "${shown}"); the bucket goes in --bucket`);
   }
 }
 
