@@ -33,13 +33,31 @@ afterAll(async () => {
 });
 
 async function run(...argv: string[]) {
+  return runWithEnv({}, ...argv);
+}
+
+/** `extra` goes into the command's environment and, for the SDK (which reads process.env), into process.env for the run. */
+async function runWithEnv(extra: Record<string, string>, ...argv: string[]) {
+  const saved = Object.fromEntries(Object.keys(extra).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, extra);
+  try {
+    return await runIo(extra, ...argv);
+  } finally {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
+}
+
+async function runIo(extra: Record<string, string>, ...argv: string[]) {
   let out = '';
   let err = '';
   const io: Io = {
     stdout: (t) => void (out += t),
     stderr: (t) => void (err += t),
     isTTY: false,
-    env: { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' },
+    env: { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', ...extra },
     cwd: temp.path,
   };
   const code = await runMain(['publish', ...argv], io);
@@ -148,6 +166,24 @@ describe('pepe publish (CLI)', () => {
       expect(result.err, endpoint).toContain(`(got "${shown}")`);
       expect(result.err + result.out, endpoint).not.toContain('hunter2');
     }
+  });
+
+  it('takes AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL as --endpoint (path-style, default region), the flag winning, and checks it the same way', async () => {
+    // A host name, as MinIO has in CI (http://minio:9000): without path-style addressing the SDK
+    // asked for pepe-cli.localhost ("nothing answers at that address: check --endpoint").
+    const byName = s3.endpoint.replace('127.0.0.1', 'localhost');
+    const argv = ['--bucket', 'pepe-cli', '--dir', join(temp.path, 'dist'), '--netlify-toml', join(ROOT, 'netlify.toml'), '--dry-run'];
+    for (const name of ['AWS_ENDPOINT_URL_S3', 'AWS_ENDPOINT_URL']) {
+      const result = await runWithEnv({ [name]: byName }, ...argv);
+      expect(result.err, name).toBe('');
+      expect(result.code, name).toBe(0);
+      expect(result.out, name).toContain('dry run: nothing written to s3://pepe-cli/');
+    }
+    const flagWins = await runWithEnv({ AWS_ENDPOINT_URL: 'http://127.0.0.1:9' }, ...argv, '--endpoint', byName);
+    expect(flagWins.code).toBe(0);
+    const bad = await runWithEnv({ AWS_ENDPOINT_URL: `${byName}/pepe-cli` }, ...argv);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain(`AWS_ENDPOINT_URL must be the server's URL without a path (got "${byName}/pepe-cli")`);
   });
 
   it('prints no AWS SDK Node-version warning in a real process (Node 20 is pinned on purpose)', async () => {

@@ -20,6 +20,7 @@ Options:
   --prefix P            key prefix, e.g. "pepe/" (default: bucket root)
   --dir DIR             build output folder (default: dist)
   --endpoint URL        S3-compatible endpoint (MinIO, R2, s3rver…); turns on path-style addressing
+                        (default: AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL, taken the same way)
   --region R            region (default: from the AWS chain; us-east-1 with --endpoint)
   --concurrency N       parallel requests, ${MIN_CONCURRENCY}–${MAX_CONCURRENCY} (default: ${DEFAULT_CONCURRENCY})
   --dry-run             read the bucket and print the plan; write nothing
@@ -43,7 +44,7 @@ const mb = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`;
  * anything before an "@" of its authority masked: a password there used to be printed (CI logs)
  * and was otherwise ignored, the requests being signed with the chain's keys.
  */
-function checkEndpoint(raw: string): void {
+function checkEndpoint(raw: string, source = '--endpoint'): void {
   const shown = raw.replace(/^((?:[a-z][a-z0-9+.-]*:)?\/\/)?[^/?#]*@/i, '$1***@');
   let url: URL | null = null;
   try {
@@ -52,13 +53,13 @@ function checkEndpoint(raw: string): void {
     // reported below
   }
   if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
-    throw new UsageError(`--endpoint must be an http(s) URL such as http://127.0.0.1:9000 (got "${shown}")`);
+    throw new UsageError(`${source} must be an http(s) URL such as http://127.0.0.1:9000 (got "${shown}")`);
   }
   if (url.username !== '' || url.password !== '') {
-    throw new UsageError(`--endpoint must not hold a user name or password (got "${shown}"): S3 requests are signed with AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or the AWS chain`);
+    throw new UsageError(`${source} must not hold a user name or password (got "${shown}"): S3 requests are signed with AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or the AWS chain`);
   }
   if (url.pathname !== '/' || url.search !== '') {
-    throw new UsageError(`--endpoint must be the server's URL without a path (got "${shown}"); the bucket goes in --bucket`);
+    throw new UsageError(`${source} must be the server's URL without a path (got "${shown}"); the bucket goes in --bucket`);
   }
 }
 
@@ -121,14 +122,20 @@ export default {
     if (values.region !== undefined && !/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i.test(values.region)) {
       throw new UsageError(`--region must be a region name such as us-east-1 (letters, digits and hyphens) (got "${values.region}")`);
     }
-    if (values.endpoint !== undefined) checkEndpoint(values.endpoint);
+    // The SDK also takes its endpoint from AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL (as the aws CLI
+    // does, e.g. for MinIO in CI). Left to the SDK alone, such an endpoint got neither path-style
+    // addressing (bucket.minio:9000: "nothing answers", "check --endpoint") nor a default region:
+    // it is now taken as --endpoint is, the flag winning.
+    const envName = values.endpoint !== undefined || io.env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS === 'true' ? undefined : (['AWS_ENDPOINT_URL_S3', 'AWS_ENDPOINT_URL'] as const).find((name) => io.env[name]);
+    const endpoint = values.endpoint ?? (envName ? io.env[envName] : undefined);
+    if (endpoint !== undefined) checkEndpoint(endpoint, envName ?? '--endpoint');
     const { publishBuild } = await import('../../publish/publish.js');
     const started = Date.now();
     const result = await publishBuild({
       bucket: values.bucket,
       prefix,
       dir: resolve(io.cwd, values.dir ?? 'dist'),
-      ...(values.endpoint ? { endpoint: values.endpoint } : {}),
+      ...(endpoint ? { endpoint } : {}),
       ...(values.region ? { region: values.region } : {}),
       concurrency: intFlag('concurrency', values.concurrency, DEFAULT_CONCURRENCY, MIN_CONCURRENCY, MAX_CONCURRENCY),
       dryRun: values['dry-run'] ?? false,
