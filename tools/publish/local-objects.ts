@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { error, type Problem } from '../build/problems.js';
 import { readAtMostSync } from '../build/read-regular-file.js';
+import type { SiteUrls } from '../../functions/core/record.js';
 import type { LocalBuild } from './local-build.js';
 import { metadataFor } from './object-metadata.js';
 import { isImagePath, keyForPath, uploadGroupFor } from './object-keys.js';
@@ -21,10 +22,27 @@ export interface LocalObjects {
   problems: Problem[];
 }
 
+/**
+ * A by-id answer's image URL is `{base_url}/images/…` (api/pepe) or `{cdn_url}/images/…`
+ * (v1/pepe), from the manifest's settings. Those settings are not covered by the manifest's
+ * version hash, so a hand edit of them (to silence the local-urls warning, say) went unseen:
+ * the JSON, still linking to the old URLs, was published with its references unchecked and no
+ * warning. Returns the mismatch, or null.
+ */
+function settingsMismatch(path: string, parsed: unknown, settings: SiteUrls): { setting: string; root: string; url: string } | null {
+  const [field, member, setting] = path.startsWith('site/api/pepe/') ? (['data', 'url', 'baseUrl'] as const) : path.startsWith('site/v1/pepe/') ? (['result', 'url', 'cdnUrl'] as const) : [null, null, null];
+  if (field === null) return null;
+  const url = (parsed as Record<string, Record<string, unknown> | undefined> | null)?.[field]?.[member];
+  const root = `${settings[setting].replace(/\/+$/, '')}/images/`;
+  if (typeof url !== 'string' || url.startsWith(root)) return null;
+  return { setting, root, url };
+}
+
 export function localObjects(build: LocalBuild, prefix: string, headersForPath: (urlPath: string) => Record<string, string>): LocalObjects {
   const problems: Problem[] = [];
   const paths = new Set(build.files.map((f) => f.path));
   const references = new Map<string, string[]>();
+  const mismatches: { setting: string; root: string; url: string; file: string }[] = [];
   const objects = build.files.map((file): LocalObject => {
     // At most the validated size: a file that became a device since (a symlink to /dev/zero) was read for ever here; its upload then refuses it.
     const readText = () => (file.bytes ?? readAtMostSync(join(build.dir, file.path), file.size)).toString('utf8');
@@ -37,6 +55,8 @@ export function localObjects(build: LocalBuild, prefix: string, headersForPath: 
       } catch (cause) {
         problems.push(error('invalid-json', `is served as JSON but does not parse (${(cause as Error).message}); rebuild with 'pepe build'`, join(build.dir, file.path)));
       }
+      const mismatch = settingsMismatch(file.path, parsed, build.manifest.settings);
+      if (mismatch) mismatches.push({ ...mismatch, file: join(build.dir, file.path) });
       const keys: string[] = [];
       references.set(keyForPath(prefix, file.path), keys);
       for (const ref of imageReferences(parsed, build.manifest.settings)) {
@@ -46,6 +66,15 @@ export function localObjects(build: LocalBuild, prefix: string, headersForPath: 
     }
     return { key: keyForPath(prefix, file.path), path: file.path, group, size: file.size, sha256: file.sha256, md5: file.md5, contentType, cacheControl };
   });
+  // One problem per setting, not one per record (10k by-id answers share the cause).
+  for (const setting of new Set(mismatches.map((x) => x.setting))) {
+    const these = mismatches.filter((x) => x.setting === setting);
+    const first = these[0]!;
+    const others = these.length > 1 ? ` (and ${these.length - 1} other by-id answer(s))` : '';
+    problems.push(
+      error('settings-mismatch', `its image URL ${first.url} does not start with ${first.root} (${setting} in manifest.json)${others}: the manifest's settings do not match the build, so it was edited after the build; delete the build folder and build again with 'pepe build' (--base-url, --api-url, --cdn-url)`, first.file),
+    );
+  }
   const m = build.manifestFile;
   const manifest: LocalObject = {
     key: keyForPath(prefix, m.path),

@@ -380,6 +380,32 @@ describe('pepe publish against s3rver', () => {
     expect(counting.counts.PUT ?? 0).toBe(0);
   });
 
+  it('refuses a build whose manifest settings were edited after the build (the JSON still links elsewhere), before any request', async () => {
+    // The settings are not in the version hash: edited to real URLs, they silenced the
+    // local-urls warning and left the JSON's image URLs unchecked, and the build went out.
+    const records = syntheticRecords(3);
+    await writeSyntheticDist(dir, records);
+    const manifestFile = join(dir, 'manifest.json');
+    const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as { settings: Record<string, string> };
+    manifest.settings = { baseUrl: 'https://pepe.example', apiUrl: 'https://api.pepe.example', cdnUrl: 'https://cdn.pepe.example' };
+    await writeFile(manifestFile, JSON.stringify(manifest));
+    const result = await publish();
+    expect(result.ok).toBe(false);
+    expect(result.problems.map((p) => p.code)).toEqual(['settings-mismatch', 'settings-mismatch']);
+    const first = [...records].sort((a, b) => (a.id < b.id ? -1 : 1))[0]!;
+    expect(result.problems.map((p) => p.file)).toEqual([join(dir, `site/api/pepe/${first.id}`), join(dir, `site/v1/pepe/${first.id}`)]);
+    expect(result.problems[0]!.message).toBe(
+      `its image URL https://pepe.example.test/images/${first.id}${first.ext} does not start with https://pepe.example/images/ (baseUrl in manifest.json) (and 2 other by-id answer(s)): the manifest's settings do not match the build, so it was edited after the build; delete the build folder and build again with 'pepe build' (--base-url, --api-url, --cdn-url)`,
+    );
+    expect(result.problems[1]!.message).toContain('does not start with https://cdn.pepe.example/images/ (cdnUrl in manifest.json)');
+    expect(counting.counts.PUT ?? 0).toBe(0);
+    expect(counting.counts.GET ?? 0).toBe(0);
+    // Only the settings were wrong: with them put back, the same folder publishes.
+    manifest.settings = { baseUrl: 'https://pepe.example.test', apiUrl: 'https://api.example.test', cdnUrl: 'https://cdn.example.test' };
+    await writeFile(manifestFile, JSON.stringify(manifest));
+    expect((await publish()).problems).toEqual([]);
+  });
+
   it('lists in pages of 1,000 and deletes in batches of at most 1,000 (the real server)', async () => {
     const keys = Array.from({ length: 1200 }, (_, n) => `k/${String(n).padStart(4, '0')}`);
     const failure = await runPool(keys, 16, (key) => putObject(counting.client, bucket, { key, body: Buffer.from('x'), contentType: 'text/plain', cacheControl: 'no-store', sha256: '0'.repeat(64) }));
