@@ -198,6 +198,31 @@ describe('pepe publish against s3rver', () => {
     expect(counting.counts.PUT ?? 0).toBe(0);
   });
 
+  it('does not restart a removed image\'s clock when a build file (no-store) goes stale, as a real build\'s data pieces file does on every catalogue change', async () => {
+    const records = syntheticRecords(4);
+    const pieces = (name: string) => ({ [`data/pieces-${name}.txt`]: `pieces ${name}\n` });
+    await writeSyntheticDist(dir, records, { extra: pieces('a') });
+    const t0 = Date.now();
+    const at = (minutes: number) => new Date(t0 + minutes * 60_000);
+    expect((await publish({}, at(0))).ok).toBe(true);
+    const gone = records[0]!;
+    const image = `images/${gone.id}${gone.ext}`;
+    await writeSyntheticDist(dir, records.slice(1), { extra: pieces('b') });
+    // The by-id answers go at once; the image waits for a run that no longer sees them.
+    expect((await publish({ deleteStale: true }, at(0))).plan!.deletions).toEqual([`api/pepe/${gone.id}`, `v1/pepe/${gone.id}`]);
+    const started = await publish({ deleteStale: true }, at(1));
+    expect(started.plan!.kept.find((k) => k.key === image)?.reason).toMatch(/^retired at /);
+    // Another catalogue change: the data pieces file is renamed again, so pieces-b goes stale.
+    await writeSyntheticDist(dir, records.slice(1).map((r) => ({ ...r, description: `${r.description} (edited)` })), { extra: pieces('c') });
+    const changed = await publish({ deleteStale: true }, at(3));
+    expect(changed.ok).toBe(true);
+    expect(changed.plan!.kept.map((k) => k.key)).toContain('_build/data/pieces-b.txt');
+    // The image's clock still runs from minute 1: it goes at minute 6, not 5 minutes after the pieces file.
+    const deleted = await publish({ deleteStale: true }, at(6.5));
+    expect(deleted.plan!.deletions).toContain(image);
+    await expect(head(image)).rejects.toMatchObject({ $metadata: { httpStatusCode: 404 } });
+  });
+
   /** Three records published, then a build without the first (`gone`); `at(m)` is m minutes after that. */
   async function publishedThenFirstRemoved() {
     const records = syntheticRecords(3);

@@ -190,6 +190,8 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
         staleKeys: ownership.owned,
         isImageKey: (key) => key.startsWith(`${prefix}images/`),
         isLeafDocument: (key) => key.startsWith(`${prefix}api/pepe/`) || key.startsWith(`${prefix}v1/pepe/`),
+        // Stored no-store (object-metadata.ts): no cache can serve them once deleted.
+        isUncacheable: (key) => key.startsWith(`${prefix}_build/`),
         deleteStale: options.deleteStale ?? false,
         previous: previousState,
         now: clock(),

@@ -14,7 +14,8 @@
  *    once the max age has passed since then (pages may still point at old assets).
  * 3. A stale image starts its clock only on a run that finds no stale document left in the
  *    bucket (documents are what point at images; those a run deletes were still there, and
- *    cacheable, until its DeleteObjects), and is deleted a max age after that.
+ *    cacheable, until its DeleteObjects), and is deleted a max age after that. Documents no
+ *    cache may keep (`no-store`, the build files under `_build/`) do not count.
  *
  * So after a record is removed, its JSON goes on the first `--delete-stale` run, the next one
  * starts its image's clock, and the image goes on a run ≥ 5 min after that. Without --delete-stale nothing is deleted and no clock runs.
@@ -65,6 +66,11 @@ export function decideStale(options: {
   isImageKey: (key: string) => boolean;
   /** Documents nothing in the bucket points at (by-id answers): deleted without a clock. */
   isLeafDocument?: (key: string) => boolean;
+  /**
+   * Documents no cache can hold (stored `no-store`: the build files under `_build/`), which
+   * therefore do not hold back an image's clock. Default: every document may be cached.
+   */
+  isUncacheable?: (key: string) => boolean;
   deleteStale: boolean;
   previous: PublishState;
   now: Date;
@@ -97,7 +103,12 @@ export function decideStale(options: {
   // Every stale document this run saw counts, those it deletes now included: they are still in
   // the bucket (and may be fetched into a cache) until its DeleteObjects, which may fail or
   // never happen. An image's clock starts on a later run, which no longer sees them.
-  const documentsLeft = documents.length;
+  // Documents stored no-store do not count: no cached copy of them outlives their deletion.
+  // They used to: a real build renames its data pieces file (`_build/data/pieces-<hash>.txt`)
+  // whenever the catalogue changes, so each such run brought a new stale document, which dropped
+  // a running image clock, and under CI publishing every few minutes a removed image was never deleted.
+  const isUncacheable = options.isUncacheable ?? (() => false);
+  const documentsLeft = documents.filter((key) => !isUncacheable(key)).length;
   for (const key of sorted.filter(isImageKey)) {
     if (documentsLeft > 0) keep.push({ key, reason: `${documentsLeft} stale document(s) still in the bucket may point at it; deleted on a later run` });
     else clock(key);

@@ -39,7 +39,7 @@ export function syntheticRecords(count: number, salt = ''): SyntheticRecord[] {
 const stable = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
 
 /** Replaces the folder's contents with a build and its manifest; returns the paths written (relative to `dir`). */
-export async function writeSyntheticDist(dir: string, records: SyntheticRecord[], options: { page?: string } = {}): Promise<string[]> {
+export async function writeSyntheticDist(dir: string, records: SyntheticRecord[], options: { page?: string; extra?: Record<string, string> } = {}): Promise<string[]> {
   const files = new Map<string, Buffer>();
   const s = SYNTHETIC_SETTINGS;
   const sorted = [...records].sort((a, b) => (a.id < b.id ? -1 : 1));
@@ -53,6 +53,7 @@ export async function writeSyntheticDist(dir: string, records: SyntheticRecord[]
   files.set('site/assets/app.js', Buffer.from('console.log("gallery");\n'));
   const catalogue = sorted.map((r) => ({ id: r.id, file_ext: r.ext }));
   files.set('data/catalogue.mjs', Buffer.from(`export default ${JSON.stringify(catalogue)};\n`));
+  for (const [path, text] of Object.entries(options.extra ?? {})) files.set(path, Buffer.from(text));
   files.set('functions/pepe.mjs', Buffer.from(`export default () => new Response('{}');\nexport const config = { path: ['/api/*'], preferStatic: true };\n`));
 
   const entries: Record<string, { sha256: string; size: number }> = {};
