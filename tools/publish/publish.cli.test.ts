@@ -243,6 +243,19 @@ describe('pepe publish (CLI)', () => {
     }
   });
 
+  it('names AWS_PROFILE when a profile without credentials wins over the keys in the environment', async () => {
+    const missing = join(temp.path, 'no-such-aws-file');
+    const result = await runWithEnv(
+      { AWS_PROFILE: 'pepe-no-such-profile', AWS_CONFIG_FILE: missing, AWS_SHARED_CREDENTIALS_FILE: missing, AWS_EC2_METADATA_DISABLED: 'true' },
+      '--bucket', 'pepe-cli', '--endpoint', s3.endpoint, '--dir', join(temp.path, 'dist'), '--netlify-toml', join(ROOT, 'netlify.toml'),
+    );
+    expect(result.code).toBe(1);
+    // It used to say "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE": all three were set.
+    expect(result.err).toContain('no AWS credentials found for AWS_PROFILE=pepe-no-such-profile, which takes precedence over AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY: check that profile in ~/.aws/config and ~/.aws/credentials, or unset AWS_PROFILE');
+    expect(result.err).not.toContain('S3RVER');
+    expect(result.err).toMatch(/stopped before writing anything \([\d.]+ s\): fix the problem above, then run again\n$/);
+  });
+
   it('says the endpoint is not an S3 API when a web server answers there, without the SDK\'s advice to programmers', async () => {
     // A web page or a storage console (MinIO's is one port above its API) at --endpoint: HTML, 404 or 200.
     for (const status of [404, 200]) {

@@ -46,6 +46,10 @@ export function namesItsCause(error: S3OperationError): boolean {
 /** What to do about a failure that retrying alone will not fix; null when retrying may. */
 function remedyFor(status: number | undefined, errorName: string, detail: string): string | null {
   if (errorName === 'CredentialsProviderError' || /could not load credentials/i.test(detail)) {
+    // A set AWS_PROFILE wins over AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY in the SDK's chain: the
+    // advice to set those (already set, often) sent the user the wrong way.
+    const profile = process.env.AWS_PROFILE;
+    if (profile) return `no AWS credentials found for AWS_PROFILE=${profile}, which takes precedence over AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY: check that profile in ~/.aws/config and ~/.aws/credentials, or unset AWS_PROFILE`;
     return 'no AWS credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE';
   }
   if (/region is missing/i.test(detail)) return 'no region: pass --region or set AWS_REGION';
