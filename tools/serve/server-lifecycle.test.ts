@@ -14,6 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCatalogue } from '../build/build-catalogue.js';
 import { buildFixtureSite, FIXTURE_URLS, type FixtureSite } from '../testing/fixture-catalogue.js';
 import { makeNamedPipe, timed } from '../testing/named-pipe.js';
+import { runMain } from '../cli/main.js';
+import { captureIo } from '../testing/capture-io.js';
 import { closeClient, json, raw } from './http-client.test-helper.js';
 import { ServeSetupError, startServer } from './server.js';
 
@@ -258,6 +260,26 @@ describe('set-up errors', () => {
       await expect(startServer({ dir: site.distDir, port: first.port, host: '127.0.0.1', netlifyToml: join(REPO, 'netlify.toml') })).rejects.toThrow(
         new RegExp(`port ${first.port} .* already in use`),
       );
+    } finally {
+      await first.close();
+    }
+  });
+
+  it('says to choose another port with PORT, not --port, when the taken port did not come from --port (`npm start`)', async () => {
+    const first = await startServer({ dir: site.distDir, port: 0, host: '127.0.0.1', netlifyToml: join(REPO, 'netlify.toml') });
+    try {
+      // As `npm start` runs it: no --port, the port from $PORT (or the default). Following
+      // "pass --port" there, `npm start --port 9000` gives npm the flag, not pepe, and
+      // `npm start -- --port 9000` serves a build whose answers link to the taken port.
+      const io = captureIo({ env: { PORT: String(first.port) } });
+      expect(await runMain(['serve', '--dir', site.distDir], io)).toBe(1);
+      expect(io.err()).toMatch(new RegExp(`port ${first.port} on 127\\.0\\.0\\.1 is already in use; choose another with the PORT variable`));
+      expect(io.err()).toContain('`PORT=9000 npm start`');
+      expect(io.err()).not.toContain('pass --port');
+      // Given --port, the advice is --port.
+      const flagged = captureIo();
+      expect(await runMain(['serve', '--dir', site.distDir, '--port', String(first.port)], flagged)).toBe(1);
+      expect(flagged.err()).toContain('pass --port with another number');
     } finally {
       await first.close();
     }

@@ -47,6 +47,11 @@ export interface ServeOptions {
   stalledTimeoutMs?: number;
   /** How long a replaced build's function keeps its files open after a rebuild (default 5 min; tests shorten it). */
   releaseGraceMs?: number;
+  /**
+   * How to choose another port, for the message when this one is taken or not permitted.
+   * Default: pass --port. The CLI says PORT when the port did not come from --port.
+   */
+  otherPort?: string;
   /** Told when a new build in the folder is being served (see `watchForRebuilds`). */
   onReload?: (info: { version: string | null }) => void;
 }
@@ -175,7 +180,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   });
   await new Promise<void>((done, fail) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
-      fail(listenError(error, options.host, options.port));
+      fail(listenError(error, options.host, options.port, options.otherPort));
     });
     server.listen(options.port, options.host, () => done());
   });
@@ -256,17 +261,17 @@ function unparsableRequestAnswer(error: NodeJS.ErrnoException & { rawPacket?: Bu
 }
 
 /** A listen failure as a setup error naming what to change (port taken, address not on this machine, no permission). */
-function listenError(error: NodeJS.ErrnoException, host: string, port: number): Error {
+function listenError(error: NodeJS.ErrnoException, host: string, port: number, otherPort?: string): Error {
   switch (error.code) {
     case 'EADDRINUSE':
-      return new ServeSetupError(`port ${port} on ${host} is already in use; pass --port with another number (or 0 for any free port)`);
+      return new ServeSetupError(`port ${port} on ${host} is already in use; ${otherPort ?? 'pass --port with another number (or 0 for any free port)'}`);
     case 'EADDRNOTAVAIL':
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
     case 'EINVAL':
       return new ServeSetupError(`cannot listen on ${host}: it is not an address of this machine (${error.code}); pass --host 127.0.0.1, 0.0.0.0 or one of this machine's addresses`);
     case 'EACCES':
-      return new ServeSetupError(`no permission to listen on port ${port} of ${host}; pass --port 1024 or above`);
+      return new ServeSetupError(`no permission to listen on port ${port} of ${host}; ${otherPort === undefined ? 'pass --port 1024 or above' : `use 1024 or above: ${otherPort}`}`);
     default:
       return error;
   }

@@ -4,6 +4,15 @@ import { type Command, type Io, UsageError } from '../io.js';
 
 const DEFAULT_PORT = 8888;
 
+/**
+ * How to pick another port when the one from $PORT or the default is taken. Not "pass
+ * --port": `npm start --port 9000` is read by npm, not by pepe, and `npm start -- --port 9000`
+ * serves there a build whose answers link to the old port. PORT sets both (see `pepe build`).
+ */
+const OTHER_PORT_VIA_ENV =
+  'choose another with the PORT variable, which the build also uses for the URLs in its answers: ' +
+  '`PORT=9000 npm start`, or `PORT=9000 npx pepe build && PORT=9000 npx pepe serve` (--port 0 serves on any free port)';
+
 const usage = `Usage: pepe serve [--dir DIR] [--port N] [--host H] [--workers N] [--no-cdn-cache]
 
 Serves a build exactly as production does: the function bundle by its config.path
@@ -118,6 +127,7 @@ export default {
         port,
         host,
         cdnCache,
+        ...(values.port === undefined ? { otherPort: OTHER_PORT_VIA_ENV } : {}),
         // A new build that cannot be loaded is the operator's to fix: its message, without a stack trace.
         onError: (message, error) => io.stderr(`pepe serve: ${message}\n${error instanceof ServeSetupError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
         // Each worker reloads on its own; the primary's terminal hears it from the first one only.
