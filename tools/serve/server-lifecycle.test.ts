@@ -495,6 +495,9 @@ describe('pepe serve (child process)', () => {
       expect(stdout).toContain(`(${label})`);
       expect(stdout).toContain(`http://localhost:${port}/api/pepe?limit=5`);
       expect(stdout).toContain(`http://localhost:${port}/v1/pepe?limit=5`);
+      // The fixture links to localhost:8888: the note gives the command that makes the answers
+      // link here (it said only "rebuild with matching URLs"), with the folder being served.
+      expect(stdout).toContain(`Note: this build's answers link to http://localhost:8888, not here; to make them link here, build again with \`PORT=${port} npx pepe build --out ${site.distDir}\``);
       for (let i = 0; i < 4; i++) expect((await raw(url, '/v1/pepe?limit=2')).status).toBe(200);
       closeClient();
       child.kill('SIGTERM');

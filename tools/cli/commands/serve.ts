@@ -1,4 +1,5 @@
 import { readManifest } from '../../build/manifest.js';
+import { shellWord } from '../../build/shell-path.js';
 import { intFlag, parseFlags } from '../args.js';
 import { type Command, type Io, UsageError } from '../io.js';
 
@@ -53,7 +54,10 @@ async function printBanner(io: Io, dir: string, url: string, port: number, proce
   io.stdout(`Serving ${dir} at ${url} (${processes})\n${exampleUrls(url).join('\n')}\n`);
   const baked = await bakedBaseUrl(dir);
   if (baked && new URL(baked).port !== String(port) && /localhost|127\.0\.0\.1/.test(baked)) {
-    io.stdout(`Note: this build links images to ${baked}; rebuild with matching URLs to follow those links here.\n`);
+    // The command that fixes it, not just "rebuild with matching URLs": PORT sets the build's
+    // URLs (see `pepe build --help`), and this server picks the new build up by itself.
+    const out = dir === 'dist' ? '' : ` --out ${shellWord(dir)}`;
+    io.stdout(`Note: this build's answers link to ${baked}, not here; to make them link here, build again with \`PORT=${port} npx pepe build${out}\` (this server picks the new build up).\n`);
   }
   io.stdout('Press Ctrl-C to stop.\n');
 }
