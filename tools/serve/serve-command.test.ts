@@ -17,10 +17,12 @@ describe('pepe serve flags', () => {
     expect(io.err()).toContain('Usage: pepe serve');
   });
 
-  it('refuses a PORT environment variable that is not a number, naming it', async () => {
-    const io = captureIo({ env: { PORT: 'eighty' } });
+  it.each(['eighty', '70000'])('refuses a PORT environment variable that is not a port number (%s), naming it', async (value) => {
+    const io = captureIo({ env: { PORT: value } });
     expect(await runMain(['serve'], io)).toBe(2);
-    expect(io.err()).toMatch(/PORT environment variable must be a whole number .* \(got "eighty"\)/);
+    expect(io.err()).toMatch(new RegExp(`PORT environment variable must be a whole number .* \\(got "${value}"\\)`));
+    // Not the flag, which was not given (PORT=70000 was reported as "--port must be…").
+    expect(io.err()).not.toContain('--port must be');
   });
 
   it('prints its help with --help', async () => {

@@ -89,7 +89,8 @@ export default {
     const { values } = parseFlags(argv, { dir: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, 'no-cdn-cache': { type: 'boolean' }, workers: { type: 'string' } });
     const dir = values.dir ?? 'dist';
     const envPort = io.env.PORT;
-    if (values.port === undefined && envPort !== undefined && !/^\d+$/.test(envPort)) {
+    // Out of range too (PORT=70000 used to be reported as "--port must be…", a flag not given).
+    if (values.port === undefined && envPort !== undefined && (!/^\d+$/.test(envPort) || Number(envPort) > 65535)) {
       throw new UsageError(`the PORT environment variable must be a whole number from 0 to 65535 (got "${envPort}")`);
     }
     const port = intFlag('port', values.port ?? envPort, DEFAULT_PORT, 0, 65535);
