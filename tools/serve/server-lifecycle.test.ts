@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { readdirSync, readlinkSync } from 'node:fs';
 import { cp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { basename, join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCatalogue } from '../build/build-catalogue.js';
@@ -17,6 +17,7 @@ import { makeNamedPipe, timed } from '../testing/named-pipe.js';
 import { runMain } from '../cli/main.js';
 import { captureIo } from '../testing/capture-io.js';
 import { closeClient, json, raw } from './http-client.test-helper.js';
+import { freshBuild } from './fresh-build.js';
 import { ServeSetupError, startServer } from './server.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
@@ -145,7 +146,7 @@ describe('set-up errors', () => {
       expect(String((error as Error).message)).toMatch(new RegExp(`^${join(damaged, 'functions', 'pepe.mjs').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `));
       expect(String((error as Error).message)).toMatch(why);
       // Not "run `npx pepe build` again": over this intact folder, whose content did not change, a build writes nothing and the bundle stayed damaged.
-      expect(String((error as Error).message)).toMatch(new RegExp(`[:;] delete ${damaged.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} and build again with \`npx pepe build\`$`));
+      expect(String((error as Error).message)).toMatch(new RegExp(`[:;] delete ${damaged.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} and build again with \`npx pepe build --out ${damaged.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\`$`));
     }
   });
 
@@ -176,6 +177,14 @@ describe('set-up errors', () => {
     }
   });
 
+  // `pepe serve --dir elsewhere` said `npx pepe build`, which writes ./dist: the folder served stayed broken.
+  it('names the folder to build into when it is not ./dist', () => {
+    expect(freshBuild('dist')).toBe('delete dist and build again with `npx pepe build`');
+    expect(freshBuild(resolve('dist'))).toBe(`delete ${resolve('dist')} and build again with \`npx pepe build\``);
+    expect(freshBuild('/srv/pepe/build')).toBe('delete /srv/pepe/build and build again with `npx pepe build --out /srv/pepe/build`');
+    expect(freshBuild('/srv/my builds/dist')).toBe("delete /srv/my builds/dist and build again with `npx pepe build --out '/srv/my builds/dist'`");
+  });
+
   // It said "run `npx pepe build` again", which over this folder writes nothing: the build trusts its manifest, and the content did not change.
   it('says to delete the build folder and build again when the function bundle is missing, and that fix works', async () => {
     const out = join(site.root, 'bundle-deleted-dist');
@@ -187,7 +196,7 @@ describe('set-up errors', () => {
     const serve = () => startServer({ dir: out, port: 0, host: '127.0.0.1', netlifyToml: join(REPO, 'netlify.toml') });
     const error = await serve().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ServeSetupError);
-    expect((error as Error).message).toBe(`no function bundle at ${bundle}: the build looks incomplete; delete ${out} and build again with \`npx pepe build\``);
+    expect((error as Error).message).toBe(`no function bundle at ${bundle}: the build looks incomplete; delete ${out} and build again with \`npx pepe build --out ${out}\``);
     await rm(out, { recursive: true });
     expect((await build()).ok).toBe(true);
     const server = await serve();
@@ -209,7 +218,7 @@ describe('set-up errors', () => {
       const { ms, error } = await timed(() => startServer({ dir: piped, port: 0, host: '127.0.0.1', netlifyToml: join(REPO, 'netlify.toml') }));
       expect(ms).toBeLessThan(1000);
       expect(error).toBeInstanceOf(ServeSetupError);
-      expect((error as Error).message).toBe(`${manifest} is a named pipe (FIFO), not a file: delete ${piped} and build again with \`npx pepe build\``);
+      expect((error as Error).message).toBe(`${manifest} is a named pipe (FIFO), not a file: delete ${piped} and build again with \`npx pepe build --out ${piped}\``);
     } finally {
       pipe.remove();
     }
@@ -230,7 +239,7 @@ describe('set-up errors', () => {
         const { ms, error } = await timed(() => startServer({ dir: odd, port: 0, host: '127.0.0.1', netlifyToml: join(REPO, 'netlify.toml') }));
         expect(ms, kind).toBeLessThan(1000);
         expect(error, kind).toBeInstanceOf(ServeSetupError);
-        expect((error as Error).message).toBe(`${bundle} is ${kind}, not a file: delete ${odd} and build again with \`npx pepe build\``);
+        expect((error as Error).message).toBe(`${bundle} is ${kind}, not a file: delete ${odd} and build again with \`npx pepe build --out ${odd}\``);
       } finally {
         cleanup();
       }
@@ -250,7 +259,7 @@ describe('set-up errors', () => {
       await writeFile(file, JSON.stringify(manifest));
       const error = await startServer({ dir: damaged, port: 0, host: '127.0.0.1', netlifyToml: join(REPO, 'netlify.toml') }).catch((e: unknown) => e);
       expect(error, why).toBeInstanceOf(ServeSetupError);
-      expect((error as Error).message, why).toBe(`${file} ${why}: delete ${damaged} and build again with \`npx pepe build\``);
+      expect((error as Error).message, why).toBe(`${file} ${why}: delete ${damaged} and build again with \`npx pepe build --out ${damaged}\``);
     }
   });
 
@@ -514,7 +523,7 @@ describe('pepe serve (child process)', () => {
       // The manifest rename a build ends with, of a manifest that is not JSON.
       await writeFile(join(dir, 'manifest.next'), '{"files": 5');
       await rename(join(dir, 'manifest.next'), join(dir, 'manifest.json'));
-      return `${join(dir, 'manifest.json')} is not valid JSON: delete ${dir} and build again with \`npx pepe build\``;
+      return `${join(dir, 'manifest.json')} is not valid JSON: delete ${dir} and build again with \`npx pepe build --out ${dir}\``;
     });
   }, 30_000);
 
