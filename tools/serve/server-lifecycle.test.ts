@@ -518,6 +518,33 @@ describe('pepe serve (child process)', () => {
     }
   }, 60_000);
 
+  it('says so when a new build links to another port than the one served, as it does at start-up', async () => {
+    const dir = join(site.root, 'dist-other-port');
+    await cp(site.distDir, dir, { recursive: true });
+    const { child, port, output, exited } = await spawnServe([], dir);
+    const build = async (baseUrl: string) => {
+      const urls = { baseUrl, apiUrl: baseUrl, cdnUrl: baseUrl };
+      expect((await buildCatalogue({ contentDir: site.contentDir, outDir: dir, cacheDir: join(site.root, 'dist-other-port-cache'), urls })).ok).toBe(true);
+    };
+    const note = `pepe serve: Note: this build's answers link to http://localhost:8888, not here; to make them link here, build again with \`PORT=${port} npx pepe build --out ${dir}\``;
+    try {
+      // Built for this port: the reload says nothing more.
+      await build(`http://localhost:${port}`);
+      await expect.poll(() => output.stderr.match(/now serving catalogue/g)?.length ?? 0, { timeout: 10_000 }).toBe(1);
+      await new Promise((done) => setTimeout(done, 300));
+      expect(output.stderr).not.toContain('Note:');
+      // Built for another port (PORT set in the terminal that built): said at once, with the fix.
+      // It used to be said only at start-up, so the answers silently linked to the other port.
+      await build('http://localhost:8888');
+      await expect.poll(() => output.stderr, { timeout: 10_000 }).toContain(note);
+      closeClient();
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 60_000);
+
   it('reports a new build it cannot load by its message, without a stack trace, and keeps serving', async () => {
     await expectReloadRefused('dist-for-reload', '/api/pepe?limit=1', async (dir) => {
       // The manifest rename a build ends with, of a manifest that is not JSON.

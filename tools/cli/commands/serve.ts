@@ -50,15 +50,22 @@ async function bakedBaseUrl(dir: string): Promise<string | null> {
   return (await readManifest(dir))?.settings.baseUrl ?? null;
 }
 
+/**
+ * The note for a build whose answers link to another local port, with the command that makes
+ * them link here (not just "rebuild with matching URLs": PORT sets the build's URLs, see
+ * `pepe build --help`, and this server picks the new build up by itself); null when they link here.
+ */
+async function otherPortNote(dir: string, port: number): Promise<string | null> {
+  const baked = await bakedBaseUrl(dir);
+  if (!baked || new URL(baked).port === String(port) || !/localhost|127\.0\.0\.1/.test(baked)) return null;
+  const out = dir === 'dist' ? '' : ` --out ${shellWord(dir)}`;
+  return `Note: this build's answers link to ${baked}, not here; to make them link here, build again with \`PORT=${port} npx pepe build${out}\` (this server picks the new build up).\n`;
+}
+
 async function printBanner(io: Io, dir: string, url: string, port: number, processes: string): Promise<void> {
   io.stdout(`Serving ${dir} at ${url} (${processes})\n${exampleUrls(url).join('\n')}\n`);
-  const baked = await bakedBaseUrl(dir);
-  if (baked && new URL(baked).port !== String(port) && /localhost|127\.0\.0\.1/.test(baked)) {
-    // The command that fixes it, not just "rebuild with matching URLs": PORT sets the build's
-    // URLs (see `pepe build --help`), and this server picks the new build up by itself.
-    const out = dir === 'dist' ? '' : ` --out ${shellWord(dir)}`;
-    io.stdout(`Note: this build's answers link to ${baked}, not here; to make them link here, build again with \`PORT=${port} npx pepe build${out}\` (this server picks the new build up).\n`);
-  }
+  const note = await otherPortNote(dir, port);
+  if (note) io.stdout(note);
   io.stdout('Press Ctrl-C to stop.\n');
 }
 
@@ -126,6 +133,8 @@ export default {
 
     const { ServeSetupError, startServer } = await import('../../serve/server.js');
     let server;
+    /** Known once listening (port 0 picks one); the reload note compares the new build's URLs with it. */
+    let servedPort: number | null = null;
     try {
       server = await startServer({
         dir,
@@ -137,7 +146,17 @@ export default {
         onError: (message, error) => io.stderr(`pepe serve: ${message}\n${error instanceof ServeSetupError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
         // Each worker reloads on its own; the primary's terminal hears it from the first one only.
         onReload: ({ version }) => {
-          if (!isClusterWorker() || clusterWorkerId() === 1) io.stderr(`pepe serve: a new build is in ${dir}; now serving catalogue ${version ?? '(unknown version)'}\n`);
+          if (isClusterWorker() && clusterWorkerId() !== 1) return;
+          io.stderr(`pepe serve: a new build is in ${dir}; now serving catalogue ${version ?? '(unknown version)'}\n`);
+          // A build made for another port (PORT set in the terminal that built) is said at once,
+          // as at start-up: its answers link to a port nothing may be listening on.
+          if (servedPort === null) return;
+          void otherPortNote(dir, servedPort).then(
+            (note) => {
+              if (note !== null) io.stderr(`pepe serve: ${note}`);
+            },
+            () => {},
+          );
         },
       });
     } catch (error) {
@@ -149,6 +168,7 @@ export default {
       }
       throw error;
     }
+    servedPort = server.port;
 
     if (isClusterWorker()) {
       reportToPrimary({ type: 'ready', url: server.url, port: server.port });
