@@ -215,6 +215,12 @@ describe('HTTP rules', () => {
     const long = await rawExchange(Buffer.from(`GET /v1/pepe?search=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: localhost\r\n\r\n`));
     expect(long).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     expect(JSON.parse(long.split('\r\n\r\n')[1]!)).toEqual({ result: null, status: 'error', error: { code: 'VALIDATION_ERROR', message: 'the URL is too long: the query string must be at most 4096 characters' } });
+    // A long path without a query string: not the query string's message (it had none).
+    for (const path of [`/${'a'.repeat(20_000)}`, `/images/${'a'.repeat(20_000)}.png?v=1`]) {
+      const longPath = await rawExchange(Buffer.from(`GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`));
+      expect(longPath).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+      expect(JSON.parse(longPath.split('\r\n\r\n')[1]!).error).toEqual({ code: 'VALIDATION_ERROR', message: 'the URL is too long: its path is longer than any this site publishes' });
+    }
   });
 
   it('answers oversized headers with 431 and a malformed header with its own message, in the JSON shape', async () => {

@@ -232,13 +232,18 @@ function unparsableRequestAnswer(error: NodeJS.ErrnoException & { rawPacket?: Bu
   // Node's limit (16 KB) covers the request line and the headers: when the line alone is long
   // (or never ended), the URL is the oversized part, which the API answers with a 400.
   const longUrl = error.code === 'HPE_HEADER_OVERFLOW' && (lineEnd === -1 || requestLine.length > 8192);
+  // The query string's cap is the API's; a path alone that long (a gallery or image URL, say)
+  // was answered with that same message though it had no query string at all.
+  const target = requestLine.split(' ')[1] ?? '';
+  const query = target.indexOf('?');
+  const longQuery = query !== -1 && (lineEnd === -1 || target.length - query - 1 > 4096);
   const [status, message] =
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
       ? ['408 Request Timeout', 'the request did not arrive in time: send the whole request at once']
       : error.code === 'HPE_INVALID_METHOD'
         ? ['405 Method Not Allowed', `the method is not one HTTP knows; the API answers ${STATIC_METHODS}`]
         : longUrl
-          ? ['400 Bad Request', 'the URL is too long: the query string must be at most 4096 characters']
+          ? ['400 Bad Request', longQuery ? 'the URL is too long: the query string must be at most 4096 characters' : 'the URL is too long: its path is longer than any this site publishes']
           : error.code === 'HPE_HEADER_OVERFLOW'
             ? ['431 Request Header Fields Too Large', 'the request headers are too large: send fewer or shorter headers']
             : /HEADER|TOKEN/.test(error.code ?? '') && !/URL/.test(error.code ?? '')
