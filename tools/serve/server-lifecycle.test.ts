@@ -177,6 +177,19 @@ describe('set-up errors', () => {
     }
   });
 
+  // It started, printed the gallery's URL and answered it with a 404, without a word.
+  it('refuses a build folder whose listed files are missing, naming them and the fix', async () => {
+    const dir = join(site.root, 'files-missing-dist');
+    await cp(site.distDir, dir, { recursive: true });
+    await rm(join(dir, 'site', 'index.html'));
+    const serve = () => startServer({ dir, port: 0, host: '127.0.0.1', netlifyToml: join(REPO, 'netlify.toml') });
+    const error = await serve().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServeSetupError);
+    expect((error as Error).message).toBe(`${join(dir, 'manifest.json')} lists a file that is not in the build folder (site/index.html): delete ${dir} and build again with \`npx pepe build --out ${dir}\``);
+    for (const image of readdirSync(join(dir, 'site', 'images'))) await rm(join(dir, 'site', 'images', image));
+    expect(String(await serve().catch((e: unknown) => e))).toMatch(/lists \d+ files that are not in the build folder \(site\/images\/[^,]+, site\/images\/[^,]+, site\/images\/[^,]+ and \d+ more\)/);
+  });
+
   // `pepe serve --dir elsewhere` said `npx pepe build`, which writes ./dist: the folder served stayed broken.
   it('names the folder to build into when it is not ./dist', () => {
     expect(freshBuild('dist')).toBe('delete dist and build again with `npx pepe build`');

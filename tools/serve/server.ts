@@ -131,6 +131,13 @@ export async function loadState(options: ServeOptions, generation = 0): Promise<
 
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const state: ChainState = { ...(await loadState(options)), origin: '' };
+  // At start-up only: while serving, a listed file can vanish for a moment in a rebuild's commit.
+  const missing = await state.site.missingFiles();
+  if (missing.length > 0) {
+    const shown = missing.slice(0, 3).map((path) => `site/${path}`).join(', ');
+    const more = missing.length > 3 ? ` and ${missing.length - 3} more` : '';
+    throw new ServeSetupError(`${join(resolve(options.dir), 'manifest.json')} lists ${missing.length === 1 ? 'a file that is' : `${missing.length} files that are`} not in the build folder (${shown}${more}): ${freshBuild(resolve(options.dir))}`);
+  }
   let closing = false;
   // The latest response per connection, so close() can end each connection as soon as it has
   // nothing in flight (Node only closes the idle ones once, at the moment close() is called).

@@ -11,7 +11,7 @@
  * streamed from disk with an ETag from the manifest's sha256.
  */
 import { createHash } from 'node:crypto';
-import { readdir, stat } from 'node:fs/promises';
+import { lstat, readdir, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { loadManifest, UnusableManifestError } from '../build/manifest.js';
 import { readRegularFile } from '../build/read-regular-file.js';
@@ -78,6 +78,26 @@ export class StaticSite {
 
   get size(): number {
     return this.entries.size;
+  }
+
+  /**
+   * The listed files that are not on disk (paths below the site folder, e.g. `index.html`),
+   * for the start-up check: a build folder that lost some (deleted by hand, a partial copy)
+   * was served without a word, its gallery URL printed and answered 404.
+   */
+  async missingFiles(): Promise<string[]> {
+    const missing: string[] = [];
+    const list = [...this.entries.values()];
+    for (let i = 0; i < list.length; i += 256) {
+      await Promise.all(
+        list.slice(i, i + 256).map((entry) =>
+          lstat(entry.file).catch((error: NodeJS.ErrnoException) => {
+            if (error.code === 'ENOENT' || error.code === 'ENOTDIR') missing.push(entry.urlPath.slice(1));
+          }),
+        ),
+      );
+    }
+    return missing.sort();
   }
 
   /**
