@@ -14,6 +14,7 @@ import {
   type GalleryHarness,
 } from './page-harness.js';
 import { listPath, REQUEST_TIMEOUT_MS } from './src/api-client.js';
+import { COPY_FEEDBACK_MS } from './src/detail.js';
 import { EAGER_CARDS } from './src/grid.js';
 
 let harness: GalleryHarness;
@@ -236,6 +237,24 @@ describe('gallery page in Chromium', { timeout: 60_000 }, () => {
     await page.goForward();
     await poll(() => dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(true);
     expect(new URL(page.url()).searchParams.get('pepe')).toBe(record.id);
+  });
+
+  it('keeps "Copied" for its full time after a second copy, not cleared by the first copy\'s timer', async () => {
+    const page = await openPage();
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await page.goto(`${server.url}/?pepe=${newestFirst[0]!.id}`);
+    const button = page.getByRole('button', { name: 'Copy API URL' });
+    const feedback = page.locator('.copy-row', { has: button }).locator('.copy-feedback');
+    await button.click();
+    await poll(() => feedback.textContent()).toBe('Copied');
+    const first = Date.now();
+    await page.waitForTimeout(COPY_FEEDBACK_MS - 500);
+    await button.click();
+    await poll(() => feedback.textContent()).toBe('Copied');
+    // Past the first copy's 2 s, within the second's (which started at least 1.5 s later).
+    await page.waitForTimeout(Math.max(0, first + COPY_FEEDBACK_MS + 300 - Date.now()));
+    expect(await feedback.textContent()).toBe('Copied');
+    await poll(() => feedback.textContent()).toBe('');
   });
 
   it('has one h1 to find the page by, above the detail view\'s h2', async () => {

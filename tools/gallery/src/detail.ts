@@ -143,6 +143,9 @@ export function createDetail(
   };
 }
 
+/** How long "Copied" stays next to a copy button. */
+export const COPY_FEEDBACK_MS = 2000;
+
 /** A labelled read-only field with its URL and a copy button; the field allows manual copying too. */
 function copyRow(label: string, value: string): HTMLElement {
   const row = document.createElement('div');
@@ -164,10 +167,14 @@ function copyRow(label: string, value: string): HTMLElement {
   const feedback = document.createElement('span');
   feedback.className = 'copy-feedback';
   feedback.setAttribute('role', 'status');
+  // One timer per row: a second copy restarts the 2 s, or the first copy's timer would wipe
+  // the second's "Copied" early (after what is left of the first 2 s).
+  let clearFeedback: ReturnType<typeof setTimeout> | undefined;
   button.addEventListener('click', () => {
     void copyText(value, input).then((copied) => {
+      clearTimeout(clearFeedback);
       feedback.textContent = copied ? 'Copied' : 'Press Ctrl+C to copy';
-      setTimeout(() => (feedback.textContent = ''), 2000);
+      clearFeedback = setTimeout(() => (feedback.textContent = ''), COPY_FEEDBACK_MS);
     });
   });
   row.append(labelEl, input, button, feedback);
