@@ -9,7 +9,7 @@ import { shellWord } from '../build/shell-path.js';
  * A folder other than ./dist (`pepe serve --dir`) is named with `--out`: a plain
  * `npx pepe build` writes ./dist, and the folder served stayed missing or damaged.
  */
-export const freshBuild = (distDir: string): string => {
-  const out = resolve(distDir) === resolve('dist') ? '' : ` --out ${shellWord(distDir)}`;
-  return `delete ${distDir} and build again with \`npx pepe build${out}\``;
-};
+export const freshBuild = (distDir: string): string => `delete ${distDir} and build again with \`npx pepe build${outFlag(distDir)}\``;
+
+/** ` --out DIR` (shell-quoted) that makes `npx pepe build` write `distDir`; empty for ./dist, which it writes anyway. */
+export const outFlag = (distDir: string): string => (resolve(distDir) === resolve('dist') ? '' : ` --out ${shellWord(distDir)}`);

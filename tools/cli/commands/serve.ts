@@ -1,5 +1,5 @@
 import { readManifest } from '../../build/manifest.js';
-import { shellWord } from '../../build/shell-path.js';
+import { outFlag } from '../../serve/fresh-build.js';
 import { intFlag, parseFlags } from '../args.js';
 import { type Command, type Io, UsageError } from '../io.js';
 
@@ -58,8 +58,7 @@ async function bakedBaseUrl(dir: string): Promise<string | null> {
 async function otherPortNote(dir: string, port: number): Promise<string | null> {
   const baked = await bakedBaseUrl(dir);
   if (!baked || new URL(baked).port === String(port) || !/localhost|127\.0\.0\.1/.test(baked)) return null;
-  const out = dir === 'dist' ? '' : ` --out ${shellWord(dir)}`;
-  return `Note: this build's answers link to ${baked}, not here; to make them link here, build again with \`PORT=${port} npx pepe build${out}\` (this server picks the new build up).\n`;
+  return `Note: this build's answers link to ${baked}, not here; to make them link here, build again with \`PORT=${port} npx pepe build${outFlag(dir)}\` (this server picks the new build up).\n`;
 }
 
 async function printBanner(io: Io, dir: string, url: string, port: number, processes: string): Promise<void> {
