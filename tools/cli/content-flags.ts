@@ -13,8 +13,13 @@ export const CONTENT_FLAGS = { content: { type: 'string' }, cache: { type: 'stri
  * the catalogue.
  */
 export function refuseEmptyFolderFlags(values: Readonly<Record<string, unknown>>, names: readonly string[]): void {
-  for (const name of names) {
-    if (values[name] === '') throw new UsageError(`--${name} is empty: name a folder (is a shell variable unset?)`);
+  refuseEmptyFlags(values, Object.fromEntries(names.map((name) => [name, 'name a folder'])));
+}
+
+/** Any flag given an empty value, refused with what to do instead (`advice`: flag name → what to do), in the order given. */
+export function refuseEmptyFlags(values: Readonly<Record<string, unknown>>, advice: Readonly<Record<string, string>>): void {
+  for (const [name, what] of Object.entries(advice)) {
+    if (values[name] === '') throw new UsageError(`--${name} is empty: ${what} (is a shell variable unset?)`);
   }
 }
 

@@ -5,6 +5,7 @@ import type { PublishProgress, PublishResult } from '../../publish/types.js';
 import { intFlag, parseFlags } from '../args.js';
 import { type Command, type Io, UsageError } from '../io.js';
 import { printProblems } from '../print-results.js';
+import { refuseEmptyFlags } from '../content-flags.js';
 
 const usage = `Usage: pepe publish --bucket NAME [options]
 
@@ -112,9 +113,7 @@ export default {
     // An empty value (`--dir "$DIST"` with DIST unset) used to mean the current folder (--dir:
     // read as the build; --netlify-toml: a folder), the bucket root (--prefix) or the default
     // region (--region): refused, naming the flag, like build's --content and --out.
-    for (const [name, what] of [['dir', 'name the build folder'], ['netlify-toml', 'name the netlify.toml file'], ['prefix', 'leave --prefix out to publish at the bucket root'], ['region', 'leave --region out for the default']] as const) {
-      if (values[name] === '') throw new UsageError(`--${name} is empty: ${what} (is a shell variable unset?)`);
-    }
+    refuseEmptyFlags(values, { dir: 'name the build folder', 'netlify-toml': 'name the netlify.toml file', prefix: 'leave --prefix out to publish at the bucket root', region: 'leave --region out for the default' });
     checkBucketName(values.bucket);
     const prefix = normalisePrefix(values.prefix);
     // The SDK takes a region only as a hostname component and otherwise fails every request,
