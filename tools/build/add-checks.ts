@@ -37,6 +37,9 @@ function symlinkOnTheWay(contentDir: string, rel: string): string | undefined {
   return parts.map((_, at) => parts.slice(0, at + 1).join('/')).find((part) => lstatSync(join(contentDir, part), { throwIfNoEntry: false })?.isSymbolicLink());
 }
 
+/** The name an image and its sidecar share, as builds pair them (scan-content.ts `stemOf`): without the extension, in Unicode NFC. */
+const pairingName = (name: string): string => basename(name, extname(name)).normalize('NFC');
+
 /** Why an image inside the content folder cannot be given a sidecar where it is, or null. */
 export function inPlaceProblem(contentDir: string, abs: string, sidecarPath: string, source: string): Problem | null {
   const rel = relative(contentDir, abs).split(sep).join('/');
@@ -60,14 +63,13 @@ export function inPlaceProblem(contentDir: string, abs: string, sidecarPath: str
   // Builds read the extension in any letter case (`frog.JSON` is frog.png's sidecar too) and
   // the name in either Unicode form (`café.json` with "e" + U+0301 is café.png's).
   const sidecarName = basename(sidecarPath);
-  const sameStem = (name: string) => basename(name, extname(name)).normalize('NFC') === basename(sidecarName, '.json').normalize('NFC');
-  const existing = existsSync(sidecarPath) ? sidecarName : readdirSync(dirname(sidecarPath)).find((name) => extname(name).toLowerCase() === '.json' && sameStem(name));
+  const existing = existsSync(sidecarPath) ? sidecarName : readdirSync(dirname(sidecarPath)).find((name) => extname(name).toLowerCase() === '.json' && pairingName(name) === pairingName(sidecarName));
   if (existing !== undefined) {
     return error('already-in-catalogue', `"${source}" already has a sidecar (${relative(contentDir, join(dirname(sidecarPath), existing)).split(sep).join('/')}): edit that one instead`);
   }
   // `a.png` beside `a.jpg`: both would be described by the one `a.json` (a name-collision in every build).
   const stem = basename(abs, extname(abs));
-  const twins = readdirSync(dirname(abs)).filter((name) => name !== basename(abs) && CONTENT_IMAGE_EXTS.has(extname(name).toLowerCase()) && basename(name, extname(name)).normalize('NFC') === stem.normalize('NFC'));
+  const twins = readdirSync(dirname(abs)).filter((name) => name !== basename(abs) && CONTENT_IMAGE_EXTS.has(extname(name).toLowerCase()) && pairingName(name) === pairingName(abs));
   if (twins.length > 0) {
     return error('name-collision', `"${source}" and ${twins.map((name) => `"${name}"`).join(', ')} beside it would share the sidecar "${stem}.json": rename one of them first`);
   }

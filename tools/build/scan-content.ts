@@ -80,8 +80,7 @@ function extDot(rel: string): number {
  * a sidecar plus an orphan sidecar. (Folders are left as they are: two spellings of a folder
  * are two folders here.)
  */
-const stemOf = (rel: string): string => {
-  const dot = extDot(rel);
+const stemOf = (rel: string, dot = extDot(rel)): string => {
   const stem = dot < 0 ? rel : rel.slice(0, dot);
   // ASCII is already NFC: most names skip the (10k-file rebuilds: several ms) normalisation.
   if (!NON_ASCII.test(stem)) return stem;
@@ -185,7 +184,7 @@ export async function scanContent(contentDir: string): Promise<ContentScan> {
     }
     const dot = extDot(entry.path);
     const ext = dot < 0 ? '' : entry.path.slice(dot).toLowerCase();
-    const stem = stemOf(entry.path);
+    const stem = stemOf(entry.path, dot);
     const file = toFile(root, entry.path, stats);
     if (ext === '.json') {
       // `frog.json` + `frog.JSON`: the second is kept as a lone sidecar, so the case-collision
