@@ -36,7 +36,8 @@ export class S3OperationError extends Error {
   }
 }
 
-const ACCESS_DENIED = 'access denied: the credentials need s3:ListBucket, GetObject, PutObject and DeleteObject on this bucket';
+const NEEDED_PERMISSIONS = 'the credentials need s3:ListBucket, GetObject, PutObject and DeleteObject on this bucket';
+const ACCESS_DENIED = `access denied: ${NEEDED_PERMISSIONS}`;
 
 /** Whether the failure names its cause: an S3 error code from a reply body, not a bare status (a HEAD's reply has no body). */
 export function namesItsCause(error: S3OperationError): boolean {
@@ -69,7 +70,7 @@ function remedyFor(status: number | undefined, errorName: string, detail: string
   if (errorName === 'AccessDenied') return ACCESS_DENIED;
   // A 403 without an S3 error code: the reply to a HEAD has no body, so an unknown access key
   // or a wrong secret looks exactly like a missing permission (this used to name only the latter).
-  if (status === 403) return `access denied or the credentials were refused (the reply names no reason): check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, and that ${ACCESS_DENIED.slice('access denied: '.length)}`;
+  if (status === 403) return `access denied or the credentials were refused (the reply names no reason): check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, and that ${NEEDED_PERMISSIONS}`;
   return null;
 }
 
