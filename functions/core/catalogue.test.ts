@@ -12,7 +12,7 @@ import type { PieceSource } from './catalogue-data.js';
 import { numberAt } from './packed-numbers.js';
 import { idKey } from './record-codec.js';
 import { createHandler } from './handler.js';
-import { call, testRecords, TEST_URLS } from './test-catalogue.js';
+import { call, testRecords, TEST_URLS } from '../../tools/testing/test-catalogue.js';
 
 const tricky = testRecords(12);
 tricky[0]!.description = 'line one\nline two \u2028 it\'s "quoted" \\ back\\slash ${x} `tick` </script>';

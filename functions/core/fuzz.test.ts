@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createHandler } from './handler.js';
-import { call, idsNewestFirst, testCatalogue } from './test-catalogue.js';
+import { call, idsNewestFirst, testCatalogue } from '../../tools/testing/test-catalogue.js';
 
 const handler = createHandler(testCatalogue(25), {
   onError: (error) => {

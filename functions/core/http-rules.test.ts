@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_BROWSER_CACHE_CONTROL, ERROR_NETLIFY_CDN_CACHE_CONTROL, JSON_BROWSER_CACHE_CONTROL, JSON_NETLIFY_CDN_CACHE_CONTROL } from './cache-policy.js';
 import { createHandler } from './handler.js';
-import { call, idsNewestFirst, testCatalogue } from './test-catalogue.js';
+import { call, idsNewestFirst, testCatalogue } from '../../tools/testing/test-catalogue.js';
 
 const handler = createHandler(testCatalogue(10), { onError: () => {} });
 const id = idsNewestFirst(10)[0]!;

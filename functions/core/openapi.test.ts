@@ -4,7 +4,7 @@ import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { createHandler } from './handler.js';
 import { openApiDocument } from './openapi.js';
-import { call, idsNewestFirst, testCatalogue, TEST_URLS } from './test-catalogue.js';
+import { call, idsNewestFirst, testCatalogue, TEST_URLS } from '../../tools/testing/test-catalogue.js';
 
 // ajv-formats is CommonJS with a default export; under NodeNext its type is the module object.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;

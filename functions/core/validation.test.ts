@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createHandler } from './handler.js';
-import { call, testCatalogue, testId } from './test-catalogue.js';
+import { call, testCatalogue, testId } from '../../tools/testing/test-catalogue.js';
 
 const handler = createHandler(testCatalogue(12));
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compileCatalogue } from './catalogue.js';
 import { createHandler } from './handler.js';
 import { seededRandom } from './shuffle.js';
-import { call, idsNewestFirst, testCatalogue, testRecords, TEST_URLS } from './test-catalogue.js';
+import { call, idsNewestFirst, testCatalogue, testRecords, TEST_URLS } from '../../tools/testing/test-catalogue.js';
 
 const data = testCatalogue(30);
 const handler = createHandler(data, { random: seededRandom('tests') });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHandler } from './handler.js';
 import { seededRandom } from './shuffle.js';
-import { call, idsNewestFirst, testCatalogue, testRecords, TEST_URLS } from './test-catalogue.js';
+import { call, idsNewestFirst, testCatalogue, testRecords, TEST_URLS } from '../../tools/testing/test-catalogue.js';
 
 const handler = createHandler(testCatalogue(30), { random: seededRandom('b') });
 const records = new Map(testRecords(30).map((r) => [r.id, r]));

@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { catalogueDataFiles, compileCatalogue } from '../../functions/core/catalogue.js';
 import { createHandler, type Handler } from '../../functions/core/handler.js';
-import { bundleFunction } from '../build/bundle-function.js';
+import { bundleFunction } from '../catalogue/bundle-function.js';
 import { median, percentile, round, type Bench, type BenchContext } from './context.js';
 import { benchQueries } from './search.bench.js';
 import { syntheticRecords } from './synthetic-records.js';
-import { makeFolders } from '../build/make-folders.js';
+import { makeFolders } from '../shared/make-folders.js';
 
 const URLS = { baseUrl: 'https://pepe.example', apiUrl: 'https://api.pepe.example', cdnUrl: 'https://cdn.pepe.example' };
 const ORIGIN = 'https://pepe.example';

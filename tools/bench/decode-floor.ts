@@ -11,7 +11,7 @@
  * (453 MB of live objects: 1.72×). The naive pipeline's rate moved less than 10% in those runs.
  */
 import { readFileSync } from 'node:fs';
-import { fullDecodeOnly, naiveAnalyse, streamedDecodeOnly } from '../image/naive-pipeline.js';
+import { fullDecodeOnly, naiveAnalyse, streamedDecodeOnly } from './naive-pipeline.js';
 import { type PipelineRate, pipelineRate } from './pipeline-rate.js';
 
 export interface DecodeFloorResult {

@@ -17,7 +17,7 @@ import { renderFrog } from '../sample/draw-frog.js';
 import { frogVariations } from '../sample/frog-variations.js';
 import type { FrogParams } from '../sample/frog-params.js';
 import { COPY_TRANSFORMS, RESIZE_SCALES, plantedCopy, resizedCopy, type CopyTransform } from '../sample/planted-copies.js';
-import { seededRandom } from '../testing/seeded-random.js';
+import { seededRandom } from '../shared/seeded-random.js';
 import { type Bench, type BenchContext, round } from './context.js';
 
 const VARIANT_SIZE = 320;

@@ -17,8 +17,8 @@ import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { catalogueDataFiles, compileCatalogue, precomputedFiles } from '../../functions/core/catalogue.js';
 import { compareRecords, type ImageExt, type PepeRecord, type SiteUrls } from '../../functions/core/record.js';
-import { bundleFunction } from '../build/bundle-function.js';
-import { launchChromium } from '../gallery/chromium.js';
+import { bundleFunction } from '../catalogue/bundle-function.js';
+import { launchChromium } from '../testing/chromium.js';
 import { PAGE_SIZE } from '../gallery/src/api-client.js';
 import { writeGallery } from '../gallery/write-gallery.js';
 import { analyseImage } from '../image/analyse-image.js';
@@ -26,7 +26,7 @@ import { startServer } from '../serve/server.js';
 import { percentile, round, type Bench, type BenchContext } from './context.js';
 import { syntheticImageCorpus } from './synthetic-images.js';
 import { syntheticRecords } from './synthetic-records.js';
-import { makeFoldersSync } from '../build/make-folders.js';
+import { makeFoldersSync } from '../shared/make-folders.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Distinct image files; two grid pages' worth, so the first screen shows no repeats. */

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { rerunWithTunedAllocator } from '../cli/tuned-allocator.mjs';
 import type { Bench, BenchContext } from './context.js';
-import { makeFolders } from '../build/make-folders.js';
+import { makeFolders } from '../shared/make-folders.js';
 
 const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
   images: () => import('./images.bench.js'),

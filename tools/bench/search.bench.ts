@@ -14,7 +14,7 @@ import MiniSearch from 'minisearch';
 import { SEARCH_OPTIONS, buildSearchIndex, loadSearchIndex, searchWords, type SearchIndex } from '../../functions/core/search/search-index.js';
 import { median, percentile, round, type Bench, type BenchContext } from './context.js';
 import { syntheticRecords } from './synthetic-records.js';
-import { seededRandom } from '../testing/seeded-random.js';
+import { seededRandom } from '../shared/seeded-random.js';
 
 /** Distinct queries per corpus; every one is run ROUNDS times (first round reported apart: cold posting decode). */
 const QUERY_COUNT = 400;

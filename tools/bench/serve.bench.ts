@@ -23,11 +23,11 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { catalogueDataFiles, compileCatalogue, precomputedFiles } from '../../functions/core/catalogue.js';
-import { bundleFunction } from '../build/bundle-function.js';
-import { createManifest, type ManifestEntry, stableJson } from '../build/manifest.js';
+import { bundleFunction } from '../catalogue/bundle-function.js';
+import { createManifest, type ManifestEntry, stableJson } from '../shared/manifest.js';
 import { median, round, type Bench, type BenchContext } from './context.js';
 import { syntheticRecords } from './synthetic-records.js';
-import { makeFolders } from '../build/make-folders.js';
+import { makeFolders } from '../shared/make-folders.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const URLS = { baseUrl: 'http://127.0.0.1:8888', apiUrl: 'http://127.0.0.1:8888', cdnUrl: 'http://127.0.0.1:8888' };

@@ -9,9 +9,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { paintPicture } from '../image/paint-picture.js';
-import { seededRandom } from '../testing/seeded-random.js';
-import { makeFolders } from '../build/make-folders.js';
+import { paintPicture } from '../testing/paint-picture.js';
+import { seededRandom } from '../shared/seeded-random.js';
+import { makeFolders } from '../shared/make-folders.js';
 
 const GENERATOR_VERSION = 2;
 const MARKER = '.corpus-complete.json';

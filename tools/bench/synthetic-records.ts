@@ -3,7 +3,7 @@
  * metadata without images. Same (count, seed) → same records on every machine.
  */
 import { compareRecords, type ImageExt, type PepeRecord } from '../../functions/core/record.js';
-import { seededRandom } from '../testing/seeded-random.js';
+import { seededRandom } from '../shared/seeded-random.js';
 import { ACCENTED, MEME_WORDS, buildVocabulary } from './synthetic-words.js';
 
 /** Picks index k with probability ∝ 1 / (k + 1)^exponent (word frequencies in real text are roughly Zipfian). */

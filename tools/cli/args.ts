@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { UsageError } from './io.js';
+import { UsageError } from '../shared/io.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 

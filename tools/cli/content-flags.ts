@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { UsageError } from './io.js';
+import { UsageError } from '../shared/io.js';
 
 /**
  * `--content DIR` and `--cache DIR`, the flags of every command that reads the content folder

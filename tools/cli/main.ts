@@ -1,4 +1,4 @@
-import { type Command, type Io, UsageError, processIo } from './io.js';
+import { type Command, type Io, UsageError, processIo } from '../shared/io.js';
 
 /** Subcommands are loaded lazily so that `pepe serve` does not load sharp, nor `pepe build` the S3 SDK. */
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ default: Command }> }> = {
@@ -16,7 +16,7 @@ export function rootUsage(): string {
   return `Usage: pepe <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nRun 'pepe <command> --help' for a command's options.\n`;
 }
 
-export { processIo } from './io.js';
+export { processIo } from '../shared/io.js';
 
 /** The command called `name`: own keys only (`pepe constructor` is an unknown command, not Object's constructor). */
 const commandNamed = (name: string | undefined) => (name !== undefined && Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined);

@@ -1,8 +1,8 @@
 /** How commands show what a library call returned: problems, a progress line, the summary line. */
-import type { AnalyseProgress } from '../build/analyse-content.js';
-import { formatProblem, type Problem } from '../build/problems.js';
-import { formatSummary, type SummaryFigures, ttyProgress } from '../build/progress.js';
-import type { Io } from './io.js';
+import type { AnalyseProgress } from '../catalogue/analyse-content.js';
+import { formatProblem, type Problem } from '../shared/problems.js';
+import { formatSummary, type SummaryFigures, ttyProgress } from './progress.js';
+import type { Io } from '../shared/io.js';
 
 /** One line per problem on stderr, in the order given (libraries return them sorted). */
 export function printProblems(io: Io, problems: readonly Problem[]): void {

@@ -3,10 +3,10 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyseImage } from '../image/analyse-image.js';
-import { analyseContent, DecodingDeclined } from '../build/analyse-content.js';
+import { analyseContent, DecodingDeclined } from '../catalogue/analyse-content.js';
 import { makeFixtureContent } from '../testing/fixture-catalogue.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
-import type { Io } from './io.js';
+import type { Io } from '../shared/io.js';
 import { DECODES_WITHOUT_TUNING, withTunedDecoding } from './tuned-decoding.js';
 
 const REPO = join(import.meta.dirname, '../..');

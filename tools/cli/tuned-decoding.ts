@@ -7,8 +7,8 @@
  * not in the build cache. Nothing has been written by then (the cache is saved after the
  * analysis), so the new process simply does the whole command.
  */
-import { DecodingDeclined } from '../build/analyse-content.js';
-import type { Io } from './io.js';
+import { DecodingDeclined } from '../catalogue/analyse-content.js';
+import type { Io } from '../shared/io.js';
 
 /** Up to this many images are analysed in the first process: a few frames do not fragment the heap. */
 export const DECODES_WITHOUT_TUNING = 16;

@@ -5,9 +5,9 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildCatalogue } from '../build/build-catalogue.js';
+import { buildCatalogue } from '../catalogue/build-catalogue.js';
 import { FIXTURE_URLS, fixtureId, fixtureImage } from '../testing/fixture-catalogue.js';
-import { cardIds, FIXTURE_COUNT, PAGE_SIZE, PHONE, poll, startGalleryHarness, waitForCards, type GalleryHarness } from './page-harness.js';
+import { cardIds, FIXTURE_COUNT, PAGE_SIZE, PHONE, poll, startGalleryHarness, waitForCards, type GalleryHarness } from '../testing/page-harness.js';
 
 let harness: GalleryHarness;
 

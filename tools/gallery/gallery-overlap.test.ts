@@ -4,7 +4,7 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiIds, cardIds, dialogOpen, PAGE_SIZE, poll, startGalleryHarness, waitForCards, type GalleryHarness } from './page-harness.js';
+import { apiIds, cardIds, dialogOpen, PAGE_SIZE, poll, startGalleryHarness, waitForCards, type GalleryHarness } from '../testing/page-harness.js';
 
 let harness: GalleryHarness;
 

@@ -12,7 +12,7 @@ import { FIXTURE_URLS, type FixtureSite } from '../testing/fixture-catalogue.js'
 import {
   apiIds as apiIdsAt, cardIds, DESKTOP, FIXTURE_COUNT, PAGE_SIZE, PHONE, poll, REPO_ROOT, startGalleryHarness, statusText, TEST_OUTPUT, waitForCards,
   type GalleryHarness,
-} from './page-harness.js';
+} from '../testing/page-harness.js';
 import { listPath, REQUEST_TIMEOUT_MS } from './src/api-client.js';
 import { COPY_FEEDBACK_MS } from './src/detail.js';
 import { EAGER_CARDS } from './src/grid.js';

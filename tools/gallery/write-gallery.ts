@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { renderIndexHtml } from './index-html.js';
-import { makeFolders } from '../build/make-folders.js';
+import { makeFolders } from '../shared/make-folders.js';
 
 const SOURCE_DIR = fileURLToPath(new URL('./src/', import.meta.url));
 

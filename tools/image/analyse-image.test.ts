@@ -2,7 +2,7 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { analyseImage, type ImageAnalysis } from './analyse-image.js';
 import { EXPECTED_PHASH, readFixture } from './fixtures.js';
-import { paintPicture } from './paint-picture.js';
+import { paintPicture } from '../testing/paint-picture.js';
 import { hammingDistance } from './phash.js';
 
 async function analysed(bytes: Buffer, options?: Parameters<typeof analyseImage>[1]): Promise<ImageAnalysis> {

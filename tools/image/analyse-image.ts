@@ -16,7 +16,7 @@ export { detectFormat } from './format.js';
 /** Bump whenever any output (phash, blurhash, thumb, sizes, failure codes) can change: the build cache keys on it. */
 export const FEATURE_VERSION = 'image-4';
 
-/** Limits when the caller sets none; the build sets its own (`LIMITS` in tools/build/analyse-content.ts: 30 s per decode). */
+/** Limits when the caller sets none; the build sets its own (`LIMITS` in tools/catalogue/analyse-content.ts: 30 s per decode). */
 const DEFAULT_MAX_PIXELS = 50_000_000;
 const DEFAULT_TIMEOUT_MS = 10_000;
 /** Side of the thumbnail near-duplicate confirmation compares (tools/dupes/thumb-compare.ts). */

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { analyseImage } from './analyse-image.js';
 import { encodeBlurhash } from './blurhash-encoder.js';
 import { readFixture } from './fixtures.js';
-import { seededRandom } from '../testing/seeded-random.js';
-import { paintPicture } from './paint-picture.js';
+import { seededRandom } from '../shared/seeded-random.js';
+import { paintPicture } from '../testing/paint-picture.js';
 import sharp from 'sharp';
 
 const toRgba = (rgb: Uint8Array): Uint8ClampedArray => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { seededRandom } from '../testing/seeded-random.js';
+import { seededRandom } from '../shared/seeded-random.js';
 import { readFileSync } from 'node:fs';
 import { compilePixelPassWat } from './pixel-pass-source.js';
 import { PIXEL_PASS_WASM, gridFeatures, pixelPass, pixelPassApplies, referenceGridFeatures, releasePixelPass, runPixelPass } from './pixel-pass.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { seededRandom } from '../testing/seeded-random.js';
+import { seededRandom } from '../shared/seeded-random.js';
 import { gridFeatures } from './pixel-pass.js';
 import { areaThumbnail, cellWeights } from './pixels.js';
 

@@ -17,8 +17,8 @@
  */
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
-import { error, type Problem } from '../build/problems.js';
-import type { Manifest } from '../build/manifest.js';
+import { error, type Problem } from '../shared/problems.js';
+import type { Manifest } from '../shared/manifest.js';
 import type { LocalObject } from './local-objects.js';
 import { keyForPath } from './object-keys.js';
 import { runPool } from './run-pool.js';

@@ -7,9 +7,9 @@ import { createHash } from 'node:crypto';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { join } from 'node:path';
 import fg from 'fast-glob';
-import { type Manifest, manifestShapeError } from '../build/manifest.js';
-import { error, type Problem } from '../build/problems.js';
-import { NotAFileError, oddKindAt, readAtMostSync, readRegularFile, readRegularFileSync } from '../build/read-regular-file.js';
+import { type Manifest, manifestShapeError } from '../shared/manifest.js';
+import { error, type Problem } from '../shared/problems.js';
+import { NotAFileError, oddKindAt, readAtMostSync, readRegularFile, readRegularFileSync } from '../shared/read-regular-file.js';
 
 export interface LocalFile {
   /** Relative to the build folder, forward slashes. */

@@ -3,8 +3,8 @@
  * images each JSON document points at (every one must be part of the build).
  */
 import { join } from 'node:path';
-import { error, type Problem } from '../build/problems.js';
-import { readAtMostSync } from '../build/read-regular-file.js';
+import { error, type Problem } from '../shared/problems.js';
+import { readAtMostSync } from '../shared/read-regular-file.js';
 import type { SiteUrls } from '../../functions/core/record.js';
 import type { LocalBuild } from './local-build.js';
 import { metadataFor } from './object-metadata.js';

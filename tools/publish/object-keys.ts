@@ -3,7 +3,7 @@
  * file `Y` → `<prefix>_build/Y`, the manifest → `<prefix>_build/manifest.json`. Also the
  * upload group of each key, which fixes the order objects reach the bucket.
  */
-import { UsageError } from '../cli/io.js';
+import { UsageError } from '../shared/io.js';
 import type { UploadGroup } from './types.js';
 
 export const MANIFEST_PATH = 'manifest.json';

@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Io } from '../cli/io.js';
+import type { Io } from '../shared/io.js';
 import { runMain } from '../cli/main.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 import { startS3rver, type S3rverProcess } from './testing/s3rver-process.js';

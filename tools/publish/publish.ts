@@ -9,9 +9,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { JSON_OBJECT_STORAGE_MAX_AGE_SECONDS } from '../../functions/core/cache-policy.js';
 import type { SiteUrls } from '../../functions/core/record.js';
-import { error, type Problem, warning } from '../build/problems.js';
+import { error, type Problem, warning } from '../shared/problems.js';
 import { headersFingerprint, planObjects, recheckMetadata, type RemoteManifest } from './bucket-plan.js';
-import { type Manifest, manifestShapeError } from '../build/manifest.js';
+import { type Manifest, manifestShapeError } from '../shared/manifest.js';
 import { readLocalBuild } from './local-build.js';
 import { localObjects } from './local-objects.js';
 import { GROUP_ORDER, RUN_MARKER_NAME, STATE_NAME, keyForPath, normalisePrefix } from './object-keys.js';
@@ -65,7 +65,7 @@ async function settled<T extends readonly unknown[]>(promises: { [K in keyof T]:
 }
 
 async function defaultHeaders(file: string): Promise<(urlPath: string) => Record<string, string>> {
-  const { loadNetlifyConfig, headersForPath } = await import('../serve/netlify-config.js');
+  const { loadNetlifyConfig, headersForPath } = await import('../shared/netlify-config.js');
   const config = await loadNetlifyConfig(file);
   return (urlPath) => headersForPath(config, urlPath);
 }

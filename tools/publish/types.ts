@@ -2,7 +2,7 @@
  * The shapes `publishBuild` takes and returns. The library never prints: the CLI turns a
  * PublishResult into text and an exit code.
  */
-import type { Problem } from '../build/problems.js';
+import type { Problem } from '../shared/problems.js';
 
 /** The subset of S3Client the publisher uses, so tests can wrap or replace it (fault injection, conditional-write double). */
 export interface S3Like {
@@ -43,7 +43,7 @@ export interface PublishDeps {
   client?: S3Like;
   /** Wall clock for the stale-key policy (tests move time forward). */
   now?: () => Date;
-  /** Content-Type / Cache-Control per URL path; default from netlify.toml via tools/serve/netlify-config.ts. */
+  /** Content-Type / Cache-Control per URL path; default from netlify.toml via tools/shared/netlify-config.ts. */
   headersForPath?: (urlPath: string) => Record<string, string>;
 }
 

@@ -2,7 +2,7 @@
  * The writing steps of a publish: uploading one object (with the conditional write that
  * protects images), checking the bucket before the manifest goes up, and writing the manifest.
  */
-import { error, type Problem } from '../build/problems.js';
+import { error, type Problem } from '../shared/problems.js';
 import { imageChanged } from './bucket-plan.js';
 import { readVerified } from './local-build.js';
 import { headSha256, isPreconditionFailed, listAllObjects, putObject, type PutRequest } from './s3-operations.js';

@@ -3,7 +3,7 @@
  * Decorations use a seeded generator so the same parameters always draw the same picture.
  */
 import type { Detail, FrogParams } from './frog-params.js';
-import { seededRandom } from '../testing/seeded-random.js';
+import { seededRandom } from '../shared/seeded-random.js';
 
 export function backgroundSvg(bg: FrogParams['background'], seed: number): string {
   // A sticker: no background at all, the PNG keeps its transparency.

@@ -5,7 +5,7 @@
  * purpose: whether a flipped picture is "the same" is a policy question, not a test case.
  */
 import { ACCESSORIES, BACKGROUNDS, EXPRESSIONS, PATTERNS, SHIRTS, SKINS, withParams, type FrogParams } from './frog-params.js';
-import { seededRandom } from '../testing/seeded-random.js';
+import { seededRandom } from '../shared/seeded-random.js';
 
 const POSES: readonly FrogParams['pose'][] = [
   { zoom: 1, tilt: 0, shiftX: 0, flip: false },

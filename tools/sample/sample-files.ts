@@ -8,9 +8,9 @@ import { dirname, join } from 'node:path';
 import sharp from 'sharp';
 import { renderFrog } from './draw-frog.js';
 import { withParams, type FrogParams } from './frog-params.js';
-import { seededRandom } from '../testing/seeded-random.js';
+import { seededRandom } from '../shared/seeded-random.js';
 import { SAMPLE_ENTRIES, type SampleEntry } from './sample-catalogue.js';
-import { makeFolders } from '../build/make-folders.js';
+import { makeFolders } from '../shared/make-folders.js';
 
 /** Changing the seed changes every id: only do it for a brand-new catalogue (published URLs use ids). */
 const ID_SEED = 'pepe-catalogue-sample-v1';

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../gallery/chromium.js';
+import { launchChromium } from '../testing/chromium.js';
 import { makeNamedPipe, type NamedPipe } from '../testing/named-pipe.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 import { closeClient, raw } from './http-client.test-helper.js';

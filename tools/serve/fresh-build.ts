@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { shellWord } from '../build/shell-path.js';
+import { shellWord } from '../shared/shell-path.js';
 
 /**
  * The fix `pepe serve` gives for a build folder it cannot serve (a damaged manifest, a

@@ -6,7 +6,7 @@
 import { readdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { oddKindAt } from '../build/read-regular-file.js';
+import { oddKindAt } from '../shared/read-regular-file.js';
 import { freshBuild } from './fresh-build.js';
 import { compilePathPattern, type PathPattern } from './path-pattern.js';
 import { CHECK_FILES, type FileHoldingHandler, RELEASE_FILES } from '../../functions/core/bundle-files.js';

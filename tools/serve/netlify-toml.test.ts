@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ASSET_CACHE_CONTROL, IMAGE_CACHE_CONTROL, JSON_BROWSER_CACHE_CONTROL } from '../../functions/core/cache-policy.js';
 import { IMAGE_TYPES } from '../../functions/core/record.js';
-import { headersForPath, loadNetlifyConfig } from './netlify-config.js';
+import { headersForPath, loadNetlifyConfig } from '../shared/netlify-config.js';
 
 const NETLIFY_TOML = fileURLToPath(new URL('../../netlify.toml', import.meta.url));
 const ID = '0b6f7c52-6b53-4d1a-9c7e-3f1f8f0f6a11';

@@ -11,7 +11,7 @@ import fg from 'fast-glob';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildCatalogue } from '../build/build-catalogue.js';
+import { buildCatalogue } from '../catalogue/build-catalogue.js';
 import { buildFixtureSite, FIXTURE_URLS, fixtureId, fixtureImage, type FixtureSite } from '../testing/fixture-catalogue.js';
 import { closeClient, json, raw } from './http-client.test-helper.js';
 import { type ChainState, handleRequest } from './request-chain.js';

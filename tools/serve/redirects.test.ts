@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RedirectRule } from './netlify-config.js';
+import type { RedirectRule } from '../shared/netlify-config.js';
 import { compileRedirect, findRedirect, unsupportedRedirect } from './redirects.js';
 
 const rule = (partial: Partial<RedirectRule> & Pick<RedirectRule, 'from' | 'to'>): RedirectRule => ({ status: 301, force: false, query: {}, conditions: {}, headers: {}, ...partial });

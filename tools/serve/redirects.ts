@@ -21,7 +21,7 @@
  * absolute URL (status 200 with `to` = http…), conditions (country, language, role,
  * cookie), signed proxies and domain-level `from` URLs.
  */
-import type { RedirectRule } from './netlify-config.js';
+import type { RedirectRule } from '../shared/netlify-config.js';
 
 export type RedirectOutcome =
   | { kind: 'redirect'; status: number; location: string; headers: Record<string, string> }

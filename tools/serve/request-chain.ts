@@ -15,7 +15,7 @@ import type { CdnCache } from './cdn-cache.js';
 import { CROSS_ORIGIN_ERROR_HEADERS, sendApiError, sendPlainError } from './error-answers.js';
 import { type ErrorSink, sendFunction } from './function-response.js';
 import { type LoadedFunction, matchFunction } from './functions.js';
-import type { NetlifyConfig } from './netlify-config.js';
+import type { NetlifyConfig } from '../shared/netlify-config.js';
 import { type CompiledRedirect, findRedirect } from './redirects.js';
 import type { StaticSite } from './static-files.js';
 import type { StaticRoutes } from './static-fast-path.js';

@@ -11,7 +11,7 @@ import { connect } from 'node:net';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildCatalogue } from '../build/build-catalogue.js';
+import { buildCatalogue } from '../catalogue/build-catalogue.js';
 import { buildFixtureSite, FIXTURE_URLS, type FixtureSite } from '../testing/fixture-catalogue.js';
 import { makeNamedPipe, timed } from '../testing/named-pipe.js';
 import { runMain } from '../cli/main.js';

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 import { closeClient, earlyAnswerServer, raw } from './http-client.test-helper.js';
-import { loadNetlifyConfig } from './netlify-config.js';
+import { loadNetlifyConfig } from '../shared/netlify-config.js';
 import { StaticRoutes } from './static-fast-path.js';
 import { StaticSite } from './static-files.js';
 

@@ -24,7 +24,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { negotiateEncoding } from './compression.js';
 import { flatHeaderList, unconditionalAcceptEncoding } from './early-request.js';
-import type { NetlifyConfig } from './netlify-config.js';
+import type { NetlifyConfig } from '../shared/netlify-config.js';
 import type { StaticEntry, StaticSite } from './static-files.js';
 import { encodedStaticHeaders, hasCompressedForms, plainStaticHeaders } from './static-response.js';
 

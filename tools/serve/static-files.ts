@@ -13,8 +13,8 @@
 import { createHash } from 'node:crypto';
 import { lstat, readdir, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
-import { loadManifest, UnusableManifestError } from '../build/manifest.js';
-import { readRegularFile } from '../build/read-regular-file.js';
+import { loadManifest, UnusableManifestError } from '../shared/manifest.js';
+import { readRegularFile } from '../shared/read-regular-file.js';
 import { compressBest, type Encoding, MIN_COMPRESS_BYTES } from './compression.js';
 import { freshBuild } from './fresh-build.js';
 

@@ -6,11 +6,11 @@
 import { createReadStream, fstatSync } from 'node:fs';
 import { pipeline } from 'node:stream';
 import { STATIC_DEFAULT_CACHE_CONTROL } from '../../functions/core/cache-policy.js';
-import { NONBLOCKING_READ, refuseUnlessFile } from '../build/read-regular-file.js';
+import { NONBLOCKING_READ, refuseUnlessFile } from '../shared/read-regular-file.js';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { type Encoding, etagForEncoding, MIN_COMPRESS_BYTES, negotiateEncoding, varyWithEncoding } from './compression.js';
 import { contentTypeFor, isCompressible } from './content-types.js';
-import { headersForPath, type NetlifyConfig } from './netlify-config.js';
+import { headersForPath, type NetlifyConfig } from '../shared/netlify-config.js';
 import { sendPlainError } from './error-answers.js';
 import { type CachedBody, type StaticEntry, type StaticSite, streamEtag } from './static-files.js';
 

@@ -3,7 +3,7 @@
  * text instead of printed. One helper for every command test, so a new `Io` member is added
  * in one place.
  */
-import type { Io } from '../cli/io.js';
+import type { Io } from '../shared/io.js';
 
 export interface CapturedIo extends Io {
   /** Everything written to stdout so far. */

@@ -9,10 +9,10 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import type { PepeRecord, SiteUrls } from '../../functions/core/record.js';
-import { formatProblem } from '../build/problems.js';
-import { seededRandom } from './seeded-random.js';
+import { formatProblem } from '../shared/problems.js';
+import { seededRandom } from '../shared/seeded-random.js';
 import { makeTempDir, type TempDir } from './temp-dir.js';
-import { makeFolders } from '../build/make-folders.js';
+import { makeFolders } from '../shared/make-folders.js';
 
 export const FIXTURE_URLS: SiteUrls = { baseUrl: 'http://localhost:8888', apiUrl: 'http://localhost:8888', cdnUrl: 'http://localhost:8888' };
 const DEFAULT_FIXTURE_COUNT = 12;
@@ -164,7 +164,7 @@ export interface FixtureSite {
 
 /** Generates fixture content in a temp folder and runs the real `buildCatalogue` on it. */
 export async function buildFixtureSite(options: { count?: number; urls?: SiteUrls } = {}): Promise<FixtureSite> {
-  const { buildCatalogue } = await import('../build/build-catalogue.js');
+  const { buildCatalogue } = await import('../catalogue/build-catalogue.js');
   const temp = await makeTempDir('pepe-fixture-');
   const contentDir = join(temp.path, 'content');
   const distDir = join(temp.path, 'dist');

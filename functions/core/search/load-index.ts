@@ -2,7 +2,7 @@
  * The run-time half of search: wraps the index data that `pepe build` serialised. Kept apart
  * from search-index.ts, which also re-exports the build-time `buildSearchIndex` (minisearch):
  * the function imports this module only, so no bundler has to drop minisearch by tree-shaking.
- * Netlify's bundler keeps every package external (tools/build/netlify-bundle.test.ts), so an
+ * Netlify's bundler keeps every package external (tools/catalogue/netlify-bundle.test.ts), so an
  * import of search-index.ts from the function would make the deployed function load
  * minisearch from node_modules at every cold start.
  */

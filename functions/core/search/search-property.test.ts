@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { referenceMatch } from './search-reference.js';
+import { referenceMatch } from '../../../tools/testing/search-reference.js';
 import { buildSearchIndex, loadSearchIndex, type SearchDoc, type SearchField } from './search-index.js';
 import { openSearchIndex } from './load-index.js';
 import { storeSearchIndex } from './stored-index.js';

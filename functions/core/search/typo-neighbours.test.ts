@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { levenshtein } from './search-reference.js';
+import { levenshtein } from '../../../tools/testing/search-reference.js';
 import { TermList } from './term-list.js';
 import { typoNeighbours, withinOneEdit } from './typo-neighbours.js';
 

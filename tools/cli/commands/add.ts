@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
-import { addImages, checkInto } from '../../build/add-images.js';
+import { addImages, checkInto } from '../../catalogue/add-images.js';
 import { parseFlags } from '../args.js';
 import { contentPaths } from '../content-flags.js';
-import { type Command, UsageError } from '../io.js';
-import { shellWord, shownPath } from '../../build/shell-path.js';
+import { type Command, UsageError } from '../../shared/io.js';
+import { shellWord, shownPath } from '../../shared/shell-path.js';
 import { printProblems } from '../print-results.js';
 import { utf8TextFlag } from '../text-flags.js';
 

@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
-import { buildCatalogue } from '../../build/build-catalogue.js';
-import { resolveSiteUrls } from '../../build/site-urls.js';
+import { buildCatalogue } from '../../catalogue/build-catalogue.js';
+import { resolveSiteUrls } from '../../catalogue/site-urls.js';
 import { parseFlags } from '../args.js';
 import { CONTENT_FLAGS, contentPaths, refuseEmptyFolderFlags } from '../content-flags.js';
-import { type Command, UsageError } from '../io.js';
+import { type Command, UsageError } from '../../shared/io.js';
 import { printProblems, printSummary, withProgress } from '../print-results.js';
 import { withTunedDecoding } from '../tuned-decoding.js';
 

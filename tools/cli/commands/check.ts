@@ -1,7 +1,7 @@
-import { checkContent } from '../../build/check-content.js';
+import { checkContent } from '../../catalogue/check-content.js';
 import { parseFlags } from '../args.js';
 import { CONTENT_FLAGS, contentPaths } from '../content-flags.js';
-import type { Command } from '../io.js';
+import type { Command } from '../../shared/io.js';
 import { printProblems, printSummary, withProgress } from '../print-results.js';
 import { withTunedDecoding } from '../tuned-decoding.js';
 

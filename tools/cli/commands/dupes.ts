@@ -1,11 +1,11 @@
-import { analyseContent, defaultCacheDir } from '../../build/analyse-content.js';
-import { printable } from '../../build/problems.js';
-import { unwritableFolder } from '../../build/write-access.js';
-import { dupeItems } from '../../build/near-duplicate-problems.js';
+import { analyseContent, defaultCacheDir } from '../../catalogue/analyse-content.js';
+import { printable } from '../../shared/problems.js';
+import { unwritableFolder } from '../../catalogue/write-access.js';
+import { dupeItems } from '../../catalogue/near-duplicate-problems.js';
 import { DEFAULT_PHASH_THRESHOLD, findNearDuplicates, type DupePair } from '../../dupes/near-duplicates.js';
 import { intFlag, parseFlags } from '../args.js';
 import { CONTENT_FLAGS, contentPaths } from '../content-flags.js';
-import type { Command } from '../io.js';
+import type { Command } from '../../shared/io.js';
 import { printProblems, withProgress } from '../print-results.js';
 
 /** Above this the candidate search degenerates towards all pairs (segments of 3 bits). */

@@ -1,7 +1,7 @@
 /** `pepe publish --help` states the --concurrency default and range the command and publishBuild really use. */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, MIN_CONCURRENCY } from '../../publish/concurrency.js';
-import type { Io } from '../io.js';
+import type { Io } from '../../shared/io.js';
 import { runMain } from '../main.js';
 
 async function help(): Promise<string> {

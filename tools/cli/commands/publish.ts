@@ -3,7 +3,7 @@ import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, MIN_CONCURRENCY } from '../../pub
 import { checkBucketName, normalisePrefix } from '../../publish/object-keys.js';
 import type { PublishProgress, PublishResult } from '../../publish/types.js';
 import { intFlag, parseFlags } from '../args.js';
-import { type Command, type Io, UsageError } from '../io.js';
+import { type Command, type Io, UsageError } from '../../shared/io.js';
 import { printProblems } from '../print-results.js';
 import { refuseEmptyFlags } from '../content-flags.js';
 

@@ -1,7 +1,7 @@
-import { readManifest } from '../../build/manifest.js';
+import { readManifest } from '../../shared/manifest.js';
 import { outFlag } from '../../serve/fresh-build.js';
 import { intFlag, parseFlags } from '../args.js';
-import { type Command, type Io, UsageError } from '../io.js';
+import { type Command, type Io, UsageError } from '../../shared/io.js';
 
 const DEFAULT_PORT = 8888;
 

@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Manifest } from '../../build/manifest.js';
+import type { Manifest } from '../../shared/manifest.js';
 import { keyForPath } from '../object-keys.js';
 import type { StoredObject } from './memory-s3.js';
 

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { makeFolders } from '../../build/make-folders.js';
+import { makeFolders } from '../../shared/make-folders.js';
 
 const SYNTHETIC_SETTINGS = { apiUrl: 'https://api.example.test', baseUrl: 'https://pepe.example.test', cdnUrl: 'https://cdn.example.test' };
 

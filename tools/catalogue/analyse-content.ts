@@ -1,0 +1,305 @@
+/**
+ * Content folder → validated, analysed records (+ every problem, all at once). Shared by
+ * `pepe build`, `pepe check`, `pepe add` and `pepe dupes`. Unchanged files are answered
+ * from the cache without being read; an image is decoded only when its bytes are new
+ * (analyse-image-file.ts).
+ */
+import { extname, resolve } from 'node:path';
+import type { PepeRecord } from '../../functions/core/record.js';
+import { FEATURE_VERSION, analyseImage } from '../image/analyse-image.js';
+import { configureSharpForBatch } from '../image/decode.js';
+import { releasePixelPass } from '../image/pixel-pass.js';
+import { type ImageFileContext, type ImageOutcome, analyseImageFile } from './analyse-image-file.js';
+import { type CachedFeatures, FeatureCache } from './feature-cache.js';
+import { error, warning, type Problem } from '../shared/problems.js';
+import { caseCollisions } from './case-collisions.js';
+import { rejectDuplicateIds, sortProblems, type UnpublishedSidecar, unknownDistinctFrom } from './catalogue-checks.js';
+import { cachePlacementProblem } from './cache-placement.js';
+import { folderProblem } from './file-in-the-way.js';
+import { type ContentFile, type ContentPair, type ContentScan, scanContent } from './scan-content.js';
+import { readContentFileSync } from './read-content-file.js';
+import { MAX_SIDECAR_BYTES, type NormalisedSidecar, parseSidecar, sidecarText } from './sidecar.js';
+import { unreadableProblem } from './unreadable.js';
+import { windowsNameProblems } from './windows-names.js';
+
+/** The image analysis function (injectable so tests can count decodes). Same contract as `analyseImage`. */
+export type AnalyseFn = typeof analyseImage;
+
+/** Defaults: generous for real pepes, small enough that one bad file cannot take the machine down. */
+export const LIMITS = {
+  /** Bytes of one image file. */
+  maxFileBytes: 32 * 1024 * 1024,
+  /** Decoded pixels (width × height) of one image: a 1 KB PNG can claim 100k × 100k. */
+  maxPixels: 50_000_000,
+  /** Decoding one image. */
+  timeoutMs: 30_000,
+};
+
+/** The limits a run applies: the defaults, overridden by the caller's. */
+export const effectiveLimits = (limits?: Partial<typeof LIMITS>): typeof LIMITS => ({ ...LIMITS, ...limits });
+
+export interface AnalyseContentOptions {
+  contentDir: string;
+  /** Default `<contentDir>/../.pepe-cache`. */
+  cacheDir?: string;
+  /** false: read the cache but never write it (`pepe check`). Default true. */
+  writeCache?: boolean;
+  analyse?: AnalyseFn;
+  /** Images analysed at once; sharp decodes on libuv's threads. */
+  concurrency?: number;
+  limits?: Partial<typeof LIMITS>;
+  onProgress?: (progress: AnalyseProgress) => void;
+  /** The content folder's listing, when the caller has already made it (`scanContent`). */
+  scan?: ContentScan;
+  /**
+   * Called once the images that are not in the cache are known, before any is decoded, with
+   * their number; returning false stops the analysis there with `DecodingDeclined` (the CLI
+   * then decodes them in a process whose malloc is tuned for it: tools/cli/tuned-decoding.ts).
+   */
+  beforeDecoding?: (uncached: number) => boolean;
+}
+
+/** analyseContent stopped before decoding, as `beforeDecoding` asked. */
+export class DecodingDeclined extends Error {
+  constructor(readonly uncached: number) {
+    super(`${uncached} images to analyse: declined in this process`);
+  }
+}
+
+export interface AnalyseProgress {
+  done: number;
+  total: number;
+  decoded: number;
+  elapsedMs: number;
+}
+
+/** One valid image with its record and what duplicate detection needs. */
+export interface AnalysedItem {
+  record: PepeRecord;
+  /** Content-relative image path. */
+  file: string;
+  abs: string;
+  sha256: string;
+  thumb: Uint8Array;
+  animated: boolean;
+  distinctFrom: string[];
+}
+
+export interface AnalyseStats {
+  images: number;
+  /** Images whose features came from the cache (no decode). */
+  cacheHits: number;
+  decoded: number;
+  /** Images whose bytes were read and hashed (not answered by the stat cache). */
+  hashed: number;
+  timings: { cacheLoadMs: number; scanMs: number; decodeMs: number; pixelsMs: number; blurhashMs: number; readHashMs: number; totalMs: number };
+}
+
+export interface ContentAnalysis {
+  items: AnalysedItem[];
+  problems: Problem[];
+  stats: AnalyseStats;
+}
+
+export const defaultCacheDir = (contentDir: string): string => resolve(contentDir, '..', '.pepe-cache');
+
+const publishedExtOf = (file: string): string => {
+  const ext = extname(file).toLowerCase();
+  return ext === '.jpeg' ? '.jpg' : ext;
+};
+
+/**
+ * A sidecar's text, or the problem that keeps it from being read. Synchronous for the reason
+ * given in read-content-file.ts (the thread pool is busy decoding); never follows a symlink.
+ */
+function readSidecar(file: ContentFile): { text: string } | { problem: Problem } {
+  let read;
+  try {
+    read = readContentFileSync(file.abs, MAX_SIDECAR_BYTES);
+  } catch (cause) {
+    return { problem: unreadableProblem(cause, file.rel) };
+  }
+  if (read.ok) {
+    const decoded = sidecarText(read.bytes);
+    return decoded.ok ? { text: decoded.text } : { problem: error('sidecar-not-utf8', decoded.message, file.rel) };
+  }
+  if (read.reason === 'not-a-file') return { problem: error('not-a-file', 'is not a regular file: replace it with the sidecar itself', file.rel) };
+  return { problem: error('file-too-large', `is ${(read.size / 1048576).toFixed(1)} MB, over the ${MAX_SIDECAR_BYTES / 1048576} MB limit for a sidecar: it holds a few fields, shorten its description or tags`, file.rel) };
+}
+
+async function loadSidecar(pair: ContentPair, cache: FeatureCache): Promise<{ sidecar?: NormalisedSidecar; problems: Problem[] }> {
+  const cached = cache.sidecar(pair.sidecar.rel, pair.sidecar);
+  if (cached) return { sidecar: cached, problems: [] };
+  const read = readSidecar(pair.sidecar);
+  if ('problem' in read) return { problems: [read.problem] };
+  const result = parseSidecar(pair.sidecar.rel, read.text);
+  if (!result.ok) return { problems: result.problems };
+  cache.setSidecar(pair.sidecar.rel, pair.sidecar, result.sidecar);
+  return { sidecar: result.sidecar, problems: [] };
+}
+
+/** The analysis of a content folder that could not be read at all: its problems only. */
+function nothingAnalysed(problems: Problem[], started: number): ContentAnalysis {
+  const elapsed = performance.now() - started;
+  const timings = { cacheLoadMs: 0, scanMs: elapsed, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: elapsed };
+  return { items: [], problems: [...problems], stats: { images: 0, cacheHits: 0, decoded: 0, hashed: 0, timings } };
+}
+
+/**
+ * Problems of sidecars whose image was refused (unsupported, a symlink, two images for one
+ * sidecar) or that have no image: reported in the same run, so that fixing the image does
+ * not reveal a broken sidecar only on the next one. The ids of the valid ones go to `unpublished`
+ * (a duplicate id is reported in the same run too).
+ */
+function loneSidecarProblems(sidecars: readonly ContentFile[], unpublished: UnpublishedSidecar[]): Problem[] {
+  const problems: Problem[] = [];
+  for (const sidecar of sidecars) {
+    const read = readSidecar(sidecar);
+    // Only a too-large sidecar is reported here; one that cannot be read (gone since the scan,
+    // no permission, not a file) is passed over: the scan's problem already names each lone
+    // sidecar or its refused image. (readSidecar returns a read failure, it never throws.)
+    if ('problem' in read) {
+      if (read.problem.code === 'file-too-large') problems.push(read.problem);
+      continue;
+    }
+    const result = parseSidecar(sidecar.rel, read.text);
+    if (!result.ok) problems.push(...result.problems);
+    else unpublished.push({ id: result.sidecar.id, sidecar: sidecar.rel });
+  }
+  return problems;
+}
+
+export async function analyseContent(options: AnalyseContentOptions): Promise<ContentAnalysis> {
+  const started = performance.now();
+  const limits = effectiveLimits(options.limits);
+  const analyse = options.analyse ?? analyseImage;
+  const cacheDir = options.cacheDir ?? defaultCacheDir(options.contentDir);
+  const badCache = folderProblem('bad-cache-dir', 'the cache folder', cacheDir, 'pass --cache with a folder (or leave --cache out)') ?? cachePlacementProblem(cacheDir, options.contentDir);
+  if (badCache) return nothingAnalysed([badCache], started);
+  const scan = options.scan ?? (await scanContent(options.contentDir));
+  // No content folder: nothing to analyse, and the cache is left alone (saving it now would
+  // prune every entry, e.g. after a typo in --content).
+  // (The same when a folder in it could not be listed: the scan's `unreadable`.)
+  if (scan.problems.some((problem) => problem.code === 'content-missing' || problem.code === 'unreadable')) return nothingAnalysed(scan.problems, started);
+  const scanMs = performance.now() - started;
+  const cache = await FeatureCache.load(cacheDir, FEATURE_VERSION);
+  const cacheLoadMs = performance.now() - started - scanMs;
+  // Valid sidecars whose image is not published (refused, or none): their ids still count.
+  const unpublished: UnpublishedSidecar[] = [];
+  const problems = [...scan.problems, ...loneSidecarProblems(scan.loneSidecars, unpublished), ...caseCollisions(scan), ...windowsNameProblems(scan)];
+  const timings = { cacheLoadMs, scanMs, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: 0 };
+  const stats: AnalyseStats = { images: 0, cacheHits: 0, decoded: 0, hashed: 0, timings };
+
+  const imageContext: ImageFileContext = { cache, analyse, limits, counters: stats };
+
+  const items: (AnalysedItem | undefined)[] = new Array(scan.pairs.length);
+  let done = 0;
+  const later: number[] = [];
+  function finish(index: number, side: { sidecar?: NormalisedSidecar; problems: Problem[] }, img: ImageOutcome): void {
+    const pair = scan.pairs[index]!;
+    problems.push(...side.problems);
+    if (!img.ok || img.features.width * img.features.height > limits.maxPixels) {
+      if (side.sidecar) unpublished.push({ id: side.sidecar.id, sidecar: pair.sidecar.rel });
+    }
+    if (!img.ok) problems.push(img.problem);
+    else if (img.features.width * img.features.height > limits.maxPixels) {
+      // Also for cached features: a lowered limit applies to images analysed under the old one.
+      problems.push(error('too-many-pixels', `the image has ${img.features.width}×${img.features.height} pixels, more than the ${limits.maxPixels.toLocaleString('en')} limit; scale it down`, pair.image.rel));
+    } else {
+      stats.images++;
+      if (img.decoded) stats.decoded++;
+      else stats.cacheHits++;
+      if (publishedExtOf(pair.image.rel) !== img.features.ext) {
+        problems.push(warning('extension-mismatch', `is a ${img.features.format.toUpperCase()} image despite its "${extname(pair.image.rel)}" extension; it publishes as "${img.features.ext}": rename it to silence this`, pair.image.rel));
+      }
+      if (side.sidecar) items[index] = toItem(pair, side.sidecar, img.sha256, img.features);
+    }
+    done++;
+    options.onProgress?.({ done, total: scan.pairs.length, decoded: stats.decoded, elapsedMs: performance.now() - started });
+  }
+  async function handle(index: number, alone: boolean): Promise<void> {
+    const pair = scan.pairs[index]!;
+    const [side, img] = await Promise.all([loadSidecar(pair, cache), analyseImageFile(pair, alone, imageContext)]);
+    if (!img.ok && img.retryAlone) later.push(index);
+    else finish(index, side, img);
+  }
+  // Fast path without a promise per file: pairs whose sidecar and image are both unchanged
+  // (stat cache) and already analysed. On a rebuild that is nearly every pair.
+  const misses: number[] = [];
+  scan.pairs.forEach((pair, index) => {
+    const sidecar = pair.image.size <= limits.maxFileBytes ? cache.sidecar(pair.sidecar.rel, pair.sidecar) : undefined;
+    const hash = sidecar ? cache.imageHash(pair.image.rel, pair.image) : undefined;
+    const features = hash ? cache.featuresOf(hash) : undefined;
+    if (sidecar && hash && features) finish(index, { sidecar, problems: [] }, { ok: true, sha256: hash, features, decoded: false });
+    else misses.push(index);
+  });
+  if (misses.length > 0 && options.beforeDecoding?.(misses.length) === false) throw new DecodingDeclined(misses.length);
+  let nextMiss = 0;
+  const worker = async () => {
+    while (nextMiss < misses.length) await handle(misses[nextMiss++]!, false);
+  };
+  // One libvips thread per image while several decode at once (measured in the README, "Image analysis", "Benchmark").
+  const restoreSharp = misses.length > 0 ? await configureSharpForBatch() : () => undefined;
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 4) }, worker));
+    for (const index of later) await handle(index, true);
+  } finally {
+    restoreSharp();
+    // The batch is done: the compile and write phases should not carry its frame-sized buffers.
+    releasePixelPass();
+  }
+
+  const analysed = items.filter((item): item is AnalysedItem => item !== undefined);
+  const valid = rejectDuplicateIds(analysed, problems, unpublished);
+  // Every id a sidecar holds is a record, also when its image was refused or its id clashes.
+  // A generator: read only when some sidecar lists distinct_from.
+  const otherIds = function* () {
+    for (const other of unpublished) yield other.id;
+    for (const item of analysed) yield item.record.id;
+  };
+  problems.push(...unknownDistinctFrom(valid, otherIds()));
+  if (options.writeCache !== false) await cache.save();
+  stats.timings.totalMs = performance.now() - started;
+  return { items: valid, problems: sortProblems(problems), stats };
+}
+
+/**
+ * An analysed item whose thumbnail is read from its features only on access (a cached
+ * thumbnail comes from disk, and only duplicate detection needs it). A class, not an object
+ * literal with a getter: a rebuild makes 10k of these, and a literal's getter costs an
+ * accessor definition and a closure each (~3× slower to create).
+ */
+class Item implements AnalysedItem {
+  readonly animated: boolean;
+  constructor(
+    readonly record: PepeRecord,
+    readonly file: string,
+    readonly abs: string,
+    readonly sha256: string,
+    readonly distinctFrom: string[],
+    private readonly features: CachedFeatures,
+  ) {
+    this.animated = features.animated;
+  }
+
+  get thumb(): Uint8Array {
+    return this.features.thumb;
+  }
+}
+
+function toItem(pair: ContentPair, sidecar: NormalisedSidecar, hash: string, f: CachedFeatures): AnalysedItem {
+  const record: PepeRecord = {
+    id: sidecar.id,
+    file_ext: f.ext,
+    file_size: pair.image.size,
+    tags: sidecar.tags,
+    description: sidecar.description,
+    phash: f.phash,
+    created_at: sidecar.created_at,
+    updated_at: sidecar.updated_at,
+    width: f.width,
+    height: f.height,
+    blurhash: f.blurhash,
+  };
+  return new Item(record, pair.image.rel, pair.image.abs, hash, sidecar.distinct_from, f);
+}

@@ -1,0 +1,81 @@
+/**
+ * One content image → its sha256 and measured features, doing as little as possible: an
+ * unchanged file (stat cache) with known features is not read at all, a file whose bytes are
+ * already known is read and hashed but not decoded, and only new bytes are decoded. Every
+ * failure becomes a problem naming the image; analyse-content.ts runs this for each pair.
+ */
+import { createHash } from 'node:crypto';
+import type { analyseImage } from '../image/analyse-image.js';
+import { describeUnsupported, detectFormat } from '../image/format.js';
+import { type CachedFeatures, type FeatureCache, THUMB_BYTES } from './feature-cache.js';
+import { error, type Problem } from '../shared/problems.js';
+import { readContentFileSync } from './read-content-file.js';
+import type { ContentPair } from './scan-content.js';
+import { unreadableProblem } from './unreadable.js';
+
+export type ImageOutcome = { ok: true; sha256: string; features: CachedFeatures; decoded: boolean } | { ok: false; problem: Problem; retryAlone?: boolean };
+
+/** What one image analysis needs from the run that calls it; `counters` is added to. */
+export interface ImageFileContext {
+  cache: FeatureCache;
+  analyse: typeof analyseImage;
+  limits: { maxFileBytes: number; maxPixels: number; timeoutMs: number };
+  counters: { hashed: number; timings: { readHashMs: number; decodeMs: number; pixelsMs: number; blurhashMs: number } };
+}
+
+const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+
+/** `alone`: no other decode runs at the same time (a retry), so a libvips failure is final. */
+export async function analyseImageFile(pair: ContentPair, alone: boolean, ctx: ImageFileContext): Promise<ImageOutcome> {
+  const { image } = pair;
+  const { cache, limits, counters } = ctx;
+  const tooLarge = (size: number): ImageOutcome => ({ ok: false, problem: error('file-too-large', `is ${mb(size)}, over the ${mb(limits.maxFileBytes)} limit: export it smaller`, image.rel) });
+  // Checked before the cache too: a lowered limit applies to images measured under the old one.
+  if (image.size > limits.maxFileBytes) return tooLarge(image.size);
+  const knownHash = cache.imageHash(image.rel, image);
+  const knownFeatures = knownHash ? cache.featuresOf(knownHash) : undefined;
+  if (knownHash && knownFeatures) return { ok: true, sha256: knownHash, features: knownFeatures, decoded: false };
+  const readStart = performance.now();
+  let read: ReturnType<typeof readContentFileSync>;
+  try {
+    read = readContentFileSync(image.abs, limits.maxFileBytes);
+  } catch (cause) {
+    return { ok: false, problem: unreadableProblem(cause, image.rel) };
+  }
+  if (!read.ok) {
+    return read.reason === 'too-large' ? tooLarge(read.size) : { ok: false, problem: error('not-a-file', 'is not a regular file: replace it with the image itself', image.rel) };
+  }
+  const hash = sha256(read.bytes);
+  counters.hashed++;
+  counters.timings.readHashMs += performance.now() - readStart;
+  cache.setImageHash(image.rel, image, hash);
+  const hit = cache.featuresOf(hash);
+  if (hit) return { ok: true, sha256: hash, features: hit, decoded: false };
+  const format = detectFormat(read.bytes);
+  if (!format) {
+    return { ok: false, problem: error('unsupported-format', `is ${describeUnsupported(read.bytes)}, not a supported image: convert it to PNG, JPEG, GIF, WebP or AVIF`, image.rel) };
+  }
+  const result = await ctx.analyse(read.bytes, { maxPixels: limits.maxPixels, timeoutMs: limits.timeoutMs });
+  // libvips keeps one error buffer for all threads: under concurrent decodes a failure can
+  // lose its message ("Unknown error") and so its classification (truncated vs undecodable).
+  // Such failures are analysed once more, alone, after the others.
+  if (!result.ok) return { ok: false, problem: error(result.code, result.message, image.rel), retryAlone: !alone && result.code === 'undecodable' };
+  if (result.thumb.rgb.length !== THUMB_BYTES) throw new Error(`analyseImage returned a ${result.thumb.rgb.length}-byte thumbnail for ${image.rel}`);
+  counters.timings.decodeMs += result.timings.decodeMs;
+  counters.timings.pixelsMs += result.timings.pixelsMs;
+  counters.timings.blurhashMs += result.timings.blurhashMs;
+  const features: CachedFeatures = {
+    format: result.format,
+    ext: result.ext,
+    mime: result.mime,
+    width: result.width,
+    height: result.height,
+    phash: result.phash,
+    blurhash: result.blurhash,
+    animated: result.animated,
+    thumb: result.thumb.rgb,
+  };
+  cache.setFeatures(hash, features);
+  return { ok: true, sha256: hash, features, decoded: true };
+}

@@ -1,0 +1,51 @@
+/**
+ * The files a build keeps in its cache folder, and what a build does when one of them is not
+ * a regular file. Each reader already reads such a thing as no cache (read-regular-file.ts:
+ * a named pipe blocked the build for ever waiting for a writer, a device such as /dev/zero
+ * was read up to 2 GB, and a socket or a folder stopped it with a stack trace), and each
+ * writer renames its file into place (replace-file.ts), which replaces a pipe, a socket or a
+ * symlink to a device, so the cache heals; the build says so in one warning line. A folder
+ * cannot be renamed over, and is not the build's to delete: the build refuses it, before any
+ * work, naming it.
+ */
+import { statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { oddKind } from '../shared/read-regular-file.js';
+import { error, type Problem, warning } from '../shared/problems.js';
+
+/**
+ * Every file name a build writes into the cache folder, but the thumbnail file
+ * (`thumbs-<generation>.bin`), whose reader checks that it is a file of the recorded length
+ * (thumb-store.ts). A test holds this list to what a build writes.
+ */
+export const CACHE_FILE_NAMES = [
+  'build-cache.bin',
+  'last-build.json',
+  'records.json',
+  'answers.json',
+  'encoded-records.json',
+  'search-index.json',
+  'near-duplicates.json',
+  'near-duplicates-items.json',
+] as const;
+
+/** One stat per cache file: a warning for each that is neither a file nor missing, an error for a folder. */
+export function cacheFileProblems(cacheDir: string): Problem[] {
+  const problems: Problem[] = [];
+  for (const name of CACHE_FILE_NAMES) {
+    const file = join(resolve(cacheDir), name);
+    let info;
+    try {
+      info = statSync(file, { throwIfNoEntry: false });
+    } catch {
+      continue; // unreadable (EACCES, a symlink loop): its reader finds no cache, its writer renames over it
+    }
+    if (info === undefined || info.isFile()) continue;
+    if (info.isDirectory()) {
+      problems.push(error('bad-cache-dir', `is a folder where the build keeps its cache file ${name}: delete it (the cache is only an optimisation), or pass --cache with another folder`, file));
+    } else {
+      problems.push(warning('unusable-cache-file', `is ${oddKind(info)}, not a file: read as no cache, and replaced by this build's ${name}`, file));
+    }
+  }
+  return problems;
+}

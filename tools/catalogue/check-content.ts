@@ -1,0 +1,28 @@
+/**
+ * `pepe check` as a library function: everything the build validates, plus near-duplicates
+ * as errors (unless acknowledged with `distinct_from`). Writes nothing, not even the build
+ * cache: CI may run it on a read-only checkout, and "check" must not have side effects.
+ */
+import { type AnalyseContentOptions, type AnalyseStats, analyseContent, defaultCacheDir } from './analyse-content.js';
+import { sortProblems } from './catalogue-checks.js';
+import { nearDuplicateProblems } from './near-duplicate-problems.js';
+import type { Problem } from '../shared/problems.js';
+
+export interface CheckResult {
+  ok: boolean;
+  problems: Problem[];
+  stats: AnalyseStats & { records: number; warnings: number; errors: number; seconds: number };
+}
+
+export async function checkContent(options: Omit<AnalyseContentOptions, 'writeCache'>): Promise<CheckResult> {
+  const started = performance.now();
+  const analysis = await analyseContent({ ...options, writeCache: false });
+  const cacheDir = options.cacheDir ?? defaultCacheDir(options.contentDir);
+  const problems = sortProblems([...analysis.problems, ...(await nearDuplicateProblems(analysis.items, 'error', { dir: cacheDir, write: false }))]);
+  const errors = problems.filter((p) => p.severity === 'error').length;
+  return {
+    ok: errors === 0,
+    problems,
+    stats: { ...analysis.stats, records: analysis.items.length, warnings: problems.length - errors, errors, seconds: (performance.now() - started) / 1000 },
+  };
+}

@@ -1,0 +1,162 @@
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import fg from 'fast-glob';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FIXTURE_URLS } from '../testing/fixture-catalogue.js';
+import { snapshotDir } from '../testing/snapshot-dir.js';
+import { makeNamedPipe, timed } from '../testing/named-pipe.js';
+import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
+import { readdirSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { recoverOutput, REMOVE_IN_PROCESS_MAX, SimulatedCrash } from './commit-output.js';
+import { createManifest, readManifest } from '../shared/manifest.js';
+import { byteLength, type PlannedFile, sha256Of, writeOutput } from './write-output.js';
+
+let temp: TempDir;
+beforeEach(async () => {
+  temp = await makeTempDir('pepe-commit-test-');
+});
+afterEach(() => temp.cleanup());
+
+const planned = (path: string, body: string): PlannedFile => ({ path, body, sha256: sha256Of(body), size: byteLength(body) });
+const write = async (outDir: string, files: PlannedFile[], commitFault?: { afterSteps: number; crash?: boolean }) =>
+  writeOutput({ outDir, previous: await readManifest(outDir), files, manifestFor: (e) => createManifest(e, FIXTURE_URLS, { records: 0, images: 0 }), ...(commitFault ? { commitFault } : {}) });
+
+const V1 = [planned('site/a.json', 'a'), planned('site/b.json', 'b'), planned('site/old/c.json', 'c'), planned('data/x.mjs', 'x')];
+// Replaces b, adds d in a new folder, removes c (and its folder): every kind of commit step.
+const V2 = [planned('site/a.json', 'a'), planned('site/b.json', 'B!'), planned('site/new/d.json', 'd'), planned('data/x.mjs', 'x')];
+/** create site/new, link+rename b, rename d, move c, manifest = 6 steps before the commit point. */
+const COMMIT_STEPS = 6;
+
+/** Files (bytes, inode, mtime) and folders: what "exactly as it was" is checked against. */
+async function state(dir: string) {
+  return { files: await snapshotDir(dir), dirs: (await fg('**/*', { cwd: dir, onlyDirectories: true, dot: true })).sort() };
+}
+
+describe('incremental output commit', () => {
+  it('touches only changed files: unchanged ones keep inode and mtime, emptied folders go', async () => {
+    const out = join(temp.path, 'dist');
+    await write(out, V1);
+    const before = await state(out);
+    const result = await write(out, V2);
+    const after = await state(out);
+    expect(result.written).toEqual(['site/b.json', 'site/new/d.json']);
+    expect(result.removed).toEqual(['site/old/c.json']);
+    expect(result.kept).toBe(2);
+    expect(after.files['site/a.json']).toEqual(before.files['site/a.json']);
+    expect(after.files['data/x.mjs']).toEqual(before.files['data/x.mjs']);
+    expect(after.dirs).toEqual(['data', 'site', 'site/new']);
+    expect(await readFile(join(out, 'site/b.json'), 'utf8')).toBe('B!');
+    expect((await readManifest(out))?.version).toBe(result.manifest.version);
+  });
+
+  it.each(Array.from({ length: COMMIT_STEPS }, (_, i) => i))('a failure after %i commit steps rolls the output back exactly', async (steps) => {
+    const out = join(temp.path, 'dist');
+    await write(out, V1);
+    const before = await state(out);
+    await expect(write(out, V2, { afterSteps: steps })).rejects.toThrow('injected commit failure');
+    expect(await state(out)).toEqual(before);
+    expect(await readdir(temp.path)).toEqual(['dist']);
+  });
+
+  it.each(Array.from({ length: COMMIT_STEPS }, (_, i) => i))('after a crash at commit step %i, recovery restores the previous output exactly', async (steps) => {
+    const out = join(temp.path, 'dist');
+    await write(out, V1);
+    const before = await state(out);
+    await expect(write(out, V2, { afterSteps: steps, crash: true })).rejects.toBeInstanceOf(SimulatedCrash);
+    expect(recoverOutput(out).state).toBe('rolled-back');
+    expect(await state(out)).toEqual(before);
+    expect(await readdir(temp.path)).toEqual(['dist']);
+    // And the next build applies the change normally.
+    await write(out, V2);
+    expect(await readFile(join(out, 'site/new/d.json'), 'utf8')).toBe('d');
+  });
+
+  it('after a crash past the commit point, recovery keeps the new output and cleans up', async () => {
+    const out = join(temp.path, 'dist');
+    await write(out, V1);
+    await expect(write(out, V2, { afterSteps: COMMIT_STEPS, crash: true })).rejects.toBeInstanceOf(SimulatedCrash);
+    const committed = await state(out);
+    expect(recoverOutput(out).state).toBe('completed');
+    const after = await state(out);
+    expect(after.files).toEqual(committed.files);
+    expect(after.dirs).toEqual(['data', 'site', 'site/new']);
+    expect(await readdir(temp.path)).toEqual(['dist']);
+  });
+
+  it('a small commit deletes its transaction folder before returning; a large one leaves it to a background rm', async () => {
+    const out = join(temp.path, 'dist');
+    await write(out, V1);
+    await write(out, V2);
+    // Checked synchronously on return: a background `rm` (what every commit used to spawn) would not have run yet.
+    expect(readdirSync(temp.path)).toEqual(['dist']);
+    const many = (body: string) => Array.from({ length: REMOVE_IN_PROCESS_MAX + 1 }, (_, i) => planned(`site/many/${i}.json`, `${body}${i}`));
+    await write(out, many('a'));
+    await write(out, many('b'));
+    // The trash folder goes in the background: wait for it (bounded) rather than assume it is gone.
+    for (let k = 0; k < 100 && readdirSync(temp.path).length > 1; k++) await sleep(50);
+    expect(readdirSync(temp.path)).toEqual(['dist']);
+    expect(await readFile(join(out, 'site/many/7.json'), 'utf8')).toBe('b7');
+  });
+
+  it('writes nothing when nothing changed', async () => {
+    const out = join(temp.path, 'dist');
+    await write(out, V1);
+    const before = await state(out);
+    const manifestMtime = (await stat(join(out, 'manifest.json'))).mtimeMs;
+    const result = await write(out, V1);
+    expect(result).toMatchObject({ changed: false, written: [], removed: [], kept: 4 });
+    expect(await state(out)).toEqual(before);
+    expect((await stat(join(out, 'manifest.json'))).mtimeMs).toBe(manifestMtime);
+    expect(await readdir(temp.path)).toEqual(['dist']);
+  });
+
+  it('recovery refuses to touch the transaction of a build that is still running, and removes stale staging folders', async () => {
+    const out = join(temp.path, 'dist');
+    await write(out, V1);
+    const before = await state(out);
+    // The parent process (the test runner) is alive: its "transaction" must not be rolled back.
+    const live = join(temp.path, `.dist.txn-${process.ppid}-beef`);
+    await mkdir(live);
+    await writeFile(join(live, 'journal.json'), JSON.stringify({ outDir: out, version: 'x', replaced: [], added: ['site/a.json'], removed: [], createdDirs: [] }));
+    await mkdir(join(temp.path, '.dist.staging-999999999-dead'));
+    expect(recoverOutput(out)).toEqual({ state: 'busy', pid: process.ppid, txnDir: live });
+    expect(await state(out)).toEqual(before);
+    expect((await readdir(temp.path)).sort()).toEqual(['.dist.txn-' + process.ppid + '-beef', 'dist']);
+  });
+
+  // Read in the main thread, either one a named pipe blocked the next build for ever.
+  it.skipIf(process.platform === 'win32')("recovery reads a dead build's journal, and the output's manifest, only when they are files: a named pipe is none, at once", async () => {
+    const out = join(temp.path, 'dist');
+    await write(out, V1);
+    const before = await state(out);
+    const dead = join(temp.path, '.dist.txn-999999999-dead');
+    await mkdir(dead);
+    const journalPipe = makeNamedPipe(join(dead, 'journal.json'));
+    try {
+      const { ms, value } = await timed(() => recoverOutput(out));
+      expect(ms).toBeLessThan(1000);
+      // No journal: nothing to roll back, the transaction folder goes.
+      expect(value).toEqual({ state: 'clean' });
+      expect(await state(out)).toEqual(before);
+    } finally {
+      journalPipe.remove();
+    }
+    await mkdir(dead);
+    await writeFile(join(dead, 'journal.json'), JSON.stringify({ outDir: out, version: 'x', replaced: [], added: [], removed: [], createdDirs: [] }));
+    const manifestPipe = makeNamedPipe(join(out, 'manifest.json'));
+    try {
+      const { ms, error } = await timed(() => recoverOutput(out));
+      expect(ms).toBeLessThan(1000);
+      expect(error).toBeUndefined();
+    } finally {
+      manifestPipe.remove();
+    }
+  }, 30_000);
+
+  it('recovery leaves a clean output folder alone', async () => {
+    const out = join(temp.path, 'dist');
+    await write(out, V1);
+    expect(recoverOutput(out)).toEqual({ state: 'clean' });
+  });
+});

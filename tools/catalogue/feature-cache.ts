@@ -1,0 +1,315 @@
+/**
+ * The build cache: what was measured from each image, keyed by the image's sha256 plus the
+ * feature code's version, and a stat cache (path → size, mtime, ctime, inode → sha256 / parsed
+ * sidecar; stat-keyed-map.ts) so that a rebuild with nothing changed reads no image and no
+ * sidecar at all.
+ *
+ * On disk: `build-cache.bin` (a full JSON document followed by appended deltas, loaded in
+ * one read; framing in cache-log.ts) and the thumbnail file (thumb-store.ts), read lazily.
+ * The JSON names the thumbnail generation and is renamed into place after the thumbnails are
+ * written, so a crash never pairs a JSON with the wrong thumbnails. A save that keeps the
+ * thumbnail generation appends a delta (what changed, what was pruned) to `build-cache.bin`
+ * instead of rewriting it: the thumbnails are appended first, so a crash in between leaves a
+ * thumbnail file longer than the JSON says, which invalidates the features (re-analysis),
+ * never mismatches them. The deltas are folded into a fresh full document once they outweigh
+ * half of it.
+ */
+import { appendFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ImageExt } from '../../functions/core/record.js';
+import type { ImageAnalysis } from '../image/analyse-image.js';
+import type { ImageFormat } from '../image/format.js';
+import { frameDocument, readCacheDocuments } from './cache-log.js';
+import { readRegularFile } from '../shared/read-regular-file.js';
+import { replaceFile } from '../shared/replace-file.js';
+import { type NormalisedSidecar, sidecarRulesVersion } from './sidecar.js';
+import { type StatKey, StatKeyedMap, type StatRow } from './stat-keyed-map.js';
+import { THUMB_BYTES, type ThumbState, ThumbStore } from './thumb-store.js';
+import { makeFolders } from '../shared/make-folders.js';
+
+export { THUMB_BYTES };
+export const CACHE_FILE = 'build-cache.bin';
+/** The stat fields of an image or sidecar row (stat-keyed-map.ts): rows of another shape are dropped. */
+const STAT_ROWS = 'size,mtime,ctime,ino';
+
+/** What the cache keeps of an image's analysis (the measured features, not the timings). */
+export type CachedFeatures = Pick<ImageAnalysis, 'format' | 'ext' | 'mime' | 'width' | 'height' | 'phash' | 'blurhash' | 'animated'> & {
+  /** May be a lazy getter (read from the thumbnail file on first access). */
+  readonly thumb: Uint8Array;
+};
+
+/**
+ * Features read from the cache file; the thumbnail is read from the thumbnail file on first
+ * access. A class rather than a literal with a getter: 10k are made per load (~3× faster).
+ */
+class LoadedFeatures implements CachedFeatures {
+  private loaded: Uint8Array | undefined;
+  constructor(
+    readonly format: ImageFormat,
+    readonly ext: ImageExt,
+    readonly mime: string,
+    readonly width: number,
+    readonly height: number,
+    readonly phash: string,
+    readonly blurhash: string,
+    readonly animated: boolean,
+    private readonly readThumb: () => Uint8Array,
+  ) {}
+
+  get thumb(): Uint8Array {
+    return (this.loaded ??= this.readThumb());
+  }
+}
+
+type ImageRow = StatRow<string>;
+type SidecarRow = StatRow<NormalisedSidecar>;
+type FeatureRow = [sha256: string, format: ImageFormat, ext: ImageExt, mime: string, width: number, height: number, phash: string, blurhash: string, animated: 0 | 1, slot: number];
+
+interface CacheJson {
+  featureVersion: string;
+  /** sidecarRulesVersion() when the sidecar rows were parsed: rows of other rules are dropped. */
+  sidecarRules?: string;
+  /** STAT_ROWS when the image and sidecar rows were written (a cache without it keyed them without the ctime). */
+  statRows?: string;
+  /** Thumbnail file generation and its number of slots (live or dead). */
+  thumbs: ThumbState;
+  images: ImageRow[];
+  sidecars: SidecarRow[];
+  features: FeatureRow[];
+  /** Features no build used since the time given (ms): kept for a while, see RETIRED_KEEP_MS. Older caches have none. */
+  retired?: RetiredRow[];
+}
+
+type RetiredRow = [sha256: string, sinceMs: number];
+
+/** Appended after a CacheJson: rows added or replaced, keys pruned, and the thumbnail file's new state. */
+interface CacheDelta {
+  thumbs: ThumbState;
+  images: ImageRow[];
+  sidecars: SidecarRow[];
+  features: FeatureRow[];
+  drop: { images: string[]; sidecars: string[]; features: string[] };
+  /** Features this save found unused, and retired features a build used again. */
+  retired?: RetiredRow[];
+  revived?: string[];
+}
+
+/** Deltas may grow to this many bytes (or half the full document, if larger) before a full rewrite. */
+const LOG_FLOOR_BYTES = 256 * 1024;
+
+/**
+ * How long the features of an image no build uses any more are kept. In a git checkout an
+ * image leaves the content folder and comes back all the time: a branch switched away from
+ * and back to, a deleted image reverted, an older commit checked out and built. Pruned at
+ * once, each return decoded the image again (20 6-megapixel photos of a branch: 1.4 s →
+ * 3.1 s per switch back). Kept a month, and at most RETIRED_MAX of them, oldest dropped first.
+ */
+const RETIRED_KEEP_MS = 30 * 24 * 60 * 60 * 1000;
+/** Unused features kept at most: each costs a 3 KB thumbnail slot and ~150 bytes of JSON. */
+const RETIRED_MAX = 2000;
+
+export class FeatureCache {
+  private readonly images = new StatKeyedMap<string>();
+  private readonly sidecars = new StatKeyedMap<NormalisedSidecar>();
+  private readonly features = new Map<string, CachedFeatures>();
+  private readonly thumbs: ThumbStore;
+  /** Features used by this run: the others are retired on save, and dropped once retired too long. */
+  private readonly usedFeatures = new Set<string>();
+  /** sha256 → when a save first found its features unused (ms); see RETIRED_KEEP_MS. */
+  private readonly retired = new Map<string, number>();
+  /** Retired features this run used again: the next delta says so. */
+  private readonly revived = new Set<string>();
+  /** State of build-cache.bin as loaded or last saved: may a delta be appended, and how big is it so far. */
+  private log = { appendable: false, baseBytes: 0, logBytes: 0 };
+  private dirty = false;
+
+  private constructor(readonly dir: string, readonly featureVersion: string, readonly sidecarRules: string) {
+    this.thumbs = new ThumbStore(dir);
+  }
+
+  get file(): string {
+    return join(this.dir, CACHE_FILE);
+  }
+
+  static async load(cacheDir: string, featureVersion: string, sidecarRules = sidecarRulesVersion()): Promise<FeatureCache> {
+    const cache = new FeatureCache(cacheDir, featureVersion, sidecarRules);
+    // Only a regular file, opened without blocking: a named pipe here blocked the build for ever and /dev/zero was read without end; anything else reads as no cache.
+    const bytes = await readRegularFile(cache.file).catch(() => null);
+    if (bytes) cache.decode(bytes);
+    return cache;
+  }
+
+  /** A corrupt or foreign cache is ignored (and rewritten): it is only ever an optimisation. */
+  private decode(bytes: Buffer): void {
+    const read = readCacheDocuments(bytes);
+    if (!read) return;
+    const [base, ...deltas] = read.documents as [CacheJson, ...CacheDelta[]];
+    const featureRows = new Map<string, FeatureRow>();
+    const retired = new Map<string, number>();
+    let thumbs: ThumbState;
+    try {
+      for (const [sha, since] of base.retired ?? []) retired.set(sha, since);
+      thumbs = base.thumbs;
+      if (typeof thumbs?.generation !== 'string' || typeof thumbs.slots !== 'number') throw new Error('no thumbnail state');
+      for (const row of base.images) this.images.loadRow(row);
+      for (const row of base.sidecars) this.sidecars.loadRow(row);
+      for (const row of base.features) featureRows.set(row[0], row);
+      for (const delta of deltas) {
+        for (const path of delta.drop.images) this.images.delete(path);
+        for (const path of delta.drop.sidecars) this.sidecars.delete(path);
+        for (const sha of delta.drop.features) featureRows.delete(sha);
+        for (const row of delta.images) this.images.loadRow(row);
+        for (const row of delta.sidecars) this.sidecars.loadRow(row);
+        for (const row of delta.features) featureRows.set(row[0], row);
+        for (const [sha, since] of delta.retired ?? []) retired.set(sha, since);
+        for (const sha of delta.revived ?? []) retired.delete(sha);
+        thumbs = delta.thumbs;
+      }
+    } catch {
+      // Valid JSON of the wrong shape: as corrupt as invalid JSON.
+      this.images.clear();
+      this.sidecars.clear();
+      return;
+    }
+    // Parsed under other sidecar rules: read and checked again. The next save rewrites the
+    // file with these rules (appended rows would sit behind the old rules' base).
+    const sameRules = base.sidecarRules === this.sidecarRules;
+    if (!sameRules) this.sidecars.clear();
+    // Rows keyed by other stat fields: every file is read (and hashed) again, nothing decoded.
+    const sameRows = base.statRows === STAT_ROWS;
+    if (!sameRows) {
+      this.images.clear();
+      this.sidecars.clear();
+    }
+    // A torn tail must not be appended after: the next save rewrites the file.
+    this.log = { appendable: sameRules && sameRows && read.validBytes === bytes.length, baseBytes: read.baseBytes, logBytes: read.validBytes - read.baseBytes };
+    if (base.featureVersion !== this.featureVersion) return;
+    if (!this.thumbs.adopt(thumbs)) return;
+    for (const [sha, format, ext, mime, width, height, phash, blurhash, animated, slot] of featureRows.values()) {
+      this.features.set(sha, new LoadedFeatures(format, ext, mime, width, height, phash, blurhash, animated === 1, this.thumbs.reader(sha, slot)));
+    }
+    for (const [sha, since] of retired) if (this.features.has(sha) && typeof since === 'number') this.retired.set(sha, since);
+  }
+
+  /** The sha256 of an image whose size, mtime, ctime and inode are unchanged since it was last hashed. */
+  imageHash(path: string, stat: StatKey): string | undefined {
+    return this.images.get(path, stat);
+  }
+
+  setImageHash(path: string, stat: StatKey, sha256: string): void {
+    this.images.set(path, stat, sha256);
+    this.dirty = true;
+  }
+
+  sidecar(path: string, stat: StatKey): NormalisedSidecar | undefined {
+    return this.sidecars.get(path, stat);
+  }
+
+  setSidecar(path: string, stat: StatKey, sidecar: NormalisedSidecar): void {
+    this.sidecars.set(path, stat, sidecar);
+    this.dirty = true;
+  }
+
+  featuresOf(sha256: string): CachedFeatures | undefined {
+    const found = this.features.get(sha256);
+    if (found) {
+      this.usedFeatures.add(sha256);
+      this.revive(sha256);
+    }
+    return found;
+  }
+
+  setFeatures(sha256: string, features: CachedFeatures): void {
+    if (features.thumb.length !== THUMB_BYTES) throw new Error(`a cached thumbnail must be ${THUMB_BYTES} bytes, got ${features.thumb.length}`);
+    this.features.set(sha256, features);
+    this.thumbs.forget(sha256);
+    this.usedFeatures.add(sha256);
+    this.revive(sha256);
+    this.dirty = true;
+  }
+
+  private revive(sha256: string): void {
+    if (!this.retired.delete(sha256)) return;
+    this.revived.add(sha256);
+    this.dirty = true;
+  }
+
+  /**
+   * Features this run did not use: newly retired ones (dated `now`), and the retired ones to
+   * drop: retired longer than RETIRED_KEEP_MS, or the oldest beyond RETIRED_MAX.
+   */
+  private retire(now: number): { retired: RetiredRow[]; drop: string[] } {
+    const retired: RetiredRow[] = [];
+    for (const sha of this.features.keys()) {
+      if (this.usedFeatures.has(sha) || this.retired.has(sha)) continue;
+      this.retired.set(sha, now);
+      retired.push([sha, now]);
+    }
+    const oldestFirst = [...this.retired].sort((a, b) => a[1] - b[1]);
+    const overCap = oldestFirst.length - RETIRED_MAX;
+    const drop = oldestFirst.filter(([, since], index) => index < overCap || now - since > RETIRED_KEEP_MS).map(([sha]) => sha);
+    const dropped = new Set(drop);
+    return { retired: retired.filter(([sha]) => !dropped.has(sha)), drop };
+  }
+
+  /**
+   * Writes the cache if this run changed it or (when pruning) left entries unused.
+   * Pruning drops the image and sidecar rows of paths this run did not see (a file seen again
+   * is only hashed, never decoded) and retires the features it did not use (kept for a while:
+   * RETIRED_KEEP_MS). `prune: false` keeps entries this run did not touch (`pepe add` only
+   * adds to a cache that the last full scan pruned). `now` is for tests.
+   */
+  async save({ prune = true, now = Date.now() }: { prune?: boolean; now?: number } = {}): Promise<boolean> {
+    const retirement = prune ? this.retire(now) : { retired: [], drop: [] };
+    const drop = prune ? { images: this.images.unused(), sidecars: this.sidecars.unused(), features: retirement.drop } : { images: [], sidecars: [], features: [] };
+    if (!this.dirty && retirement.retired.length + drop.images.length + drop.sidecars.length + drop.features.length === 0) return false;
+    for (const path of drop.images) this.images.delete(path);
+    for (const path of drop.sidecars) this.sidecars.delete(path);
+    for (const sha of drop.features) {
+      this.features.delete(sha);
+      this.retired.delete(sha);
+      // Its slot is dead space now: the thumbnail store counts only live slots.
+      this.thumbs.forget(sha);
+    }
+    await makeFolders(this.dir);
+
+    const thumbs = await this.thumbs.write([...this.features]);
+    const featureRow = (sha: string, f: CachedFeatures): FeatureRow => [sha, f.format, f.ext, f.mime, f.width, f.height, f.phash, f.blurhash, f.animated ? 1 : 0, thumbs.slotOf(sha)!];
+
+    const logLimit = Math.max(LOG_FLOOR_BYTES, this.log.baseBytes / 2);
+    if (!thumbs.compacted && this.log.appendable && this.log.logBytes < logLimit) {
+      const delta: CacheDelta = {
+        thumbs: thumbs.state,
+        images: this.images.changedRows(),
+        sidecars: this.sidecars.changedRows(),
+        features: thumbs.fresh.map((sha) => featureRow(sha, this.features.get(sha)!)),
+        drop,
+        retired: retirement.retired,
+        revived: [...this.revived],
+      };
+      const frame = frameDocument(delta, false);
+      await appendFile(this.file, frame);
+      this.log.logBytes += frame.length;
+    } else {
+      const json: CacheJson = {
+        featureVersion: this.featureVersion,
+        sidecarRules: this.sidecarRules,
+        statRows: STAT_ROWS,
+        thumbs: thumbs.state,
+        images: this.images.rows(),
+        sidecars: this.sidecars.rows(),
+        features: [...this.features].sort(([a], [b]) => (a < b ? -1 : 1)).map(([sha, f]) => featureRow(sha, f)),
+        retired: [...this.retired].sort(([a], [b]) => (a < b ? -1 : 1)),
+      };
+      const frame = frameDocument(json, true);
+      await replaceFile(this.file, frame);
+      this.log = { appendable: true, baseBytes: frame.length, logBytes: 0 };
+    }
+    await thumbs.finish();
+    this.images.clearChanged();
+    this.sidecars.clearChanged();
+    this.revived.clear();
+    this.dirty = false;
+    return true;
+  }
+}

@@ -1,0 +1,133 @@
+import { existsSync } from 'node:fs';
+import { readdir, readFile, rm, stat, writeFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FIXTURE_URLS } from '../testing/fixture-catalogue.js';
+import { snapshotDir } from '../testing/snapshot-dir.js';
+import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
+import { createManifest, readManifest } from '../shared/manifest.js';
+import { byteLength, type PlannedFile, sha256Of, writeOutput } from './write-output.js';
+
+let temp: TempDir;
+beforeEach(async () => {
+  temp = await makeTempDir('pepe-write-test-');
+});
+afterEach(() => temp.cleanup());
+
+const planned = (path: string, body: string): PlannedFile => ({ path, body, sha256: sha256Of(body), size: byteLength(body) });
+const write = async (outDir: string, files: PlannedFile[], generate?: (dir: string) => Promise<string[]>) =>
+  writeOutput({ outDir, previous: await readManifest(outDir), files, ...(generate ? { generate } : {}), manifestFor: (e) => createManifest(e, FIXTURE_URLS, { records: 0, images: 0 }) });
+
+describe('writeOutput', () => {
+  it('leaves the previous output untouched and no staging folder behind when a generator fails', async () => {
+    const out = join(temp.path, 'dist');
+    await write(out, [planned('site/a.json', 'a'), planned('data/x.mjs', 'x')]);
+    const before = await snapshotDir(out);
+    await expect(write(out, [planned('site/a.json', 'changed')], async () => Promise.reject(new Error('bundler exploded')))).rejects.toThrow('bundler exploded');
+    expect(await snapshotDir(out)).toEqual(before);
+    expect(await readdir(temp.path)).toEqual(['dist']);
+  });
+
+  // Regression: a write failing while the gallery was still being generated (a full disk) deleted
+  // the staging folder, then the generator wrote into it again and left it beside the output.
+  it.each([
+    ['a first build', false],
+    ['an incremental build', true],
+  ])('leaves no staging folder behind when a file fails to write while a generator is still writing (%s)', async (_, incremental) => {
+    const out = join(temp.path, 'dist');
+    if (incremental) await write(out, [planned('site/a.json', 'a')]);
+    let generated: Promise<void> | undefined;
+    const slowGenerator = (dir: string) => {
+      generated = new Promise<void>((resolve) => setTimeout(resolve, 100)).then(async () => {
+        await mkdir(join(dir, 'site', 'assets'), { recursive: true });
+        await writeFile(join(dir, 'site', 'assets', 'gallery.js'), 'late');
+      });
+      return generated.then(() => ['site/assets/gallery.js']);
+    };
+    const unreadable: PlannedFile = { path: 'site/images/x.png', copyFrom: join(temp.path, 'missing.png'), sha256: 'x', size: 1 };
+    await expect(write(out, [planned('site/a.json', 'changed'), unreadable], slowGenerator)).rejects.toThrow('ENOENT');
+    await generated;
+    expect(await readdir(temp.path)).toEqual(incremental ? ['dist'] : []);
+  });
+
+  it('keeps unchanged files by hard link, rewrites changed ones, drops removed ones', async () => {
+    const out = join(temp.path, 'dist');
+    await write(out, [planned('site/a.json', 'a'), planned('site/b.json', 'b'), planned('site/c.json', 'c')]);
+    const before = await snapshotDir(out);
+    const result = await write(out, [planned('site/a.json', 'a'), planned('site/b.json', 'B!')]);
+    const after = await snapshotDir(out);
+    expect(result.changed).toBe(true);
+    expect(result.written).toEqual(['site/b.json']);
+    expect(result.removed).toEqual(['site/c.json']);
+    expect(after['site/a.json']).toEqual(before['site/a.json']);
+    expect(after['site/b.json']!.ino).not.toBe(before['site/b.json']!.ino);
+    expect(after['site/c.json']).toBeUndefined();
+    expect(Object.keys(result.manifest.files)).toEqual(['site/a.json', 'site/b.json']);
+  });
+
+  it('starts the generators with the files they read already written, before the other files', async () => {
+    const out = join(temp.path, 'dist');
+    const seen: string[][] = [];
+    const gen = async (dir: string) => {
+      seen.push([existsSync(join(dir, 'data/x.mjs')) ? 'data' : 'no data', existsSync(join(dir, 'site/a.json')) ? 'site' : 'no site']);
+      await Promise.resolve();
+      return [];
+    };
+    await write(out, [planned('site/a.json', 'a'), { ...planned('data/x.mjs', 'x'), neededByGenerate: true }], gen);
+    expect(seen).toEqual([['data', 'no site']]);
+    expect(await readFile(join(out, 'site/a.json'), 'utf8')).toBe('a');
+  });
+
+  it('plans the later files only after the generators have started, and writes them like the others', async () => {
+    const out = join(temp.path, 'dist');
+    const events: string[] = [];
+    const gen = async () => {
+      events.push('generate');
+      return [];
+    };
+    const plannedLater = () => {
+      events.push('plan later');
+      return [planned('site/later.json', 'later')];
+    };
+    const manifestFor = (e: Parameters<typeof createManifest>[0]) => createManifest(e, FIXTURE_URLS, { records: 0, images: 0 });
+    const result = await writeOutput({ outDir: out, previous: null, files: [{ ...planned('data/x.mjs', 'x'), neededByGenerate: true }], plannedLater, generate: gen, manifestFor });
+    expect(events).toEqual(['generate', 'plan later']);
+    expect(await readFile(join(out, 'site/later.json'), 'utf8')).toBe('later');
+    expect(Object.keys(result.manifest.files)).toEqual(['data/x.mjs', 'site/later.json']);
+    // A file the generators read cannot come later: refused, nothing written.
+    const tooLate = () => [{ ...planned('data/y.mjs', 'y'), neededByGenerate: true }];
+    const before = await snapshotDir(out);
+    await expect(writeOutput({ outDir: out, previous: await readManifest(out), files: [], plannedLater: tooLate, generate: gen, manifestFor })).rejects.toThrow(/data\/y.mjs is needed by the generators/);
+    expect(await snapshotDir(out)).toEqual(before);
+    expect(await readdir(temp.path)).toEqual(['dist']);
+  });
+
+  it('trusts a file marked unchanged only for an incremental write', async () => {
+    const out = join(temp.path, 'dist');
+    await write(out, [planned('site/a.json', 'a'), planned('site/b.json', 'b')]);
+    const previous = await readManifest(out);
+    const manifestFor = (e: Parameters<typeof createManifest>[0]) => createManifest(e, FIXTURE_URLS, { records: 0, images: 0 });
+    const kept = await writeOutput({ outDir: out, previous, files: [{ ...planned('site/a.json', 'a'), unchanged: true }, planned('site/b.json', 'b')], manifestFor });
+    expect([kept.changed, kept.kept, kept.written]).toEqual([false, 2, []]);
+    // The manifest is gone, so this is a full write: the marked file must be written all the same.
+    await rm(join(out, 'manifest.json'));
+    const full = await writeOutput({ outDir: out, previous, files: [{ ...planned('site/a.json', 'a'), unchanged: true }], manifestFor });
+    expect(full.written).toEqual(['site/a.json']);
+    expect(await readFile(join(out, 'site/a.json'), 'utf8')).toBe('a');
+  });
+
+  it('keeps a generated file that came out identical', async () => {
+    const out = join(temp.path, 'dist');
+    const gen = async (dir: string) => {
+      await mkdir(join(dir, 'functions'), { recursive: true });
+      await writeFile(join(dir, 'functions', 'f.mjs'), 'export default 1;');
+      return ['functions/f.mjs'];
+    };
+    await write(out, [planned('site/a.json', 'a')], gen);
+    const ino = (await stat(join(out, 'functions', 'f.mjs'))).ino;
+    const result = await write(out, [planned('site/a.json', 'a')], gen);
+    expect(result.changed).toBe(false);
+    expect((await stat(join(out, 'functions', 'f.mjs'))).ino).toBe(ino);
+    expect(JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8')).files['functions/f.mjs'].size).toBe(17);
+  });
+});

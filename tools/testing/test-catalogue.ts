@@ -1,0 +1,70 @@
+/**
+ * Small synthetic catalogues for the core's tests (no images needed): varied tags and
+ * descriptions, untagged and undescribed records, equal created_at (ties broken by id),
+ * accents, every file type.
+ */
+import { compileCatalogue, type CompiledCatalogue } from '../../functions/core/catalogue.js';
+import type { ImageExt, PepeRecord, SiteUrls } from '../../functions/core/record.js';
+
+export const TEST_URLS: SiteUrls = { baseUrl: 'https://pepe.example', apiUrl: 'https://api.pepe.example', cdnUrl: 'https://cdn.pepe.example' };
+
+const EXTS: ImageExt[] = ['.png', '.jpg', '.gif', '.webp', '.avif'];
+const TAGS = [['smug'], ['sad', 'rain'], null, ['happy', 'smug'], ['feels'], ['café', 'smug'], ['comfy']];
+const DESCRIPTIONS = ['Smug pepe grinning', 'A sad frog in the rain', null, 'Happy pepe "quoted" \\ backslash', 'Feels good man', 'Pepe drinking café au lait', 'Comfy blanket frog'];
+
+/** A deterministic id for record i (hex digits only, version-4 shape). */
+export const testId = (i: number): string => {
+  const hex = (i + 1).toString(16).padStart(12, '0');
+  return `${(0xa0000000 + i * 7919).toString(16)}-1234-4abc-8def-${hex}`;
+};
+
+export function testRecords(count = 30): PepeRecord[] {
+  const records: PepeRecord[] = [];
+  for (let i = 0; i < count; i++) {
+    // Every 5th record shares the created_at of the previous one, to exercise the id tie-break.
+    const day = i % 5 === 4 ? i - 1 : i;
+    const created = new Date(Date.UTC(2024, 0, 1 + day, 12)).toISOString();
+    records.push({
+      id: testId(i),
+      file_ext: EXTS[i % EXTS.length]!,
+      file_size: 1000 + i,
+      tags: TAGS[i % TAGS.length] ?? null,
+      description: DESCRIPTIONS[i % DESCRIPTIONS.length] ?? null,
+      phash: (0x1000 + i).toString(16).padStart(16, '0'),
+      created_at: created,
+      updated_at: i % 3 === 0 ? created : new Date(Date.UTC(2024, 6, 1 + i)).toISOString(),
+      width: 100 + i,
+      height: 200 + i,
+      blurhash: 'LEHV6nWB2yk8pyo0adR*.7kCMdnj',
+    });
+  }
+  // Shuffled input: compileCatalogue must sort.
+  return records.reverse();
+}
+
+export const testCatalogue = (count = 30): CompiledCatalogue => compileCatalogue(testRecords(count), TEST_URLS);
+
+/** Calls a handler like a client would: absolute URL on the test base. */
+export async function call(
+  handler: (request: Request) => Promise<Response>,
+  path: string,
+  init?: RequestInit,
+): Promise<{ status: number; headers: Headers; text: string; json: any }> {
+  const response = await handler(new Request(`${TEST_URLS.baseUrl}${path}`, init));
+  const text = await response.text();
+  let json: unknown = undefined;
+  try {
+    json = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, json };
+}
+
+/** The records as the API orders them by default (created_at_desc). */
+export function idsNewestFirst(count = 30): string[] {
+  return testRecords(count)
+    .sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1))
+    .map((r) => r.id)
+    .reverse();
+}
