@@ -33,3 +33,12 @@ export const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
 export const VARIANT_A_LIST_PATHS = ['/api/pepe', '/api/pepe_image', '/api/public/pepe', '/api/public/pepes'] as const;
 export const VARIANT_B_LIST_PATH = '/v1/pepe';
 export const OPENAPI_PATH = '/api/openapi.json';
+
+/** The published image formats: extension (from the detected format) → Content-Type. */
+export const IMAGE_TYPES = {
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.avif': 'image/avif',
+} as const;

@@ -1,39 +1,16 @@
-/**
- * One catalogue record as the build produces it and the API serves it: the
- * normalised sidecar plus what the build measured from the image. This is the
- * contract between `tools/build` (producer) and `functions/core` (consumer).
- */
-export interface PepeRecord {
-  /** Canonical lowercase UUID. */
-  id: string;
-  /** From the detected format (magic bytes), never from the content file's name. */
-  file_ext: ImageExt;
-  /** Bytes of the published image (the content file, unchanged). */
-  file_size: number;
-  /** Trimmed, lowercased, de-duplicated, first-seen order; null when untagged (or empty). */
-  tags: string[] | null;
-  /** Trimmed; null when absent or empty. */
-  description: string | null;
-  /** 64-bit DCT perceptual hash, 16 lowercase hex characters. */
-  phash: string;
-  /** ISO 8601 in UTC with milliseconds (`new Date(x).toISOString()`). */
-  created_at: string;
-  /** Same format; equals created_at when the sidecar has none. */
-  updated_at: string;
-  /** Upright (after EXIF orientation) pixel size. */
-  width: number;
-  height: number;
-  /** Blurhash with 4×3 components. */
-  blurhash: string;
-}
+import type { z } from 'zod';
+import type { pepeRecord } from './schemas.js';
 
-export const IMAGE_TYPES = {
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.webp': 'image/webp',
-  '.avif': 'image/avif',
-} as const;
+/**
+ * One catalogue record as the build produces it and the API serves it: the normalised sidecar
+ * plus what the build measured from the image (field rules: `pepeRecord` in schemas.ts). The
+ * contract between `tools/catalogue` (producer) and `functions/core` (consumer). Type-only:
+ * the function bundle never loads zod.
+ */
+export type PepeRecord = z.infer<typeof pepeRecord>;
+
+export { IMAGE_TYPES } from './api-limits.js';
+import type { IMAGE_TYPES } from './api-limits.js';
 
 export type ImageExt = keyof typeof IMAGE_TYPES;
 

@@ -6,7 +6,7 @@
  * parser equal to `listQueryA`/`listQueryB` below.
  */
 import { z } from 'zod';
-import { BOOLEAN_WORDS, DEFAULT_SORT, FIELDS, LIMIT_A, LIMIT_B, PAGE, SEARCH_MAX_LENGTH, SEED_MAX_LENGTH, SORTS } from './api-limits.js';
+import { BOOLEAN_WORDS, IMAGE_TYPES, DEFAULT_SORT, FIELDS, LIMIT_A, LIMIT_B, PAGE, SEARCH_MAX_LENGTH, SEED_MAX_LENGTH, SORTS } from './api-limits.js';
 
 const EXAMPLE_ID = '3f1c2a9e-8b7d-4c5e-9a10-6b2d4e8f1a37';
 const isoDate = z.iso.datetime({ offset: true });
@@ -15,7 +15,7 @@ export const pepeA = z
   .object({
     id: z.guid().meta({ description: 'Unique identifier (UUID, lowercase).', example: EXAMPLE_ID }),
     file_name: z.string().meta({ description: 'File name including extension: `<id><file_ext>`.', example: `${EXAMPLE_ID}.png` }),
-    file_ext: z.enum(['.png', '.jpg', '.gif', '.webp', '.avif']).meta({ description: 'Extension of the detected image format, with a leading dot.', example: '.png' }),
+    file_ext: z.enum(Object.keys(IMAGE_TYPES) as [keyof typeof IMAGE_TYPES, ...(keyof typeof IMAGE_TYPES)[]]).meta({ description: 'Extension of the detected image format, with a leading dot.', example: '.png' }),
     file_size: z.int().nonnegative().meta({ description: 'Image size in bytes.', example: 48213 }),
     tags: z.array(z.string()).nullable().meta({ description: 'Lowercase tags in first-seen order; null when untagged.', example: ['smug', 'classic'] }),
     description: z.string().nullable().meta({ description: 'Human-readable description; null when none.', example: 'Smug pepe with a knowing grin' }),
@@ -28,6 +28,13 @@ export const pepeA = z
     blurhash: z.string().min(6).meta({ description: 'Extension: blurhash placeholder (4×3 components).', example: 'LEHV6nWB2yk8pyo0adR*.7kCMdnj' }),
   })
   .meta({ description: 'A pepe image, variant A.' });
+
+/**
+ * One catalogue record as the build produces it and the core stores it: variant A without the
+ * two fields derived from the id and the site's URLs (`file_name`, `url`). `PepeRecord`
+ * (record.ts) is its `z.infer`, so a field is declared once, here.
+ */
+export const pepeRecord = pepeA.omit({ file_name: true, url: true });
 
 export const pepeB = z
   .object({
