@@ -3,8 +3,7 @@
  * as errors (unless acknowledged with `distinct_from`). Writes nothing, not even the build
  * cache: CI may run it on a read-only checkout, and "check" must not have side effects.
  */
-import { type AnalyseContentOptions, type AnalyseStats, analyseContent, defaultCacheDir } from './analyse-content.js';
-import { sortProblems } from './catalogue-checks.js';
+import { type AnalyseContentOptions, type AnalyseStats, analyseContent, defaultCacheDir, sortProblems } from './analyse-content.js';
 import { nearDuplicateProblems } from './near-duplicate-problems.js';
 import type { Problem } from '../shared/problems.js';
 
