@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import MiniSearch from 'minisearch';
-import { describe, expect, it, vi } from 'vitest';
-import { buildSearchIndex, contentsFromJson, extendSearchIndex, indexContents } from './build-index.js';
+import { describe, expect, it } from 'vitest';
+import { buildSearchIndex, extendSearchIndex, indexContents } from './build-index.js';
 import { SEARCH_OPTIONS, type IndexedDoc } from './search-options.js';
 import type { SearchDoc } from './search-types.js';
 
@@ -13,51 +13,27 @@ function miniSearchOf(docs: SearchDoc[]): MiniSearch<IndexedDoc> {
   return miniSearch;
 }
 
-const sortedTerms = (contents: ReturnType<typeof indexContents>) => ({
-  fieldIds: contents.fieldIds,
-  terms: [...contents.terms].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([term, byField]) => [term, [...byField].sort(([a], [b]) => a - b)]),
-});
-
 const docArbitrary = fc.record({
   tags: fc.option(fc.array(fc.constantFrom(...WORDS), { maxLength: 4 }), { nil: null }),
   description: fc.option(fc.array(fc.constantFrom(...WORDS), { maxLength: 8 }).map((words) => words.join(' ')), { nil: null }),
 });
 
 describe('reading MiniSearch’s index', () => {
-  it('walking the index directly gives exactly what toJSON gives, for any documents', () => {
+  it('gives, for every term and field, exactly the docs MiniSearch’s own exact search finds', () => {
     fc.assert(
       fc.property(fc.array(docArbitrary, { maxLength: 60 }), (docs) => {
         const miniSearch = miniSearchOf(docs);
-        expect(sortedTerms(indexContents(miniSearch))).toEqual(sortedTerms(contentsFromJson(miniSearch)));
+        const { fieldIds, terms } = indexContents(miniSearch);
+        expect(new Set(terms.map(([term]) => term)).size).toBe(miniSearch.termCount);
+        for (const [term, byField] of terms) {
+          for (const [field, fieldId] of Object.entries(fieldIds)) {
+            const found = miniSearch.search(term, { fields: [field], prefix: false, fuzzy: false }).map((r) => Number(r.id)).sort((a, b) => a - b);
+            expect(byField.get(fieldId) ?? [], `${term} in ${field}`).toEqual(found);
+          }
+        }
       }),
-      { numRuns: 200 },
+      { numRuns: 100 },
     );
-  });
-
-  it('also for a few thousand documents (postings long enough to need several packed digits)', () => {
-    const docs: SearchDoc[] = Array.from({ length: 3000 }, (_, i) => ({
-      tags: i % 7 === 0 ? null : [WORDS[i % WORDS.length]!, WORDS[(i * 3) % WORDS.length]!],
-      description: i % 5 === 0 ? null : `${WORDS[(i * 5) % WORDS.length]} ${WORDS[(i * 11) % WORDS.length]} w${i % 97}`,
-    }));
-    const miniSearch = miniSearchOf(docs);
-    // The direct walk must really be taken for the MiniSearch in the lockfile (not the fallback).
-    const toJSON = vi.spyOn(miniSearch, 'toJSON');
-    const direct = indexContents(miniSearch);
-    expect(toJSON).not.toHaveBeenCalled();
-    toJSON.mockRestore();
-    expect(sortedTerms(direct)).toEqual(sortedTerms(contentsFromJson(miniSearch)));
-    expect(direct.terms.length).toBeGreaterThan(100);
-  });
-
-  it('falls back to toJSON when the index is not shaped as expected (another MiniSearch release)', () => {
-    const miniSearch = miniSearchOf([{ tags: ['smug'], description: 'a smug frog' }, { tags: null, description: 'frog' }]);
-    const expected = contentsFromJson(miniSearch);
-    // The document ids as an array of pairs instead of a Map: toJSON still reads them, the direct walk cannot.
-    const internal = miniSearch as unknown as { _documentIds: unknown };
-    internal._documentIds = [...(internal._documentIds as Map<number, number>)];
-    const toJSON = vi.spyOn(miniSearch, 'toJSON');
-    expect(indexContents(miniSearch)).toEqual(expected);
-    expect(toJSON).toHaveBeenCalledTimes(1);
   });
 });
 

@@ -16,8 +16,14 @@ export interface IndexContents {
 
 const ascending = (a: number, b: number) => a - b;
 
-/** The index's contents through MiniSearch's public serialisation (`toJSON`). */
-export function contentsFromJson(miniSearch: MiniSearch<IndexedDoc>): IndexContents {
+/**
+ * The index's contents through MiniSearch's public serialisation (`toJSON`), the only way its
+ * API hands out the postings. Reading its private fields instead saved ~90 ms at 10k records
+ * and ~1.3 s at 100k on a cold build, but would break silently with a MiniSearch release that
+ * reshapes them; a rebuild only indexes the added docs (extendSearchIndex), so the copy costs
+ * nothing there (tools/bench/HISTORY.md, "Search index through the public API").
+ */
+export function indexContents(miniSearch: MiniSearch<IndexedDoc>): IndexContents {
   const plain = miniSearch.toJSON();
   const rankOf = plain.documentIds as Record<string, string | number>;
   const terms: TermPostings[] = plain.index.map(([term, fields]) => {
@@ -26,42 +32,6 @@ export function contentsFromJson(miniSearch: MiniSearch<IndexedDoc>): IndexConte
     return [term, ranksByField];
   });
   return { fieldIds: plain.fieldIds, terms };
-}
-
-const isIterable = (value: unknown): value is Iterable<unknown> => typeof (value as Iterable<unknown> | null)?.[Symbol.iterator] === 'function';
-
-/**
- * The same contents read from MiniSearch's index itself, which `toJSON` copies into plain
- * objects first: at 10k records that copy took ~60 ms and ~35 MB of short-lived objects, more
- * than the rest of the encoding (walking the index directly: ~5 ms). MiniSearch keeps the
- * index in private fields (a map of term → field id → short id → frequency), so the shape is
- * checked on the way and anything unexpected falls back to `toJSON`; a test holds the two
- * equal for the MiniSearch version in the lockfile.
- */
-export function indexContents(miniSearch: MiniSearch<IndexedDoc>): IndexContents {
-  const internal = miniSearch as unknown as { _index?: unknown; _documentIds?: unknown; _fieldIds?: unknown };
-  const { _index: index, _documentIds: documentIds, _fieldIds: fieldIds } = internal;
-  if (!isIterable(index) || !(documentIds instanceof Map) || typeof fieldIds !== 'object' || fieldIds === null) return contentsFromJson(miniSearch);
-  const terms: TermPostings[] = [];
-  for (const entry of index) {
-    const [term, fields] = entry as [unknown, unknown];
-    if (typeof term !== 'string' || !(fields instanceof Map)) return contentsFromJson(miniSearch);
-    const ranksByField = new Map<number, number[]>();
-    for (const [fieldId, freqs] of fields as Map<unknown, unknown>) {
-      if (typeof fieldId !== 'number' || !(freqs instanceof Map)) return contentsFromJson(miniSearch);
-      const ranks: number[] = [];
-      for (const shortId of (freqs as Map<unknown, unknown>).keys()) {
-        // The document's id as MiniSearch stored it: the rank, as a string (SEARCH_OPTIONS'
-        // extractField returns strings for every field, the id field included).
-        const rank = Number(documentIds.get(shortId));
-        if (!Number.isInteger(rank)) return contentsFromJson(miniSearch);
-        ranks.push(rank);
-      }
-      ranksByField.set(fieldId, ranks.sort(ascending));
-    }
-    terms.push([term, ranksByField]);
-  }
-  return { fieldIds: { ...(fieldIds as Record<string, number>) }, terms };
 }
 
 /** MiniSearch's postings of `docs`, whose ranks start at `firstRank` (terms in MiniSearch's order). */
