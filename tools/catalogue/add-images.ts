@@ -5,28 +5,25 @@
  * decode, near-duplicates against the catalogue and each other) and if anything is refused,
  * nothing is written.
  */
-import { randomUUID } from 'node:crypto';
-import { createHash } from 'node:crypto';
-import { existsSync, readdirSync } from 'node:fs';
-import { readFile, rm, stat } from 'node:fs/promises';
-import { basename, extname, join, relative, resolve, sep } from 'node:path';
+import { randomUUID, createHash, randomBytes } from 'node:crypto';
+import { lstatSync, readdirSync, existsSync, linkSync, renameSync, rmSync } from 'node:fs';
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { resolve, basename, extname, isAbsolute, normalize, relative, sep, dirname, join } from 'node:path';
 import { findNearDuplicates } from '../dupes/near-duplicates.js';
 import { FEATURE_VERSION, analyseImage } from '../image/analyse-image.js';
 import { type AnalyseFn, LIMITS, analyseContent, defaultCacheDir } from './analyse-content.js';
 import { FeatureCache } from './feature-cache.js';
 import { dupeItems } from './near-duplicate-problems.js';
 import { folderProblem } from './file-in-the-way.js';
-import { error, type Problem, warning } from '../shared/problems.js';
+import { type Problem, warning, error } from '../shared/problems.js';
 import { CONTENT_IMAGE_EXTS } from './scan-content.js';
 import { SidecarSchema, normaliseDescription, normaliseTags } from './sidecar.js';
-import { slugify, uniqueSlug } from './slug.js';
-import { checkInto, inPlaceProblem, intoCaseProblem, intoSymlinkProblem, isInside } from './add-checks.js';
 import { makeFolders } from '../shared/make-folders.js';
 import { unwritableFolder } from './write-access.js';
-import { type NewFile, writeNewFiles } from './write-new-files.js';
+import { foldKey } from './case-collisions.js';
+import { pathBelow } from './path-below.js';
+import { windowsNameFault, isWindowsDeviceName } from './windows-names.js';
 
-/** Re-exported: the CLI checks --into before any work. */
-export { checkInto } from './add-checks.js';
 
 export interface AddImagesOptions {
   contentDir: string;
@@ -191,4 +188,224 @@ export async function addImages(options: AddImagesOptions): Promise<AddResult> {
       );
   const saved = notSaved === null ? null : warning('cache-not-written', `the build cache "${cacheDir}" could not be updated (${notSaved}): the next build analyses the new images again`);
   return { ok: true, added, problems: saved ? [...problems, saved] : problems };
+}
+
+// What `pepe add` checks about where it writes: `--into` and images adopted where they are in
+// the content folder. Each refusal is a problem that says what to do; builds would otherwise
+// reject what add wrote (hidden folders, symlinks, two images sharing one sidecar).
+/** `--into` must stay inside the content folder and not be hidden (the scan ignores hidden folders). */
+export function checkInto(into: string | undefined): Problem | null {
+  if (into === undefined || into === '') return null;
+  const clean = normalize(into);
+  if (isAbsolute(into) || clean === '..' || clean.startsWith(`..${sep}`) || clean.split(sep).some((part) => part.startsWith('.') && part !== '.')) {
+    return error('bad-into', `--into "${into}" must be a relative folder inside the content folder, without ".." or hidden parts`);
+  }
+  // "." and empty parts name no folder (`--into .` is the content folder itself).
+  for (const part of clean.split(sep).filter((p) => p !== '' && p !== '.')) {
+    const fault = windowsNameFault(part);
+    if (fault) return error('bad-into', `--into "${into}": the folder "${part}": ${fault}, so a Windows checkout of the repository would fail: choose another name`);
+  }
+  return null;
+}
+
+export const isInside = (folder: string, path: string): boolean => {
+  const rel = pathBelow(folder, path);
+  return rel !== null && rel !== '';
+};
+
+/** The first of `rel`'s parts (e.g. `a`, `a/b`, `a/b/c.png`) that is a symlink below `contentDir`, or undefined. */
+function symlinkOnTheWay(contentDir: string, rel: string): string | undefined {
+  const parts = rel.split('/').filter((part) => part !== '' && part !== '.');
+  return parts.map((_, at) => parts.slice(0, at + 1).join('/')).find((part) => lstatSync(join(contentDir, part), { throwIfNoEntry: false })?.isSymbolicLink());
+}
+
+/** The name an image and its sidecar share, as builds pair them (scan-content.ts `stemOf`): without the extension, in Unicode NFC. */
+const pairingName = (name: string): string => basename(name, extname(name)).normalize('NFC');
+
+/** Why an image inside the content folder cannot be given a sidecar where it is, or null. */
+export function inPlaceProblem(contentDir: string, abs: string, sidecarPath: string, source: string): Problem | null {
+  const rel = relative(contentDir, abs).split(sep).join('/');
+  if (rel.split('/').some((part) => part.startsWith('.'))) {
+    return error('bad-into', `"${source}" is in a hidden folder of the content folder, which builds ignore: move it out first`);
+  }
+  // Builds never follow a symlink in the content folder (the link itself or a folder on its
+  // way): a sidecar beside one would be "added" and still refused by every build.
+  const link = symlinkOnTheWay(contentDir, rel);
+  if (link !== undefined) {
+    const what = link === rel ? 'is a symlink' : `is inside "${link}", a symlinked folder`;
+    return error('symlink', `"${source}" ${what} in the content folder, which builds never follow: replace the link with the real ${link === rel ? 'file' : 'folder'}, then run the command again`);
+  }
+  for (const part of rel.split('/')) {
+    const fault = windowsNameFault(part);
+    if (fault) return error('windows-invalid-name', `"${source}": ${part === basename(abs) ? '' : `the folder "${part}": `}${fault}, so a Windows checkout of the repository would fail: rename it first (git mv if it is committed)`);
+  }
+  if (!CONTENT_IMAGE_EXTS.has(extname(abs).toLowerCase())) {
+    return error('unsupported-format', `"${source}" is inside the content folder with a "${extname(abs) || 'missing'}" extension that builds do not read: rename it to .png, .jpg, .gif, .webp or .avif first`);
+  }
+  // Builds read the extension in any letter case (`frog.JSON` is frog.png's sidecar too) and
+  // the name in either Unicode form (`café.json` with "e" + U+0301 is café.png's).
+  const sidecarName = basename(sidecarPath);
+  const existing = existsSync(sidecarPath) ? sidecarName : readdirSync(dirname(sidecarPath)).find((name) => extname(name).toLowerCase() === '.json' && pairingName(name) === pairingName(sidecarName));
+  if (existing !== undefined) {
+    return error('already-in-catalogue', `"${source}" already has a sidecar (${relative(contentDir, join(dirname(sidecarPath), existing)).split(sep).join('/')}): edit that one instead`);
+  }
+  // `a.png` beside `a.jpg`: both would be described by the one `a.json` (a name-collision in every build).
+  const stem = basename(abs, extname(abs));
+  const twins = readdirSync(dirname(abs)).filter((name) => name !== basename(abs) && CONTENT_IMAGE_EXTS.has(extname(name).toLowerCase()) && pairingName(name) === pairingName(abs));
+  if (twins.length > 0) {
+    return error('name-collision', `"${source}" and ${twins.map((name) => `"${name}"`).join(', ')} beside it would share the sidecar "${stem}.json": rename one of them first`);
+  }
+  return null;
+}
+
+export function intoSymlinkProblem(contentDir: string, into: string | undefined): Problem | null {
+  const link = into ? symlinkOnTheWay(contentDir, normalize(into).split(sep).join('/')) : undefined;
+  return link === undefined ? null : error('bad-into', `--into "${into}": "${link}" is a symlink in the content folder, which builds never follow: choose a real folder`);
+}
+
+/**
+ * A part of `--into` that is not in the content folder as typed but is there in another letter
+ * case or Unicode form (`Moods` beside `moods/`): Linux would make a second folder, which
+ * macOS and Windows checkouts merge into one (a case-collision error in every build as soon as
+ * both hold a name). Refused, naming the folder's own spelling.
+ */
+export function intoCaseProblem(contentDir: string, into: string | undefined): Problem | null {
+  if (!into) return null;
+  const spelled: string[] = [];
+  const parts = normalize(into).split(sep).filter((p) => p !== '' && p !== '.');
+  for (const [at, part] of parts.entries()) {
+    const here = join(contentDir, ...spelled);
+    const names = existsSync(here) && lstatSync(here).isDirectory() ? readdirSync(here) : [];
+    if (names.includes(part)) {
+      spelled.push(part);
+      continue;
+    }
+    const twin = names.filter((name) => foldKey(name) === foldKey(part)).sort()[0];
+    if (twin === undefined) return null;
+    const existing = [...spelled, twin].join('/');
+    if (!lstatSync(join(here, twin)).isDirectory()) {
+      return error('bad-into', `--into "${into}": the content folder already has the file "${existing}", which differs only in letter case (one name on macOS and Windows checkouts): choose another --into`);
+    }
+    const corrected = [...spelled, twin, ...parts.slice(at + 1)].join('/');
+    return error(
+      'bad-into',
+      `--into "${into}": the content folder already has "${existing}", which differs only in letter case (one folder on macOS and Windows checkouts, and a case-collision error in every build): use --into "${corrected}"`,
+    );
+  }
+  return null;
+}
+
+// URL-safe file names for imported images: accents folded (NFKD, marks removed), lowercase,
+// anything but a-z 0-9 becomes one dash. Names stay readable in the content folder and never
+// need escaping in a URL or a shell.
+const MAX_SLUG_LENGTH = 60;
+
+export function slugify(name: string, fallback = 'pepe'): string {
+  const slug = name
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, MAX_SLUG_LENGTH)
+    .replace(/-+$/, '');
+  if (slug === '') return fallback;
+  // `nul.png` is legal here but no Windows checkout can hold it (windows-names.ts).
+  return isWindowsDeviceName(slug) ? `${slug}-${fallback}` : slug;
+}
+
+/** `base`, else `base-2`, `base-3`, … : the first for which `taken` says no. */
+export function uniqueSlug(base: string, taken: (candidate: string) => boolean): string {
+  if (!taken(base)) return base;
+  for (let n = 2; ; n++) {
+    const candidate = `${base}-${n}`;
+    if (!taken(candidate)) return candidate;
+  }
+}
+
+// Writes a set of new files all or nothing, for `pepe add`: an image copied without its
+// sidecar (or the first of two images without the second) is a half-done import that the
+// next build reports as an error, and the user was told nothing was added.
+// 1. Stage: every file is written whole to a hidden temporary name beside its destination
+// (hidden, so a build ignores one left behind by a killed process; same folder, so the
+// next step is a link within one filesystem).
+// 2. Commit: each is hard-linked to its real name, which fails rather than overwrite a file
+// that appeared meanwhile; any failure unlinks the names already made.
+// Ctrl-C (SIGINT), SIGTERM and SIGHUP are held for the whole call: one that arrives while
+// staging stops the call before the commit with nothing written; the commit itself is
+// synchronous and short, so it completes.
+export interface NewFile {
+  path: string;
+  data: string | Uint8Array;
+}
+
+export type WriteOutcome =
+  | { ok: true }
+  /** Nothing was written: `path` is the file that failed and `cause` the system error. */
+  | { ok: false; reason: 'failed'; path: string; cause: NodeJS.ErrnoException }
+  /** Nothing was written: a signal arrived before the commit. */
+  | { ok: false; reason: 'interrupted'; signal: NodeJS.Signals };
+
+const HELD_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+const removeAll = (paths: string[]): void => {
+  for (const path of paths) rmSync(path, { force: true });
+};
+
+/** Errors of a filesystem without hard links (some network and FAT-style mounts). */
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
+
+/** `temporary` → `path`, never replacing an existing file. */
+function commitOne(temporary: string, path: string): void {
+  try {
+    linkSync(temporary, path);
+  } catch (cause) {
+    if (!NO_HARD_LINKS.has((cause as NodeJS.ErrnoException).code ?? '')) throw cause;
+    // No hard links here: a rename, which would replace, after checking nothing is there.
+    if (existsSync(path)) throw Object.assign(new Error(`EEXIST: file already exists, '${path}'`), { code: 'EEXIST' });
+    renameSync(temporary, path);
+  }
+}
+
+export async function writeNewFiles(files: readonly NewFile[]): Promise<WriteOutcome> {
+  let signal: NodeJS.Signals | null = null;
+  const hold = (received: NodeJS.Signals) => {
+    signal ??= received;
+  };
+  for (const name of HELD_SIGNALS) process.on(name, hold);
+  const tag = `${process.pid}-${randomBytes(4).toString('hex')}`;
+  const staged: string[] = [];
+  const committed: string[] = [];
+  try {
+    for (const [index, file] of files.entries()) {
+      // Short whatever the real name: a name that just fits the 255-byte limit must still be writable.
+      const temporary = join(dirname(file.path), `.pepe-add-${tag}-${index}.tmp`);
+      try {
+        await writeFile(temporary, file.data, { flag: 'wx' });
+        staged.push(temporary);
+      } catch (cause) {
+        // A partly written temporary (disk full) is removed too.
+        removeAll([...staged, temporary]);
+        return { ok: false, reason: 'failed', path: file.path, cause: cause as NodeJS.ErrnoException };
+      }
+      if (signal) break;
+    }
+    if (signal) {
+      removeAll(staged);
+      return { ok: false, reason: 'interrupted', signal };
+    }
+    for (const [index, file] of files.entries()) {
+      try {
+        commitOne(staged[index]!, file.path);
+        committed.push(file.path);
+      } catch (cause) {
+        removeAll([...committed, ...staged]);
+        return { ok: false, reason: 'failed', path: file.path, cause: cause as NodeJS.ErrnoException };
+      }
+    }
+    removeAll(staged);
+    return { ok: true };
+  } finally {
+    for (const name of HELD_SIGNALS) process.off(name, hold);
+  }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { slugify, uniqueSlug } from './slug.js';
+import { slugify, uniqueSlug } from './add-images.js';
 
 describe('slugify', () => {
   it('folds accents, lowercases and joins words with single dashes', () => {

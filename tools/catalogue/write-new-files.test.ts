@@ -2,7 +2,7 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
-import { writeNewFiles } from './write-new-files.js';
+import { writeNewFiles } from './add-images.js';
 
 let temp: TempDir;
 beforeEach(async () => {
