@@ -170,6 +170,9 @@ async function benchSize(ctx: BenchContext, count: number, rows: { latency: Reco
     'search CPU ratio': round(median(coldSearchCpu) / median(bareCpu), 2),
     'cold → first list ms': round(median(coldList), 1),
     'list ratio': round(median(coldList) / bareMs, 2),
+    // The target (≤ 1.1): the catalogue's own cost on top of a function that only answers.
+    'search ÷ module floor': round(median(coldSearch) / median(moduleFloor), 2),
+    'list ÷ module floor': round(median(coldList) / median(moduleFloor), 2),
     'import ms (in child)': round(median(inside.map((x) => x.importMs)), 1),
     'first search ms (in child)': round(median(inside.map((x) => x.answerMs)), 1),
     'heap MB after queries': round(heap.heapUsed / 2 ** 20, 1),
