@@ -18,6 +18,8 @@ const VALIDATE_LINKS = createRequire(import.meta.url).resolve('remark-validate-l
 /** The README a newcomer reads, and each design note beside its code. */
 const README_MAX_LINES = 300;
 const AREA_README_MAX_LINES = 250;
+/** remark-cli starts in a few seconds, more on a loaded machine. */
+const REMARK_TIMEOUT_MS = 60_000;
 
 /** Markdown files of the repository: committed, plus new ones not ignored. */
 function markdownFiles(): string[] {
@@ -47,7 +49,7 @@ describe('Markdown documentation', () => {
     const { ok, report } = checkLinks(REPO, files);
     expect(report, 'fix each link or heading named here').toBe('');
     expect(ok).toBe(true);
-  });
+  }, REMARK_TIMEOUT_MS);
 
   it(`README.md has at most ${README_MAX_LINES} lines, each area README at most ${AREA_README_MAX_LINES}`, () => {
     const tooLong = files
@@ -86,6 +88,6 @@ describe('Markdown documentation', () => {
       // The links that resolve (GitHub's slug drops the backquotes and the slash) are not reported.
       expect(report).not.toContain('#quick-start');
       expect(report).not.toContain('#caching-and-dist');
-    });
+    }, REMARK_TIMEOUT_MS);
   });
 });
