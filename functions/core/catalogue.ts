@@ -35,6 +35,9 @@ export function recordJsonA(record: PepeRecord, urls: SiteUrls): string {
     width: record.width,
     height: record.height,
     blurhash: record.blurhash,
+    artist: record.artist,
+    source_url: record.source_url,
+    license: record.license,
   });
 }
 

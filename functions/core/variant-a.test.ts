@@ -48,6 +48,9 @@ describe('variant A list', () => {
         width: record.width,
         height: record.height,
         blurhash: record.blurhash,
+        artist: record.artist,
+        source_url: record.source_url,
+        license: record.license,
       });
     }
   });

@@ -17,6 +17,9 @@ const record = (n: number): PepeRecord => ({
   width: 64,
   height: 48,
   blurhash: 'LEHV6nWB2yk8pyo0adR*.7kCMdnj',
+  artist: n % 2 ? `Artist ${n}` : null,
+  source_url: n % 2 ? `https://art.example/${n}` : null,
+  license: n % 2 ? 'CC0-1.0' : null,
 });
 
 describe('planAnswers', () => {
