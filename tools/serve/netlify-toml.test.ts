@@ -35,6 +35,24 @@ describe('netlify.toml', () => {
     });
   });
 
+  it.each([
+    ['/p/0b6f7c52-6b53-4d1a-9c7e-3f1f8f0f6a11', 'text/html; charset=utf-8', false],
+    [`/oembed/${ID}.json`, 'application/json; charset=utf-8', true],
+    ['/feed.xml', 'application/atom+xml; charset=utf-8', true],
+    ['/feed.json', 'application/feed+json; charset=utf-8', true],
+    ['/dataset/pepes.jsonl', 'application/jsonl; charset=utf-8', true],
+    ['/dataset/images.sha256', 'text/plain; charset=utf-8', true],
+    ['/dataset/manifest.json', 'application/json; charset=utf-8', true],
+  ])('serves the precomputed document %s as %s, cached like the by-id answers', async (path, type, cors) => {
+    const config = await loadNetlifyConfig(NETLIFY_TOML);
+    expect(headersForPath(config, path)).toEqual({
+      'Content-Type': type,
+      'Cache-Control': JSON_BROWSER_CACHE_CONTROL,
+      ...(cors ? { 'Access-Control-Allow-Origin': '*' } : {}),
+      'X-Content-Type-Options': 'nosniff',
+    });
+  });
+
   it('routes nothing with redirects (the function covers /api and /v1; query strings are never routed)', async () => {
     const config = await loadNetlifyConfig(NETLIFY_TOML);
     expect(config.redirects).toEqual([]);
