@@ -34,6 +34,15 @@ export const VARIANT_A_LIST_PATHS = ['/api/pepe', '/api/pepe_image', '/api/publi
 export const VARIANT_B_LIST_PATH = '/v1/pepe';
 export const OPENAPI_PATH = '/api/openapi.json';
 
+/**
+ * The listing as static files a bare bucket can serve: `/api/pages/<order>/<n>` is the answer
+ * to `/api/pepe?limit=25&page=<n>&sort=<order>`, for n from 1 to the last page (page 1 also
+ * when the catalogue is empty).
+ */
+export const PAGES_PATH = '/api/pages';
+export const PAGE_SORTS = ['created_at_desc', 'created_at_asc'] as const;
+export type PageSort = (typeof PAGE_SORTS)[number];
+
 /** The published image formats: extension (from the detected format) → Content-Type. */
 export const IMAGE_TYPES = {
   '.png': 'image/png',

@@ -28,7 +28,7 @@ export interface CatalogueData {
    * chosen for cold start"). The fields below point into the pieces by index.
    *
    * Pieces 0 .. chunks - 1 are the record chunks: every record in rank order (ascending
-   * created_at, ties by id), each in the compact form of record-codec.ts (11 fields, the id
+   * created_at, ties by id), each in the compact form of record-codec.ts (14 fields, the id
    * first), `chunkSize` records per chunk. A chunk = the packed offsets (packed-numbers.ts,
    * `offsetWidth` digits) of its records relative to the end of this header, then the
    * records, separated by TAB; the offsets count the escaped text, so a record is unescaped

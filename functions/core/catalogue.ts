@@ -8,7 +8,9 @@ import { compareRecords, type PepeRecord, type SiteUrls } from './record.js';
 import { buildSearchIndex, type SearchDoc, type SearchIndexData } from './search/search-index.js';
 import { storeSearchIndex } from './search/stored-index.js';
 import { hashString } from './shuffle.js';
-import { openCatalogue } from './catalogue-runtime.js';
+import { openCatalogue, type Catalogue } from './catalogue-runtime.js';
+import { PAGE_SORTS, PAGES_PATH } from './api-limits.js';
+import { sortedPageA, sortedPageCount } from './variant-a.js';
 import { byIdBodyA, byIdBodyB } from './bodies.js';
 import { CHUNK_SIZE, MAX_PIECE, type CatalogueData, type CatalogueWithPieces } from './catalogue-data.js';
 import { digitsFor, packInPieces, packNumbers } from './packed-numbers.js';
@@ -35,6 +37,9 @@ export function recordJsonA(record: PepeRecord, urls: SiteUrls): string {
     width: record.width,
     height: record.height,
     blurhash: record.blurhash,
+    artist: record.artist,
+    source_url: record.source_url,
+    license: record.license,
   });
 }
 
@@ -153,10 +158,20 @@ export function catalogueDataFiles(data: CatalogueWithPieces): { path: string; b
   ];
 }
 
+/** The sorted pages (PAGES_PATH), site-relative: each the handler's answer for its path, and so for its list query. */
+export function sortedPageFiles(catalogue: Catalogue): { path: string; body: string }[] {
+  const files: { path: string; body: string }[] = [];
+  const last = sortedPageCount(catalogue);
+  for (const sort of PAGE_SORTS) {
+    for (let page = 1; page <= last; page++) files.push({ path: `${PAGES_PATH.slice(1)}/${sort}/${page}`, body: sortedPageA(catalogue, `${sort}/${page}`).body });
+  }
+  return files;
+}
+
 /** Site-relative static files, each byte-equal to the handler's body for that URL (sorted by path). */
 export function precomputedFiles(data: CatalogueData): { path: string; body: string }[] {
   const catalogue = openCatalogue(data);
-  const files: { path: string; body: string }[] = [{ path: 'api/openapi.json', body: catalogue.openapi() }];
+  const files: { path: string; body: string }[] = [{ path: 'api/openapi.json', body: catalogue.openapi() }, ...sortedPageFiles(catalogue)];
   for (let rank = 0; rank < catalogue.count; rank++) {
     const id = catalogue.id(rank);
     files.push({ path: `api/pepe/${id}`, body: byIdBodyA(catalogue, rank) });

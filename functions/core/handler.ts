@@ -3,7 +3,7 @@
  * last-resort 500. Platform adapters (the Netlify function, `pepe serve`) are a few lines
  * around `createHandler(data)`.
  */
-import { OPENAPI_PATH, VARIANT_A_LIST_PATHS, VARIANT_B_LIST_PATH } from './api-limits.js';
+import { OPENAPI_PATH, PAGES_PATH, VARIANT_A_LIST_PATHS, VARIANT_B_LIST_PATH } from './api-limits.js';
 import { errorBodyA, errorBodyB } from './bodies.js';
 import type { CatalogueData, PieceSource } from './catalogue-data.js';
 import { openCatalogue, type Catalogue } from './catalogue-runtime.js';
@@ -12,7 +12,7 @@ import { ALLOWED_METHODS, decodeUnreserved, jsonHeaders, preflight, respond, typ
 import { quote } from './query-string.js';
 import type { ErrorCode } from './schemas.js';
 import type { RandomSource } from './shuffle.js';
-import { byIdA, listA } from './variant-a.js';
+import { byIdA, listA, sortedPageA } from './variant-a.js';
 import { byIdB, listB } from './variant-b.js';
 
 export interface HandlerOptions {
@@ -38,6 +38,7 @@ function route(catalogue: Catalogue, url: URL, random: RandomSource): Answer {
   const path = raw.length > 1 && raw.endsWith('/') ? raw.slice(0, -1) : raw;
   const query = url.search.slice(1);
   if (path === OPENAPI_PATH) return { status: 200, body: catalogue.openapi(), caching: 'deterministic' };
+  if (path.startsWith(`${PAGES_PATH}/`)) return sortedPageA(catalogue, path.slice(PAGES_PATH.length + 1));
   if (path === VARIANT_B_LIST_PATH) return listB(catalogue, query, random);
   if (path.startsWith(`${VARIANT_B_LIST_PATH}/`)) {
     const id = path.slice(VARIANT_B_LIST_PATH.length + 1);

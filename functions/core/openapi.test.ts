@@ -19,7 +19,7 @@ const id = idsNewestFirst(20)[0]!;
 function operationFor(path: string): Json | undefined {
   const clean = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
   for (const [template, item] of Object.entries(doc.paths as Record<string, Json>)) {
-    const pattern = new RegExp(`^${template.replace(/\{id\}/, '[^/]+')}$`);
+    const pattern = new RegExp(`^${template.replaceAll(/\{[a-z]+\}/g, '[^/]+')}$`);
     if (pattern.test(clean)) return item.get;
   }
   return undefined;
@@ -42,7 +42,7 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(doc.paths).sort()).toEqual(
       ['/api/pepe', '/api/pepe_image', '/api/public/pepe', '/api/public/pepes', '/v1/pepe']
         .flatMap((p) => [p, `${p}/{id}`])
-        .concat('/api/openapi.json')
+        .concat('/api/openapi.json', '/api/pages/{sort}/{page}')
         .sort(),
     );
     expect(doc.servers[0].url).toBe(TEST_URLS.baseUrl);
@@ -96,6 +96,10 @@ describe('the OpenAPI document', () => {
       `/v1/pepe/${id}`,
       '/v1/pepe/00000000-0000-4000-8000-000000000000',
       '/v1/pepe?limit=0',
+      '/api/pages/created_at_desc/1',
+      '/api/pages/created_at_asc/1/',
+      '/api/pages/created_at_asc/2',
+      '/api/pages/relevance/1',
     ])('GET %s', async (path) => {
       const r = await call(handler, path);
       const operation = operationFor(new URL(path, TEST_URLS.baseUrl).pathname);

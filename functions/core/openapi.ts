@@ -4,7 +4,7 @@
  * at /api/openapi.json (built by `precomputedFiles`) and by the function.
  */
 import { z } from 'zod';
-import { OPENAPI_PATH, VARIANT_A_LIST_PATHS, VARIANT_B_LIST_PATH } from './api-limits.js';
+import { LIMIT_A, OPENAPI_PATH, PAGE_SORTS, PAGES_PATH, VARIANT_A_LIST_PATHS, VARIANT_B_LIST_PATH } from './api-limits.js';
 import type { SiteUrls } from './record.js';
 import * as s from './schemas.js';
 
@@ -115,6 +115,26 @@ export function openApiDocument(urls: SiteUrls): Json {
   paths[`${VARIANT_B_LIST_PATH}/{id}`] = {
     servers: variantBServers,
     get: { operationId: 'getPepeB', tags: ['variant B'], summary: 'One pepe by id (variant B)', parameters: [ID_PARAMETER], responses: responses('B', ref('ByIdEnvelopeB'), 'The pepe.', true) },
+    options: PREFLIGHT,
+  };
+  paths[`${PAGES_PATH}/{sort}/{page}`] = {
+    get: {
+      operationId: 'sortedPageA',
+      tags: ['variant A'],
+      summary: 'One page of the whole catalogue in a fixed order, as a static file',
+      description:
+        `Byte for byte the answer of ${VARIANT_A_LIST_PATHS[0]}?limit=${LIMIT_A.max}&page={page}&sort={sort}, precomputed by the build, so a bucket behind a CDN ` +
+        'serves the listing without the function. Pages run from 1 to meta.pagination.total_pages (page 1 exists also for an empty catalogue); any other page is a 404.',
+      parameters: [
+        { name: 'sort', in: 'path', required: true, description: 'The order: newest first or oldest first (ties by id).', schema: { type: 'string', enum: [...PAGE_SORTS] } },
+        { name: 'page', in: 'path', required: true, description: `Page number from 1, ${LIMIT_A.max} pepes a page.`, schema: { type: 'integer', minimum: 1 }, example: 1 },
+      ],
+      responses: {
+        '200': { ...json(ref('ListEnvelopeA'), `A page of ${LIMIT_A.max} pepes (fewer on the last).`), headers: ETAG_HEADER },
+        '304': { description: 'Not modified: If-None-Match matched the ETag.' },
+        '404': json(ref('ErrorEnvelopeA'), 'NOT_FOUND: no such order, or a page past the last.'),
+      },
+    },
     options: PREFLIGHT,
   };
   paths[OPENAPI_PATH] = {

@@ -29,6 +29,9 @@ const record: fc.Arbitrary<PepeRecord> = fc.record({
   width: fc.integer({ min: 1, max: 20000 }),
   height: fc.integer({ min: 1, max: 20000 }),
   blurhash: fc.constantFrom('LEHV6nWB2yk8pyo0adR*.7kCMdnj', 'L~0k-5051e2;1I3{0i4B220K4F2}', 'L#0RfG352a1e3h1U1h391Q4Q0-1L'),
+  artist: fc.option(fc.oneof(text.filter((t) => t !== ''), fc.constantFrom('Matt "MF" Furie', 'tab\there', '\\', '🐸 ünï', '\u2028')), { nil: null }),
+  source_url: fc.option(fc.webUrl({ withQueryParameters: true, withFragments: true }), { nil: null }),
+  license: fc.option(fc.constantFrom('CC-BY-4.0', 'CC0-1.0', 'All rights reserved', 'MIT OR Apache-2.0'), { nil: null }),
 }).map((r) => ({ ...r, updated_at: r.updated_at === 'same' ? r.created_at : r.updated_at }));
 
 describe('record codec', () => {
@@ -46,7 +49,7 @@ describe('record codec', () => {
       fc.property(record, (r) => {
         const line = encodeRecord(r);
         expect(line.includes('\n')).toBe(false);
-        expect(line.split('\t')).toHaveLength(11);
+        expect(line.split('\t')).toHaveLength(14);
         expect(composer.jsonA(line)).toBe(recordJsonA(r, TEST_URLS));
         expect(composer.jsonB(line)).toBe(jsonB(r));
       }),

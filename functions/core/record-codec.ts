@@ -6,10 +6,11 @@
  * it is a string template (no JSON.parse/stringify per request) and yields exactly the
  * bytes of `JSON.stringify` (held equal by record-codec.test.ts).
  *
- * One record = 11 fields joined by TAB (JSON text never holds a raw tab or newline):
+ * One record = 14 fields joined by TAB (JSON text never holds a raw tab or newline):
  * id (ID_KEY_LENGTH characters, compact-values.ts hex), extension code, file_size,
  * tags JSON, description JSON, phash, created_at, updated_at ('' when equal to created_at),
- * width, height, blurhash. Tags and description JSON are dictionary-encoded
+ * width, height, blurhash, then the credits artist, source_url, license (each its JSON
+ * string content, '' for null: the sidecar turns an empty credit into null). Tags and description JSON are dictionary-encoded
  * (text-dictionary.ts); integers, 16-digit phashes and canonical `toISOString()` dates (as
  * epoch milliseconds) are in compact-values.ts form; any other value is stored as
  * `!` + its JSON text, so every record round-trips.
@@ -53,6 +54,10 @@ const decodeDate = (text: string): string => (text.startsWith(RAW) ? text.slice(
 const encodePhash = (phash: string): string => (PHASH.test(phash) ? encodeHex(phash) : RAW + jsonText(phash));
 const decodePhash = (text: string): string => (text.startsWith(RAW) ? text.slice(1) : decodeHex(text, 16));
 
+/** A credit: '' for null (a credit is never ''), else its JSON string content. */
+const encodeCredit = (credit: string | null): string => (credit === null ? '' : jsonText(credit));
+const decodeCredit = (text: string | undefined): string => (text === undefined || text === '' ? 'null' : `"${text}"`);
+
 /** The tags and description JSON of a record, the texts the dictionary is built from. */
 export function recordTexts(record: PepeRecord): { tags: string; description: string } {
   return { tags: record.tags && record.tags.length > 0 ? JSON.stringify(record.tags) : 'null', description: JSON.stringify(record.description) };
@@ -79,6 +84,9 @@ export function encodeRecord(record: PepeRecord, encode: (text: string, pieces: 
     encodeCount(record.width),
     encodeCount(record.height),
     jsonText(record.blurhash),
+    encodeCredit(record.artist),
+    encodeCredit(record.source_url),
+    encodeCredit(record.license),
   ].join('\t');
 }
 
@@ -88,7 +96,7 @@ export function recordComposer(baseUrl: string, cdnUrl: string, dictionary: Piec
   const cdnImages = jsonText(`${cdnUrl}/images/`);
   return {
     jsonA(line: string): string {
-      const [key, ext, size, packedTags, packedDescription, phash, created, updated, width, height, blurhash] = line.split('\t') as [string, ...string[]];
+      const [key, ext, size, packedTags, packedDescription, phash, created, updated, width, height, blurhash, artist, sourceUrl, license] = line.split('\t') as [string, ...string[]];
       const id = idFromKey(key);
       const tags = expandText(packedTags!, dictionary);
       const description = expandText(packedDescription!, dictionary);
@@ -98,7 +106,8 @@ export function recordComposer(baseUrl: string, cdnUrl: string, dictionary: Piec
       return (
         `{"id":"${id}","file_name":"${id}${fileExt}","file_ext":"${fileExt}","file_size":${decodeCount(size!)},"tags":${tags},"description":${description},` +
         `"url":"${baseImages}${id}${fileExt}","phash":"${decodePhash(phash!)}","created_at":"${createdAt}","updated_at":"${updatedAt}",` +
-        `"width":${decodeCount(width!)},"height":${decodeCount(height!)},"blurhash":"${blurhash}"}`
+        `"width":${decodeCount(width!)},"height":${decodeCount(height!)},"blurhash":"${blurhash}",` +
+        `"artist":${decodeCredit(artist)},"source_url":${decodeCredit(sourceUrl)},"license":${decodeCredit(license)}}`
       );
     },
     jsonB(line: string): string {

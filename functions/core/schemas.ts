@@ -26,6 +26,9 @@ export const pepeA = z
     width: z.int().positive().meta({ description: 'Extension: upright width in pixels (after EXIF orientation).', example: 512 }),
     height: z.int().positive().meta({ description: 'Extension: upright height in pixels (after EXIF orientation).', example: 512 }),
     blurhash: z.string().min(6).meta({ description: 'Extension: blurhash placeholder (4×3 components).', example: 'LEHV6nWB2yk8pyo0adR*.7kCMdnj' }),
+    artist: z.string().nullable().meta({ description: 'Extension (credits): who made the picture; null when not known.', example: 'Matt Furie' }),
+    source_url: z.url({ protocol: /^https?$/ }).nullable().meta({ description: 'Extension (credits): the http(s) page the picture comes from; null when not known.', example: 'https://example.org/pepe/123' }),
+    license: z.string().nullable().meta({ description: 'Extension (credits): the licence it is shared under, e.g. an SPDX id; null when not known.', example: 'CC-BY-4.0' }),
   })
   .meta({ description: 'A pepe image, variant A.' });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileCatalogue } from './catalogue.js';
+import { compileCatalogue, precomputedFiles } from './catalogue.js';
 import { createHandler } from './handler.js';
 import { seededRandom } from './shuffle.js';
 import { call, idsNewestFirst, testCatalogue, testRecords, TEST_URLS } from '../../tools/testing/test-catalogue.js';
@@ -48,6 +48,9 @@ describe('variant A list', () => {
         width: record.width,
         height: record.height,
         blurhash: record.blurhash,
+        artist: record.artist,
+        source_url: record.source_url,
+        license: record.license,
       });
     }
   });
@@ -253,6 +256,44 @@ describe('variant A by id', () => {
     expect(r.json.data).toBeNull();
     expect(r.json.error.code).toBe('VALIDATION_ERROR');
     expect(r.json.error.message).toContain('"not-a-uuid"');
+  });
+});
+
+describe('variant A sorted pages (/api/pages/<sort>/<n>)', () => {
+  // 60 records: pages of 25, 25 and 10.
+  const sixty = testCatalogue(60);
+  const pages = createHandler(sixty);
+  const files = new Map(precomputedFiles(sixty).map((file) => [file.path, file.body]));
+
+  it('writes every page of both orders as a static file byte-equal to the list answer for its query', async () => {
+    for (const sort of ['created_at_desc', 'created_at_asc']) {
+      for (const page of [1, 2, 3]) {
+        const listed = await call(pages, `/api/pepe?limit=25&page=${page}&sort=${sort}`);
+        expect(files.get(`api/pages/${sort}/${page}`)).toBe(listed.text);
+        const served = await call(pages, `/api/pages/${sort}/${page}`);
+        expect(served.text).toBe(listed.text);
+        expect(served.headers.get('ETag')).toBe(listed.headers.get('ETag'));
+      }
+    }
+    expect([...files.keys()].filter((path) => path.startsWith('api/pages/')).sort()).toEqual(
+      ['created_at_asc', 'created_at_desc'].flatMap((sort) => [1, 2, 3].map((page) => `api/pages/${sort}/${page}`)),
+    );
+    expect(JSON.parse(files.get('api/pages/created_at_asc/3')!).data).toHaveLength(10);
+  });
+
+  it('answers a page past the end, page 0, another order or a longer path with a 404 that names the pages there are', async () => {
+    for (const path of ['created_at_desc/4', 'created_at_desc/0', 'created_at_desc/01', 'relevance/1', 'created_at_asc/1/x', 'created_at_asc']) {
+      const r = await call(pages, `/api/pages/${path}`);
+      expect(r.status, path).toBe(404);
+      expect(r.json.error).toEqual({ code: 'NOT_FOUND', message: `No sorted page "${path}"; use /api/pages/<created_at_desc|created_at_asc>/<n> with n from 1 to 3` });
+    }
+  });
+
+  it('has an empty page 1 in both orders when the catalogue is empty', async () => {
+    const empty = testCatalogue(0);
+    const emptyFiles = precomputedFiles(empty).filter((file) => file.path.startsWith('api/pages/'));
+    expect(emptyFiles.map((file) => file.path)).toEqual(['api/pages/created_at_asc/1', 'api/pages/created_at_desc/1']);
+    expect(JSON.parse(emptyFiles[0]!.body).data).toEqual([]);
   });
 });
 

@@ -1,8 +1,9 @@
 /** Variant A answers: list/search/random/pagination (GET /api/pepe and aliases) and by-id. */
-import { DEFAULT_SORT } from './api-limits.js';
+import { DEFAULT_SORT, LIMIT_A, PAGE_SORTS, PAGES_PATH, type PageSort } from './api-limits.js';
 import type { Catalogue } from './catalogue-runtime.js';
 import { byIdBodyA, errorBodyA, listBodyA, singleBodyA } from './bodies.js';
 import type { Answer } from './http.js';
+import { quote } from './query-string.js';
 import { parseId, parseListQueryA, type ListRequestA } from './list-query.js';
 import { seededRandom, shuffledSlice, type RandomSource } from './shuffle.js';
 
@@ -72,6 +73,28 @@ export function listA(catalogue: Catalogue, rawQuery: string, random: RandomSour
   const ranks = start < set.size ? pick(set, start, start + q.limit, q, random) : [];
   const body = listBodyA(catalogue, ranks, { page: q.page, pageText: q.pageText, limit: q.limit, totalItems: set.size }, q.search, q.sort);
   return { status: 200, body, caching };
+}
+
+/** The list query a sorted page answers (PAGES_PATH). */
+export const sortedPageQuery = (sort: PageSort, page: number | string): string => `limit=${LIMIT_A.max}&page=${page}&sort=${sort}`;
+
+/** Pages of a sorted listing: the last page, at least 1 (an empty catalogue still has its empty page 1). */
+export const sortedPageCount = (catalogue: Catalogue): number => Math.max(1, Math.ceil(catalogue.count / LIMIT_A.max));
+
+/**
+ * `/api/pages/<sort>/<n>` (the rest of the path after PAGES_PATH): exactly the answer of its
+ * list query, as the static file holds it; a path no static file has is a 404 naming what exists,
+ * so a bucket without the function and the function disagree only in the error's wording.
+ */
+export function sortedPageA(catalogue: Catalogue, rest: string): Answer {
+  const [sort, page, extra] = rest.split('/');
+  const last = sortedPageCount(catalogue);
+  const known = (PAGE_SORTS as readonly string[]).includes(sort ?? '') && extra === undefined && /^[1-9][0-9]{0,15}$/.test(page ?? '') && Number(page) <= last;
+  if (!known) {
+    const message = `No sorted page ${quote(rest)}; use ${PAGES_PATH}/<${PAGE_SORTS.join('|')}>/<n> with n from 1 to ${last}`;
+    return { status: 404, body: errorBodyA('NOT_FOUND', message), caching: 'error' };
+  }
+  return listA(catalogue, sortedPageQuery(sort as PageSort, page!), Math.random);
 }
 
 export function byIdA(catalogue: Catalogue, rawId: string): Answer {

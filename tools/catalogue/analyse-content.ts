@@ -299,6 +299,9 @@ function toItem(pair: ContentPair, sidecar: NormalisedSidecar, hash: string, f: 
     width: f.width,
     height: f.height,
     blurhash: f.blurhash,
+    artist: sidecar.artist,
+    source_url: sidecar.source_url,
+    license: sidecar.license,
   };
   return new Item(record, pair.image.rel, pair.image.abs, hash, sidecar.distinct_from, f);
 }

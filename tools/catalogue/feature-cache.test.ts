@@ -75,7 +75,7 @@ describe('FeatureCache', () => {
   });
 
   it('drops sidecars parsed under other sidecar rules (a tightened check must reach them), and saves them again under the new rules', async () => {
-    const sidecar = { id: '00000000-0000-4000-8000-000000000001', description: null, tags: null, created_at: '2020-01-01T00:00:00.000Z', updated_at: '2020-01-01T00:00:00.000Z', distinct_from: [] };
+    const sidecar = { id: '00000000-0000-4000-8000-000000000001', description: null, tags: null, created_at: '2020-01-01T00:00:00.000Z', updated_at: '2020-01-01T00:00:00.000Z', distinct_from: [], artist: null, source_url: null, license: null };
     const cache = await FeatureCache.load(temp.path, 'v1', 'rules-1');
     cache.setSidecar('a.json', stat(1), sidecar);
     await cache.save();

@@ -4,6 +4,10 @@ import type { PepeRecord } from '../../functions/core/record.js';
 import { FIXTURE_URLS } from '../testing/fixture-catalogue.js';
 import { planAnswers } from './plan-answers.js';
 import { sha256Of } from './write-output.js';
+import { siteDocuments } from './site-documents.js';
+import { openCatalogue } from '../../functions/core/catalogue-runtime.js';
+
+const imageSha256 = (name: string) => sha256Of(name);
 
 const record = (n: number): PepeRecord => ({
   id: `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`,
@@ -17,14 +21,19 @@ const record = (n: number): PepeRecord => ({
   width: 64,
   height: 48,
   blurhash: 'LEHV6nWB2yk8pyo0adR*.7kCMdnj',
+  artist: n % 2 ? `Artist ${n}` : null,
+  source_url: n % 2 ? `https://art.example/${n}` : null,
+  license: n % 2 ? 'CC0-1.0' : null,
 });
 
 describe('planAnswers', () => {
   const data = compileCatalogue(Array.from({ length: 7 }, (_, n) => record(n)), FIXTURE_URLS);
 
   it('with nothing known, plans exactly the files precomputedFiles makes, byte for byte', () => {
-    const planned = planAnswers(data, () => undefined);
-    const expected = precomputedFiles(data).map(({ path, body }) => ({ path: `site/${path}`, body, sha256: sha256Of(body), size: Buffer.byteLength(body) }));
+    const planned = planAnswers(data, () => undefined, imageSha256);
+    const documents = siteDocuments(openCatalogue(data), { imageSha256 }).map(({ path, body }) => ({ path, body: body! }));
+    expect(documents.map((file) => file.path)).toEqual(expect.arrayContaining(['feed.xml', 'feed.json', 'dataset/pepes.jsonl', 'dataset/manifest.json', 'sitemap.xml', 'robots.txt', `p/${record(0).id}`]));
+    const expected = [...precomputedFiles(data), ...documents].map(({ path, body }) => ({ path: `site/${path}`, body, sha256: sha256Of(body), size: Buffer.byteLength(body) }));
     const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : 1);
     expect([...planned].sort(byPath)).toEqual(expected.sort(byPath));
   });
@@ -32,13 +41,15 @@ describe('planAnswers', () => {
   it('plans the same files from the data alone as with the ids the compiler kept', () => {
     const { ids, ...withoutIds } = data;
     expect(ids).toHaveLength(7);
-    expect(planAnswers(withoutIds, () => undefined)).toEqual(planAnswers(data, () => undefined));
+    expect(planAnswers(withoutIds, () => undefined, imageSha256)).toEqual(planAnswers(data, () => undefined, imageSha256));
   });
 
   it('takes known by-id answers from the previous entry without rendering them', () => {
     const id = record(3).id;
-    const planned = planAnswers(data, (_id, path) => (path === `site/v1/pepe/${id}` ? { sha256: 'old', size: 1 } : undefined));
+    const planned = planAnswers(data, (_id, path) => (path === `site/v1/pepe/${id}` || path === `site/p/${id}` ? { sha256: 'old', size: 1 } : undefined), imageSha256);
     expect(planned.find((f) => f.path === `site/v1/pepe/${id}`)).toEqual({ path: `site/v1/pepe/${id}`, sha256: 'old', size: 1, unchanged: true });
+    expect(planned.find((f) => f.path === `site/p/${id}`)).toEqual({ path: `site/p/${id}`, sha256: 'old', size: 1, unchanged: true });
     expect(planned.find((f) => f.path === `site/api/pepe/${id}`)?.body).toBeDefined();
+    expect(planned.find((f) => f.path === `site/oembed/${id}.json`)?.body).toBeDefined();
   });
 });

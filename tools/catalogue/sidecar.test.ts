@@ -21,8 +21,37 @@ describe('parseSidecar', () => {
         created_at: '2021-03-04T03:06:07.000Z',
         updated_at: '2021-03-04T03:06:07.000Z',
         distinct_from: [],
+        artist: null,
+        source_url: null,
+        license: null,
       },
     });
+  });
+
+  it('reads the credits artist, source_url and license, trimmed, with the URL written as the URL parser writes it', () => {
+    const result = parse({ ...valid, artist: '  Matt Furie ', source_url: ' HTTPS://Art.Example/pepe?id=1 ', license: 'CC-BY-4.0' });
+    expect(result.ok && [result.sidecar.artist, result.sidecar.source_url, result.sidecar.license]).toEqual(['Matt Furie', 'https://art.example/pepe?id=1', 'CC-BY-4.0']);
+    const blank = parse({ ...valid, artist: '  ', source_url: null, license: '' });
+    expect(blank.ok && [blank.sidecar.artist, blank.sidecar.source_url, blank.sidecar.license]).toEqual([null, null, null]);
+  });
+
+  it('rejects bad credits with a problem naming the field, the value and what to write', () => {
+    const messages = (data: object) => {
+      const result = parse({ ...valid, ...data });
+      return result.ok ? [] : result.problems.map((p) => `${p.code}: ${p.message}`);
+    };
+    expect(messages({ source_url: 'javascript:alert(1)' })).toEqual([
+      'sidecar-invalid: field "source_url" has an invalid value "javascript:alert(1)" (is not an absolute http:// or https:// URL without credentials): use the page the picture comes from, e.g. "https://example.org/pepe/123", or null',
+    ]);
+    expect(messages({ source_url: 'example.org/pepe' })[0]).toContain('field "source_url" has an invalid value "example.org/pepe"');
+    expect(messages({ source_url: 'https://user:secret@example.org/' })[0]).toContain('without credentials');
+    expect(messages({ source_url: '' })[0]).toContain('field "source_url" has an invalid value ""');
+    expect(messages({ artist: 'Matt\nFurie' })).toEqual([
+      'sidecar-invalid: field "artist" has an invalid value "Matt\\nFurie" (holds a control character such as a newline or tab): use the artist\'s name as one line of text (at most 200 characters), or null',
+    ]);
+    expect(messages({ artist: 'x'.repeat(201) })[0]).toContain('(is longer than 200 characters)');
+    expect(messages({ license: 42 })[0]).toMatch(/^sidecar-invalid: field "license" has an invalid value 42 \(.*\): use the licence as one line of text, e.g. an SPDX id such as "CC-BY-4.0"/);
+    expect(messages({ licence: 'MIT' })[0]).toContain('unknown field "licence": remove it or fix its spelling (allowed: id, description, tags, created_at, updated_at, distinct_from, artist, source_url, license)');
   });
 
   it('keeps an explicit updated_at and lowercases distinct_from ids', () => {

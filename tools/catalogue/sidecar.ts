@@ -49,6 +49,28 @@ const isoWithOffset = z.iso.datetime({ offset: true, local: false, abort: true }
  */
 const unicodeText = z.string().refine((text) => !/\p{Cs}/u.test(text), 'holds half of a UTF-16 surrogate pair (a lone \\ud800–\\udfff escape), which is no character');
 
+/** Longest artist name, licence and source URL: credits are one line on a share page, not a text. */
+export const CREDIT_LIMITS = { artist: 200, license: 100, source_url: 2000 } as const;
+
+/** One line of credit text: no control characters (a newline or tab would break the line it is shown on). */
+const creditText = (max: number) =>
+  unicodeText
+    .refine((text) => !/\p{Cc}/u.test(text), { message: 'holds a control character such as a newline or tab', abort: true })
+    .refine((text) => text.trim().length <= max, { message: `is longer than ${max} characters`, abort: true });
+
+/**
+ * Where the picture was found: an absolute http(s) URL, shown as a link on share pages, so a
+ * `javascript:` or `file:` URL must never pass, nor one with credentials.
+ */
+const sourceUrl = creditText(CREDIT_LIMITS.source_url).refine((text) => {
+  try {
+    const url = new URL(text.trim());
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === '';
+  } catch {
+    return false;
+  }
+}, 'is not an absolute http:// or https:// URL without credentials');
+
 export const SidecarSchema = z
   .object({
     id: z.uuid().meta({ description: 'UUID of the record; written lowercase on output.' }),
@@ -57,6 +79,9 @@ export const SidecarSchema = z
     created_at: isoWithOffset.meta({ description: 'ISO 8601 with offset, e.g. 2023-04-01T12:00:00+02:00.' }),
     updated_at: isoWithOffset.optional().meta({ description: 'Defaults to created_at.' }),
     distinct_from: z.array(z.uuid()).optional().meta({ description: 'Ids of records this image is knowingly similar to (silences near-duplicate reports).' }),
+    artist: creditText(CREDIT_LIMITS.artist).nullable().optional().meta({ description: 'Who made the picture; trimmed, NFC, empty or absent becomes null.' }),
+    source_url: sourceUrl.nullable().optional().meta({ description: 'Where the picture comes from: an absolute http(s) URL; absent becomes null.' }),
+    license: creditText(CREDIT_LIMITS.license).nullable().optional().meta({ description: 'The licence it is shared under, e.g. an SPDX id such as CC-BY-4.0; empty or absent becomes null.' }),
   })
   // A typo such as `descripton` must be an error, never silently ignored.
   .strict();
@@ -71,6 +96,9 @@ export interface NormalisedSidecar {
   created_at: string;
   updated_at: string;
   distinct_from: string[];
+  artist: string | null;
+  source_url: string | null;
+  license: string | null;
 }
 
 /**
@@ -114,6 +142,10 @@ function normaliseSidecar(sidecar: Sidecar): NormalisedSidecar {
     created_at: created,
     updated_at: sidecar.updated_at === undefined ? created : new Date(sidecar.updated_at).toISOString(),
     distinct_from: [...new Set((sidecar.distinct_from ?? []).map((id) => id.toLowerCase()))],
+    artist: normaliseDescription(sidecar.artist ?? null),
+    // Written as the URL parser writes it (`HTTPS://Example.org` → `https://example.org/`), so equal sources compare equal.
+    source_url: sidecar.source_url == null ? null : new URL(sidecar.source_url.trim()).href,
+    license: normaliseDescription(sidecar.license ?? null),
   };
 }
 
@@ -146,6 +178,9 @@ const HINTS: Record<string, string> = {
   created_at: 'use ISO 8601 with an offset, e.g. "2023-04-01T12:00:00+02:00"',
   updated_at: 'use ISO 8601 with an offset, e.g. "2023-04-01T12:00:00Z", or leave it out',
   distinct_from: 'use a list of record ids (UUIDs)',
+  artist: `use the artist's name as one line of text (at most ${CREDIT_LIMITS.artist} characters), or null`,
+  source_url: 'use the page the picture comes from, e.g. "https://example.org/pepe/123", or null',
+  license: `use the licence as one line of text, e.g. an SPDX id such as "CC-BY-4.0" (at most ${CREDIT_LIMITS.license} characters), or null`,
 };
 
 /** Turns zod issues into one problem per issue, each naming the file, the field and the value. */

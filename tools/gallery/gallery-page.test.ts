@@ -216,12 +216,20 @@ describe('gallery page in Chromium', { timeout: 60_000 }, () => {
       expect(await dialog.locator('img').getAttribute('alt')).toBe(record.description);
       expect(await dialog.locator('.tag').allTextContents()).toEqual(record.tags!.map((t) => `#${t}`));
       expect(await dialog.locator('#copy-api-url').inputValue()).toBe(`${server.url}/api/pepe/${record.id}`);
+      expect(await dialog.locator('#copy-share-link').inputValue()).toBe(`${server.url}/p/${record.id}`);
       expect(await dialog.locator('#copy-image-url').inputValue()).toBe(`${FIXTURE_URLS.baseUrl}/images/${record.id}${record.file_ext}`);
       expect(await dialog.locator('.facts').textContent()).toContain(`${record.width} × ${record.height} px`);
     };
     await checkDetail();
     await dialog.getByRole('button', { name: 'Copy API URL' }).click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${server.url}/api/pepe/${record.id}`);
+    await dialog.getByRole('button', { name: 'Copy Share link' }).click();
+    const shareUrl = await page.evaluate(() => navigator.clipboard.readText());
+    expect(shareUrl).toBe(`${server.url}/p/${record.id}`);
+    // The copied link is the share page, served as HTML naming the pepe.
+    const share = await fetch(shareUrl);
+    expect(share.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await share.text()).toContain(`<meta property="og:title" content="${record.description}">`);
 
     await page.reload();
     await poll(() => dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(true);

@@ -39,6 +39,8 @@ export function renderIndexHtml(assets: { script: string; style: string }): stri
 <meta name="description" content="Browse, search and share the pepes of the Pepe Catalogue.">
 <title>Pepe Catalogue</title>
 <link rel="icon" href="${favicon}">
+<link rel="alternate" type="application/atom+xml" href="/feed.xml" title="Pepe Catalogue: newest pepes (Atom)">
+<link rel="alternate" type="application/feed+json" href="/feed.json" title="Pepe Catalogue: newest pepes (JSON Feed)">
 <link rel="stylesheet" href="/${assets.style}">
 <script type="module" src="/${assets.script}"></script>
 <link rel="preload" as="fetch" crossorigin="anonymous" href="${DEFAULT_LIST_PATH}">

@@ -59,7 +59,8 @@ export function uploadGroupFor(path: string, contentType: string): UploadGroup {
   if (!path.startsWith('site/')) return 'build';
   if (isImagePath(path)) return 'image';
   if (contentType.startsWith('application/json')) return 'json';
-  if (contentType.startsWith('text/html')) return 'page';
+  // Feeds and sitemaps point at share pages: they go up with the pages.
+  if (contentType.startsWith('text/html') || /^application\/(atom\+xml|feed\+json|xml)\b/.test(contentType)) return 'page';
   return 'asset';
 }
 

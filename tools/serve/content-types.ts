@@ -35,5 +35,5 @@ export function contentTypeFor(urlPath: string): string {
 export function isCompressible(contentType: string | undefined | null): boolean {
   if (!contentType) return false;
   const type = contentType.split(';', 1)[0]!.trim().toLowerCase();
-  return type.startsWith('text/') || type === 'application/json' || type.endsWith('+json') || type === 'application/xml' || type.endsWith('+xml') || type === 'image/svg+xml' || type === 'application/javascript';
+  return type.startsWith('text/') || type === 'application/json' || type.endsWith('+json') || type === 'application/xml' || type === 'application/jsonl' || type.endsWith('+xml') || type === 'image/svg+xml' || type === 'application/javascript';
 }

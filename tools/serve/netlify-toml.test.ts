@@ -24,13 +24,31 @@ describe('netlify.toml', () => {
     });
   });
 
-  it.each([`/api/pepe/${ID}`, `/v1/pepe/${ID}`, '/api/openapi.json'])('serves the static JSON %s with the API headers', async (path) => {
+  it.each([`/api/pepe/${ID}`, `/v1/pepe/${ID}`, '/api/openapi.json', '/api/pages/created_at_desc/1', '/api/pages/created_at_asc/40'])('serves the static JSON %s with the API headers', async (path) => {
     const config = await loadNetlifyConfig(NETLIFY_TOML);
     expect(headersForPath(config, path)).toEqual({
       'Content-Type': 'application/json; charset=utf-8',
       'Cache-Control': JSON_BROWSER_CACHE_CONTROL,
       'Access-Control-Allow-Origin': '*',
       'Access-Control-Expose-Headers': 'ETag',
+      'X-Content-Type-Options': 'nosniff',
+    });
+  });
+
+  it.each([
+    ['/p/0b6f7c52-6b53-4d1a-9c7e-3f1f8f0f6a11', 'text/html; charset=utf-8', false],
+    [`/oembed/${ID}.json`, 'application/json; charset=utf-8', true],
+    ['/feed.xml', 'application/atom+xml; charset=utf-8', true],
+    ['/feed.json', 'application/feed+json; charset=utf-8', true],
+    ['/dataset/pepes.jsonl', 'application/jsonl; charset=utf-8', true],
+    ['/dataset/images.sha256', 'text/plain; charset=utf-8', true],
+    ['/dataset/manifest.json', 'application/json; charset=utf-8', true],
+  ])('serves the precomputed document %s as %s, cached like the by-id answers', async (path, type, cors) => {
+    const config = await loadNetlifyConfig(NETLIFY_TOML);
+    expect(headersForPath(config, path)).toEqual({
+      'Content-Type': type,
+      'Cache-Control': JSON_BROWSER_CACHE_CONTROL,
+      ...(cors ? { 'Access-Control-Allow-Origin': '*' } : {}),
       'X-Content-Type-Options': 'nosniff',
     });
   });

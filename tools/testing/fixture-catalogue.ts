@@ -139,6 +139,8 @@ export async function makeFixtureContent(dir: string, options: { count?: number 
       created_at: fixtureCreatedAt(index),
     };
     if (index % 4 === 1) sidecar.updated_at = '2025-06-01T12:00:00Z';
+    // Credits on every third fixture, one with characters HTML must escape.
+    if (index % 3 === 0) Object.assign(sidecar, { artist: index === 3 ? ' Frog & <Sons> "Ltd" ' : `Artist ${index}`, source_url: `https://art.example/pepe/${index}?a=1&b=2`, license: 'CC-BY-4.0' });
     await makeFolders(join(dir, name, '..'));
     await writeFile(join(dir, `${name}${ext}`), bytes);
     await writeFile(join(dir, `${name}.json`), `${JSON.stringify(sidecar, null, 2)}\n`);

@@ -36,6 +36,10 @@ export function testRecords(count = 30): PepeRecord[] {
       width: 100 + i,
       height: 200 + i,
       blurhash: 'LEHV6nWB2yk8pyo0adR*.7kCMdnj',
+      // Every 4th record fully credited, every 6th only by artist (with characters JSON and HTML must escape).
+      artist: i % 4 === 0 ? `Artist ${i}` : i % 6 === 0 ? `Frog "${i}" & <co>` : null,
+      source_url: i % 4 === 0 ? `https://art.example/pepe/${i}?from=catalogue&x=1` : null,
+      license: i % 4 === 0 ? 'CC-BY-4.0' : null,
     });
   }
   // Shuffled input: compileCatalogue must sort.

@@ -63,6 +63,8 @@ export interface ApiClient {
   random(search: string, signal?: AbortSignal): Promise<ApiResult<Pepe>>;
   /** Absolute URL of the by-id answer, for the "copy API URL" button. */
   apiUrlFor(id: string): string;
+  /** Absolute URL of the pepe's share page (`/p/<id>`, a static page the build writes beside the API's files). */
+  shareUrlFor(id: string): string;
   /**
    * Where the browser loads the image from: `/images/<file_name>` on the origin the API was
    * reached on. Variant A serves images and API from the same base URL, so this equals the
@@ -162,6 +164,7 @@ export function createApiClient(base: string, pageOrigin: string): ApiClient {
       return isPepe(pepe) ? { ok: true, value: pepe } : { ok: false, aborted: false, message: 'The catalogue is empty.' };
     },
     apiUrlFor: (id) => `${absoluteBase}/api/pepe/${id}`,
+    shareUrlFor: (id) => `${absoluteBase}/p/${id}`,
     imageSrcFor: (pepe) => `${base}/images/${encodeURIComponent(pepe.file_name)}`,
   };
 }

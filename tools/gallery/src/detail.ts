@@ -95,7 +95,8 @@ export function createDetail(
 
     const copies = document.createElement('div');
     copies.className = 'copies';
-    copies.append(copyRow('Image URL', pepe.url), copyRow('API URL', client.apiUrlFor(pepe.id)));
+    // The share page first: the link that previews with its picture when pasted into a chat.
+    copies.append(copyRow('Share link', client.shareUrlFor(pepe.id)), copyRow('Image URL', pepe.url), copyRow('API URL', client.apiUrlFor(pepe.id)));
 
     const info = document.createElement('div');
     info.className = 'detail-info';

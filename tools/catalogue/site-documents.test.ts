@@ -1,0 +1,216 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseAtomFeed, parseJsonFeed } from 'feedsmith';
+import ogs from 'open-graph-scraper';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openCatalogue } from '../../functions/core/catalogue-runtime.js';
+import { createHandler } from '../../functions/core/handler.js';
+import { pepeA } from '../../functions/core/schemas.js';
+import { buildFixtureSite, type FixtureSite } from '../testing/fixture-catalogue.js';
+import { call, idsNewestFirst, testCatalogue, TEST_URLS } from '../testing/test-catalogue.js';
+import { type DatasetManifest, FEED_SIZE, siteDocuments } from './site-documents.js';
+
+const data = testCatalogue(60);
+const handler = createHandler(data);
+const fakeSha = (name: string) => createHash('sha256').update(name).digest('hex');
+const documents = new Map(siteDocuments(openCatalogue(data), { imageSha256: fakeSha }).map((file) => [file.path, file.body!]));
+const doc = (path: string) => {
+  const body = documents.get(path);
+  if (body === undefined) throw new Error(`no document ${path}`);
+  return body;
+};
+const pepeOf = async (id: string) => pepeA.parse((await call(handler, `/api/pepe/${id}`)).json.data);
+const ENTITIES: Record<string, string> = { '&amp;': '&', '&quot;': '"', '&#39;': "'", '&lt;': '<', '&gt;': '>' };
+const unescape = (text: string) => text.replace(/&(amp|quot|#39|lt|gt);/g, (entity) => ENTITIES[entity]!);
+/** `<link rel=… href=…>` elements of a page, as a browser or bot reads their attributes. */
+const links = (html: string) =>
+  [...html.matchAll(/<link\s([^>]*)>/g)].map((m) => Object.fromEntries([...m[1]!.matchAll(/([a-z-]+)="([^"]*)"/g)].map((a) => [a[1]!, unescape(a[2]!)])));
+
+describe('share pages', () => {
+  it('carry Open Graph and Twitter card tags a link preview reads (open-graph-scraper), field by field', async () => {
+    // testRecords: record 0 is credited; its description names it.
+    for (const id of idsNewestFirst(60).slice(0, 12)) {
+      const pepe = await pepeOf(id);
+      const html = doc(`p/${id}`);
+      const { result, error } = await ogs({ html });
+      expect(error).toBe(false);
+      const title = pepe.description ?? (pepe.tags ? `Pepe tagged ${pepe.tags.join(', ')}` : `Pepe ${id.slice(0, 8)}`);
+      expect(result.ogTitle).toBe(title);
+      expect(result.ogUrl).toBe(`${TEST_URLS.baseUrl}/p/${id}`);
+      expect(result.ogType).toBe('website');
+      expect(result.ogSiteName).toBe('Pepe Catalogue');
+      expect(result.ogDescription).toBe(pepe.description ?? `A pepe from the Pepe Catalogue${pepe.tags ? `, tagged ${pepe.tags.join(', ')}` : ''}.`);
+      expect(result.ogImage).toEqual([{ url: pepe.url, width: String(pepe.width), height: String(pepe.height), type: { '.png': 'image/png', '.jpg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp', '.avif': 'image/avif' }[pepe.file_ext], alt: title }]);
+      expect(result.twitterCard).toBe('summary_large_image');
+      expect(result.twitterImage?.[0]?.url).toBe(pepe.url);
+      expect(links(html)).toEqual(
+        expect.arrayContaining([
+          { rel: 'canonical', href: `${TEST_URLS.baseUrl}/p/${id}` },
+          { rel: 'alternate', type: 'application/json+oembed', href: `${TEST_URLS.baseUrl}/oembed/${id}.json`, title },
+          expect.objectContaining({ rel: 'alternate', type: 'application/atom+xml', href: `${TEST_URLS.baseUrl}/feed.xml` }),
+          expect.objectContaining({ rel: 'alternate', type: 'application/feed+json', href: `${TEST_URLS.baseUrl}/feed.json` }),
+        ]),
+      );
+      // The picture, a link to it in the gallery, and every tag.
+      expect(html).toContain(`<img src="${pepe.url}" width="${pepe.width}" height="${pepe.height}"`);
+      expect(html).toContain(`<a href="${TEST_URLS.baseUrl}/?pepe=${id}">Open in the gallery</a>`);
+      for (const tag of pepe.tags ?? []) expect(html).toContain(`>#${tag}</a>`);
+    }
+  });
+
+  it('show the credits, escaped, and only those the record has', async () => {
+    const credited = idsNewestFirst(60).map((id) => doc(`p/${id}`)).filter((html) => html.includes('class="credit"'));
+    expect(credited.length).toBeGreaterThan(10);
+    const all = [...documents.entries()].filter(([path]) => path.startsWith('p/'));
+    // testRecords: record 6 has an artist with quotes, & and <…> and nothing else.
+    const [, sixth] = all.find(([, html]) => html.includes('Frog &quot;6&quot; &amp; &lt;co&gt;'))!;
+    expect(sixth).toContain('<p class="credit">By Frog &quot;6&quot; &amp; &lt;co&gt;</p>');
+    const [, zeroth] = all.find(([, html]) => html.includes('By Artist 0'))!;
+    expect(zeroth).toContain('<p class="credit">By Artist 0 · <a href="https://art.example/pepe/0?from=catalogue&amp;x=1" rel="nofollow noopener">Source</a> · Licence: CC-BY-4.0</p>');
+    expect(sixth).not.toContain('<Frog');
+  });
+
+  it('each have an oEmbed document of type photo with the fields the oEmbed 1.0 specification requires', async () => {
+    for (const id of idsNewestFirst(60)) {
+      const pepe = await pepeOf(id);
+      const oembed = JSON.parse(doc(`oembed/${id}.json`));
+      // Section 2.3.4: version and type for every type; 2.3.4.1: url, width and height for photo.
+      expect(oembed).toMatchObject({ version: '1.0', type: 'photo', url: pepe.url, width: pepe.width, height: pepe.height, provider_name: 'Pepe Catalogue', provider_url: `${TEST_URLS.baseUrl}/` });
+      expect(Number.isInteger(oembed.width) && oembed.width > 0 && Number.isInteger(oembed.height) && oembed.height > 0).toBe(true);
+      if (pepe.artist === null) expect(oembed).not.toHaveProperty('author_name');
+      else expect(oembed.author_name).toBe(pepe.artist);
+    }
+  });
+});
+
+describe('feeds', () => {
+  const newest = idsNewestFirst(60).slice(0, FEED_SIZE);
+
+  it('Atom (read back with feedsmith): the 50 newest, newest first, each with its share page, its picture and its dates', async () => {
+    const feed = parseAtomFeed(doc('feed.xml'));
+    expect(feed.title?.value).toBe('Pepe Catalogue');
+    expect(feed.links).toEqual(expect.arrayContaining([{ rel: 'self', type: 'application/atom+xml', href: `${TEST_URLS.baseUrl}/feed.xml` }]));
+    expect(feed.entries?.map((entry) => entry.id)).toEqual(newest.map((id) => `urn:uuid:${id}`));
+    for (const entry of feed.entries!) {
+      const pepe = await pepeOf(entry.id!.slice('urn:uuid:'.length));
+      expect(entry.links).toEqual([
+        { rel: 'alternate', type: 'text/html', href: `${TEST_URLS.baseUrl}/p/${pepe.id}` },
+        { rel: 'enclosure', type: expect.stringMatching(/^image\//), length: pepe.file_size, href: pepe.url },
+      ]);
+      expect([entry.published, entry.updated]).toEqual([pepe.created_at, pepe.updated_at]);
+      expect(entry.content?.value).toContain(`<img src="${pepe.url}"`);
+      expect(entry.categories?.map((c) => c.term) ?? null).toEqual(pepe.tags);
+      expect(entry.authors?.[0]?.name ?? null).toBe(pepe.artist);
+    }
+  });
+
+  it('JSON Feed 1.1 (read back with feedsmith, and its required fields): the same 50, each with its picture', async () => {
+    const text = doc('feed.json');
+    const raw = JSON.parse(text);
+    // JSON Feed 1.1 requires version, title and items; every item an id and content_html or content_text.
+    expect(raw.version).toBe('https://jsonfeed.org/version/1.1');
+    expect(typeof raw.title).toBe('string');
+    for (const item of raw.items) expect(typeof item.id === 'string' && typeof item.content_html === 'string').toBe(true);
+    const feed = parseJsonFeed(text);
+    expect(feed.feed_url).toBe(`${TEST_URLS.baseUrl}/feed.json`);
+    expect(feed.items?.map((item) => item.id)).toEqual(newest);
+    for (const item of feed.items!) {
+      const pepe = await pepeOf(item.id!);
+      expect(item.url).toBe(`${TEST_URLS.baseUrl}/p/${pepe.id}`);
+      expect(item.image).toBe(pepe.url);
+      expect(item.attachments).toEqual([{ url: pepe.url, mime_type: expect.stringMatching(/^image\//), size_in_bytes: pepe.file_size }]);
+      expect(item.content_html).toContain(`<img src="${pepe.url}"`);
+      expect([item.date_published, item.date_modified]).toEqual([pepe.created_at, pepe.updated_at]);
+    }
+  });
+
+  it('are empty but valid for an empty catalogue', () => {
+    const empty = new Map(siteDocuments(openCatalogue(testCatalogue(0)), { imageSha256: fakeSha }).map((file) => [file.path, file.body!]));
+    expect(parseAtomFeed(empty.get('feed.xml')!).entries ?? []).toEqual([]);
+    expect(JSON.parse(empty.get('feed.json')!).items).toEqual([]);
+    expect(parseJsonFeed(empty.get('feed.json')!).items ?? []).toEqual([]);
+    expect(empty.get('dataset/pepes.jsonl')).toBe('');
+  });
+});
+
+describe('the dataset', () => {
+  it('holds every record, oldest first, each line exactly the API record (the handler by id and the sorted pages)', async () => {
+    const lines = doc('dataset/pepes.jsonl').split('\n');
+    expect(lines.pop()).toBe('');
+    expect(lines.map((line) => JSON.parse(line).id)).toEqual([...idsNewestFirst(60)].reverse());
+    for (const line of lines) {
+      const byId = await call(handler, `/api/pepe/${JSON.parse(line).id}`);
+      expect(byId.text).toBe(`{"data":${line},"error":null}`);
+    }
+    const paged: unknown[] = [];
+    for (const page of [1, 2, 3]) paged.push(...(await call(handler, `/api/pages/created_at_asc/${page}`)).json.data);
+    expect(paged).toEqual(lines.map((line) => JSON.parse(line)));
+  });
+
+  it('has a manifest with the count, the catalogue version and the sha256 of the JSONL and of the image checksums', () => {
+    const manifest = JSON.parse(doc('dataset/manifest.json')) as DatasetManifest;
+    const jsonl = doc('dataset/pepes.jsonl');
+    const sums = doc('dataset/images.sha256');
+    expect(manifest).toEqual({
+      count: 60,
+      catalogue_version: data.version,
+      jsonl: { path: 'dataset/pepes.jsonl', size: Buffer.byteLength(jsonl), sha256: createHash('sha256').update(jsonl).digest('hex') },
+      image_sha256: { path: 'dataset/images.sha256', size: Buffer.byteLength(sums), sha256: createHash('sha256').update(sums).digest('hex') },
+    });
+    // `sha256sum -c` form, one line per image, in the JSONL's order.
+    const names = jsonl.trim().split('\n').map((line) => JSON.parse(line).file_name as string);
+    expect(sums).toBe(names.map((name) => `${fakeSha(name)}  images/${name}\n`).join(''));
+  });
+});
+
+describe('sitemap and robots.txt', () => {
+  it('list the gallery and every share page, and point crawlers at the sitemap', () => {
+    const locations = [...doc('sitemap.xml').matchAll(/<loc>([^<]*)<\/loc>/g)].map((m) => m[1]);
+    expect(locations).toEqual([`${TEST_URLS.baseUrl}/`, ...[...idsNewestFirst(60)].reverse().map((id) => `${TEST_URLS.baseUrl}/p/${id}`)]);
+    expect(doc('robots.txt')).toContain(`\nSitemap: ${TEST_URLS.baseUrl}/sitemap.xml\n`);
+    expect(doc('robots.txt')).toContain('Disallow: /api/\n');
+  });
+
+  it('split into a sitemap index past the per-file limit', () => {
+    const split = new Map(siteDocuments(openCatalogue(data), { imageSha256: fakeSha, sitemapMaxUrls: 25 }).map((file) => [file.path, file.body!]));
+    const index = [...split.get('sitemap.xml')!.matchAll(/<loc>([^<]*)<\/loc>/g)].map((m) => m[1]);
+    expect(index).toEqual([1, 2, 3].map((n) => `${TEST_URLS.baseUrl}/sitemaps/${n}.xml`));
+    const listed = [1, 2, 3].flatMap((n) => [...split.get(`sitemaps/${n}.xml`)!.matchAll(/<loc>([^<]*)<\/loc>/g)].map((m) => m[1]));
+    expect(listed).toHaveLength(61);
+  });
+});
+
+describe('credits through a real build', () => {
+  let site: FixtureSite;
+  beforeAll(async () => {
+    site = await buildFixtureSite({ count: 7 });
+  });
+  afterAll(async () => site?.cleanup());
+
+  it('reach the by-id answer, the dataset and the share page; uncredited records carry nulls; the gallery links the feeds', async () => {
+    const siteDir = join(site.distDir, 'site');
+    // Fixture 3 is credited with characters HTML must escape (fixture-catalogue.ts), fixture 1 not at all.
+    const credited = site.records.find((record) => record.artist === 'Frog & <Sons> "Ltd"')!;
+    expect(credited).toMatchObject({ source_url: 'https://art.example/pepe/3?a=1&b=2', license: 'CC-BY-4.0' });
+    const byId = JSON.parse(await readFile(join(siteDir, 'api/pepe', credited.id), 'utf8'));
+    expect(byId.data).toMatchObject({ artist: 'Frog & <Sons> "Ltd"', source_url: 'https://art.example/pepe/3?a=1&b=2', license: 'CC-BY-4.0' });
+    const plain = site.records.find((record) => record.artist === null)!;
+    expect(JSON.parse(await readFile(join(siteDir, 'api/pepe', plain.id), 'utf8')).data).toMatchObject({ artist: null, source_url: null, license: null });
+    const share = await readFile(join(siteDir, 'p', credited.id), 'utf8');
+    expect(share).toContain('<p class="credit">By Frog &amp; &lt;Sons&gt; &quot;Ltd&quot; · <a href="https://art.example/pepe/3?a=1&amp;b=2" rel="nofollow noopener">Source</a> · Licence: CC-BY-4.0</p>');
+    const jsonl = await readFile(join(siteDir, 'dataset/pepes.jsonl'), 'utf8');
+    expect(jsonl.trim().split('\n').map((line) => JSON.parse(line))).toContainEqual(byId.data);
+    // The image checksums are the published images' own.
+    const sums = await readFile(join(siteDir, 'dataset/images.sha256'), 'utf8');
+    const [hash, name] = sums.split('\n')[0]!.split('  ');
+    expect(createHash('sha256').update(await readFile(join(siteDir, name!))).digest('hex')).toBe(hash);
+    const gallery = await readFile(join(siteDir, 'index.html'), 'utf8');
+    expect(links(gallery)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ rel: 'alternate', type: 'application/atom+xml', href: '/feed.xml' }),
+        expect.objectContaining({ rel: 'alternate', type: 'application/feed+json', href: '/feed.json' }),
+      ]),
+    );
+  });
+});

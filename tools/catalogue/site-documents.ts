@@ -1,0 +1,292 @@
+/**
+ * The documents a build writes for people and bots rather than API clients, all static and
+ * all made from the records exactly as variant A serves them (`catalogue.jsonA`):
+ *
+ * - `p/<id>`: a share page per pepe, HTML a link-preview bot can read without running a script
+ *   (Open Graph, Twitter card, canonical link, oEmbed discovery), showing the picture, its
+ *   description, tags and credits, with a link into the gallery;
+ * - `oembed/<id>.json`: its oEmbed document (type photo, oEmbed 1.0, section 2.3.4.1);
+ * - `feed.xml` (Atom, RFC 4287) and `feed.json` (JSON Feed 1.1): the FEED_SIZE newest pepes;
+ * - `dataset/pepes.jsonl` (every record, oldest first), `dataset/images.sha256` (the images'
+ *   sha256 in `sha256sum -c` form) and `dataset/manifest.json` (what `pepe export` checks);
+ * - `sitemap.xml` (the gallery and every share page) and `robots.txt`.
+ *
+ * Absolute URLs come from the build's base URL, as in the records.
+ */
+import type { Catalogue } from '../../functions/core/catalogue-runtime.js';
+import { IMAGE_TYPES, type SiteUrls } from '../../functions/core/record.js';
+import type { z } from 'zod';
+import type { pepeA } from '../../functions/core/schemas.js';
+import { sha256Of } from './write-output.js';
+
+type Pepe = z.infer<typeof pepeA>;
+
+export const SITE_NAME = 'Pepe Catalogue';
+/** Entries of each feed: the newest pepes. */
+export const FEED_SIZE = 50;
+/** URLs one sitemap file may list (sitemaps.org); a larger catalogue gets a sitemap index. */
+export const SITEMAP_MAX_URLS = 50_000;
+
+export const sharePath = (id: string): string => `/p/${id}`;
+export const oembedPath = (id: string): string => `/oembed/${id}.json`;
+export const DATASET = { jsonl: '/dataset/pepes.jsonl', sums: '/dataset/images.sha256', manifest: '/dataset/manifest.json' } as const;
+
+/** What `dataset/manifest.json` holds: `pepe export` reads it first and checks every file against it. */
+export interface DatasetManifest {
+  /** Records in the JSONL. */
+  count: number;
+  /** The catalogue data's version (changes whenever any answer may change). */
+  catalogue_version: string;
+  /** Site-relative paths (no leading slash), bytes and sha256 of the JSONL and of the image checksums. */
+  jsonl: { path: string; size: number; sha256: string };
+  image_sha256: { path: string; size: number; sha256: string };
+}
+
+/** The label of a pepe, as title and alt text: its description, else its tags, else its id's first block (as the gallery's). */
+export function pepeTitle(pepe: Pick<Pepe, 'id' | 'description' | 'tags'>): string {
+  if (pepe.description) return pepe.description;
+  if (pepe.tags?.length) return `Pepe tagged ${pepe.tags.join(', ')}`;
+  return `Pepe ${pepe.id.slice(0, 8)}`;
+}
+
+/**
+ * The picture a preview shows: today the original image. Platforms crop previews to about
+ * 1200×630 and some refuse large or animated files; when smaller renditions exist, choose here
+ * the one that fits (the issue of renditions), keeping width, height and type its own.
+ */
+export function previewImage(pepe: Pepe): { url: string; width: number; height: number; type: string } {
+  return { url: pepe.url, width: pepe.width, height: pepe.height, type: IMAGE_TYPES[pepe.file_ext] };
+}
+
+/** Text for HTML and XML, in element content and in double-quoted attributes. */
+export const escapeMarkup = (text: string): string =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+const SHARE_STYLE =
+  'body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f6f7f3;color:#1b1b1b}main{max-width:48rem;margin:0 auto;padding:1rem}' +
+  'img{max-width:100%;height:auto;display:block;margin:0 auto;background:#e4e7de}h1{font-size:1.3rem}.tags{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.5rem}' +
+  '.tags a{background:#dfe9d6;border-radius:1rem;padding:.1rem .6rem;color:inherit;text-decoration:none}.credit,.links{color:#4a4a4a}' +
+  '@media (prefers-color-scheme:dark){body{background:#161815;color:#e8e8e3}.tags a{background:#2c3a26}.credit,.links{color:#b8b8b0}}';
+
+/** The share page of one pepe. */
+export function sharePage(pepe: Pepe, urls: SiteUrls): string {
+  const base = urls.baseUrl;
+  const title = pepeTitle(pepe);
+  const description = pepe.description ?? `A pepe from the ${SITE_NAME}${pepe.tags?.length ? `, tagged ${pepe.tags.join(', ')}` : ''}.`;
+  const image = previewImage(pepe);
+  const shareUrl = `${base}${sharePath(pepe.id)}`;
+  const e = escapeMarkup;
+  const meta = (attribute: 'property' | 'name', key: string, value: string | number) => `<meta ${attribute}="${key}" content="${e(String(value))}">`;
+  const tags = (pepe.tags ?? []).map((tag) => `<li><a href="${e(`${base}/?q=${encodeURIComponent(tag)}`)}">#${e(tag)}</a></li>`).join('');
+  const credits = [
+    pepe.artist === null ? '' : `By ${e(pepe.artist)}`,
+    pepe.source_url === null ? '' : `<a href="${e(pepe.source_url)}" rel="nofollow noopener">Source</a>`,
+    pepe.license === null ? '' : `Licence: ${e(pepe.license)}`,
+  ].filter((part) => part !== '');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<title>${e(title)} · ${SITE_NAME}</title>
+<meta name="description" content="${e(description)}">
+<link rel="canonical" href="${e(shareUrl)}">
+<link rel="alternate" type="application/json+oembed" href="${e(`${base}${oembedPath(pepe.id)}`)}" title="${e(title)}">
+<link rel="alternate" type="application/atom+xml" href="${e(`${base}/feed.xml`)}" title="${SITE_NAME}: newest pepes (Atom)">
+<link rel="alternate" type="application/feed+json" href="${e(`${base}/feed.json`)}" title="${SITE_NAME}: newest pepes (JSON Feed)">
+${meta('property', 'og:type', 'website')}
+${meta('property', 'og:site_name', SITE_NAME)}
+${meta('property', 'og:title', title)}
+${meta('property', 'og:description', description)}
+${meta('property', 'og:url', shareUrl)}
+${meta('property', 'og:image', image.url)}
+${meta('property', 'og:image:type', image.type)}
+${meta('property', 'og:image:width', image.width)}
+${meta('property', 'og:image:height', image.height)}
+${meta('property', 'og:image:alt', title)}
+${meta('name', 'twitter:card', 'summary_large_image')}
+${meta('name', 'twitter:title', title)}
+${meta('name', 'twitter:description', description)}
+${meta('name', 'twitter:image', image.url)}
+${meta('name', 'twitter:image:alt', title)}
+<style>${SHARE_STYLE}</style>
+</head>
+<body>
+<main>
+<h1>${e(title)}</h1>
+<figure>
+<img src="${e(pepe.url)}" width="${pepe.width}" height="${pepe.height}" alt="${e(title)}">
+${pepe.description === null ? '' : `<figcaption>${e(pepe.description)}</figcaption>`}
+</figure>
+${tags === '' ? '' : `<ul class="tags" aria-label="Tags">${tags}</ul>`}
+${credits.length === 0 ? '' : `<p class="credit">${credits.join(' · ')}</p>`}
+<p class="links"><a href="${e(`${base}/?pepe=${pepe.id}`)}">Open in the gallery</a> · <a href="${e(`${base}/api/pepe/${pepe.id}`)}">JSON</a> · <a href="${e(pepe.url)}">Image</a></p>
+</main>
+</body>
+</html>
+`;
+}
+
+/** The oEmbed document of one pepe (type photo: url, width and height are required). */
+export function oembedDocument(pepe: Pepe, urls: SiteUrls): string {
+  const image = previewImage(pepe);
+  return `${JSON.stringify({
+    version: '1.0',
+    type: 'photo',
+    title: pepeTitle(pepe),
+    url: image.url,
+    width: image.width,
+    height: image.height,
+    ...(pepe.artist === null ? {} : { author_name: pepe.artist }),
+    provider_name: SITE_NAME,
+    provider_url: `${urls.baseUrl}/`,
+  })}\n`;
+}
+
+/** The content of a feed entry: the picture, then its description. */
+function entryHtml(pepe: Pepe): string {
+  const e = escapeMarkup;
+  const caption = pepe.description === null ? '' : `<p>${e(pepe.description)}</p>`;
+  const credit = pepe.artist === null ? '' : `<p>By ${e(pepe.artist)}${pepe.license === null ? '' : ` (${e(pepe.license)})`}</p>`;
+  return `<p><img src="${e(pepe.url)}" width="${pepe.width}" height="${pepe.height}" alt="${e(pepeTitle(pepe))}"></p>${caption}${credit}`;
+}
+
+/** A date for Atom's feed-level `updated` when there is no entry at all. */
+const EPOCH = '1970-01-01T00:00:00.000Z';
+
+/** Atom (RFC 4287): newest first. */
+export function atomFeed(newest: Pepe[], urls: SiteUrls): string {
+  const base = urls.baseUrl;
+  const e = escapeMarkup;
+  const updated = newest.reduce((latest, pepe) => (pepe.updated_at > latest ? pepe.updated_at : latest), newest[0]?.updated_at ?? EPOCH);
+  const entries = newest.map((pepe) => {
+    const share = `${base}${sharePath(pepe.id)}`;
+    const lines = [
+      '<entry>',
+      `<id>urn:uuid:${pepe.id}</id>`,
+      `<title>${e(pepeTitle(pepe))}</title>`,
+      `<link rel="alternate" type="text/html" href="${e(share)}"/>`,
+      `<link rel="enclosure" type="${IMAGE_TYPES[pepe.file_ext]}" length="${pepe.file_size}" href="${e(pepe.url)}"/>`,
+      `<published>${pepe.created_at}</published>`,
+      `<updated>${pepe.updated_at}</updated>`,
+      ...(pepe.artist === null ? [] : [`<author><name>${e(pepe.artist)}</name>${pepe.source_url === null ? '' : `<uri>${e(pepe.source_url)}</uri>`}</author>`]),
+      ...(pepe.tags ?? []).map((tag) => `<category term="${e(tag)}"/>`),
+      ...(pepe.license === null ? [] : [`<rights>${e(pepe.license)}</rights>`]),
+      ...(pepe.description === null ? [] : [`<summary>${e(pepe.description)}</summary>`]),
+      `<content type="html">${e(entryHtml(pepe))}</content>`,
+      '</entry>',
+    ];
+    return lines.join('\n');
+  });
+  return [
+    '<?xml version="1.0" encoding="utf-8"?>',
+    '<feed xmlns="http://www.w3.org/2005/Atom">',
+    `<id>${e(`${base}/`)}</id>`,
+    `<title>${SITE_NAME}</title>`,
+    `<subtitle>The ${FEED_SIZE} newest pepes</subtitle>`,
+    `<updated>${updated}</updated>`,
+    `<link rel="self" type="application/atom+xml" href="${e(`${base}/feed.xml`)}"/>`,
+    `<link rel="alternate" type="text/html" href="${e(`${base}/`)}"/>`,
+    `<author><name>${SITE_NAME}</name><uri>${e(`${base}/`)}</uri></author>`,
+    `<generator>pepe build</generator>`,
+    ...entries,
+    '</feed>',
+    '',
+  ].join('\n');
+}
+
+/** JSON Feed 1.1: newest first. */
+export function jsonFeed(newest: Pepe[], urls: SiteUrls): string {
+  const base = urls.baseUrl;
+  const items = newest.map((pepe) => ({
+    id: pepe.id,
+    url: `${base}${sharePath(pepe.id)}`,
+    title: pepeTitle(pepe),
+    content_html: entryHtml(pepe),
+    ...(pepe.description === null ? {} : { summary: pepe.description }),
+    image: pepe.url,
+    date_published: pepe.created_at,
+    date_modified: pepe.updated_at,
+    ...(pepe.tags === null ? {} : { tags: pepe.tags }),
+    ...(pepe.artist === null ? {} : { authors: [{ name: pepe.artist, ...(pepe.source_url === null ? {} : { url: pepe.source_url }) }] }),
+    attachments: [{ url: pepe.url, mime_type: IMAGE_TYPES[pepe.file_ext], size_in_bytes: pepe.file_size }],
+  }));
+  const feed = {
+    version: 'https://jsonfeed.org/version/1.1',
+    title: SITE_NAME,
+    home_page_url: `${base}/`,
+    feed_url: `${base}/feed.json`,
+    description: `The ${FEED_SIZE} newest pepes`,
+    language: 'en',
+    items,
+  };
+  return `${JSON.stringify(feed, null, 1)}\n`;
+}
+
+function urlSet(locations: string[]): string {
+  const urls = locations.map((location) => `<url><loc>${escapeMarkup(location)}</loc></url>`);
+  return ['<?xml version="1.0" encoding="utf-8"?>', '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">', ...urls, '</urlset>', ''].join('\n');
+}
+
+/** `sitemap.xml`, and `sitemaps/<n>.xml` under a sitemap index when there are more than SITEMAP_MAX_URLS pages. */
+function sitemapFiles(ids: string[], base: string, max: number): { path: string; body: string }[] {
+  const locations = [`${base}/`, ...ids.map((id) => `${base}${sharePath(id)}`)];
+  if (locations.length <= max) return [{ path: 'sitemap.xml', body: urlSet(locations) }];
+  const parts: { path: string; body: string }[] = [];
+  for (let start = 0; start < locations.length; start += max) {
+    parts.push({ path: `sitemaps/${parts.length + 1}.xml`, body: urlSet(locations.slice(start, start + max)) });
+  }
+  const index = parts.map((part) => `<sitemap><loc>${escapeMarkup(`${base}/${part.path}`)}</loc></sitemap>`);
+  const body = ['<?xml version="1.0" encoding="utf-8"?>', '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">', ...index, '</sitemapindex>', ''].join('\n');
+  return [{ path: 'sitemap.xml', body }, ...parts];
+}
+
+/** Crawlers are welcome on pages and images; the API, the dataset and the oEmbed documents are for programs that ask for them. */
+const robotsTxt = (base: string): string => `User-agent: *\nDisallow: /api/\nDisallow: /v1/\nDisallow: /dataset/\nDisallow: /oembed/\n\nSitemap: ${base}/sitemap.xml\n`;
+
+export interface SiteDocumentOptions {
+  /** The sha256 of each published image, by file name (`<id><ext>`). */
+  imageSha256: (fileName: string) => string;
+  /** Skips rendering a per-pepe document known to be unchanged: returns true when `path` of record `id` can stay as it is. */
+  unchanged?: (id: string, path: string) => boolean;
+  /** URLs per sitemap file (default SITEMAP_MAX_URLS); tests make it small. */
+  sitemapMaxUrls?: number;
+}
+
+/**
+ * Every document above, site-relative (no leading slash). A per-pepe document that
+ * `unchanged` vouches for is listed without a body (the caller keeps its previous entry).
+ */
+export function siteDocuments(catalogue: Catalogue, options: SiteDocumentOptions): { path: string; body?: string; id?: string }[] {
+  const urls = catalogue.data.urls;
+  const base = urls.baseUrl;
+  const lines: string[] = [];
+  const pepes: Pepe[] = [];
+  for (let rank = 0; rank < catalogue.count; rank++) {
+    const line = catalogue.jsonA(rank);
+    lines.push(line);
+    pepes.push(JSON.parse(line) as Pepe);
+  }
+  const files: { path: string; body?: string; id?: string }[] = [];
+  for (const pepe of pepes) {
+    const page = sharePath(pepe.id).slice(1);
+    const oembed = oembedPath(pepe.id).slice(1);
+    files.push(options.unchanged?.(pepe.id, page) ? { path: page, id: pepe.id } : { path: page, body: sharePage(pepe, urls) });
+    files.push(options.unchanged?.(pepe.id, oembed) ? { path: oembed, id: pepe.id } : { path: oembed, body: oembedDocument(pepe, urls) });
+  }
+  const newest = pepes.slice(-FEED_SIZE).reverse();
+  files.push({ path: 'feed.xml', body: atomFeed(newest, urls) }, { path: 'feed.json', body: jsonFeed(newest, urls) });
+
+  const jsonl = lines.map((line) => `${line}\n`).join('');
+  const sums = pepes.map((pepe) => `${options.imageSha256(pepe.file_name)}  images/${pepe.file_name}\n`).join('');
+  const described = (path: string, body: string) => ({ path: path.slice(1), size: Buffer.byteLength(body), sha256: sha256Of(body) });
+  const manifest: DatasetManifest = { count: pepes.length, catalogue_version: catalogue.data.version, jsonl: described(DATASET.jsonl, jsonl), image_sha256: described(DATASET.sums, sums) };
+  files.push(
+    { path: DATASET.jsonl.slice(1), body: jsonl },
+    { path: DATASET.sums.slice(1), body: sums },
+    { path: DATASET.manifest.slice(1), body: `${JSON.stringify(manifest, null, 2)}\n` },
+  );
+  files.push(...sitemapFiles(pepes.map((pepe) => pepe.id), base, options.sitemapMaxUrls ?? SITEMAP_MAX_URLS), { path: 'robots.txt', body: robotsTxt(base) });
+  return files;
+}
