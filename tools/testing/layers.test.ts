@@ -20,8 +20,9 @@ const ALLOWED: Record<string, readonly string[]> = {
   'tools/serve': ['tools/shared', 'functions/core'],
   'tools/publish': ['tools/shared', 'functions/core'],
   'tools/sample': ['tools/shared', 'functions/core'],
+  'tools/export': ['tools/shared', 'functions/core'],
   'tools/catalogue': ['tools/dupes', 'tools/image', 'tools/gallery', 'tools/shared', 'functions/core'],
-  'tools/cli': ['tools/catalogue', 'tools/dupes', 'tools/publish', 'tools/serve', 'tools/sample', 'tools/image', 'tools/gallery', 'tools/shared', 'functions/core'],
+  'tools/cli': ['tools/catalogue', 'tools/dupes', 'tools/publish', 'tools/serve', 'tools/export', 'tools/sample', 'tools/image', 'tools/gallery', 'tools/shared', 'functions/core'],
   tools: ['tools/cli'],
 };
 
