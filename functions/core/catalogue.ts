@@ -35,6 +35,7 @@ export function recordJsonA(record: PepeRecord, urls: SiteUrls): string {
     width: record.width,
     height: record.height,
     blurhash: record.blurhash,
+    thumbnails: record.thumbnails.map((t) => ({ url: `${urls.baseUrl}/images/${t.file_name}`, width: t.width, height: t.height, type: t.type })),
   });
 }
 

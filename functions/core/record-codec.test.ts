@@ -29,7 +29,13 @@ const record: fc.Arbitrary<PepeRecord> = fc.record({
   width: fc.integer({ min: 1, max: 20000 }),
   height: fc.integer({ min: 1, max: 20000 }),
   blurhash: fc.constantFrom('LEHV6nWB2yk8pyo0adR*.7kCMdnj', 'L~0k-5051e2;1I3{0i4B220K4F2}', 'L#0RfG352a1e3h1U1h391Q4Q0-1L'),
-}).map((r) => ({ ...r, updated_at: r.updated_at === 'same' ? r.created_at : r.updated_at }));
+  // The build's names (compact form) and, rarely, any other name (stored as JSON).
+  thumbs: fc.array(fc.record({ width: fc.integer({ min: 1, max: 20000 }), height: fc.integer({ min: 1, max: 20000 }), hash: fc.stringMatching(/^[0-9a-f]{16}$/), odd: fc.boolean() }), { maxLength: 3 }),
+}).map(({ thumbs, ...r }) => ({
+  ...r,
+  updated_at: r.updated_at === 'same' ? r.created_at : r.updated_at,
+  thumbnails: thumbs.map((t) => ({ file_name: t.odd ? `other-${t.width}.${t.hash}.webp` : `${r.id}-${t.width}w-${t.hash}.webp`, width: t.width, height: t.height, type: 'image/webp' as const })),
+}));
 
 describe('record codec', () => {
   it('composes exactly the bytes of JSON.stringify for both variants (test records)', () => {

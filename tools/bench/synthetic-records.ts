@@ -119,6 +119,7 @@ export function syntheticRecords(count: number, seed = 1): PepeRecord[] {
       width,
       height,
       blurhash: blurhash(random),
+      thumbnails: [],
     });
   }
   return records.sort(compareRecords);

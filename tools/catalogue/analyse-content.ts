@@ -300,6 +300,8 @@ function toItem(pair: ContentPair, sidecar: NormalisedSidecar, hash: string, f: 
     width: f.width,
     height: f.height,
     blurhash: f.blurhash,
+    // Made by the build's renditions stage (renditions.ts), which needs the valid images first.
+    thumbnails: [],
   };
   return new Item(record, pair.image.rel, pair.image.abs, hash, sidecar.distinct_from, f);
 }

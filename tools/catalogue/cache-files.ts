@@ -27,6 +27,7 @@ export const CACHE_FILE_NAMES = [
   'search-index.json',
   'near-duplicates.json',
   'near-duplicates-items.json',
+  'renditions.json',
 ] as const;
 
 /** One stat per cache file: a warning for each that is neither a file nor missing, an error for a folder. */

@@ -36,6 +36,8 @@ export function testRecords(count = 30): PepeRecord[] {
       width: 100 + i,
       height: 200 + i,
       blurhash: 'LEHV6nWB2yk8pyo0adR*.7kCMdnj',
+      // Three records in four have one small copy (named as the build names them), the rest none.
+      thumbnails: i % 4 === 3 ? [] : [{ file_name: `${testId(i)}-64w-${(0xf000 + i).toString(16).padStart(16, '0')}.webp`, width: 64, height: Math.round((64 * (200 + i)) / (100 + i)), type: 'image/webp' }],
     });
   }
   // Shuffled input: compileCatalogue must sort.
