@@ -52,7 +52,7 @@ describe('record codec', () => {
       fc.property(record, (r) => {
         const line = encodeRecord(r);
         expect(line.includes('\n')).toBe(false);
-        expect(line.split('\t')).toHaveLength(11);
+        expect(line.split('\t')).toHaveLength(12);
         expect(composer.jsonA(line)).toBe(recordJsonA(r, TEST_URLS));
         expect(composer.jsonB(line)).toBe(jsonB(r));
       }),

@@ -9,7 +9,15 @@
 import { createRequire } from 'node:module';
 import type Sharp from 'sharp';
 
-export const RENDITION_SETTINGS = {
+export interface RenditionSettings {
+  widths: readonly number[];
+  quality: number;
+  alphaQuality: number;
+  effort: number;
+  smartSubsample: boolean;
+}
+
+export const RENDITION_SETTINGS: RenditionSettings = {
   /** Grid cards and previews (cards are shown ~180–230 CSS px wide: 256 covers 1×, the 768 one covers 2–3× screens). */
   widths: [256, 768],
   /** WebP quality: past ~75 the files grow fast for SSIM gains too small to see at these sizes. */
@@ -20,9 +28,7 @@ export const RENDITION_SETTINGS = {
   effort: 4,
   /** Chroma at full resolution around sharp colour edges (line art, text): visibly better on drawings for ~5 % more bytes. */
   smartSubsample: true,
-} as const;
-
-export type RenditionSettings = typeof RENDITION_SETTINGS;
+};
 
 /**
  * Identifies the bytes the encoder makes: the settings and the encoder (sharp bundles its
