@@ -6,11 +6,16 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RENDITION_SETTINGS } from '../image/renditions.js';
 import { FIXTURE_URLS, fixtureId } from '../testing/fixture-catalogue.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
+import { fileURLToPath } from 'node:url';
+import { IMAGE_CACHE_CONTROL } from '../../functions/core/cache-policy.js';
+import { raw } from '../serve/http-client.test-helper.js';
+import { startServer } from '../serve/server.js';
 import { buildCatalogue } from './build-catalogue.js';
 import { makeRenditions, renditionCacheFile, type RenditionSource } from './renditions.js';
 
 vi.setConfig({ testTimeout: 60_000 });
 
+const NETLIFY_TOML = fileURLToPath(new URL('../../netlify.toml', import.meta.url));
 const LIMITS = { maxFileBytes: 32 * 1024 * 1024, maxPixels: 50_000_000 };
 let temp: TempDir;
 let caseNumber = 0;
@@ -172,6 +177,19 @@ describe('a build with renditions', () => {
     expect(byId.data.thumbnails).toEqual(wide.thumbnails.map((t) => ({ url: `${FIXTURE_URLS.baseUrl}/images/${t.file_name}`, width: t.width, height: t.height, type: 'image/webp' })));
     const b = JSON.parse(await readFile(join(options.outDir, 'site', 'v1', 'pepe', wide.id), 'utf8'));
     expect(Object.keys(b.result)).toEqual(['id', 'url', 'description']);
+
+    // Served as the originals are: netlify.toml's image headers, over real HTTP from pepe serve.
+    const server = await startServer({ dir: options.outDir, port: 0, host: '127.0.0.1', netlifyToml: NETLIFY_TOML });
+    try {
+      for (const thumbnail of wide.thumbnails) {
+        const res = await raw(server.url, `/images/${thumbnail.file_name}`);
+        expect(res.status).toBe(200);
+        expect(res.headers).toMatchObject({ 'content-type': 'image/webp', 'cache-control': IMAGE_CACHE_CONTROL, 'access-control-allow-origin': '*', 'x-content-type-options': 'nosniff' });
+        expect(res.body.equals(await readFile(join(options.outDir, 'site', 'images', thumbnail.file_name)))).toBe(true);
+      }
+    } finally {
+      await server.close();
+    }
 
     // Touched, not changed: the build reads the content again, and encodes nothing.
     const touched = new Date(Date.now() + 5_000);
