@@ -37,6 +37,7 @@ export function recordJsonA(record: PepeRecord, urls: SiteUrls): string {
     width: record.width,
     height: record.height,
     blurhash: record.blurhash,
+    thumbnails: record.thumbnails.map((t) => ({ url: `${urls.baseUrl}/images/${t.file_name}`, width: t.width, height: t.height, type: t.type })),
     artist: record.artist,
     source_url: record.source_url,
     license: record.license,

@@ -32,7 +32,13 @@ const record: fc.Arbitrary<PepeRecord> = fc.record({
   artist: fc.option(fc.oneof(text.filter((t) => t !== ''), fc.constantFrom('Matt "MF" Furie', 'tab\there', '\\', '🐸 ünï', '\u2028')), { nil: null }),
   source_url: fc.option(fc.webUrl({ withQueryParameters: true, withFragments: true }), { nil: null }),
   license: fc.option(fc.constantFrom('CC-BY-4.0', 'CC0-1.0', 'All rights reserved', 'MIT OR Apache-2.0'), { nil: null }),
-}).map((r) => ({ ...r, updated_at: r.updated_at === 'same' ? r.created_at : r.updated_at }));
+  // The build's names (compact form) and, rarely, any other name (stored as JSON).
+  thumbs: fc.array(fc.record({ width: fc.integer({ min: 1, max: 20000 }), height: fc.integer({ min: 1, max: 20000 }), hash: fc.stringMatching(/^[0-9a-f]{16}$/), odd: fc.boolean() }), { maxLength: 3 }),
+}).map(({ thumbs, ...r }) => ({
+  ...r,
+  updated_at: r.updated_at === 'same' ? r.created_at : r.updated_at,
+  thumbnails: thumbs.map((t) => ({ file_name: t.odd ? `other-${t.width}.${t.hash}.webp` : `${r.id}-${t.width}w-${t.hash}.webp`, width: t.width, height: t.height, type: 'image/webp' as const })),
+}));
 
 describe('record codec', () => {
   it('composes exactly the bytes of JSON.stringify for both variants (test records)', () => {
@@ -49,7 +55,7 @@ describe('record codec', () => {
       fc.property(record, (r) => {
         const line = encodeRecord(r);
         expect(line.includes('\n')).toBe(false);
-        expect(line.split('\t')).toHaveLength(14);
+        expect(line.split('\t')).toHaveLength(15);
         expect(composer.jsonA(line)).toBe(recordJsonA(r, TEST_URLS));
         expect(composer.jsonB(line)).toBe(jsonB(r));
       }),

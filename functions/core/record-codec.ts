@@ -6,11 +6,13 @@
  * it is a string template (no JSON.parse/stringify per request) and yields exactly the
  * bytes of `JSON.stringify` (held equal by record-codec.test.ts).
  *
- * One record = 14 fields joined by TAB (JSON text never holds a raw tab or newline):
+ * One record = 15 fields joined by TAB (JSON text never holds a raw tab or newline):
  * id (ID_KEY_LENGTH characters, compact-values.ts hex), extension code, file_size,
  * tags JSON, description JSON, phash, created_at, updated_at ('' when equal to created_at),
- * width, height, blurhash, then the credits artist, source_url, license (each its JSON
- * string content, '' for null: the sidecar turns an empty credit into null). Tags and description JSON are dictionary-encoded
+ * width, height, blurhash, thumbnails (`<width>x<height>-<hash16>` each, comma-separated,
+ * for the build's names `<id>-<width>w-<hash16>.webp`), then the credits artist, source_url,
+ * license (each its JSON string content, '' for null: the sidecar turns an empty credit into
+ * null). Tags and description JSON are dictionary-encoded
  * (text-dictionary.ts); integers, 16-digit phashes and canonical `toISOString()` dates (as
  * epoch milliseconds) are in compact-values.ts form; any other value is stored as
  * `!` + its JSON text, so every record round-trips.
@@ -58,6 +60,34 @@ const decodePhash = (text: string): string => (text.startsWith(RAW) ? text.slice
 const encodeCredit = (credit: string | null): string => (credit === null ? '' : jsonText(credit));
 const decodeCredit = (text: string | undefined): string => (text === undefined || text === '' ? 'null' : `"${text}"`);
 
+const THUMBNAIL_HASH = /^[0-9a-f]{16}$/;
+
+function encodeThumbnails(record: PepeRecord): string {
+  const parts: string[] = [];
+  for (const { file_name, width, height, type } of record.thumbnails) {
+    const hash = file_name.slice(-21, -5);
+    const canonical = type === 'image/webp' && THUMBNAIL_HASH.test(hash) && file_name === `${record.id}-${width}w-${hash}.webp` && Number.isSafeInteger(width) && Number.isSafeInteger(height);
+    if (!canonical) return RAW + JSON.stringify(record.thumbnails);
+    parts.push(`${width}x${height}-${hash}`);
+  }
+  return parts.join(',');
+}
+
+/** Variant A's `thumbnails` JSON; `images` is the JSON-escaped `<base_url>/images/`. */
+function thumbnailsJson(text: string, id: string, images: string): string {
+  if (text === '') return '[]';
+  if (text.startsWith(RAW)) {
+    const thumbnails = JSON.parse(text.slice(1)) as PepeRecord['thumbnails'];
+    return `[${thumbnails.map((t) => `{"url":"${images}${jsonText(t.file_name)}","width":${JSON.stringify(t.width)},"height":${JSON.stringify(t.height)},"type":${JSON.stringify(t.type)}}`).join(',')}]`;
+  }
+  const items = text.split(',').map((part) => {
+    const [size, hash] = part.split('-') as [string, string];
+    const [width, height] = size.split('x') as [string, string];
+    return `{"url":"${images}${id}-${width}w-${hash}.webp","width":${width},"height":${height},"type":"image/webp"}`;
+  });
+  return `[${items.join(',')}]`;
+}
+
 /** The tags and description JSON of a record, the texts the dictionary is built from. */
 export function recordTexts(record: PepeRecord): { tags: string; description: string } {
   return { tags: record.tags && record.tags.length > 0 ? JSON.stringify(record.tags) : 'null', description: JSON.stringify(record.description) };
@@ -84,6 +114,7 @@ export function encodeRecord(record: PepeRecord, encode: (text: string, pieces: 
     encodeCount(record.width),
     encodeCount(record.height),
     jsonText(record.blurhash),
+    encodeThumbnails(record),
     encodeCredit(record.artist),
     encodeCredit(record.source_url),
     encodeCredit(record.license),
@@ -96,7 +127,7 @@ export function recordComposer(baseUrl: string, cdnUrl: string, dictionary: Piec
   const cdnImages = jsonText(`${cdnUrl}/images/`);
   return {
     jsonA(line: string): string {
-      const [key, ext, size, packedTags, packedDescription, phash, created, updated, width, height, blurhash, artist, sourceUrl, license] = line.split('\t') as [string, ...string[]];
+      const [key, ext, size, packedTags, packedDescription, phash, created, updated, width, height, blurhash, thumbnails, artist, sourceUrl, license] = line.split('\t') as [string, ...string[]];
       const id = idFromKey(key);
       const tags = expandText(packedTags!, dictionary);
       const description = expandText(packedDescription!, dictionary);
@@ -106,7 +137,7 @@ export function recordComposer(baseUrl: string, cdnUrl: string, dictionary: Piec
       return (
         `{"id":"${id}","file_name":"${id}${fileExt}","file_ext":"${fileExt}","file_size":${decodeCount(size!)},"tags":${tags},"description":${description},` +
         `"url":"${baseImages}${id}${fileExt}","phash":"${decodePhash(phash!)}","created_at":"${createdAt}","updated_at":"${updatedAt}",` +
-        `"width":${decodeCount(width!)},"height":${decodeCount(height!)},"blurhash":"${blurhash}",` +
+        `"width":${decodeCount(width!)},"height":${decodeCount(height!)},"blurhash":"${blurhash}","thumbnails":${thumbnailsJson(thumbnails!, id, baseImages)},` +
         `"artist":${decodeCredit(artist)},"source_url":${decodeCredit(sourceUrl)},"license":${decodeCredit(license)}}`
       );
     },

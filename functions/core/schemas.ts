@@ -26,6 +26,18 @@ export const pepeA = z
     width: z.int().positive().meta({ description: 'Extension: upright width in pixels (after EXIF orientation).', example: 512 }),
     height: z.int().positive().meta({ description: 'Extension: upright height in pixels (after EXIF orientation).', example: 512 }),
     blurhash: z.string().min(6).meta({ description: 'Extension: blurhash placeholder (4×3 components).', example: 'LEHV6nWB2yk8pyo0adR*.7kCMdnj' }),
+    thumbnails: z
+      .array(
+        z
+          .object({
+            url: z.url().meta({ description: 'Immutable URL of the copy: `{base_url}/images/<id>-<width>w-<hash>.webp` (a new encoding gets a new URL).', example: `https://example.org/images/${EXAMPLE_ID}-256w-0f3a9c21d4b7e856.webp` }),
+            width: z.int().positive().meta({ description: 'Width in pixels.', example: 256 }),
+            height: z.int().positive().meta({ description: 'Height in pixels (of one frame when animated).', example: 256 }),
+            type: z.literal('image/webp').meta({ description: 'Content-Type of the copy; an animated image gives an animated WebP.' }),
+          })
+          .meta({ description: 'A smaller copy of the image.' }),
+      )
+      .meta({ description: 'Extension: smaller WebP copies of the image, smallest first, about 256 and 768 px wide, never wider than the image (empty when the image is narrower than 256 px).' }),
     artist: z.string().nullable().meta({ description: 'Extension (credits): who made the picture; null when not known.', example: 'Matt Furie' }),
     source_url: z.url({ protocol: /^https?$/ }).nullable().meta({ description: 'Extension (credits): the http(s) page the picture comes from; null when not known.', example: 'https://example.org/pepe/123' }),
     license: z.string().nullable().meta({ description: 'Extension (credits): the licence it is shared under, e.g. an SPDX id; null when not known.', example: 'CC-BY-4.0' }),
@@ -34,10 +46,13 @@ export const pepeA = z
 
 /**
  * One catalogue record as the build produces it and the core stores it: variant A without the
- * two fields derived from the id and the site's URLs (`file_name`, `url`). `PepeRecord`
- * (record.ts) is its `z.infer`, so a field is declared once, here.
+ * two fields derived from the id and the site's URLs (`file_name`, `url`), and with each
+ * thumbnail's file name under /images/ instead of its URL. `PepeRecord` (record.ts) is its
+ * `z.infer`, so a field is declared once, here.
  */
-export const pepeRecord = pepeA.omit({ file_name: true, url: true });
+export const pepeRecord = pepeA.omit({ file_name: true, url: true, thumbnails: true }).extend({
+  thumbnails: z.array(pepeA.shape.thumbnails.element.omit({ url: true }).extend({ file_name: z.string().regex(/^[0-9a-z][0-9a-z.-]*\.webp$/) })),
+});
 
 export const pepeB = z
   .object({

@@ -29,7 +29,7 @@ describe('variant A list', () => {
     });
   });
 
-  it('serves every field of the seed plus width, height and blurhash, with derived urls', async () => {
+  it('serves every field of the seed plus width, height, blurhash and thumbnails, with derived urls', async () => {
     const r = await call(handler, '/api/pepe?limit=25');
     expect(r.json.data).toHaveLength(25);
     for (const pepe of r.json.data) {
@@ -48,11 +48,13 @@ describe('variant A list', () => {
         width: record.width,
         height: record.height,
         blurhash: record.blurhash,
+        thumbnails: record.thumbnails.map((t) => ({ url: `${TEST_URLS.baseUrl}/images/${t.file_name}`, width: t.width, height: t.height, type: 'image/webp' })),
         artist: record.artist,
         source_url: record.source_url,
         license: record.license,
       });
     }
+    expect(r.json.data.some((pepe: { thumbnails: unknown[] }) => pepe.thumbnails.length > 0)).toBe(true);
   });
 
   it('answers the same on every alias path, with or without a trailing slash', async () => {

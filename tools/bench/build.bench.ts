@@ -194,6 +194,9 @@ async function runSize(ctx: BenchContext, count: number) {
       'index+answers ms': round(t.compileMs, 0),
       'write+bundle ms': round(t.writeMs, 0),
       'bundle+gallery ms': round(t.generateMs, 0),
+      // Its own stage, after the analysis: its time is what the build spends on renditions.
+      'renditions ms (share of cold wall)': `${round(t.renditionsMs, 0)} (${round((100 * t.renditionsMs) / (cold.value.seconds * 1000), 1)} %)`,
+      'one-added: renditions encoded': oneAdded.result.stats.renditions?.encoded ?? 0,
       'one-added: index+answers ms': round(oneAdded.result.stats.timings.compileMs, 0),
       'one-added: bundle+gallery ms': round(oneAdded.result.stats.timings.generateMs, 0),
       'one-added: write (excl. bundle) ms': round(oneAdded.result.stats.timings.writeMs - oneAdded.result.stats.timings.generateMs, 0),

@@ -119,6 +119,7 @@ export function syntheticRecords(count: number, seed = 1): PepeRecord[] {
       width,
       height,
       blurhash: blurhash(random),
+      thumbnails: [],
       // Credits from the index, not the random source, so every other field stays as it was generated before credits existed.
       artist: i % 3 === 0 ? `Artist ${i % 97}` : null,
       source_url: i % 3 === 0 ? `https://art.example/pepe/${i}` : null,

@@ -299,6 +299,8 @@ function toItem(pair: ContentPair, sidecar: NormalisedSidecar, hash: string, f: 
     width: f.width,
     height: f.height,
     blurhash: f.blurhash,
+    // Made by the build's renditions stage (renditions.ts), which needs the valid images first.
+    thumbnails: [],
     artist: sidecar.artist,
     source_url: sidecar.source_url,
     license: sidecar.license,

@@ -8,7 +8,8 @@ import { dirname, join, resolve } from 'node:path';
 import { isAtOrBelow } from './path-below.js';
 import { catalogueDataFiles, compileCatalogue } from '../../functions/core/catalogue.js';
 import { compareRecords, type PepeRecord, type SiteUrls } from '../../functions/core/record.js';
-import { type AnalyseContentOptions, type AnalyseStats, analyseContent, defaultCacheDir, effectiveLimits, sortProblems } from './analyse-content.js';
+import { type AnalyseContentOptions, type AnalysedItem, type AnalyseStats, analyseContent, defaultCacheDir, effectiveLimits, sortProblems } from './analyse-content.js';
+import { makeRenditions, renditionFiles, type RenditionRun, thumbnailsOf } from './renditions.js';
 import { createManifest, loadManifest, type Manifest, MANIFEST_FILE, readManifestSync, UnusableManifestError } from '../shared/manifest.js';
 import { nearDuplicateProblems } from './near-duplicate-problems.js';
 import { error, type Problem, warning } from '../shared/problems.js';
@@ -45,7 +46,9 @@ export interface BuildStats extends AnalyseStats {
   /** Output files of the previous build left in place untouched (unchanged bytes). */
   kept: number;
   removed: number;
-  timings: AnalyseStats['timings'] & { dupesMs: number; compileMs: number; writeMs: number; generateMs: number };
+  timings: AnalyseStats['timings'] & { dupesMs: number; renditionsMs: number; compileMs: number; writeMs: number; generateMs: number };
+  /** What the renditions stage did (renditions.ts): null when the build did not reach it. */
+  renditions: RenditionRun | null;
   seconds: number;
   /**
    * Which no-change path the build took: 'listing' (every content file's stat, the settings
@@ -91,8 +94,8 @@ async function outDirProblems(contentDir: string, outDir: string, hasPrevious: b
  * result taken whole): every count and timing 0 but those given.
  */
 function idleStats(seconds: number, given: Partial<Omit<BuildStats, 'timings' | 'seconds'>> & { timings?: Partial<BuildStats['timings']> }): BuildStats {
-  const timings = { cacheLoadMs: 0, scanMs: 0, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: 0, dupesMs: 0, compileMs: 0, writeMs: 0, generateMs: 0, ...given.timings };
-  const none = { images: 0, cacheHits: 0, decoded: 0, hashed: 0, records: 0, warnings: 0, errors: 0, written: 0, kept: 0, removed: 0, shortcut: null, searchIndex: null, recordEncoding: null };
+  const timings = { cacheLoadMs: 0, scanMs: 0, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: 0, dupesMs: 0, renditionsMs: 0, compileMs: 0, writeMs: 0, generateMs: 0, ...given.timings };
+  const none = { images: 0, cacheHits: 0, decoded: 0, hashed: 0, records: 0, warnings: 0, errors: 0, written: 0, kept: 0, removed: 0, shortcut: null, searchIndex: null, recordEncoding: null, renditions: null };
   return { ...none, ...given, timings, seconds };
 }
 
@@ -213,11 +216,12 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
     written: 0,
     kept: 0,
     removed: 0,
-    timings: { ...analysis.stats.timings, scanMs, dupesMs, compileMs: 0, writeMs: 0, generateMs: 0 },
+    timings: { ...analysis.stats.timings, scanMs, dupesMs, renditionsMs: 0, compileMs: 0, writeMs: 0, generateMs: 0 },
     seconds: 0,
     shortcut: null,
     searchIndex: null,
     recordEncoding: null,
+    renditions: null,
   };
   const finish = (result: Omit<BuildResult, 'stats' | 'manifest'>, manifest: Manifest | null | (() => Manifest | null)): BuildResult => {
     stats.seconds = (performance.now() - started) / 1000;
@@ -228,6 +232,21 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
     return built;
   };
   if (errors > 0) return finish({ ok: false, problems, records, changed: false }, parsedPrevious ?? outputManifest);
+
+  // Renditions of the valid images (renditions.ts): from the cache unless new bytes or settings.
+  const renditions = await makeRenditions(
+    analysis.items.map((item) => ({ sha256: item.sha256, file: item.file, abs: item.abs, width: item.record.width, animated: item.animated })),
+    { cacheDir, limits: effectiveLimits(options.limits), concurrency: options.concurrency },
+  );
+  stats.timings.renditionsMs = renditions.run.ms;
+  stats.renditions = renditions.run;
+  if (renditions.problems.length > 0) {
+    stats.errors += renditions.problems.length;
+    return finish({ ok: false, problems: sortProblems([...problems, ...renditions.problems]), records, changed: false }, parsedPrevious ?? outputManifest);
+  }
+  const renditionsOf = (item: AnalysedItem) => renditions.bySource.get(item.sha256) ?? [];
+  // The records (`records` above) are these objects.
+  for (const item of analysis.items) item.record.thumbnails = thumbnailsOf(item.record.id, renditionsOf(item));
 
   // Same records, image bytes, URLs, code and output folder as the last build: nothing can differ.
   const inputs = buildInputs(records, new Map(analysis.items.map((item) => [item.record.id, item.sha256])), context);
@@ -263,6 +282,7 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
     size: item.record.file_size,
     copyFrom: item.abs,
   }));
+  for (const item of analysis.items) files.push(...renditionFiles(cacheDir, item.record.id, renditionsOf(item)));
   // The bundle inlines the data module (generated from the staging folder); the pieces file is read by the function at run time.
   for (const { path, body } of catalogueDataFiles(data)) {
     files.push({ path, body, sha256: sha256Of(body), size: byteLength(body), neededByGenerate: path === 'data/catalogue.mjs' });

@@ -16,7 +16,7 @@ import { makeNamedPipe, type NamedPipe } from '../testing/named-pipe.js';
 import { snapshotDir } from '../testing/snapshot-dir.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 import { buildCatalogue, type BuildOptions } from './build-catalogue.js';
-import { CACHE_FILE_NAMES } from './cache-files.js';
+import { CACHE_FILE_NAMES, CACHE_FOLDER_NAMES } from './cache-files.js';
 import { checkContent } from './check-content.js';
 
 let temp: TempDir;
@@ -79,7 +79,7 @@ describe.skipIf(process.platform === 'win32')('a build whose cache files are not
   it('writes only the files CACHE_FILE_NAMES lists, and the thumbnail file (a new cache file must be checked too)', async () => {
     const { cacheDir } = await builtTwice('names');
     const written = (await readdir(cacheDir)).filter((name) => !/^thumbs-[0-9a-z]+\.bin$/.test(name)).sort();
-    expect(written).toEqual([...CACHE_FILE_NAMES].sort());
+    expect(written).toEqual([...CACHE_FILE_NAMES, ...CACHE_FOLDER_NAMES].sort());
   });
 
   it.each(KINDS)('reads $name as no cache, says so in one warning each, replaces them, and builds what a fresh build builds', async ({ name, words, make }) => {

@@ -27,11 +27,30 @@ export const CACHE_FILE_NAMES = [
   'search-index.json',
   'near-duplicates.json',
   'near-duplicates-items.json',
+  'renditions.json',
 ] as const;
 
-/** One stat per cache file: a warning for each that is neither a file nor missing, an error for a folder. */
+/** The folders a build keeps in its cache folder (renditions.ts). */
+export const CACHE_FOLDER_NAMES = ['renditions'] as const;
+
+/**
+ * One stat per cache file: a warning for each that is neither a file nor missing, an error for
+ * a folder; and an error for each cache folder that is something else.
+ */
 export function cacheFileProblems(cacheDir: string): Problem[] {
   const problems: Problem[] = [];
+  for (const name of CACHE_FOLDER_NAMES) {
+    const folder = join(resolve(cacheDir), name);
+    let info;
+    try {
+      info = statSync(folder, { throwIfNoEntry: false });
+    } catch {
+      continue; // unreadable: the build's own write there reports it
+    }
+    if (info !== undefined && !info.isDirectory()) {
+      problems.push(error('bad-cache-dir', `is ${info.isFile() ? 'a file' : oddKind(info)} where the build keeps its ${name} folder: delete it (the cache is only an optimisation), or pass --cache with another folder`, folder));
+    }
+  }
   for (const name of CACHE_FILE_NAMES) {
     const file = join(resolve(cacheDir), name);
     let info;

@@ -21,6 +21,7 @@ const record = (n: number): PepeRecord => ({
   width: 64,
   height: 48,
   blurhash: 'LEHV6nWB2yk8pyo0adR*.7kCMdnj',
+  thumbnails: [],
   artist: n % 2 ? `Artist ${n}` : null,
   source_url: n % 2 ? `https://art.example/${n}` : null,
   license: n % 2 ? 'CC0-1.0' : null,

@@ -21,6 +21,7 @@ const record = (n: number, description: string | null = `a smug frog number ${n 
   width: 64,
   height: 64,
   blurhash: 'LEHV6nWB2yk8pyo0adR*.7kCMdnj',
+  thumbnails: [],
   artist: null,
   source_url: null,
   license: null,

@@ -84,9 +84,16 @@ function trustedHashes(remote: RemoteManifest | null, prefix: string, listing: M
   return hashes;
 }
 
+/** `<id>-<width>w-<hash16>.webp`: a rendition (tools/catalogue/renditions.ts). */
+const RENDITION_NAME = /-\d+w-[0-9a-f]{16}\.webp$/;
+
 /** An image stops the publish when it would change: its URL is cached as immutable for 30 days. */
 function imageChanged(object: LocalObject): Problem {
   const id = basename(object.key).replace(/\.[^.]+$/, '');
+  // A rendition's name carries the hash of its bytes (tools/catalogue/renditions.ts): another file under it was not made by pepe build from this name.
+  if (RENDITION_NAME.test(basename(object.key))) {
+    return error('image-changed', `rendition ${object.key} is already in the bucket with different bytes, although its name carries the hash of its bytes: the bucket's or this build's copy was altered; delete the build folder and build again`, object.path);
+  }
   return error('image-changed', `image ${id} (${object.key}) is already in the bucket with different bytes; published images never change, so give the changed image a new id`, object.path);
 }
 

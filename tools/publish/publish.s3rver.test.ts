@@ -3,11 +3,14 @@
  * counting the HTTP requests the SDK really sends.
  */
 import { DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import sharp from 'sharp';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { IMAGE_CACHE_CONTROL, JSON_OBJECT_STORAGE_CACHE_CONTROL, NO_STORE } from '../../functions/core/cache-policy.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
+import { buildCatalogue } from '../catalogue/build-catalogue.js';
+import { FIXTURE_URLS, fixtureId } from '../testing/fixture-catalogue.js';
 import { publishBuild } from './publish.js';
 import { runPool } from './run-pool.js';
 import { deleteKeys, listAllObjects, putObject } from './s3-operations.js';
@@ -443,6 +446,37 @@ describe('pepe publish against s3rver', () => {
     await deleteKeys(counting.client, bucket, keys, (count) => batches.push(count));
     expect(batches).toEqual([1000, 200]);
     expect((await listAllObjects(counting.client, bucket, 'k/')).size).toBe(0);
+  });
+
+  it('uploads the renditions of a real build with their headers before the JSON naming them, and refuses other bytes under a rendition key', async () => {
+    // A real build: one 1000 px image has two renditions (tools/catalogue/renditions.ts).
+    const contentDir = join(temp.path, `${bucket}-content`);
+    await mkdir(contentDir, { recursive: true });
+    await writeFile(join(contentDir, 'frog.png'), await sharp({ create: { width: 1000, height: 600, channels: 3, background: '#3a7' } }).png().toBuffer());
+    await writeFile(join(contentDir, 'frog.json'), JSON.stringify({ id: fixtureId('publish-renditions'), description: 'a frog', tags: null, created_at: '2024-01-01T00:00:00Z' }));
+    const built = await buildCatalogue({ contentDir, outDir: dir, cacheDir: join(temp.path, `${bucket}-cache`), urls: FIXTURE_URLS });
+    expect(built.problems).toEqual([]);
+    const renditions = built.records[0]!.thumbnails.map((t) => `images/${t.file_name}`);
+    expect(renditions).toHaveLength(2);
+    // Another publisher put other bytes under the first rendition's key: refused, nothing uploaded.
+    await putObject(counting.client, bucket, { key: renditions[0]!, body: Buffer.from('other bytes'), contentType: 'image/webp', cacheControl: IMAGE_CACHE_CONTROL, sha256: 'f'.repeat(64) });
+    counting.reset();
+    const refused = await publish();
+    expect(refused.problems.map((p) => [p.code, p.severity])).toContainEqual(['image-changed', 'error']);
+    expect(refused.problems.find((p) => p.code === 'image-changed')!.message).toBe(`rendition ${renditions[0]} is already in the bucket with different bytes, although its name carries the hash of its bytes: the bucket's or this build's copy was altered; delete the build folder and build again`);
+    expect(counting.counts.PUT ?? 0).toBe(0);
+
+    await deleteKeys(counting.client, bucket, [renditions[0]!], () => undefined);
+    counting.reset();
+    const result = await publish();
+    expect(result.ok).toBe(true);
+    const firstJson = counting.putKeys.findIndex((k) => k.startsWith('api/') || k.startsWith('v1/'));
+    for (const key of renditions) {
+      expect(counting.putKeys.indexOf(key)).toBeGreaterThan(-1);
+      expect(counting.putKeys.indexOf(key)).toBeLessThan(firstJson);
+      const stored = await head(key);
+      expect([stored.ContentType, stored.CacheControl]).toEqual(['image/webp', IMAGE_CACHE_CONTROL]);
+    }
   });
 
   it('a dry run prints the plan from the bucket and writes nothing', async () => {

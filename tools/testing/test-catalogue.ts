@@ -36,6 +36,8 @@ export function testRecords(count = 30): PepeRecord[] {
       width: 100 + i,
       height: 200 + i,
       blurhash: 'LEHV6nWB2yk8pyo0adR*.7kCMdnj',
+      // Three records in four have one small copy (named as the build names them), the rest none.
+      thumbnails: i % 4 === 3 ? [] : [{ file_name: `${testId(i)}-64w-${(0xf000 + i).toString(16).padStart(16, '0')}.webp`, width: 64, height: Math.round((64 * (200 + i)) / (100 + i)), type: 'image/webp' }],
       // Every 4th record fully credited, every 6th only by artist (with characters JSON and HTML must escape).
       artist: i % 4 === 0 ? `Artist ${i}` : i % 6 === 0 ? `Frog "${i}" & <co>` : null,
       source_url: i % 4 === 0 ? `https://art.example/pepe/${i}?from=catalogue&x=1` : null,

@@ -1,0 +1,80 @@
+/**
+ * Renditions: small WebP copies of an image for grids, previews and detail views. One copy per
+ * width of RENDITION_SETTINGS.widths that the image reaches (never upscaled), upright, sRGB,
+ * metadata stripped; an animated source gives an animated WebP with every frame.
+ *
+ * The settings were chosen by measurement (`npm run bench -- --only renditions`, figures in
+ * tools/bench/README.md): size against SSIM to the same-size Lanczos reduction of the source.
+ */
+import { createRequire } from 'node:module';
+import type Sharp from 'sharp';
+
+export interface RenditionSettings {
+  widths: readonly number[];
+  quality: number;
+  alphaQuality: number;
+  effort: number;
+  smartSubsample: boolean;
+}
+
+export const RENDITION_SETTINGS: RenditionSettings = {
+  /** Grid cards and previews (cards are shown ~180–230 CSS px wide: 256 covers 1×, the 768 one covers 2–3× screens). */
+  widths: [256, 768],
+  /**
+   * WebP quality. Measured on the bench corpus (256 / 768 px): 70 → 75 → 80 → 90 cost 0.92 → 1 →
+   * 1.31 → 2.5× the bytes for mean SSIM 0.953 → 0.955 → 0.963 → 0.980 (drawings: 0.9885 →
+   * 0.9894 → 0.9915 → 0.9953); 75 is where each step up starts costing a third more bytes.
+   */
+  quality: 75,
+  /** Alpha plane quality: stickers' edges stay clean well below 100. */
+  alphaQuality: 80,
+  /** libwebp effort 0–6: 4, its default. 6 saved 1–5 % of the bytes for ~1.4–1.6× the time; 2 cost 4–6 % more bytes. */
+  effort: 4,
+  /**
+   * libwebp's sharp-YUV conversion (better chroma at colour edges): off. Measured, it cost 1.6–3×
+   * the encode time and 6–12 % more bytes for +0.0004–0.0024 luma SSIM.
+   */
+  smartSubsample: false,
+};
+
+/**
+ * Identifies the bytes the encoder makes: the settings and the encoder (sharp bundles its
+ * libvips/libwebp, so its version names them). Read from sharp's package.json, so that a build
+ * that encodes nothing does not import sharp.
+ */
+export function renditionEncoderKey(settings: RenditionSettings = RENDITION_SETTINGS): string {
+  const version = (createRequire(import.meta.url)('sharp/package.json') as { version: string }).version;
+  return `webp-1 sharp-${version} ${JSON.stringify(settings)}`;
+}
+
+export interface EncodedRendition {
+  width: number;
+  /** Of one frame, for an animated image. */
+  height: number;
+  bytes: Buffer;
+}
+
+/** The widths an image of `width` upright pixels gets copies at. */
+export const renditionWidths = (width: number, settings: RenditionSettings = RENDITION_SETTINGS): number[] => settings.widths.filter((w) => w <= width);
+
+let sharpLoaded: Promise<typeof Sharp> | undefined;
+const loadSharp = (): Promise<typeof Sharp> => (sharpLoaded ??= import('sharp').then((module) => module.default));
+
+/**
+ * Encodes the renditions of an image whose upright width is `width`, smallest first. The caller
+ * has decoded the image already (analyse-image.ts), so a failure here is an error of the encoder
+ * and is thrown.
+ */
+export async function encodeRenditions(bytes: Buffer, source: { width: number; animated: boolean }, limits: { maxPixels: number }, settings: RenditionSettings = RENDITION_SETTINGS): Promise<EncodedRendition[]> {
+  const sharp = await loadSharp();
+  const webp = { quality: settings.quality, alphaQuality: settings.alphaQuality, effort: settings.effort, smartSubsample: settings.smartSubsample };
+  const out: EncodedRendition[] = [];
+  for (const width of renditionWidths(source.width, settings)) {
+    // Each width from the source bytes (JPEG shrink-on-load makes the decode cheap); an
+    // animated source keeps every frame, a still one only its first page, upright.
+    const input = sharp(bytes, { limitInputPixels: limits.maxPixels, animated: source.animated, pages: source.animated ? -1 : 1 });
+    const { data, info } = await (source.animated ? input : input.rotate()).resize({ width, withoutEnlargement: true }).webp(webp).toBuffer({ resolveWithObject: true });
+    out.push({ width: info.width, height: info.pageHeight ?? info.height, bytes: data });
+  }
+  return out;
+}
