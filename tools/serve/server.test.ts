@@ -2,6 +2,7 @@
  * End to end over real HTTP: the real build of the fixture catalogue, served by
  * startServer on an ephemeral port with the repository's real netlify.toml.
  */
+import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -161,6 +162,24 @@ describe('images and other static files', () => {
       const res = await raw(base, path);
       expect(res.status, path).toBe(404);
       expect(res.headers['content-type'], path).toBe('text/html; charset=utf-8');
+    }
+  });
+
+  it('reads a cold image once for a connection pipelining 1,000 requests for it and never reading', async () => {
+    // A fresh server: every file is cold after start-up (and after each rebuild).
+    const fresh = await startServer({ dir: site.distDir, port: 0, host: '127.0.0.1', netlifyToml: NETLIFY_TOML });
+    const largest = [...site.records].sort((a, b) => b.file_size - a.file_size)[0]!;
+    const socket = connect({ host: '127.0.0.1', port: fresh.port });
+    try {
+      await once(socket, 'connect');
+      const before = process.memoryUsage().arrayBuffers;
+      socket.write(`GET /images/${largest.id}${largest.file_ext} HTTP/1.1\r\nHost: localhost\r\n\r\n`.repeat(1000));
+      await new Promise((done) => setTimeout(done, 500));
+      // Each request in flight used to read a copy of its own, all held until sent.
+      expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(100 * largest.file_size);
+    } finally {
+      socket.destroy();
+      await fresh.close();
     }
   });
 
