@@ -65,15 +65,22 @@ describe('CdnCache', () => {
     expect(cache.get('/a', 1_001)).not.toBeNull();
   });
 
-  it('counts the key a client chose: 2,000 unique 15 KB URLs stay within the budget', () => {
+  it('counts the key a client chose against the budget', () => {
+    expect(entryCost(`/${'a'.repeat(500)}`, 404, {}, Buffer.alloc(4)) - entryCost('/a', 404, {}, Buffer.alloc(4))).toBe(499);
+  });
+
+  it('keeps long URLs as hashes: 2,000 unique 15 KB URLs hold no 15 KB key and stay within the budget', () => {
     const budget = 1024 * 1024;
     const cache = new CdnCache(budget);
     const body = Buffer.from('{"data":null,"error":{"code":"NOT_FOUND","message":"No such path"}}');
-    for (let n = 0; n < 2000; n++) cache.store(`/api/${'a'.repeat(15_000)}${n}`, 404, { ...durable, 'content-type': 'application/json' }, body);
+    const url = (n: number) => `/api/${'a'.repeat(15_000)}${n}`;
+    for (let n = 0; n < 2000; n++) cache.store(url(n), 404, { ...durable, 'content-type': 'application/json' }, body);
     expect(cache.bytes).toBeLessThanOrEqual(budget);
-    // Counting bodies only, all 2,000 were kept (30 MB of keys under a 1 MB budget).
-    expect(cache.size).toBeLessThanOrEqual(Math.floor(budget / 15_000));
-    expect(cache.size).toBeGreaterThan(0);
+    // Each entry is charged its hashed key (44 characters), not 15 KB: hundreds fit.
+    const kept = cache.size;
+    expect(kept).toBeGreaterThan(budget / 4096);
+    expect(cache.get(url(1999))?.body.equals(body)).toBe(true);
+    expect(cache.get(url(2000))).toBeNull();
   });
 
   it('reserves room for the compressed forms of a text answer', () => {
