@@ -1,6 +1,7 @@
 /**
  * `pepe serve` under the cheap attacks of issue 27, on loopback: `pepe serve --workers 1` (its
- * own process, started as a user starts it) over the sample catalogue (content/), built here.
+ * own process, started as a user starts it, a fresh one per attack so that each starts from
+ * the same idle state and a cold image) over the sample catalogue (content/), built here.
  * Each attack runs for at most 60 s while the server's RSS is sampled (/proc, every 20 ms)
  * and a probe on its own connection, in a worker thread (so the attacking loops cannot delay
  * its clock), asks for a list page every 20 ms. Reported: the idle RSS before the attack, the
@@ -181,26 +182,26 @@ async function run(ctx: BenchContext): Promise<void> {
   const [code] = (await once(build, 'exit')) as [number | null];
   if (code !== 0) throw new Error(`pepe build exited with ${code}`);
   const image = await largestImage(distDir);
-  const { child, url } = await startServe(ctx, distDir);
-  const pid = child.pid!;
-  try {
-    const attacks: { name: string; run: (deadline: number) => Promise<number> }[] = [
-      { name: 'none (probe only, 5 s)', run: async (deadline) => (await new Promise((done) => setTimeout(done, Math.min(5_000, deadline - Date.now()))), 0) },
-      { name: `${count} unique 15 KB paths`, run: (deadline) => uniqueUrls(url, count, (n) => `/api/${LONG}${n}`, deadline) },
-      { name: `${count} unique 15 KB queries`, run: (deadline) => uniqueUrls(url, count, (n) => `/api/pepe?x=${LONG}${n}`, deadline) },
-      { name: `${count} pipelined cold-image requests, never read`, run: (deadline) => pipelineWithoutReading(url, image, count, deadline) },
-    ];
-    // Warm the probe's answer, then let the server settle.
-    await fetch(`${url}${PROBE_PATH}`).then((res) => res.arrayBuffer());
-    await new Promise((done) => setTimeout(done, 1_000));
-    const rows: Record<string, string | number>[] = [];
-    let baselineP99 = Number.NaN;
-    for (const attack of attacks) {
+  const attacks: { name: string; run: (url: string, deadline: number) => Promise<number> }[] = [
+    { name: 'none (probe only, 5 s)', run: async (_url, deadline) => (await new Promise((done) => setTimeout(done, Math.min(5_000, deadline - Date.now()))), 0) },
+    { name: `${count} unique 15 KB paths`, run: (url, deadline) => uniqueUrls(url, count, (n) => `/api/${LONG}${n}`, deadline) },
+    { name: `${count} unique 15 KB queries`, run: (url, deadline) => uniqueUrls(url, count, (n) => `/api/pepe?x=${LONG}${n}`, deadline) },
+    { name: `${count} pipelined cold-image requests, never read`, run: (url, deadline) => pipelineWithoutReading(url, image, count, deadline) },
+  ];
+  const rows: Record<string, string | number>[] = [];
+  let baselineP99 = Number.NaN;
+  for (const attack of attacks) {
+    const { child, url } = await startServe(ctx, distDir);
+    const pid = child.pid!;
+    try {
+      // Warm the probe's answer, then let the server settle.
+      await fetch(`${url}${PROBE_PATH}`).then((res) => res.arrayBuffer());
+      await new Promise((done) => setTimeout(done, 1_000));
       const idle = await rssBytes(pid);
       const peak = samplePeakRss(pid);
       const probe = startProbe(`${url}${PROBE_PATH}`);
       const started = Date.now();
-      const sent = await attack.run(started + ATTACK_LIMIT_MS);
+      const sent = await attack.run(url, started + ATTACK_LIMIT_MS);
       const seconds = (Date.now() - started) / 1000;
       const probed = await probe.stop();
       const peakRss = await peak.stop();
@@ -208,8 +209,8 @@ async function run(ctx: BenchContext): Promise<void> {
       const growth = (peakRss - idle) / MB;
       rows.push({
         attack: attack.name,
-        's': round(seconds, 1),
-        'requests done': sent,
+        s: round(seconds, 1),
+        'requests sent': sent,
         'idle RSS MB': round(idle / MB, 1),
         'peak RSS MB': round(peakRss / MB, 1),
         'growth MB (≤ 64)': round(growth, 1),
@@ -218,13 +219,13 @@ async function run(ctx: BenchContext): Promise<void> {
         'probe failures': probed.failures,
       });
       ctx.log(`${attack.name}: +${round(growth, 1)} MB, probe p99 ${round(probed.p99, 1)} ms`);
+    } finally {
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      await exited;
     }
-    ctx.table('pepe serve --workers 1 over the sample catalogue, loopback', rows);
-  } finally {
-    const exited = once(child, 'exit');
-    child.kill('SIGTERM');
-    await exited;
   }
+  ctx.table('pepe serve --workers 1 over the sample catalogue, loopback, a fresh server per attack', rows);
 }
 
 export default { name: 'attacks', run } satisfies Bench;
