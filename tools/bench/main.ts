@@ -22,6 +22,7 @@ const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
   publish: () => import('./publish.bench.js'),
   gallery: () => import('./gallery.bench.js'),
   renditions: () => import('./renditions.bench.js'),
+  attacks: () => import('./attacks.bench.js'),
 };
 
 function markdownTable(title: string, rows: Record<string, string | number>[]): string {

@@ -98,7 +98,7 @@ export async function addImages(options: AddImagesOptions): Promise<AddResult> {
       continue;
     }
     const bytes = await readFile(abs);
-    const result = await analyse(bytes, { maxPixels: LIMITS.maxPixels, timeoutMs: LIMITS.timeoutMs });
+    const result = await analyse(bytes, { maxPixels: LIMITS.maxPixels, maxFrames: LIMITS.maxFrames, maxTotalPixels: LIMITS.maxTotalPixels, timeoutMs: LIMITS.timeoutMs });
     if (!result.ok) {
       problems.push(error(result.code, `"${source}": ${result.message}`));
       continue;

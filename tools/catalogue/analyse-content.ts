@@ -28,8 +28,12 @@ export type AnalyseFn = typeof analyseImage;
 export const LIMITS = {
   /** Bytes of one image file. */
   maxFileBytes: 32 * 1024 * 1024,
-  /** Decoded pixels (width × height) of one image: a 1 KB PNG can claim 100k × 100k. */
+  /** Decoded pixels (width × height) of one image's canvas: a 1 KB PNG can claim 100k × 100k. */
   maxPixels: 50_000_000,
+  /** Frames of one animation (GIF, WebP, APNG). */
+  maxFrames: 1_000,
+  /** Pixels a viewer decodes to show every frame (canvas × frames): a 1 MB GIF can claim 50,000 frames on a 7000×7000 canvas. */
+  maxTotalPixels: 200_000_000,
   /** Decoding one image. */
   timeoutMs: 30_000,
 };

@@ -19,7 +19,7 @@ export type ImageOutcome = { ok: true; sha256: string; features: CachedFeatures;
 export interface ImageFileContext {
   cache: FeatureCache;
   analyse: typeof analyseImage;
-  limits: { maxFileBytes: number; maxPixels: number; timeoutMs: number };
+  limits: { maxFileBytes: number; maxPixels: number; maxFrames: number; maxTotalPixels: number; timeoutMs: number };
   counters: { hashed: number; timings: { readHashMs: number; decodeMs: number; pixelsMs: number; blurhashMs: number } };
 }
 
@@ -56,7 +56,7 @@ export async function analyseImageFile(pair: ContentPair, alone: boolean, ctx: I
   if (!format) {
     return { ok: false, problem: error('unsupported-format', `is ${describeUnsupported(read.bytes)}, not a supported image: convert it to PNG, JPEG, GIF, WebP or AVIF`, image.rel) };
   }
-  const result = await ctx.analyse(read.bytes, { maxPixels: limits.maxPixels, timeoutMs: limits.timeoutMs });
+  const result = await ctx.analyse(read.bytes, { maxPixels: limits.maxPixels, maxFrames: limits.maxFrames, maxTotalPixels: limits.maxTotalPixels, timeoutMs: limits.timeoutMs });
   // libvips keeps one error buffer for all threads: under concurrent decodes a failure can
   // lose its message ("Unknown error") and so its classification (truncated vs undecodable).
   // Such failures are analysed once more, alone, after the others.

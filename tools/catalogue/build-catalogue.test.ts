@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { analyseImage } from '../image/analyse-image.js';
+import { bombGif } from '../image/fixtures.js';
 import { FIXTURE_URLS, fixtureId, fixtureImage, makeFixtureContent } from '../testing/fixture-catalogue.js';
 import { snapshotDir } from '../testing/snapshot-dir.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
@@ -163,6 +164,11 @@ describe('bad content: exactly its problem, output left byte-for-byte untouched'
         await writeFile(join(d, 'frog-000.png'), Buffer.concat([bytes.subarray(0, 8), Buffer.alloc(200, 7)]));
       },
     ],
+    ['a GIF decode bomb (a 7000×7000 screen, 50,000 frames of 1×1)', 'too-many-frames', (d) => writeFile(join(d, 'frog-000.png'), bombGif(7000, 7000, 50_000))],
+    ['a folder named like the image its sidecar describes', 'not-a-file', async (d) => {
+      await rm(join(d, 'frog-000.png'));
+      await mkdir(join(d, 'frog-000.png'));
+    }],
     ['an oversized file', 'file-too-large', async () => {}, { limits: { maxFileBytes: 2200 } }],
     ['too many pixels', 'too-many-pixels', async () => {}, { limits: { maxPixels: 64 * 64 } }],
     ['an SVG file', 'unsupported-format', (d) => writeFile(join(d, 'drawing.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>')],
@@ -195,6 +201,15 @@ describe('bad content: exactly its problem, output left byte-for-byte untouched'
       expect(await snapshotDir(goodDist)).toEqual(goodSnapshot);
     });
   }
+
+  it('says that frog.png beside frog.json is a folder, not that the sidecar describes no image', async () => {
+    const contentDir = await contentWith(async (d) => {
+      await rm(join(d, 'frog-000.png'));
+      await mkdir(join(d, 'frog-000.png'));
+    });
+    const result = await build({ contentDir });
+    expect(result.problems.map((p) => [p.code, p.file, p.message])).toEqual([['not-a-file', 'frog-000.png', 'is a folder, not the image "frog-000.json" describes: put the image file itself at this path (or rename the folder)']]);
+  });
 
   it('names both files of a duplicate id and suggests pepe add for a missing sidecar', async () => {
     const contentDir = await contentWith(async (d) => {

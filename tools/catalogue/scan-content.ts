@@ -118,9 +118,15 @@ function listEntries(root: string): { path: string; stats: EntryStat }[] {
   const out: { path: string; stats: EntryStat }[] = [];
   for (const { path, dirent } of entries) {
     if (!dirent.isDirectory()) out.push({ path, stats: entryStat(lstatSync(absOf(root, path))) });
-    else if (LINE_BREAK.test(path.slice(path.lastIndexOf('/') + 1))) out.push({ path, stats: { kind: 'directory', size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0 } });
+    else if (LINE_BREAK.test(path.slice(path.lastIndexOf('/') + 1)) || isImageName(path)) out.push({ path, stats: { kind: 'directory', size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0 } });
   }
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** Whether a path is named like an image (`frog.png`): a folder so named is listed, to be reported beside its sidecar. */
+function isImageName(path: string): boolean {
+  const dot = extDot(path);
+  return dot >= 0 && CONTENT_IMAGE_EXTS.has(path.slice(dot).toLowerCase());
 }
 
 /** Line terminators: JavaScript's `.` (and so fast-glob's `**`) stops at each of them. */
@@ -161,6 +167,8 @@ export async function scanContent(contentDir: string): Promise<ContentScan> {
    * reported a second time as an orphan sidecar or an image without sidecar.
    */
   const refused = new Set<string>();
+  /** Folders named like an image, by stem. */
+  const imageNamedFolders = new Map<string, string>();
   for (const entry of entries) {
     const stats = entry.stats;
     // A name the glob cannot walk into (folders), and that would break every line-based tool a
@@ -171,7 +179,12 @@ export async function scanContent(contentDir: string): Promise<ContentScan> {
       if (!folder) refused.add(stemOf(entry.path));
       continue;
     }
-    if (stats.kind === 'directory') continue;
+    if (stats.kind === 'directory') {
+      // A folder named like an image (`frog.png/`): reported if a sidecar expects that image.
+      const dot = extDot(entry.path);
+      imageNamedFolders.set(stemOf(entry.path, dot), entry.path);
+      continue;
+    }
     if (stats.kind === 'symlink') {
       problems.push(await symlinkProblem(realRoot, resolve(root, entry.path), entry.path));
       refused.add(stemOf(entry.path));
@@ -221,7 +234,10 @@ export async function scanContent(contentDir: string): Promise<ContentScan> {
   const loneSidecars: ContentFile[] = [...caseTwinSidecars];
   for (const [stem, sidecar] of sidecars) {
     if (!paired.has(sidecar)) loneSidecars.push(sidecar);
-    if (!images.has(stem) && !refused.has(stem)) {
+    const folder = imageNamedFolders.get(stem);
+    if (!images.has(stem) && folder !== undefined) {
+      problems.push(error('not-a-file', `is a folder, not the image "${sidecar.rel}" describes: put the image file itself at this path (or rename the folder)`, folder));
+    } else if (!images.has(stem) && !refused.has(stem)) {
       problems.push(error('orphan-sidecar', `describes no image (expected "${stem}.png", ".jpg", ".jpeg", ".gif", ".webp" or ".avif" beside it): add the image or delete the sidecar`, sidecar.rel));
     }
   }

@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { analyseImage, type ImageAnalysis } from './analyse-image.js';
-import { EXPECTED_PHASH, readFixture } from './fixtures.js';
+import { bombGif, EXPECTED_PHASH, readFixture } from './fixtures.js';
 import { paintPicture } from '../testing/paint-picture.js';
 import { hammingDistance } from './phash.js';
 
@@ -112,6 +112,27 @@ describe('refusals', () => {
     expect(result).toMatchObject({ ok: false, code: 'too-many-pixels' });
     if (!result.ok) expect(result.message).toContain('9,599');
     expect((await analyseImage(readFixture('photo.jpg'), { maxPixels: 120 * 80 })).ok).toBe(true);
+  });
+
+  it('fails the GIF decode bomb (7000×7000 screen, 50,000 frames of 1×1) on its frame count, before decoding', async () => {
+    const result = await analyseImage(bombGif(7000, 7000, 50_000));
+    expect(result).toMatchObject({ ok: false, code: 'too-many-frames', message: expect.stringMatching(/50,000 frames, more than the 1,000 limit/) });
+  });
+
+  it('fails an animation whose frames decode more pixels than the total limit, naming the canvas', async () => {
+    const result = await analyseImage(bombGif(4000, 4000, 20));
+    expect(result).toMatchObject({ ok: false, code: 'too-many-pixels', message: expect.stringMatching(/20 frames on a 4000×4000 canvas decodes 320,000,000 pixels, more than the 200,000,000 limit/) });
+  });
+
+  it('fails a canvas above the pixel limit whatever the size of its frames', async () => {
+    const result = await analyseImage(bombGif(8000, 8000, 1));
+    expect(result).toMatchObject({ ok: false, code: 'too-many-pixels', message: expect.stringMatching(/canvas is 8000×8000/) });
+  });
+
+  it('reports the canvas a viewer sees as the size, not the frame the decoder gave', async () => {
+    const result = await analysed(bombGif(7000, 7000, 2));
+    expect([result.width, result.height]).toEqual([7000, 7000]);
+    expect(result.animated).toBe(true);
   });
 
   it('fails garbage after a valid signature as undecodable', async () => {

@@ -6,7 +6,7 @@
 import type { ImageExt } from '../../functions/core/record.js';
 import { blurhashFromThumb } from './thumb-blurhash.js';
 import { decodeFirstFrame } from './decode.js';
-import { ACCEPTED_FORMATS_TEXT, describeUnsupported, detectFormat, isAnimated, type ImageFormat } from './format.js';
+import { ACCEPTED_FORMATS_TEXT, describeUnsupported, detectFormat, frameLayout, type ImageFormat } from './format.js';
 import { isTruncated } from './truncation.js';
 import { phashFromGrey32 } from './phash.js';
 import { gridFeatures } from './pixel-pass.js';
@@ -14,10 +14,12 @@ import { gridFeatures } from './pixel-pass.js';
 export { detectFormat } from './format.js';
 
 /** Bump whenever any output (phash, blurhash, thumb, sizes, failure codes) can change: the build cache keys on it. */
-export const FEATURE_VERSION = 'image-4';
+export const FEATURE_VERSION = 'image-5';
 
 /** Limits when the caller sets none; the build sets its own (`LIMITS` in tools/catalogue/analyse-content.ts: 30 s per decode). */
 const DEFAULT_MAX_PIXELS = 50_000_000;
+const DEFAULT_MAX_FRAMES = 1_000;
+const DEFAULT_MAX_TOTAL_PIXELS = 200_000_000;
 const DEFAULT_TIMEOUT_MS = 10_000;
 /** Side of the thumbnail near-duplicate confirmation compares (tools/dupes/thumb-compare.ts). */
 const THUMB_SIZE = 32;
@@ -27,7 +29,7 @@ export interface ImageAnalysis {
   format: ImageFormat;
   ext: ImageExt;
   mime: string;
-  /** Upright (after EXIF orientation). */
+  /** Upright (after EXIF orientation); the canvas a viewer draws every frame on (format.ts `frameLayout`). */
   width: number;
   height: number;
   /** 16 lowercase hex digits, api-behaviour.md's definition. */
@@ -43,13 +45,40 @@ export interface ImageAnalysis {
 
 export interface ImageFailure {
   ok: false;
-  code: 'unsupported-format' | 'undecodable' | 'truncated' | 'too-many-pixels' | 'timeout';
+  code: 'unsupported-format' | 'undecodable' | 'truncated' | 'too-many-pixels' | 'too-many-frames' | 'timeout';
   message: string;
 }
 
 export interface AnalyseOptions {
+  /** Pixels of the canvas (width × height), what a viewer allocates for one frame. */
   maxPixels?: number;
+  /** Frames of an animation. */
+  maxFrames?: number;
+  /** Pixels decoded to show every frame: canvas pixels × frames. */
+  maxTotalPixels?: number;
   timeoutMs?: number;
+}
+
+/**
+ * The limits a viewer's decode must stay within, checked from the container before any
+ * decode: frame count, canvas pixels, canvas pixels × frames. Null when within them.
+ */
+function layoutFailure(bytes: Buffer, format: ImageFormat, options: AnalyseOptions): { failure: ImageFailure | null; frames: number; canvas: { width: number; height: number } | null } {
+  const { frames, canvas } = frameLayout(bytes, format);
+  const maxFrames = options.maxFrames ?? DEFAULT_MAX_FRAMES;
+  const maxPixels = options.maxPixels ?? DEFAULT_MAX_PIXELS;
+  const maxTotal = options.maxTotalPixels ?? DEFAULT_MAX_TOTAL_PIXELS;
+  const fail = (code: ImageFailure['code'], message: string) => ({ failure: { ok: false as const, code, message }, frames, canvas });
+  if (frames > maxFrames) return fail('too-many-frames', `the animation has ${frames.toLocaleString('en')} frames, more than the ${maxFrames.toLocaleString('en')} limit; cut frames or convert it to a video`);
+  if (canvas !== null) {
+    const pixels = canvas.width * canvas.height;
+    const size = `${canvas.width}×${canvas.height}`;
+    if (pixels > maxPixels) return fail('too-many-pixels', `its canvas is ${size} (${pixels.toLocaleString('en')} pixels, what a viewer allocates whatever the frames' size), more than the ${maxPixels.toLocaleString('en')} limit; crop the canvas to the picture or scale it down`);
+    if (pixels * frames > maxTotal) {
+      return fail('too-many-pixels', `showing its ${frames.toLocaleString('en')} frames on a ${size} canvas decodes ${(pixels * frames).toLocaleString('en')} pixels, more than the ${maxTotal.toLocaleString('en')} limit; use fewer frames or a smaller canvas`);
+    }
+  }
+  return { failure: null, frames, canvas };
 }
 
 export async function analyseImage(bytes: Buffer, options: AnalyseOptions = {}): Promise<ImageAnalysis | ImageFailure> {
@@ -58,6 +87,8 @@ export async function analyseImage(bytes: Buffer, options: AnalyseOptions = {}):
   if (!info) {
     return { ok: false, code: 'unsupported-format', message: `this looks like ${describeUnsupported(bytes)}; the catalogue accepts ${ACCEPTED_FORMATS_TEXT}: convert it to one of those` };
   }
+  const layout = layoutFailure(bytes, info.format, options);
+  if (layout.failure) return layout.failure;
   const t0 = performance.now();
   const limits = { maxPixels: options.maxPixels ?? DEFAULT_MAX_PIXELS, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS };
   const decoded = await decodeFirstFrame(bytes, limits);
@@ -68,7 +99,10 @@ export async function analyseImage(bytes: Buffer, options: AnalyseOptions = {}):
   if (info.format !== 'jpeg' && isTruncated(bytes, info.format)) {
     return { ok: false, code: 'truncated', message: `the file is truncated (its ${info.format.toUpperCase()} structure goes on past the end of the file); re-export or re-download the image` };
   }
-  const { width, height } = decoded.image;
+  // The decoded frame, upright; the canvas when the decoder reported something else (a frame).
+  const { canvas } = layout;
+  const fitsCanvas = canvas === null || (decoded.image.width === canvas.width && decoded.image.height === canvas.height) || (decoded.image.width === canvas.height && decoded.image.height === canvas.width);
+  const { width, height } = fitsCanvas ? decoded.image : canvas;
   const t1 = performance.now();
   // The hash is defined on the full-resolution frame: every pixel goes through Pillow's
   // greyscale and Lanczos (pixel-pass.ts), never a reduced decode.
@@ -85,7 +119,7 @@ export async function analyseImage(bytes: Buffer, options: AnalyseOptions = {}):
     phash,
     blurhash,
     thumb: { width: THUMB_SIZE, height: THUMB_SIZE, rgb: thumb },
-    animated: isAnimated(bytes, info.format),
+    animated: layout.frames > 1,
     timings: { decodeMs: t1 - t0, pixelsMs: t2 - t1, blurhashMs: t3 - t2 },
   };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyseImage, detectFormat } from './analyse-image.js';
-import { describeUnsupported, isAnimated } from './format.js';
-import { readFixture } from './fixtures.js';
+import { describeUnsupported, frameLayout } from './format.js';
+import { bombGif, readFixture } from './fixtures.js';
 
 describe('detectFormat', () => {
   it.each([
@@ -46,8 +46,15 @@ describe('detectFormat', () => {
   });
 
   it('tells animated GIF/WebP from still ones without decoding', () => {
-    expect(isAnimated(readFixture('animated.gif'), 'gif')).toBe(true);
-    expect(isAnimated(readFixture('animated.webp'), 'webp')).toBe(true);
-    expect(isAnimated(readFixture('still.webp'), 'webp')).toBe(false);
+    expect(frameLayout(readFixture('animated.gif'), 'gif').frames).toBeGreaterThan(1);
+    expect(frameLayout(readFixture('animated.webp'), 'webp').frames).toBeGreaterThan(1);
+    expect(frameLayout(readFixture('still.webp'), 'webp').frames).toBe(1);
+    expect(frameLayout(readFixture('opaque.png'), 'png').frames).toBe(1);
+  });
+
+  it('reads the canvas a viewer allocates, not a frame: a 7000×7000 GIF screen of 1×1 frames', () => {
+    expect(frameLayout(bombGif(7000, 7000, 3), 'gif')).toEqual({ frames: 3, canvas: { width: 7000, height: 7000 } });
+    // A frame outside the screen grows the canvas to hold it.
+    expect(frameLayout(bombGif(10, 10, 1, { left: 30, width: 5 }), 'gif').canvas).toEqual({ width: 35, height: 10 });
   });
 });

@@ -73,20 +73,36 @@ export function describeUnsupported(bytes: Uint8Array): string {
 }
 
 /**
- * Whether a GIF or WebP holds more than one frame, read from the container so the decode
- * does not need a separate metadata call. Only the first frame is ever analysed.
+ * What a viewer allocates to show an image, read from the container (no decode): the number
+ * of frames, and the canvas, the rectangle every frame is drawn on (GIF's logical screen
+ * joined with every frame's rectangle, WebP's VP8X canvas, PNG's IHDR, which APNG frames may
+ * not exceed). Null canvas: the format has none of its own (JPEG, AVIF, a simple WebP), and
+ * the decoded size is the canvas. AVIF counts as one frame: libvips reads its primary image.
+ *
+ * A decoder may report a frame, not the canvas: libvips gave a GIF with a 7000×7000 screen
+ * and 50,000 frames of 1×1 pixel as 1×1, published so, a decode bomb for every browser.
  */
-export function isAnimated(bytes: Uint8Array, format: ImageFormat): boolean {
-  if (format === 'webp') {
-    // VP8X extended header: flags byte at 20, animation bit 0x02.
-    return ascii(bytes, 12, 16) === 'VP8X' && bytes.length > 20 && (bytes[20]! & 0x02) !== 0;
-  }
-  if (format === 'gif') return countGifFrames(bytes, 2) >= 2;
-  return false;
+export interface FrameLayout {
+  frames: number;
+  canvas: { width: number; height: number } | null;
 }
 
-/** Walks GIF blocks, stopping after `stopAt` image descriptors. */
-function countGifFrames(bytes: Uint8Array, stopAt: number): number {
+export function frameLayout(bytes: Uint8Array, format: ImageFormat): FrameLayout {
+  if (format === 'gif') return gifLayout(bytes);
+  if (format === 'webp') return webpLayout(bytes);
+  if (format === 'png' && bytes.length >= 24 && ascii(bytes, 12, 16) === 'IHDR') return { frames: pngFrames(bytes), canvas: { width: u32be(bytes, 16), height: u32be(bytes, 20) } };
+  return { frames: 1, canvas: null };
+}
+
+const u16le = (bytes: Uint8Array, at: number): number => (bytes[at] ?? 0) | ((bytes[at + 1] ?? 0) << 8);
+const u24le = (bytes: Uint8Array, at: number): number => u16le(bytes, at) | ((bytes[at + 2] ?? 0) << 16);
+const u32le = (bytes: Uint8Array, at: number): number => (u24le(bytes, at) + (bytes[at + 3] ?? 0) * 2 ** 24);
+const u32be = (bytes: Uint8Array, at: number): number => (bytes[at] ?? 0) * 2 ** 24 + (((bytes[at + 1] ?? 0) << 16) | ((bytes[at + 2] ?? 0) << 8) | (bytes[at + 3] ?? 0));
+
+/** GIF: frames counted by walking the blocks; the canvas is the logical screen grown to hold every frame's rectangle. */
+function gifLayout(bytes: Uint8Array): FrameLayout {
+  let width = u16le(bytes, 6);
+  let height = u16le(bytes, 8);
   let pos = 13;
   const flags = bytes[10] ?? 0;
   if (flags & 0x80) pos += 3 * (1 << ((flags & 0x07) + 1)); // global colour table
@@ -98,7 +114,7 @@ function countGifFrames(bytes: Uint8Array, stopAt: number): number {
       if (size === 0) return;
     }
   };
-  while (pos < bytes.length && frames < stopAt) {
+  while (pos < bytes.length) {
     const block = bytes[pos]!;
     if (block === 0x3b) break; // trailer
     if (block === 0x21) {
@@ -106,6 +122,8 @@ function countGifFrames(bytes: Uint8Array, stopAt: number): number {
       skipSubBlocks();
     } else if (block === 0x2c) {
       frames++;
+      width = Math.max(width, u16le(bytes, pos + 1) + u16le(bytes, pos + 5));
+      height = Math.max(height, u16le(bytes, pos + 3) + u16le(bytes, pos + 7));
       const packed = bytes[pos + 9] ?? 0;
       pos += 10;
       if (packed & 0x80) pos += 3 * (1 << ((packed & 0x07) + 1)); // local colour table
@@ -115,5 +133,30 @@ function countGifFrames(bytes: Uint8Array, stopAt: number): number {
       break; // corrupt: the decoder will say so
     }
   }
-  return frames;
+  return { frames: Math.max(frames, 1), canvas: { width, height } };
+}
+
+/** WebP: the VP8X canvas (24-bit width − 1 and height − 1) and its ANMF frames; a simple WebP is one frame of its own size. */
+function webpLayout(bytes: Uint8Array): FrameLayout {
+  if (ascii(bytes, 12, 16) !== 'VP8X' || bytes.length < 30) return { frames: 1, canvas: null };
+  const canvas = { width: u24le(bytes, 24) + 1, height: u24le(bytes, 27) + 1 };
+  let frames = 0;
+  for (let pos = 12; pos + 8 <= bytes.length; ) {
+    if (ascii(bytes, pos, pos + 4) === 'ANMF') frames++;
+    const size = u32le(bytes, pos + 4);
+    pos += 8 + size + (size & 1);
+  }
+  return { frames: Math.max(frames, 1), canvas };
+}
+
+/** PNG: acTL's frame count for an APNG, else 1. */
+function pngFrames(bytes: Uint8Array): number {
+  for (let pos = 8; pos + 12 <= bytes.length; ) {
+    const size = u32be(bytes, pos);
+    const type = ascii(bytes, pos + 4, pos + 8);
+    if (type === 'acTL') return Math.max(u32be(bytes, pos + 8), 1);
+    if (type === 'IDAT' || type === 'IEND') return 1; // acTL must come before the image data
+    pos += 12 + size;
+  }
+  return 1;
 }

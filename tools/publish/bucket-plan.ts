@@ -22,7 +22,7 @@ import type { Manifest } from '../shared/manifest.js';
 import type { LocalObject } from './local-objects.js';
 import { keyForPath } from './object-keys.js';
 import { runPool } from './run-pool.js';
-import { getObjectOrNull, headHeaders, headSha256, type ListedObject } from './s3-operations.js';
+import { getObjectOrNull, headHeaders, headStored, type ListedObject } from './s3-operations.js';
 import type { PlannedObject, S3Like } from './types.js';
 
 export interface RemoteManifest {
@@ -86,6 +86,20 @@ function trustedHashes(remote: RemoteManifest | null, prefix: string, listing: M
 
 /** `<id>-<width>w-<hash16>.webp`: a rendition (tools/catalogue/renditions.ts). */
 const RENDITION_NAME = /-\d+w-[0-9a-f]{16}\.webp$/;
+const sha256Of = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+
+/**
+ * Whether the object at an image key is not a complete earlier upload but what an interrupted
+ * one left (a publish killed mid-upload left zero-byte objects without metadata, and every
+ * rerun then refused them as changed images, advice that was wrong): empty; or not the bytes
+ * its own recorded sha256 names; or, without one, a strict beginning of the build's bytes.
+ * Anything else (a complete object of other bytes, ours or another tool's) is a changed image.
+ */
+export function isIncompleteUpload(remote: Buffer, recordedSha256: string, local: Buffer): boolean {
+  if (remote.length === 0) return true;
+  if (recordedSha256 !== '') return sha256Of(remote) !== recordedSha256;
+  return remote.length < local.length && local.subarray(0, remote.length).equals(remote);
+}
 
 /** An image stops the publish when it would change: its URL is cached as immutable for 30 days. */
 function imageChanged(object: LocalObject): Problem {
@@ -113,6 +127,8 @@ export async function planObjects(options: {
   concurrency: number;
   /** Image key → sha256 of the bytes it had when it was deleted (stale-policy.ts `gone`). */
   deletedImages?: Readonly<Record<string, string>>;
+  /** The build's bytes of an object (checked against its sha256), or null when they cannot be read: compared with a broken object at its key. */
+  readLocal: (object: LocalObject) => Promise<Buffer | null>;
 }): Promise<{ planned: PlannedObject[]; problems: Problem[]; error: unknown | null }> {
   const { client, bucket, objects, listing } = options;
   const manifestHashes = trustedHashes(options.remoteManifest, options.prefix, listing);
@@ -157,16 +173,23 @@ export async function planObjects(options: {
     needsHead.push(object);
   }
   const failure = await runPool(needsHead, options.concurrency, async (object) => {
-    let remoteSha = await headSha256(client, bucket, object.key);
-    if (remoteSha === '' && object.group === 'image') {
-      // Uploaded by something else: hash the bytes themselves before refusing an image.
+    const stored = await headStored(client, bucket, object.key);
+    const recorded = stored?.sha256 ?? null;
+    // Another size than the bytes its sha256 names: cut short (an interrupted upload).
+    const cut = stored !== null && stored.size >= 0 && stored.size !== object.size;
+    if (recorded === null) planNew(object);
+    else if (recorded === object.sha256 && !cut) planned.push({ ...object, reason: 'unchanged' });
+    else if (recorded === object.sha256) planned.push({ ...object, reason: object.group === 'image' ? 'repair' : 'changed' });
+    else if (object.group !== 'image') planned.push({ ...object, reason: recorded === '' ? 'unconfirmed' : 'changed' });
+    else {
+      // An image is refused only on its bytes, and only when they are a complete object.
       const fetched = await getObjectOrNull(client, bucket, object.key);
-      remoteSha = fetched ? createHash('sha256').update(fetched.bytes).digest('hex') : null;
+      const local = fetched === null ? null : await options.readLocal(object);
+      if (fetched === null) planNew(object);
+      else if (local !== null && sha256Of(fetched.bytes) === object.sha256) planned.push({ ...object, reason: 'unchanged' });
+      else if (local !== null && isIncompleteUpload(fetched.bytes, recorded, local)) planned.push({ ...object, reason: 'repair' });
+      else problems.push(imageChanged(object));
     }
-    if (remoteSha === null) planNew(object);
-    else if (remoteSha === object.sha256) planned.push({ ...object, reason: 'unchanged' });
-    else if (object.group === 'image') problems.push(imageChanged(object));
-    else planned.push({ ...object, reason: remoteSha === '' ? 'unconfirmed' : 'changed' });
   });
   planned.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   problems.sort((a, b) => a.message.localeCompare(b.message));

@@ -3,6 +3,7 @@
  * counting the HTTP requests the SDK really sends.
  */
 import { DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { createHash } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import { join } from 'node:path';
@@ -168,6 +169,41 @@ describe('pepe publish against s3rver', () => {
     expect(result.problems[0]!.code).toBe('image-changed');
     expect(result.problems[0]!.message).toContain(records[1]!.id);
     expect(counting.counts.PUT ?? 0).toBe(0);
+  });
+
+  it('repairs what an interrupted upload left at new image keys (empty, partial, not its own sha256), but refuses a complete other image', async () => {
+    const records = syntheticRecords(5);
+    await writeSyntheticDist(dir, records.slice(0, 2));
+    expect((await publish()).ok).toBe(true);
+    // A publish of three more records killed mid-upload: an empty object, the first half of
+    // another, and a third whose recorded sha256 is not its bytes, none complete.
+    await writeSyntheticDist(dir, records);
+    const keyOf = (r: SyntheticRecord) => `images/${r.id}${r.ext}`;
+    const [empty, half, mislabelled] = records.slice(2);
+    const put = (key: string, body: Buffer, metadata?: Record<string, string>) => counting.client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ...(metadata ? { Metadata: metadata } : {}) }));
+    await put(keyOf(empty!), Buffer.alloc(0));
+    await put(keyOf(half!), half!.image.subarray(0, half!.image.length >> 1));
+    await put(keyOf(mislabelled!), mislabelled!.image.subarray(0, 10), { sha256: createHash('sha256').update(mislabelled!.image).digest('hex') });
+
+    // A complete object of other bytes at one of them is still a changed image.
+    await put(keyOf(empty!), Buffer.from('a complete picture uploaded by another tool'));
+    const refused = await publish({ verify: true });
+    expect(refused.problems.map((p) => [p.code, p.message.includes(empty!.id)])).toEqual([['image-changed', true]]);
+
+    await put(keyOf(empty!), Buffer.alloc(0));
+    for (const options of [{ dryRun: true }, { verify: true }]) {
+      counting.reset();
+      const repaired = await publish(options);
+      expect(repaired.problems).toEqual([]);
+      expect(repaired.ok).toBe(true);
+      expect(repaired.plan!.uploads.filter((o) => o.reason === 'repair').map((o) => o.key).sort()).toEqual([empty, half, mislabelled].map((r) => keyOf(r!)).sort());
+    }
+    for (const r of [empty, half, mislabelled]) {
+      const stored = await counting.client.send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(r!) }));
+      expect(Buffer.from(await stored.Body!.transformToByteArray()).equals(r!.image)).toBe(true);
+      expect(stored.Metadata?.sha256).toBe(createHash('sha256').update(r!.image).digest('hex'));
+    }
+    expect((await publish()).counts.uploaded).toBe(0);
   });
 
   it('deletes stale keys only with --delete-stale, documents first, images once no cached JSON can point at them', async () => {

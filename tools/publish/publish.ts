@@ -12,8 +12,8 @@ import type { SiteUrls } from '../../functions/core/record.js';
 import { error, type Problem, warning } from '../shared/problems.js';
 import { headersFingerprint, planObjects, recheckMetadata, type RemoteManifest } from './bucket-plan.js';
 import { type Manifest, manifestShapeError } from '../shared/manifest.js';
-import { readLocalBuild } from './local-build.js';
-import { localObjects } from './local-objects.js';
+import { readLocalBuild, readVerified } from './local-build.js';
+import { type LocalObject, localObjects } from './local-objects.js';
 import { GROUP_ORDER, RUN_MARKER_NAME, STATE_NAME, keyForPath, normalisePrefix } from './object-keys.js';
 import { DEFAULT_CONCURRENCY } from './concurrency.js';
 import { runPool } from './run-pool.js';
@@ -149,7 +149,11 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
     // find objects deleted behind the publisher's back, which are then uploaded again.
     const fast = !options.deleteStale && !options.verify && remoteManifest?.manifest != null && remoteManifest.run !== '' && marker?.run === remoteManifest.run;
     const listing = fast ? null : await listAllObjects(client, bucket, prefix);
-    const planned = await planObjects({ client, bucket, prefix, objects: built.objects, listing, remoteManifest, concurrency, deletedImages: previousState.gone });
+    const readLocal = async (object: LocalObject) => {
+      const bytes = await readVerified(local.build.dir, object);
+      return Buffer.isBuffer(bytes) ? bytes : null;
+    };
+    const planned = await planObjects({ client, bucket, prefix, objects: built.objects, listing, remoteManifest, concurrency, deletedImages: previousState.gone, readLocal });
     if (planned.error) throw planned.error;
     if (planned.problems.length > 0) return result(false, planned.problems);
     // Same bytes do not mean same headers: when Content-Type / Cache-Control may differ from

@@ -157,16 +157,22 @@ export async function headSha256(client: S3Like, bucket: string, key: string): P
 }
 
 /** What HeadObject tells of a stored object, or null when it does not exist. https://docs.aws.amazon.com/AmazonS3/latest/API/API_HeadObject.html */
-async function headObjectOrNull(client: S3Like, bucket: string, key: string): Promise<{ metadata: Record<string, string>; contentType: string; cacheControl: string } | null> {
+async function headObjectOrNull(client: S3Like, bucket: string, key: string): Promise<{ metadata: Record<string, string>; contentType: string; cacheControl: string; size: number } | null> {
   try {
     return await call('HeadObject', key, async () => {
       const answer = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
-      return { metadata: { ...(answer.Metadata ?? {}) } as Record<string, string>, contentType: String(answer.ContentType ?? ''), cacheControl: String(answer.CacheControl ?? '') };
+      return { metadata: { ...(answer.Metadata ?? {}) } as Record<string, string>, contentType: String(answer.ContentType ?? ''), cacheControl: String(answer.CacheControl ?? ''), size: Number(answer.ContentLength ?? -1) };
     });
   } catch (error) {
     if (error instanceof S3OperationError && (error.status === 404 || error.errorName === 'NotFound' || error.errorName === 'NoSuchKey')) return null;
     throw error;
   }
+}
+
+/** The sha256 the publisher stored with the object ('' without one) and the object's size, or null when it does not exist. */
+export async function headStored(client: S3Like, bucket: string, key: string): Promise<{ sha256: string; size: number } | null> {
+  const head = await headObjectOrNull(client, bucket, key);
+  return head === null ? null : { sha256: head.metadata.sha256 ?? '', size: head.size };
 }
 
 /** The object's stored Content-Type and Cache-Control, or null when it does not exist. */

@@ -71,9 +71,10 @@ export interface PlannedObject {
   cacheControl: string;
   /**
    * Why it is uploaded ('new', 'changed', 'manifest'; 'metadata': same bytes, but stored with
-   * another Content-Type or Cache-Control than the build gives it) or skipped ('unchanged').
+   * another Content-Type or Cache-Control than the build gives it; 'repair': an image key holds
+   * what an interrupted upload left, bucket-plan.ts `isIncompleteUpload`) or skipped ('unchanged').
    */
-  reason: 'new' | 'changed' | 'unchanged' | 'unconfirmed' | 'metadata';
+  reason: 'new' | 'changed' | 'unchanged' | 'unconfirmed' | 'metadata' | 'repair';
 }
 
 export interface PublishPlan {

@@ -17,10 +17,10 @@
  *   forms and the client accepts one, else plain.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CachedAnswer, CdnCache, FastAnswer } from './cdn-cache.js';
+import { type CachedAnswer, type CdnCache, type FastAnswer, hasCompressedForms } from './cdn-cache.js';
 import { type Encoding, negotiateEncoding } from './compression.js';
 import { flatHeaderList, unconditionalAcceptEncoding } from './early-request.js';
-import { encodedCachedAnswer, hasCompressedForms, plainCachedHeaders } from './function-response.js';
+import { encodedCachedAnswer, plainCachedHeaders } from './function-response.js';
 
 /** The answer in the form the client gets (plain, or compressed with `encoding`), built once per form. */
 function fastForm(hit: CachedAnswer, encoding: Encoding | null): FastAnswer {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CdnCache, cdnLifetimeSeconds, MAX_CDN_CACHE_ENTRY_BYTES } from './cdn-cache.js';
+import { CdnCache, cdnLifetimeSeconds, entryCost, MAX_CDN_CACHE_ENTRY_BYTES } from './cdn-cache.js';
 
 const durable = { 'netlify-cdn-cache-control': 'public, durable, s-maxage=300' };
 
@@ -32,8 +32,11 @@ describe('CdnCache', () => {
     expect(cache.get('/r')).toBeNull();
   });
 
+  /** The cost of one 4-byte answer at a two-character key, as every entry below is. */
+  const small = entryCost('/a', 200, durable, Buffer.alloc(4));
+
   it('drops the least recently used answers past its byte budget', () => {
-    const cache = new CdnCache(10);
+    const cache = new CdnCache(2 * small + 1);
     cache.store('/a', 200, durable, Buffer.alloc(4));
     cache.store('/b', 200, durable, Buffer.alloc(4));
     cache.get('/a'); // /a is now the most recently used
@@ -44,7 +47,7 @@ describe('CdnCache', () => {
   });
 
   it('fills its byte budget exactly before dropping anything', () => {
-    const cache = new CdnCache(8);
+    const cache = new CdnCache(2 * small);
     cache.store('/a', 200, durable, Buffer.alloc(4));
     cache.store('/b', 200, durable, Buffer.alloc(4));
     expect(cache.get('/a')).not.toBeNull();
@@ -52,14 +55,48 @@ describe('CdnCache', () => {
   });
 
   it('gives back the bytes of an answer that expired', () => {
-    const cache = new CdnCache(8);
-    cache.store('/old', 200, durable, Buffer.alloc(8), 0);
-    expect(cache.get('/old', 300_000)).toBeNull();
-    // Were /old still counted, the budget would be spent and /a dropped for /b.
-    cache.store('/a', 200, durable, Buffer.alloc(4), 300_000);
-    cache.store('/b', 200, durable, Buffer.alloc(4), 300_000);
-    expect(cache.get('/a', 300_001)).not.toBeNull();
-    expect(cache.get('/b', 300_001)).not.toBeNull();
+    const cache = new CdnCache(2 * small);
+    cache.store('/o', 200, durable, Buffer.alloc(4), 0);
+    cache.store('/p', 200, durable, Buffer.alloc(4), 0);
+    expect(cache.get('/o', 300_000)).toBeNull();
+    // Were /o still counted, the budget would be spent and /p dropped for /a.
+    cache.store('/a', 200, durable, Buffer.alloc(4), 1_000);
+    expect(cache.get('/p', 1_001)).not.toBeNull();
+    expect(cache.get('/a', 1_001)).not.toBeNull();
+  });
+
+  it('counts the key a client chose against the budget', () => {
+    expect(entryCost(`/${'a'.repeat(500)}`, 404, {}, Buffer.alloc(4)) - entryCost('/a', 404, {}, Buffer.alloc(4))).toBe(499);
+  });
+
+  it('keeps long URLs as hashes: 2,000 unique 15 KB URLs hold no 15 KB key and stay within the budget', () => {
+    const budget = 1024 * 1024;
+    const cache = new CdnCache(budget);
+    const body = Buffer.from('{"data":null,"error":{"code":"NOT_FOUND","message":"No such path"}}');
+    const url = (n: number) => `/api/${'a'.repeat(15_000)}${n}`;
+    for (let n = 0; n < 2000; n++) cache.store(url(n), 404, { ...durable, 'content-type': 'application/json' }, body);
+    expect(cache.bytes).toBeLessThanOrEqual(budget);
+    // Each entry is charged its hashed key (44 characters), not 15 KB: hundreds fit.
+    const kept = cache.size;
+    expect(kept).toBeGreaterThan(budget / 4096);
+    expect(cache.get(url(1999))?.body.equals(body)).toBe(true);
+    expect(cache.get(url(2000))).toBeNull();
+  });
+
+  it('reserves room for the compressed forms of a text answer', () => {
+    const json = { ...durable, 'content-type': 'application/json; charset=utf-8' };
+    const body = Buffer.alloc(1000, 'a');
+    expect(entryCost('/k', 200, json, body) - entryCost('/k', 200, durable, body)).toBeGreaterThanOrEqual(2 * body.length);
+  });
+
+  it('sweeps expired answers on a later store, even those never asked for again', () => {
+    const cache = new CdnCache();
+    for (let n = 0; n < 100; n++) cache.store(`/gone/${n}`, 404, { 'netlify-cdn-cache-control': 'public, durable, s-maxage=60' }, Buffer.from('x'), 0);
+    const kept = cache.store('/kept', 200, durable, Buffer.from('x'), 0)!;
+    expect(cache.size).toBe(101);
+    const later = cache.store('/later', 200, durable, Buffer.from('x'), 61_000)!;
+    expect(cache.size).toBe(2);
+    expect(cache.bytes).toBe(kept.cost + later.cost);
   });
 
   it('does not keep a single answer larger than MAX_CDN_CACHE_ENTRY_BYTES', () => {

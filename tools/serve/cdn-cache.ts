@@ -6,9 +6,20 @@
  * always reach the function.
  *
  * Not reproduced: `Netlify-Vary` (an answer that sends it is simply not cached) and
- * stale-while-revalidate. Bounded in memory (least recently used out first).
+ * stale-while-revalidate.
+ *
+ * Bounded by what an entry really holds, not by its body alone: the key is the full path and
+ * query, chosen by the client (up to ~16 KB each), so an entry is charged its key, its headers
+ * (kept up to four times: as sent, complete, and as the early answer's flat lists), its body,
+ * the compressed forms it may get (twice the body, reserved at once) and a fixed overhead for
+ * the objects around them. Past MAX_CDN_CACHE_BYTES the least recently used entries go;
+ * expired ones are swept at most every SWEEP_INTERVAL_MS. (Counting bodies only, 20,000
+ * requests for unique 15 KB paths held ≈ 17 KB per entry against ≈ 150 bytes counted, and
+ * grew the process by 400 MB; expired 400/404 entries were never dropped.)
  */
-import type { Encoding } from './compression.js';
+import { createHash } from 'node:crypto';
+import { type Encoding, MIN_COMPRESS_BYTES } from './compression.js';
+import { isCompressible } from './content-types.js';
 
 /** A cached answer as cached-fast-path.ts sends it: flat headers (Age included) and the body, the same every time. */
 export interface FastAnswer {
@@ -35,10 +46,35 @@ export interface CachedAnswer {
   fastForms?: Partial<Record<'identity' | Encoding, FastAnswer>>;
   /** cached-fast-path.ts: whether a client accepting br/gzip gets another form of this answer. */
   compressedForms?: boolean;
+  /** What the entry is charged against the cache's budget (entryCost). */
+  cost: number;
 }
 
-/** Total bytes of cached bodies (compressed forms come on top, at most twice this); past it the least recently used answers go. */
-const MAX_CDN_CACHE_BYTES = 32 * 1024 * 1024;
+/**
+ * Total bytes the cache may hold, keys, headers, bodies, compressed forms and overhead counted
+ * (entryCost); past it the least recently used answers go. About 500 list pages of 10 KB with
+ * their compressed forms. 16 MB, not 32: V8 lets the heap grow well past what is live before
+ * it collects, so with 32 MB 20,000 unique 15 KB URLs still grew the process by 88 MB (≈ 43 MB
+ * of it the requests' own garbage, as with the cache off), with 16 MB by 57 MB (attacks bench).
+ */
+export const MAX_CDN_CACHE_BYTES = 16 * 1024 * 1024;
+/**
+ * What an entry holds besides its key, header text and bodies: the Map slot, the entry, its
+ * header objects and the early answer's form records. Measured with the attacks bench
+ * (tools/bench/attacks.bench.ts): ≈ 1.5 KB per small entry, rounded up.
+ */
+const ENTRY_OVERHEAD_BYTES = 2048;
+/**
+ * Keys longer than this are kept as their SHA-256 (`#` + base64url): no API URL a client
+ * builds from the documented parameters comes close (search is capped at 200 characters), but
+ * a client can send 16 KB ones. Kept whole, every evicted one was 15 KB of old-generation
+ * garbage, and V8 let the heap grow far past the budget before collecting it: 20,000 unique
+ * 15 KB paths grew the process by 180 MB with the budget counting keys, against ≈ 50 MB
+ * with the cache off. Hashed, the garbage per entry is the entry.
+ */
+const MAX_PLAIN_KEY_LENGTH = 512;
+/** Expired entries are swept (all at once, on a store) at most this often; between sweeps they are dropped when met or evicted. */
+const SWEEP_INTERVAL_MS = 10_000;
 /** A single answer above this is not cached (no API answer comes close). */
 export const MAX_CDN_CACHE_ENTRY_BYTES = 1024 * 1024;
 
@@ -51,6 +87,29 @@ export function forwardedHeaders(headers: Record<string, string | string[]>): Re
   if (headers['netlify-cdn-cache-control'] === undefined) return headers;
   const { 'netlify-cdn-cache-control': _cdnOnly, ...forwarded } = headers;
   return forwarded;
+}
+
+/** Whether the edge may compress this answer: a text type the function did not encode itself. */
+export function isCompressibleAnswer(headers: Record<string, string | string[]>): boolean {
+  const contentType = headers['content-type'];
+  return typeof contentType === 'string' && isCompressible(contentType) && headers['content-encoding'] === undefined;
+}
+
+/** Whether an answer is sent compressed to a client that accepts it: a 200 text answer worth compressing. */
+export function hasCompressedForms(status: number, headers: Record<string, string | string[]>, body: Buffer): boolean {
+  return status === 200 && body.length >= MIN_COMPRESS_BYTES && isCompressibleAnswer(headers);
+}
+
+/**
+ * The bytes an entry is charged: its key (ASCII: the URL parser's normal form), its header
+ * text four times (as forwarded, complete with the edge's, and as flat lists per form), its
+ * body, twice the body for the brotli and gzip forms when it has them, and ENTRY_OVERHEAD_BYTES.
+ */
+export function entryCost(key: string, status: number, headers: Record<string, string | string[]>, body: Buffer): number {
+  let headerBytes = 0;
+  for (const [name, value] of Object.entries(headers)) headerBytes += name.length + (Array.isArray(value) ? value.join('').length : value.length);
+  const bodies = body.length * (hasCompressedForms(status, headers, body) ? 3 : 1);
+  return key.length + 4 * headerBytes + bodies + ENTRY_OVERHEAD_BYTES;
 }
 
 /**
@@ -75,18 +134,25 @@ export function cdnLifetimeSeconds(headers: Record<string, string | string[]>): 
   return Number.isFinite(seconds) && seconds > 0 ? seconds : 0;
 }
 
+/** The Map key of a URL (path and query): itself, or its hash when long (MAX_PLAIN_KEY_LENGTH). */
+function keyOf(url: string): string {
+  return url.length <= MAX_PLAIN_KEY_LENGTH ? url : `#${createHash('sha256').update(url).digest('base64url')}`;
+}
+
 export class CdnCache {
   private readonly entries = new Map<string, CachedAnswer>();
-  private bytes = 0;
+  private charged = 0;
+  private nextSweep = 0;
 
   constructor(private readonly maxBytes = MAX_CDN_CACHE_BYTES) {}
 
-  get(key: string, now = Date.now()): CachedAnswer | null {
+  get(url: string, now = Date.now()): CachedAnswer | null {
+    const key = keyOf(url);
     const entry = this.entries.get(key);
     if (!entry) return null;
     this.entries.delete(key);
     if (entry.expiresAt <= now) {
-      this.bytes -= entry.body.length;
+      this.charged -= entry.cost;
       return null;
     }
     this.entries.set(key, entry); // most recently used last
@@ -94,27 +160,46 @@ export class CdnCache {
   }
 
   /** Stores a GET answer when the function's headers allow it, with the headers the edge forwards; returns the stored entry or null. */
-  store(key: string, status: number, functionHeaders: Record<string, string | string[]>, body: Buffer, now = Date.now()): CachedAnswer | null {
+  store(url: string, status: number, functionHeaders: Record<string, string | string[]>, body: Buffer, now = Date.now()): CachedAnswer | null {
+    const key = keyOf(url);
     const seconds = cdnLifetimeSeconds(functionHeaders);
     const headers = forwardedHeaders(functionHeaders);
     if (seconds === 0 || body.length > MAX_CDN_CACHE_ENTRY_BYTES) return null;
+    const cost = entryCost(key, status, headers, body);
+    if (cost > this.maxBytes) return null;
+    if (now >= this.nextSweep) this.sweep(now);
     const previous = this.entries.get(key);
     if (previous) {
       this.entries.delete(key);
-      this.bytes -= previous.body.length;
+      this.charged -= previous.cost;
     }
-    const entry: CachedAnswer = { status, headers, body, expiresAt: now + seconds * 1000, variants: {} };
+    const entry: CachedAnswer = { status, headers, body, expiresAt: now + seconds * 1000, variants: {}, cost };
     this.entries.set(key, entry);
-    this.bytes += body.length;
+    this.charged += cost;
     for (const [oldKey, old] of this.entries) {
-      if (this.bytes <= this.maxBytes) break;
+      if (this.charged <= this.maxBytes) break;
       this.entries.delete(oldKey);
-      this.bytes -= old.body.length;
+      this.charged -= old.cost;
     }
     return entry;
   }
 
+  /** Drops every expired entry (an attacker's unique URLs answered 400/404 would otherwise wait for eviction). */
+  private sweep(now: number): void {
+    this.nextSweep = now + SWEEP_INTERVAL_MS;
+    for (const [key, entry] of this.entries) {
+      if (entry.expiresAt > now) continue;
+      this.entries.delete(key);
+      this.charged -= entry.cost;
+    }
+  }
+
   get size(): number {
     return this.entries.size;
+  }
+
+  /** The bytes charged for the entries held (entryCost), never above the budget. */
+  get bytes(): number {
+    return this.charged;
   }
 }

@@ -32,3 +32,17 @@ export function flatHeaderList(headers: Record<string, string | number | string[
   }
   return list;
 }
+
+/**
+ * Whether an HTTP/1.1 request has no Host header, which RFC 9112 3.2 says a server must answer
+ * with a 400. Read from `rawHeaders`, as the early answers read them, before any of them runs.
+ */
+export function lacksHost(req: IncomingMessage): boolean {
+  if (req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1) return false;
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 4 && name.toLowerCase() === 'host') return false;
+  }
+  return true;
+}

@@ -8,10 +8,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { type CachedAnswer, type CdnCache, forwardedHeaders, HIT_AGE } from './cdn-cache.js';
+import { type CachedAnswer, type CdnCache, forwardedHeaders, hasCompressedForms, HIT_AGE, isCompressibleAnswer } from './cdn-cache.js';
 import { INTERNAL_ERROR_MESSAGE, sendApiError } from './error-answers.js';
-import { compressFast, type Encoding, etagForEncoding, MIN_COMPRESS_BYTES, negotiateEncoding, varyWithEncoding } from './compression.js';
-import { isCompressible } from './content-types.js';
+import { compressFast, type Encoding, etagForEncoding, negotiateEncoding, varyWithEncoding } from './compression.js';
 import type { FunctionContext, FunctionMatch } from './functions.js';
 import { etagMatches, notModifiedHeaders, STATIC_METHODS } from './static-response.js';
 
@@ -154,22 +153,11 @@ export function plainCachedHeaders(hit: CachedAnswer): OutgoingHttpHeaders {
   return hit.plainHeaders;
 }
 
-/** Whether the edge may compress this answer: a text type the function did not encode itself. */
-export function isCompressibleAnswer(headers: Record<string, string | string[]>): boolean {
-  const contentType = headers['content-type'];
-  return typeof contentType === 'string' && isCompressible(contentType) && headers['content-encoding'] === undefined;
-}
-
 /** The function's headers plus what the edge adds (Vary/encoding headers, Cache-Status, Age): the one composition every answer uses. */
 function edgeHeaders(headers: Record<string, string | string[]>, encoding: OutgoingHttpHeaders, cacheStatus: string, age?: string): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = { ...headers, ...encoding, 'cache-status': cacheStatus };
   if (age !== undefined) out.age = age;
   return out;
-}
-
-/** Whether an answer is sent compressed to a client that accepts it: a 200 text answer worth compressing. */
-export function hasCompressedForms(status: number, headers: Record<string, string | string[]>, body: Buffer): boolean {
-  return status === 200 && body.length >= MIN_COMPRESS_BYTES && isCompressibleAnswer(headers);
 }
 
 /** The encoding this client gets the answer in: one it accepts when the answer has compressed forms; else null (plain). */

@@ -2,6 +2,7 @@
  * End to end over real HTTP: the real build of the fixture catalogue, served by
  * startServer on an ephemeral port with the repository's real netlify.toml.
  */
+import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -164,6 +165,24 @@ describe('images and other static files', () => {
     }
   });
 
+  it('reads a cold image once for a connection pipelining 1,000 requests for it and never reading', async () => {
+    // A fresh server: every file is cold after start-up (and after each rebuild).
+    const fresh = await startServer({ dir: site.distDir, port: 0, host: '127.0.0.1', netlifyToml: NETLIFY_TOML });
+    const largest = [...site.records].sort((a, b) => b.file_size - a.file_size)[0]!;
+    const socket = connect({ host: '127.0.0.1', port: fresh.port });
+    try {
+      await once(socket, 'connect');
+      const before = process.memoryUsage().arrayBuffers;
+      socket.write(`GET /images/${largest.id}${largest.file_ext} HTTP/1.1\r\nHost: localhost\r\n\r\n`.repeat(1000));
+      await new Promise((done) => setTimeout(done, 500));
+      // Each request in flight used to read a copy of its own, all held until sent.
+      expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(100 * largest.file_size);
+    } finally {
+      socket.destroy();
+      await fresh.close();
+    }
+  });
+
   it.each([
     '/images/../../manifest.json',
     '/images/..%2f..%2fmanifest.json',
@@ -230,6 +249,37 @@ describe('HTTP rules', () => {
     const malformed = await rawExchange(Buffer.from('GET /v1/pepe HTTP/1.1\r\nHost: localhost\r\nBad Header: x\r\n\r\n'));
     expect(malformed).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     expect(JSON.parse(malformed.split('\r\n\r\n')[1]!)).toEqual({ result: null, status: 'error', error: { code: 'VALIDATION_ERROR', message: 'a request header is malformed: check the header names and values the client sends' } });
+  });
+
+  it.each([
+    ['no Host in HTTP/1.1', 'GET /v1/pepe HTTP/1.1\r\n\r\n', 400, /must carry a Host header/],
+    ['an Expect it cannot meet', 'GET /v1/pepe HTTP/1.1\r\nHost: x\r\nExpect: 999-bogus\r\n\r\n', 417, /Expect header asks for "999-bogus"/],
+    ['Content-Length with Transfer-Encoding', 'POST /v1/pepe HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400, /both Content-Length and Transfer-Encoding/],
+    ['two Content-Length headers', 'GET /v1/pepe HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab', 400, /more than one Content-Length/],
+    ['a Content-Length that is no number', 'GET /v1/pepe HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n', 400, /Content-Length is not a decimal number/],
+    ['HTTP/1.2', 'GET /v1/pepe HTTP/1.2\r\nHost: x\r\n\r\n', 505, /HTTP version this server does not speak \("HTTP\/1\.2"\)/],
+    ['the HTTP/2 preface', 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 505, /not HTTP\/2 with prior knowledge/],
+    ['bare LF line ends', 'GET /v1/pepe HTTP/1.1\nHost: x\n\n', 400, /must end with CR LF/],
+    ['a TLS handshake', '\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03', 400, /plain HTTP, not HTTPS/],
+  ])('answers %s with the JSON error naming it, readable cross-origin', async (_name, request, status, message) => {
+    const answer = await rawExchange(Buffer.from(request, 'latin1'));
+    const [head, body] = answer.split('\r\n\r\n');
+    expect(head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+    expect(head!.toLowerCase()).toContain('content-type: application/json; charset=utf-8');
+    expect(head!.toLowerCase()).toContain('access-control-allow-origin: *');
+    expect(head!.toLowerCase()).toContain('x-content-type-options: nosniff');
+    const error = (JSON.parse(body!) as { error: { code: string; message: string } }).error;
+    expect(error.code).toBe('VALIDATION_ERROR');
+    expect(error.message).toMatch(message);
+    expect(error.message).not.toMatch(/percent-encode/);
+  });
+
+  it('answers a bad chunk size after the answer began by closing, never with a second answer', async () => {
+    const answer = await rawExchange(Buffer.from('POST /v1/pepe HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n'));
+    // The function answers POST at once (405); the broken body comes after: the connection is cut.
+    expect(answer.match(/HTTP\/1\.1 \d{3}/g)?.length ?? 0).toBeLessThanOrEqual(1);
+    const before = await rawExchange(Buffer.from('GET /images/x.png HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n'));
+    expect(before.match(/HTTP\/1\.1 \d{3}/g)?.length ?? 0).toBeLessThanOrEqual(1);
   });
 
   it('answers a client that does not finish its headers in time with a JSON 408', async () => {

@@ -13,6 +13,7 @@ import { errorBodyA, errorBodyB } from '../../functions/core/bodies.js';
 import { answerFromCdnCache } from './cached-fast-path.js';
 import { CdnCache } from './cdn-cache.js';
 import { CROSS_ORIGIN_ERROR_LINES, INTERNAL_ERROR_MESSAGE, sendApiError } from './error-answers.js';
+import { lacksHost } from './early-request.js';
 import { freshBuild } from './fresh-build.js';
 import { type LoadedFunction, loadFunctions } from './functions.js';
 import { loadNetlifyConfig } from '../shared/netlify-config.js';
@@ -146,11 +147,16 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const server = createServer(
     // Node checks the header and request timeouts only every connectionsCheckingInterval
     // (30 s by default): once a second keeps "header timeout 10 s" true to within a second.
-    { keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, headersTimeout: options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS, requestTimeout: options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
+    // requireHostHeader off: Node's own 400 for a missing Host was bare (no JSON, no CORS); lacksHost answers it.
+    { keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, headersTimeout: options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS, requestTimeout: options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 1000, requireHostHeader: false },
     (req: IncomingMessage, res: ServerResponse) => {
       latest.set(req.socket, res);
       // While closing, tell keep-alive clients to reconnect elsewhere after this answer.
       if (closing) res.setHeader('connection', 'close');
+      if (lacksHost(req)) {
+        sendApiError(req, res, 400, 'VALIDATION_ERROR', 'an HTTP/1.1 request must carry a Host header (RFC 9112 3.2): send Host with the name of this server');
+        return;
+      }
       if (state.staticRoutes.answer(req, res)) return;
       if (state.cdnCache !== null && answerFromCdnCache(state.cdnCache, req, res)) return;
       handleRequest(state, req, res).catch((error: unknown) => {
@@ -179,6 +185,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     const answered = res != null && res.headersSent && !(res.writableFinished && res.req.complete);
     if (socket.writable && !answered) socket.end(unparsableRequestAnswer(error));
     else socket.destroy();
+  });
+  // An Expect other than 100-continue: Node answered a bare 417 itself (no JSON, no CORS).
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    const expect = JSON.stringify(String(req.headers.expect).slice(0, 100));
+    sendApiError(req, res, 417, 'VALIDATION_ERROR', `the Expect header asks for ${expect}, which this server does not offer: send no Expect header (or 100-continue)`);
   });
   // CONNECT never reaches the request handler (Node hands over the socket): it gets the 405
   // every method the API does not serve gets, as on Netlify's edge, readable cross-origin as every error answer is.
@@ -227,35 +238,16 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 }
 
 /**
- * The answer to bytes Node's HTTP parser refuses (a raw non-ASCII or space character in the
- * URL, a malformed header…): still the API's JSON, since every API answer is JSON, in the
- * variant B shape when the request line names a /v1 path, else variant A's. The connection is
- * closed after it (the parser cannot find the next request).
+ * The answer to bytes Node's HTTP parser refuses: still the API's JSON, since every API
+ * answer is JSON, in the variant B shape when the request line names a /v1 path, else
+ * variant A's, with a message naming what is wrong (parseProblem). The connection is closed
+ * after it (the parser cannot find the next request).
  */
-function unparsableRequestAnswer(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): string {
+function unparsableRequestAnswer(error: NodeJS.ErrnoException & { rawPacket?: Buffer; reason?: string }): string {
   const packet = error.rawPacket?.toString('latin1') ?? '';
   const lineEnd = packet.indexOf('\r\n');
   const requestLine = lineEnd === -1 ? packet : packet.slice(0, lineEnd);
-  // Node's limit (16 KB) covers the request line and the headers: when the line alone is long
-  // (or never ended), the URL is the oversized part, which the API answers with a 400.
-  const longUrl = error.code === 'HPE_HEADER_OVERFLOW' && (lineEnd === -1 || requestLine.length > 8192);
-  // The query string's cap is the API's; a path alone that long (a gallery or image URL, say)
-  // was answered with that same message though it had no query string at all.
-  const target = requestLine.split(' ')[1] ?? '';
-  const query = target.indexOf('?');
-  const longQuery = query !== -1 && (lineEnd === -1 || target.length - query - 1 > 4096);
-  const [status, message] =
-    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? ['408 Request Timeout', 'the request did not arrive in time: send the whole request at once']
-      : error.code === 'HPE_INVALID_METHOD'
-        ? ['405 Method Not Allowed', `the method is not one HTTP knows; the API answers ${STATIC_METHODS}`]
-        : longUrl
-          ? ['400 Bad Request', longQuery ? 'the URL is too long: the query string must be at most 4096 characters' : 'the URL is too long: its path is longer than any this site publishes']
-          : error.code === 'HPE_HEADER_OVERFLOW'
-            ? ['431 Request Header Fields Too Large', 'the request headers are too large: send fewer or shorter headers']
-            : /HEADER|TOKEN/.test(error.code ?? '') && !/URL/.test(error.code ?? '')
-              ? ['400 Bad Request', 'a request header is malformed: check the header names and values the client sends']
-              : ['400 Bad Request', 'the request could not be parsed as HTTP/1.1: percent-encode spaces and characters outside ASCII in the URL (e.g. %C3%A9 for é)'];
+  const [status, message] = parseProblem(error, packet, requestLine, lineEnd);
   // api-behaviour.md: a 405 is METHOD_NOT_ALLOWED, as the handler answers other methods.
   const code = status.startsWith('405') ? 'METHOD_NOT_ALLOWED' : 'VALIDATION_ERROR';
   // Any method token, also one in lower case (`get`), which is why the parser refused it; the
@@ -270,6 +262,64 @@ function unparsableRequestAnswer(error: NodeJS.ErrnoException & { rawPacket?: Bu
     `${CROSS_ORIGIN_ERROR_LINES}cache-control: no-store\r\n` +
     `content-length: ${Buffer.byteLength(body)}\r\n\r\n${head ? '' : body}`
   );
+}
+
+/** The API reads no request body: the advice for every body-framing problem. */
+const NO_BODY_NEEDED = 'the API takes no request body, so send none';
+
+/**
+ * The status line and message for what the parser refused, by llhttp's error code (and, where
+ * one code covers several problems, its reason): each names the problem, not a generic one.
+ */
+function parseProblem(error: NodeJS.ErrnoException & { reason?: string }, packet: string, requestLine: string, lineEnd: number): [string, string] {
+  const reason = error.reason ?? '';
+  switch (error.code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return ['408 Request Timeout', 'the request did not arrive in time: send the whole request at once'];
+    case 'HPE_INVALID_METHOD':
+      // A TLS handshake begins with byte 0x16: https:// sent to this plain-HTTP port.
+      return packet.startsWith('\x16')
+        ? ['400 Bad Request', 'this server speaks plain HTTP, not HTTPS: use an http:// URL']
+        : ['405 Method Not Allowed', `the method is not one HTTP knows; the API answers ${STATIC_METHODS}`];
+    case 'HPE_PAUSED_H2_UPGRADE':
+      return ['505 HTTP Version Not Supported', 'this server speaks HTTP/1.1, not HTTP/2 with prior knowledge: send HTTP/1.1 requests (or put a proxy that speaks HTTP/2 in front)'];
+    case 'HPE_HEADER_OVERFLOW': {
+      // Node's limit (16 KB) covers the request line and the headers: when the line alone is
+      // long (or never ended), the URL is the oversized part, which the API answers with a 400.
+      if (lineEnd !== -1 && requestLine.length <= 8192) return ['431 Request Header Fields Too Large', 'the request headers are too large: send fewer or shorter headers'];
+      // The query string's cap is the API's; a path alone that long has no query string.
+      const target = requestLine.split(' ')[1] ?? '';
+      const query = target.indexOf('?');
+      const longQuery = query !== -1 && (lineEnd === -1 || target.length - query - 1 > 4096);
+      return ['400 Bad Request', longQuery ? 'the URL is too long: the query string must be at most 4096 characters' : 'the URL is too long: its path is longer than any this site publishes'];
+    }
+    case 'HPE_INVALID_TRANSFER_ENCODING':
+      return /content-length/i.test(reason)
+        ? ['400 Bad Request', `the request has both Content-Length and Transfer-Encoding, which HTTP/1.1 forbids (RFC 9112 6.1): ${NO_BODY_NEEDED}`]
+        : ['400 Bad Request', `the request's Transfer-Encoding is not one a server may accept (chunked must come last): ${NO_BODY_NEEDED}`];
+    case 'HPE_UNEXPECTED_CONTENT_LENGTH':
+      return ['400 Bad Request', /duplicate/i.test(reason) ? `the request has more than one Content-Length header: ${NO_BODY_NEEDED}` : `the request has both Content-Length and Transfer-Encoding, which HTTP/1.1 forbids (RFC 9112 6.1): ${NO_BODY_NEEDED}`];
+    case 'HPE_INVALID_CONTENT_LENGTH':
+      return ['400 Bad Request', `the request's Content-Length is not a decimal number: ${NO_BODY_NEEDED}`];
+    case 'HPE_INVALID_CHUNK_SIZE':
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+    case 'HPE_INVALID_EOF_STATE':
+      return ['400 Bad Request', `the request body's chunked encoding is malformed (${reason || 'a bad chunk'}): ${NO_BODY_NEEDED}`];
+    case 'HPE_INVALID_VERSION':
+      return /version/i.test(reason) && !/crlf/i.test(reason)
+        ? ['505 HTTP Version Not Supported', `the request line names an HTTP version this server does not speak (${JSON.stringify(requestLine.split(' ').at(-1)?.slice(0, 20) ?? '')}): send HTTP/1.1 or HTTP/1.0`]
+        : ['400 Bad Request', 'the request lines must end with CR LF (\\r\\n), not a bare LF or CR'];
+    case 'HPE_STRICT':
+    case 'HPE_LF_EXPECTED':
+    case 'HPE_CR_EXPECTED':
+      return ['400 Bad Request', 'the request lines must end with CR LF (\\r\\n), not a bare LF or CR'];
+    case 'HPE_INVALID_URL':
+    case 'HPE_INVALID_CONSTANT':
+      return ['400 Bad Request', 'the request could not be parsed as HTTP/1.1: percent-encode spaces and characters outside ASCII in the URL (e.g. %C3%A9 for é)'];
+    default:
+      if (/HEADER|TOKEN/.test(error.code ?? '')) return ['400 Bad Request', 'a request header is malformed: check the header names and values the client sends'];
+      return ['400 Bad Request', `the request could not be parsed as HTTP/1.1${reason ? ` (${reason})` : ''}: check what the client sends`];
+  }
 }
 
 /** A listen failure as a setup error naming what to change (port taken, address not on this machine, no permission). */
