@@ -49,6 +49,9 @@ export function isImagePath(path: string): boolean {
   return path.startsWith('site/images/');
 }
 
+/** JSON documents, and not the dataset's JSON Lines (`application/jsonl`), which no JSON parser reads whole. */
+export const isJsonType = (contentType: string): boolean => /^application\/json\s*(;|$)/.test(contentType);
+
 /**
  * Images first (JSON points at them), then assets (pages point at them), then JSON, then
  * pages, then the function bundle and data, the manifest last: at every moment each
@@ -58,7 +61,7 @@ export function uploadGroupFor(path: string, contentType: string): UploadGroup {
   if (path === MANIFEST_PATH) return 'manifest';
   if (!path.startsWith('site/')) return 'build';
   if (isImagePath(path)) return 'image';
-  if (contentType.startsWith('application/json')) return 'json';
+  if (isJsonType(contentType)) return 'json';
   // Feeds and sitemaps point at share pages: they go up with the pages.
   if (contentType.startsWith('text/html') || /^application\/(atom\+xml|feed\+json|xml)\b/.test(contentType)) return 'page';
   return 'asset';
