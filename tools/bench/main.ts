@@ -21,6 +21,7 @@ const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
   serve: () => import('./serve.bench.js'),
   publish: () => import('./publish.bench.js'),
   gallery: () => import('./gallery.bench.js'),
+  export: () => import('./export.bench.js'),
 };
 
 function markdownTable(title: string, rows: Record<string, string | number>[]): string {
