@@ -54,7 +54,7 @@ export const isJsonType = (contentType: string): boolean => /^application\/json\
 
 /**
  * Images first (JSON points at them), then assets (pages point at them), then JSON, then
- * pages, then the function bundle and data, the manifest last: at every moment each
+ * pages, then the feeds and sitemaps that list pages, then the function bundle and data, the manifest last: at every moment each
  * published document only points at objects already there.
  */
 export function uploadGroupFor(path: string, contentType: string): UploadGroup {
@@ -62,9 +62,10 @@ export function uploadGroupFor(path: string, contentType: string): UploadGroup {
   if (!path.startsWith('site/')) return 'build';
   if (isImagePath(path)) return 'image';
   if (isJsonType(contentType)) return 'json';
-  // Feeds and sitemaps point at share pages: they go up with the pages.
-  if (contentType.startsWith('text/html') || /^application\/(atom\+xml|feed\+json|xml)\b/.test(contentType)) return 'page';
+  if (contentType.startsWith('text/html')) return 'page';
+  // Feeds and sitemaps list share pages: they go up once the pages are there.
+  if (/^application\/(atom\+xml|feed\+json|xml)\b/.test(contentType)) return 'listing';
   return 'asset';
 }
 
-export const GROUP_ORDER: readonly UploadGroup[] = ['image', 'asset', 'json', 'page', 'build', 'manifest'];
+export const GROUP_ORDER: readonly UploadGroup[] = ['image', 'asset', 'json', 'page', 'listing', 'build', 'manifest'];

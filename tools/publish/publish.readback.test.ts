@@ -29,8 +29,15 @@ afterAll(async () => {
 
 describe('a published catalogue read back over HTTP', () => {
   it('serves each by-id JSON as built, and the image it points at', async () => {
-    const { client } = countingClient(s3.endpoint);
-    const result = await publishBuild({ bucket: 'pepe-readback', prefix: 'cat/', dir: site.distDir, netlifyToml: NETLIFY_TOML }, { client });
+    const counting = countingClient(s3.endpoint);
+    const result = await publishBuild({ bucket: 'pepe-readback', prefix: 'cat/', dir: site.distDir, netlifyToml: NETLIFY_TOML }, { client: counting.client });
+    // Order: images before the dataset and the JSON that name them; feeds and the sitemap with the share pages they link to.
+    const at = (key: string) => counting.putKeys.indexOf(key);
+    const lastImage = counting.putKeys.findLastIndex((key) => key.startsWith('cat/images/'));
+    expect(lastImage).toBeLessThan(at('cat/dataset/pepes.jsonl'));
+    expect(lastImage).toBeLessThan(at('cat/api/pages/created_at_desc/1'));
+    const sharePages = counting.putKeys.filter((key) => key.startsWith('cat/p/')).map(at);
+    for (const key of ['cat/feed.xml', 'cat/feed.json', 'cat/sitemap.xml']) expect(Math.min(...sharePages), key).toBeLessThan(at(key));
     // The fixture build keeps the default localhost URLs: published all the same, with a warning saying so.
     expect(result.ok).toBe(true);
     expect(result.problems.map((p) => `${p.severity} ${p.code}`)).toEqual(['warning local-urls']);
