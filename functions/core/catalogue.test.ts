@@ -83,11 +83,13 @@ describe('catalogueModuleSource and the pieces file', () => {
 describe('precomputedFiles', () => {
   const files = precomputedFiles(data);
 
-  it('lists both by-id answers of every record and the OpenAPI document, sorted', () => {
-    expect(files).toHaveLength(2 * 12 + 1);
+  it('lists both by-id answers of every record, the OpenAPI document and the one sorted page of each order, sorted', () => {
+    expect(files).toHaveLength(2 * 12 + 1 + 2);
     const paths = files.map((f) => f.path);
     expect(paths).toEqual([...paths].sort());
     expect(paths).toContain('api/openapi.json');
+    expect(paths).toContain('api/pages/created_at_asc/1');
+    expect(paths).toContain('api/pages/created_at_desc/1');
     for (const record of tricky) {
       expect(paths).toContain(`api/pepe/${record.id}`);
       expect(paths).toContain(`v1/pepe/${record.id}`);

@@ -23,6 +23,7 @@ const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
   gallery: () => import('./gallery.bench.js'),
   renditions: () => import('./renditions.bench.js'),
   attacks: () => import('./attacks.bench.js'),
+  export: () => import('./export.bench.js'),
 };
 
 function markdownTable(title: string, rows: Record<string, string | number>[]): string {

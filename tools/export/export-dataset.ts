@@ -19,10 +19,9 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { DATASET, type DatasetManifest } from '../catalogue/site-documents.js';
 import { error, type Problem } from '../shared/problems.js';
 
-/** Site paths of the published dataset (tools/catalogue/site-documents.ts writes them). */
-export const DATASET_MANIFEST_PATH = '/dataset/manifest.json';
 export const DEFAULT_CONCURRENCY = 8;
 /** A request that sends nothing for this long is given up (the rerun tries again). */
 export const REQUEST_TIMEOUT_MS = 60_000;
@@ -59,18 +58,9 @@ export interface ExportResult {
   seconds: number;
 }
 
-interface PublishedFile {
-  path: string;
-  size: number;
-  sha256: string;
-}
-
-interface Manifest {
-  count: number;
-  catalogue_version: string;
-  jsonl: PublishedFile;
-  image_sha256?: PublishedFile;
-}
+type PublishedFile = DatasetManifest['jsonl'];
+/** The published manifest (site-documents.ts); one without image checksums is taken too, images then checked by size alone. */
+type Manifest = Omit<DatasetManifest, 'image_sha256'> & { image_sha256?: PublishedFile };
 
 /** A failure of one fetch or check, turned into a problem by the caller. */
 class ExportFailure extends Error {}
@@ -244,7 +234,7 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
   let jsonl: string;
   let sumsText: string | null = null;
   try {
-    const manifestUrl = `${base}${DATASET_MANIFEST_PATH}`;
+    const manifestUrl = `${base}${DATASET.manifest}`;
     manifest = parseManifest(await fetchText(manifestUrl, null, signal), manifestUrl);
     jsonl = await fetchText(`${base}/${manifest.jsonl.path}`, manifest.jsonl, signal);
     if (manifest.image_sha256) sumsText = await fetchText(`${base}/${manifest.image_sha256.path}`, manifest.image_sha256, signal);

@@ -49,19 +49,23 @@ export function isImagePath(path: string): boolean {
   return path.startsWith('site/images/');
 }
 
+/** JSON documents, and not the dataset's JSON Lines (`application/jsonl`), which no JSON parser reads whole. */
+export const isJsonType = (contentType: string): boolean => /^application\/json\s*(;|$)/.test(contentType);
+
 /**
  * Images first (JSON points at them), then assets (pages point at them), then JSON, then
- * pages, then the function bundle and data, the manifest last: at every moment each
+ * pages, then the feeds and sitemaps that list pages, then the function bundle and data, the manifest last: at every moment each
  * published document only points at objects already there.
  */
 export function uploadGroupFor(path: string, contentType: string): UploadGroup {
   if (path === MANIFEST_PATH) return 'manifest';
   if (!path.startsWith('site/')) return 'build';
   if (isImagePath(path)) return 'image';
-  if (contentType.startsWith('application/json')) return 'json';
-  // Feeds and sitemaps point at share pages: they go up with the pages.
-  if (contentType.startsWith('text/html') || /^application\/(atom\+xml|feed\+json|xml)\b/.test(contentType)) return 'page';
+  if (isJsonType(contentType)) return 'json';
+  if (contentType.startsWith('text/html')) return 'page';
+  // Feeds and sitemaps list share pages: they go up once the pages are there.
+  if (/^application\/(atom\+xml|feed\+json|xml)\b/.test(contentType)) return 'listing';
   return 'asset';
 }
 
-export const GROUP_ORDER: readonly UploadGroup[] = ['image', 'asset', 'json', 'page', 'build', 'manifest'];
+export const GROUP_ORDER: readonly UploadGroup[] = ['image', 'asset', 'json', 'page', 'listing', 'build', 'manifest'];

@@ -10,7 +10,7 @@
  */
 import { IMAGE_CACHE_CONTROL, JSON_OBJECT_STORAGE_CACHE_CONTROL, NO_STORE, STATIC_DEFAULT_CACHE_CONTROL } from '../../functions/core/cache-policy.js';
 import { IMAGE_TYPES } from '../../functions/core/record.js';
-import { isImagePath, urlPathForPath } from './object-keys.js';
+import { isImagePath, isJsonType, urlPathForPath } from './object-keys.js';
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
@@ -75,7 +75,7 @@ export function metadataFor(path: string, headersForPath: (urlPath: string) => R
     TYPES_BY_EXTENSION[ext] ??
     (ext === '' && looksLikeJson(readText) ? JSON_CONTENT_TYPE : 'application/octet-stream');
   if (isImagePath(path)) return { contentType, cacheControl: IMAGE_CACHE_CONTROL };
-  if (contentType.startsWith('application/json')) return { contentType, cacheControl: JSON_OBJECT_STORAGE_CACHE_CONTROL };
+  if (isJsonType(contentType)) return { contentType, cacheControl: JSON_OBJECT_STORAGE_CACHE_CONTROL };
   // Pages and assets: as on Netlify; without a rule, revalidate (a CDN must not pin an old page).
   return { contentType, cacheControl: header(headers, 'cache-control') ?? STATIC_DEFAULT_CACHE_CONTROL };
 }

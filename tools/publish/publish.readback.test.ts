@@ -29,8 +29,15 @@ afterAll(async () => {
 
 describe('a published catalogue read back over HTTP', () => {
   it('serves each by-id JSON as built, and the image it points at', async () => {
-    const { client } = countingClient(s3.endpoint);
-    const result = await publishBuild({ bucket: 'pepe-readback', prefix: 'cat/', dir: site.distDir, netlifyToml: NETLIFY_TOML }, { client });
+    const counting = countingClient(s3.endpoint);
+    const result = await publishBuild({ bucket: 'pepe-readback', prefix: 'cat/', dir: site.distDir, netlifyToml: NETLIFY_TOML }, { client: counting.client });
+    // Order: images before the dataset and the JSON that name them; feeds and the sitemap with the share pages they link to.
+    const at = (key: string) => counting.putKeys.indexOf(key);
+    const lastImage = counting.putKeys.findLastIndex((key) => key.startsWith('cat/images/'));
+    expect(lastImage).toBeLessThan(at('cat/dataset/pepes.jsonl'));
+    expect(lastImage).toBeLessThan(at('cat/api/pages/created_at_desc/1'));
+    const sharePages = counting.putKeys.filter((key) => key.startsWith('cat/p/')).map(at);
+    for (const key of ['cat/feed.xml', 'cat/feed.json', 'cat/sitemap.xml']) expect(Math.min(...sharePages), key).toBeLessThan(at(key));
     // The fixture build keeps the default localhost URLs: published all the same, with a warning saying so.
     expect(result.ok).toBe(true);
     expect(result.problems.map((p) => `${p.severity} ${p.code}`)).toEqual(['warning local-urls']);
@@ -53,6 +60,35 @@ describe('a published catalogue read back over HTTP', () => {
     }
     const manifest = await fetch(`${bucketUrl}/_build/manifest.json`);
     expect(await manifest.text()).toBe(await readFile(join(site.distDir, 'manifest.json'), 'utf8'));
+  });
+
+  it('serves, with no function at all, the sorted pages, share pages, feeds and the dataset, which pepe export mirrors', async () => {
+    // The bucket published by the test above.
+    const bucketUrl = `${s3.endpoint}/pepe-readback/cat`;
+    const expected: [string, string][] = [
+      ['api/pages/created_at_desc/1', 'application/json; charset=utf-8'],
+      ['api/pages/created_at_asc/1', 'application/json; charset=utf-8'],
+      [`p/${site.records[0]!.id}`, 'text/html; charset=utf-8'],
+      [`oembed/${site.records[0]!.id}.json`, 'application/json; charset=utf-8'],
+      ['feed.xml', 'application/atom+xml; charset=utf-8'],
+      ['feed.json', 'application/feed+json; charset=utf-8'],
+      ['dataset/pepes.jsonl', 'application/jsonl; charset=utf-8'],
+      ['dataset/manifest.json', 'application/json; charset=utf-8'],
+      ['sitemap.xml', 'application/xml; charset=utf-8'],
+      ['robots.txt', 'text/plain; charset=utf-8'],
+    ];
+    for (const [path, type] of expected) {
+      const answer = await fetch(`${bucketUrl}/${path}`);
+      expect(answer.status, path).toBe(200);
+      expect(answer.headers.get('content-type'), path).toBe(type);
+      expect(await answer.text(), path).toBe(await readFile(join(site.distDir, 'site', path), 'utf8'));
+    }
+    const page = JSON.parse(await (await fetch(`${bucketUrl}/api/pages/created_at_asc/1`)).text());
+    expect(page.data.map((pepe: { id: string }) => pepe.id)).toEqual(site.records.map((record) => record.id));
+    const { exportDataset } = await import('../export/export-dataset.js');
+    const exported = await exportDataset({ from: bucketUrl, to: join(site.root, 'export') });
+    expect(exported.problems).toEqual([]);
+    expect(exported).toMatchObject({ ok: true, records: 4, fetched: 4 });
   });
 
   it('retries throttling and 5xx answers with backoff and still publishes everything', async () => {

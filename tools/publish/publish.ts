@@ -1,7 +1,7 @@
 /**
  * `publishBuild`: puts a validated build on an S3-compatible bucket, uploading only what
  * changed, in an order that never lets a published JSON point at a missing image:
- * validate → read bucket → plan → images → assets → JSON → pages → build files → verify →
+ * validate → read bucket → plan → images → assets → JSON → pages → feeds and sitemaps → build files → verify →
  * manifest (last, conditional) → stale deletions (only with --delete-stale, only after all
  * of that succeeded, only once safe: stale-policy.ts). Any failure stops the run and leaves
  * the previous catalogue readable; rerunning converges.

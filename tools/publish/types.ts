@@ -56,7 +56,7 @@ export interface PublishProgress {
 }
 
 /** The upload groups, in the order they reach the bucket. */
-export type UploadGroup = 'image' | 'asset' | 'json' | 'page' | 'build' | 'manifest';
+export type UploadGroup = 'image' | 'asset' | 'json' | 'page' | 'listing' | 'build' | 'manifest';
 
 /** One object of the build as it will be stored. */
 export interface PlannedObject {
