@@ -53,11 +53,11 @@ type Kind = 'png' | 'jpg' | 'webp' | 'gif';
 /** Index 3 is the one animated GIF; the rest cycle through the still formats. */
 const kindOf = (index: number): Kind => (index === 3 ? 'gif' : (['png', 'jpg', 'webp'] as const)[index % 3]!);
 
-/** Renders fixture image `index` (64–200 px per side) in its format. */
-export async function fixtureImage(index: number): Promise<{ bytes: Buffer; ext: string }> {
+/** Renders fixture image `index` (64–200 px per side, times `scale`) in its format. */
+export async function fixtureImage(index: number, scale = 1): Promise<{ bytes: Buffer; ext: string }> {
   const rand = seededRandom(index * 104729 + 3);
-  const width = 64 + Math.floor(rand() * 137);
-  const height = 64 + Math.floor(rand() * 137);
+  const width = (64 + Math.floor(rand() * 137)) * scale;
+  const height = (64 + Math.floor(rand() * 137)) * scale;
   const kind = kindOf(index);
   const still = (frame = 0) => sharp(Buffer.from(fixtureSvg(index, width, height, frame)));
   if (kind === 'gif') {
@@ -125,11 +125,11 @@ export function fixtureCreatedAt(index: number): string {
   return index < DATES.length ? DATES[index]! : new Date(Date.UTC(2019, 0, 1) + index * 86_400_000 * 37).toISOString();
 }
 
-/** Writes `count` images with valid sidecars into `dir` (created if needed). */
-export async function makeFixtureContent(dir: string, options: { count?: number } = {}): Promise<void> {
+/** Writes `count` images with valid sidecars into `dir` (created if needed); `scale` 4 makes them 256–800 px, wide enough for renditions. */
+export async function makeFixtureContent(dir: string, options: { count?: number; scale?: number } = {}): Promise<void> {
   const count = options.count ?? DEFAULT_FIXTURE_COUNT;
   for (let index = 0; index < count; index++) {
-    const { bytes, ext } = await fixtureImage(index);
+    const { bytes, ext } = await fixtureImage(index, options.scale);
     const name = fixtureName(index);
     const k = index % TAG_SETS.length;
     const sidecar: Record<string, unknown> = {
@@ -165,14 +165,14 @@ export interface FixtureSite {
 }
 
 /** Generates fixture content in a temp folder and runs the real `buildCatalogue` on it. */
-export async function buildFixtureSite(options: { count?: number; urls?: SiteUrls } = {}): Promise<FixtureSite> {
+export async function buildFixtureSite(options: { count?: number; urls?: SiteUrls; scale?: number } = {}): Promise<FixtureSite> {
   const { buildCatalogue } = await import('../catalogue/build-catalogue.js');
   const temp = await makeTempDir('pepe-fixture-');
   const contentDir = join(temp.path, 'content');
   const distDir = join(temp.path, 'dist');
   const cacheDir = join(temp.path, '.pepe-cache');
   try {
-    await makeFixtureContent(contentDir, options.count === undefined ? {} : { count: options.count });
+    await makeFixtureContent(contentDir, { count: options.count, scale: options.scale });
     const result = await buildCatalogue({ contentDir, outDir: distDir, cacheDir, urls: options.urls ?? FIXTURE_URLS });
     if (!result.ok) throw new Error(`fixture build failed:\n${result.problems.map(formatProblem).join('\n')}`);
     return { root: temp.path, contentDir, distDir, cacheDir, records: result.records, cleanup: temp.cleanup };

@@ -31,8 +31,9 @@ export interface GalleryHarness {
   close(): Promise<void>;
 }
 
-export async function startGalleryHarness(): Promise<GalleryHarness> {
-  const site = await buildFixtureSite({ count: FIXTURE_COUNT });
+/** `scale`: fixture images that many times larger (4: wide enough for renditions). */
+export async function startGalleryHarness(options: { scale?: number } = {}): Promise<GalleryHarness> {
+  const site = await buildFixtureSite({ count: FIXTURE_COUNT, scale: options.scale });
   const server = await startServer({ dir: site.distDir, port: 0, host: '127.0.0.1', netlifyToml: join(REPO_ROOT, 'netlify.toml') });
   const browser = await launchChromium();
   const contexts: BrowserContext[] = [];

@@ -18,6 +18,15 @@ export interface Pepe {
   width?: number;
   height?: number;
   blurhash?: string;
+  /** Smaller WebP copies, smallest first (absent from an older catalogue). */
+  thumbnails?: Thumbnail[];
+}
+
+export interface Thumbnail {
+  url: string;
+  width: number;
+  height: number;
+  type: string;
 }
 
 export type SortOrder = 'created_at_desc' | 'created_at_asc';
@@ -71,6 +80,8 @@ export interface ApiClient {
    * record's `url` once deployed, and still works on a local server of a production build.
    */
   imageSrcFor(pepe: Pepe): string;
+  /** The same for a thumbnail: `/images/<its file name>` on the origin the API was reached on. */
+  thumbnailSrcFor(thumbnail: Thumbnail): string;
 }
 
 /**
@@ -166,6 +177,7 @@ export function createApiClient(base: string, pageOrigin: string): ApiClient {
     apiUrlFor: (id) => `${absoluteBase}/api/pepe/${id}`,
     shareUrlFor: (id) => `${absoluteBase}/p/${id}`,
     imageSrcFor: (pepe) => `${base}/images/${encodeURIComponent(pepe.file_name)}`,
+    thumbnailSrcFor: (thumbnail) => `${base}/images/${thumbnail.url.slice(thumbnail.url.lastIndexOf('/') + 1)}`,
   };
 }
 

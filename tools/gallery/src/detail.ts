@@ -66,7 +66,10 @@ export function createDetail(
 
   function render(pepe: Pepe): void {
     title.textContent = pepeTitle(pepe);
-    const picture = createPicture(pepe, { src: client.imageSrcFor(pepe), lazy: false });
+    // The large rendition first (a fraction of the bytes), then the original in full.
+    const large = pepe.thumbnails?.at(-1);
+    const original = client.imageSrcFor(pepe);
+    const picture = createPicture(pepe, large ? { src: client.thumbnailSrcFor(large), thenSrc: original, lazy: false } : { src: original, lazy: false });
     picture.classList.add('detail-picture');
 
     const facts = document.createElement('dl');

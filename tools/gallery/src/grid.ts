@@ -5,7 +5,7 @@
  */
 import type { ApiClient, ListQuery, Pepe } from './api-client.js';
 import { pepeTitle, plural } from './format.js';
-import { createPicture } from './picture.js';
+import { createPicture, renditionSrcset } from './picture.js';
 
 export interface GridElements {
   list: HTMLUListElement;
@@ -26,8 +26,21 @@ export interface Grid {
  */
 export const EAGER_CARDS = 4;
 
-/** Start fetching the next page this far before the user reaches the end of the grid. */
-const PREFETCH_MARGIN = '800px 0px';
+/**
+ * Start fetching the next page this far before the user reaches the end of the grid: near
+ * enough that the first screen never asks for the second page (it would compete with the
+ * visible images on a slow connection), far enough that scrolling rarely waits for it.
+ */
+const PREFETCH_MARGIN = '400px 0px';
+
+/** A card's width for `sizes` when the grid cannot be measured (hidden): the columns of styles.css, roughly. */
+const CARD_SIZES_FALLBACK = '(max-width: 440px) calc(50vw - 18px), 240px';
+
+/** The width the cards are shown at: the grid's first column track, as laid out now. */
+function cardSizes(list: HTMLElement): string {
+  const track = Number.parseFloat(getComputedStyle(list).gridTemplateColumns);
+  return Number.isFinite(track) && track > 0 ? `${Math.ceil(track)}px` : CARD_SIZES_FALLBACK;
+}
 
 export function createGrid(
   elements: GridElements,
@@ -93,7 +106,8 @@ export function createGrid(
     // A card already in the grid is not added again (two cards for one pepe, and a count past the total).
     const fresh = page.pepes.filter((pepe) => !shownIds.has(pepe.id));
     for (const pepe of fresh) shownIds.add(pepe.id);
-    elements.list.append(...fresh.map((pepe, index) => card(pepe, page.page === 1 && index < EAGER_CARDS)));
+    const sizes = cardSizes(elements.list);
+    elements.list.append(...fresh.map((pepe, index) => card(pepe, page.page === 1 && index < EAGER_CARDS, sizes)));
     hasNext = page.hasNext;
     nextPage = page.page + 1;
     const shown = shownIds.size;
@@ -107,7 +121,7 @@ export function createGrid(
     if (hasNext) observer.observe(elements.sentinel);
   }
 
-  function card(pepe: Pepe, eager: boolean): HTMLLIElement {
+  function card(pepe: Pepe, eager: boolean, sizes: string): HTMLLIElement {
     const item = document.createElement('li');
     const link = document.createElement('a');
     link.className = 'card';
@@ -118,7 +132,8 @@ export function createGrid(
     caption.textContent = pepeTitle(pepe);
     // The image's alt text is the same words: read once, the link is named by the alt alone.
     caption.setAttribute('aria-hidden', 'true');
-    link.append(createPicture(pepe, { src: client.imageSrcFor(pepe), lazy: !eager }), caption);
+    const srcset = renditionSrcset(pepe, client) ?? undefined;
+    link.append(createPicture(pepe, { src: client.imageSrcFor(pepe), srcset, sizes, lazy: !eager }), caption);
     link.addEventListener('click', (event) => {
       // Modified clicks keep their browser meaning (new tab, new window) on the real href.
       if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
