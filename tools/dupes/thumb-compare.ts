@@ -1,25 +1,63 @@
 /**
- * The confirmation step: is a phash candidate pair really the same picture?
+ * The confirmation step's measurements: how far apart are two 32×32 colour thumbnails once
+ * every global edit a copy may carry is undone, and is what remains scattered (edges moved by
+ * a re-encode or a resize) or concentrated in a region (a recolour, another detail)?
  *
- * A 64-bit phash sees only coarse greyscale structure, so similar cartoons collide. The
- * 32×32 colour thumbnails (1,024 pixels) still show an eyelid, a hat, a skin tone or a
- * background pattern. Re-encoding and resizing move each thumbnail pixel a little;
- * a different picture moves some region a lot. Brightening moves everything, so it is
- * undone first: in CIE Lab, brightness is (as in sharp's `modulate`) a gain on lightness L,
- * the colour axes a, b stay put and sRGB clips what leaves the gamut. The gain is estimated
- * robustly and used only when the whole picture agrees with it (fitLightness); then we
- * count the pixels whose colour still differs (ΔE76, chroma at half weight).
+ * 1. Tone, in CIE Lab: a brightness, contrast or gamma edit maps lightness through one smooth
+ *    increasing curve, the same at every pixel, and scales chroma (a, b) by about one factor;
+ *    sRGB then clips what leaves the gamut. So lightness gets a least-squares quadratic
+ *    L_b ≈ f(L_a) (clipped pixels left out), chroma one least-squares gain, and a's pixels
+ *    are mapped through both and through sRGB's clipping before comparing. A fit no edit can
+ *    produce (decreasing, or moving a lightness more than MAX_LIGHTNESS_SHIFT) is not used:
+ *    a recolour is then compared as it is.
+ * 2. Alignment: a crop of a few percent shifts every edge by up to a cell. When what differs
+ *    is only lines (edges), the crop is estimated from row and column profiles, one thumbnail
+ *    resampled into the other's frame, the tone fitted again and the pair compared again.
+ * 3. What remains: a pixel "changed" when its colour is still more than `tolerance` off (ΔE76,
+ *    chroma at half weight: JPEG and WebP keep colour at half resolution, so edges bleed).
+ *    Edges moved by a re-encode, a resize or the resampling are lines a pixel or two wide; a
+ *    recoloured shirt, skin or background, or a hat, is an area. `regionPixels` counts the
+ *    changed pixels whose whole 3×3 neighbourhood changed too (an erosion), so lines count 0.
  */
 
-const THUMB_PIXELS = 32 * 32;
+const SIDE = 32;
+const PIXELS = SIDE * SIDE;
+const BYTES = PIXELS * 3;
 
-export interface ThumbDifference {
-  /** Pixels whose colour difference (ΔE76, chroma at half weight, after any brightness fit) exceeds the tolerance. */
+/** The global edit undone: lightness L → gain·100·(L/100)^gamma + offset (clipped to 0..100); chroma (a, b) × chroma. */
+export interface Tone {
+  lightness: { gain: number; offset: number; gamma: number };
+  chroma: number;
+}
+
+export interface Crop {
+  /** Which thumbnail is the cropped one (its frame is the other's inner part). */
+  cropped: 'a' | 'b';
+  /** Share of the uncropped picture's width or height cut at each side. */
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+}
+
+export interface ThumbComparison {
+  /** The edit mapping a onto b. */
+  tone: Tone;
+  /** The crop undone before comparing, or null when the thumbnails were compared as they are. */
+  crop: Crop | null;
+  /** Pixels whose colour is still more than `tolerance` off after the tone and crop are undone. */
   changedPixels: number;
-  /** True when a consistent brightness change was found and undone before comparing. */
-  brightened: boolean;
-  /** Mean difference (as changedPixels measures it) over the whole thumbnail. */
+  /** Changed pixels whose whole 3×3 neighbourhood changed too: a region, not an edge. */
+  regionPixels: number;
+  /** Mean colour difference over the thumbnail (as changedPixels measures it). */
   meanDifference: number;
+}
+
+export interface CompareSettings {
+  /** Colour difference (ΔE76, chroma at half weight) above which a pixel counts as changed. */
+  tolerance: number;
+  /** Changed pixels up to which the thumbnails agree as they are (no crop is looked for). */
+  alignAbove: number;
 }
 
 /** sRGB byte → linear light, once for all 256 values. */
@@ -28,156 +66,283 @@ const LINEAR = Float64Array.from({ length: 256 }, (_, v) => {
   return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
 });
 
+const clip = (v: number) => Math.min(1, Math.max(0, v));
 const labF = (t: number) => (t > 216 / 24389 ? Math.cbrt(t) : (t * 24389) / 27 / 116 + 16 / 116);
+const labFInverse = (f: number) => (f * f * f > 216 / 24389 ? f * f * f : ((116 * f - 16) * 27) / 24389);
+
+/** Linear RGB (0..1) → Lab (D65) into out[at..at+2]. */
+function linearToLab(r: number, g: number, b: number, out: Float32Array, at: number): void {
+  const fx = labF((0.4124564 * r + 0.3575761 * g + 0.1804375 * b) / 0.95047);
+  const fy = labF(0.2126729 * r + 0.7151522 * g + 0.072175 * b);
+  const fz = labF((0.0193339 * r + 0.119192 * g + 0.9503041 * b) / 1.08883);
+  out[at] = 116 * fy - 16;
+  out[at + 1] = 500 * (fx - fy);
+  out[at + 2] = 200 * (fy - fz);
+}
 
 /** Packed RGB thumbnail → packed Lab (D65), Float32 (L 0..100). */
 export function thumbToLab(rgb: Uint8Array): Float32Array {
-  if (rgb.length !== THUMB_PIXELS * 3) throw new RangeError(`thumbnails must be 32×32 RGB (${THUMB_PIXELS * 3} bytes), got ${rgb.length}`);
-  const lab = new Float32Array(rgb.length);
-  for (let p = 0; p < rgb.length; p += 3) {
-    const r = LINEAR[rgb[p]!]!;
-    const g = LINEAR[rgb[p + 1]!]!;
-    const b = LINEAR[rgb[p + 2]!]!;
-    const fx = labF((0.4124564 * r + 0.3575761 * g + 0.1804375 * b) / 0.95047);
-    const fy = labF(0.2126729 * r + 0.7151522 * g + 0.072175 * b);
-    const fz = labF((0.0193339 * r + 0.119192 * g + 0.9503041 * b) / 1.08883);
-    lab[p] = 116 * fy - 16;
-    lab[p + 1] = 500 * (fx - fy);
-    lab[p + 2] = 200 * (fy - fz);
-  }
+  if (rgb.length !== BYTES) throw new RangeError(`thumbnails must be 32×32 RGB (${BYTES} bytes), got ${rgb.length}`);
+  const lab = new Float32Array(BYTES);
+  for (let p = 0; p < BYTES; p += 3) linearToLab(LINEAR[rgb[p]!]!, LINEAR[rgb[p + 1]!]!, LINEAR[rgb[p + 2]!]!, lab, p);
   return lab;
 }
 
-function meanLightness(lab: Float32Array): number {
-  let sum = 0;
-  for (let p = 0; p < lab.length; p += 3) sum += lab[p]!;
-  return sum / THUMB_PIXELS;
-}
+const IDENTITY: Tone = { lightness: { gain: 1, offset: 0, gamma: 1 }, chroma: 1 };
 
 /**
- * Differences after mapping the darker thumbnail's lightness onto the brighter one's with
- * the best `min(100, gain · L + offset)`; fitting from the darker side lets the clip at 100
- * reproduce saturated highlights.
+ * The lightness edit, from the pixels b did not clip to black or white: brightness and
+ * contrast are affine in L (L' = gain·L + offset, least squares), a gamma edit a power
+ * (L' = 100·(L/100)^gamma, least squares on the logarithms); the one that fits better.
+ * Both families move L monotonically, so that f(L) − L changes sign at most once between
+ * black and white: a recoloured skin, lighter while the shirt and the background stay, is
+ * neither.
  */
-/** `tolerance` may differ for brightened pairs: the box-averaged edges of a brightened picture stay a little off. */
-export function labDifference(a: Float32Array, b: Float32Array, tolerance: number, brightenedTolerance = tolerance): ThumbDifference {
-  const [x, y] = meanLightness(a) <= meanLightness(b) ? [a, b] : [b, a];
-  const { gain, offset } = fitLightness(x, y);
-  // Below a 3% gain there is no brightness edit to undo: compare as is, with the strict
-  // tolerance (a barely different skin tone must not earn the looser brightened tolerance).
-  const brightened = Math.abs(gain - 1) > MIN_GAIN_CHANGE || Math.abs(offset) > 0.5;
+function fitLightness(a: Float32Array, b: Float32Array): Tone['lightness'] {
+  let tone = fitLightnessOn(a, b, null);
+  // Refitted without the pixels the first fit missed by more than OUTLIER_L: saturated colours
+  // sRGB clipped (they could not brighten as far), a recoloured region.
+  const [min, max] = [1, 99];
+  const keep = new Uint8Array(PIXELS);
+  for (let p = 0, i = 0; p < PIXELS; p++, i += 3) keep[p] = b[i]! >= min && b[i]! <= max && Math.abs(lightnessOf(tone, a[i]!) - b[i]!) <= OUTLIER_L ? 1 : 0;
+  tone = fitLightnessOn(a, b, keep);
+  return tone;
+}
+
+/** fitLightness on the pixels `keep` marks (all when null) that b did not clip. */
+function fitLightnessOn(a: Float32Array, b: Float32Array, keep: Uint8Array | null): Tone['lightness'] {
+  let n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, lxx = 0, lxy = 0;
+  for (let p = 0, i = 0; p < PIXELS; p++, i += 3) {
+    // Black and white say only "at most" or "at least": an edit may have clipped them.
+    if (!usable(a, b, keep, p, i)) continue;
+    const x = a[i]!;
+    const y = b[i]!;
+    n++;
+    sx += x;
+    sy += y;
+    sxx += x * x;
+    sxy += x * y;
+    const lx = Math.log(x / 100);
+    lxx += lx * lx;
+    lxy += lx * Math.log(y / 100);
+  }
+  if (n < 32) return IDENTITY.lightness;
+  const variance = sxx - (sx * sx) / n;
+  const gain = variance < 1e-6 ? 1 : (sxy - (sx * sy) / n) / variance;
+  const affine = { gain, offset: (sy - gain * sx) / n, gamma: 1 };
+  const power = { gain: 1, offset: 0, gamma: lxx < 1e-9 ? 1 : lxy / lxx };
+  // Brightness alone (sharp's modulate, a gain on L): least squares through black.
+  const scaled = { gain: sxx < 1e-9 ? 1 : sxy / sxx, offset: 0, gamma: 1 };
+  const plausibleAffine = gain >= 1 / MAX_LIGHTNESS_GAIN && gain <= MAX_LIGHTNESS_GAIN && Math.abs(affine.offset) <= MAX_LIGHTNESS_OFFSET;
+  const plausiblePower = power.gamma >= 1 / MAX_GAMMA && power.gamma <= MAX_GAMMA;
+  const plausibleScaled = scaled.gain >= 1 / MAX_LIGHTNESS_GAIN && scaled.gain <= MAX_LIGHTNESS_GAIN;
+  const candidates = [plausibleAffine ? affine : null, plausiblePower ? power : null, plausibleScaled ? scaled : null].filter((tone) => tone !== null);
+  let best = IDENTITY.lightness;
+  let bestError = lightnessError(a, b, keep, best);
+  for (const tone of candidates) {
+    const error = lightnessError(a, b, keep, tone);
+    if (error < bestError) [best, bestError] = [tone, error];
+  }
+  return best;
+}
+
+/** A pixel the lightness fit uses: kept (or, without `keep`, not clipped by b to black or white), and not black in a. */
+const usable = (a: Float32Array, b: Float32Array, keep: Uint8Array | null, p: number, i: number): boolean =>
+  (keep ? keep[p] === 1 : b[i]! >= 1 && b[i]! <= 99) && a[i]! >= 1;
+
+function lightnessError(a: Float32Array, b: Float32Array, keep: Uint8Array | null, tone: Tone['lightness']): number {
+  let sum = 0;
+  for (let p = 0, i = 0; p < PIXELS; p++, i += 3) if (usable(a, b, keep, p, i)) sum += (lightnessOf(tone, a[i]!) - b[i]!) ** 2;
+  return sum;
+}
+
+const lightnessOf = (tone: Tone['lightness'], L: number): number =>
+  Math.min(100, Math.max(0, tone.gain * (tone.gamma === 1 ? L : 100 * (L / 100) ** tone.gamma) + tone.offset));
+
+/** Least-squares gain of b's chroma over a's, on pixels with some colour that b did not clip to white or black. */
+function fitChroma(a: Float32Array, b: Float32Array): number {
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < BYTES; i += 3) {
+    if (b[i]! < 1 || b[i]! > 99) continue;
+    num += a[i + 1]! * b[i + 1]! + a[i + 2]! * b[i + 2]!;
+    den += a[i + 1]! ** 2 + a[i + 2]! ** 2;
+  }
+  return den < 1 ? 1 : num / den;
+}
+
+/** The edit mapping a onto b; a chroma gain no edit produces is left out. */
+function fitTone(a: Float32Array, b: Float32Array): Tone {
+  const chroma = fitChroma(a, b);
+  return { lightness: fitLightness(a, b), chroma: chroma >= 1 / MAX_CHROMA_GAIN && chroma <= MAX_CHROMA_GAIN ? chroma : 1 };
+}
+
+/** a's pixels through the edit, then through sRGB (what leaves the gamut is clipped per channel, as in a file). */
+function applyTone(a: Float32Array, tone: Tone): Float32Array {
+  const { gain, offset, gamma } = tone.lightness;
+  if (gain === 1 && offset === 0 && gamma === 1 && tone.chroma === 1) return a;
+  const out = new Float32Array(BYTES);
+  for (let i = 0; i < BYTES; i += 3) {
+    const L = lightnessOf(tone.lightness, a[i]!);
+    const A = a[i + 1]! * tone.chroma;
+    const B = a[i + 2]! * tone.chroma;
+    out[i] = L;
+    out[i + 1] = A;
+    out[i + 2] = B;
+    const fy = (L + 16) / 116;
+    const X = 0.95047 * labFInverse(fy + A / 500);
+    const Y = labFInverse(fy);
+    const Z = 1.08883 * labFInverse(fy - B / 200);
+    const r = 3.2404542 * X - 1.5371385 * Y - 0.4985314 * Z;
+    const g = -0.969266 * X + 1.8760108 * Y + 0.041556 * Z;
+    const bl = 0.0556434 * X - 0.2040259 * Y + 1.0572252 * Z;
+    // Only a colour outside the gamut needs the (slower) way back through clipped sRGB.
+    if (r < 0 || r > 1 || g < 0 || g > 1 || bl < 0 || bl > 1) linearToLab(clip(r), clip(g), clip(bl), out, i);
+  }
+  return out;
+}
+
+/** Per-pixel colour difference, then the changed, region and mean figures. */
+function residualFigures(x: Float32Array, y: Float32Array, tolerance: number) {
+  const changed = new Uint8Array(PIXELS);
+  const tolerance2 = tolerance * tolerance;
   let changedPixels = 0;
   let total = 0;
-  const tolerance2 = (brightened ? brightenedTolerance : tolerance) ** 2;
-  const out = [0, 0, 0];
-  for (let p = 0; p < x.length; p += 3) {
-    let L = x[p]!;
-    let A = x[p + 1]!;
-    let B = x[p + 2]!;
-    if (brightened) {
-      brightenLab(L, A, B, gain, offset, out);
-      [L, A, B] = out as [number, number, number];
-    }
-    const dL = L - y[p]!;
-    // JPEG and WebP keep colour at half resolution (chroma subsampling), so edges bleed colour
-    // into neighbouring thumbnail pixels; lightness stays sharp. Chroma counts half.
-    const da = (A - y[p + 1]!) * CHROMA_WEIGHT;
-    const db = (B - y[p + 2]!) * CHROMA_WEIGHT;
+  for (let p = 0, i = 0; p < PIXELS; p++, i += 3) {
+    const dL = x[i]! - y[i]!;
+    const da = (x[i + 1]! - y[i + 1]!) * CHROMA_WEIGHT;
+    const db = (x[i + 2]! - y[i + 2]!) * CHROMA_WEIGHT;
     const d2 = dL * dL + da * da + db * db;
     total += Math.sqrt(d2);
-    if (d2 > tolerance2) changedPixels++;
-  }
-  return { changedPixels, brightened, meanDifference: total / THUMB_PIXELS };
-}
-
-const labFInverse = (f: number) => (f ** 3 > 216 / 24389 ? f ** 3 : ((116 * f - 16) * 27) / 24389);
-
-/**
- * Lightness scaled as an editor's brightness does, then pushed through sRGB: colours that
- * leave the gamut are clipped per channel (a saturated yellow loses chroma), as in the file.
- */
-function brightenLab(L: number, A: number, B: number, gain: number, offset: number, out: number[]): void {
-  const fy = (Math.max(0, gain * L + offset) + 16) / 116;
-  const X = 0.95047 * labFInverse(fy + A / 500);
-  const Y = labFInverse(fy);
-  const Z = 1.08883 * labFInverse(fy - B / 200);
-  const clip = (v: number) => Math.min(1, Math.max(0, v));
-  const r = clip(3.2404542 * X - 1.5371385 * Y - 0.4985314 * Z);
-  const g = clip(-0.969266 * X + 1.8760108 * Y + 0.041556 * Z);
-  const b = clip(0.0556434 * X - 0.2040259 * Y + 1.0572252 * Z);
-  const fx2 = labF((0.4124564 * r + 0.3575761 * g + 0.1804375 * b) / 0.95047);
-  const fy2 = labF(0.2126729 * r + 0.7151522 * g + 0.072175 * b);
-  const fz2 = labF((0.0193339 * r + 0.119192 * g + 0.9503041 * b) / 1.08883);
-  out[0] = 116 * fy2 - 16;
-  out[1] = 500 * (fx2 - fy2);
-  out[2] = 200 * (fy2 - fz2);
-}
-
-export function thumbDifference(a: Uint8Array, b: Uint8Array, tolerance: number, brightenedTolerance = tolerance): ThumbDifference {
-  return labDifference(thumbToLab(a), thumbToLab(b), tolerance, brightenedTolerance);
-}
-
-/**
- * Brightness is a pure gain on lightness: estimate it as the median ratio over mid-tone
- * pixels, bounded to what "slightly brightened" can mean. A brightness edit moves every
- * mid-tone by that same ratio; a different picture (say a lighter skin) moves one region
- * and leaves the rest. So the gain is used only when most mid-tones agree with it,
- * otherwise the pictures are compared as they are.
- */
-function fitLightness(x: Float32Array, y: Float32Array): { gain: number; offset: number } {
-  const ratios: number[] = [];
-  for (let p = 0; p < x.length; p += 3) {
-    // Dark pixels give noisy ratios; very light ones in y may have hit the gamut's top.
-    if (x[p]! > 15 && y[p]! < 90) ratios.push(y[p]! / x[p]!);
-  }
-  if (ratios.length < 16) return { gain: 1, offset: 0 };
-  ratios.sort((u, v) => u - v);
-  const gain = ratios[ratios.length >> 1]!;
-  if (gain > MAX_GAIN || gain < 1 / MAX_GAIN) return { gain: 1, offset: 0 };
-  let agreeing = 0;
-  for (const ratio of ratios) if (Math.abs(ratio - gain) <= GAIN_AGREEMENT) agreeing++;
-  if (agreeing < MIN_AGREEING_SHARE * ratios.length) return { gain: 1, offset: 0 };
-  // The darker mid-tones (outlines, shirts) must move by the same ratio as the lighter ones
-  // (skin): when one large region dominates the median, this is what exposes a recoloured region.
-  const darker = bandMedianRatio(x, y, 15, 50);
-  const lighter = bandMedianRatio(x, y, 50, 90);
-  if (darker !== null && lighter !== null && Math.abs(darker - lighter) > GAIN_AGREEMENT) return { gain: 1, offset: 0 };
-  // Light areas (backgrounds, left out of the fit) must have lightened too, at least half as
-  // much as the gain says: a recoloured skin leaves a cream background exactly as it was.
-  if (gain > 1 + MIN_GAIN_CHANGE) {
-    const shifts: number[] = [];
-    for (let p = 0; p < x.length; p += 3) {
-      if (x[p]! >= 85 && x[p]! < 97) shifts.push((y[p]! - x[p]!) / (Math.min(100, gain * x[p]!) - x[p]!));
-    }
-    if (shifts.length >= THUMB_PIXELS * 0.05) {
-      shifts.sort((u, v) => u - v);
-      if (shifts[shifts.length >> 1]! < 0.5) return { gain: 1, offset: 0 };
+    if (d2 > tolerance2) {
+      changed[p] = 1;
+      changedPixels++;
     }
   }
-  return { gain, offset: 0 };
+  let regionPixels = 0;
+  for (let r = 1; r < SIDE - 1; r++) {
+    for (let c = 1; c < SIDE - 1; c++) {
+      let all = true;
+      for (let dr = -1; dr <= 1 && all; dr++) for (let dc = -1; dc <= 1 && all; dc++) all = changed[(r + dr) * SIDE + c + dc] === 1;
+      if (all) regionPixels++;
+    }
+  }
+  return { changedPixels, regionPixels, meanDifference: total / PIXELS };
 }
 
-/** Median lightness ratio y/x over pixels whose x lightness is in [low, high); null when under 5% of the thumbnail. */
-function bandMedianRatio(x: Float32Array, y: Float32Array, low: number, high: number): number | null {
-  const ratios: number[] = [];
-  for (let p = 0; p < x.length; p += 3) if (x[p]! >= low && x[p]! < high && y[p]! < 90) ratios.push(y[p]! / x[p]!);
-  if (ratios.length < THUMB_PIXELS * 0.05) return null;
-  ratios.sort((u, v) => u - v);
-  return ratios[ratios.length >> 1]!;
+/** Mean of each column (axis 'x') or row ('y') of a float RGB thumbnail, per channel: 32 × 3 values. */
+function profile(image: ArrayLike<number>, axis: 'x' | 'y'): Float32Array {
+  const out = new Float32Array(SIDE * 3);
+  for (let r = 0; r < SIDE; r++) {
+    for (let c = 0; c < SIDE; c++) {
+      const k = axis === 'x' ? c : r;
+      const i = (r * SIDE + c) * 3;
+      out[k * 3] = out[k * 3]! + image[i]! / SIDE;
+      out[k * 3 + 1] = out[k * 3 + 1]! + image[i + 1]! / SIDE;
+      out[k * 3 + 2] = out[k * 3 + 2]! + image[i + 2]! / SIDE;
+    }
+  }
+  return out;
+}
+
+/** Where cell k (0..31) of the cropped frame lies in the uncropped one's cells, for cuts `low` and `high` (shares). */
+const sourceOf = (k: number, low: number, high: number) => (low + ((k + 0.5) / SIDE) * (1 - low - high)) * SIDE - 0.5;
+
+/** Linear interpolation of a 32-cell profile (3 channels) at fractional cell `s`, channel `ch`. */
+function sampleProfile(p: Float32Array, s: number, ch: number): number {
+  const s0 = Math.max(0, Math.min(SIDE - 1, Math.floor(s)));
+  const s1 = Math.min(SIDE - 1, s0 + 1);
+  const f = Math.max(0, Math.min(1, s - s0));
+  return p[s0 * 3 + ch]! * (1 - f) + p[s1 * 3 + ch]! * f;
+}
+
+/** The cuts (low, high) along one axis that best map the uncropped profile onto the cropped one, and the error. */
+function bestCuts(uncropped: Float32Array, cropped: Float32Array): { low: number; high: number; error: number } {
+  let best = { low: 0, high: 0, error: Number.POSITIVE_INFINITY };
+  for (let low = 0; low <= MAX_CROP + 1e-9; low += CROP_STEP) {
+    for (let high = 0; low + high <= MAX_CROP + 1e-9; high += CROP_STEP) {
+      let error = 0;
+      for (let k = 0; k < SIDE; k++) {
+        const s = sourceOf(k, low, high);
+        for (let ch = 0; ch < 3; ch++) error += (sampleProfile(uncropped, s, ch) - cropped[k * 3 + ch]!) ** 2;
+      }
+      if (error < best.error) best = { low, high, error };
+    }
+  }
+  return best;
+}
+
+/** Bilinear resampling of the uncropped (float) thumbnail into the cropped one's frame. */
+function resampleInto(uncropped: Float32Array, crop: Omit<Crop, 'cropped'>): Float32Array {
+  const out = new Float32Array(BYTES);
+  for (let r = 0; r < SIDE; r++) {
+    const sy = Math.max(0, Math.min(SIDE - 1, sourceOf(r, crop.top, crop.bottom)));
+    const y0 = Math.min(SIDE - 2, Math.floor(sy));
+    const fy = sy - y0;
+    for (let c = 0; c < SIDE; c++) {
+      const sx = Math.max(0, Math.min(SIDE - 1, sourceOf(c, crop.left, crop.right)));
+      const x0 = Math.min(SIDE - 2, Math.floor(sx));
+      const fx = sx - x0;
+      const i00 = (y0 * SIDE + x0) * 3;
+      const i10 = i00 + SIDE * 3;
+      for (let ch = 0; ch < 3; ch++) {
+        const top = uncropped[i00 + ch]! * (1 - fx) + uncropped[i00 + 3 + ch]! * fx;
+        const bottom = uncropped[i10 + ch]! * (1 - fx) + uncropped[i10 + 3 + ch]! * fx;
+        out[(r * SIDE + c) * 3 + ch] = top * (1 - fy) + bottom * fy;
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Compares two thumbnails in Lab (thumbToLab): the tone fitted a → b; then, when what differs
+ * is only lines, a crop of either one looked for and undone (see the module comment).
+ */
+export function compareLab(a: Float32Array, b: Float32Array, settings: CompareSettings): ThumbComparison {
+  // From the darker to the lighter: brightening clips, and a clipped colour cannot be darkened back.
+  if (meanLightness(a) > meanLightness(b)) [a, b] = [b, a];
+  const tone = fitTone(a, b);
+  const asIs: ThumbComparison = { tone, crop: null, ...residualFigures(applyTone(a, tone), b, settings.tolerance) };
+  // A crop moves edges, not areas: only a pair whose differences are all lines is looked at again.
+  if (asIs.changedPixels <= settings.alignAbove || asIs.regionPixels > 0) return asIs;
+  let best = asIs;
+  for (const cropped of ['a', 'b'] as const) {
+    const [uncropped, inner] = cropped === 'a' ? [b, a] : [a, b];
+    const x = bestCuts(profile(uncropped, 'x'), profile(inner, 'x'));
+    const y = bestCuts(profile(uncropped, 'y'), profile(inner, 'y'));
+    if (x.low + x.high + y.low + y.high === 0) continue;
+    const crop = { left: x.low, right: x.high, top: y.low, bottom: y.high };
+    const resampled = resampleInto(uncropped, crop);
+    const [from, to] = cropped === 'a' ? [a, resampled] : [resampled, b];
+    // The tone is fitted again on the aligned pixels: the first fit saw every edge off.
+    const refit = fitTone(from, to);
+    const figures = residualFigures(applyTone(from, refit), to, settings.tolerance);
+    if (figures.changedPixels < best.changedPixels) best = { tone: refit, crop: { cropped, ...crop }, ...figures };
+  }
+  return best;
+}
+
+
+function meanLightness(lab: Float32Array): number {
+  let sum = 0;
+  for (let i = 0; i < BYTES; i += 3) sum += lab[i]!;
+  return sum / PIXELS;
 }
 
 /** Weight of the colour axes (a, b) against lightness in the per-pixel difference. */
 const CHROMA_WEIGHT = 0.5;
-
-/** Smallest lightness gain treated as a brightness edit. */
-const MIN_GAIN_CHANGE = 0.03;
-
-/** "Slightly brightened": up to +50% lightness (the planted copies use +15%). */
-const MAX_GAIN = 1.5;
-/** A mid-tone agrees with the gain when its own ratio is this close to it. */
-const GAIN_AGREEMENT = 0.05;
-/** Share of mid-tones that must agree for a brightness edit to explain the difference. */
-const MIN_AGREEING_SHARE = 0.8;
+/** Plausible edits: lightness gain (brightness, contrast) up to this factor either way, offset up to this many L units, gamma up to this factor either way. */
+const MAX_LIGHTNESS_GAIN = 1.3;
+const MAX_LIGHTNESS_OFFSET = 20;
+const MAX_GAMMA = 1.4;
+/** L units by which a pixel may miss the first lightness fit and still take part in the second. */
+const OUTLIER_L = 4;
+/** Largest chroma gain (or its inverse) of a plausible edit: +15% contrast raises chroma ~15–20%. */
+const MAX_CHROMA_GAIN = 1.3;
+/** Largest total share of a side a crop may cut (issue 25: at most 3%), and the search step. */
+const MAX_CROP = 0.04;
+const CROP_STEP = 0.005;
 
 /** Same shape: |ln(aspect a / aspect b)|. Resizing keeps the aspect to a pixel's rounding. */
 export function aspectDifference(a: { width: number; height: number }, b: { width: number; height: number }): number {

@@ -61,3 +61,71 @@ export function frogVariations(count: number, seed = 1): FrogParams[] {
   }
   return codes.map(variantParams);
 }
+
+/**
+ * Recolours: the same drawing with other colours, a distinct picture a curator keeps (a red
+ * pepe, a blue hoodie, another background). None of their colours is one of frog-params.ts's
+ * lists, so a recoloured variant never coincides with another variant.
+ */
+export const RECOLOURS = ['region-hue', 'clothes', 'skin', 'background', 'palette'] as const;
+export type Recolour = (typeof RECOLOURS)[number];
+
+const OTHER_SKINS = ['#c0392b', '#3b6fd1', '#8e44ad', '#e1c340', '#9a9a9a', '#e38fb0', '#3a9d8f', '#d97a2b'] as const;
+const OTHER_SHIRTS = ['#f5f5f5', '#111111', '#e85d9a', '#5bc0eb', '#9bc53d', '#fde74c', '#8b5a2b', '#ff7f11'] as const;
+const OTHER_BACKGROUNDS = ['#ffffff', '#c8e6ff', '#ffe0e0', '#e8ffe0', '#333333', '#a0c4ff', '#fdffb6', '#d7c4f0'] as const;
+
+/** `#rrggbb` ↔ hue (degrees), saturation and lightness (0..1). */
+function toHsl(hex: string): [number, number, number] {
+  const n = Number.parseInt(hex.slice(1), 16);
+  const [r, g, b] = [(n >> 16) & 255, (n >> 8) & 255, n & 255].map((v) => v / 255) as [number, number, number];
+  const max = Math.max(r, g, b);
+  const min = Math.min(r, g, b);
+  const l = (max + min) / 2;
+  if (max === min) return [0, 0, l];
+  const d = max - min;
+  const s = l > 0.5 ? d / (2 - max - min) : d / (max + min);
+  const h = max === r ? ((g - b) / d + (g < b ? 6 : 0)) * 60 : max === g ? ((b - r) / d + 2) * 60 : ((r - g) / d + 4) * 60;
+  return [h, s, l];
+}
+
+function fromHsl(h: number, s: number, l: number): string {
+  const k = (n: number) => (n + h / 30) % 12;
+  const a = s * Math.min(l, 1 - l);
+  const f = (n: number) => Math.round(255 * (l - a * Math.max(-1, Math.min(k(n) - 3, 9 - k(n), 1))));
+  return `#${((f(0) << 16) | (f(8) << 8) | f(4)).toString(16).padStart(6, '0')}`;
+}
+
+/** The colour with its hue turned by `degrees`; a greyish colour gets some saturation, so that it changes too. */
+function turnHue(hex: string, degrees: number): string {
+  const [h, s, l] = toHsl(hex);
+  return fromHsl((h + degrees + 360) % 360, Math.max(s, 0.45), l);
+}
+
+/** `params` recoloured one way (`rand` picks the colours): the drawing is the same, the picture is not. */
+export function recoloured(params: FrogParams, kind: Recolour, rand: () => number): FrogParams {
+  const pick = <T>(list: readonly T[]) => list[Math.floor(rand() * list.length)]!;
+  const angle = 60 + Math.floor(rand() * 240);
+  switch (kind) {
+    case 'region-hue':
+      return { ...params, shirt: turnHue(params.shirt, angle) };
+    case 'clothes':
+      return { ...params, shirt: pick(OTHER_SHIRTS) };
+    case 'skin':
+      return { ...params, skin: pick(OTHER_SKINS) };
+    case 'background': {
+      const color = pick(OTHER_BACKGROUNDS);
+      const [h, s, l] = toHsl(color);
+      return { ...params, background: { ...params.background, color, accent: fromHsl(h, s, l > 0.5 ? l - 0.1 : l + 0.1) } };
+    }
+    case 'palette':
+      // Every colour of the picture turned by one angle: a green pepe in a blue shirt becomes a purple one in a yellow shirt.
+      return {
+        ...params,
+        skin: turnHue(params.skin, angle),
+        lips: turnHue(params.lips, angle),
+        iris: turnHue(params.iris, angle),
+        shirt: turnHue(params.shirt, angle),
+        background: { ...params.background, color: turnHue(params.background.color, angle), accent: turnHue(params.background.accent, angle) },
+      };
+  }
+}
