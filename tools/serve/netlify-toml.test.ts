@@ -9,9 +9,9 @@ const NETLIFY_TOML = fileURLToPath(new URL('../../netlify.toml', import.meta.url
 const ID = '0b6f7c52-6b53-4d1a-9c7e-3f1f8f0f6a11';
 
 describe('netlify.toml', () => {
-  it('builds with npm run build, publishes dist/site, deploys functions/ with esbuild on Node 20', async () => {
+  it('builds with npm run build, publishes dist/site, deploys functions/ with esbuild on Node 24', async () => {
     const config = await loadNetlifyConfig(NETLIFY_TOML);
-    expect(config.build).toEqual({ command: 'npm run build', publish: 'dist/site', functions: 'functions', environment: { NODE_VERSION: '20' } });
+    expect(config.build).toEqual({ command: 'npm run build', publish: 'dist/site', functions: 'functions', environment: { NODE_VERSION: '24' } });
   });
 
   it.each(Object.entries(IMAGE_TYPES))('serves images %s as %s, immutable, CORS *, nosniff', async (ext, mime) => {
