@@ -16,14 +16,21 @@ import { promisify } from 'node:util';
 import { listFunctions, zipFunctions, type FunctionResult } from '@netlify/zip-it-and-ship-it';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CatalogueData } from '../../functions/core/catalogue-data.js';
+import { loadNetlifyConfig } from '../shared/netlify-config.js';
 import { buildFixtureSite, type FixtureSite } from '../testing/fixture-catalogue.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 
 const execFileAsync = promisify(execFile);
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const ROUTES = ['/api', '/api/*', '/v1', '/v1/*'];
-// What `[functions] node_bundler = "esbuild"` in netlify.toml hands to zisi.
-const NETLIFY_CONFIG = { '*': { nodeBundler: 'esbuild' as const } };
+// What a deploy hands to zisi: `[functions] node_bundler = "esbuild"` from netlify.toml, and
+// as `nodeVersion` AWS_LAMBDA_JS_RUNTIME (@netlify/build's getZisiParameters), which Netlify's
+// build sets from the build's Node (netlify.toml NODE_VERSION) unless the site overrides it
+// (docs.netlify.com, functions, "Node.js version for runtime"). zisi records that runtime in
+// the manifest; given none, it would fall back to its own default for v2 functions.
+const NODE_VERSION = (await loadNetlifyConfig(join(REPO, 'netlify.toml'))).build.environment.NODE_VERSION;
+const LAMBDA_RUNTIME = `nodejs${NODE_VERSION}.x`;
+const NETLIFY_CONFIG = { '*': { nodeBundler: 'esbuild' as const, nodeVersion: LAMBDA_RUNTIME } };
 
 /**
  * Loads the module in a plain Node process, from the Lambda folder, and returns its config
@@ -121,6 +128,9 @@ describe("Netlify's bundler (zip-it-and-ship-it) on functions/", () => {
     expect(manifest.functions.map((f: { name: string }) => f.name)).toEqual(['pepe']);
     expect(manifest.functions[0].routes).toEqual(expected);
     expect(manifest.functions[0].buildData).toEqual({ runtimeAPIVersion: 2 });
+    // The Lambda runtime the deploy asks AWS for: one zisi knows (Node 24 today, as the build).
+    expect(manifest.functions[0].runtimeVersion).toBe(LAMBDA_RUNTIME);
+    expect(result.runtimeVersion).toBe(LAMBDA_RUNTIME);
   });
 
   it('bundles v2 functions with its own esbuild + nft, whatever node_bundler says; the data module is inlined', async () => {

@@ -2,7 +2,7 @@
  * Draws an original pepe-style cartoon frog as SVG from parameters, and rasterises it with
  * sharp. Only SVG generated here is ever handed to sharp/librsvg (no external references).
  */
-import sharp from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 import { accessorySvg } from './frog-accessories.js';
 import type { Accessory, FrogParams } from './frog-params.js';
 import { eyeStyle, eyeSvg, EYE_XS, EYE_Y, mouthSvg } from './face.js';
@@ -79,7 +79,7 @@ export function drawFrogSvg(params: FrogParams, size = 512): string {
 }
 
 /** The drawing as a sharp pipeline, ready for `.png()`, `.jpeg()`, `.webp()`… */
-export function renderFrog(params: FrogParams, size = 512): sharp.Sharp {
+export function renderFrog(params: FrogParams, size = 512): Sharp {
   const image = sharp(Buffer.from(drawFrogSvg(params, size)));
   // Stickers (background colour 'none') keep their alpha; everything else is opaque.
   return params.background.color === 'none' ? image : image.flatten({ background: '#ffffff' });

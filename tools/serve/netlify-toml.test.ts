@@ -1,17 +1,30 @@
 /** The real netlify.toml must agree with the constants the function and `pepe publish` use. */
+import { readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import { ASSET_CACHE_CONTROL, IMAGE_CACHE_CONTROL, JSON_BROWSER_CACHE_CONTROL } from '../../functions/core/cache-policy.js';
 import { IMAGE_TYPES } from '../../functions/core/record.js';
+import { defaultCacheDir } from '../catalogue/analyse-content.js';
 import { headersForPath, loadNetlifyConfig } from '../shared/netlify-config.js';
 
 const NETLIFY_TOML = fileURLToPath(new URL('../../netlify.toml', import.meta.url));
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const ID = '0b6f7c52-6b53-4d1a-9c7e-3f1f8f0f6a11';
 
 describe('netlify.toml', () => {
-  it('builds with npm run build, publishes dist/site, deploys functions/ with esbuild on Node 20', async () => {
+  it('builds with npm run build, publishes dist/site, deploys functions/ with esbuild on Node 24', async () => {
     const config = await loadNetlifyConfig(NETLIFY_TOML);
-    expect(config.build).toEqual({ command: 'npm run build', publish: 'dist/site', functions: 'functions', environment: { NODE_VERSION: '20' } });
+    expect(config.build).toEqual({ command: 'npm run build', publish: 'dist/site', functions: 'functions', environment: { NODE_VERSION: '24' } });
+  });
+
+  it("carries the build's default cache folder between deploys with a plugin that package.json installs", async () => {
+    const raw = parseToml(await readFile(NETLIFY_TOML, 'utf8')) as { plugins?: { package: string; inputs?: { paths?: string[] } }[] };
+    const packageJson = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { devDependencies: Record<string, string> };
+    // Netlify installs a plugin named in netlify.toml only from the site's package.json.
+    expect(raw.plugins).toEqual([{ package: 'netlify-plugin-cache', inputs: { paths: [relative(REPO, defaultCacheDir(join(REPO, 'content')))] } }]);
+    expect(Object.keys(packageJson.devDependencies)).toContain('netlify-plugin-cache');
   });
 
   it.each(Object.entries(IMAGE_TYPES))('serves images %s as %s, immutable, CORS *, nosniff', async (ext, mime) => {

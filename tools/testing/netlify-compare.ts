@@ -1,0 +1,199 @@
+/**
+ * `pepe serve` against Netlify's own local server, request by request, over one build.
+ * Netlify's CLI is large (hundreds of packages) and needs Node 22+, so it is not a
+ * dependency: install it in a folder of its own and point at it, then run on Node 22+:
+ *
+ *   npm install --prefix /tmp/netlify-cli netlify-cli@27
+ *   node --import tsx tools/testing/netlify-compare.ts /tmp/netlify-cli/node_modules/.bin/netlify
+ *
+ * It builds the fixture catalogue into a deploy-shaped folder (package.json, netlify.toml,
+ * functions/, node_modules linked, dist/), starts `netlify dev --offline` there (static files
+ * from dist/site with netlify.toml's headers, functions/pepe.ts run by Netlify's function
+ * runtime) and `pepe serve` over the same dist/, sends each request to both and prints one
+ * row per request: status, the headers api-behaviour.md names, and the body's bytes. Exit
+ * status 1 when any row differs. Random answers are compared on status and headers only.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cp, symlink } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServer } from '../serve/server.js';
+import { buildFixtureSite } from './fixture-catalogue.js';
+
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+/** The headers api-behaviour.md names (plus Vary, which decides what a cache may reuse). */
+const COMPARED = [
+  'content-type',
+  'cache-control',
+  'netlify-cdn-cache-control',
+  'netlify-vary',
+  'etag',
+  'access-control-allow-origin',
+  'access-control-expose-headers',
+  'access-control-allow-methods',
+  'access-control-max-age',
+  'allow',
+  'x-content-type-options',
+  'vary',
+];
+
+interface Probe {
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  /** Random answers: the bodies differ by design. */
+  random?: boolean;
+}
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  bodySha: string;
+  bytes: number;
+}
+
+/** A plain HTTP/1.1 request (not fetch: it would add headers and refuse some methods' bodies). */
+function send(port: number, probe: Probe): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, method: probe.method, path: probe.path, headers: probe.headers ?? {} }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const body = Buffer.concat(chunks);
+        const headers: Record<string, string> = {};
+        for (const name of COMPARED) {
+          const value = res.headers[name];
+          if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+        }
+        resolve({ status: res.statusCode ?? 0, headers, bodySha: createHash('sha256').update(body).digest('hex').slice(0, 12), bytes: body.length });
+      });
+    });
+    req.on('error', reject);
+    req.end(probe.method === 'POST' ? '{}' : undefined);
+  });
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Resolves once `port` answers HTTP; rejects if the child exits first. */
+async function waitForHttp(child: ChildProcess, port: number, log: () => string): Promise<void> {
+  const deadline = Date.now() + 180_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`netlify exited with ${child.exitCode} before serving:\n${log()}`);
+    try {
+      await send(port, { method: 'GET', path: '/api/openapi.json' });
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+  throw new Error(`netlify did not answer on port ${port} within 180 s:\n${log()}`);
+}
+
+function probes(id: string, image: string, etag: string): Probe[] {
+  const gets = [
+    '/api/pepe',
+    '/api/pepe?limit=3&page=2',
+    '/api/pepe?tags=smug&sort=created_at&order=desc',
+    '/api/pepe?search=frog&limit=5',
+    '/api/pepe?search=zzzz-nothing',
+    '/v1/pepe?search=sad',
+    `/api/pepe/${id}`,
+    `/v1/pepe/${id}`,
+    '/api/pepe/00000000-0000-4000-8000-000000000000',
+    '/v1/pepe/00000000-0000-4000-8000-000000000000',
+    '/api/pepe/not-a-uuid',
+    '/api',
+    '/v1',
+    '/api/nope',
+    '/v1/nope/deeper',
+    '/api/pepe?page=abc',
+    '/api/pepe?limit=0',
+    '/api/pepe?limit=101',
+    '/api/pepe?sort=nope',
+    '/v1/pepe?unknown=1',
+    '/api/pepe?search=%E0%A4%A',
+    '/api/openapi.json',
+    `/images/${image}`,
+    '/images/00000000-0000-4000-8000-000000000000.png',
+    '/nope',
+    '/',
+  ];
+  return [
+    ...gets.map((path) => ({ method: 'GET', path })),
+    ...gets.slice(0, 8).map((path) => ({ method: 'GET', path, headers: { origin: 'https://elsewhere.example', 'if-none-match': '"nope"' } })),
+    { method: 'GET', path: `/api/pepe/${id}`, headers: { 'if-none-match': etag } },
+    { method: 'GET', path: '/api/pepe?random=true&limit=3', random: true },
+    { method: 'GET', path: '/v1/pepe?limit=2', random: true },
+    { method: 'HEAD', path: '/api/pepe?limit=1' },
+    { method: 'HEAD', path: `/api/pepe/${id}` },
+    { method: 'HEAD', path: `/images/${image}` },
+    { method: 'OPTIONS', path: '/api/pepe', headers: { origin: 'https://a.example', 'access-control-request-method': 'GET' } },
+    { method: 'OPTIONS', path: `/v1/pepe/${id}`, headers: { origin: 'https://a.example', 'access-control-request-method': 'GET' } },
+    { method: 'POST', path: '/api/pepe', headers: { 'content-type': 'application/json' } },
+    { method: 'POST', path: `/api/pepe/${id}`, headers: { 'content-type': 'application/json' } },
+    { method: 'DELETE', path: '/v1/pepe' },
+  ];
+}
+
+const netlifyBin = process.argv[2];
+if (!netlifyBin) {
+  console.error('usage: node --import tsx tools/testing/netlify-compare.ts PATH/TO/netlify');
+  process.exit(2);
+}
+
+const site = await buildFixtureSite({ count: 12 });
+let netlify: ChildProcess | undefined;
+let output = '';
+try {
+  // The deploy's view of the repository, as tools/catalogue/netlify-bundle.test.ts builds it.
+  for (const file of ['package.json', 'netlify.toml']) await cp(join(REPO, file), join(site.root, file));
+  await cp(join(REPO, 'functions'), join(site.root, 'functions'), { recursive: true, filter: (src) => !src.endsWith('.test.ts') });
+  await symlink(join(REPO, 'node_modules'), join(site.root, 'node_modules'), 'dir');
+
+  const port = await freePort();
+  netlify = spawn(netlifyBin, ['dev', '--offline', '--port', String(port), '--dir', 'dist/site', '--functions', 'functions', '--no-open'], {
+    cwd: site.root,
+    env: { ...process.env, NETLIFY_SITE_ID: '', BROWSER: 'none', NETLIFY_TELEMETRY_DISABLED: '1', CI: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  netlify.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  netlify.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await waitForHttp(netlify, port, () => output.slice(-4000));
+  const pepe = await startServer({ dir: site.distDir, port: 0, host: '127.0.0.1', netlifyToml: join(REPO, 'netlify.toml') });
+  try {
+    const record = site.records[0]!;
+    const image = `${record.id}${record.file_ext}`;
+    const etag = (await send(pepe.port, { method: 'GET', path: `/api/pepe/${record.id}` })).headers.etag ?? '"none"';
+    let differing = 0;
+    const list = probes(record.id, image, etag);
+    for (const probe of list) {
+      const ours = await send(pepe.port, probe);
+      const theirs = await send(port, probe);
+      const diffs: string[] = [];
+      if (ours.status !== theirs.status) diffs.push(`status ${ours.status} ≠ ${theirs.status}`);
+      for (const name of COMPARED) if (ours.headers[name] !== theirs.headers[name]) diffs.push(`${name}: ${ours.headers[name] ?? '—'} ≠ ${theirs.headers[name] ?? '—'}`);
+      if (!probe.random && ours.bodySha !== theirs.bodySha) diffs.push(`body ${ours.bytes} B ≠ ${theirs.bytes} B`);
+      if (diffs.length > 0) differing++;
+      const extra = probe.headers ? ` [${Object.keys(probe.headers).join(', ')}]` : '';
+      console.log(`| ${probe.method} ${probe.path}${extra} | ${ours.status} | ${theirs.status} | ${diffs.length === 0 ? 'same' : diffs.join('; ')} |`);
+    }
+    console.log(`\n${list.length} requests, ${list.length - differing} the same, ${differing} different (pepe serve ≠ netlify dev)`);
+    process.exitCode = differing === 0 ? 0 : 1;
+  } finally {
+    await pepe.close();
+  }
+} finally {
+  if (netlify && netlify.exitCode === null) {
+    netlify.kill('SIGTERM');
+  }
+  await site.cleanup();
+}
