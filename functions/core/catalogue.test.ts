@@ -83,14 +83,16 @@ describe('catalogueModuleSource and the pieces file', () => {
 describe('precomputedFiles', () => {
   const files = precomputedFiles(data);
 
-  it('lists both by-id answers of every record and the OpenAPI document, sorted', () => {
-    expect(files).toHaveLength(2 * 12 + 1);
+  it('lists both by-id answers and the similar pepes of every record, the tags and the OpenAPI document, sorted', () => {
+    expect(files).toHaveLength(3 * 12 + 2);
     const paths = files.map((f) => f.path);
     expect(paths).toEqual([...paths].sort());
     expect(paths).toContain('api/openapi.json');
+    expect(paths).toContain('api/tags');
     for (const record of tricky) {
       expect(paths).toContain(`api/pepe/${record.id}`);
       expect(paths).toContain(`v1/pepe/${record.id}`);
+      expect(paths).toContain(`api/similar/${record.id}`);
     }
   });
 

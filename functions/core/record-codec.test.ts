@@ -29,6 +29,7 @@ const record: fc.Arbitrary<PepeRecord> = fc.record({
   width: fc.integer({ min: 1, max: 20000 }),
   height: fc.integer({ min: 1, max: 20000 }),
   blurhash: fc.constantFrom('LEHV6nWB2yk8pyo0adR*.7kCMdnj', 'L~0k-5051e2;1I3{0i4B220K4F2}', 'L#0RfG352a1e3h1U1h391Q4Q0-1L'),
+  animated: fc.boolean(),
 }).map((r) => ({ ...r, updated_at: r.updated_at === 'same' ? r.created_at : r.updated_at }));
 
 describe('record codec', () => {

@@ -31,10 +31,14 @@ export const pepeA = z
 
 /**
  * One catalogue record as the build produces it and the core stores it: variant A without the
- * two fields derived from the id and the site's URLs (`file_name`, `url`). `PepeRecord`
+ * two fields derived from the id and the site's URLs (`file_name`, `url`), plus what only the
+ * filters use (`animated`). `PepeRecord`
  * (record.ts) is its `z.infer`, so a field is declared once, here.
  */
-export const pepeRecord = pepeA.omit({ file_name: true, url: true });
+export const pepeRecord = pepeA.omit({ file_name: true, url: true }).extend({
+  /** Internal (not served as a field): the `animated` filter of the list operations. */
+  animated: z.boolean().meta({ description: 'Whether the image has more than one frame (GIF, WebP, AVIF sequence).' }),
+});
 
 export const pepeB = z
   .object({

@@ -119,6 +119,8 @@ export function syntheticRecords(count: number, seed = 1): PepeRecord[] {
       width,
       height,
       blurhash: blurhash(random),
+      // Not drawn from `random`, so every other field stays what it was before the filters existed.
+      animated: file_ext === '.gif',
     });
   }
   return records.sort(compareRecords);

@@ -300,6 +300,7 @@ function toItem(pair: ContentPair, sidecar: NormalisedSidecar, hash: string, f: 
     width: f.width,
     height: f.height,
     blurhash: f.blurhash,
+    animated: f.animated,
   };
   return new Item(record, pair.image.rel, pair.image.abs, hash, sidecar.distinct_from, f);
 }

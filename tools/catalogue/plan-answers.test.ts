@@ -17,6 +17,7 @@ const record = (n: number): PepeRecord => ({
   width: 64,
   height: 48,
   blurhash: 'LEHV6nWB2yk8pyo0adR*.7kCMdnj',
+  animated: false,
 });
 
 describe('planAnswers', () => {

@@ -9,6 +9,7 @@
  * byte-equal to it, so a new kind of precomputed file shows up there.
  */
 import { byIdBodyA, byIdBodyB } from '../../functions/core/bodies.js';
+import { similarBody, tagsBody } from '../../functions/core/discovery.js';
 import type { CatalogueData } from '../../functions/core/catalogue.js';
 import { openCatalogue } from '../../functions/core/catalogue-runtime.js';
 import type { KnownAnswer } from './answer-digests.js';
@@ -24,7 +25,7 @@ const rendered = (path: string, body: string): PlannedFile => ({ path, body, sha
 export function planAnswers(data: CatalogueData & { ids?: readonly string[] }, known: KnownAnswer): PlannedFile[] {
   const catalogue = openCatalogue(data);
   const ids = data.ids;
-  const files: PlannedFile[] = [rendered('site/api/openapi.json', catalogue.openapi())];
+  const files: PlannedFile[] = [rendered('site/api/openapi.json', catalogue.openapi()), rendered('site/api/tags', tagsBody(catalogue))];
   for (let rank = 0; rank < catalogue.count; rank++) {
     const id = ids ? ids[rank]! : catalogue.id(rank);
     const pathA = `site/api/pepe/${id}`;
@@ -35,6 +36,8 @@ export function planAnswers(data: CatalogueData & { ids?: readonly string[] }, k
     // writeOutput need not look it up again).
     files.push(oldA ? { path: pathA, sha256: oldA.sha256, size: oldA.size, unchanged: true } : rendered(pathA, byIdBodyA(catalogue, rank)));
     files.push(oldB ? { path: pathB, sha256: oldB.sha256, size: oldB.size, unchanged: true } : rendered(pathB, byIdBodyB(catalogue, rank)));
+    // Always rendered: a record's similar pepes change with the others' records, not only its own.
+    files.push(rendered(`site/api/similar/${id}`, similarBody(catalogue, rank)));
   }
   return files;
 }

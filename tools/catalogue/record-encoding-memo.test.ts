@@ -21,6 +21,7 @@ const record = (n: number, description: string | null = `a smug frog number ${n 
   width: 64,
   height: 64,
   blurhash: 'LEHV6nWB2yk8pyo0adR*.7kCMdnj',
+  animated: false,
 });
 const records = (n: number, from = 0) => Array.from({ length: n }, (_, i) => record(from + i));
 

@@ -33,9 +33,11 @@ export function testRecords(count = 30): PepeRecord[] {
       phash: (0x1000 + i).toString(16).padStart(16, '0'),
       created_at: created,
       updated_at: i % 3 === 0 ? created : new Date(Date.UTC(2024, 6, 1 + i)).toISOString(),
-      width: 100 + i,
-      height: 200 + i,
+      // Portrait, landscape and square in turn (the orientation filter).
+      width: i % 3 === 2 ? 150 : i % 3 === 1 ? 200 + i : 100 + i,
+      height: i % 3 === 2 ? 150 : i % 3 === 1 ? 100 + i : 200 + i,
       blurhash: 'LEHV6nWB2yk8pyo0adR*.7kCMdnj',
+      animated: i % 4 === 2,
     });
   }
   // Shuffled input: compileCatalogue must sort.

@@ -1,0 +1,57 @@
+/**
+ * `GET /api/similar/{id}`: the pepes that look most like one, by pHash Hamming distance.
+ * Computed once per build for every record with the near-duplicate index (catalogue.ts,
+ * `similarLists`: tools/dupes/multi-index.ts, no all-pairs loop) and stored as two packed lists of the
+ * catalogue's texts, so the function reads one record's neighbours without decoding the others.
+ */
+import { digitsFor, packInPieces, piecedNumberAt, type PiecedNumbers } from './packed-numbers.js';
+
+/**
+ * The cut-off: two pepes more than this many bits apart (of 64) are not similar. Unrelated
+ * pictures sit around 32 bits apart (a random pair is within 10 bits once in ~10⁸); re-encoded
+ * copies within 6 (DEFAULT_PHASH_THRESHOLD of the near-duplicate check) and look-alikes beyond.
+ * 10 costs the index the same as 8 (4 segments probed at radius 2) and finds more look-alikes.
+ */
+export const SIMILAR_MAX_DISTANCE = 10;
+/** At most this many similar pepes per record, the nearest first. */
+export const SIMILAR_LIMIT = 12;
+
+export interface Neighbour {
+  rank: number;
+  distance: number;
+}
+
+/** Where the neighbour lists are: `offsets` (count + 1 numbers) delimit each rank's run of `entries` (rank × 32 + distance). */
+export interface StoredSimilar {
+  offsets: PiecedNumbers;
+  entries: PiecedNumbers;
+}
+
+export function storeSimilar(lists: readonly Neighbour[][], maxPiece: number, addPiece: (text: string) => number): StoredSimilar {
+  const offsets = [0];
+  const entries: number[] = [];
+  for (const list of lists) {
+    for (const { rank, distance } of list) entries.push(rank * 32 + distance);
+    offsets.push(entries.length);
+  }
+  const store = (values: number[]): PiecedNumbers => {
+    const width = digitsFor(Math.max(0, ...values.slice(-1), lists.length * 32));
+    const packed = packInPieces(values, width, maxPiece);
+    return { first: packed.pieces.map(addPiece)[0]!, width, perPiece: packed.perPiece };
+  };
+  return { offsets: store(offsets), entries: store(entries) };
+}
+
+/** The neighbours of a rank, as stored; `piece(i)` is piece i of the catalogue's texts. */
+export function similarReader(stored: StoredSimilar, piece: (index: number) => string): (rank: number) => Neighbour[] {
+  return (rank) => {
+    const start = piecedNumberAt(piece, stored.offsets, rank);
+    const end = piecedNumberAt(piece, stored.offsets, rank + 1);
+    const out: Neighbour[] = [];
+    for (let k = start; k < end; k++) {
+      const value = piecedNumberAt(piece, stored.entries, k);
+      out.push({ rank: Math.floor(value / 32), distance: value % 32 });
+    }
+    return out;
+  };
+}
