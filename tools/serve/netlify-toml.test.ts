@@ -24,7 +24,7 @@ describe('netlify.toml', () => {
     });
   });
 
-  it.each([`/api/pepe/${ID}`, `/v1/pepe/${ID}`, '/api/openapi.json'])('serves the static JSON %s with the API headers', async (path) => {
+  it.each([`/api/pepe/${ID}`, `/v1/pepe/${ID}`, '/api/openapi.json', '/api/tags', `/api/similar/${ID}`])('serves the static JSON %s with the API headers', async (path) => {
     const config = await loadNetlifyConfig(NETLIFY_TOML);
     expect(headersForPath(config, path)).toEqual({
       'Content-Type': 'application/json; charset=utf-8',
