@@ -52,13 +52,17 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(doc.paths).sort()).toEqual(
       ['/api/pepe', '/api/pepe_image', '/api/public/pepe', '/api/public/pepes', '/v1/pepe']
         .flatMap((p) => [p, `${p}/{id}`])
-        .concat('/api/openapi.json')
+        .concat('/api/openapi.json', '/api/tags', '/api/similar/{id}', '/api/daily')
         .sort(),
     );
     expect(doc.servers[0].url).toBe(TEST_URLS.baseUrl);
     expect(doc.paths['/v1/pepe'].servers[0].url).toBe(TEST_URLS.apiUrl);
     const params = doc.paths['/api/pepe'].get.parameters.map((p: Json) => p.name);
-    expect(params).toEqual(['limit', 'page', 'search', 'field', 'sort', 'random', 'seed']);
+    expect(params).toEqual(['limit', 'page', 'search', 'field', 'sort', 'random', 'seed', 'tags', 'exclude_tags', 'animated', 'orientation']);
+    expect(doc.paths['/v1/pepe'].get.parameters.map((p: Json) => p.name)).toEqual(['limit', 'search', 'tags', 'exclude_tags']);
+    // Booleans for typed clients (the server still accepts 1/0 and any letter case).
+    expect(doc.paths['/api/pepe'].get.parameters[5].schema).toEqual({ default: false, type: 'boolean' });
+    expect(doc.paths['/api/pepe'].get.parameters[9].schema).toEqual({ type: 'boolean' });
     const limit = doc.paths['/api/pepe'].get.parameters[0];
     expect(limit.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 25, default: 1 });
     expect(doc.paths['/v1/pepe'].get.parameters[0].schema).toMatchObject({ minimum: 1, maximum: 100 });
@@ -75,10 +79,26 @@ describe('the OpenAPI document', () => {
     expect(v1List['200'].headers).toBeUndefined();
     const served = await call(handler, '/v1/pepe?limit=3');
     expect(served.headers.get('ETag')).toBeNull();
-    for (const path of ['/api/pepe', '/api/pepe/{id}', '/v1/pepe/{id}']) {
+    for (const path of ['/api/pepe', '/api/pepe/{id}', '/v1/pepe/{id}', '/api/tags', '/api/similar/{id}', '/api/daily']) {
       expect(doc.paths[path].get.responses).toHaveProperty('304');
       expect(doc.paths[path].get.responses['200'].headers).toHaveProperty('ETag');
     }
+  });
+
+  it('documents GET, HEAD and OPTIONS of every path with unique, readable operationIds, and needs no credentials', () => {
+    const ids: string[] = [];
+    for (const item of Object.values(doc.paths as Record<string, Json>)) {
+      expect(Object.keys(item).filter((key) => ['get', 'head', 'options', 'post', 'put', 'delete', 'patch'].includes(key)).sort()).toEqual(['get', 'head', 'options']);
+      for (const method of ['get', 'head', 'options']) ids.push(item[method].operationId);
+      expect(Object.keys(item.head.responses)).toEqual(Object.keys(item.get.responses));
+      for (const response of Object.values(item.head.responses as Record<string, Json>)) expect(response.content).toBeUndefined();
+    }
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids) expect(id).toMatch(/^[a-z][A-Za-z0-9]*$/);
+    expect(doc.paths['/api/public/pepes'].get.operationId).toBe('listPublicPepes');
+    expect(doc.paths['/api/pepe_image/{id}'].get.operationId).toBe('getPepeImageById');
+    expect(doc.security).toEqual([]);
+    expect(doc.info.license).toEqual({ name: 'CC0-1.0', identifier: 'CC0-1.0' });
   });
 
   describe('describes real answers (ajv, draft 2020-12)', () => {
@@ -106,6 +126,17 @@ describe('the OpenAPI document', () => {
       `/v1/pepe/${id}`,
       '/v1/pepe/00000000-0000-4000-8000-000000000000',
       '/v1/pepe?limit=0',
+      '/api/pepe?limit=5&tags=smug&exclude_tags=sad&animated=true&orientation=square',
+      '/api/pepe?tags=smug&search=nothingmatches',
+      '/api/pepe?tags=a,,b',
+      '/v1/pepe?limit=3&tags=smug',
+      '/api/tags',
+      `/api/similar/${id}`,
+      '/api/similar/00000000-0000-4000-8000-000000000000',
+      '/api/daily',
+      '/api/daily?date=2024-01-05',
+      '/api/daily?date=1999-01-01',
+      '/api/daily?date=2999-01-01',
     ])('GET %s', async (path) => {
       const r = await call(handler, path);
       const operation = operationFor(new URL(path, TEST_URLS.baseUrl).pathname);
