@@ -78,13 +78,20 @@ export function similarLists(records: readonly { id: string; phash: string }[]):
     hashes.push(hash);
     ranks.push(rank);
   });
-  const lists: Neighbour[][] = records.map(() => []);
+  // Most records have no neighbour: they share one empty list (100k fresh arrays cost ~1 s).
+  const none: Neighbour[] = [];
+  const lists: Neighbour[][] = new Array<Neighbour[]>(records.length).fill(none);
+  const add = (rank: number, neighbour: Neighbour) => (lists[rank] === none ? (lists[rank] = [neighbour]) : lists[rank]!.push(neighbour));
   for (const { i, j, distance } of pairsWithinDistance(hashes, SIMILAR_MAX_DISTANCE)) {
-    lists[ranks[i]!]!.push({ rank: ranks[j]!, distance });
-    lists[ranks[j]!]!.push({ rank: ranks[i]!, distance });
+    add(ranks[i]!, { rank: ranks[j]!, distance });
+    add(ranks[j]!, { rank: ranks[i]!, distance });
   }
   const idOf = (n: Neighbour) => records[n.rank]!.id;
-  return lists.map((list) => list.sort((a, b) => a.distance - b.distance || (idOf(a) < idOf(b) ? -1 : 1)).slice(0, SIMILAR_LIMIT));
+  for (let rank = 0; rank < lists.length; rank++) {
+    const list = lists[rank]!;
+    if (list.length > 0) lists[rank] = list.sort((a, b) => a.distance - b.distance || (idOf(a) < idOf(b) ? -1 : 1)).slice(0, SIMILAR_LIMIT);
+  }
+  return lists;
 }
 
 export interface CompileOptions {

@@ -159,7 +159,7 @@ export function openApiDocument(urls: SiteUrls): Json {
       summary: 'The pepes that look most like one',
       description:
         `Up to ${SIMILAR_LIMIT} other pepes by pHash Hamming distance ascending (ties by id), each with its distance; none further than ${SIMILAR_MAX_DISTANCE} bits of 64 ` +
-        '(unrelated pictures are about 32 bits apart; re-encoded copies within 6). Precomputed by the build for every pepe.',
+        '(unrelated pictures are about 32 bits apart; re-encoded copies mostly within 6). Precomputed by the build for every pepe.',
       responses: responses('A', ref('SimilarEnvelope'), 'The similar pepes, nearest first; [] when none is within the cut-off.', { notFound: 'NOT_FOUND: no pepe with this id.' }),
     },
     { parameters: [ID_PARAMETER] },
