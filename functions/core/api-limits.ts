@@ -26,6 +26,11 @@ export const DEFAULT_SORT: Sort = 'created_at_desc';
 
 export const BOOLEAN_WORDS = ['true', 'false', '1', '0'] as const;
 
+/** `tags` and `exclude_tags`: at most this many distinct tags each. */
+export const FILTER_TAGS_MAX = 20;
+/** `orientation`, from the upright width and height. */
+export const ORIENTATIONS = ['portrait', 'landscape', 'square'] as const;
+
 /** Any UUID shape, any letter case (lookups are case-insensitive; ids are stored lowercase). */
 export const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
@@ -33,6 +38,12 @@ export const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
 export const VARIANT_A_LIST_PATHS = ['/api/pepe', '/api/pepe_image', '/api/public/pepe', '/api/public/pepes'] as const;
 export const VARIANT_B_LIST_PATH = '/v1/pepe';
 export const OPENAPI_PATH = '/api/openapi.json';
+/** Every tag with its count (a static file). */
+export const TAGS_PATH = '/api/tags';
+/** `/api/similar/{id}`: a static file per record. */
+export const SIMILAR_PATH = '/api/similar';
+/** The pepe of the day (`?date=YYYY-MM-DD`). */
+export const DAILY_PATH = '/api/daily';
 
 /**
  * The listing as static files a bare bucket can serve: `/api/pages/<order>/<n>` is the answer

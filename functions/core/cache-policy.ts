@@ -27,6 +27,11 @@ export const JSON_OBJECT_STORAGE_MAX_AGE_SECONDS = 300;
 export const ERROR_BROWSER_CACHE_CONTROL = 'public, max-age=60';
 export const ERROR_NETLIFY_CDN_CACHE_CONTROL = 'public, durable, s-maxage=300';
 
+/** Deterministic JSON that is right for `seconds` more only (the pepe of today), for browsers and shared caches alike. */
+export const untilCacheControl = (seconds: number): string => `public, max-age=${seconds}`;
+/** The same for Netlify's CDN (a deploy clears it sooner). */
+export const untilNetlifyCdnCacheControl = (seconds: number): string => `public, durable, s-maxage=${seconds}`;
+
 /** Anything random, and 500s. */
 export const NO_STORE = 'no-store';
 

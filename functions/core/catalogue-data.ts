@@ -6,9 +6,11 @@
 import type { SiteUrls } from './record.js';
 import type { PiecedNumbers } from './packed-numbers.js';
 import type { StoredSearchIndex } from './search/search-types.js';
+import type { StoredFilters } from './filters.js';
+import type { StoredSimilar } from './similar.js';
 
 export interface CatalogueData {
-  format: 5;
+  format: 6;
   /** Hash of the whole data: changes whenever any answer may change. */
   version: string;
   urls: SiteUrls;
@@ -49,6 +51,10 @@ export interface CatalogueData {
   searchIndex: StoredSearchIndex;
   /** The piece holding the OpenAPI document, exactly as served at /api/openapi.json. */
   openapi: number;
+  /** The postings of every tag, `animated` and each orientation (filters.ts). */
+  filters: StoredFilters;
+  /** Each record's similar pepes (similar.ts). */
+  similar: StoredSimilar;
 }
 
 /** Reads piece i of a catalogue's texts, as written (escaped). */

@@ -7,7 +7,9 @@
  */
 import type { CatalogueData, CatalogueWithPieces, PieceSource } from './catalogue-data.js';
 import { numberAt, piecedNumberAt } from './packed-numbers.js';
-import { ID_KEY_LENGTH, idFromKey, idKey, recordComposer } from './record-codec.js';
+import { createdAtMs, ID_KEY_LENGTH, idFromKey, idKey, recordComposer } from './record-codec.js';
+import { openFilters, type FilterIndex } from './filters.js';
+import { similarReader, type Neighbour } from './similar.js';
 import { openSearchIndex } from './search/load-index.js';
 import type { SearchField, SearchIndex } from './search/search-types.js';
 import { unescapeFromSource } from './source-text.js';
@@ -29,6 +31,12 @@ export interface Catalogue {
   matchByRelevance(query: string, field: SearchField): Uint32Array;
   /** The OpenAPI document, exactly as served at /api/openapi.json. */
   openapi(): string;
+  /** The tag list and the filters of the list operations. */
+  filters(): FilterIndex;
+  /** The similar pepes of a rank, nearest first. */
+  similar(rank: number): Neighbour[];
+  /** created_at of the record at this rank, in epoch milliseconds (ascending with the rank). */
+  createdAt(rank: number): number;
 }
 
 /** The pieces of data compiled in this process; data imported from a module has none (its pieces are in its file). */
@@ -46,7 +54,7 @@ function piecesInMemory(data: CatalogueData): PieceSource {
 
 /** `pieces` reads piece i as written; by default, the pieces of data compiled in this process. */
 export function openCatalogue(data: CatalogueData, pieces?: PieceSource): Catalogue {
-  if (data.format !== 5) throw new Error(`catalogue data format ${String(data.format)} is not supported; rebuild with this version of pepe`);
+  if (data.format !== 6) throw new Error(`catalogue data format ${String(data.format)} is not supported; rebuild with this version of pepe`);
   const { count, chunkSize, offsetWidth, idOrder } = data;
   const chunkCount = Math.ceil(count / chunkSize);
   // The chunks are pieces 0 .. chunkCount - 1 and the dictionary is the first text after them.
@@ -91,6 +99,8 @@ export function openCatalogue(data: CatalogueData, pieces?: PieceSource): Catalo
     return idFromKey(chunk, start);
   };
   const searchIndex = (): SearchIndex => (index ??= openSearchIndex(data.searchIndex, text));
+  let filterIndex: FilterIndex | undefined;
+  let similar: ((rank: number) => Neighbour[]) | undefined;
   const rankAt = (position: number): number => piecedNumberAt(text, idOrder, position);
   return {
     count,
@@ -114,5 +124,8 @@ export function openCatalogue(data: CatalogueData, pieces?: PieceSource): Catalo
     match: (query, field) => searchIndex().match(query, field),
     matchByRelevance: (query, field) => searchIndex().matchByRelevance(query, field),
     openapi: () => text(data.openapi),
+    filters: () => (filterIndex ??= openFilters(data.filters, text, count)),
+    similar: (rank) => (similar ??= similarReader(data.similar, text))(rank),
+    createdAt: (rank) => createdAtMs(line(rank)),
   };
 }

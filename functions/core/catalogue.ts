@@ -12,10 +12,14 @@ import { openCatalogue, type Catalogue } from './catalogue-runtime.js';
 import { PAGE_SORTS, PAGES_PATH } from './api-limits.js';
 import { sortedPageA, sortedPageCount } from './variant-a.js';
 import { byIdBodyA, byIdBodyB } from './bodies.js';
+import { similarBody, tagsBody } from './discovery.js';
 import { CHUNK_SIZE, MAX_PIECE, type CatalogueData, type CatalogueWithPieces } from './catalogue-data.js';
 import { digitsFor, packInPieces, packNumbers } from './packed-numbers.js';
 import { encodeRecord, recordTexts } from './record-codec.js';
 import { escapeForSource } from './source-text.js';
+import { storeFilters } from './filters.js';
+import { pairsWithinDistance, parseHash, type Hash64 } from '../../tools/dupes/multi-index.js';
+import { SIMILAR_LIMIT, SIMILAR_MAX_DISTANCE, storeSimilar, type Neighbour } from './similar.js';
 import { buildDictionary, dictionaryEncoder, TAG_PIECES, WORD_PIECES } from './text-dictionary.js';
 
 export type { CatalogueData } from './catalogue-data.js';
@@ -67,6 +71,35 @@ function chunkRecords(encoded: string[]): { chunks: string[]; offsetWidth: numbe
   return { chunks, offsetWidth };
 }
 
+/**
+ * Each record's neighbours (records in rank order): distance ascending, ties by id; never itself. Build
+ * time only (the function never loads the index): the one import of tools/ in this folder.
+ */
+export function similarLists(records: readonly { id: string; phash: string }[]): Neighbour[][] {
+  const hashes: Hash64[] = [];
+  const ranks: number[] = [];
+  records.forEach((record, rank) => {
+    const hash = parseHash(record.phash);
+    if (hash === null) return;
+    hashes.push(hash);
+    ranks.push(rank);
+  });
+  // Most records have no neighbour: they share one empty list (100k fresh arrays cost ~1 s).
+  const none: Neighbour[] = [];
+  const lists: Neighbour[][] = new Array<Neighbour[]>(records.length).fill(none);
+  const add = (rank: number, neighbour: Neighbour) => (lists[rank] === none ? (lists[rank] = [neighbour]) : lists[rank]!.push(neighbour));
+  for (const { i, j, distance } of pairsWithinDistance(hashes, SIMILAR_MAX_DISTANCE)) {
+    add(ranks[i]!, { rank: ranks[j]!, distance });
+    add(ranks[j]!, { rank: ranks[i]!, distance });
+  }
+  const idOf = (n: Neighbour) => records[n.rank]!.id;
+  for (let rank = 0; rank < lists.length; rank++) {
+    const list = lists[rank]!;
+    if (list.length > 0) lists[rank] = list.sort((a, b) => a.distance - b.distance || (idOf(a) < idOf(b) ? -1 : 1)).slice(0, SIMILAR_LIMIT);
+  }
+  return lists;
+}
+
 export interface CompileOptions {
   /** Makes the search index of the docs in rank order; must return `buildSearchIndex(docs)` (the build passes a memoized one). */
   searchIndex?: (docs: SearchDoc[]) => SearchIndexData;
@@ -110,11 +143,15 @@ export function compileCatalogue(records: PepeRecord[], urls: SiteUrls, options:
   const idOrder = { first: idPieces.pieces.map(addPiece)[0]!, width: idWidth, perPiece: idPieces.perPiece };
   const searchIndex = storeSearchIndex((options.searchIndex ?? buildSearchIndex)(sorted.map((r) => ({ tags: r.tags, description: r.description }))), maxPiece, addPiece);
   const openapi = addPiece(`${JSON.stringify(openApiDocument(urls), null, 2)}\n`);
-  const [h1, h2] = hashString(`${JSON.stringify(urls)}\n${dictionaryText}\n${encoded.join('\n')}`);
+  const filters = storeFilters(sorted, maxPiece, addPiece);
+  const similar = storeSimilar(similarLists(sorted), maxPiece, addPiece);
+  // `animated` is the one record field the encoded records do not hold (the filters do).
+  const animated = sorted.map((record) => (record.animated ? '1' : '0')).join('');
+  const [h1, h2] = hashString(`${JSON.stringify(urls)}\n${dictionaryText}\n${encoded.join('\n')}\n${animated}`);
   const version = h1.toString(16).padStart(8, '0') + h2.toString(16).padStart(8, '0');
   return {
-    format: 5, version, urls: { ...urls }, count: sorted.length, chunkSize: CHUNK_SIZE, offsetWidth,
-    piecesFile: `pieces-${version}.txt`, pieces: () => pieces, pieceLengths: pieces.map((piece) => piece.length), dictionary: dictionaryPiece, idOrder, searchIndex, openapi,
+    format: 6, version, urls: { ...urls }, count: sorted.length, chunkSize: CHUNK_SIZE, offsetWidth,
+    piecesFile: `pieces-${version}.txt`, pieces: () => pieces, pieceLengths: pieces.map((piece) => piece.length), dictionary: dictionaryPiece, idOrder, searchIndex, openapi, filters, similar,
     ids: sorted.map((record) => record.id),
   };
 }
@@ -140,6 +177,8 @@ export function catalogueModuleSource(data: CatalogueData): string {
     `  idOrder: ${JSON.stringify(data.idOrder)},`,
     `  searchIndex: ${JSON.stringify(data.searchIndex)},`,
     `  openapi: ${data.openapi},`,
+    `  filters: ${JSON.stringify(data.filters)},`,
+    `  similar: ${JSON.stringify(data.similar)},`,
     '};',
     '',
   ];
@@ -172,11 +211,12 @@ export function sortedPageFiles(catalogue: Catalogue): { path: string; body: str
 /** Site-relative static files, each byte-equal to the handler's body for that URL (sorted by path). */
 export function precomputedFiles(data: CatalogueData): { path: string; body: string }[] {
   const catalogue = openCatalogue(data);
-  const files: { path: string; body: string }[] = [{ path: 'api/openapi.json', body: catalogue.openapi() }, ...sortedPageFiles(catalogue)];
+  const files: { path: string; body: string }[] = [{ path: 'api/openapi.json', body: catalogue.openapi() }, { path: 'api/tags', body: tagsBody(catalogue) }, ...sortedPageFiles(catalogue)];
   for (let rank = 0; rank < catalogue.count; rank++) {
     const id = catalogue.id(rank);
     files.push({ path: `api/pepe/${id}`, body: byIdBodyA(catalogue, rank) });
     files.push({ path: `v1/pepe/${id}`, body: byIdBodyB(catalogue, rank) });
+    files.push({ path: `api/similar/${id}`, body: similarBody(catalogue, rank) });
   }
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

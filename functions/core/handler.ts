@@ -3,7 +3,7 @@
  * last-resort 500. Platform adapters (the Netlify function, `pepe serve`) are a few lines
  * around `createHandler(data)`.
  */
-import { OPENAPI_PATH, PAGES_PATH, VARIANT_A_LIST_PATHS, VARIANT_B_LIST_PATH } from './api-limits.js';
+import { DAILY_PATH, OPENAPI_PATH, PAGES_PATH, SIMILAR_PATH, TAGS_PATH, VARIANT_A_LIST_PATHS, VARIANT_B_LIST_PATH } from './api-limits.js';
 import { errorBodyA, errorBodyB } from './bodies.js';
 import type { CatalogueData, PieceSource } from './catalogue-data.js';
 import { openCatalogue, type Catalogue } from './catalogue-runtime.js';
@@ -14,6 +14,7 @@ import type { ErrorCode } from './schemas.js';
 import type { RandomSource } from './shuffle.js';
 import { byIdA, listA, sortedPageA } from './variant-a.js';
 import { byIdB, listB } from './variant-b.js';
+import { dailyA, similarA, tagsA } from './discovery.js';
 
 export interface HandlerOptions {
   /** Source of unseeded randomness (tests pass a seeded one). Default Math.random. */
@@ -22,6 +23,8 @@ export interface HandlerOptions {
   onError?: (error: unknown) => void;
   /** Reads the data's pieces (the function passes its pieces file's reader); default: the pieces of data compiled in this process. */
   pieces?: PieceSource;
+  /** The clock of the pepe of the day, epoch milliseconds (tests pass a fixed one). Default Date.now. */
+  now?: () => number;
 }
 
 export type Handler = (request: Request, context?: { params?: Record<string, string> }) => Promise<Response>;
@@ -32,13 +35,19 @@ function errorAnswer(path: string, status: number, code: ErrorCode, message: str
   return { status, body: isVariantB(path) ? errorBodyB(code, message) : errorBodyA(code, message), caching };
 }
 
-function route(catalogue: Catalogue, url: URL, random: RandomSource): Answer {
+function route(catalogue: Catalogue, url: URL, random: RandomSource, now: () => number): Answer {
   const raw = decodeUnreserved(url.pathname);
   // A trailing slash is accepted on every path.
   const path = raw.length > 1 && raw.endsWith('/') ? raw.slice(0, -1) : raw;
   const query = url.search.slice(1);
   if (path === OPENAPI_PATH) return { status: 200, body: catalogue.openapi(), caching: 'deterministic' };
   if (path.startsWith(`${PAGES_PATH}/`)) return sortedPageA(catalogue, path.slice(PAGES_PATH.length + 1));
+  if (path === TAGS_PATH) return tagsA(catalogue);
+  if (path === DAILY_PATH) return dailyA(catalogue, query, now());
+  if (path.startsWith(`${SIMILAR_PATH}/`)) {
+    const id = path.slice(SIMILAR_PATH.length + 1);
+    if (!id.includes('/')) return similarA(catalogue, id);
+  }
   if (path === VARIANT_B_LIST_PATH) return listB(catalogue, query, random);
   if (path.startsWith(`${VARIANT_B_LIST_PATH}/`)) {
     const id = path.slice(VARIANT_B_LIST_PATH.length + 1);
@@ -58,6 +67,7 @@ function route(catalogue: Catalogue, url: URL, random: RandomSource): Answer {
 export function createHandler(data: CatalogueData, options: HandlerOptions = {}): Handler {
   const catalogue = openCatalogue(data, options.pieces);
   const random = options.random ?? Math.random;
+  const now = options.now ?? Date.now;
   const onError = options.onError ?? ((error: unknown) => console.error('pepe api: unexpected error', error));
   return async (request) => {
     let path = '/';
@@ -72,7 +82,7 @@ export function createHandler(data: CatalogueData, options: HandlerOptions = {})
         const message = `method ${quote(request.method)} is not allowed; use ${ALLOWED_METHODS}`;
         return respond(request, { ...errorAnswer(path, 405, 'METHOD_NOT_ALLOWED', message, 'no-store'), headers: { Allow: ALLOWED_METHODS } });
       }
-      return respond(request, route(catalogue, url, random));
+      return respond(request, route(catalogue, url, random, now));
     } catch (error) {
       // Never leak a stack, a file path or a library message to the client.
       try {

@@ -5,6 +5,7 @@
  */
 import {
   ERROR_BROWSER_CACHE_CONTROL, ERROR_NETLIFY_CDN_CACHE_CONTROL, JSON_BROWSER_CACHE_CONTROL, JSON_NETLIFY_CDN_CACHE_CONTROL, NO_STORE,
+  untilCacheControl, untilNetlifyCdnCacheControl,
 } from './cache-policy.js';
 import { hashString } from './shuffle.js';
 
@@ -25,6 +26,8 @@ export interface Answer {
   caching: Caching;
   /** Extra headers (e.g. `Allow` on a 405). */
   headers?: Record<string, string>;
+  /** A deterministic answer that is right for this many more seconds only (the pepe of today: until the next UTC midnight). */
+  maxAge?: number;
 }
 
 const encoder = new TextEncoder();
@@ -67,8 +70,13 @@ export function respond(request: Request, answer: Answer): Response {
     headers['Cache-Control'] = NO_STORE;
   } else {
     const error = answer.caching === 'error';
-    headers['Cache-Control'] = error ? ERROR_BROWSER_CACHE_CONTROL : JSON_BROWSER_CACHE_CONTROL;
-    headers['Netlify-CDN-Cache-Control'] = error ? ERROR_NETLIFY_CDN_CACHE_CONTROL : JSON_NETLIFY_CDN_CACHE_CONTROL;
+    if (answer.maxAge !== undefined) {
+      headers['Cache-Control'] = untilCacheControl(answer.maxAge);
+      headers['Netlify-CDN-Cache-Control'] = untilNetlifyCdnCacheControl(answer.maxAge);
+    } else {
+      headers['Cache-Control'] = error ? ERROR_BROWSER_CACHE_CONTROL : JSON_BROWSER_CACHE_CONTROL;
+      headers['Netlify-CDN-Cache-Control'] = error ? ERROR_NETLIFY_CDN_CACHE_CONTROL : JSON_NETLIFY_CDN_CACHE_CONTROL;
+    }
     headers.ETag = etagOf(answer.body);
     if (answer.status === 200 && ifNoneMatchHits(request.headers.get('If-None-Match'), headers.ETag)) {
       delete headers['Content-Type'];

@@ -4,9 +4,10 @@
  * sentence naming the parameter, the value received and what is allowed.
  */
 import {
-  BOOLEAN_WORDS, DEFAULT_SORT, FIELDS, LIMIT_A, LIMIT_B, PAGE, SEARCH_MAX_LENGTH, SEED_MAX_LENGTH, SORTS, UUID_PATTERN,
+  BOOLEAN_WORDS, DEFAULT_SORT, FIELDS, FILTER_TAGS_MAX, LIMIT_A, LIMIT_B, ORIENTATIONS, PAGE, SEARCH_MAX_LENGTH, SEED_MAX_LENGTH, SORTS, UUID_PATTERN,
   type Field, type Sort,
 } from './api-limits.js';
+import { normaliseTag, type Filters, type Orientation } from './filters.js';
 import { hasControlCharacters, parseQueryString, quote, type Parsed } from './query-string.js';
 
 export interface ListRequestA {
@@ -22,15 +23,19 @@ export interface ListRequestA {
   random: boolean;
   /** Only kept when random=true. */
   seed: string | null;
+  /** null when no filter is in effect. */
+  filters: Filters | null;
 }
 
 export interface ListRequestB {
   limit: number;
   search: string;
+  /** null when no filter is in effect (variant B has tags and exclude_tags only). */
+  filters: Filters | null;
 }
 
-const A_PARAMS = ['limit', 'page', 'search', 'field', 'sort', 'random', 'seed'] as const;
-const B_PARAMS = ['limit', 'search'] as const;
+const A_PARAMS = ['limit', 'page', 'search', 'field', 'sort', 'random', 'seed', 'tags', 'exclude_tags', 'animated', 'orientation'] as const;
+const B_PARAMS = ['limit', 'search', 'tags', 'exclude_tags'] as const;
 
 const listWords = (words: readonly string[], quoteEach = true): string => {
   const shown = words.map((w) => (quoteEach ? `"${w}"` : w));
@@ -89,6 +94,41 @@ function searchText(raw: string | undefined): Parsed<string> {
   return { ok: true, value };
 }
 
+/** true/false/1/0 in any letter case, or null when absent. */
+function booleanWord(name: string, raw: string | undefined): Parsed<boolean | null> {
+  if (raw === undefined) return { ok: true, value: null };
+  const word = raw.toLowerCase();
+  if (!(BOOLEAN_WORDS as readonly string[]).includes(word)) return { ok: false, message: `${name} must be ${listWords(BOOLEAN_WORDS, false)} (got ${quote(raw)})` };
+  return { ok: true, value: word === 'true' || word === '1' };
+}
+
+/** `tags` / `exclude_tags`: comma-separated, each normalised as sidecar tags are; '' = none. */
+function tagList(name: string, raw: string | undefined): Parsed<string[]> {
+  if (raw === undefined || raw.trim() === '') return { ok: true, value: [] };
+  if (hasControlCharacters(raw)) return { ok: false, message: `${name} must not contain control characters (got ${quote(raw)})` };
+  const tags = raw.split(',').map(normaliseTag);
+  if (tags.includes('')) return { ok: false, message: `${name} must be tags separated by commas, none of them empty (got ${quote(raw)})` };
+  const distinct = [...new Set(tags)];
+  if (distinct.length > FILTER_TAGS_MAX) return { ok: false, message: `${name} must list at most ${FILTER_TAGS_MAX} tags (got ${distinct.length})` };
+  return { ok: true, value: distinct };
+}
+
+type FilterParams = Partial<Record<'tags' | 'exclude_tags' | 'animated' | 'orientation', string>>;
+
+/** The filters of a query, or null when none is in effect. */
+function filtersOf(q: FilterParams): Parsed<Filters | null> {
+  const tags = tagList('tags', q.tags);
+  if (!tags.ok) return tags;
+  const excludeTags = tagList('exclude_tags', q.exclude_tags);
+  if (!excludeTags.ok) return excludeTags;
+  const animated = booleanWord('animated', q.animated);
+  if (!animated.ok) return animated;
+  const orientation = (q.orientation ?? null) as Orientation | null;
+  if (orientation !== null && !ORIENTATIONS.includes(orientation)) return { ok: false, message: `orientation must be ${listWords(ORIENTATIONS)} (got ${quote(q.orientation!)})` };
+  const none = tags.value.length === 0 && excludeTags.value.length === 0 && animated.value === null && orientation === null;
+  return { ok: true, value: none ? null : { tags: tags.value, excludeTags: excludeTags.value, animated: animated.value, orientation } };
+}
+
 export function parseListQueryA(rawQuery: string): Parsed<ListRequestA> {
   const parsed = parseQueryString(rawQuery, A_PARAMS);
   if (!parsed.ok) return parsed;
@@ -103,15 +143,13 @@ export function parseListQueryA(rawQuery: string): Parsed<ListRequestA> {
   if (!FIELDS.includes(field)) return { ok: false, message: `field must be ${listWords(FIELDS)} (got ${quote(q.field!)})` };
   const sort = (q.sort ?? DEFAULT_SORT) as Sort;
   if (!SORTS.includes(sort)) return { ok: false, message: `sort must be ${listWords(SORTS)} (got ${quote(q.sort!)})` };
-  const randomWord = (q.random ?? 'false').toLowerCase();
-  if (!(BOOLEAN_WORDS as readonly string[]).includes(randomWord)) {
-    return { ok: false, message: `random must be ${listWords(BOOLEAN_WORDS, false)} (got ${quote(q.random!)})` };
-  }
+  const randomWord = booleanWord('random', q.random);
+  if (!randomWord.ok) return randomWord;
   // The spec: sort is "Ignored when random is true". So a valid sort is accepted with
   // random=true (echoed in meta.sort, as api-behaviour.md asks: "the requested or default
   // value, also when random=true") and has no effect on the order; see variant-a.ts. An
   // unknown value was refused above, random or not ("400, also when random=true").
-  const random = randomWord === 'true' || randomWord === '1';
+  const random = randomWord.value === true;
   if (q.seed !== undefined) {
     const length = characters(q.seed);
     if (length > SEED_MAX_LENGTH) return { ok: false, message: `seed must be at most ${SEED_MAX_LENGTH} characters (got ${length} characters: ${quote(q.seed)})` };
@@ -119,10 +157,12 @@ export function parseListQueryA(rawQuery: string): Parsed<ListRequestA> {
   }
   const text = search.value;
   if (field === 'id' && text !== '' && !UUID_PATTERN.test(text)) return { ok: false, message: `search must be a UUID when field=id (got ${quote(text)})` };
+  const filters = filtersOf(q);
+  if (!filters.ok) return filters;
   return {
     ok: true,
     value: {
-      limit: limit.value, page: page.value.value, pageText: page.value.text, search: text, field, sort, random, seed: random ? (q.seed ?? null) : null,
+      limit: limit.value, page: page.value.value, pageText: page.value.text, search: text, field, sort, random, seed: random ? (q.seed ?? null) : null, filters: filters.value,
     },
   };
 }
@@ -134,7 +174,9 @@ export function parseListQueryB(rawQuery: string): Parsed<ListRequestB> {
   if (!limit.ok) return limit;
   const search = searchText(parsed.value.search);
   if (!search.ok) return search;
-  return { ok: true, value: { limit: limit.value, search: search.value } };
+  const filters = filtersOf(parsed.value);
+  if (!filters.ok) return filters;
+  return { ok: true, value: { limit: limit.value, search: search.value, filters: filters.value } };
 }
 
 /** A path id: any UUID letter case, as received (decoded); look it up lowercased. */

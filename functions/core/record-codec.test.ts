@@ -32,6 +32,7 @@ const record: fc.Arbitrary<PepeRecord> = fc.record({
   artist: fc.option(fc.oneof(text.filter((t) => t !== ''), fc.constantFrom('Matt "MF" Furie', 'tab\there', '\\', '🐸 ünï', '\u2028')), { nil: null }),
   source_url: fc.option(fc.webUrl({ withQueryParameters: true, withFragments: true }), { nil: null }),
   license: fc.option(fc.constantFrom('CC-BY-4.0', 'CC0-1.0', 'All rights reserved', 'MIT OR Apache-2.0'), { nil: null }),
+  animated: fc.boolean(),
   // The build's names (compact form) and, rarely, any other name (stored as JSON).
   thumbs: fc.array(fc.record({ width: fc.integer({ min: 1, max: 20000 }), height: fc.integer({ min: 1, max: 20000 }), hash: fc.stringMatching(/^[0-9a-f]{16}$/), odd: fc.boolean() }), { maxLength: 3 }),
 }).map(({ thumbs, ...r }) => ({

@@ -121,6 +121,11 @@ export function encodeRecord(record: PepeRecord, encode: (text: string, pieces: 
   ].join('\t');
 }
 
+/** The created_at of an encoded record, in epoch milliseconds (the pepe of the day picks by it). */
+export function createdAtMs(line: string): number {
+  return Date.parse(decodeDate(line.split('\t', 7)[6]!));
+}
+
 /** Composes both JSON forms of encoded records; `imageBase` values are the JSON-escaped `<url>/images/`. */
 export function recordComposer(baseUrl: string, cdnUrl: string, dictionary: PieceLookup) {
   const baseImages = jsonText(`${baseUrl}/images/`);

@@ -6,7 +6,11 @@
  * parser equal to `listQueryA`/`listQueryB` below.
  */
 import { z } from 'zod';
-import { BOOLEAN_WORDS, IMAGE_TYPES, DEFAULT_SORT, FIELDS, LIMIT_A, LIMIT_B, PAGE, SEARCH_MAX_LENGTH, SEED_MAX_LENGTH, SORTS } from './api-limits.js';
+import {
+  IMAGE_TYPES, DEFAULT_SORT, FIELDS, FILTER_TAGS_MAX, LIMIT_A, LIMIT_B, ORIENTATIONS, PAGE, SEARCH_MAX_LENGTH, SEED_MAX_LENGTH, SORTS,
+} from './api-limits.js';
+import { normaliseTag } from './filters.js';
+import { SIMILAR_MAX_DISTANCE } from './similar.js';
 
 const EXAMPLE_ID = '3f1c2a9e-8b7d-4c5e-9a10-6b2d4e8f1a37';
 const isoDate = z.iso.datetime({ offset: true });
@@ -46,12 +50,14 @@ export const pepeA = z
 
 /**
  * One catalogue record as the build produces it and the core stores it: variant A without the
- * two fields derived from the id and the site's URLs (`file_name`, `url`), and with each
- * thumbnail's file name under /images/ instead of its URL. `PepeRecord` (record.ts) is its
- * `z.infer`, so a field is declared once, here.
+ * two fields derived from the id and the site's URLs (`file_name`, `url`), with each
+ * thumbnail's file name under /images/ instead of its URL, plus what only the filters use
+ * (`animated`). `PepeRecord` (record.ts) is its `z.infer`, so a field is declared once, here.
  */
 export const pepeRecord = pepeA.omit({ file_name: true, url: true, thumbnails: true }).extend({
   thumbnails: z.array(pepeA.shape.thumbnails.element.omit({ url: true }).extend({ file_name: z.string().regex(/^[0-9a-z][0-9a-z.-]*\.webp$/) })),
+  /** Internal (not served as a field): the `animated` filter of the list operations. */
+  animated: z.boolean().meta({ description: 'Whether the image has more than one frame (GIF, WebP, AVIF sequence).' }),
 });
 
 export const pepeB = z
@@ -101,8 +107,17 @@ export const paginationMeta = z
 
 const sortName = z.enum(SORTS).meta({ description: 'Order of the result set: by created_at (ties by id; desc is the exact reverse of asc), or by search score (relevance, ties as created_at_desc).' });
 
-export const listMeta = z.object({ pagination: paginationMeta, search: searchMeta, sort: sortName }).meta({ description: 'Meta of a paginated answer (limit > 1).' });
-export const singleMeta = z.object({ search: searchMeta }).meta({ description: 'Meta of a single-result answer (limit = 1).' });
+export const filtersMeta = z
+  .object({
+    tags: z.array(z.string()).meta({ description: 'Normalised tags every result has.' }),
+    exclude_tags: z.array(z.string()).meta({ description: 'Normalised tags no result has.' }),
+    animated: z.boolean().nullable().meta({ description: 'Only animated (true) or only still (false) pepes; null: both.' }),
+    orientation: z.enum(ORIENTATIONS).nullable().meta({ description: 'Only pepes of this orientation; null: any.' }),
+  })
+  .meta({ description: 'Extension: echo of the filters in effect; present only when a filter parameter was given.' });
+
+export const listMeta = z.object({ pagination: paginationMeta, search: searchMeta, sort: sortName, filters: filtersMeta.optional() }).meta({ description: 'Meta of a paginated answer (limit > 1).' });
+export const singleMeta = z.object({ search: searchMeta, filters: filtersMeta.optional() }).meta({ description: 'Meta of a single-result answer (limit = 1).' });
 
 export const listEnvelopeA = z.object({ data: z.array(pepeA), meta: listMeta, error: z.null() }).meta({ description: 'A page of results (limit > 1).' });
 export const singleEnvelopeA = z
@@ -110,6 +125,31 @@ export const singleEnvelopeA = z
   .meta({ description: 'One result (limit = 1): the record at position `page`; a random pepe with found=false when a search matches nothing; null past the end.' });
 export const byIdEnvelopeA = z.object({ data: pepeA, error: z.null() }).meta({ description: 'One pepe by id (no meta).' });
 export const errorEnvelopeA = z.object({ data: z.null(), error: apiError }).meta({ description: 'Variant A error (no meta).' });
+
+export const tagCount = z
+  .object({ tag: z.string().meta({ description: 'A normalised tag.', example: 'smug' }), count: z.int().positive().meta({ description: 'Number of pepes with this tag.', example: 42 }) })
+  .meta({ description: 'A tag and its number of pepes.' });
+export const tagsEnvelope = z
+  .object({ data: z.array(tagCount), meta: z.object({ total_items: z.int().nonnegative().meta({ description: 'Number of distinct tags.' }) }), error: z.null() })
+  .meta({ description: 'Every tag, by count descending, then tag.' });
+
+export const similarPepe = pepeA
+  .extend({ distance: z.int().min(0).max(SIMILAR_MAX_DISTANCE).meta({ description: 'pHash Hamming distance in bits (of 64) from the pepe asked about.', example: 4 }) })
+  .meta({ description: 'A similar pepe: its variant A object plus its distance.' });
+export const similarEnvelope = z
+  .object({
+    data: z.array(similarPepe),
+    meta: z.object({
+      total_items: z.int().nonnegative(),
+      max_distance: z.literal(SIMILAR_MAX_DISTANCE).meta({ description: 'The cut-off: pepes further apart than this are not similar.' }),
+    }),
+    error: z.null(),
+  })
+  .meta({ description: 'Up to 12 other pepes, nearest first (ties by id); [] when none is within the cut-off.' });
+
+export const dailyEnvelope = z
+  .object({ data: pepeA, meta: z.object({ date: z.iso.date().meta({ description: 'The day (UTC) this is the pepe of.', example: '2024-03-01' }) }), error: z.null() })
+  .meta({ description: 'The pepe of the day.' });
 
 export const listEnvelopeB = z.object({ result: z.array(pepeB), status: z.literal('success') }).meta({ description: 'Distinct random pepes among the matches.' });
 export const byIdEnvelopeB = z.object({ result: pepeB, status: z.literal('success') }).meta({ description: 'One pepe by id.' });
@@ -121,8 +161,27 @@ const decimal = (min: number, max?: number) =>
     .string()
     .regex(/^[0-9]+$/)
     .pipe(max === undefined ? z.coerce.number<string>().pipe(unboundedInt(min)) : z.coerce.number<string>().int().min(min).max(max));
-/** The wire form: true/false/1/0 in any letter case (JSON Schema patterns have no `i` flag). */
-const booleanWord = z.string().regex(new RegExp(`^(${BOOLEAN_WORDS.map((w) => [...w].map((c) => (/[a-z]/.test(c) ? `[${c}${c.toUpperCase()}]` : c)).join('')).join('|')})$`));
+
+/** true/false/1/0 in any letter case on the wire; a boolean in the document (JSON Schema patterns have no `i` flag). */
+const booleanParameter = () => z.stringbool({ truthy: ['true', '1'], falsy: ['false', '0'] });
+
+/** The rules of parseListQuery's tag lists (`tags`, `exclude_tags`), as a refinement (not in the document, which describes them). */
+const tagListParameter = (description: string) =>
+  z
+    .string()
+    .refine((raw) => {
+      if (raw.trim() === '') return true;
+      if (/[\u0000-\u001f\u007f-\u009f]/.test(raw)) return false;
+      const tags = raw.split(',').map(normaliseTag);
+      return !tags.includes('') && new Set(tags).size <= FILTER_TAGS_MAX;
+    })
+    .optional()
+    .meta({ description, example: 'smug,classic' });
+
+const filterParametersB = {
+  tags: tagListParameter(`Extension: only pepes having all these tags: comma-separated (at most ${FILTER_TAGS_MAX}), each trimmed and lowercased as sidecar tags are. A tag holding a comma cannot be asked for.`),
+  exclude_tags: tagListParameter(`Extension: only pepes having none of these tags (same form as tags).`),
+};
 
 /** Query parameters of `GET /api/pepe` (and aliases), as strings on the wire; `io: 'output'` JSON Schema describes the values they become. Cross-field rules (field=id needs a UUID; random=true ignores sort) are in the parser and the answer. */
 export const listQueryA = z.object({
@@ -131,12 +190,21 @@ export const listQueryA = z.object({
   search: z.string().trim().max(SEARCH_MAX_LENGTH).default('').meta({ description: `Search text (trimmed, at most ${SEARCH_MAX_LENGTH} characters, no control characters): every word must match a tag or description word or its start; typo-tolerant fallback.`, example: 'smug' }),
   field: z.enum(FIELDS).default('text').meta({ description: '"text": full-text search; "id": `search` is a UUID.' }),
   sort: sortName.default(DEFAULT_SORT).meta({ description: 'created_at_desc (default), created_at_asc or relevance. Ignored when random=true (the shuffle is the same whatever the sort; meta.sort echoes it).' }),
-  random: booleanWord.default('false').meta({ description: 'true/false/1/0 (any case): shuffle the result set.' }),
+  random: booleanParameter().default(false).meta({ description: 'Shuffle the result set. `1`/`0` and any letter case are accepted too.' }),
   seed: z.string().max(SEED_MAX_LENGTH).optional().meta({ description: `Extension: with random=true, makes the shuffle repeatable (at most ${SEED_MAX_LENGTH} characters), so pages continue each other.`, example: 'abc' }),
+  ...filterParametersB,
+  animated: booleanParameter().optional().meta({ description: 'Extension: only animated (true) or only still (false) pepes. `1`/`0` and any letter case are accepted too.' }),
+  orientation: z.enum(ORIENTATIONS).optional().meta({ description: 'Extension: only pepes of this orientation, from the upright width and height (equal: square).' }),
 });
 
 /** Query parameters of `GET /v1/pepe`. */
 export const listQueryB = z.object({
   limit: decimal(LIMIT_B.min, LIMIT_B.max).optional().meta({ default: LIMIT_B.default, description: `Number of distinct random pepes, ${LIMIT_B.min}–${LIMIT_B.max}.`, example: 3 }),
   search: z.string().trim().max(SEARCH_MAX_LENGTH).default('').meta({ description: 'Filters by words of the description (same word rules as variant A).', example: 'smug' }),
+  ...filterParametersB,
+});
+
+/** Query parameters of `GET /api/daily`. */
+export const dailyQuery = z.object({
+  date: z.iso.date().optional().meta({ description: 'The day, YYYY-MM-DD (UTC); default today. A future date is a 400.', example: '2024-03-01' }),
 });

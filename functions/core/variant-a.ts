@@ -5,6 +5,7 @@ import { byIdBodyA, errorBodyA, listBodyA, singleBodyA } from './bodies.js';
 import type { Answer } from './http.js';
 import { quote } from './query-string.js';
 import { parseId, parseListQueryA, type ListRequestA } from './list-query.js';
+import { keptRanks, ranksOf } from './search/rank-set.js';
 import { seededRandom, shuffledSlice, type RandomSource } from './shuffle.js';
 
 const validationErrorA = (message: string): Answer => ({ status: 400, body: errorBodyA('VALIDATION_ERROR', message), caching: 'error' });
@@ -27,13 +28,16 @@ function baseMatches(catalogue: Catalogue, q: ListRequestA): ArrayLike<number> |
 
 function orderedResultSet(catalogue: Catalogue, q: ListRequestA): ResultSet {
   // random=true ignores sort (the spec's letter): the shuffle always starts from the default
-  // order, so a seeded shuffle stays a function of (seed, search, catalogue) alone.
+  // order, so a seeded shuffle stays a function of (seed, search, filters, catalogue) alone.
   const sort = q.random ? DEFAULT_SORT : q.sort;
+  const keep = q.filters === null ? null : catalogue.filters().bits(q.filters);
   if (sort === 'relevance' && q.search !== '' && q.field === 'text') {
-    const byScore = catalogue.matchByRelevance(q.search, 'all');
+    const matched = catalogue.matchByRelevance(q.search, 'all');
+    const byScore = keep === null ? matched : keptRanks(matched, keep);
     return { size: byScore.length, at: (k) => byScore[k]! };
   }
-  const base = baseMatches(catalogue, q);
+  const matched = baseMatches(catalogue, q);
+  const base = keep === null ? matched : matched === null ? ranksOf(keep) : keptRanks(matched, keep);
   const size = base === null ? catalogue.count : base.length;
   const ascending = base === null ? (k: number) => k : (k: number) => base[k]!;
   // relevance without a text search: every score ties, and ties are ordered as desc.
@@ -63,15 +67,19 @@ export function listA(catalogue: Catalogue, rawQuery: string, random: RandomSour
     if (set.size === 0) {
       // Documented by the reference service: a search that finds nothing still shows a pepe.
       // With random=true and a seed, that pepe is the seed's too, so the answer repeats.
+      // With filters, the fallback is drawn from the records they keep (none kept: null).
       const source = q.random && q.seed !== null ? seededRandom(`${q.seed}\n${q.search}`) : random;
-      const fallback = q.search !== '' && catalogue.count > 0 ? Math.floor(source() * catalogue.count) : null;
-      return { status: 200, body: singleBodyA(catalogue, fallback, q.search, false), caching: fallback === null ? caching : 'no-store' };
+      const pool = q.filters === null ? null : ranksOf(catalogue.filters().bits(q.filters));
+      const poolSize = pool === null ? catalogue.count : pool.length;
+      const drawn = q.search !== '' && poolSize > 0 ? Math.floor(source() * poolSize) : null;
+      const fallback = drawn === null || pool === null ? drawn : pool[drawn]!;
+      return { status: 200, body: singleBodyA(catalogue, fallback, q.search, false, q.filters), caching: fallback === null ? caching : 'no-store' };
     }
     const [rank] = start < set.size ? pick(set, start, start + 1, q, random) : [];
-    return { status: 200, body: singleBodyA(catalogue, rank ?? null, q.search, true), caching };
+    return { status: 200, body: singleBodyA(catalogue, rank ?? null, q.search, true, q.filters), caching };
   }
   const ranks = start < set.size ? pick(set, start, start + q.limit, q, random) : [];
-  const body = listBodyA(catalogue, ranks, { page: q.page, pageText: q.pageText, limit: q.limit, totalItems: set.size }, q.search, q.sort);
+  const body = listBodyA(catalogue, ranks, { page: q.page, pageText: q.pageText, limit: q.limit, totalItems: set.size }, q.search, q.sort, q.filters);
   return { status: 200, body, caching };
 }
 

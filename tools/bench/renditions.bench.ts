@@ -8,7 +8,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import sharp from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 import { analyseImage } from '../image/analyse-image.js';
 import { encodeRenditions, RENDITION_SETTINGS, type RenditionSettings } from '../image/renditions.js';
 import { type Bench, percentile, round } from './context.js';
@@ -26,7 +26,7 @@ const CANDIDATES: [string, RenditionSettings][] = [
 ];
 
 /** Luma of an image at `width`, flattened on white. */
-async function luma(input: sharp.Sharp): Promise<{ data: Buffer; width: number; height: number }> {
+async function luma(input: Sharp): Promise<{ data: Buffer; width: number; height: number }> {
   const { data, info } = await input.flatten({ background: '#ffffff' }).greyscale().raw().toBuffer({ resolveWithObject: true });
   return { data, width: info.width, height: info.height };
 }

@@ -124,6 +124,8 @@ export function syntheticRecords(count: number, seed = 1): PepeRecord[] {
       artist: i % 3 === 0 ? `Artist ${i % 97}` : null,
       source_url: i % 3 === 0 ? `https://art.example/pepe/${i}` : null,
       license: i % 3 === 0 ? 'CC-BY-4.0' : null,
+      // Not drawn from `random`, so every other field stays what it was before the filters existed.
+      animated: file_ext === '.gif',
     });
   }
   return records.sort(compareRecords);

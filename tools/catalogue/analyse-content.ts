@@ -308,6 +308,7 @@ function toItem(pair: ContentPair, sidecar: NormalisedSidecar, hash: string, f: 
     artist: sidecar.artist,
     source_url: sidecar.source_url,
     license: sidecar.license,
+    animated: f.animated,
   };
   return new Item(record, pair.image.rel, pair.image.abs, hash, sidecar.distinct_from, f);
 }

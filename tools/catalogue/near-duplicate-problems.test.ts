@@ -36,7 +36,7 @@ const flipBits = (phash: string, bits: number) => (BigInt(`0x${phash}`) ^ ((1n <
 function item(n: number, picture: number, options: { distinctFrom?: string[]; phashOf?: number; phash?: string } = {}): AnalysedItem {
   const thumb = noise(picture + 1, 32 * 32 * 3);
   return {
-    record: { id: uuid(n), file_ext: '.png', file_size: 1, tags: null, description: null, phash: options.phash ?? hex(options.phashOf ?? picture), created_at: '2020-01-01T00:00:00.000Z', updated_at: '2020-01-01T00:00:00.000Z', width: 64, height: 64, blurhash: 'x', thumbnails: [], artist: null, source_url: null, license: null },
+    record: { id: uuid(n), file_ext: '.png', file_size: 1, tags: null, description: null, phash: options.phash ?? hex(options.phashOf ?? picture), created_at: '2020-01-01T00:00:00.000Z', updated_at: '2020-01-01T00:00:00.000Z', width: 64, height: 64, blurhash: 'x', thumbnails: [], artist: null, source_url: null, license: null, animated: false },
     file: `img-${String(n).padStart(3, '0')}.png`,
     abs: `/nowhere/${n}.png`,
     sha256: `sha-${n}-${picture}`,

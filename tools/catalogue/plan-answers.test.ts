@@ -25,6 +25,7 @@ const record = (n: number): PepeRecord => ({
   artist: n % 2 ? `Artist ${n}` : null,
   source_url: n % 2 ? `https://art.example/${n}` : null,
   license: n % 2 ? 'CC0-1.0' : null,
+  animated: false,
 });
 
 describe('planAnswers', () => {

@@ -10,6 +10,7 @@
  * them, so a new kind of precomputed file shows up there.
  */
 import { byIdBodyA, byIdBodyB } from '../../functions/core/bodies.js';
+import { similarBody, tagsBody } from '../../functions/core/discovery.js';
 import { type CatalogueData, sortedPageFiles } from '../../functions/core/catalogue.js';
 import { openCatalogue } from '../../functions/core/catalogue-runtime.js';
 import type { KnownAnswer } from './answer-digests.js';
@@ -27,7 +28,7 @@ const rendered = (path: string, body: string): PlannedFile => ({ path, body, sha
 export function planAnswers(data: CatalogueData & { ids?: readonly string[] }, known: KnownAnswer, imageSha256: (fileName: string) => string): PlannedFile[] {
   const catalogue = openCatalogue(data);
   const ids = data.ids;
-  const files: PlannedFile[] = [rendered('site/api/openapi.json', catalogue.openapi())];
+  const files: PlannedFile[] = [rendered('site/api/openapi.json', catalogue.openapi()), rendered('site/api/tags', tagsBody(catalogue))];
   // Every page shifts when one record is added: rendered each build (≈ 2 × 400 bodies at 10k records).
   for (const { path, body } of sortedPageFiles(catalogue)) files.push(rendered(`site/${path}`, body));
   for (let rank = 0; rank < catalogue.count; rank++) {
@@ -40,6 +41,8 @@ export function planAnswers(data: CatalogueData & { ids?: readonly string[] }, k
     // writeOutput need not look it up again).
     files.push(oldA ? { path: pathA, sha256: oldA.sha256, size: oldA.size, unchanged: true } : rendered(pathA, byIdBodyA(catalogue, rank)));
     files.push(oldB ? { path: pathB, sha256: oldB.sha256, size: oldB.size, unchanged: true } : rendered(pathB, byIdBodyB(catalogue, rank)));
+    // Always rendered: a record's similar pepes change with the others' records, not only its own.
+    files.push(rendered(`site/api/similar/${id}`, similarBody(catalogue, rank)));
   }
   for (const file of siteDocuments(catalogue, { imageSha256, unchanged: (id, path) => known(id, `site/${path}`) !== undefined })) {
     const path = `site/${file.path}`;

@@ -25,6 +25,7 @@ const record = (n: number, description: string | null = `a smug frog number ${n 
   artist: null,
   source_url: null,
   license: null,
+  animated: false,
 });
 const records = (n: number, from = 0) => Array.from({ length: n }, (_, i) => record(from + i));
 

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { locateJsonSyntaxError } from './json-syntax-error.js';
 import { error, type Problem } from '../shared/problems.js';
+import { normaliseTag } from '../../functions/core/filters.js';
 
 /**
  * Bytes of one sidecar. Real ones hold a few hundred; a huge one read whole would end the run
@@ -110,19 +111,11 @@ export interface NormalisedSidecar {
  */
 const toNfc = (text: string): string => text.normalize('NFC');
 
-/**
- * Lowercase for a tag. `İ` (Turkish capital dotted I) lowercases, by Unicode's default rules,
- * to `i` + U+0307 COMBINING DOT ABOVE: `İzmir` became a tag `i̇zmir` that shows a stray dot
- * and is not the string `izmir`. Its lowercase in Turkish, the language that writes it, is a
- * plain `i`. (Plain `I` stays `i`: lowercasing it to Turkish `ı` would break every other language.)
- */
-const lowercaseTag = (text: string): string => text.replaceAll('\u0130', 'i').toLowerCase();
-
 export function normaliseTags(tags: string[] | null): string[] | null {
   if (tags === null) return null;
   const seen = new Set<string>();
   for (const raw of tags) {
-    const tag = toNfc(lowercaseTag(raw.trim()));
+    const tag = normaliseTag(raw);
     if (tag !== '') seen.add(tag);
   }
   return seen.size === 0 ? null : [...seen];

@@ -193,7 +193,7 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
       decideStale({
         staleKeys: ownership.owned,
         isImageKey: (key) => key.startsWith(`${prefix}images/`),
-        isLeafDocument: (key) => key.startsWith(`${prefix}api/pepe/`) || key.startsWith(`${prefix}v1/pepe/`),
+        isLeafDocument: (key) => key.startsWith(`${prefix}api/pepe/`) || key.startsWith(`${prefix}v1/pepe/`) || key.startsWith(`${prefix}api/similar/`),
         // Stored no-store (object-metadata.ts): no cache can serve them once deleted.
         isUncacheable: (key) => key.startsWith(`${prefix}_build/`),
         deleteStale: options.deleteStale ?? false,

@@ -99,6 +99,40 @@ describe('variant A', () => {
   });
 });
 
+describe('tags, filters, similar pepes, pepe of the day', () => {
+  it('serves /api/tags and /api/similar/{id} from their precomputed files with the netlify.toml headers; the function answers other spellings alike', async () => {
+    for (const path of ['api/tags', `api/similar/${record.id}`]) {
+      const res = await raw(base, `/${path}`);
+      expect(res.status).toBe(200);
+      expect(res.body.equals(await siteFile(path))).toBe(true);
+      expect(res.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', 'cache-control': JSON_BROWSER_CACHE_CONTROL, 'access-control-allow-origin': '*' });
+      expect(res.headers['cache-status']).toBeUndefined();
+    }
+    const upper = await raw(base, `/api/similar/${record.id.toUpperCase()}/`);
+    expect(upper.body.equals(await siteFile(`api/similar/${record.id}`))).toBe(true);
+    expect((await raw(base, `/api/similar/${UNKNOWN_ID}`)).status).toBe(404);
+    const tags = json(await raw(base, '/api/tags')) as { data: { tag: string; count: number }[] };
+    expect(tags.data.find((t) => t.tag === 'sad')).toEqual({ tag: 'sad', count: site.records.filter((r) => r.tags?.includes('sad')).length });
+  });
+
+  it('filters by what the real build measured: the one animated GIF, orientation from the upright size', async () => {
+    const animated = json(await raw(base, '/api/pepe?limit=25&animated=true')) as { data: { id: string; file_ext: string }[] };
+    expect(animated.data.map((p) => p.file_ext)).toEqual(['.gif']);
+    const portrait = json(await raw(base, '/api/pepe?limit=25&orientation=portrait')) as { data: { width: number; height: number }[] };
+    for (const pepe of portrait.data) expect(pepe.height).toBeGreaterThan(pepe.width);
+    expect(portrait.data.length).toBe(site.records.filter((r) => r.height > r.width).length);
+  });
+
+  it('answers the pepe of the day through the function, cacheable until the next UTC midnight', async () => {
+    const res = await raw(base, '/api/daily');
+    expect(res.status).toBe(200);
+    const maxAge = Number(/^public, max-age=(\d+)$/.exec(res.headers['cache-control'] as string)?.[1]);
+    expect(maxAge).toBeGreaterThan(0);
+    expect(maxAge).toBeLessThanOrEqual(86_400);
+    expect((await raw(base, '/api/daily?date=2999-01-01')).status).toBe(400);
+  });
+});
+
 describe('variant B', () => {
   it('lists distinct random records, never cached', async () => {
     const res = await raw(base, '/v1/pepe?limit=3');

@@ -33,8 +33,9 @@ export function testRecords(count = 30): PepeRecord[] {
       phash: (0x1000 + i).toString(16).padStart(16, '0'),
       created_at: created,
       updated_at: i % 3 === 0 ? created : new Date(Date.UTC(2024, 6, 1 + i)).toISOString(),
-      width: 100 + i,
-      height: 200 + i,
+      // Portrait, landscape and square in turn (the orientation filter).
+      width: i % 3 === 2 ? 150 : i % 3 === 1 ? 200 + i : 100 + i,
+      height: i % 3 === 2 ? 150 : i % 3 === 1 ? 100 + i : 200 + i,
       blurhash: 'LEHV6nWB2yk8pyo0adR*.7kCMdnj',
       // Three records in four have one small copy (named as the build names them), the rest none.
       thumbnails: i % 4 === 3 ? [] : [{ file_name: `${testId(i)}-64w-${(0xf000 + i).toString(16).padStart(16, '0')}.webp`, width: 64, height: Math.round((64 * (200 + i)) / (100 + i)), type: 'image/webp' }],
@@ -42,6 +43,7 @@ export function testRecords(count = 30): PepeRecord[] {
       artist: i % 4 === 0 ? `Artist ${i}` : i % 6 === 0 ? `Frog "${i}" & <co>` : null,
       source_url: i % 4 === 0 ? `https://art.example/pepe/${i}?from=catalogue&x=1` : null,
       license: i % 4 === 0 ? 'CC-BY-4.0' : null,
+      animated: i % 4 === 2,
     });
   }
   // Shuffled input: compileCatalogue must sort.

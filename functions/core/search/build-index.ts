@@ -1,6 +1,6 @@
 import MiniSearch from 'minisearch';
-import { digitsFor, numberAt, packNumbers } from '../packed-numbers.js';
-import { decodePosting, encodePosting, KIND_LIST } from './posting-codec.js';
+import { numberAt } from '../packed-numbers.js';
+import { decodePosting, encodeFieldPostings, KIND_LIST } from './posting-codec.js';
 import { ranksOf } from './rank-set.js';
 import { SEARCH_OPTIONS, type IndexedDoc } from './search-options.js';
 import { SEARCH_INDEX_FORMAT, type FieldPostings, type SearchDoc, type SearchIndexData } from './search-types.js';
@@ -46,17 +46,7 @@ const byTerm = ([a]: TermPostings, [b]: TermPostings): number => (a < b ? -1 : a
 /** The serialised index of `docCount` docs from every term's postings (any term order). */
 function encodeIndex({ fieldIds, terms }: IndexContents, docCount: number): SearchIndexData {
   const entries = terms.sort(byTerm);
-  const encodeField = (fieldId: number): FieldPostings => {
-    const segments = entries.map(([, ranksByField]) => encodePosting(ranksByField.get(fieldId) ?? [], docCount));
-    const offsets: number[] = [];
-    let offset = 0;
-    for (const segment of segments) {
-      offsets.push(offset);
-      offset += segment.length;
-    }
-    const offsetWidth = digitsFor(offset);
-    return { postings: segments.join(''), offsets: packNumbers(offsets, offsetWidth), offsetWidth };
-  };
+  const encodeField = (fieldId: number): FieldPostings => encodeFieldPostings(entries.map(([, ranksByField]) => ranksByField.get(fieldId) ?? []), docCount);
   return {
     format: SEARCH_INDEX_FORMAT,
     docCount,

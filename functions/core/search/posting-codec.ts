@@ -12,6 +12,8 @@
  * alphabet is base64url: plain ASCII that needs no escaping in JSON, JS or HTML, so the
  * bundled data stays one byte per character.
  */
+import { digitsFor, packNumbers } from '../packed-numbers.js';
+import type { FieldPostings } from './search-types.js';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 const CONTINUE = 32;
@@ -127,4 +129,17 @@ export function decodePosting(text: string, offset: number, docCount: number): P
     ranks[i] = previous;
   }
   return { kind: KIND_LIST, count, ranks };
+}
+
+/** One field's postings (search-types.ts) of the given rank lists, one segment per term, in order. */
+export function encodeFieldPostings(rankLists: readonly (readonly number[])[], docCount: number): FieldPostings {
+  const segments = rankLists.map((ranks) => encodePosting(ranks, docCount));
+  const offsets: number[] = [];
+  let offset = 0;
+  for (const segment of segments) {
+    offsets.push(offset);
+    offset += segment.length;
+  }
+  const offsetWidth = digitsFor(offset);
+  return { postings: segments.join(''), offsets: packNumbers(offsets, offsetWidth), offsetWidth };
 }

@@ -16,34 +16,41 @@ export function termCount(terms: string): number {
 }
 
 /**
+ * One field's postings (`terms` segments) regrouped into pieces of at most `maxPiece`
+ * characters, cut between segments, with each term's offset re-packed as (piece, position).
+ * Also stores the catalogue's filter postings (../filters.ts).
+ */
+export function storeFieldPostings(field: FieldPostings, terms: number, maxPiece: number, addPiece: (text: string) => number): StoredFieldPostings {
+  const pieces: string[] = [];
+  const offsets: number[] = [];
+  let segments: string[] = [];
+  let length = 0;
+  for (let t = 0; t < terms; t++) {
+    const start = numberAt(field.offsets, field.offsetWidth, t);
+    const end = t + 1 < terms ? numberAt(field.offsets, field.offsetWidth, t + 1) : field.postings.length;
+    if (length > 0 && length + end - start > maxPiece) {
+      pieces.push(segments.join(''));
+      segments = [];
+      length = 0;
+    }
+    offsets.push(pieces.length * maxPiece + length);
+    segments.push(field.postings.slice(start, end));
+    length += end - start;
+  }
+  pieces.push(segments.join(''));
+  const postings = pieces.map(addPiece)[0]!;
+  const width = digitsFor(offsets.length > 0 ? offsets[offsets.length - 1]! : 0); // ascending
+  const packed = packInPieces(offsets, width, maxPiece);
+  const first = packed.pieces.map(addPiece)[0]!;
+  return { postings, pieceSpan: maxPiece, offsets: { first, width, perPiece: packed.perPiece } };
+}
+
+/**
  * `addPiece` appends a text to the catalogue's texts and returns its index; the pieces of one
  * list are added in a row, so they are consecutive.
  */
 export function storeSearchIndex(index: SearchIndexData, maxPiece: number, addPiece: (text: string) => number): StoredSearchIndex {
   const terms = termCount(index.terms);
-  const storeField = (field: FieldPostings): StoredFieldPostings => {
-    const pieces: string[] = [];
-    const offsets: number[] = [];
-    let segments: string[] = [];
-    let length = 0;
-    for (let t = 0; t < terms; t++) {
-      const start = numberAt(field.offsets, field.offsetWidth, t);
-      const end = t + 1 < terms ? numberAt(field.offsets, field.offsetWidth, t + 1) : field.postings.length;
-      if (length > 0 && length + end - start > maxPiece) {
-        pieces.push(segments.join(''));
-        segments = [];
-        length = 0;
-      }
-      offsets.push(pieces.length * maxPiece + length);
-      segments.push(field.postings.slice(start, end));
-      length += end - start;
-    }
-    pieces.push(segments.join(''));
-    const postings = pieces.map(addPiece)[0]!;
-    const width = digitsFor(offsets.length > 0 ? offsets[offsets.length - 1]! : 0); // ascending
-    const packed = packInPieces(offsets, width, maxPiece);
-    const first = packed.pieces.map(addPiece)[0]!;
-    return { postings, pieceSpan: maxPiece, offsets: { first, width, perPiece: packed.perPiece } };
-  };
+  const storeField = (field: FieldPostings) => storeFieldPostings(field, terms, maxPiece, addPiece);
   return { docCount: index.docCount, terms: addPiece(index.terms), tags: storeField(index.tags), description: storeField(index.description) };
 }

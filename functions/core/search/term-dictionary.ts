@@ -30,7 +30,7 @@ export interface TermMatch {
  * not an array of termCount slots: a query decodes a few lists, and the two arrays cost
  * ≈ 72 KB of young heap per 4.6k terms on the first search of a cold process.
  */
-class FieldLists {
+export class FieldLists {
   private readonly decoded = new Map<number, Posting>();
   /** The segment of the term read last: its piece and where it starts there (no tuple: see posting-codec.ts, afterVlq). */
   private text = '';
@@ -132,4 +132,4 @@ export class TermDictionary {
     return matches;
   }
 }
-export type { FieldLists };
+
