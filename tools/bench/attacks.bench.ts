@@ -6,7 +6,8 @@
  * and a probe on its own connection, in a worker thread (so the attacking loops cannot delay
  * its clock), asks for a list page every 20 ms. Reported: the idle RSS before the attack, the
  * largest during it, and the probe's p99, against the same probe with no attack (the
- * baseline of the same run). Targets: peak ≤ idle + 64 MB, probe p99 ≤ 100 ms.
+ * baseline of the same run); growth is also compared with a control, as many ordinary
+ * requests (unique list pages). Targets: peak ≤ idle + 64 MB, probe p99 ≤ 100 ms.
  *
  * 1. unique paths: 20,000 requests for `/api/<15,000 × a><n>` (404s the CDN cache may keep);
  * 2. unique queries: 20,000 requests for `/api/pepe?x=<15,000 × a><n>` (200s it keeps);
@@ -184,12 +185,15 @@ async function run(ctx: BenchContext): Promise<void> {
   const image = await largestImage(distDir);
   const attacks: { name: string; run: (url: string, deadline: number) => Promise<number> }[] = [
     { name: 'none (probe only, 5 s)', run: async (_url, deadline) => (await new Promise((done) => setTimeout(done, Math.min(5_000, deadline - Date.now()))), 0) },
+    // The control: as many ordinary requests (unique list pages, each kept by the CDN cache), to tell the attacks' cost from what any load costs.
+    { name: `control: ${count} unique ordinary list pages`, run: (url, deadline) => uniqueUrls(url, count, (n) => `/api/pepe?limit=25&n=${n}`, deadline) },
     { name: `${count} unique 15 KB paths`, run: (url, deadline) => uniqueUrls(url, count, (n) => `/api/${LONG}${n}`, deadline) },
     { name: `${count} unique 15 KB queries`, run: (url, deadline) => uniqueUrls(url, count, (n) => `/api/pepe?x=${LONG}${n}`, deadline) },
     { name: `${count} pipelined cold-image requests, never read`, run: (url, deadline) => pipelineWithoutReading(url, image, count, deadline) },
   ];
   const rows: Record<string, string | number>[] = [];
   let baselineP99 = Number.NaN;
+  let controlGrowth = Number.NaN;
   for (const attack of attacks) {
     const { child, url } = await startServe(ctx, distDir);
     const pid = child.pid!;
@@ -207,6 +211,7 @@ async function run(ctx: BenchContext): Promise<void> {
       const peakRss = await peak.stop();
       if (Number.isNaN(baselineP99)) baselineP99 = probed.p99;
       const growth = (peakRss - idle) / MB;
+      if (attack.name.startsWith('control')) controlGrowth = growth;
       rows.push({
         attack: attack.name,
         s: round(seconds, 1),
@@ -214,6 +219,7 @@ async function run(ctx: BenchContext): Promise<void> {
         'idle RSS MB': round(idle / MB, 1),
         'peak RSS MB': round(peakRss / MB, 1),
         'growth MB (≤ 64)': round(growth, 1),
+        'growth vs control': Number.isNaN(controlGrowth) ? 'n/a' : round(growth / controlGrowth, 2),
         'probe p99 ms (≤ 100)': round(probed.p99, 1),
         'probe p99 vs no attack': round(probed.p99 / baselineP99, 2),
         'probe failures': probed.failures,

@@ -60,8 +60,8 @@ export interface CachedAnswer {
 export const MAX_CDN_CACHE_BYTES = 16 * 1024 * 1024;
 /**
  * What an entry holds besides its key, header text and bodies: the Map slot, the entry, its
- * header objects and the early answer's form records. Measured with the attacks bench
- * (tools/bench/attacks.bench.ts): ≈ 1.5 KB per small entry, rounded up.
+ * header objects and the early answer's form records. An estimate, not a per-entry
+ * measurement, rounded up so that the budget errs on the safe side.
  */
 const ENTRY_OVERHEAD_BYTES = 2048;
 /**
