@@ -36,12 +36,12 @@ export function storeSimilar(lists: readonly Neighbour[][], maxPiece: number, ad
     for (const { rank, distance } of list) entries.push(rank * 32 + distance);
     offsets.push(entries.length);
   }
-  const store = (values: number[]): PiecedNumbers => {
-    const width = digitsFor(Math.max(0, ...values.slice(-1), lists.length * 32));
+  const store = (values: number[], max: number): PiecedNumbers => {
+    const width = digitsFor(max);
     const packed = packInPieces(values, width, maxPiece);
     return { first: packed.pieces.map(addPiece)[0]!, width, perPiece: packed.perPiece };
   };
-  return { offsets: store(offsets), entries: store(entries) };
+  return { offsets: store(offsets, entries.length), entries: store(entries, lists.length * 32) };
 }
 
 /** The neighbours of a rank, as stored; `piece(i)` is piece i of the catalogue's texts. */
