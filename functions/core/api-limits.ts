@@ -62,3 +62,17 @@ export const IMAGE_TYPES = {
   '.webp': 'image/webp',
   '.avif': 'image/avif',
 } as const;
+
+/** The dataset files the build publishes (site-documents.ts) and `pepe export` mirrors. */
+export const DATASET = { jsonl: '/dataset/pepes.jsonl', sums: '/dataset/images.sha256', manifest: '/dataset/manifest.json' } as const;
+
+/** What `dataset/manifest.json` holds: `pepe export` reads it first and checks every file against it. */
+export interface DatasetManifest {
+  /** Records in the JSONL. */
+  count: number;
+  /** The catalogue data's version (changes whenever any answer may change). */
+  catalogue_version: string;
+  /** Site-relative paths (no leading slash), bytes and sha256 of the JSONL and of the image checksums. */
+  jsonl: { path: string; size: number; sha256: string };
+  image_sha256: { path: string; size: number; sha256: string };
+}

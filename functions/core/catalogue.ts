@@ -18,7 +18,7 @@ import { digitsFor, packInPieces, packNumbers } from './packed-numbers.js';
 import { encodeRecord, recordTexts } from './record-codec.js';
 import { escapeForSource } from './source-text.js';
 import { storeFilters } from './filters.js';
-import { pairsWithinDistance, parseHash, type Hash64 } from '../../tools/dupes/multi-index.js';
+import { pairsWithinDistance, parseHash, type Hash64 } from './multi-index.js';
 import { SIMILAR_LIMIT, SIMILAR_MAX_DISTANCE, storeSimilar, type Neighbour } from './similar.js';
 import { buildDictionary, dictionaryEncoder, TAG_PIECES, WORD_PIECES } from './text-dictionary.js';
 

@@ -13,7 +13,7 @@
  */
 import { analyseImage } from '../image/analyse-image.js';
 import { CONFIRM_DEFAULTS, DEFAULT_PHASH_THRESHOLD, type DupeItem, type DupePair, findNearDuplicates, judgePair } from '../dupes/near-duplicates.js';
-import { type Hash64, hammingDistance, pairsWithinDistance, pairsWithinDistanceBruteForce, parseHash } from '../dupes/multi-index.js';
+import { type Hash64, hammingDistance, pairsWithinDistance, pairsWithinDistanceBruteForce, parseHash } from '../../functions/core/multi-index.js';
 import { renderFrog } from '../sample/draw-frog.js';
 import { frogVariations, RECOLOURS, recoloured, type Recolour } from '../sample/frog-variations.js';
 import type { FrogParams } from '../sample/frog-params.js';

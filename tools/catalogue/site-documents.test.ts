@@ -9,7 +9,8 @@ import { createHandler } from '../../functions/core/handler.js';
 import { pepeA } from '../../functions/core/schemas.js';
 import { buildFixtureSite, type FixtureSite } from '../testing/fixture-catalogue.js';
 import { call, idsNewestFirst, testCatalogue, TEST_URLS } from '../testing/test-catalogue.js';
-import { type DatasetManifest, FEED_SIZE, siteDocuments } from './site-documents.js';
+import type { DatasetManifest } from '../../functions/core/api-limits.js';
+import { FEED_SIZE, siteDocuments } from './site-documents.js';
 
 const data = testCatalogue(60);
 const handler = createHandler(data);

@@ -13,6 +13,7 @@
  *
  * Absolute URLs come from the build's base URL, as in the records.
  */
+import { DATASET, type DatasetManifest } from '../../functions/core/api-limits.js';
 import type { Catalogue } from '../../functions/core/catalogue-runtime.js';
 import { IMAGE_TYPES, type SiteUrls } from '../../functions/core/record.js';
 import type { z } from 'zod';
@@ -29,19 +30,6 @@ export const SITEMAP_MAX_URLS = 50_000;
 
 export const sharePath = (id: string): string => `/p/${id}`;
 export const oembedPath = (id: string): string => `/oembed/${id}.json`;
-export const DATASET = { jsonl: '/dataset/pepes.jsonl', sums: '/dataset/images.sha256', manifest: '/dataset/manifest.json' } as const;
-
-/** What `dataset/manifest.json` holds: `pepe export` reads it first and checks every file against it. */
-export interface DatasetManifest {
-  /** Records in the JSONL. */
-  count: number;
-  /** The catalogue data's version (changes whenever any answer may change). */
-  catalogue_version: string;
-  /** Site-relative paths (no leading slash), bytes and sha256 of the JSONL and of the image checksums. */
-  jsonl: { path: string; size: number; sha256: string };
-  image_sha256: { path: string; size: number; sha256: string };
-}
-
 /** The label of a pepe, as title and alt text: its description, else its tags, else its id's first block (as the gallery's). */
 export function pepeTitle(pepe: Pick<Pepe, 'id' | 'description' | 'tags'>): string {
   if (pepe.description) return pepe.description;

@@ -7,7 +7,7 @@
  * (thumb-compare.ts), because similar cartoons share pHashes. The defaults below were
  * chosen by measurement (tools/bench/dupes.bench.ts; figures in the README).
  */
-import { type Hash64, pairsWithinDistance, parseHash } from './multi-index.js';
+import { type Hash64, pairsWithinDistance, parseHash } from '../../functions/core/multi-index.js';
 import { aspectDifference, type CompareSettings, compareLab, type ThumbComparison, thumbToLab } from './thumb-compare.js';
 
 export interface DupeItem {

@@ -19,7 +19,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DATASET, type DatasetManifest } from '../catalogue/site-documents.js';
+import { DATASET, type DatasetManifest } from '../../functions/core/api-limits.js';
 import { error, type Problem } from '../shared/problems.js';
 
 export const DEFAULT_CONCURRENCY = 8;

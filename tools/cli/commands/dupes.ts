@@ -6,7 +6,7 @@ import { printable } from '../../shared/problems.js';
 import { unwritableFolder } from '../../catalogue/write-access.js';
 import { dupeItems } from '../../catalogue/near-duplicate-problems.js';
 import { CONFIRM_DEFAULTS, DEFAULT_PHASH_THRESHOLD, type DupeItem, type DupePair, findNearDuplicates, judgePair } from '../../dupes/near-duplicates.js';
-import { hammingDistance, parseHash } from '../../dupes/multi-index.js';
+import { hammingDistance, parseHash } from '../../../functions/core/multi-index.js';
 import { intFlag, parseFlags } from '../args.js';
 import { CONTENT_FLAGS, contentPaths } from '../content-flags.js';
 import { type Command, type Io, UsageError } from '../../shared/io.js';
