@@ -21,8 +21,8 @@ const CANDIDATES: [string, RenditionSettings][] = [
   ['quality 80', { ...RENDITION_SETTINGS, quality: 80 }],
   ['quality 90', { ...RENDITION_SETTINGS, quality: 90 }],
   ['no smart subsample', { ...RENDITION_SETTINGS, smartSubsample: false }],
-  ['effort 6', { ...RENDITION_SETTINGS, effort: 6 }],
-  ['effort 2', { ...RENDITION_SETTINGS, effort: 2 }],
+  ['effort 0', { ...RENDITION_SETTINGS, effort: 0 }],
+  ['effort 4', { ...RENDITION_SETTINGS, effort: 4 }],
 ];
 
 /** Luma of an image at `width`, flattened on white. */
