@@ -1,7 +1,8 @@
 /**
  * Renditions: small WebP copies of an image for grids, previews and detail views. One copy per
- * width of RENDITION_SETTINGS.widths that the image reaches (never upscaled), upright, sRGB,
- * metadata stripped; an animated source gives an animated WebP with every frame.
+ * width of RENDITION_SETTINGS.widths that the image reaches, and one at its own width when it
+ * falls between them (renditionWidths; never upscaled); upright, sRGB, metadata stripped; an
+ * animated source gives an animated WebP with every frame.
  *
  * The settings were chosen by measurement (`npm run bench -- --only renditions`, figures in
  * tools/bench/README.md): size against SSIM to the same-size Lanczos reduction of the source.
@@ -59,8 +60,19 @@ export interface EncodedRendition {
   bytes: Buffer;
 }
 
-/** The widths an image of `width` upright pixels gets copies at. */
-export const renditionWidths = (width: number, settings: RenditionSettings = RENDITION_SETTINGS): number[] => settings.widths.filter((w) => w <= width);
+/**
+ * The widths an image of `width` upright pixels gets copies at: each width it reaches, and, when
+ * it is narrower than the largest but wider than the copies it has, one at its own width (never
+ * upscaled). Without it a 500 px image had only its 256 px copy, and a 1.75× phone showing
+ * cards ~330 device px wide took the original (PNG, GIF) instead: Lighthouse's
+ * uses-responsive-images and modern-image-formats failures this issue is about.
+ */
+export function renditionWidths(width: number, settings: RenditionSettings = RENDITION_SETTINGS): number[] {
+  const widths = settings.widths.filter((w) => w <= width);
+  const smaller = widths.at(-1);
+  if (smaller !== undefined && smaller < width && width < settings.widths.at(-1)!) widths.push(width);
+  return widths;
+}
 
 let sharpLoaded: Promise<typeof Sharp> | undefined;
 const loadSharp = (): Promise<typeof Sharp> => (sharpLoaded ??= import('sharp').then((module) => module.default));
