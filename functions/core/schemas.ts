@@ -37,7 +37,7 @@ export const pepeA = z
           })
           .meta({ description: 'A smaller copy of the image.' }),
       )
-      .meta({ description: 'Extension: smaller WebP copies of the image, smallest first: 256 and 768 px wide, or the image\'s own width in between; never wider than the image (empty when the image is narrower than 256 px).' }),
+      .meta({ description: 'Extension: smaller WebP copies of the image, smallest first: 256, 512 and 768 px wide, and the image\'s own width when it falls between; never wider than the image (empty when the image is narrower than 256 px).' }),
   })
   .meta({ description: 'A pepe image, variant A.' });
 

@@ -66,9 +66,9 @@ describe('renditions', () => {
     expect(problems).toEqual([]);
     expect(run).toMatchObject({ encoded: 4, reused: 0 });
     const sizes = sources.map((source) => bySource.get(source.sha256)!.map(({ width, height }) => [width, height]));
-    expect(RENDITION_SETTINGS.widths).toEqual([256, 768]);
+    expect(RENDITION_SETTINGS.widths).toEqual([256, 512, 768]);
     expect(sizes).toEqual([
-      [[256, 154], [768, 461]],
+      [[256, 154], [512, 307], [768, 461]],
       [[256, 205], [500, 400]],
       [],
       [[256, 100]],
@@ -164,7 +164,7 @@ describe('a build with renditions', () => {
     expect(first.problems).toEqual([]);
     expect(first.stats.renditions).toMatchObject({ encoded: 2, reused: 0 });
     const wide = first.records.find((record) => record.id === fixtureId('wide'))!;
-    expect(wide.thumbnails.map((t) => [t.width, t.height, t.type])).toEqual([[256, 154, 'image/webp'], [768, 461, 'image/webp']]);
+    expect(wide.thumbnails.map((t) => [t.width, t.height, t.type])).toEqual([[256, 154, 'image/webp'], [512, 307, 'image/webp'], [768, 461, 'image/webp']]);
     expect(first.records.find((record) => record.id === fixtureId('narrow'))!.thumbnails).toEqual([]);
     const images = await readdir(join(options.outDir, 'site', 'images'));
     for (const thumbnail of wide.thumbnails) {
