@@ -60,16 +60,16 @@ beforeAll(async () => {
 afterAll(() => temp.cleanup());
 
 describe('renditions', () => {
-  it('makes WebP copies at each width the image reaches, smallest first, keeping the aspect ratio and never upscaling', async () => {
+  it('makes WebP copies at each width the image reaches (and its own width below the largest), smallest first, keeping the aspect ratio and never upscaling', async () => {
     const { cacheDir, sources } = await fresh(['wide', 'medium', 'narrow', 'exact']);
     const { bySource, problems, run } = await makeRenditions(sources, { cacheDir, limits: LIMITS });
     expect(problems).toEqual([]);
     expect(run).toMatchObject({ encoded: 4, reused: 0 });
     const sizes = sources.map((source) => bySource.get(source.sha256)!.map(({ width, height }) => [width, height]));
-    expect(RENDITION_SETTINGS.widths).toEqual([256, 768]);
+    expect(RENDITION_SETTINGS.widths).toEqual([256, 512, 768]);
     expect(sizes).toEqual([
-      [[256, 154], [768, 461]],
-      [[256, 205]],
+      [[256, 154], [512, 307], [768, 461]],
+      [[256, 205], [500, 400]],
       [],
       [[256, 100]],
     ]);
@@ -137,7 +137,7 @@ describe('renditions', () => {
     expect(await cachedBytes(cacheDir, gone!.sha256)).toHaveLength(gone!.size);
     await makeRenditions(sources.slice(0, 1), { cacheDir, limits: LIMITS, now: now + 32 * day });
     await expect(cachedBytes(cacheDir, gone!.sha256)).rejects.toThrow(/ENOENT/);
-    expect(await readdir(join(cacheDir, 'renditions'))).toHaveLength(1);
+    expect((await readdir(join(cacheDir, 'renditions'))).sort()).toEqual(made.bySource.get(sources[0]!.sha256)!.map((entry) => `${entry.sha256}.webp`).sort());
   });
 
   it('reports an image whose bytes changed since the analysis, naming it', async () => {
@@ -164,7 +164,7 @@ describe('a build with renditions', () => {
     expect(first.problems).toEqual([]);
     expect(first.stats.renditions).toMatchObject({ encoded: 2, reused: 0 });
     const wide = first.records.find((record) => record.id === fixtureId('wide'))!;
-    expect(wide.thumbnails.map((t) => [t.width, t.height, t.type])).toEqual([[256, 154, 'image/webp'], [768, 461, 'image/webp']]);
+    expect(wide.thumbnails.map((t) => [t.width, t.height, t.type])).toEqual([[256, 154, 'image/webp'], [512, 307, 'image/webp'], [768, 461, 'image/webp']]);
     expect(first.records.find((record) => record.id === fixtureId('narrow'))!.thumbnails).toEqual([]);
     const images = await readdir(join(options.outDir, 'site', 'images'));
     for (const thumbnail of wide.thumbnails) {
@@ -202,6 +202,6 @@ describe('a build with renditions', () => {
     await writeFile(join(contentDir, 'medium.json'), sidecar('medium'));
     const added = await buildCatalogue(options);
     expect(added.stats.renditions).toMatchObject({ encoded: 1, reused: 2 });
-    expect(added.records.find((record) => record.id === fixtureId('medium'))!.thumbnails.map((t) => t.width)).toEqual([256]);
+    expect(added.records.find((record) => record.id === fixtureId('medium'))!.thumbnails.map((t) => t.width)).toEqual([256, 500]);
   });
 });

@@ -30,7 +30,7 @@ function recordRequests(page: Page): string[] {
 describe('gallery renditions in Chromium', { timeout: 60_000 }, () => {
   it('has renditions to show: every fixture image is at least 256 px wide', () => {
     expect(harness.newestFirst.every((record) => record.thumbnails.length > 0)).toBe(true);
-    expect(harness.newestFirst.some((record) => record.thumbnails.length === 2)).toBe(true);
+    expect(harness.newestFirst.some((record) => record.thumbnails.at(-1)!.width === 768)).toBe(true);
   });
 
   it.each([['desktop', DESKTOP], ['phone', PHONE]] as const)('loads the small renditions for the grid cards (%s), no original, and the next page only when scrolled near it', async (_, viewport) => {
@@ -54,18 +54,18 @@ describe('gallery renditions in Chromium', { timeout: 60_000 }, () => {
     expect(requests.filter((url) => url.includes('/api/pepe?') && url.includes('page=2'))).toHaveLength(1);
   });
 
-  it('takes the 768 px copy on a screen dense enough to need it (3× phone: cards ~490 device px)', async () => {
+  it('takes a larger copy on a screen dense enough to need it (3× phone: cards ~490 device px take the 512 px one)', async () => {
     const context = await harness.browser.newContext({ viewport: PHONE, deviceScaleFactor: 3 });
     try {
       const page = await context.newPage();
       await page.goto(`${harness.server.url}/`);
       await waitForCards(page, PAGE_SIZE);
       const ids = await cardIds(page);
-      const pepe = harness.newestFirst.find((record) => record.thumbnails.length === 2 && ids.includes(record.id))!;
+      const pepe = harness.newestFirst.find((record) => record.thumbnails.at(-1)!.width === 768 && ids.includes(record.id))!;
       expect(pepe).toBeDefined();
       const img = page.locator(`#grid .card[data-id="${pepe.id}"] img`);
       await img.scrollIntoViewIfNeeded();
-      await poll(async () => new URL(await img.evaluate((i: HTMLImageElement) => i.currentSrc || 'http://x/')).pathname).toBe(`/images/${pepe.thumbnails[1]!.file_name}`);
+      await poll(async () => new URL(await img.evaluate((i: HTMLImageElement) => i.currentSrc || 'http://x/')).pathname).toBe(`/images/${pepe.thumbnails.find((t) => t.width === 512)!.file_name}`);
     } finally {
       await context.close();
     }
@@ -77,13 +77,13 @@ describe('gallery renditions in Chromium', { timeout: 60_000 }, () => {
     await page.goto(`${harness.server.url}/`);
     await waitForCards(page, PAGE_SIZE);
     const ids = await cardIds(page);
-    const pepe = harness.newestFirst.find((record: PepeRecord) => record.thumbnails.length === 2 && ids.includes(record.id))!;
+    const pepe = harness.newestFirst.find((record: PepeRecord) => record.thumbnails.at(-1)!.width === 768 && ids.includes(record.id))!;
     expect(pepe).toBeDefined();
     await page.locator(`#grid .card[data-id="${pepe.id}"]`).click();
     const detailImg = page.locator('dialog#detail .detail-picture img');
     const original = `/images/${pepe.id}${pepe.file_ext}`;
     await poll(async () => new URL(await detailImg.evaluate((img: HTMLImageElement) => img.currentSrc)).pathname).toBe(original);
-    const large = requests.indexOf(`${harness.server.url}/images/${pepe.thumbnails[1]!.file_name}`);
+    const large = requests.indexOf(`${harness.server.url}/images/${pepe.thumbnails.at(-1)!.file_name}`);
     expect(large).toBeGreaterThan(-1);
     expect(requests.indexOf(`${harness.server.url}${original}`)).toBeGreaterThan(large);
   });

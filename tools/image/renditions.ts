@@ -1,7 +1,8 @@
 /**
  * Renditions: small WebP copies of an image for grids, previews and detail views. One copy per
- * width of RENDITION_SETTINGS.widths that the image reaches (never upscaled), upright, sRGB,
- * metadata stripped; an animated source gives an animated WebP with every frame.
+ * width of RENDITION_SETTINGS.widths that the image reaches, and one at its own width when it
+ * falls between them (renditionWidths; never upscaled); upright, sRGB, metadata stripped; an
+ * animated source gives an animated WebP with every frame.
  *
  * The settings were chosen by measurement (`npm run bench -- --only renditions`, figures in
  * tools/bench/README.md): size against SSIM to the same-size Lanczos reduction of the source.
@@ -18,8 +19,13 @@ export interface RenditionSettings {
 }
 
 export const RENDITION_SETTINGS: RenditionSettings = {
-  /** Grid cards and previews (cards are shown ~180–230 CSS px wide: 256 covers 1×, the 768 one covers 2–3× screens). */
-  widths: [256, 768],
+  /**
+   * Grid cards and previews are shown ~180–230 CSS px wide: 256 covers 1× screens, 512 the
+   * 1.75–2× phones, 768 3× screens and the detail view. 512 is there by measurement: with 256
+   * and 768 alone, Lighthouse mobile (412 px at 1.75×, cards ~330 device px) took the 768 px
+   * copies and failed uses-responsive-images (4 images, 107 KiB over its 12 KiB allowance).
+   */
+  widths: [256, 512, 768],
   /**
    * WebP quality. Measured on the bench corpus (256 / 768 px): 70 → 75 → 80 → 90 cost 0.92 → 1 →
    * 1.31 → 2.5× the bytes for mean SSIM 0.953 → 0.955 → 0.963 → 0.980 (drawings: 0.9885 →
@@ -28,8 +34,13 @@ export const RENDITION_SETTINGS: RenditionSettings = {
   quality: 75,
   /** Alpha plane quality: stickers' edges stay clean well below 100. */
   alphaQuality: 80,
-  /** libwebp effort 0–6: 4, its default. 6 saved 1–5 % of the bytes for ~1.4–1.6× the time; 2 cost 4–6 % more bytes. */
-  effort: 4,
+  /**
+   * libwebp effort 0–6: 2. Encoding is most of a rendition's cost (a cold build's largest stage
+   * after decoding): measured on 30 bench images, effort 4 took 42 ms of CPU per image for both
+   * widths and effort 2 took 21 ms (0 and 1 no less), for 4–6 % more bytes at the same SSIM
+   * (0.9546 against 0.9554); effort 6 saved 1–5 % of the bytes for ~1.5× effort 4's time.
+   */
+  effort: 2,
   /**
    * libwebp's sharp-YUV conversion (better chroma at colour edges): off. Measured, it cost 1.6–3×
    * the encode time and 6–12 % more bytes for +0.0004–0.0024 luma SSIM.
@@ -54,8 +65,19 @@ export interface EncodedRendition {
   bytes: Buffer;
 }
 
-/** The widths an image of `width` upright pixels gets copies at. */
-export const renditionWidths = (width: number, settings: RenditionSettings = RENDITION_SETTINGS): number[] => settings.widths.filter((w) => w <= width);
+/**
+ * The widths an image of `width` upright pixels gets copies at: each width it reaches, and, when
+ * it is narrower than the largest but wider than the copies it has, one at its own width (never
+ * upscaled). Without it a 500 px image had only its 256 px copy, and a 1.75× phone showing
+ * cards ~330 device px wide took the original (PNG, GIF) instead: Lighthouse's
+ * uses-responsive-images and modern-image-formats failures this issue is about.
+ */
+export function renditionWidths(width: number, settings: RenditionSettings = RENDITION_SETTINGS): number[] {
+  const widths = settings.widths.filter((w) => w <= width);
+  const smaller = widths.at(-1);
+  if (smaller !== undefined && smaller < width && width < settings.widths.at(-1)!) widths.push(width);
+  return widths;
+}
 
 let sharpLoaded: Promise<typeof Sharp> | undefined;
 const loadSharp = (): Promise<typeof Sharp> => (sharpLoaded ??= import('sharp').then((module) => module.default));

@@ -485,7 +485,7 @@ describe('pepe publish against s3rver', () => {
   });
 
   it('uploads the renditions of a real build with their headers before the JSON naming them, and refuses other bytes under a rendition key', async () => {
-    // A real build: one 1000 px image has two renditions (tools/catalogue/renditions.ts).
+    // A real build: one 1000 px image has three renditions (tools/catalogue/renditions.ts).
     const contentDir = join(temp.path, `${bucket}-content`);
     await mkdir(contentDir, { recursive: true });
     await writeFile(join(contentDir, 'frog.png'), await sharp({ create: { width: 1000, height: 600, channels: 3, background: '#3a7' } }).png().toBuffer());
@@ -493,7 +493,7 @@ describe('pepe publish against s3rver', () => {
     const built = await buildCatalogue({ contentDir, outDir: dir, cacheDir: join(temp.path, `${bucket}-cache`), urls: FIXTURE_URLS });
     expect(built.problems).toEqual([]);
     const renditions = built.records[0]!.thumbnails.map((t) => `images/${t.file_name}`);
-    expect(renditions).toHaveLength(2);
+    expect(renditions).toHaveLength(3);
     // Another publisher put other bytes under the first rendition's key: refused, nothing uploaded.
     await putObject(counting.client, bucket, { key: renditions[0]!, body: Buffer.from('other bytes'), contentType: 'image/webp', cacheControl: IMAGE_CACHE_CONTROL, sha256: 'f'.repeat(64) });
     counting.reset();
