@@ -42,9 +42,12 @@ describe('share pages', () => {
       expect(result.ogType).toBe('website');
       expect(result.ogSiteName).toBe('Pepe Catalogue');
       expect(result.ogDescription).toBe(pepe.description ?? `A pepe from the Pepe Catalogue${pepe.tags ? `, tagged ${pepe.tags.join(', ')}` : ''}.`);
-      expect(result.ogImage).toEqual([{ url: pepe.url, width: String(pepe.width), height: String(pepe.height), type: { '.png': 'image/png', '.jpg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp', '.avif': 'image/avif' }[pepe.file_ext], alt: title }]);
+      // The largest rendition where the image has one (testRecords: three in four), else the original.
+      const largest = pepe.thumbnails.at(-1);
+      const image = largest ?? { url: pepe.url, width: pepe.width, height: pepe.height, type: { '.png': 'image/png', '.jpg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp', '.avif': 'image/avif' }[pepe.file_ext] };
+      expect(result.ogImage).toEqual([{ url: image.url, width: String(image.width), height: String(image.height), type: image.type, alt: title }]);
       expect(result.twitterCard).toBe('summary_large_image');
-      expect(result.twitterImage?.[0]?.url).toBe(pepe.url);
+      expect(result.twitterImage?.[0]?.url).toBe(image.url);
       expect(links(html)).toEqual(
         expect.arrayContaining([
           { rel: 'canonical', href: `${TEST_URLS.baseUrl}/p/${id}` },
@@ -77,7 +80,8 @@ describe('share pages', () => {
       const pepe = await pepeOf(id);
       const oembed = JSON.parse(doc(`oembed/${id}.json`));
       // Section 2.3.4: version and type for every type; 2.3.4.1: url, width and height for photo.
-      expect(oembed).toMatchObject({ version: '1.0', type: 'photo', url: pepe.url, width: pepe.width, height: pepe.height, provider_name: 'Pepe Catalogue', provider_url: `${TEST_URLS.baseUrl}/` });
+      const shown = pepe.thumbnails.at(-1) ?? pepe; // the largest rendition, else the original
+      expect(oembed).toMatchObject({ version: '1.0', type: 'photo', url: shown.url, width: shown.width, height: shown.height, provider_name: 'Pepe Catalogue', provider_url: `${TEST_URLS.baseUrl}/` });
       expect(Number.isInteger(oembed.width) && oembed.width > 0 && Number.isInteger(oembed.height) && oembed.height > 0).toBe(true);
       if (pepe.artist === null) expect(oembed).not.toHaveProperty('author_name');
       else expect(oembed.author_name).toBe(pepe.artist);

@@ -38,11 +38,13 @@ export function pepeTitle(pepe: Pick<Pepe, 'id' | 'description' | 'tags'>): stri
 }
 
 /**
- * The picture a preview shows: today the original image. Platforms crop previews to about
- * 1200×630 and some refuse large or animated files; when smaller renditions exist, choose here
- * the one that fits (the issue of renditions), keeping width, height and type its own.
+ * The picture a preview shows: the largest rendition (a WebP at most 768 px wide: previews are
+ * shown at 600 px or less, and a small file is fetched by every link-preview bot without
+ * hitting its size limit), else the original for an image too small to have one. Width, height and type are the chosen file's own.
  */
 export function previewImage(pepe: Pepe): { url: string; width: number; height: number; type: string } {
+  const largest = pepe.thumbnails.at(-1);
+  if (largest) return { url: largest.url, width: largest.width, height: largest.height, type: largest.type };
   return { url: pepe.url, width: pepe.width, height: pepe.height, type: IMAGE_TYPES[pepe.file_ext] };
 }
 
