@@ -7,7 +7,9 @@
  * The settings were chosen by measurement (`npm run bench -- --only renditions`, figures in
  * tools/bench/README.md): size against SSIM to the same-size Lanczos reduction of the source.
  */
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import type Sharp from 'sharp';
 
 export interface RenditionSettings {
@@ -50,11 +52,13 @@ export const RENDITION_SETTINGS: RenditionSettings = {
 
 /**
  * Identifies the bytes the encoder makes: the settings and the encoder (sharp bundles its
- * libvips/libwebp, so its version names them). Read from sharp's package.json, so that a build
- * that encodes nothing does not import sharp.
+ * libvips/libwebp, so its version names them). Read from sharp's package.json beside its entry
+ * point (sharp 0.35 no longer exports `sharp/package.json`), so that a build that encodes
+ * nothing does not import sharp.
  */
 export function renditionEncoderKey(settings: RenditionSettings = RENDITION_SETTINGS): string {
-  const version = (createRequire(import.meta.url)('sharp/package.json') as { version: string }).version;
+  const entry = createRequire(import.meta.url).resolve('sharp'); // <package>/lib/index.js
+  const { version } = JSON.parse(readFileSync(join(dirname(entry), '..', 'package.json'), 'utf8')) as { version: string };
   return `webp-1 sharp-${version} ${JSON.stringify(settings)}`;
 }
 
