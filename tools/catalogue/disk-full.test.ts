@@ -14,8 +14,8 @@ import { buildCatalogue } from './build-catalogue.js';
 
 const root = mkdtempSync(join(tmpdir(), 'pepe-disk-full-'));
 const full = join(root, 'full');
-/** Too small for the 40-image fixture's output (~600 kB) or cache, large enough for a 3-image build. */
-const mounted = process.platform === 'linux' && process.getuid?.() === 0 && spawnSync('mkdir', ['-p', full]).status === 0 && spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=448k', 'tmpfs', full]).status === 0;
+/** Too small for the 40-image fixture's output (~1.6 MB on disk) or cache, large enough for a 3-image build (~0.55 MB). */
+const mounted = process.platform === 'linux' && process.getuid?.() === 0 && spawnSync('mkdir', ['-p', full]).status === 0 && spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1200k', 'tmpfs', full]).status === 0;
 afterAll(() => {
   if (mounted) spawnSync('umount', [full]);
   rmSync(root, { recursive: true, force: true });

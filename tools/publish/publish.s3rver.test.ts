@@ -494,8 +494,11 @@ describe('pepe publish against s3rver', () => {
     expect(built.problems).toEqual([]);
     const renditions = built.records[0]!.thumbnails.map((t) => `images/${t.file_name}`);
     expect(renditions).toHaveLength(3);
-    // Another publisher put other bytes under the first rendition's key: refused, nothing uploaded.
-    await putObject(counting.client, bucket, { key: renditions[0]!, body: Buffer.from('other bytes'), contentType: 'image/webp', cacheControl: IMAGE_CACHE_CONTROL, sha256: 'f'.repeat(64) });
+    // Another publisher put other bytes, complete (their recorded sha256 is theirs), under the
+    // first rendition's key: refused, nothing uploaded. (Bytes that do not match their own
+    // recorded sha256 are an interrupted upload, repaired instead: bucket-plan.ts.)
+    const other = Buffer.from('other bytes');
+    await putObject(counting.client, bucket, { key: renditions[0]!, body: other, contentType: 'image/webp', cacheControl: IMAGE_CACHE_CONTROL, sha256: createHash('sha256').update(other).digest('hex') });
     counting.reset();
     const refused = await publish();
     expect(refused.problems.map((p) => [p.code, p.severity])).toContainEqual(['image-changed', 'error']);
