@@ -1,11 +1,13 @@
 /**
- * Near-duplicate images: the same picture again (re-encoded, resized, recompressed,
- * slightly brightened), not a different picture that looks alike.
+ * Near-duplicate images: the same picture again (re-encoded, resized, recompressed, its
+ * brightness, contrast or gamma edited), not a different picture that looks alike and not
+ * the same drawing recoloured (another skin, shirt, background or palette).
  *
- * Two stages: the phash finds candidates fast (multi-index.ts, no all-pairs loop), then
- * each candidate is confirmed on the 32×32 colour thumbnails and the aspect ratio
- * (thumb-compare.ts), because similar cartoons share pHashes. The defaults below were
- * chosen by measurement (tools/bench/dupes.bench.ts; figures in the README).
+ * Two stages: the phash finds candidates fast (multi-index.ts, no all-pairs loop), then each
+ * candidate is confirmed on the 32×32 colour thumbnails and the aspect ratio (thumb-compare.ts:
+ * the global edit undone, what remains must be scattered edges, not a region). judgePair gives
+ * the figures and the rule that decided (`pepe dupes --explain`). The defaults below were
+ * chosen by measurement (tools/bench/dupes.bench.ts).
  */
 import { type Hash64, pairsWithinDistance, parseHash } from './multi-index.js';
 import { aspectDifference, type CompareSettings, compareLab, type ThumbComparison, thumbToLab } from './thumb-compare.js';
@@ -44,7 +46,11 @@ export interface DupeOptions {
   confirm?: Partial<ConfirmSettings>;
 }
 
-/** Max phash distance (bits) for a candidate; see the figures in tools/dupes/README.md. */
+/**
+ * Max phash distance (bits) for a candidate. Measured (dupes benchmark, 500 planted copies of 17
+ * edits): 95.2% of copies within 6 bits, 96.4% within 8, 97% within 10 (JPEG q40/60 and crops
+ * move up to 16–22), while the candidates to confirm grow 14.9k → 28.2k → 47.1k per 1,000 images.
+ */
 export const DEFAULT_PHASH_THRESHOLD = 8;
 
 /**
@@ -92,7 +98,7 @@ function judgeLab(a: DupeItem, b: DupeItem, labA: Float32Array, labB: Float32Arr
   if (comparison.changedPixels > settings.maxChangedPixels) {
     return verdict(false, `too many scattered differences (${comparison.changedPixels} of 1,024 thumbnail pixels changed, more than ${settings.maxChangedPixels}): a different picture`);
   }
-  return verdict(true, `the same picture: after the global tone edit${comparison.crop ? ' and the crop' : ''} are undone, ${comparison.changedPixels} thumbnail pixels differ (at most ${settings.maxChangedPixels}), none of them in a region`);
+  return verdict(true, `the same picture: once the global tone edit${comparison.crop ? " and the crop are" : " is"} undone, ${comparison.changedPixels} of 1,024 thumbnail pixels differ (at most ${settings.maxChangedPixels}), none of them in a region`);
 }
 
 const pct = (ratio: number) => `${(100 * (Math.exp(ratio) - 1)).toFixed(1)}%`;
