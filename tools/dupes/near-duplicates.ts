@@ -99,7 +99,10 @@ function judgeLab(a: DupeItem, b: DupeItem, labA: Float32Array, labB: Float32Arr
   if (comparison.changedPixels > settings.maxChangedPixels) {
     return verdict(false, `too many scattered differences (${comparison.changedPixels} of 1,024 thumbnail pixels changed, more than ${settings.maxChangedPixels}): a different picture`);
   }
-  return verdict(true, `the same picture: once the global tone edit${comparison.crop ? " and the crop are" : " is"} undone, ${comparison.changedPixels} of 1,024 thumbnail pixels differ (at most ${settings.maxChangedPixels}), none of them in a region`);
+  const { gain, offset, gamma } = comparison.tone.lightness;
+  const edited = gain !== 1 || offset !== 0 || gamma !== 1 || comparison.tone.chroma !== 1;
+  const undone = [edited ? 'the global tone edit' : '', comparison.crop ? 'the crop' : ''].filter(Boolean).join(' and ');
+  return verdict(true, `the same picture: ${undone ? `once ${undone} ${undone.includes(' and ') ? 'are' : 'is'} undone, ` : ''}${comparison.changedPixels} of 1,024 thumbnail pixels differ (at most ${settings.maxChangedPixels}), none of them in a region`);
 }
 
 const pct = (ratio: number) => `${(100 * (Math.exp(ratio) - 1)).toFixed(1)}%`;
