@@ -98,19 +98,29 @@ const IDENTITY: Tone = { lightness: { gain: 1, offset: 0, gamma: 1 }, chroma: 1 
  * black and white: a recoloured skin, lighter while the shirt and the background stay, is
  * neither.
  */
-function fitLightness(a: Float32Array, b: Float32Array): Tone['lightness'] {
-  let tone = fitLightnessOn(a, b, null);
+function fitLightness(a: Float32Array, b: Float32Array): Tone['lightness'][] {
+  const first = fitLightnessOn(a, b, null);
   // Refitted without the pixels the first fit missed by more than OUTLIER_L: saturated colours
   // sRGB clipped (they could not brighten as far), a recoloured region.
   const [min, max] = [1, 99];
   const keep = new Uint8Array(PIXELS);
-  for (let p = 0, i = 0; p < PIXELS; p++, i += 3) keep[p] = b[i]! >= min && b[i]! <= max && Math.abs(lightnessOf(tone, a[i]!) - b[i]!) <= OUTLIER_L ? 1 : 0;
-  tone = fitLightnessOn(a, b, keep);
-  return tone;
+  for (let p = 0, i = 0; p < PIXELS; p++, i += 3) keep[p] = b[i]! >= min && b[i]! <= max && Math.abs(lightnessOf(first, a[i]!) - b[i]!) <= OUTLIER_L ? 1 : 0;
+  return [first, ...lightnessCandidates(a, b, keep)];
 }
 
-/** fitLightness on the pixels `keep` marks (all when null) that b did not clip. */
+/** Of the identity and the plausible candidates, the one with the least squared error. */
 function fitLightnessOn(a: Float32Array, b: Float32Array, keep: Uint8Array | null): Tone['lightness'] {
+  let best = IDENTITY.lightness;
+  let bestError = lightnessError(a, b, keep, best);
+  for (const tone of lightnessCandidates(a, b, keep)) {
+    const error = lightnessError(a, b, keep, tone);
+    if (error < bestError) [best, bestError] = [tone, error];
+  }
+  return best;
+}
+
+/** The plausible affine, power and gain fits on the pixels `keep` marks (all when null) that b did not clip. */
+function lightnessCandidates(a: Float32Array, b: Float32Array, keep: Uint8Array | null): Tone['lightness'][] {
   let n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, lxx = 0, lxy = 0;
   for (let p = 0, i = 0; p < PIXELS; p++, i += 3) {
     // Black and white say only "at most" or "at least": an edit may have clipped them.
@@ -126,24 +136,27 @@ function fitLightnessOn(a: Float32Array, b: Float32Array, keep: Uint8Array | nul
     lxx += lx * lx;
     lxy += lx * Math.log(y / 100);
   }
-  if (n < 32) return IDENTITY.lightness;
+  if (n < 32) return [];
   const variance = sxx - (sx * sx) / n;
   const gain = variance < 1e-6 ? 1 : (sxy - (sx * sy) / n) / variance;
   const affine = { gain, offset: (sy - gain * sx) / n, gamma: 1 };
   const power = { gain: 1, offset: 0, gamma: lxx < 1e-9 ? 1 : lxy / lxx };
-  // Brightness alone (sharp's modulate, a gain on L): least squares through black.
-  const scaled = { gain: sxx < 1e-9 ? 1 : sxy / sxx, offset: 0, gamma: 1 };
+  // Brightness alone (sharp's modulate, a gain on L): the median ratio of the mid-tones, which
+  // neither clip nor sit on the gamut's edge as bright saturated colours do.
+  const scaled = { gain: midToneRatio(a, b), offset: 0, gamma: 1 };
   const plausibleAffine = gain >= 1 / MAX_LIGHTNESS_GAIN && gain <= MAX_LIGHTNESS_GAIN && Math.abs(affine.offset) <= MAX_LIGHTNESS_OFFSET;
   const plausiblePower = power.gamma >= 1 / MAX_GAMMA && power.gamma <= MAX_GAMMA;
   const plausibleScaled = scaled.gain >= 1 / MAX_LIGHTNESS_GAIN && scaled.gain <= MAX_LIGHTNESS_GAIN;
-  const candidates = [plausibleAffine ? affine : null, plausiblePower ? power : null, plausibleScaled ? scaled : null].filter((tone) => tone !== null);
-  let best = IDENTITY.lightness;
-  let bestError = lightnessError(a, b, keep, best);
-  for (const tone of candidates) {
-    const error = lightnessError(a, b, keep, tone);
-    if (error < bestError) [best, bestError] = [tone, error];
-  }
-  return best;
+  return [plausibleAffine ? affine : null, plausiblePower ? power : null, plausibleScaled ? scaled : null].filter((tone) => tone !== null);
+}
+
+/** Median of L_b / L_a over the pixels whose lightness in a is in 15..70 (1 when under 5% of them). */
+function midToneRatio(a: Float32Array, b: Float32Array): number {
+  const ratios: number[] = [];
+  for (let i = 0; i < BYTES; i += 3) if (a[i]! > 15 && a[i]! < 70) ratios.push(b[i]! / a[i]!);
+  if (ratios.length < PIXELS * 0.05) return 1;
+  ratios.sort((x, y) => x - y);
+  return ratios[ratios.length >> 1]!;
 }
 
 /** A pixel the lightness fit uses: kept (or, without `keep`, not clipped by b to black or white), and not black in a. */
@@ -171,10 +184,34 @@ function fitChroma(a: Float32Array, b: Float32Array): number {
   return den < 1 ? 1 : num / den;
 }
 
-/** The edit mapping a onto b; a chroma gain no edit produces is left out. */
-function fitTone(a: Float32Array, b: Float32Array): Tone {
+/**
+ * The edit mapping a onto b; a chroma gain no edit produces is left out. An edit moves nearly
+ * every pixel: when under GLOBAL_SHARE of them differ at all (ΔE > 1) there is none to undo,
+ * and the thumbnails are compared as they are. A recolour of one close shade (a skin a little
+ * lighter) moves the skin and its outline only, and a mild curve would otherwise explain it.
+ */
+function fitTone(a: Float32Array, b: Float32Array): Tone[] {
+  let moved = 0;
+  for (let i = 0; i < BYTES; i += 3) {
+    const dL = a[i]! - b[i]!;
+    const da = (a[i + 1]! - b[i + 1]!) * CHROMA_WEIGHT;
+    const db = (a[i + 2]! - b[i + 2]!) * CHROMA_WEIGHT;
+    if (dL * dL + da * da + db * db > 1) moved++;
+  }
+  if (moved < GLOBAL_SHARE * PIXELS) return [IDENTITY];
   const chroma = fitChroma(a, b);
-  return { lightness: fitLightness(a, b), chroma: chroma >= 1 / MAX_CHROMA_GAIN && chroma <= MAX_CHROMA_GAIN ? chroma : 1 };
+  const plausibleChroma = chroma >= 1 / MAX_CHROMA_GAIN && chroma <= MAX_CHROMA_GAIN ? chroma : 1;
+  return [IDENTITY, ...fitLightness(a, b).map((lightness) => ({ lightness, chroma: plausibleChroma }))];
+}
+
+/** Of the tones fitTone offers, the one that leaves the fewest changed pixels (then the least mean difference). */
+function bestTone(a: Float32Array, b: Float32Array, tolerance: number): { tone: Tone } & ReturnType<typeof residualFigures> {
+  let best: ({ tone: Tone } & ReturnType<typeof residualFigures>) | null = null;
+  for (const tone of fitTone(a, b)) {
+    const figures = residualFigures(applyTone(a, tone), b, tolerance);
+    if (!best || figures.changedPixels < best.changedPixels || (figures.changedPixels === best.changedPixels && figures.meanDifference < best.meanDifference)) best = { tone, ...figures };
+  }
+  return best!;
 }
 
 /** a's pixels through the edit, then through sRGB (what leaves the gamut is clipped per channel, as in a file). */
@@ -302,8 +339,7 @@ function resampleInto(uncropped: Float32Array, crop: Omit<Crop, 'cropped'>): Flo
 export function compareLab(a: Float32Array, b: Float32Array, settings: CompareSettings): ThumbComparison {
   // From the darker to the lighter: brightening clips, and a clipped colour cannot be darkened back.
   if (meanLightness(a) > meanLightness(b)) [a, b] = [b, a];
-  const tone = fitTone(a, b);
-  const asIs: ThumbComparison = { tone, crop: null, ...residualFigures(applyTone(a, tone), b, settings.tolerance) };
+  const asIs: ThumbComparison = { crop: null, ...bestTone(a, b, settings.tolerance) };
   // A crop moves edges, not areas: only a pair whose differences are all lines is looked at again.
   if (asIs.changedPixels <= settings.alignAbove || asIs.regionPixels > 0) return asIs;
   let best = asIs;
@@ -316,9 +352,8 @@ export function compareLab(a: Float32Array, b: Float32Array, settings: CompareSe
     const resampled = resampleInto(uncropped, crop);
     const [from, to] = cropped === 'a' ? [a, resampled] : [resampled, b];
     // The tone is fitted again on the aligned pixels: the first fit saw every edge off.
-    const refit = fitTone(from, to);
-    const figures = residualFigures(applyTone(from, refit), to, settings.tolerance);
-    if (figures.changedPixels < best.changedPixels) best = { tone: refit, crop: { cropped, ...crop }, ...figures };
+    const figures = bestTone(from, to, settings.tolerance);
+    if (figures.changedPixels < best.changedPixels) best = { crop: { cropped, ...crop }, ...figures };
   }
   return best;
 }
@@ -329,6 +364,9 @@ function meanLightness(lab: Float32Array): number {
   for (let i = 0; i < BYTES; i += 3) sum += lab[i]!;
   return sum / PIXELS;
 }
+
+/** Share of pixels an edit moves (measured: brightness, contrast and gamma copies ≥ 80%, a close skin shade 15–35%). */
+const GLOBAL_SHARE = 0.6;
 
 /** Weight of the colour axes (a, b) against lightness in the per-pixel difference. */
 const CHROMA_WEIGHT = 0.5;

@@ -7,6 +7,7 @@ import { plantedCopy } from '../../sample/planted-copies.js';
 import { makeTempDir, type TempDir } from '../../testing/temp-dir.js';
 import { captureIo } from '../../testing/capture-io.js';
 import { runMain } from '../main.js';
+import { CONFIRM_DEFAULTS, DEFAULT_PHASH_THRESHOLD } from '../../dupes/near-duplicates.js';
 
 vi.setConfig({ testTimeout: 60_000 });
 
@@ -85,5 +86,49 @@ describe('pepe dupes', () => {
     expect(await runMain(['dupes', '--threshold', '99'], io)).toBe(2);
     expect(io.err()).toContain('--threshold must be a whole number from 0 to 16 (got "99")');
     expect(io.err()).toContain('Usage: pepe dupes');
+  });
+
+  describe('--explain A B', () => {
+    it('prints the distances and the rule for a planted copy, given by ids', async () => {
+      const original = JSON.parse(await readFile(join(content, 'classics/smug-original.json'), 'utf8')) as { id: string };
+      const io = captureIo({ cwd: temp.path });
+      expect(await runMain(['dupes', '--content', 'content', '--explain', original.id, COPY_ID.toUpperCase()], io)).toBe(0);
+      const out = io.out();
+      expect(out).toContain(`A: classics/smug-original.png (id ${original.id})`);
+      expect(out).toContain(`B: smug-copy.jpg (id ${COPY_ID})`);
+      expect(out).toMatch(new RegExp(`^phash distance: \\d+ bits \\(a candidate at most ${DEFAULT_PHASH_THRESHOLD}\\)$`, 'm'));
+      expect(out).toContain(`(colour off by more than ΔE ${CONFIRM_DEFAULTS.tolerance}; at most ${CONFIRM_DEFAULTS.maxChangedPixels})`);
+      expect(out).toMatch(/^verdict: a near-duplicate: the same picture/m);
+    });
+
+    it('explains why a different picture is not one, given by content files', async () => {
+      const io = captureIo({ cwd: temp.path });
+      expect(await runMain(['dupes', '--content', 'content', '--explain', 'classics/smug-original.png', 'classics/angry-frog.webp'], io)).toBe(0);
+      expect(io.out()).toMatch(/^verdict: not a near-duplicate: /m);
+    });
+
+    it('takes an image file outside the catalogue, to check one before adding it', async () => {
+      const outside = join(temp.path, 'candidate.webp');
+      await writeFile(outside, await plantedCopy(await readFile(join(content, 'classics/smug-original.png')), 'gamma-1.2'));
+      const io = captureIo({ cwd: temp.path });
+      expect(await runMain(['dupes', '--content', 'content', '--explain', 'candidate.webp', 'classics/smug-original.png'], io)).toBe(0);
+      expect(io.out()).toContain('A: candidate.webp (id (not in the catalogue))');
+      expect(io.out()).toMatch(/^verdict: a near-duplicate: /m);
+    });
+
+    it('names a side it cannot find and exits 1', async () => {
+      const io = captureIo({ cwd: temp.path });
+      expect(await runMain(['dupes', '--content', 'content', '--explain', 'no-such-id', 'smug-copy.jpg'], io)).toBe(1);
+      expect(io.err()).toContain('error: "no-such-id" is neither an id nor an image of the content folder, nor a readable file');
+      expect(io.out()).toBe('');
+    });
+
+    it('refuses one image, three, or a stray argument without --explain, with exit 2', async () => {
+      for (const argv of [['--explain', 'a'], ['--explain', 'a', 'b', 'c'], ['a', 'b']]) {
+        const io = captureIo({ cwd: temp.path });
+        expect(await runMain(['dupes', '--content', 'content', ...argv], io)).toBe(2);
+        expect(io.err()).toContain('Usage: pepe dupes');
+      }
+    });
   });
 });
