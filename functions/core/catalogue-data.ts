@@ -26,7 +26,7 @@ export interface CatalogueData {
    * and TAB only), one after the other with nothing between them. The function reads a piece
    * from the file when a request first needs it (piece-file.ts), so a cold start reads a few
    * pieces, not the catalogue: a module holding them all made Node read, decode and scan the
-   * whole text before the first answer (≈ 150 ms at 100k records; README, API, "Data layout,
+   * whole text before the first answer (≈ 150 ms at 100k records; functions/README.md, "Data layout,
    * chosen for cold start"). The fields below point into the pieces by index.
    *
    * Pieces 0 .. chunks - 1 are the record chunks: every record in rank order (ascending
@@ -75,5 +75,5 @@ export const EXT_CODES = ['.png', '.jpg', '.gif', '.webp', '.avif'] as const;
  */
 export const MAX_PIECE = 65_536;
 
-/** Records per chunk: ≈ 37 KB of text for typical records, so a record costs one small read (README, API, "Data layout, chosen for cold start"). */
+/** Records per chunk: ≈ 37 KB of text for typical records, so a record costs one small read (functions/README.md, "Data layout, chosen for cold start"). */
 export const CHUNK_SIZE = 256;

@@ -4,7 +4,7 @@
  * reads a module whole, into a buffer and then a string, and V8 scans all of it before the
  * first answer; on the VM we measure, every new page of memory costs ≈ 14 µs, so a 16.8 MB
  * module (100k records) cost ≈ 150 ms before any code ran. A first answer reads a few pieces
- * of at most 64 KB each (README, API, "Data layout, chosen for cold start").
+ * of at most 64 KB each (functions/README.md, "Data layout, chosen for cold start").
  *
  * The file is looked for in each of `folders` in turn, because the function runs from two
  * layouts: our bundle sits in `dist/functions/` beside `dist/data/`, while Netlify's copy of
@@ -24,7 +24,7 @@ const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
 /**
  * What to do about a missing or damaged pieces file. Not just "run `pepe build` again": a
- * build whose content did not change writes nothing into an intact build folder (README,
+ * build whose content did not change writes nothing into an intact build folder (tools/catalogue/README.md,
  * "Caching and incremental builds"), so the file stayed missing or damaged however often the user rebuilt.
  */
 const FRESH_BUILD = 'delete the build folder (dist, or the --out of `pepe build`) and build again with `pepe build` (a build whose content did not change writes nothing)';

@@ -7,7 +7,7 @@
  * pool.close()`. Submit many images at once (Promise.all over a bounded batch); the pool
  * queues them and keeps `inFlightPerWorker` jobs per worker so decode and JS overlap.
  * The build does not use it: it gained 4% of wall time for a copy and a message round trip
- * per image, so the build analyses in-process, 4 images in flight (README, "Image analysis").
+ * per image, so the build analyses in-process, 4 images in flight (tools/bench/HISTORY.md).
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';

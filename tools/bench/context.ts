@@ -1,6 +1,6 @@
 /** What every benchmark module receives from the runner. */
 export interface BenchContext {
-  /** `--quick`: smaller corpora, for trying a benchmark out; the README's figures come from full runs. */
+  /** `--quick`: smaller corpora, for trying a benchmark out; the figures in tools/bench/README.md come from full runs. */
   quick: boolean;
   /** A scratch folder for this run, removed at the end. */
   tmpRoot: string;

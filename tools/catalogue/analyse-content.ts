@@ -241,7 +241,7 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   const worker = async () => {
     while (nextMiss < misses.length) await handle(misses[nextMiss++]!, false);
   };
-  // One libvips thread per image while several decode at once (measured in the README, "Image analysis", "Benchmark").
+  // One libvips thread per image while several decode at once (measured: tools/image/README.md, tools/bench/HISTORY.md).
   const restoreSharp = misses.length > 0 ? await configureSharpForBatch() : () => undefined;
   try {
     await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 4) }, worker));

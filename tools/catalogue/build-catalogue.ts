@@ -1,5 +1,5 @@
 /**
- * `pepe build` as a library function: content folder → output folder (layout in the README).
+ * `pepe build` as a library function: content folder → output folder (layout in tools/catalogue/README.md).
  * Validates and analyses everything first; writes only when there is no error, and then
  * all-or-nothing (see write-output.ts). Returns a result; never prints.
  */

@@ -11,7 +11,7 @@
  * - `hugetlb=1` (glibc ≥ 2.35; older ones ignore it): those mappings use transparent huge
  *   pages where the kernel allows them (`madvise`), so mapping a fresh frame costs one page
  *   fault per 2 MB instead of one per 4 KB.
- * Measured on the 10k realistic corpus, fresh `pepe build`, same machine (README "Build
+ * Measured on the 10k realistic corpus, fresh `pepe build`, same machine (tools/cli/README.md and tools/bench/HISTORY.md; formerly "Build
  * figures"): defaults + 2 arenas 466 MB peak RSS, 220 CPU-s; + the threshold 339 MB but
  * 251 CPU-s (57 s of it page faults); + huge pages 380 MB, 194 CPU-s, the fastest run. (A GC
  * every 30 ms changed nothing: the memory was never garbage waiting to be collected.) glibc

@@ -69,7 +69,7 @@ function describeFile(path: string, bytes: Buffer): LocalFile {
 
 /**
  * The fix for a build folder that is not as its build left it. Not "rebuild": `pepe build`
- * refuses to write over a folder without a build's manifest (the README's "Nothing
+ * refuses to write over a folder without a build's manifest (tools/catalogue/README.md, "Nothing
  * half-written"), and over an intact one whose inputs did not change it writes nothing
  * (`last-build.json`), so a listed file deleted, edited or replaced by hand stayed so.
  */

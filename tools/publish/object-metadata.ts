@@ -6,7 +6,7 @@
  *   purged by a deploy, so shared caches must expire JSON on their own (s-maxage);
  * - images always get IMAGE_CACHE_CONTROL (their URL never changes meaning).
  * Only Content-Type and Cache-Control can be stored per object: CORS and nosniff headers
- * are the bucket's / CDN's configuration (see the README).
+ * are the bucket's / CDN's configuration (tools/publish/README.md, "What goes where").
  */
 import { IMAGE_CACHE_CONTROL, JSON_OBJECT_STORAGE_CACHE_CONTROL, NO_STORE, STATIC_DEFAULT_CACHE_CONTROL } from '../../functions/core/cache-policy.js';
 import { IMAGE_TYPES } from '../../functions/core/record.js';

@@ -36,7 +36,7 @@ async function sampleProblems(contentDir: string, analysis: ContentAnalysis): Pr
   const sampleFiles = new Set(SAMPLE_ENTRIES.map(sampleFile));
   const sampleItems = analysis.items.filter((item) => sampleFiles.has(item.file.normalize('NFC')));
   const found = new Set(sampleItems.map((item) => item.file.normalize('NFC')));
-  for (const file of sampleFiles) if (!found.has(file)) problems.push(`sample image ${file} is missing or invalid: regenerate it (README, "Sample content")`);
+  for (const file of sampleFiles) if (!found.has(file)) problems.push(`sample image ${file} is missing or invalid: regenerate it (tools/sample/README.md)`);
   // A wide threshold: the generated frogs are look-alikes by design, and none may pair.
   for (const pair of findNearDuplicates(dupeItems(sampleItems), { threshold: 16 })) problems.push(`sample pair ${pair.a.file} ~ ${pair.b.file} at threshold 16`);
   if (SAMPLE_ENTRIES.length < 40 || SAMPLE_ENTRIES.length > 60) problems.push(`${SAMPLE_ENTRIES.length} sample entries, not 40–60`);

@@ -192,7 +192,7 @@ describe('a reload that lands while a request is being answered', () => {
   });
 });
 
-describe('a client paging while the catalogue changes (README, "Paging while the catalogue changes")', () => {
+describe('a client paging while the catalogue changes (functions/README.md, "Behaviour decisions")', () => {
   it('gets each page from the build deployed when it asks: with created_at_desc an added image repeats a record across pages, with created_at_asc it does not', async () => {
     const own = await buildFixtureSite({ count: 5 });
     const versions: (string | null)[] = [];

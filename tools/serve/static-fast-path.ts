@@ -4,7 +4,7 @@
  * static file is answered synchronously, before the chain: no URL object, no function or
  * redirect matching, no promise, no `req.headers` object, a flat header list built once per
  * file and form. Measured with wrk on loopback, a by-id request answered through the chain
- * cost 34–39 µs of server CPU, and 19–21 µs answered here (README, "Measured").
+ * cost 34–39 µs of server CPU, and 19–21 µs answered here (tools/bench/HISTORY.md).
  *
  * It only answers when it would answer exactly like the chain (request-chain.ts +
  * static-response.ts `sendStatic`); otherwise it returns false and the chain runs:

@@ -1,4 +1,4 @@
-// The layers of the code (tools/README.md, "Layers"): each area imports only the areas below it,
+// The layers of the code (tools/testing/README.md, "Layers"): each area imports only the areas below it,
 // code that ships never imports test or bench code, and no module imports itself back through
 // another. Read from the sources as text (relative imports only; npm packages are not layers).
 import { execFileSync } from 'node:child_process';

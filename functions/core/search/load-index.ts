@@ -14,7 +14,7 @@ import { SEARCH_INDEX_FORMAT, type SearchIndex, type SearchIndexData, type Store
 /**
  * Wraps the index as the catalogue stores it (stored-index.ts), `piece(i)` being piece i of
  * the catalogue's texts. Costs nothing until the first query, which reads the sorted term
- * dictionary and the posting offsets (no radix tree: see the README, Search "Design"); each
+ * dictionary and the posting offsets (no radix tree: see functions/README.md, "Search"); each
  * posting list is decoded on first use, from the one piece that holds it.
  */
 export function openSearchIndex(stored: StoredSearchIndex, piece: TextPiece): SearchIndex {

@@ -1,7 +1,7 @@
 /**
  * Full-text search over the catalogue (api-behaviour.md "Search semantics"), runtime
  * neutral (no node:fs): built at `pepe build` time, bundled into the function, loaded
- * lazily at run time. Design notes: the README, "Search", "Design".
+ * lazily at run time. Design notes: functions/README.md, "Search".
  */
 
 export { loadSearchIndex } from './load-index.js';

@@ -53,7 +53,7 @@ export function createGrid(
   let hasNext = false;
   /**
    * Ids of the cards in the grid. Pages are asked one at a time, each from the catalogue
-   * deployed at that moment (README, "Paging while the catalogue changes"): after a deploy
+   * deployed at that moment (functions/README.md, "Behaviour decisions"): after a deploy
    * that added a pepe, the next page starts with the last card already shown. Its size is the
    * number of cards shown.
    */
