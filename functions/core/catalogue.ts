@@ -208,15 +208,37 @@ export function sortedPageFiles(catalogue: Catalogue): { path: string; body: str
   return files;
 }
 
-/** Site-relative static files, each byte-equal to the handler's body for that URL (sorted by path). */
+/**
+ * The precomputed answers that depend on the whole catalogue (site-relative paths), rendered
+ * on every build: the OpenAPI document, the tags and the sorted pages.
+ */
+export function catalogueAnswerFiles(catalogue: Catalogue): { path: string; body: string }[] {
+  return [{ path: 'api/openapi.json', body: catalogue.openapi() }, { path: 'api/tags', body: tagsBody(catalogue) }, ...sortedPageFiles(catalogue)];
+}
+
+/**
+ * The precomputed answers of the record at `rank` (site-relative paths), bodies rendered on
+ * demand. `own`: the answer depends on this record alone, so a build may keep it while the
+ * record is unchanged; the similar pepes change with the other records too.
+ */
+export function recordAnswerFiles(catalogue: Catalogue, rank: number, id: string): { path: string; body: () => string; own: boolean }[] {
+  return [
+    { path: `api/pepe/${id}`, body: () => byIdBodyA(catalogue, rank), own: true },
+    { path: `v1/pepe/${id}`, body: () => byIdBodyB(catalogue, rank), own: true },
+    { path: `api/similar/${id}`, body: () => similarBody(catalogue, rank), own: false },
+  ];
+}
+
+/**
+ * Every precomputed answer, each byte-equal to the handler's body for that URL (sorted by
+ * path): what the build plans incrementally (tools/catalogue/plan-answers.ts) from the same
+ * two functions above, for tests and benchmarks that want the whole set at once.
+ */
 export function precomputedFiles(data: CatalogueData): { path: string; body: string }[] {
   const catalogue = openCatalogue(data);
-  const files: { path: string; body: string }[] = [{ path: 'api/openapi.json', body: catalogue.openapi() }, { path: 'api/tags', body: tagsBody(catalogue) }, ...sortedPageFiles(catalogue)];
+  const files = catalogueAnswerFiles(catalogue);
   for (let rank = 0; rank < catalogue.count; rank++) {
-    const id = catalogue.id(rank);
-    files.push({ path: `api/pepe/${id}`, body: byIdBodyA(catalogue, rank) });
-    files.push({ path: `v1/pepe/${id}`, body: byIdBodyB(catalogue, rank) });
-    files.push({ path: `api/similar/${id}`, body: similarBody(catalogue, rank) });
+    for (const file of recordAnswerFiles(catalogue, rank, catalogue.id(rank))) files.push({ path: file.path, body: file.body() });
   }
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
