@@ -14,14 +14,11 @@ import { FEATURE_VERSION, analyseImage } from '../image/analyse-image.js';
 import { type AnalyseFn, LIMITS, analyseContent, defaultCacheDir } from './analyse-content.js';
 import { FeatureCache } from './feature-cache.js';
 import { dupeItems } from './near-duplicate-problems.js';
-import { folderProblem } from './file-in-the-way.js';
+import { folderProblem, CONTENT_IMAGE_EXTS, foldKey, pathBelow } from './scan-content.js';
 import { type Problem, warning, error } from '../shared/problems.js';
-import { CONTENT_IMAGE_EXTS } from './scan-content.js';
 import { SidecarSchema, normaliseDescription, normaliseTags } from './sidecar.js';
 import { makeFolders } from '../shared/make-folders.js';
 import { unwritableFolder } from './write-access.js';
-import { foldKey } from './case-collisions.js';
-import { pathBelow } from './path-below.js';
 import { windowsNameFault, isWindowsDeviceName } from './windows-names.js';
 
 

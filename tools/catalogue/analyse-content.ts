@@ -12,13 +12,9 @@ import { releasePixelPass } from '../image/pixel-pass.js';
 import { type ImageFileContext, type ImageOutcome, analyseImageFile } from './analyse-image-file.js';
 import { type CachedFeatures, FeatureCache } from './feature-cache.js';
 import { error, warning, type Problem } from '../shared/problems.js';
-import { caseCollisions } from './case-collisions.js';
+import { caseCollisions, folderProblem, type ContentFile, type ContentPair, type ContentScan, scanContent, readContentFileSync, unreadableProblem } from './scan-content.js';
 import { cachePlacementProblem } from './cache-placement.js';
-import { folderProblem } from './file-in-the-way.js';
-import { type ContentFile, type ContentPair, type ContentScan, scanContent } from './scan-content.js';
-import { readContentFileSync } from './read-content-file.js';
 import { MAX_SIDECAR_BYTES, type NormalisedSidecar, parseSidecar, sidecarText } from './sidecar.js';
-import { unreadableProblem } from './unreadable.js';
 import { windowsNameProblems } from './windows-names.js';
 
 /** The image analysis function (injectable so tests can count decodes). Same contract as `analyseImage`. */

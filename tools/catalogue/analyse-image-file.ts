@@ -9,9 +9,7 @@ import type { analyseImage } from '../image/analyse-image.js';
 import { describeUnsupported, detectFormat } from '../image/format.js';
 import { type CachedFeatures, type FeatureCache, THUMB_BYTES } from './feature-cache.js';
 import { error, type Problem } from '../shared/problems.js';
-import { readContentFileSync } from './read-content-file.js';
-import type { ContentPair } from './scan-content.js';
-import { unreadableProblem } from './unreadable.js';
+import { readContentFileSync, type ContentPair, unreadableProblem } from './scan-content.js';
 
 export type ImageOutcome = { ok: true; sha256: string; features: CachedFeatures; decoded: boolean } | { ok: false; problem: Problem; retryAlone?: boolean };
 

@@ -11,7 +11,7 @@
  */
 import { hash } from 'node:crypto';
 import { join } from 'node:path';
-import { readCacheJson } from './cache-json.js';
+import { readCacheJson } from './cache-files.js';
 import type { Manifest, ManifestEntry } from '../shared/manifest.js';
 import { makeFolders } from '../shared/make-folders.js';
 import { replaceFile } from '../shared/replace-file.js';

@@ -5,7 +5,7 @@
  */
 import { readdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { isAtOrBelow } from './path-below.js';
+import { isAtOrBelow, scanContent, folderProblem } from './scan-content.js';
 import { catalogueDataFiles, compileCatalogue } from '../../functions/core/catalogue.js';
 import { compareRecords, type PepeRecord, type SiteUrls } from '../../functions/core/record.js';
 import { type AnalyseContentOptions, type AnalysedItem, type AnalyseStats, analyseContent, defaultCacheDir, effectiveLimits, sortProblems } from './analyse-content.js';
@@ -21,13 +21,11 @@ import { loadAnswerDigests, saveAnswerDigests, unchangedAnswers } from './answer
 import { buildContext, buildInputs, generateExtras } from './build-extras.js';
 import { type LastBuild, loadLastBuild, sameStatKey, saveLastBuild, statKey } from './last-build.js';
 import { FEATURE_VERSION } from '../image/analyse-image.js';
-import { scanContent } from './scan-content.js';
 import { writeAccessProblem } from './write-access.js';
 import { changedImageWarnings } from './changed-images.js';
 import { contentStatFingerprint, loadRecords, recordsFile, saveRecords } from './unchanged-content.js';
 import { cachePlacementProblem } from './cache-placement.js';
 import { cacheFileProblems } from './cache-files.js';
-import { folderProblem } from './file-in-the-way.js';
 import { memoizedRecordEncoding, type RecordEncodingRun } from './record-encoding-memo.js';
 import { memoizedSearchIndex, type SearchIndexRun } from './search-index-memo.js';
 import { loadEsbuild } from './bundle-function.js';

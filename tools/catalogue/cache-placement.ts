@@ -5,7 +5,7 @@
  * with the site, and the build's commit of the output replaces them.
  */
 import { resolve, sep } from 'node:path';
-import { pathBelow } from './path-below.js';
+import { pathBelow } from './scan-content.js';
 import { error, type Problem } from '../shared/problems.js';
 
 /** The scan skips hidden names (content/.cache is never read as content), so only a visible path inside is refused. */

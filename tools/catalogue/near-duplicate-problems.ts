@@ -17,7 +17,7 @@ import { hammingDistance, parseHash } from '../../functions/core/multi-index.js'
 import { DEFAULT_PHASH_THRESHOLD, type DupePair, findNearDuplicates } from '../dupes/near-duplicates.js';
 import type { AnalysedItem } from './analyse-content.js';
 import type { Problem } from '../shared/problems.js';
-import { readCacheJson } from './cache-json.js';
+import { readCacheJson } from './cache-files.js';
 import { makeFolders } from '../shared/make-folders.js';
 import { replaceFile } from '../shared/replace-file.js';
 

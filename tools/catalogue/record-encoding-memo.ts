@@ -12,7 +12,7 @@
  */
 import { join } from 'node:path';
 import type { PepeRecord } from '../../functions/core/record.js';
-import { readCacheJson } from './cache-json.js';
+import { readCacheJson } from './cache-files.js';
 import { replaceFile } from '../shared/replace-file.js';
 import { makeFolders } from '../shared/make-folders.js';
 

@@ -21,8 +21,8 @@ import { encodeRenditions, type RenditionSettings, RENDITION_SETTINGS, rendition
 import { makeFolders } from '../shared/make-folders.js';
 import { error, type Problem } from '../shared/problems.js';
 import { replaceFile } from '../shared/replace-file.js';
-import { readCacheJson } from './cache-json.js';
-import { readContentFileSync } from './read-content-file.js';
+import { readCacheJson } from './cache-files.js';
+import { readContentFileSync } from './scan-content.js';
 import type { PlannedFile } from './write-output.js';
 
 export const RENDITIONS_INDEX = 'renditions.json';

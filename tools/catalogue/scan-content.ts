@@ -1,17 +1,17 @@
 /**
- * Lists the content folder (fast-glob) and pairs each image with its sidecar. Nothing is read
- * here, only listed and lstat-ed: symlinks are never followed, only reported.
+ * The scan stage: lists the content folder (fast-glob) and pairs each image with its sidecar.
+ * The listing reads nothing, it only lists and lstats: symlinks are never followed, only
+ * reported. Below it, the file-level checks of that stage (a path below another, unreadable
+ * files, a file in the way of a folder, names that collide by case) and the one way the later
+ * stages read a content file.
  */
-import { lstatSync, type Stats } from 'node:fs';
-import { readlink, realpath } from 'node:fs/promises';
-import { dirname, relative, resolve, sep } from 'node:path';
-import { isAtOrBelow } from './path-below.js';
 import fg from 'fast-glob';
-import { folderProblem } from './file-in-the-way.js';
+import { lstatSync, type Stats, statSync, closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
+import { readlink, realpath } from 'node:fs/promises';
+import { isAbsolute, relative, sep, dirname, resolve } from 'node:path';
 import { shellWord, shownPath } from '../shared/shell-path.js';
-import { error, type Problem } from '../shared/problems.js';
+import { type Problem, error } from '../shared/problems.js';
 import type { StatKey } from './stat-keyed-map.js';
-import { unreadableProblem } from './unreadable.js';
 
 /** Extensions accepted as image content (lowercase). `.jpeg` publishes as `.jpg`. */
 export const CONTENT_IMAGE_EXTS = new Set(['.png', '.jpg', '.jpeg', '.gif', '.webp', '.avif']);
@@ -243,4 +243,111 @@ export async function scanContent(contentDir: string): Promise<ContentScan> {
   }
   pairs.sort((a, b) => (a.image.rel < b.image.rel ? -1 : 1));
   return { pairs, problems, loneSidecars };
+}
+
+// Whether one path lies in another, the one test every containment check of the build makes.
+/** `child` relative to `parent` ('' when they are the same) when it is `parent` or below it, else null. Both are resolved first. */
+export function pathBelow(parent: string, child: string): string | null {
+  const rel = relative(parent, child);
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel)) ? rel : null;
+}
+
+/** Whether `child` is `parent` or below it. */
+export const isAtOrBelow = (parent: string, child: string): boolean => pathBelow(parent, child) !== null;
+
+// A content file or folder the build cannot read (permissions: a file copied in by another
+// user or with `sudo`; or deleted while the build ran) is a problem naming it, like any other
+// content mistake, not a crash with a stack trace. Any other system error is still thrown:
+// it is not something a maintainer fixes in the content folder.
+export function unreadableProblem(cause: unknown, rel: string): Problem {
+  const code = (cause as NodeJS.ErrnoException | null)?.code;
+  if (code === 'EACCES' || code === 'EPERM') {
+    return error('unreadable', `cannot be read by this user (${code}): fix its permissions (e.g. \`chmod a+r\`, \`a+rx\` for a folder) or its owner`, rel);
+  }
+  // A name that is not UTF-8 comes back from the listing with U+FFFD in place of its bytes, and
+  // no file has that name: it did not disappear, it cannot be named.
+  if (code === 'ENOENT' && rel.includes('\ufffd')) return error('unreadable', 'its name is not valid UTF-8 (shown with \ufffd), so it cannot be read by name: rename it', rel);
+  if (code === 'ENOENT' || code === 'ENOTDIR') return error('unreadable', 'disappeared while the command ran: run it again', rel);
+  // O_NOFOLLOW met a symlink put there after the scan.
+  if (code === 'ELOOP') return error('symlink', 'became a symlink while the command ran; symlinks are never followed: replace it with the real file', rel);
+  throw cause;
+}
+
+// Folder arguments that name a file: `--content notes.txt`, `--out dist.zip`, `--cache` or
+// `--into` onto an existing file. Found before any work, so that the command reports which
+// flag to fix instead of failing later inside a read or `mkdir` (ENOTDIR, EEXIST).
+/** The first of `path` and its parent folders that exists but is not a folder, or null. */
+function fileInTheWay(path: string): string | null {
+  for (let at = resolve(path); ; at = dirname(at)) {
+    let isFolder: boolean | undefined;
+    try {
+      isFolder = statSync(at).isDirectory();
+    } catch {
+      // Missing (or below a file: ENOTDIR): look at the parent.
+    }
+    if (isFolder !== undefined) return isFolder ? null : at;
+    if (dirname(at) === at) return null;
+  }
+}
+
+/** A problem `code` naming the folder (`what`, e.g. 'the output folder') when a file stands where it or a parent should be; `fix` says what to do. */
+export function folderProblem(code: string, what: string, path: string, fix: string): Problem | null {
+  const file = fileInTheWay(path);
+  if (file === null) return null;
+  const where = file === resolve(path) ? 'is a file, not a folder' : `cannot be a folder: "${file}" is a file`;
+  return error(code, `${what} "${resolve(path)}" ${where}: ${fix}`);
+}
+
+// Content paths that differ only in letter case (`Frog.png` + `frog.webp`, whose sidecars
+// are `Frog.json` and `frog.json`). Linux keeps both, but the default filesystems of macOS and
+// Windows are case-insensitive: a maintainer cloning there gets one file where git has two,
+// and that checkout no longer builds. So they are an error here, where they are still cheap
+// to rename.
+/** The key under which a case-insensitive (and, as on macOS, normalisation-insensitive) filesystem stores a name. */
+export const foldKey = (rel: string): string => rel.normalize('NFC').toLowerCase();
+
+export function caseCollisions(scan: Pick<ContentScan, 'pairs' | 'loneSidecars'>): Problem[] {
+  const byKey = new Map<string, string[]>();
+  const add = (rel: string) => {
+    const key = foldKey(rel);
+    const same = byKey.get(key);
+    if (same) same.push(rel);
+    else byKey.set(key, [rel]);
+  };
+  for (const pair of scan.pairs) {
+    add(pair.image.rel);
+    add(pair.sidecar.rel);
+  }
+  for (const sidecar of scan.loneSidecars) add(sidecar.rel);
+  const problems: Problem[] = [];
+  for (const rels of byKey.values()) {
+    if (rels.length < 2) continue;
+    const names = [...rels].sort();
+    problems.push(
+      error('case-collision', `${names.join(' and ')} differ only in letter case: macOS and Windows checkouts keep one file for them (and then fail to build): rename one of them, and its image or sidecar with it`, names[0]),
+    );
+  }
+  return problems;
+}
+
+// Reads one content file without ever following a symlink (O_NOFOLLOW), so a file swapped
+// for a link between the scan and the read still cannot pull in bytes from elsewhere.
+export type ReadResult = { ok: true; bytes: Buffer } | { ok: false; reason: 'too-large' | 'not-a-file'; size: number };
+
+/**
+ * Synchronous on purpose: sharp decodes on libuv's thread pool, and async file reads queue
+ * behind the decodes in that same pool (4 threads), so each image's read waited for a decode
+ * to finish and the decoders then sat idle. A content image is read in well under a
+ * millisecond from the page cache.
+ */
+export function readContentFileSync(abs: string, maxBytes: number): ReadResult {
+  const fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) return { ok: false, reason: 'not-a-file', size: stats.size };
+    if (stats.size > maxBytes) return { ok: false, reason: 'too-large', size: stats.size };
+    return { ok: true, bytes: readFileSync(fd) };
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -17,7 +17,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { join } from 'node:path';
 import { buildSearchIndex, extendSearchIndex } from '../../functions/core/search/build-index.js';
 import { SEARCH_INDEX_FORMAT, type SearchDoc, type SearchIndexData } from '../../functions/core/search/search-types.js';
-import { readCacheJson } from './cache-json.js';
+import { readCacheJson } from './cache-files.js';
 import { replaceFile } from '../shared/replace-file.js';
 import { makeFolders } from '../shared/make-folders.js';
 
