@@ -8,7 +8,7 @@
  * cannot be renamed over, and is not the build's to delete: the build refuses it, before any
  * work, naming it.
  */
-import { statSync } from 'node:fs';
+import { type Stats, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { oddKind, readRegularFile } from '../shared/read-regular-file.js';
 import { error, type Problem, warning } from '../shared/problems.js';
@@ -34,6 +34,18 @@ export const CACHE_FILE_NAMES = [
 export const CACHE_FOLDER_NAMES = ['renditions'] as const;
 
 /**
+ * A cache entry's stat: undefined when missing, null when it cannot be stat-ed (EACCES, a
+ * symlink loop): its reader then finds no cache and its writer renames over it.
+ */
+function statEntry(path: string): Stats | undefined | null {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return null;
+  }
+}
+
+/**
  * One stat per cache file: a warning for each that is neither a file nor missing, an error for
  * a folder; and an error for each cache folder that is something else.
  */
@@ -41,25 +53,15 @@ export function cacheFileProblems(cacheDir: string): Problem[] {
   const problems: Problem[] = [];
   for (const name of CACHE_FOLDER_NAMES) {
     const folder = join(resolve(cacheDir), name);
-    let info;
-    try {
-      info = statSync(folder, { throwIfNoEntry: false });
-    } catch {
-      continue; // unreadable: the build's own write there reports it
-    }
-    if (info !== undefined && !info.isDirectory()) {
+    const info = statEntry(folder);
+    if (info && !info.isDirectory()) {
       problems.push(error('bad-cache-dir', `is ${info.isFile() ? 'a file' : oddKind(info)} where the build keeps its ${name} folder: delete it (the cache is only an optimisation), or pass --cache with another folder`, folder));
     }
   }
   for (const name of CACHE_FILE_NAMES) {
     const file = join(resolve(cacheDir), name);
-    let info;
-    try {
-      info = statSync(file, { throwIfNoEntry: false });
-    } catch {
-      continue; // unreadable (EACCES, a symlink loop): its reader finds no cache, its writer renames over it
-    }
-    if (info === undefined || info.isFile()) continue;
+    const info = statEntry(file);
+    if (!info || info.isFile()) continue;
     if (info.isDirectory()) {
       problems.push(error('bad-cache-dir', `is a folder where the build keeps its cache file ${name}: delete it (the cache is only an optimisation), or pass --cache with another folder`, file));
     } else {
@@ -73,7 +75,7 @@ export function cacheFileProblems(cacheDir: string): Problem[] {
 // missing, unreadable, torn by a crash, not JSON, or not a file at all reads as null, and the
 // caller rebuilds what it held (and writes it again). Read without blocking, and only when a
 // regular file: a named pipe here blocked the build for ever, and a symlink to /dev/zero was
-// read up to 2 GB (cache-files.ts).
+// read up to 2 GB.
 export async function readCacheJson(file: string): Promise<unknown> {
   try {
     return JSON.parse((await readRegularFile(file)).toString('utf8'));
