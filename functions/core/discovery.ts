@@ -8,12 +8,11 @@
 import type { Catalogue } from './catalogue-runtime.js';
 import { errorBodyA } from './bodies.js';
 import type { Answer } from './http.js';
-import { parseId } from './list-query.js';
 import { parseQueryString, quote } from './query-string.js';
 import { hashString } from './shuffle.js';
 import { SIMILAR_MAX_DISTANCE } from './similar.js';
+import { answerForIdA, validationErrorA } from './variant-a.js';
 
-const validationErrorA = (message: string): Answer => ({ status: 400, body: errorBodyA('VALIDATION_ERROR', message), caching: 'error' });
 const DAY_MS = 86_400_000;
 
 export function tagsBody(catalogue: Catalogue): string {
@@ -32,11 +31,7 @@ export function tagsA(catalogue: Catalogue): Answer {
 }
 
 export function similarA(catalogue: Catalogue, rawId: string): Answer {
-  const parsed = parseId(rawId);
-  if (!parsed.ok) return validationErrorA(parsed.message);
-  const rank = catalogue.rankOf(parsed.value.toLowerCase());
-  if (rank === -1) return { status: 404, body: errorBodyA('NOT_FOUND', `No pepe with id ${parsed.value}`), caching: 'error' };
-  return { status: 200, body: similarBody(catalogue, rank), caching: 'deterministic' };
+  return answerForIdA(catalogue, rawId, (rank) => similarBody(catalogue, rank));
 }
 
 /** Midnight (UTC, epoch ms) that starts a `YYYY-MM-DD` calendar date, or null for anything else. */

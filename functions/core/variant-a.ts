@@ -8,7 +8,7 @@ import { parseId, parseListQueryA, type ListRequestA } from './list-query.js';
 import { keptRanks, ranksOf } from './search/rank-set.js';
 import { seededRandom, shuffledSlice, type RandomSource } from './shuffle.js';
 
-const validationErrorA = (message: string): Answer => ({ status: 400, body: errorBodyA('VALIDATION_ERROR', message), caching: 'error' });
+export const validationErrorA = (message: string): Answer => ({ status: 400, body: errorBodyA('VALIDATION_ERROR', message), caching: 'error' });
 
 /** The result set in the order in effect: `size` items, item k = `at(k)` (a rank). */
 interface ResultSet {
@@ -105,10 +105,15 @@ export function sortedPageA(catalogue: Catalogue, rest: string): Answer {
   return listA(catalogue, sortedPageQuery(sort as PageSort, page!), Math.random);
 }
 
-export function byIdA(catalogue: Catalogue, rawId: string): Answer {
+/** A variant A answer about one pepe by id (by-id, similar): 400 for a malformed id, 404 for an unknown one, else `body(rank)`. */
+export function answerForIdA(catalogue: Catalogue, rawId: string, body: (rank: number) => string): Answer {
   const parsed = parseId(rawId);
   if (!parsed.ok) return validationErrorA(parsed.message);
   const rank = catalogue.rankOf(parsed.value.toLowerCase());
   if (rank === -1) return { status: 404, body: errorBodyA('NOT_FOUND', `No pepe with id ${parsed.value}`), caching: 'error' };
-  return { status: 200, body: byIdBodyA(catalogue, rank), caching: 'deterministic' };
+  return { status: 200, body: body(rank), caching: 'deterministic' };
+}
+
+export function byIdA(catalogue: Catalogue, rawId: string): Answer {
+  return answerForIdA(catalogue, rawId, (rank) => byIdBodyA(catalogue, rank));
 }
