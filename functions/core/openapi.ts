@@ -127,6 +127,12 @@ const pathName = (path: string): string =>
     .map((word) => word[0]!.toUpperCase() + word.slice(1))
     .join('');
 
+/** The path parameters of the sorted pages, declared once for GET, HEAD and OPTIONS. */
+const PAGE_PARAMETERS: Json[] = [
+  { name: 'sort', in: 'path', required: true, description: 'The order: newest first or oldest first (ties by id).', schema: { type: 'string', enum: [...PAGE_SORTS] } },
+  { name: 'page', in: 'path', required: true, description: `Page number from 1, ${LIMIT_A.max} pepes a page.`, schema: { type: 'integer', minimum: 1 }, example: 1 },
+];
+
 export function openApiDocument(urls: SiteUrls): Json {
   const listA = {
     tags: ['variant A'],
@@ -197,10 +203,7 @@ export function openApiDocument(urls: SiteUrls): Json {
       `Byte for byte the answer of ${VARIANT_A_LIST_PATHS[0]}?limit=${LIMIT_A.max}&page={page}&sort={sort}, precomputed by the build, so a bucket behind a CDN ` +
       'serves the listing without the function. Pages run from 1 to meta.pagination.total_pages (page 1 exists also for an empty catalogue); any other page is a 404.',
     responses: responses('A', ref('ListEnvelopeA'), `A page of ${LIMIT_A.max} pepes (fewer on the last).`, { noParameters: true, notFound: 'NOT_FOUND: no such order, or a page past the last.' }),
-  }, { parameters: [
-      { name: 'sort', in: 'path', required: true, description: 'The order: newest first or oldest first (ties by id).', schema: { type: 'string', enum: [...PAGE_SORTS] } },
-      { name: 'page', in: 'path', required: true, description: `Page number from 1, ${LIMIT_A.max} pepes a page.`, schema: { type: 'integer', minimum: 1 }, example: 1 },
-    ] });
+  }, { parameters: PAGE_PARAMETERS });
   paths[OPENAPI_PATH] = pathItem({
     operationId: 'getOpenApi',
     tags: ['documents'],
