@@ -26,6 +26,10 @@ import { type Bench, type BenchContext, median, round } from './context.js';
 import type { DecodeFloorResult } from './decode-floor.js';
 import { CONCURRENCY, cpuSeconds, pipelineRate } from './pipeline-rate.js';
 import { syntheticImageCorpus } from './synthetic-images.js';
+import { RENDITION_SETTINGS, type RenditionSettings } from '../image/renditions.js';
+
+/** The same build making no rendition: the baseline of the renditions' share of a cold build. */
+const NO_RENDITIONS: RenditionSettings = { ...RENDITION_SETTINGS, widths: [] };
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -164,11 +168,12 @@ async function freshCloneRun(ctx: BenchContext, label: string, contentDir: strin
   };
 }
 
-async function timedBuild(contentDir: string, outDir: string, cacheDir: string): Promise<{ result: BuildResult; seconds: number; cpuSeconds: number }> {
+/** `renditions`: the build's rendition settings (default: the shipped ones; `NO_RENDITIONS`: none). */
+async function timedBuild(contentDir: string, outDir: string, cacheDir: string, renditions?: RenditionSettings): Promise<{ result: BuildResult; seconds: number; cpuSeconds: number }> {
   collectGarbage();
   const started = performance.now();
   const cpu = process.cpuUsage();
-  const result = await buildCatalogue({ contentDir, outDir, cacheDir, urls: FIXTURE_URLS, concurrency: CONCURRENCY });
+  const result = await buildCatalogue({ contentDir, outDir, cacheDir, urls: FIXTURE_URLS, concurrency: CONCURRENCY, renditions });
   if (!result.ok) throw new Error(`benchmark build failed: ${result.problems.filter((p) => p.severity === 'error').slice(0, 3).map((p) => p.message).join('; ')}`);
   return { result, seconds: (performance.now() - started) / 1000, cpuSeconds: cpuSeconds(cpu) };
 }
@@ -197,6 +202,27 @@ async function decodeFloorRun(ctx: BenchContext, files: string[]): Promise<Decod
   return JSON.parse(stdout) as DecodeFloorResult;
 }
 
+/**
+ * A cold build's CPU per image against the full-decode floor of the same run (issue 26's
+ * target), the analysis alone (the build making no rendition, like-for-like with the floor,
+ * which makes none) and the whole build; and the renditions' share of the cold build, from the
+ * two builds' wall and CPU times.
+ */
+function coldFigures(count: number, cold: Timed, bare: Timed, floor: DecodeFloorResult) {
+  const cpuMs = (run: Timed) => (run.cpuSeconds * 1000) / count;
+  const floorMs = floor.floor.cpuMsPerImage;
+  return {
+    images: count,
+    'cold s / CPU ms per image': `${round(cold.seconds, 2)} / ${round(cpuMs(cold), 1)}`,
+    'no renditions: cold s / CPU ms per image': `${round(bare.seconds, 2)} / ${round(cpuMs(bare), 1)}`,
+    'floor: full decode CPU ms per image': round(floorMs, 1),
+    'cold CPU ÷ floor, no renditions (like-for-like)': round(cpuMs(bare) / floorMs, 2),
+    'cold CPU ÷ floor, with renditions': round(cpuMs(cold) / floorMs, 2),
+    'renditions share of cold wall / CPU %': `${round((100 * (cold.seconds - bare.seconds)) / cold.seconds, 1)} / ${round((100 * (cold.cpuSeconds - bare.cpuSeconds)) / cold.cpuSeconds, 1)}`,
+    'renditions encoded': cold.result.stats.renditions?.encoded ?? 0,
+  };
+}
+
 async function runSize(ctx: BenchContext, count: number) {
   const contentDir = resolve('.bench', `build-corpus-${count}`);
   ctx.log(`corpus of ${count} images in ${contentDir} (generated once, then reused)`);
@@ -207,11 +233,18 @@ async function runSize(ctx: BenchContext, count: number) {
 
   ctx.log('cold build');
   const cold = await withPeakRss(() => timedBuild(contentDir, outDir, cacheDir));
+  const bareBuild = () => {
+    ctx.log('cold build without renditions');
+    return timedBuild(contentDir, join(ctx.tmpRoot, `dist-bare-${count}`), join(ctx.tmpRoot, `cache-bare-${count}`), NO_RENDITIONS);
+  };
+  // PEPE_BENCH_BUILD_COLD_ONLY=1: the cold builds (with and without renditions) and the decode floor alone.
+  if (process.env.PEPE_BENCH_BUILD_COLD_ONLY === '1') return { cold: coldFigures(count, cold.value, await bareBuild(), await decodeFloorRun(ctx, corpus.files)) };
   ctx.log('fresh clone with the cache restored, and its I/O floor');
   const clone = await freshCloneRun(ctx, String(count), contentDir, cacheDir, outDir);
   const cloneTable = cloneFigures(count, cold.value.seconds, clone);
   // PEPE_BENCH_BUILD_CLONE_ONLY=1: the cold build and the fresh-clone comparison alone (minutes at 10k, not an hour).
   if (process.env.PEPE_BENCH_BUILD_CLONE_ONLY === '1') return { clone: cloneTable };
+  const bare = await bareBuild();
   ctx.log('naive pipeline');
   const naive = await pipelineRate(corpus.files, naiveAnalyse);
   // The issue's naive pipeline computes a different phash (libvips' greyscale and resampler);
@@ -232,6 +265,7 @@ async function runSize(ctx: BenchContext, count: number) {
   const coldRate = count / cold.value.seconds;
   const t = cold.value.result.stats.timings;
   return {
+    cold: coldFigures(count, cold.value, bare, decodeFloor),
     summary: {
       images: count,
       'corpus MB': round(corpus.bytes / 1024 / 1024, 0),
@@ -383,8 +417,9 @@ export default {
     };
     // One table pair per size, printed as soon as it is measured.
     for (const size of sizes('PEPE_BENCH_BUILD_SIZES', ctx.quick ? [200] : [1000, 10_000])) {
-      const { summary, clone, split } = await runSize(ctx, size);
-      ctx.table(`${size} images: a CI run's fresh clone with the analysis cache restored vs its I/O floor`, [clone]);
+      const { cold, summary, clone, split } = await runSize(ctx, size);
+      if (cold) ctx.table(`${size} images: cold build CPU vs the full-decode floor; renditions' share (same run, with and without)`, [cold]);
+      if (clone) ctx.table(`${size} images: a CI run's fresh clone with the analysis cache restored vs its I/O floor`, [clone]);
       if (summary) ctx.table(`${size} images: cold build vs naive pipeline, rebuilds, memory`, [summary]);
       if (split) ctx.table(`${size} images: cold build time split (per-image stages summed over concurrent tasks)`, [split]);
     }

@@ -10,6 +10,7 @@ import { catalogueDataFiles, compileCatalogue } from '../../functions/core/catal
 import { compareRecords, type PepeRecord, type SiteUrls } from '../../functions/core/record.js';
 import { type AnalyseContentOptions, type AnalysedItem, type AnalyseStats, analyseContent, defaultCacheDir, effectiveLimits, sortProblems } from './analyse-content.js';
 import { makeRenditions, renditionFiles, type RenditionRun, thumbnailsOf } from './renditions.js';
+import type { RenditionSettings } from '../image/renditions.js';
 import { createManifest, loadManifest, type Manifest, MANIFEST_FILE, readManifestSync, UnusableManifestError } from '../shared/manifest.js';
 import { nearDuplicateProblems } from './near-duplicate-problems.js';
 import { error, type Problem, warning } from '../shared/problems.js';
@@ -33,6 +34,8 @@ import { loadEsbuild } from './bundle-function.js';
 export interface BuildOptions extends Omit<AnalyseContentOptions, 'writeCache'> {
   outDir: string;
   urls: SiteUrls;
+  /** Rendition widths and encoder settings (default RENDITION_SETTINGS; `widths: []` makes none: the build bench's baseline). */
+  renditions?: RenditionSettings;
 }
 
 export interface BuildStats extends AnalyseStats {
@@ -188,7 +191,7 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   const scan = await scanContent(contentDir);
   const scanMs = performance.now() - scanStart;
   const context = buildContext(options.urls);
-  const statFingerprint = contentStatFingerprint(scan, { contentDir, context, featureVersion: FEATURE_VERSION, limits: effectiveLimits(options.limits) });
+  const statFingerprint = contentStatFingerprint(scan, { contentDir, context, featureVersion: FEATURE_VERSION, limits: effectiveLimits(options.limits), renditions: options.renditions ?? null });
   if (recovery.state !== 'busy' && lastManifestIntact && isUnchanged(last, statFingerprint, cacheDir)) {
     const timings = { scanMs, totalMs: performance.now() - scanStart };
     return lastBuildResult(last, { cacheDir, timings, seconds: (performance.now() - started) / 1000, manifest: outputManifest });
@@ -234,7 +237,7 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   // Renditions of the valid images (renditions.ts): from the cache unless new bytes or settings.
   const renditions = await makeRenditions(
     analysis.items.map((item) => ({ sha256: item.sha256, file: item.file, abs: item.abs, width: item.record.width, animated: item.animated })),
-    { cacheDir, limits: effectiveLimits(options.limits), concurrency: options.concurrency },
+    { cacheDir, limits: effectiveLimits(options.limits), concurrency: options.concurrency, settings: options.renditions },
   );
   stats.timings.renditionsMs = renditions.run.ms;
   stats.renditions = renditions.run;
