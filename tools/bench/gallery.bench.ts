@@ -65,7 +65,7 @@ async function makeSite(ctx: BenchContext, count: number): Promise<{ distDir: st
     const bytes = await readFile(file);
     const analysis = await analyseImage(bytes);
     if (!analysis.ok) throw new Error(`synthetic image ${file} did not analyse: ${analysis.message}`);
-    const renditions = (await encodeRenditions(bytes, analysis, { maxPixels: 50_000_000 })).map((rendition) => {
+    const renditions = (await encodeRenditions({ ...analysis, bytes }, { maxPixels: 50_000_000, timeoutMs: 30_000 })).map((rendition) => {
       const out = join(renditionsDir, `${index}-${rendition.width}.webp`);
       writeFileSync(out, rendition.bytes);
       return { file: out, width: rendition.width, height: rendition.height, hash: createHash('sha256').update(rendition.bytes).digest('hex').slice(0, 16) };

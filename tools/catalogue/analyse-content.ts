@@ -56,6 +56,8 @@ export interface AnalyseContentOptions {
    * then decodes them in a process whose malloc is tuned for it: tools/cli/tuned-decoding.ts).
    */
   beforeDecoding?: (uncached: number) => boolean;
+  /** Given each image decoded, with its pixels (analyse-image-file.ts); awaited before the next. */
+  onDecoded?: ImageFileContext['onDecoded'];
 }
 
 /** analyseContent stopped before decoding, as `beforeDecoding` asked. */
@@ -189,7 +191,7 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   const timings = { cacheLoadMs, scanMs, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: 0 };
   const stats: AnalyseStats = { images: 0, cacheHits: 0, decoded: 0, hashed: 0, timings };
 
-  const imageContext: ImageFileContext = { cache, analyse, limits, counters: stats };
+  const imageContext: ImageFileContext = { cache, analyse, limits, counters: stats, onDecoded: options.onDecoded };
 
   const items: (AnalysedItem | undefined)[] = new Array(scan.pairs.length);
   let done = 0;

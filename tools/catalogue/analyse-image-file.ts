@@ -1,7 +1,8 @@
 /**
  * One content image → its sha256 and measured features, doing as little as possible: an
  * unchanged file (stat cache) with known features is not read at all, a file whose bytes are
- * already known is read and hashed but not decoded, and only new bytes are decoded. Every
+ * already known is read and hashed but not decoded, and only new bytes are decoded (their pixels
+ * then go to `onDecoded`, the build's renditions, before they are dropped). Every
  * failure becomes a problem naming the image; analyse-content.ts runs this for each pair.
  */
 import { createHash } from 'node:crypto';
@@ -10,6 +11,7 @@ import { describeUnsupported, detectFormat } from '../image/format.js';
 import { type CachedFeatures, type FeatureCache, THUMB_BYTES } from './feature-cache.js';
 import { error, type Problem } from '../shared/problems.js';
 import { readContentFileSync, type ContentPair, unreadableProblem } from './scan-content.js';
+import type { DecodedSource } from './renditions.js';
 
 export type ImageOutcome = { ok: true; sha256: string; features: CachedFeatures; decoded: boolean } | { ok: false; problem: Problem; retryAlone?: boolean };
 
@@ -19,6 +21,8 @@ export interface ImageFileContext {
   analyse: typeof analyseImage;
   limits: { maxFileBytes: number; maxPixels: number; maxFrames: number; maxTotalPixels: number; timeoutMs: number };
   counters: { hashed: number; timings: { readHashMs: number; decodeMs: number; pixelsMs: number; blurhashMs: number } };
+  /** Given each image decoded, with its pixels, before they are dropped (the build's renditions: renditions.ts). */
+  onDecoded?: (source: DecodedSource) => Promise<void>;
 }
 
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
@@ -75,5 +79,6 @@ export async function analyseImageFile(pair: ContentPair, alone: boolean, ctx: I
     thumb: result.thumb.rgb,
   };
   cache.setFeatures(hash, features);
+  await ctx.onDecoded?.({ sha256: hash, bytes: read.bytes, width: result.width, animated: result.animated, pixels: result.pixels });
   return { ok: true, sha256: hash, features, decoded: true };
 }

@@ -9,7 +9,7 @@ import { isAtOrBelow, scanContent, folderProblem } from './scan-content.js';
 import { catalogueDataFiles, compileCatalogue } from '../../functions/core/catalogue.js';
 import { compareRecords, type PepeRecord, type SiteUrls } from '../../functions/core/record.js';
 import { type AnalyseContentOptions, type AnalysedItem, type AnalyseStats, analyseContent, defaultCacheDir, effectiveLimits, sortProblems } from './analyse-content.js';
-import { makeRenditions, renditionFiles, type RenditionRun, thumbnailsOf } from './renditions.js';
+import { openRenditions, renditionFiles, type RenditionRun, thumbnailsOf } from './renditions.js';
 import type { RenditionSettings } from '../image/renditions.js';
 import { createManifest, loadManifest, type Manifest, MANIFEST_FILE, readManifestSync, UnusableManifestError } from '../shared/manifest.js';
 import { nearDuplicateProblems } from './near-duplicate-problems.js';
@@ -31,7 +31,7 @@ import { memoizedRecordEncoding, type RecordEncodingRun } from './record-encodin
 import { memoizedSearchIndex, type SearchIndexRun } from './search-index-memo.js';
 import { loadEsbuild } from './bundle-function.js';
 
-export interface BuildOptions extends Omit<AnalyseContentOptions, 'writeCache'> {
+export interface BuildOptions extends Omit<AnalyseContentOptions, 'writeCache' | 'onDecoded'> {
   outDir: string;
   urls: SiteUrls;
   /** Rendition widths and encoder settings (default RENDITION_SETTINGS; `widths: []` makes none: the build bench's baseline). */
@@ -200,7 +200,10 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   const cacheFiles = cacheFileProblems(cacheDir);
   const unusableCache = cacheFiles.filter((problem) => problem.severity === 'error');
   if (unusableCache.length > 0) return refusedBuild(unusableCache, started);
-  const analysis = await analyseContent({ ...options, contentDir, cacheDir, writeCache: true, scan });
+  // Renditions (renditions.ts): each image the analysis decodes hands its pixels over, so that
+  // its renditions cost no second decode and encode while the analysis goes on.
+  const renditions = await openRenditions({ cacheDir, limits: effectiveLimits(options.limits), concurrency: options.concurrency, settings: options.renditions });
+  const analysis = await analyseContent({ ...options, contentDir, cacheDir, writeCache: true, scan, onDecoded: renditions.fromDecoded });
   const dupesStart = performance.now();
   const dupes = await nearDuplicateProblems(analysis.items, 'warning', { dir: cacheDir, write: true });
   const busy: Problem[] = recovery.state === 'busy' ? [error('bad-out-dir', `another pepe build (pid ${recovery.pid}) is writing the output folder "${outDir}": wait for it to finish (if no build is running, delete "${recovery.txnDir}")`)] : [];
@@ -232,20 +235,20 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
     else built.manifest = manifest;
     return built;
   };
-  if (errors > 0) return finish({ ok: false, problems, records, changed: false }, parsedPrevious ?? outputManifest);
-
-  // Renditions of the valid images (renditions.ts): from the cache unless new bytes or settings.
-  const renditions = await makeRenditions(
-    analysis.items.map((item) => ({ sha256: item.sha256, file: item.file, abs: item.abs, width: item.record.width, animated: item.animated })),
-    { cacheDir, limits: effectiveLimits(options.limits), concurrency: options.concurrency, settings: options.renditions },
-  );
-  stats.timings.renditionsMs = renditions.run.ms;
-  stats.renditions = renditions.run;
-  if (renditions.problems.length > 0) {
-    stats.errors += renditions.problems.length;
-    return finish({ ok: false, problems: sortProblems([...problems, ...renditions.problems]), records, changed: false }, parsedPrevious ?? outputManifest);
+  if (errors > 0) {
+    await renditions.keep();
+    return finish({ ok: false, problems, records, changed: false }, parsedPrevious ?? outputManifest);
   }
-  const renditionsOf = (item: AnalysedItem) => renditions.bySource.get(item.sha256) ?? [];
+
+  // Renditions of the valid images: made during the analysis, from the cache, or encoded now.
+  const made = await renditions.finish(analysis.items.map((item) => ({ sha256: item.sha256, file: item.file, abs: item.abs, width: item.record.width, animated: item.animated })));
+  stats.timings.renditionsMs = made.run.ms;
+  stats.renditions = made.run;
+  if (made.problems.length > 0) {
+    stats.errors += made.problems.length;
+    return finish({ ok: false, problems: sortProblems([...problems, ...made.problems]), records, changed: false }, parsedPrevious ?? outputManifest);
+  }
+  const renditionsOf = (item: AnalysedItem) => made.bySource.get(item.sha256) ?? [];
   // The records (`records` above) are these objects.
   for (const item of analysis.items) item.record.thumbnails = thumbnailsOf(item.record.id, renditionsOf(item));
 

@@ -16,7 +16,7 @@ import { makeRenditions, renditionCacheFile, type RenditionSource } from './rend
 vi.setConfig({ testTimeout: 60_000 });
 
 const NETLIFY_TOML = fileURLToPath(new URL('../../netlify.toml', import.meta.url));
-const LIMITS = { maxFileBytes: 32 * 1024 * 1024, maxPixels: 50_000_000 };
+const LIMITS = { maxFileBytes: 32 * 1024 * 1024, maxPixels: 50_000_000, timeoutMs: 30_000 };
 let temp: TempDir;
 let caseNumber = 0;
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
@@ -162,7 +162,8 @@ describe('a build with renditions', () => {
     const options = { contentDir, outDir: join(dir, 'dist'), cacheDir: join(dir, 'cache'), urls: FIXTURE_URLS };
     const first = await buildCatalogue(options);
     expect(first.problems).toEqual([]);
-    expect(first.stats.renditions).toMatchObject({ encoded: 2, reused: 0 });
+    // Both while the analysis had them decoded: no second decode.
+    expect(first.stats.renditions).toMatchObject({ encoded: 2, duringAnalysis: 2, reused: 0 });
     const wide = first.records.find((record) => record.id === fixtureId('wide'))!;
     expect(wide.thumbnails.map((t) => [t.width, t.height, t.type])).toEqual([[256, 154, 'image/webp'], [512, 307, 'image/webp'], [768, 461, 'image/webp']]);
     expect(first.records.find((record) => record.id === fixtureId('narrow'))!.thumbnails).toEqual([]);
@@ -201,7 +202,28 @@ describe('a build with renditions', () => {
     await writeFile(join(contentDir, 'medium.jpg'), await IMAGES.medium());
     await writeFile(join(contentDir, 'medium.json'), sidecar('medium'));
     const added = await buildCatalogue(options);
-    expect(added.stats.renditions).toMatchObject({ encoded: 1, reused: 2 });
+    expect(added.stats.renditions).toMatchObject({ encoded: 1, duringAnalysis: 1, reused: 2 });
     expect(added.records.find((record) => record.id === fixtureId('medium'))!.thumbnails.map((t) => t.width)).toEqual([256, 500]);
+  });
+
+  it('publishes the same rendition bytes whether the analysis decoded the image or its features came from the cache', async () => {
+    const dir = join(temp.path, 'same-bytes');
+    const contentDir = join(dir, 'content');
+    await mkdir(contentDir, { recursive: true });
+    for (const [name, ext] of [['wide', 'png'], ['medium', 'jpg'], ['rotated', 'jpg'], ['animated', 'gif']] as const) {
+      await writeFile(join(contentDir, `${name}.${ext}`), await IMAGES[name]());
+      await writeFile(join(contentDir, `${name}.json`), JSON.stringify({ id: fixtureId(name), description: `a ${name} frog`, tags: null, created_at: '2024-01-01T00:00:00Z' }));
+    }
+    const options = { contentDir, urls: FIXTURE_URLS };
+    const decoded = await buildCatalogue({ ...options, outDir: join(dir, 'dist-a'), cacheDir: join(dir, 'cache') });
+    expect(decoded.stats.renditions).toMatchObject({ encoded: 4, duringAnalysis: 4 });
+    // The features stay cached, the renditions do not: they are encoded from the files' bytes.
+    await rm(join(dir, 'cache', 'renditions'), { recursive: true });
+    const fromBytes = await buildCatalogue({ ...options, outDir: join(dir, 'dist-b'), cacheDir: join(dir, 'cache') });
+    expect(fromBytes.stats).toMatchObject({ decoded: 0, renditions: { encoded: 4, duringAnalysis: 0 } });
+    const names = (result: typeof decoded) => result.records.flatMap((record) => record.thumbnails.map((t) => t.file_name));
+    expect(names(fromBytes)).toEqual(names(decoded));
+    // wide: 256, 512, 768; the others (500, 300 upright, 300 px) 256 and their own width.
+    expect(names(decoded)).toHaveLength(3 + 2 + 2 + 2);
   });
 });

@@ -17,7 +17,7 @@ import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PepeRecord } from '../../functions/core/record.js';
 import { configureSharpForBatch } from '../image/decode.js';
-import { encodeRenditions, type RenditionSettings, RENDITION_SETTINGS, renditionEncoderKey, renditionWidths } from '../image/renditions.js';
+import { encodeRenditions, type RenditionInput, type RenditionSettings, RENDITION_SETTINGS, renditionEncoderKey, renditionWidths } from '../image/renditions.js';
 import { makeFolders } from '../shared/make-folders.js';
 import { error, type Problem } from '../shared/problems.js';
 import { replaceFile } from '../shared/replace-file.js';
@@ -63,8 +63,11 @@ export interface RenditionSource {
 export interface RenditionRun {
   /** Images whose renditions were encoded by this build. */
   encoded: number;
+  /** Of those, encoded during the analysis, from the bytes and pixels it had read and decoded. */
+  duringAnalysis: number;
   /** Images whose renditions came from the cache. */
   reused: number;
+  /** The stage after the analysis (encodes started by the analysis run beside it, and are not in it). */
   ms: number;
 }
 
@@ -77,7 +80,7 @@ export interface RenditionsResult {
 
 export interface RenditionsOptions {
   cacheDir: string;
-  limits: { maxFileBytes: number; maxPixels: number };
+  limits: { maxFileBytes: number; maxPixels: number; timeoutMs: number };
   /** Images encoded at once (sharp runs each on one libuv thread). */
   concurrency?: number;
   settings?: RenditionSettings;
@@ -114,74 +117,133 @@ function intact(cacheDir: string, row: SourceRow, expectedCount: number): boolea
   return row.files.every((entry) => statSync(renditionCacheFile(cacheDir, entry.sha256), { throwIfNoEntry: false })?.size === entry.size);
 }
 
+/** An image the analysis has just decoded (analyse-image-file.ts), with its pixels. */
+export interface DecodedSource extends RenditionInput {
+  sha256: string;
+}
+
+/**
+ * One build's renditions: opened before the analysis, which hands over each image it decodes
+ * (`fromDecoded`: its renditions are reduced from the pixels already in memory, while the
+ * analysis goes on with other images); finished after it (`finish`), which takes the rest from
+ * the cache or encodes them from their bytes.
+ */
+export interface RenditionsRun {
+  fromDecoded(source: DecodedSource): Promise<void>;
+  /** The renditions of every source: as makeRenditions. */
+  finish(sources: readonly RenditionSource[]): Promise<RenditionsResult>;
+  /** Saves what was encoded, for a build that stops before `finish` (errors in the content). */
+  keep(): Promise<void>;
+}
+
+export async function openRenditions(options: RenditionsOptions): Promise<RenditionsRun> {
+  const settings = options.settings ?? RENDITION_SETTINGS;
+  const { cacheDir } = options;
+  const encoder = renditionEncoderKey(settings);
+  const index = await loadIndex(cacheDir, encoder);
+  const limits = { maxPixels: options.limits.maxPixels, timeoutMs: options.limits.timeoutMs };
+  const inFlight = new Map<string, Promise<RenditionEntry[]>>();
+  let folder: Promise<void> | undefined;
+  let changed = false;
+  let encoded = 0;
+  let duringAnalysis = 0;
+  const cachedRow = (sha: string, width: number): SourceRow | undefined => {
+    const row = index.get(sha);
+    return row && intact(cacheDir, row, renditionWidths(width, settings).length) ? row : undefined;
+  };
+  /** Encodes one image's renditions into the cache (once per sha256, however often asked). */
+  const encode = (sha: string, input: RenditionInput): Promise<RenditionEntry[]> => {
+    let job = inFlight.get(sha);
+    if (!job) {
+      job = (async () => {
+        const files: RenditionEntry[] = [];
+        for (const rendition of await encodeRenditions(input, limits, settings)) {
+          await (folder ??= makeFolders(join(cacheDir, RENDITIONS_DIR)).then(() => undefined));
+          const entry = { width: rendition.width, height: rendition.height, sha256: sha256(rendition.bytes), size: rendition.bytes.length };
+          await replaceFile(renditionCacheFile(cacheDir, entry.sha256), rendition.bytes);
+          files.push(entry);
+        }
+        index.set(sha, { files });
+        changed = true;
+        encoded++;
+        return files;
+      })();
+      inFlight.set(sha, job);
+    }
+    return job;
+  };
+  const save = async () => {
+    // Also the images the analysis decoded that are no source (no sidecar…): their files are written.
+    await Promise.all(inFlight.values());
+    if (!changed) return;
+    const sources = Object.fromEntries([...index].sort(([a], [b]) => (a < b ? -1 : 1)));
+    await replaceFile(join(cacheDir, RENDITIONS_INDEX), JSON.stringify({ encoder, sources } satisfies IndexJson));
+    changed = false;
+  };
+  return {
+    async fromDecoded(source) {
+      if (inFlight.has(source.sha256) || cachedRow(source.sha256, source.width)) return;
+      duringAnalysis++;
+      await encode(source.sha256, source);
+    },
+    keep: save,
+    async finish(sources) {
+      const started = performance.now();
+      const bySource = new Map<string, RenditionEntry[]>();
+      const problems: Problem[] = [];
+      let reused = 0;
+      const missing: RenditionSource[] = [];
+      for (const source of sources) {
+        if (bySource.has(source.sha256)) continue;
+        const made = inFlight.get(source.sha256);
+        const row = made ? undefined : cachedRow(source.sha256, source.width);
+        if (made) bySource.set(source.sha256, await made);
+        else if (row) {
+          bySource.set(source.sha256, row.files);
+          reused++;
+          if (row.unusedSince !== undefined) {
+            delete row.unusedSince;
+            changed = true;
+          }
+        } else {
+          bySource.set(source.sha256, []);
+          missing.push(source);
+        }
+      }
+      if (missing.length > 0) {
+        const restoreSharp = await configureSharpForBatch();
+        let next = 0;
+        const encodeNext = async (): Promise<void> => {
+          while (next < missing.length) {
+            const source = missing[next++]!;
+            const read = readSource(source, options.limits.maxFileBytes);
+            if ('problem' in read) {
+              problems.push(read.problem);
+              bySource.delete(source.sha256);
+              continue;
+            }
+            bySource.set(source.sha256, await encode(source.sha256, { bytes: read.bytes, width: source.width, animated: source.animated }));
+          }
+        };
+        try {
+          await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 4) }, encodeNext));
+        } finally {
+          restoreSharp();
+        }
+      }
+      changed = retireUnused(index, bySource, cacheDir, options.now ?? Date.now()) || changed;
+      await save();
+      return { bySource, problems, run: { encoded, duringAnalysis, reused, ms: performance.now() - started } };
+    },
+  };
+}
+
 /**
  * The renditions of every source, encoding those the cache does not hold. A source that cannot
  * be read again, or whose bytes changed since the analysis, is a problem naming it.
  */
 export async function makeRenditions(sources: readonly RenditionSource[], options: RenditionsOptions): Promise<RenditionsResult> {
-  const started = performance.now();
-  const settings = options.settings ?? RENDITION_SETTINGS;
-  const { cacheDir } = options;
-  const encoder = renditionEncoderKey(settings);
-  const index = await loadIndex(cacheDir, encoder);
-  const bySource = new Map<string, RenditionEntry[]>();
-  const problems: Problem[] = [];
-  let changed = false;
-  let reused = 0;
-  let encoded = 0;
-  const missing: RenditionSource[] = [];
-  for (const source of sources) {
-    if (bySource.has(source.sha256)) continue;
-    const row = index.get(source.sha256);
-    if (row && intact(cacheDir, row, renditionWidths(source.width, settings).length)) {
-      bySource.set(source.sha256, row.files);
-      reused++;
-      if (row.unusedSince !== undefined) {
-        delete row.unusedSince;
-        changed = true;
-      }
-    } else {
-      bySource.set(source.sha256, []);
-      missing.push(source);
-    }
-  }
-  if (missing.length > 0) {
-    await makeFolders(join(cacheDir, RENDITIONS_DIR));
-    const restoreSharp = await configureSharpForBatch();
-    let next = 0;
-    const encodeNext = async (): Promise<void> => {
-      while (next < missing.length) {
-        const source = missing[next++]!;
-        const read = readSource(source, options.limits.maxFileBytes);
-        if ('problem' in read) {
-          problems.push(read.problem);
-          bySource.delete(source.sha256);
-          continue;
-        }
-        const files: RenditionEntry[] = [];
-        for (const rendition of await encodeRenditions(read.bytes, source, options.limits, settings)) {
-          const entry = { width: rendition.width, height: rendition.height, sha256: sha256(rendition.bytes), size: rendition.bytes.length };
-          await replaceFile(renditionCacheFile(cacheDir, entry.sha256), rendition.bytes);
-          files.push(entry);
-        }
-        bySource.set(source.sha256, files);
-        encoded++;
-        index.set(source.sha256, { files });
-        changed = true;
-      }
-    };
-    try {
-      await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 4) }, encodeNext));
-    } finally {
-      restoreSharp();
-    }
-  }
-  changed = retireUnused(index, bySource, cacheDir, options.now ?? Date.now()) || changed;
-  if (changed) {
-    const sources = Object.fromEntries([...index].sort(([a], [b]) => (a < b ? -1 : 1)));
-    await replaceFile(join(cacheDir, RENDITIONS_INDEX), JSON.stringify({ encoder, sources } satisfies IndexJson));
-  }
-  return { bySource, problems, run: { encoded, reused, ms: performance.now() - started } };
+  return (await openRenditions(options)).finish(sources);
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * Everything the catalogue measures from one image, from its bytes: format (magic bytes),
  * upright size, phash (api-behaviour.md), blurhash (4x3) and the 32x32 thumbnail used to
- * confirm near-duplicates. One decode per image; the rest is plain JS on the pixels.
+ * confirm near-duplicates. One decode per image; the rest is plain JS on the pixels, which the
+ * result hands on (the build reduces its renditions from them: renditions.ts).
  */
 import type { ImageExt } from '../../functions/core/record.js';
 import { blurhashFromThumb } from './thumb-blurhash.js';
@@ -10,6 +11,7 @@ import { ACCEPTED_FORMATS_TEXT, describeUnsupported, detectFormat, frameLayout, 
 import { isTruncated } from './truncation.js';
 import { phashFromGrey32 } from './phash.js';
 import { gridFeatures } from './pixel-pass.js';
+import type { RawImage } from './pixels.js';
 
 export { detectFormat } from './format.js';
 
@@ -39,6 +41,8 @@ export interface ImageAnalysis {
   /** Upright, flattened on white, aspect ignored; packed RGB. */
   thumb: { width: 32; height: 32; rgb: Uint8Array };
   animated: boolean;
+  /** The decoded first frame, upright (decode.ts): what a still image's renditions are reduced from. */
+  pixels: RawImage;
   /** Decode; the pixel pass (greyscale, Lanczos, thumbnail sums) + DCT; the blurhash. */
   timings: { decodeMs: number; pixelsMs: number; blurhashMs: number };
 }
@@ -120,6 +124,7 @@ export async function analyseImage(bytes: Buffer, options: AnalyseOptions = {}):
     blurhash,
     thumb: { width: THUMB_SIZE, height: THUMB_SIZE, rgb: thumb },
     animated: layout.frames > 1,
+    pixels: decoded.image,
     timings: { decodeMs: t1 - t0, pixelsMs: t2 - t1, blurhashMs: t3 - t2 },
   };
 }

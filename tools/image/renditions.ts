@@ -11,6 +11,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type Sharp from 'sharp';
+import { decodeFirstFrame } from './decode.js';
+import type { RawImage } from './pixels.js';
 
 export interface RenditionSettings {
   widths: readonly number[];
@@ -51,15 +53,16 @@ export const RENDITION_SETTINGS: RenditionSettings = {
 };
 
 /**
- * Identifies the bytes the encoder makes: the settings and the encoder (sharp bundles its
- * libvips/libwebp, so its version names them). Read from sharp's package.json beside its entry
+ * Identifies the bytes the encoder makes: how copies are made ('webp-2': still images reduced
+ * from the decoded frame), the settings and the encoder (sharp bundles its libvips/libwebp, so
+ * its version names them). Read from sharp's package.json beside its entry
  * point (sharp 0.35 no longer exports `sharp/package.json`), so that a build that encodes
  * nothing does not import sharp.
  */
 export function renditionEncoderKey(settings: RenditionSettings = RENDITION_SETTINGS): string {
   const entry = createRequire(import.meta.url).resolve('sharp'); // <package>/lib/index.js
   const { version } = JSON.parse(readFileSync(join(dirname(entry), '..', 'package.json'), 'utf8')) as { version: string };
-  return `webp-1 sharp-${version} ${JSON.stringify(settings)}`;
+  return `webp-2 sharp-${version} ${JSON.stringify(settings)}`;
 }
 
 export interface EncodedRendition {
@@ -87,19 +90,44 @@ let sharpLoaded: Promise<typeof Sharp> | undefined;
 const loadSharp = (): Promise<typeof Sharp> => (sharpLoaded ??= import('sharp').then((module) => module.default));
 
 /**
- * Encodes the renditions of an image whose upright width is `width`, smallest first. The caller
- * has decoded the image already (analyse-image.ts), so a failure here is an error of the encoder
- * and is thrown.
+ * What renditions are made from: a still image's upright first frame as the analysis decodes it
+ * (`pixels`, analyse-image.ts: one decode per image), or the source bytes (an animated image's
+ * frames, or a still image the analysis did not decode in this build).
  */
-export async function encodeRenditions(bytes: Buffer, source: { width: number; animated: boolean }, limits: { maxPixels: number }, settings: RenditionSettings = RENDITION_SETTINGS): Promise<EncodedRendition[]> {
+export interface RenditionInput {
+  bytes: Buffer;
+  /** Upright. */
+  width: number;
+  animated: boolean;
+  /** decodeFirstFrame's pixels of `bytes`, when the caller has them. */
+  pixels?: RawImage;
+}
+
+/**
+ * Encodes the renditions of an image, smallest first. A still image's copies are reduced from
+ * its decoded first frame, decoded here only when the caller does not hand it over, by the same
+ * decodeFirstFrame: the bytes are the same either way, so a rendition's URL does not depend on
+ * what the cache held. The image was analysed already, so a failure is an error of the
+ * decoder or encoder, and is thrown.
+ */
+export async function encodeRenditions(input: RenditionInput, limits: { maxPixels: number; timeoutMs: number }, settings: RenditionSettings = RENDITION_SETTINGS): Promise<EncodedRendition[]> {
+  const widths = renditionWidths(input.width, settings);
+  if (widths.length === 0) return [];
   const sharp = await loadSharp();
   const webp = { quality: settings.quality, alphaQuality: settings.alphaQuality, effort: settings.effort, smartSubsample: settings.smartSubsample };
+  let still = input.animated ? undefined : input.pixels;
+  if (!input.animated && still === undefined) {
+    const decoded = await decodeFirstFrame(input.bytes, limits);
+    if (!decoded.ok) throw new Error(`an analysed image no longer decodes: ${decoded.message}`);
+    still = decoded.image;
+  }
   const out: EncodedRendition[] = [];
-  for (const width of renditionWidths(source.width, settings)) {
-    // Each width from the source bytes (JPEG shrink-on-load makes the decode cheap); an
-    // animated source keeps every frame, a still one only its first page, upright.
-    const input = sharp(bytes, { limitInputPixels: limits.maxPixels, animated: source.animated, pages: source.animated ? -1 : 1 });
-    const { data, info } = await (source.animated ? input : input.rotate()).resize({ width, withoutEnlargement: true }).webp(webp).toBuffer({ resolveWithObject: true });
+  for (const width of widths) {
+    // An animated source keeps every frame (one decode per width: shrink-on-load keeps it cheap).
+    const pipeline = still
+      ? sharp(still.data, { raw: { width: still.width, height: still.height, channels: still.channels as 1 | 2 | 3 | 4 } })
+      : sharp(input.bytes, { limitInputPixels: limits.maxPixels, animated: true, pages: -1 });
+    const { data, info } = await pipeline.resize({ width, withoutEnlargement: true }).webp(webp).toBuffer({ resolveWithObject: true });
     out.push({ width: info.width, height: info.pageHeight ?? info.height, bytes: data });
   }
   return out;
