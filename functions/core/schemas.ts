@@ -41,7 +41,7 @@ export const pepeA = z
           })
           .meta({ description: 'A smaller copy of the image.' }),
       )
-      .meta({ description: 'Extension: smaller WebP copies of the image, smallest first: 256, 512 and 768 px wide, and the image\'s own width when it falls between; never wider than the image (empty when the image is narrower than 256 px).' }),
+      .meta({ description: 'Extension: smaller WebP copies of the image, smallest first: 256 and 512 px wide, and the image\'s own width when it falls between; never wider than the image (empty when the image is narrower than 256 px).' }),
     artist: z.string().nullable().meta({ description: 'Extension (credits): who made the picture; null when not known.', example: 'Matt Furie' }),
     source_url: z.url({ protocol: /^https?$/ }).nullable().meta({ description: 'Extension (credits): the http(s) page the picture comes from; null when not known.', example: 'https://example.org/pepe/123' }),
     license: z.string().nullable().meta({ description: 'Extension (credits): the licence it is shared under, e.g. an SPDX id; null when not known.', example: 'CC-BY-4.0' }),

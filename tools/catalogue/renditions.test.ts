@@ -66,9 +66,9 @@ describe('renditions', () => {
     expect(problems).toEqual([]);
     expect(run).toMatchObject({ encoded: 4, reused: 0 });
     const sizes = sources.map((source) => bySource.get(source.sha256)!.map(({ width, height }) => [width, height]));
-    expect(RENDITION_SETTINGS.widths).toEqual([256, 512, 768]);
+    expect(RENDITION_SETTINGS.widths).toEqual([256, 512]);
     expect(sizes).toEqual([
-      [[256, 154], [512, 307], [768, 461]],
+      [[256, 154], [512, 307]],
       [[256, 205], [500, 400]],
       [],
       [[256, 100]],
@@ -165,7 +165,7 @@ describe('a build with renditions', () => {
     // Both while the analysis had them decoded: no second decode.
     expect(first.stats.renditions).toMatchObject({ encoded: 2, duringAnalysis: 2, reused: 0 });
     const wide = first.records.find((record) => record.id === fixtureId('wide'))!;
-    expect(wide.thumbnails.map((t) => [t.width, t.height, t.type])).toEqual([[256, 154, 'image/webp'], [512, 307, 'image/webp'], [768, 461, 'image/webp']]);
+    expect(wide.thumbnails.map((t) => [t.width, t.height, t.type])).toEqual([[256, 154, 'image/webp'], [512, 307, 'image/webp']]);
     expect(first.records.find((record) => record.id === fixtureId('narrow'))!.thumbnails).toEqual([]);
     const images = await readdir(join(options.outDir, 'site', 'images'));
     for (const thumbnail of wide.thumbnails) {
@@ -223,7 +223,7 @@ describe('a build with renditions', () => {
     expect(fromBytes.stats).toMatchObject({ decoded: 0, renditions: { encoded: 4, duringAnalysis: 0 } });
     const names = (result: typeof decoded) => result.records.flatMap((record) => record.thumbnails.map((t) => t.file_name));
     expect(names(fromBytes)).toEqual(names(decoded));
-    // wide: 256, 512, 768; the others (500, 300 upright, 300 px) 256 and their own width.
-    expect(names(decoded)).toHaveLength(3 + 2 + 2 + 2);
+    // wide: 256 and 512; the others (500, 300 upright, 300 px) 256 and their own width.
+    expect(names(decoded)).toHaveLength(2 + 2 + 2 + 2);
   });
 });

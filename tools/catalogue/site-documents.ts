@@ -38,7 +38,7 @@ export function pepeTitle(pepe: Pick<Pepe, 'id' | 'description' | 'tags'>): stri
 }
 
 /**
- * The picture a preview shows: the largest rendition (a WebP at most 768 px wide: previews are
+ * The picture a preview shows: the largest rendition (a WebP at most 512 px wide: previews are
  * shown at 600 px or less, and a small file is fetched by every link-preview bot without
  * hitting its size limit), else the original for an image too small to have one. Width, height and type are the chosen file's own.
  */

@@ -5,6 +5,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PepeRecord } from '../../functions/core/record.js';
+import { RENDITION_SETTINGS } from '../image/renditions.js';
 import { cardIds, DESKTOP, FIXTURE_COUNT, PAGE_SIZE, PHONE, poll, startGalleryHarness, waitForCards, type GalleryHarness } from '../testing/page-harness.js';
 
 let harness: GalleryHarness;
@@ -17,6 +18,8 @@ afterAll(async () => {
   await harness?.close();
 });
 
+/** The widest rendition's width: images at least this wide have every copy. */
+const LARGEST = RENDITION_SETTINGS.widths.at(-1)!;
 const RENDITION = /\/images\/[0-9a-f-]{36}-(\d+)w-[0-9a-f]{16}\.webp$/;
 const ORIGINAL = /\/images\/[0-9a-f-]{36}\.(png|jpg|gif|webp|avif)$/;
 
@@ -30,7 +33,7 @@ function recordRequests(page: Page): string[] {
 describe('gallery renditions in Chromium', { timeout: 60_000 }, () => {
   it('has renditions to show: every fixture image is at least 256 px wide', () => {
     expect(harness.newestFirst.every((record) => record.thumbnails.length > 0)).toBe(true);
-    expect(harness.newestFirst.some((record) => record.thumbnails.at(-1)!.width === 768)).toBe(true);
+    expect(harness.newestFirst.some((record) => record.thumbnails.at(-1)!.width === LARGEST)).toBe(true);
   });
 
   it.each([['desktop', DESKTOP], ['phone', PHONE]] as const)('loads the small renditions for the grid cards (%s), no original, and the next page only when scrolled near it', async (_, viewport) => {
@@ -61,7 +64,7 @@ describe('gallery renditions in Chromium', { timeout: 60_000 }, () => {
       await page.goto(`${harness.server.url}/`);
       await waitForCards(page, PAGE_SIZE);
       const ids = await cardIds(page);
-      const pepe = harness.newestFirst.find((record) => record.thumbnails.at(-1)!.width === 768 && ids.includes(record.id))!;
+      const pepe = harness.newestFirst.find((record) => record.thumbnails.at(-1)!.width === LARGEST && ids.includes(record.id))!;
       expect(pepe).toBeDefined();
       const img = page.locator(`#grid .card[data-id="${pepe.id}"] img`);
       await img.scrollIntoViewIfNeeded();
@@ -77,7 +80,7 @@ describe('gallery renditions in Chromium', { timeout: 60_000 }, () => {
     await page.goto(`${harness.server.url}/`);
     await waitForCards(page, PAGE_SIZE);
     const ids = await cardIds(page);
-    const pepe = harness.newestFirst.find((record: PepeRecord) => record.thumbnails.at(-1)!.width === 768 && ids.includes(record.id))!;
+    const pepe = harness.newestFirst.find((record: PepeRecord) => record.thumbnails.at(-1)!.width === LARGEST && ids.includes(record.id))!;
     expect(pepe).toBeDefined();
     await page.locator(`#grid .card[data-id="${pepe.id}"]`).click();
     const detailImg = page.locator('dialog#detail .detail-picture img');

@@ -25,11 +25,13 @@ export interface RenditionSettings {
 export const RENDITION_SETTINGS: RenditionSettings = {
   /**
    * Grid cards and previews are shown ~180–230 CSS px wide: 256 covers 1× screens, 512 the
-   * 1.75–2× phones, 768 3× screens and the detail view. 512 is there by measurement: with 256
-   * and 768 alone, Lighthouse mobile (412 px at 1.75×, cards ~330 device px) took the 768 px
-   * copies and failed uses-responsive-images (4 images, 107 KiB over its 12 KiB allowance).
+   * 1.75–3× ones (Chromium takes it up to ~4 device px per CSS px before the original). 512 is
+   * there by measurement: with 256 and 768 alone, Lighthouse mobile (412 px at 1.75×, cards ~330
+   * device px) took the 768 px copies and failed uses-responsive-images (4 images, 107 KiB over
+   * its 12 KiB allowance). A 768 px copy for the detail view was dropped by measurement: it was
+   * 40 % of the renditions' CPU (the detail view shows the 512 px copy, then the original).
    */
-  widths: [256, 512, 768],
+  widths: [256, 512],
   /**
    * WebP quality. Measured on the bench corpus (256 / 768 px): 70 → 75 → 80 → 90 cost 0.92 → 1 →
    * 1.31 → 2.5× the bytes for mean SSIM 0.953 → 0.955 → 0.963 → 0.980 (drawings: 0.9885 →
@@ -39,12 +41,12 @@ export const RENDITION_SETTINGS: RenditionSettings = {
   /** Alpha plane quality: stickers' edges stay clean well below 100. */
   alphaQuality: 80,
   /**
-   * libwebp effort 0–6: 2. Encoding is most of a rendition's cost (a cold build's largest stage
-   * after decoding): measured on 30 bench images, effort 4 took 42 ms of CPU per image for both
-   * widths and effort 2 took 21 ms (0 and 1 no less), for 4–6 % more bytes at the same SSIM
-   * (0.9546 against 0.9554); effort 6 saved 1–5 % of the bytes for ~1.5× effort 4's time.
+   * libwebp effort 0–6: 0. Encoding is most of a rendition's cost: reduced from the decoded
+   * frame, effort 2 took 1.4× effort 0's CPU for 256/512/768 px copies (35 against 24.5 ms per
+   * image, 125 bench images) for 13 % fewer bytes; effort 4 took twice effort 2's time for 4–6 %
+   * fewer bytes at the same SSIM, effort 6 ~1.5× effort 4's for 1–5 % fewer.
    */
-  effort: 2,
+  effort: 0,
   /**
    * libwebp's sharp-YUV conversion (better chroma at colour edges): off. Measured, it cost 1.6–3×
    * the encode time and 6–12 % more bytes for +0.0004–0.0024 luma SSIM.
