@@ -15,7 +15,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cp, symlink } from 'node:fs/promises';
+import { cp, readFile, symlink, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -145,6 +145,18 @@ function probes(id: string, image: string, etag: string): Probe[] {
   ];
 }
 
+/** netlify.toml without its [[plugins]] tables (each up to the next table that is not one of its own). */
+function withoutBuildPlugins(toml: string): string {
+  let inPlugin = false;
+  return toml
+    .split('\n')
+    .filter((line) => {
+      if (line.startsWith('[')) inPlugin = /^\[\[?plugins[\].]/.test(line);
+      return !inPlugin;
+    })
+    .join('\n');
+}
+
 const netlifyBin = process.argv[2];
 if (!netlifyBin) {
   console.error('usage: node --import tsx tools/testing/netlify-compare.ts PATH/TO/netlify');
@@ -156,7 +168,10 @@ let netlify: ChildProcess | undefined;
 let output = '';
 try {
   // The deploy's view of the repository, as tools/catalogue/netlify-bundle.test.ts builds it.
-  for (const file of ['package.json', 'netlify.toml']) await cp(join(REPO, file), join(site.root, file));
+  await cp(join(REPO, 'package.json'), join(site.root, 'package.json'));
+  // Without the [[plugins]] tables: build plugins take no part in serving, and netlify dev
+  // refuses to start when one is not installed, which an offline machine cannot fix.
+  await writeFile(join(site.root, 'netlify.toml'), withoutBuildPlugins(await readFile(join(REPO, 'netlify.toml'), 'utf8')));
   await cp(join(REPO, 'functions'), join(site.root, 'functions'), { recursive: true, filter: (src) => !src.endsWith('.test.ts') });
   await symlink(join(REPO, 'node_modules'), join(site.root, 'node_modules'), 'dir');
 
@@ -174,7 +189,7 @@ try {
   });
   netlify.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   netlify.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await waitForHttp(netlify, port, () => output.slice(-4000));
+  await waitForHttp(netlify, port, () => output);
   const pepe = await startServer({ dir: site.distDir, port: 0, host: '127.0.0.1', netlifyToml: join(REPO, 'netlify.toml') });
   try {
     const record = site.records[0]!;
