@@ -13,7 +13,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createHash } from 'node:crypto';
-import { cp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, readdir, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { basename, dirname, extname, join, resolve } from 'node:path';
@@ -132,8 +132,10 @@ function cloneFigures(count: number, coldSeconds: number, { floorSeconds, startS
  * hashing every file (what trusting the cache by content costs). The clone's output must be
  * byte-identical to the cold build's (`referenceOut`, same URLs).
  */
-async function freshCloneRun(ctx: BenchContext, label: string, contentDir: string, cacheDir: string, referenceOut: string) {
+async function freshCloneRun(ctx: BenchContext, label: string, linkedContentDir: string, cacheDir: string, referenceOut: string) {
   const root = join(ctx.tmpRoot, `clone-${label}`);
+  // The corpus folder may be a symlink to a shared one: `cp` would copy the link, not the files.
+  const contentDir = await realpath(linkedContentDir);
   await rm(root, { recursive: true, force: true });
   // I/O floor: one copy of the content, then sha256 of every file, CONCURRENCY at a time.
   collectGarbage();

@@ -4,6 +4,7 @@
  * from the cache without being read; an image is decoded only when its bytes are new
  * (analyse-image-file.ts).
  */
+import { createHash } from 'node:crypto';
 import { extname, resolve } from 'node:path';
 import type { PepeRecord } from '../../functions/core/record.js';
 import { FEATURE_VERSION, analyseImage } from '../image/analyse-image.js';
@@ -170,6 +171,39 @@ function loneSidecarProblems(sidecars: readonly ContentFile[], unpublished: Unpu
   return problems;
 }
 
+/**
+ * How many of the `misses` (pairs not answered by the stat cache) hold bytes the cache has no
+ * features for: what `beforeDecoding` is asked about. An image whose stat is new is read and
+ * hashed first (analyseImageFile then finds its hash by stat and does not read it again): in a
+ * fresh clone every stat is new and nearly every hash known, and without this the CLI would
+ * move to a second process to decode nothing. A file that cannot be read counts as uncached;
+ * analyseImageFile reports it.
+ */
+function uncachedImages(pairs: readonly ContentPair[], misses: readonly number[], { cache, limits, counters }: ImageFileContext): number {
+  let uncached = 0;
+  for (const index of misses) {
+    const { image } = pairs[index]!;
+    let hash = cache.imageHash(image.rel, image);
+    if (hash === undefined && image.size <= limits.maxFileBytes) {
+      const readStart = performance.now();
+      let read: ReturnType<typeof readContentFileSync> | null = null;
+      try {
+        read = readContentFileSync(image.abs, limits.maxFileBytes);
+      } catch {
+        // Counted as uncached; analyseImageFile reports it.
+      }
+      if (read?.ok) {
+        hash = createHash('sha256').update(read.bytes).digest('hex');
+        cache.setImageHash(image.rel, image, hash);
+        counters.hashed++;
+        counters.timings.readHashMs += performance.now() - readStart;
+      }
+    }
+    if (hash === undefined || cache.featuresOf(hash) === undefined) uncached++;
+  }
+  return uncached;
+}
+
 export async function analyseContent(options: AnalyseContentOptions): Promise<ContentAnalysis> {
   const started = performance.now();
   const limits = effectiveLimits(options.limits);
@@ -234,7 +268,10 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
     if (sidecar && hash && features) finish(index, { sidecar, problems: [] }, { ok: true, sha256: hash, features, decoded: false });
     else misses.push(index);
   });
-  if (misses.length > 0 && options.beforeDecoding?.(misses.length) === false) throw new DecodingDeclined(misses.length);
+  if (misses.length > 0 && options.beforeDecoding) {
+    const uncached = uncachedImages(scan.pairs, misses, imageContext);
+    if (uncached > 0 && !options.beforeDecoding(uncached)) throw new DecodingDeclined(uncached);
+  }
   let nextMiss = 0;
   const worker = async () => {
     while (nextMiss < misses.length) await handle(misses[nextMiss++]!, false);

@@ -448,6 +448,34 @@ describe('incremental rebuilds', () => {
     expect(before[`data/${piecesFile}`]).toBeUndefined();
   });
 
+  it('in a fresh clone with the cache restored: decodes nothing, runs no esbuild, and writes what a cold build writes, byte for byte', async () => {
+    // New inodes and mtimes for every content file, as a git clone gives; the cache copied as CI restores it.
+    // The CI run before: a cold build of the same content with a cache of its own (the shared one holds other tests' builds).
+    const ci = join(temp.path, 'ci-run');
+    expect((await buildCatalogue({ contentDir: baseContent, outDir: join(ci, 'dist'), cacheDir: join(ci, 'cache'), urls: FIXTURE_URLS })).stats.generated).toEqual({ bundle: false, gallery: false });
+    const clone = join(temp.path, 'fresh-clone');
+    await cp(baseContent, join(clone, 'content'), { recursive: true });
+    await cp(join(ci, 'cache'), join(clone, 'cache'), { recursive: true });
+    const spy = countingAnalyse();
+    const options = { contentDir: join(clone, 'content'), outDir: join(clone, 'dist'), cacheDir: join(clone, 'cache'), urls: FIXTURE_URLS, analyse: spy.analyse };
+    const result = await buildCatalogue(options);
+    expect(result.ok).toBe(true);
+    expect(spy.calls()).toBe(0);
+    expect(result.stats.generated).toEqual({ bundle: true, gallery: true });
+    const sha256s = (snapshot: Awaited<ReturnType<typeof snapshotDir>>) => Object.fromEntries(Object.entries(snapshot).map(([path, file]) => [path, file.sha256]));
+    expect(sha256s(await snapshotDir(options.outDir))).toEqual(sha256s(goodSnapshot));
+
+    // A generated file altered in the cache (its text, not its recorded hash) is not trusted: made again, and right.
+    const generatedFile = join(options.cacheDir, 'generated.json');
+    const groups = JSON.parse(await readFile(generatedFile, 'utf8')) as { files: Record<string, { text: string }> }[];
+    for (const group of groups) for (const file of Object.values(group.files)) file.text = `${file.text}\n// altered`;
+    await writeFile(generatedFile, JSON.stringify(groups));
+    await rm(options.outDir, { recursive: true });
+    const again = await buildCatalogue(options);
+    expect(again.stats.generated).toEqual({ bundle: false, gallery: false });
+    expect(sha256s(await snapshotDir(options.outDir))).toEqual(sha256s(goodSnapshot));
+  });
+
   it('warns when an image was edited in place under its id (its URL is immutable), naming the content file', async () => {
     const out = join(temp.path, 'dist-image-edited');
     const contentDir = join(temp.path, 'image-edited', 'content');
@@ -480,7 +508,7 @@ describe('incremental rebuilds', () => {
     await cp(baseContent, contentDir, { recursive: true });
     const own = { contentDir, outDir: join(temp.path, 'dist-torn'), cacheDir: join(temp.path, 'cache-torn'), urls: FIXTURE_URLS };
     expect((await buildCatalogue(own)).ok).toBe(true);
-    const files = ['answers.json', 'encoded-records.json', 'search-index.json', 'near-duplicates.json', 'near-duplicates-items.json', 'last-build.json'];
+    const files = ['answers.json', 'encoded-records.json', 'search-index.json', 'near-duplicates.json', 'near-duplicates-items.json', 'generated.json', 'last-build.json'];
     for (const [n, file] of files.entries()) {
       const path = join(own.cacheDir, file);
       const text = await readFile(path, 'utf8');

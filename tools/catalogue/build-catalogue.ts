@@ -19,7 +19,7 @@ import { recoverOutput } from './commit-output.js';
 import { planAnswers } from './plan-answers.js';
 import { byteLength, type PlannedFile, sha256Of, writeOutput } from './write-output.js';
 import { loadAnswerDigests, saveAnswerDigests, unchangedAnswers } from './answer-digests.js';
-import { buildContext, buildInputs, generateExtras } from './build-extras.js';
+import { buildContext, buildInputs, type GeneratedExtras, generateExtras } from './build-extras.js';
 import { type LastBuild, loadLastBuild, sameStatKey, saveLastBuild, statKey } from './last-build.js';
 import { FEATURE_VERSION } from '../image/analyse-image.js';
 import { writeAccessProblem } from './write-access.js';
@@ -61,6 +61,8 @@ export interface BuildStats extends AnalyseStats {
   searchIndex: SearchIndexRun | null;
   /** How many records were encoded, and how many taken from the last build (record-encoding-memo.ts): null when the build compiled nothing. */
   recordEncoding: RecordEncodingRun | null;
+  /** Whether the function bundle and the gallery came from the build cache (build-extras.ts): null when the build wrote no output. */
+  generated: GeneratedExtras['reused'] | null;
 }
 
 export interface BuildResult {
@@ -96,7 +98,7 @@ async function outDirProblems(contentDir: string, outDir: string, hasPrevious: b
  */
 function idleStats(seconds: number, given: Partial<Omit<BuildStats, 'timings' | 'seconds'>> & { timings?: Partial<BuildStats['timings']> }): BuildStats {
   const timings = { cacheLoadMs: 0, scanMs: 0, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: 0, dupesMs: 0, renditionsMs: 0, compileMs: 0, writeMs: 0, generateMs: 0, ...given.timings };
-  const none = { images: 0, cacheHits: 0, decoded: 0, hashed: 0, records: 0, warnings: 0, errors: 0, written: 0, kept: 0, removed: 0, shortcut: null, searchIndex: null, recordEncoding: null, renditions: null };
+  const none = { images: 0, cacheHits: 0, decoded: 0, hashed: 0, records: 0, warnings: 0, errors: 0, written: 0, kept: 0, removed: 0, shortcut: null, searchIndex: null, recordEncoding: null, renditions: null, generated: null };
   return { ...none, ...given, timings, seconds };
 }
 
@@ -226,6 +228,7 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
     searchIndex: null,
     recordEncoding: null,
     renditions: null,
+    generated: null,
   };
   const finish = (result: Omit<BuildResult, 'stats' | 'manifest'>, manifest: Manifest | null | (() => Manifest | null)): BuildResult => {
     stats.seconds = (performance.now() - started) / 1000;
@@ -303,6 +306,8 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   const memosSaved = Promise.all([searchIndex.save(), recordEncoding.save()]).then(() => null, (failure: unknown) => ({ failure }));
   writing.folder = 'output';
   let written: Awaited<ReturnType<typeof writeOutput>>;
+  let generated: GeneratedExtras | undefined;
+  const dataModule = files.find((file) => file.neededByGenerate)!;
   try {
     written = await writeOutput({
       outDir,
@@ -311,16 +316,17 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
       // After the function bundle has started: it needs the data module, not the answers.
       plannedLater: () => {
         const planStart = performance.now();
-        const imageSha256 = new Map(files.filter((file) => file.copyFrom !== undefined).map((file) => [file.path.slice('site/images/'.length), file.sha256]));
+        const imageSha256 = new Map(files.filter((file) => file.copyFrom !== undefined || file.linkFrom !== undefined).map((file) => [file.path.slice('site/images/'.length), file.sha256]));
         const answers = planAnswers(data, reuse, (name) => imageSha256.get(name)!);
         planMs = performance.now() - planStart;
         return answers;
       },
       generate: async (staging) => {
         const generateStart = performance.now();
-        const generated = await generateExtras(staging);
+        generated = await generateExtras(staging, { cacheDir, context: inputs.context, dataModuleSha256: dataModule.sha256 });
         stats.timings.generateMs = performance.now() - generateStart;
-        return generated;
+        stats.generated = generated.reused;
+        return generated.paths;
       },
       manifestFor: (entries) => createManifest(entries, options.urls, counts),
     });
@@ -332,6 +338,7 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   try {
     const memos = await memosSaved;
     if (memos !== null) throw memos.failure;
+    await generated?.save();
     await saveAnswerDigests(cacheDir, { outDir, version: written.manifest.version, context: inputs.context, records: Object.fromEntries(inputs.recordDigests) });
     await saveLastBuild(cacheDir, { outDir, fingerprint, version: written.manifest.version, files: written.manifest.counts.files, manifestStat: statKey(join(outDir, MANIFEST_FILE)) });
   } catch (failure) {

@@ -28,6 +28,7 @@ export const CACHE_FILE_NAMES = [
   'near-duplicates.json',
   'near-duplicates-items.json',
   'renditions.json',
+  'generated.json',
 ] as const;
 
 /** The folders a build keeps in its cache folder (renditions.ts). */

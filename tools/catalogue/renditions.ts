@@ -98,9 +98,9 @@ export function thumbnailsOf(id: string, entries: readonly RenditionEntry[]): Pe
   return entries.map((entry) => ({ file_name: renditionFileName(id, entry), width: entry.width, height: entry.height, type: RENDITION_TYPE }));
 }
 
-/** The output files of a record's renditions (copied from the cache). */
+/** The output files of a record's renditions (linked from the cache: write-output.ts). */
 export function renditionFiles(cacheDir: string, id: string, entries: readonly RenditionEntry[]): PlannedFile[] {
-  return entries.map((entry) => ({ path: `site/images/${renditionFileName(id, entry)}`, sha256: entry.sha256, size: entry.size, copyFrom: renditionCacheFile(cacheDir, entry.sha256) }));
+  return entries.map((entry) => ({ path: `site/images/${renditionFileName(id, entry)}`, sha256: entry.sha256, size: entry.size, linkFrom: renditionCacheFile(cacheDir, entry.sha256) }));
 }
 
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');

@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs';
-import { readdir, readFile, rm, stat, writeFile, mkdir } from 'node:fs/promises';
+import { existsSync, statSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rename, rm, stat, writeFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FIXTURE_URLS } from '../testing/fixture-catalogue.js';
@@ -63,6 +64,34 @@ describe('writeOutput', () => {
     expect(after['site/b.json']!.ino).not.toBe(before['site/b.json']!.ino);
     expect(after['site/c.json']).toBeUndefined();
     expect(Object.keys(result.manifest.files)).toEqual(['site/a.json', 'site/b.json']);
+  });
+
+  it('links a build-cache file into the output (one inode), and a cache file replaced later leaves the output as it was', async () => {
+    const cacheFile = join(temp.path, 'cache-rendition.webp');
+    await writeFile(cacheFile, 'rendition bytes');
+    const out = join(temp.path, 'dist');
+    await write(out, [{ path: 'site/images/a-320w.webp', linkFrom: cacheFile, sha256: sha256Of('rendition bytes'), size: 15 }]);
+    expect((await stat(join(out, 'site/images/a-320w.webp'))).ino).toBe((await stat(cacheFile)).ino);
+    // The cache replaces its files by a rename (replace-file.ts), never in place: the output keeps its bytes.
+    await writeFile(`${cacheFile}.tmp`, 'other bytes');
+    await rename(`${cacheFile}.tmp`, cacheFile);
+    expect(await readFile(join(out, 'site/images/a-320w.webp'), 'utf8')).toBe('rendition bytes');
+  });
+
+  // /dev/shm is a tmpfs beside the disk of the temp folder: a hard link across them fails with EXDEV.
+  const otherFilesystem = existsSync('/dev/shm') && statSync('/dev/shm').dev !== statSync(tmpdir()).dev;
+  it.skipIf(!otherFilesystem)('copies a build-cache file it cannot link (another filesystem)', async () => {
+    const elsewhere = await mkdtemp('/dev/shm/pepe-write-other-fs-');
+    try {
+      const cacheFile = join(elsewhere, 'rendition.webp');
+      await writeFile(cacheFile, 'rendition bytes');
+      const out = join(temp.path, 'dist');
+      await write(out, [{ path: 'site/images/a-320w.webp', linkFrom: cacheFile, sha256: sha256Of('rendition bytes'), size: 15 }]);
+      expect(await readFile(join(out, 'site/images/a-320w.webp'), 'utf8')).toBe('rendition bytes');
+      expect((await stat(join(out, 'site/images/a-320w.webp'))).dev).not.toBe((await stat(cacheFile)).dev);
+    } finally {
+      await rm(elsewhere, { recursive: true, force: true });
+    }
   });
 
   it('starts the generators with the files they read already written, before the other files', async () => {

@@ -15,7 +15,7 @@
  * per syscall, and the CLI has nothing else to do meanwhile.
  */
 import { hash, randomBytes } from 'node:crypto';
-import { constants, copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { constants, copyFileSync, existsSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { type CommitFault, commitStaged, type Journal, newTransactionDir, removeInBackground, SimulatedCrash } from './commit-output.js';
@@ -27,9 +27,16 @@ export interface PlannedFile {
   path: string;
   sha256: string;
   size: number;
-  /** Either the bytes to write or a file to copy them from (images: the content file). */
+  /** The bytes to write, a file to copy them from (images: the content file), or one to link. */
   body?: string | Buffer;
   copyFrom?: string;
+  /**
+   * A build-cache file named by its sha256 and only ever replaced by a rename, never written in
+   * place (renditions): hard-linked, which costs a directory entry instead of a copy (~40 ms
+   * against ~2 s for the 2,841 renditions of 1k images here); copied where it cannot be linked
+   * (another filesystem). The output is likewise only ever replaced by renames (commit-output.ts).
+   */
+  linkFrom?: string;
   /** Written to the staging folder even when unchanged, because a generator reads it there (data/catalogue.mjs). */
   neededByGenerate?: boolean;
   /** The caller took this entry from `previous` (the same manifest object): it is not looked up and compared again. */
@@ -77,7 +84,18 @@ function writePlanned(root: string, file: PlannedFile, dirs: Set<string>): void 
   if (file.body !== undefined) writeFileSync(target, file.body);
   // A copy, never a link to the content file: editing content in place must not alter the output. Reflinked where the filesystem can.
   else if (file.copyFrom !== undefined) copyFileSync(file.copyFrom, target, constants.COPYFILE_FICLONE);
-  else throw new Error(`planned output ${file.path} has neither body nor copyFrom`);
+  else if (file.linkFrom !== undefined) linkOrCopy(file.linkFrom, target);
+  else throw new Error(`planned output ${file.path} has neither body, copyFrom nor linkFrom`);
+}
+
+function linkOrCopy(from: string, target: string): void {
+  try {
+    linkSync(from, target);
+  } catch (failure) {
+    // EXDEV (another filesystem), EPERM (a filesystem without hard links), EMLINK (too many links).
+    if (!['EXDEV', 'EPERM', 'EMLINK', 'ENOTSUP', 'EOPNOTSUPP'].includes((failure as NodeJS.ErrnoException).code ?? '')) throw failure;
+    copyFileSync(from, target, constants.COPYFILE_FICLONE);
+  }
 }
 
 export async function writeOutput(options: WriteOutputOptions): Promise<WriteOutputResult> {

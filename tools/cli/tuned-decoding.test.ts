@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { cp, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyseImage } from '../image/analyse-image.js';
 import { analyseContent, DecodingDeclined } from '../catalogue/analyse-content.js';
-import { makeFixtureContent } from '../testing/fixture-catalogue.js';
+import { fixtureId, fixtureImage, makeFixtureContent } from '../testing/fixture-catalogue.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 import type { Io } from '../shared/io.js';
 import { DECODES_WITHOUT_TUNING, withTunedDecoding } from './tuned-decoding.js';
@@ -82,6 +83,31 @@ describe('analyseContent before decoding', () => {
     const asked: number[] = [];
     await analyseContent({ contentDir: join(temp.path, 'content'), cacheDir, beforeDecoding: (n) => asked.push(n) > 0 });
     expect(asked).toEqual([]);
+  });
+
+  it('is not asked in a fresh clone with the cache restored: every image is known by its bytes, none is decoded', async () => {
+    const cacheDir = join(temp.path, 'cache-carried');
+    await analyseContent({ contentDir: join(temp.path, 'content'), cacheDir });
+    // A clone: the same files with new inodes and mtimes, so no stat is known.
+    const clone = join(temp.path, 'clone');
+    await cp(join(temp.path, 'content'), clone, { recursive: true });
+    const asked: number[] = [];
+    const analysed = await analyseContent({ contentDir: clone, cacheDir, beforeDecoding: (n) => asked.push(n) > 0 });
+    expect(asked).toEqual([]);
+    expect(analysed.stats).toMatchObject({ images: DECODES_WITHOUT_TUNING + 2, decoded: 0, hashed: DECODES_WITHOUT_TUNING + 2 });
+  });
+
+  it('is told only the images whose bytes are new when the rest of a fresh clone is in the cache', async () => {
+    const cacheDir = join(temp.path, 'cache-carried-one-new');
+    await analyseContent({ contentDir: join(temp.path, 'content'), cacheDir });
+    const clone = join(temp.path, 'clone-one-new');
+    await cp(join(temp.path, 'content'), clone, { recursive: true });
+    const added = await fixtureImage(1000);
+    await writeFile(join(clone, `added${added.ext}`), added.bytes);
+    await writeFile(join(clone, 'added.json'), JSON.stringify({ id: fixtureId('added'), description: null, tags: null, created_at: '2030-01-01T00:00:00Z' }));
+    const asked: number[] = [];
+    await analyseContent({ contentDir: clone, cacheDir, beforeDecoding: (n) => asked.push(n) > 0 });
+    expect(asked).toEqual([1]);
   });
 
   it('the real `pepe build` moves to a tuned process for many new images, and stays for a rebuild', async () => {
