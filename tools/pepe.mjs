@@ -5,7 +5,7 @@
 // on a fresh clone with no separate compile step.
 import { fileURLToPath } from 'node:url';
 import { loadCompiledCli } from './cli/compiled-cli.mjs';
-import { rerunWithTunedAllocator, tunedRerunPossible } from './cli/tuned-allocator.mjs';
+import { execWithServeFlags, rerunWithTunedAllocator, tunedRerunPossible } from './cli/tuned-allocator.mjs';
 
 const script = fileURLToPath(import.meta.url);
 const args = process.argv.slice(2);
@@ -16,6 +16,8 @@ const debug = process.env.PEPE_CLI_DEBUG === '1' ? (message) => process.stderr.w
 // little pays no second Node start-up.
 const TUNED_AT_ONCE = new Set(['add', 'dupes']);
 const TUNED_WHEN_DECODING = new Set(['build', 'check']);
+// `serve` replaces itself at once by a process whose V8 young generation is bounded (its workers inherit the flags).
+if (args[0] === 'serve') execWithServeFlags(script, args);
 const status = TUNED_AT_ONCE.has(args[0] ?? '') ? rerunWithTunedAllocator(script, args) : null;
 if (status !== null) {
   process.exitCode = status;

@@ -1,3 +1,5 @@
 /** See tuned-allocator.mjs. */
 export declare function rerunWithTunedAllocator(script: string, args: string[]): number | null;
 export declare function tunedRerunPossible(): boolean;
+export declare const SERVE_V8_FLAGS: string[];
+export declare function execWithServeFlags(script: string, args: string[]): void;

@@ -52,3 +52,28 @@ export function rerunWithTunedAllocator(script, args) {
   if (child.signal) process.kill(process.pid, child.signal);
   return child.status ?? 1;
 }
+
+/**
+ * V8 flags for `pepe serve`'s processes. `--max-semi-space-size=4` (MB): Node 24 sizes the
+ * young generation from the machine's memory, here up to 64 MB per semi-space, and a server
+ * under load fills it before V8 collects it: 20,000 unique list pages grew one process by
+ * 190 MB, 128 MB of it the young generation; with 4 MB semi-spaces by 85–95 MB (attacks bench,
+ * tools/serve/README.md). V8 sizes its heap once, at start-up, so only a new process has them.
+ */
+export const SERVE_V8_FLAGS = ['--max-semi-space-size=4'];
+
+/**
+ * Replaces this process (same pid, so a supervisor's signals and the exit status are
+ * unchanged) by `script args` under SERVE_V8_FLAGS, through process.execve (Node ≥ 23.11, not
+ * on Windows). Returns, carrying on here, where that cannot be done or the flag is already set
+ * (this is the replaced process, or the user chose a size through the command line or NODE_OPTIONS).
+ *
+ * @param {string} script absolute path of the entry script
+ * @param {string[]} args its arguments
+ */
+export function execWithServeFlags(script, args) {
+  if (typeof process.execve !== 'function' || process.platform === 'win32') return;
+  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  if (given.some((flag) => flag.startsWith('--max-semi-space-size'))) return;
+  process.execve(process.execPath, [process.execPath, ...SERVE_V8_FLAGS, ...process.execArgv, script, ...args], process.env);
+}

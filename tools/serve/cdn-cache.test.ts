@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CdnCache, cdnLifetimeSeconds, entryCost, MAX_CDN_CACHE_ENTRY_BYTES } from './cdn-cache.js';
+import { CdnCache, cdnLifetimeSeconds, COLLECT_AFTER_DROPPED_BYTES, entryCost, MAX_CDN_CACHE_ENTRY_BYTES } from './cdn-cache.js';
 
 const durable = { 'netlify-cdn-cache-control': 'public, durable, s-maxage=300' };
 
@@ -104,5 +104,32 @@ describe('CdnCache', () => {
     expect(cache.store('/big', 200, durable, Buffer.alloc(MAX_CDN_CACHE_ENTRY_BYTES + 1))).toBeNull();
     expect(cache.get('/big')).toBeNull();
     expect(cache.store('/fits', 200, durable, Buffer.alloc(MAX_CDN_CACHE_ENTRY_BYTES))).not.toBeNull();
+  });
+
+  it('collects the old generation each time the bodies of dropped answers (evicted, expired, replaced) add up to COLLECT_AFTER_DROPPED_BYTES', () => {
+    let collections = 0;
+    const body = Buffer.alloc(64 * 1024);
+    const cache = new CdnCache(4 * entryCost('/page/0', 200, durable, body), () => collections++);
+    const perCollection = COLLECT_AFTER_DROPPED_BYTES / body.length;
+    // Four fit; every later store evicts one body.
+    for (let n = 0; n < 4 + perCollection - 1; n++) cache.store(`/page/${n}`, 200, durable, body);
+    expect(collections).toBe(0);
+    cache.store('/page/again', 200, durable, body);
+    expect(collections).toBe(1);
+    // Replacing an answer and an answer met expired drop their bodies too.
+    for (let n = 0; n < perCollection / 2; n++) cache.store('/page/again', 200, durable, body);
+    cache.store('/short', 200, { 'netlify-cdn-cache-control': 'public, s-maxage=1' }, body, 0);
+    for (let n = 0; n < perCollection / 2 - 2; n++) cache.store('/page/again', 200, durable, body, 0);
+    expect(collections).toBe(1);
+    expect(cache.get('/short', 1_000)).toBeNull();
+    expect(collections).toBe(2);
+  });
+
+  it('starts a real collection by default, without a global gc', () => {
+    const body = Buffer.alloc(MAX_CDN_CACHE_ENTRY_BYTES);
+    const cache = new CdnCache(entryCost('/0', 200, durable, body));
+    // Each store evicts the one before: the ninth has dropped 8 MB.
+    for (let n = 0; n <= COLLECT_AFTER_DROPPED_BYTES / body.length; n++) expect(cache.store(`/${n}`, 200, durable, body)).not.toBeNull();
+    expect('gc' in globalThis).toBe(false);
   });
 });

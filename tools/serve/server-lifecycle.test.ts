@@ -5,7 +5,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readlinkSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { cp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { basename, join, resolve } from 'node:path';
@@ -15,6 +15,7 @@ import { buildCatalogue } from '../catalogue/build-catalogue.js';
 import { buildFixtureSite, FIXTURE_URLS, type FixtureSite } from '../testing/fixture-catalogue.js';
 import { makeNamedPipe, timed } from '../testing/named-pipe.js';
 import { runMain } from '../cli/main.js';
+import { SERVE_V8_FLAGS } from '../cli/tuned-allocator.mjs';
 import { captureIo } from '../testing/capture-io.js';
 import { closeClient, json, raw } from './http-client.test-helper.js';
 import { freshBuild } from './fresh-build.js';
@@ -515,6 +516,14 @@ describe('pepe serve (child process)', () => {
       });
       const port = new URL(url).port;
       expect(stdout).toContain(`(${label})`);
+      // Every serving process has V8's young generation bounded: the one started (replaced in
+      // place, same pid) and each worker. Where Node has no process.execve it runs as started.
+      const workers = extra.length === 0 ? [] : execFileSync('pgrep', ['-P', String(child.pid)], { encoding: 'utf8' }).trim().split('\n').map(Number);
+      expect(workers).toHaveLength(extra.length === 0 ? 0 : 2);
+      for (const pid of [child.pid!, ...workers]) {
+        const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        expect(argv.slice(0, argv.indexOf(join(REPO, 'tools/pepe.mjs')))).toEqual([process.execPath, ...(typeof (process as { execve?: unknown }).execve === 'function' ? SERVE_V8_FLAGS : [])]);
+      }
       expect(stdout).toContain(`http://localhost:${port}/api/pepe?limit=5`);
       expect(stdout).toContain(`http://localhost:${port}/v1/pepe?limit=5`);
       // The fixture links to localhost:8888: the note gives the command that makes the answers

@@ -199,22 +199,46 @@ describe('images and other static files', () => {
     }
   });
 
-  it('reads a cold image once for a connection pipelining 1,000 requests for it and never reading', async () => {
+  it('reads a cold image once for a connection pipelining 1,000 requests for it and never reading, and closes that connection', async () => {
     // A fresh server: every file is cold after start-up (and after each rebuild).
     const fresh = await startServer({ dir: site.distDir, port: 0, host: '127.0.0.1', netlifyToml: NETLIFY_TOML });
     const largest = [...site.records].sort((a, b) => b.file_size - a.file_size)[0]!;
     const socket = connect({ host: '127.0.0.1', port: fresh.port });
+    socket.on('error', () => {});
+    const closed = new Promise((done) => socket.once('close', done));
     try {
       await once(socket, 'connect');
+      socket.pause();
       const before = process.memoryUsage().arrayBuffers;
       socket.write(`GET /images/${largest.id}${largest.file_ext} HTTP/1.1\r\nHost: localhost\r\n\r\n`.repeat(1000));
       await new Promise((done) => setTimeout(done, 500));
       // Each request in flight used to read a copy of its own, all held until sent.
       expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(100 * largest.file_size);
+      // More than 128 waiting: the server closed the connection rather than hold them all.
+      await closed;
     } finally {
       socket.destroy();
       await fresh.close();
     }
+  });
+
+  it('answers 100 pipelined requests in order, and closes a connection with more than 128 waiting behind an answer', async () => {
+    const answers = (text: string) => text.match(/HTTP\/1\.1 \d{3} /g)?.length ?? 0;
+    // The answers received until all came or the server closed the connection (with a reset: unread requests were left).
+    const pipeline = (count: number) =>
+      new Promise<number>((done) => {
+        const { hostname, port } = new URL(base);
+        const socket = connect({ host: hostname, port: Number(port) }, () => socket.write(Array.from({ length: count }, (_, n) => `GET /v1/pepe?limit=1&offset=${n} HTTP/1.1\r\nHost: localhost\r\n\r\n`).join('')));
+        let received = '';
+        socket.on('data', (chunk: Buffer) => {
+          received += chunk.toString('latin1');
+          if (answers(received) === count) socket.destroy();
+        });
+        socket.on('error', () => {});
+        socket.on('close', () => done(answers(received)));
+      });
+    expect(await pipeline(100)).toBe(100);
+    expect(await pipeline(300)).toBeLessThan(300);
   });
 
   it.each([
