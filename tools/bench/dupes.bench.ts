@@ -138,11 +138,12 @@ export function accuracyRows(corpus: Corpus, thresholds: number[]): Record<strin
 }
 
 /** Where a planted copy the detector missed was lost: not a candidate, or which confirmation rule rejected it. */
-function lossOf(distance: number, verdict: ReturnType<typeof judgePair>): 'found' | 'not a candidate' | 'shape' | 'region' | 'scattered' {
+function lossOf(distance: number, verdict: ReturnType<typeof judgePair>): string {
   if (distance > DEFAULT_PHASH_THRESHOLD) return 'not a candidate';
   if (verdict.same) return 'found';
   if (!verdict.comparison) return 'shape';
-  return verdict.comparison.regionPixels > CONFIRM_DEFAULTS.maxRegionPixels ? 'region' : 'scattered';
+  if (verdict.comparison.regionPixels > CONFIRM_DEFAULTS.maxRegionPixels) return 'region';
+  return verdict.comparison.fineRegionPixels > CONFIRM_DEFAULTS.maxFineRegionPixels ? 'close shade' : 'scattered';
 }
 
 export function perEditRows(corpus: Corpus, pairs: DupePair[]): Record<string, string | number>[] {
@@ -163,6 +164,7 @@ export function perEditRows(corpus: Corpus, pairs: DupePair[]): Record<string, s
       'lost: not a candidate': lost('not a candidate'),
       'lost: shape': lost('shape'),
       'lost: region': lost('region'),
+      'lost: close shade': lost('close shade'),
       'lost: scattered': lost('scattered'),
       'max phash bits': Math.max(...distances),
       'max changed px': Math.max(...verdicts.map((v) => v.comparison?.changedPixels ?? 1024)),
@@ -181,6 +183,7 @@ export function perEditRows(corpus: Corpus, pairs: DupePair[]): Record<string, s
       'lost: not a candidate': sum('lost: not a candidate'),
       'lost: shape': sum('lost: shape'),
       'lost: region': sum('lost: region'),
+      'lost: close shade': sum('lost: close shade'),
       'lost: scattered': sum('lost: scattered'),
       'max phash bits': Math.max(...rows.map((r) => r['max phash bits'])),
       'max changed px': Math.max(...rows.map((r) => r['max changed px'])),
