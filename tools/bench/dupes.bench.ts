@@ -25,7 +25,7 @@ const VARIANT_SIZE = 320;
 /** Variants k ≡ 0, 1 (mod 4) get a planted copy, k ≡ 2 (mod 4) a recoloured variant: 50% and 25% of the drawings. */
 const EVERY = 4;
 
-interface Corpus {
+export interface Corpus {
   items: DupeItem[];
   /** The drawing parameters of each item (ids `v<k>` variant, `c<k>` its copy, `r<k>` its recolour). */
   params: Map<string, FrogParams>;
@@ -35,7 +35,13 @@ interface Corpus {
   recolours: Map<string, Recolour>;
 }
 
-const pairKey = (a: string, b: string) => (a < b ? `${a}|${b}` : `${b}|${a}`);
+/**
+ * The corpus seed (`DUPES_SEED=N npm run bench -- --only dupes`): thresholds are chosen on the
+ * default seed and checked on another, so they are not fitted to one set of drawings.
+ */
+const DEFAULT_SEED = 2024;
+
+export const pairKey = (a: string, b: string) => (a < b ? `${a}|${b}` : `${b}|${a}`);
 
 async function analysedItem(id: string, file: string, bytes: Buffer): Promise<DupeItem> {
   const result = await analyseImage(bytes);
@@ -47,9 +53,9 @@ async function analysedItem(id: string, file: string, bytes: Buffer): Promise<Du
  * `count` look-alike drawings (tools/sample/frog-variations.ts); half of them with a planted
  * copy (the edits cycle), a quarter with a recoloured variant (the recolours cycle).
  */
-export async function makeCorpus(count: number, log: (message: string) => void): Promise<Corpus> {
-  const variants = frogVariations(count, 2024);
-  const rand = seededRandom(25);
+export async function makeCorpus(count: number, log: (message: string) => void, seed = DEFAULT_SEED): Promise<Corpus> {
+  const variants = frogVariations(count, seed);
+  const rand = seededRandom(seed + 1);
   const corpus: Corpus = { items: [], params: new Map(), planted: new Map(), recolours: new Map() };
   const batch = 4;
   for (let start = 0; start < variants.length; start += batch) {
@@ -93,7 +99,7 @@ function pairKind(corpus: Corpus, a: string, b: string): { copy?: CopyTransform;
 }
 
 /** What differs between the two pictures of each false pair at the defaults (to see what the detector cannot tell apart). */
-function falsePairRows(corpus: Corpus, pairs: DupePair[]): Record<string, string | number>[] {
+export function falsePairRows(corpus: Corpus, pairs: DupePair[]): Record<string, string | number>[] {
   return pairs
     .filter((p) => !corpus.planted.has(pairKey(p.a.id, p.b.id)))
     .map((p) => {
@@ -112,7 +118,7 @@ function falsePairRows(corpus: Corpus, pairs: DupePair[]): Record<string, string
     });
 }
 
-function accuracyRows(corpus: Corpus, thresholds: number[]): Record<string, string | number>[] {
+export function accuracyRows(corpus: Corpus, thresholds: number[]): Record<string, string | number>[] {
   const hashes = corpus.items.map((item) => parseHash(item.phash)!);
   return thresholds.map((threshold) => {
     const candidates = pairsWithinDistance(hashes, threshold);
@@ -131,28 +137,63 @@ function accuracyRows(corpus: Corpus, thresholds: number[]): Record<string, stri
   });
 }
 
-function perEditRows(corpus: Corpus, pairs: DupePair[]): Record<string, string | number>[] {
+/** Where a planted copy the detector missed was lost: not a candidate, or which confirmation rule rejected it. */
+function lossOf(distance: number, verdict: ReturnType<typeof judgePair>): string {
+  if (distance > DEFAULT_PHASH_THRESHOLD) return 'not a candidate';
+  if (verdict.same) return 'found';
+  if (!verdict.comparison) return 'shape';
+  if (verdict.comparison.regionPixels > CONFIRM_DEFAULTS.maxRegionPixels) return 'region';
+  return verdict.comparison.fineRegionPixels > CONFIRM_DEFAULTS.maxFineRegionPixels ? 'close shade' : 'scattered';
+}
+
+export function perEditRows(corpus: Corpus, pairs: DupePair[]): Record<string, string | number>[] {
   const byId = new Map(corpus.items.map((item) => [item.id, item]));
   const found = new Set(pairs.map((p) => pairKey(p.a.id, p.b.id)));
-  return COPY_TRANSFORMS.map((transform) => {
+  const rows = COPY_TRANSFORMS.map((transform) => {
     const keys = [...corpus.planted].filter(([, t]) => t === transform).map(([key]) => key);
     const sides = keys.map((key) => key.split('|').map((id) => byId.get(id)!) as [DupeItem, DupeItem]);
     const distances = sides.map(([a, b]) => hammingDistance(parseHash(a.phash)!, parseHash(b.phash)!));
-    const verdicts = sides.map(([a, b]) => judgePair(a, b).comparison);
+    const verdicts = sides.map(([a, b]) => judgePair(a, b));
+    const losses = verdicts.map((verdict, k) => (found.has(keys[k]!) ? 'found' : lossOf(distances[k]!, verdict)));
+    const lost = (loss: string) => losses.filter((l) => l === loss).length;
     return {
       edit: transform,
       copies: keys.length,
+      found: keys.filter((k) => found.has(k)).length,
       'recall %': round((100 * keys.filter((k) => found.has(k)).length) / Math.max(1, keys.length), 1),
-      [`phash ≤ ${DEFAULT_PHASH_THRESHOLD} %`]: round((100 * distances.filter((d) => d <= DEFAULT_PHASH_THRESHOLD).length) / Math.max(1, keys.length), 1),
+      'lost: not a candidate': lost('not a candidate'),
+      'lost: shape': lost('shape'),
+      'lost: region': lost('region'),
+      'lost: close shade': lost('close shade'),
+      'lost: scattered': lost('scattered'),
       'max phash bits': Math.max(...distances),
-      'max changed px': Math.max(...verdicts.map((v) => v?.changedPixels ?? 1024)),
-      'max region px': Math.max(...verdicts.map((v) => v?.regionPixels ?? 1024)),
+      'max changed px': Math.max(...verdicts.map((v) => v.comparison?.changedPixels ?? 1024)),
+      'max region px': Math.max(...verdicts.map((v) => v.comparison?.regionPixels ?? 1024)),
     };
   });
+  const sum = (key: string) => rows.reduce((total, row) => total + (row[key as keyof typeof row] as number), 0);
+  const copies = sum('copies');
+  return [
+    ...rows,
+    {
+      edit: 'all',
+      copies,
+      found: sum('found'),
+      'recall %': round((100 * sum('found')) / Math.max(1, copies), 1),
+      'lost: not a candidate': sum('lost: not a candidate'),
+      'lost: shape': sum('lost: shape'),
+      'lost: region': sum('lost: region'),
+      'lost: close shade': sum('lost: close shade'),
+      'lost: scattered': sum('lost: scattered'),
+      'max phash bits': Math.max(...rows.map((r) => r['max phash bits'])),
+      'max changed px': Math.max(...rows.map((r) => r['max changed px'])),
+      'max region px': Math.max(...rows.map((r) => r['max region px'])),
+    },
+  ];
 }
 
 /** Distinct pairs reported, per kind: each recolour (against its original) and look-alike drawings. */
-function distinctRows(corpus: Corpus, pairs: DupePair[]): Record<string, string | number>[] {
+export function distinctRows(corpus: Corpus, pairs: DupePair[]): Record<string, string | number>[] {
   const byId = new Map(corpus.items.map((item) => [item.id, item]));
   const reported = new Map<string, number>();
   for (const p of pairs) {
@@ -175,14 +216,14 @@ function distinctRows(corpus: Corpus, pairs: DupePair[]): Record<string, string 
 /** Sweeps the confirmation settings on the phash candidates at the default threshold. */
 function confirmationRows(corpus: Corpus): Record<string, string | number>[] {
   const rows: Record<string, string | number>[] = [];
-  for (const tolerance of [3, 4, 5]) {
-    for (const maxChangedPixels of [8, 16, 32]) {
-      const pairs = findNearDuplicates(corpus.items, { confirm: { tolerance, maxChangedPixels } });
+  for (const maxChangedPixels of [2, 4, 8]) {
+    for (const maxFineRegionPixels of [1024, 80, 32]) {
+      const pairs = findNearDuplicates(corpus.items, { confirm: { maxChangedPixels, maxFineRegionPixels } });
       const found = pairs.filter((p) => corpus.planted.has(pairKey(p.a.id, p.b.id))).length;
-      const isDefault = tolerance === CONFIRM_DEFAULTS.tolerance && maxChangedPixels === CONFIRM_DEFAULTS.maxChangedPixels;
+      const isDefault = maxFineRegionPixels === CONFIRM_DEFAULTS.maxFineRegionPixels && maxChangedPixels === CONFIRM_DEFAULTS.maxChangedPixels;
       rows.push({
-        'tolerance ΔE': tolerance,
-        'max changed px': maxChangedPixels + (isDefault ? ' (default)' : ''),
+        'max changed px (ΔE 4)': maxChangedPixels,
+        [`max fine region px (ΔE ${CONFIRM_DEFAULTS.fineTolerance})`]: (maxFineRegionPixels === 1024 ? 'off' : maxFineRegionPixels) + (isDefault ? ' (default)' : ''),
         'recall %': round((100 * found) / corpus.planted.size, 1),
         'distinct pairs /1000': per1000(pairs.length - found, corpus),
       });
@@ -251,9 +292,11 @@ export default {
   name: 'dupes',
   async run(ctx) {
     const count = ctx.quick ? 200 : 1000;
-    ctx.log(`drawing and analysing ${count} frog variants, planted copies and recolours`);
-    const corpus = await makeCorpus(count, ctx.log);
-    const title = `${count} drawings + ${corpus.planted.size} copies + ${corpus.recolours.size} recolours`;
+    const seed = process.env.DUPES_SEED ? Number(process.env.DUPES_SEED) : DEFAULT_SEED;
+    if (!Number.isSafeInteger(seed)) throw new Error(`DUPES_SEED must be an integer, got "${process.env.DUPES_SEED}"`);
+    ctx.log(`drawing and analysing ${count} frog variants, planted copies and recolours (seed ${seed})`);
+    const corpus = await makeCorpus(count, ctx.log, seed);
+    const title = `${count} drawings + ${corpus.planted.size} copies + ${corpus.recolours.size} recolours, seed ${seed}`;
     const pairs = findNearDuplicates(corpus.items);
     ctx.table(`accuracy by phash threshold (${title}, confirmation at defaults)`, accuracyRows(corpus, [6, 8, 10]));
     ctx.table('planted copies by edit (defaults)', perEditRows(corpus, pairs));

@@ -36,6 +36,8 @@ export interface ConfirmSettings extends CompareSettings {
   maxChangedPixels: number;
   /** Region pixels (changed with their whole 3×3 neighbourhood) above which the pictures differ. */
   maxRegionPixels: number;
+  /** Region pixels at `fineTolerance` above which the pictures differ: an area in a close shade. */
+  maxFineRegionPixels: number;
   maxAspectDifference: number;
 }
 
@@ -66,10 +68,13 @@ export const DEFAULT_PHASH_THRESHOLD = 6;
 export const CONFIRM_DEFAULTS: ConfirmSettings = {
   tolerance: 4,
   alignAbove: 8,
-  /** Re-encodes and resizes change 0–4 pixels, tone-edited copies mostly under 8; a thin detail (glasses) 30+. */
-  maxChangedPixels: 8,
+  /** Re-encodes and resizes change 0–4 pixels, tone-edited copies mostly under 4 once clipping is allowed for; a thin detail (glasses) 30+. */
+  maxChangedPixels: 4,
   /** Any changed area 3×3 pixels wide: a recolour or another detail. */
   maxRegionPixels: 0,
+  /** A close skin or background shade moves a whole area by ΔE 2.5–4; a tone edit's residue is scattered or small. */
+  fineTolerance: 2.5,
+  maxFineRegionPixels: 80,
   /** |ln(aspect ratio a / b)|: a 3% crop of one side is 0.03, pixel rounding after a resize far less. */
   maxAspectDifference: 0.04,
 };
@@ -98,6 +103,9 @@ function judgeLab(a: DupeItem, b: DupeItem, labA: Float32Array, labB: Float32Arr
   const verdict = (same: boolean, rule: string): Verdict => ({ same, rule, aspectDifference: aspect, comparison });
   if (comparison.regionPixels > settings.maxRegionPixels) {
     return verdict(false, `a region differs (${comparison.regionPixels} thumbnail pixels changed with all their neighbours, more than ${settings.maxRegionPixels}): a recolour or another detail, so a different picture`);
+  }
+  if (comparison.fineRegionPixels > settings.maxFineRegionPixels) {
+    return verdict(false, `an area differs by a close shade (${comparison.fineRegionPixels} thumbnail pixels off by more than ΔE ${settings.fineTolerance} with all their neighbours, more than ${settings.maxFineRegionPixels}): another skin or background shade, so a different picture`);
   }
   if (comparison.changedPixels > settings.maxChangedPixels) {
     return verdict(false, `too many scattered differences (${comparison.changedPixels} of 1,024 thumbnail pixels changed, more than ${settings.maxChangedPixels}): a different picture`);

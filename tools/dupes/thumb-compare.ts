@@ -49,6 +49,8 @@ export interface ThumbComparison {
   changedPixels: number;
   /** Changed pixels whose whole 3×3 neighbourhood changed too: a region, not an edge. */
   regionPixels: number;
+  /** Pixels off by more than `fineTolerance` with their whole 3×3 neighbourhood: an area of a close shade. */
+  fineRegionPixels: number;
   /** Mean colour difference over the thumbnail (as changedPixels measures it). */
   meanDifference: number;
 }
@@ -58,6 +60,8 @@ export interface CompareSettings {
   tolerance: number;
   /** Changed pixels up to which the thumbnails agree as they are (no crop is looked for). */
   alignAbove: number;
+  /** A finer colour difference, for `fineRegionPixels`: a close shade changes an area by less than `tolerance`, but all of it. */
+  fineTolerance: number;
 }
 
 /** sRGB byte → linear light, once for all 256 values. */
@@ -201,26 +205,35 @@ function fitTone(a: Float32Array, b: Float32Array): Tone[] {
   if (moved < GLOBAL_SHARE * PIXELS) return [IDENTITY];
   const chroma = fitChroma(a, b);
   const plausibleChroma = chroma >= 1 / MAX_CHROMA_GAIN && chroma <= MAX_CHROMA_GAIN ? chroma : 1;
-  return [IDENTITY, ...fitLightness(a, b).map((lightness) => ({ lightness, chroma: plausibleChroma }))];
+  // Clipped colours drag the chroma fit down; a brightness edit keeps chroma: both are tried.
+  const chromas = plausibleChroma === 1 ? [1] : [plausibleChroma, 1];
+  return [IDENTITY, ...fitLightness(a, b).flatMap((lightness) => chromas.map((chroma) => ({ lightness, chroma })))];
 }
 
 /** Of the tones fitTone offers, the one that leaves the fewest changed pixels (then the least mean difference). */
-function bestTone(a: Float32Array, b: Float32Array, tolerance: number): { tone: Tone } & ReturnType<typeof residualFigures> {
+function bestTone(a: Float32Array, b: Float32Array, settings: CompareSettings): { tone: Tone } & ReturnType<typeof residualFigures> {
   let best: ({ tone: Tone } & ReturnType<typeof residualFigures>) | null = null;
   for (const tone of fitTone(a, b)) {
-    const figures = residualFigures(applyTone(a, tone), b, tolerance);
+    const { mapped, clipped } = applyTone(a, tone);
+    const figures = residualFigures(mapped, b, settings, clipped);
     if (!best || figures.changedPixels < best.changedPixels || (figures.changedPixels === best.changedPixels && figures.meanDifference < best.meanDifference)) best = { tone, ...figures };
   }
   return best!;
 }
 
-/** a's pixels through the edit, then through sRGB (what leaves the gamut is clipped per channel, as in a file). */
-function applyTone(a: Float32Array, tone: Tone): Float32Array {
+/**
+ * a's pixels through the edit, then through sRGB (what leaves the gamut is clipped per channel,
+ * as in a file), and which pixels the edit pushed out of the gamut by more than CLIP_MARGIN.
+ */
+function applyTone(a: Float32Array, tone: Tone): { mapped: Float32Array; clipped: Uint8Array | null } {
   const { gain, offset, gamma } = tone.lightness;
-  if (gain === 1 && offset === 0 && gamma === 1 && tone.chroma === 1) return a;
+  if (gain === 1 && offset === 0 && gamma === 1 && tone.chroma === 1) return { mapped: a, clipped: null };
   const out = new Float32Array(BYTES);
+  const clipped = new Uint8Array(PIXELS);
   for (let i = 0; i < BYTES; i += 3) {
-    const L = lightnessOf(tone.lightness, a[i]!);
+    // Not clipped at 100: an editor brightens past white and sRGB clips each channel, which
+    // keeps some of the colour (a pale green background turns a paler yellow-green, not grey).
+    const L = Math.max(0, gain * (gamma === 1 ? a[i]! : 100 * (a[i]! / 100) ** gamma) + offset);
     const A = a[i + 1]! * tone.chroma;
     const B = a[i + 2]! * tone.chroma;
     out[i] = L;
@@ -234,15 +247,27 @@ function applyTone(a: Float32Array, tone: Tone): Float32Array {
     const g = -0.969266 * X + 1.8760108 * Y + 0.041556 * Z;
     const bl = 0.0556434 * X - 0.2040259 * Y + 1.0572252 * Z;
     // Only a colour outside the gamut needs the (slower) way back through clipped sRGB.
-    if (r < 0 || r > 1 || g < 0 || g > 1 || bl < 0 || bl > 1) linearToLab(clip(r), clip(g), clip(bl), out, i);
+    if (r < 0 || r > 1 || g < 0 || g > 1 || bl < 0 || bl > 1) {
+      linearToLab(clip(r), clip(g), clip(bl), out, i);
+      if (r > 1 + CLIP_MARGIN || g > 1 + CLIP_MARGIN || bl > 1 + CLIP_MARGIN) clipped[i / 3] = 1;
+    }
   }
-  return out;
+  return { mapped: out, clipped };
 }
 
-/** Per-pixel colour difference, then the changed, region and mean figures. */
-function residualFigures(x: Float32Array, y: Float32Array, tolerance: number) {
+/**
+ * Per-pixel colour difference, then the changed, region, fine region and mean figures. A cell
+ * the edit clipped, or next to one, may mix source pixels that were clipped one by one with
+ * darker ones (an eye's white and its pupil, a pale background and an outline): the edit of
+ * the cell's average predicts it too light. There a cell darker than predicted counts as
+ * changed only above CLIP_SLACK × tolerance; a lighter one as anywhere else.
+ */
+function residualFigures(x: Float32Array, y: Float32Array, { tolerance, fineTolerance }: CompareSettings, clipped: Uint8Array | null = null) {
   const changed = new Uint8Array(PIXELS);
+  const fine = new Uint8Array(PIXELS);
   const tolerance2 = tolerance * tolerance;
+  const fine2 = fineTolerance * fineTolerance;
+  const slack2 = tolerance2 * CLIP_SLACK * CLIP_SLACK;
   let changedPixels = 0;
   let total = 0;
   for (let p = 0, i = 0; p < PIXELS; p++, i += 3) {
@@ -251,20 +276,38 @@ function residualFigures(x: Float32Array, y: Float32Array, tolerance: number) {
     const db = (x[i + 2]! - y[i + 2]!) * CHROMA_WEIGHT;
     const d2 = dL * dL + da * da + db * db;
     total += Math.sqrt(d2);
-    if (d2 > tolerance2) {
+    // Only darker than predicted: clipping its brightest source pixels can only darken a cell.
+    const slack = clipped !== null && dL > 0 && nearClipped(clipped, p);
+    if (d2 > (slack ? slack2 : tolerance2)) {
       changed[p] = 1;
       changedPixels++;
     }
+    if (d2 > (slack ? slack2 : fine2)) fine[p] = 1;
   }
-  let regionPixels = 0;
+  return { changedPixels, regionPixels: eroded(changed), fineRegionPixels: eroded(fine), meanDifference: total / PIXELS };
+}
+
+/** Marked pixels whose whole 3×3 neighbourhood is marked too. */
+function eroded(marked: Uint8Array): number {
+  let count = 0;
   for (let r = 1; r < SIDE - 1; r++) {
     for (let c = 1; c < SIDE - 1; c++) {
       let all = true;
-      for (let dr = -1; dr <= 1 && all; dr++) for (let dc = -1; dc <= 1 && all; dc++) all = changed[(r + dr) * SIDE + c + dc] === 1;
-      if (all) regionPixels++;
+      for (let dr = -1; dr <= 1 && all; dr++) for (let dc = -1; dc <= 1 && all; dc++) all = marked[(r + dr) * SIDE + c + dc] === 1;
+      if (all) count++;
     }
   }
-  return { changedPixels, regionPixels, meanDifference: total / PIXELS };
+  return count;
+}
+
+/** Whether pixel p or one of its 8 neighbours is marked. */
+function nearClipped(clipped: Uint8Array, p: number): boolean {
+  const r = (p / SIDE) | 0;
+  const c = p % SIDE;
+  for (let rr = Math.max(0, r - 1); rr <= Math.min(SIDE - 1, r + 1); rr++) {
+    for (let cc = Math.max(0, c - 1); cc <= Math.min(SIDE - 1, c + 1); cc++) if (clipped[rr * SIDE + cc] === 1) return true;
+  }
+  return false;
 }
 
 /** Mean of each column (axis 'x') or row ('y') of a float RGB thumbnail, per channel: 32 × 3 values. */
@@ -339,7 +382,7 @@ function resampleInto(uncropped: Float32Array, crop: Omit<Crop, 'cropped'>): Flo
 export function compareLab(a: Float32Array, b: Float32Array, settings: CompareSettings): ThumbComparison {
   // From the darker to the lighter: brightening clips, and a clipped colour cannot be darkened back.
   if (meanLightness(a) > meanLightness(b)) [a, b] = [b, a];
-  const asIs: ThumbComparison = { crop: null, ...bestTone(a, b, settings.tolerance) };
+  const asIs: ThumbComparison = { crop: null, ...bestTone(a, b, settings) };
   // A crop moves edges, not areas: only a pair whose differences are all lines is looked at again.
   if (asIs.changedPixels <= settings.alignAbove || asIs.regionPixels > 0) return asIs;
   let best = asIs;
@@ -352,7 +395,7 @@ export function compareLab(a: Float32Array, b: Float32Array, settings: CompareSe
     const resampled = resampleInto(uncropped, crop);
     const [from, to] = cropped === 'a' ? [a, resampled] : [resampled, b];
     // The tone is fitted again on the aligned pixels: the first fit saw every edge off.
-    const figures = bestTone(from, to, settings.tolerance);
+    const figures = bestTone(from, to, settings);
     if (figures.changedPixels < best.changedPixels) best = { crop: { cropped, ...crop }, ...figures };
   }
   return best;
@@ -367,6 +410,10 @@ function meanLightness(lab: Float32Array): number {
 
 /** Share of pixels an edit moves (measured: brightness, contrast and gamma copies ≥ 80%, a close skin shade 15–35%). */
 const GLOBAL_SHARE = 0.6;
+
+/** How far out of the gamut (linear RGB above 1) a predicted pixel must go to count as clipped, and how much more a difference may be next to one. */
+const CLIP_MARGIN = 0.02;
+const CLIP_SLACK = 3;
 
 /** Weight of the colour axes (a, b) against lightness in the per-pixel difference. */
 const CHROMA_WEIGHT = 0.5;

@@ -82,6 +82,7 @@ function explanation(a: DupeItem, b: DupeItem, threshold: number): string {
         : 'crop undone: none',
       `changed thumbnail pixels: ${c.changedPixels} of 1,024 (colour off by more than ΔE ${CONFIRM_DEFAULTS.tolerance}; at most ${CONFIRM_DEFAULTS.maxChangedPixels})`,
       `of which in a region (all 3×3 neighbours changed too): ${c.regionPixels} (at most ${CONFIRM_DEFAULTS.maxRegionPixels})`,
+      `in an area off by a close shade (ΔE ${CONFIRM_DEFAULTS.fineTolerance}, all 3×3 neighbours too): ${c.fineRegionPixels} (at most ${CONFIRM_DEFAULTS.maxFineRegionPixels})`,
       `mean colour difference: ΔE ${c.meanDifference.toFixed(2)}`,
     );
   }
