@@ -58,7 +58,11 @@ export function rerunWithTunedAllocator(script, args) {
  * young generation from the machine's memory, here up to 64 MB per semi-space, and a server
  * under load fills it before V8 collects it: 20,000 unique list pages grew one process by
  * 190 MB, 128 MB of it the young generation; with 4 MB semi-spaces by 85–95 MB (attacks bench,
- * tools/serve/README.md). V8 sizes its heap once, at start-up, so only a new process has them.
+ * tools/serve/README.md). Uncached 10k-record list pages (the function's heaviest answer) cost
+ * the same server CPU per request as with the default (median 388 against 401 µs, 5
+ * interleaved wrk runs); 8 MB would save 13% of it, but grew the process by 48–60 MB instead
+ * of 41–51 MB under the control load, too close to the 64 MB bound. V8 sizes its heap once,
+ * at start-up, so only a new process has them.
  */
 export const SERVE_V8_FLAGS = ['--max-semi-space-size=4'];
 

@@ -48,3 +48,40 @@ describe.runIf(process.platform === 'linux')('rerunWithTunedAllocator', () => {
     expect(JSON.parse(result.stdout)).toEqual({ tunables: 'glibc.malloc.arena_max=1', arenas: null, args: ['0'] });
   });
 });
+
+// The same, for `pepe serve`'s V8 flags: the script reports the flags of the process that runs it.
+const serveScript = `
+import { execWithServeFlags } from ${JSON.stringify(helper)};
+execWithServeFlags(process.argv[1], process.argv.slice(2));
+console.log(JSON.stringify({ pid: process.pid, execArgv: process.execArgv, args: process.argv.slice(2) }));
+`;
+
+describe.runIf(typeof (process as { execve?: unknown }).execve === 'function' && process.platform !== 'win32')('execWithServeFlags', () => {
+  let temp: TempDir;
+  let file = '';
+  beforeAll(async () => {
+    temp = await makeTempDir('pepe-serve-flags-');
+    file = join(temp.path, 'entry.mjs');
+    writeFileSync(file, serveScript);
+  });
+  afterAll(() => temp.cleanup());
+
+  const run = (nodeArgs: string[], env: Record<string, string> = {}) => {
+    const { NODE_OPTIONS: _options, ...base } = process.env;
+    const result = spawnSync(process.execPath, [...nodeArgs, file, 'serve', '--port', '0'], { env: { ...base, ...env }, encoding: 'utf8' });
+    return { status: result.status, spawned: result.pid, ...(JSON.parse(result.stdout) as { pid: number; execArgv: string[]; args: string[] }) };
+  };
+
+  it('replaces the process, same pid and arguments, with the bounded young generation', () => {
+    const result = run([]);
+    expect(result).toMatchObject({ status: 0, execArgv: ['--max-semi-space-size=4'], args: ['serve', '--port', '0'] });
+    expect(result.pid).toBe(result.spawned);
+  });
+
+  it.each([
+    ['on the command line', ['--max-semi-space-size=16'], {}, ['--max-semi-space-size=16']],
+    ['in NODE_OPTIONS', [], { NODE_OPTIONS: '--max-semi-space-size=16' }, []],
+  ])('leaves a size the user set %s alone', (_where, nodeArgs, env, execArgv) => {
+    expect(run(nodeArgs, env)).toMatchObject({ status: 0, execArgv });
+  });
+});
