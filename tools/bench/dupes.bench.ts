@@ -217,7 +217,7 @@ export function distinctRows(corpus: Corpus, pairs: DupePair[]): Record<string, 
 function confirmationRows(corpus: Corpus): Record<string, string | number>[] {
   const rows: Record<string, string | number>[] = [];
   for (const maxChangedPixels of [2, 4, 8]) {
-    for (const maxFineRegionPixels of [1024, 80, 32]) {
+    for (const maxFineRegionPixels of [1024, 80, 32, 16]) {
       const pairs = findNearDuplicates(corpus.items, { confirm: { maxChangedPixels, maxFineRegionPixels } });
       const found = pairs.filter((p) => corpus.planted.has(pairKey(p.a.id, p.b.id))).length;
       const isDefault = maxFineRegionPixels === CONFIRM_DEFAULTS.maxFineRegionPixels && maxChangedPixels === CONFIRM_DEFAULTS.maxChangedPixels;

@@ -74,7 +74,7 @@ export const CONFIRM_DEFAULTS: ConfirmSettings = {
   maxRegionPixels: 0,
   /** A close skin or background shade moves a whole area by ΔE 2.5–4; a tone edit's residue is scattered or small. */
   fineTolerance: 2.5,
-  maxFineRegionPixels: 80,
+  maxFineRegionPixels: 32,
   /** |ln(aspect ratio a / b)|: a 3% crop of one side is 0.03, pixel rounding after a resize far less. */
   maxAspectDifference: 0.04,
 };
@@ -111,7 +111,7 @@ function judgeLab(a: DupeItem, b: DupeItem, labA: Float32Array, labB: Float32Arr
     return verdict(false, `too many scattered differences (${comparison.changedPixels} of 1,024 thumbnail pixels changed, more than ${settings.maxChangedPixels}): a different picture`);
   }
   const { gain, offset, gamma } = comparison.tone.lightness;
-  const edited = gain !== 1 || offset !== 0 || gamma !== 1 || comparison.tone.chroma !== 1;
+  const edited = gain !== 1 || offset !== 0 || gamma !== 1 || comparison.tone.chroma !== 1 || comparison.tone.channels !== undefined;
   const undone = [edited ? 'the global tone edit' : '', comparison.crop ? 'the crop' : ''].filter(Boolean).join(' and ');
   return verdict(true, `the same picture: ${undone ? `once ${undone} ${undone.includes(' and ') ? 'are' : 'is'} undone, ` : ''}${comparison.changedPixels} of 1,024 thumbnail pixels differ (at most ${settings.maxChangedPixels}), none of them in a region`);
 }
