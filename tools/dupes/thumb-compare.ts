@@ -3,13 +3,13 @@
  * every global edit a copy may carry is undone, and is what remains scattered (edges moved by
  * a re-encode or a resize) or concentrated in a region (a recolour, another detail)?
  *
- * 1. Tone, in CIE Lab: a brightness, contrast or gamma edit maps lightness through one smooth
- *    increasing curve, the same at every pixel, and scales chroma (a, b) by about one factor;
- *    sRGB then clips what leaves the gamut. So lightness gets a least-squares quadratic
- *    L_b ≈ f(L_a) (clipped pixels left out), chroma one least-squares gain, and a's pixels
- *    are mapped through both and through sRGB's clipping before comparing. A fit no edit can
- *    produce (decreasing, or moving a lightness more than MAX_LIGHTNESS_SHIFT) is not used:
- *    a recolour is then compared as it is.
+ * 1. Tone: a gamma or contrast tool applies one curve to every sRGB channel, a brightness
+ *    tool (sharp's modulate) scales lightness in Lab, keeping chroma; sRGB then clips each
+ *    channel. So both kinds are fitted (channel curves by least squares on the values the
+ *    other picture did not clip; lightness by a mid-tone ratio and affine and power fits),
+ *    a's pixels are mapped through each and through sRGB's clipping, and the one leaving
+ *    the fewest changed pixels is kept. A fit no edit can produce (see MAX_LIGHTNESS_GAIN)
+ *    is not used: a recolour is then compared as it is.
  * 2. Alignment: a crop of a few percent shifts every edge by up to a cell. When what differs
  *    is only lines (edges), the crop is estimated from row and column profiles, one thumbnail
  *    resampled into the other's frame, the tone fitted again and the pair compared again.
@@ -17,7 +17,8 @@
  *    chroma at half weight: JPEG and WebP keep colour at half resolution, so edges bleed).
  *    Edges moved by a re-encode, a resize or the resampling are lines a pixel or two wide; a
  *    recoloured shirt, skin or background, or a hat, is an area. `regionPixels` counts the
- *    changed pixels whose whole 3×3 neighbourhood changed too (an erosion), so lines count 0.
+ *    changed pixels whose whole 3×3 neighbourhood changed too (an erosion), so lines count 0;
+ *    `fineRegionPixels` the same at a finer tolerance, for an area in a close shade.
  */
 
 const SIDE = 32;
@@ -326,13 +327,10 @@ function applyTone(a: Float32Array, tone: Tone): { mapped: Float32Array; clipped
     out[i] = L;
     out[i + 1] = A;
     out[i + 2] = B;
-    const fy = (L + 16) / 116;
-    const X = 0.95047 * labFInverse(fy + A / 500);
-    const Y = labFInverse(fy);
-    const Z = 1.08883 * labFInverse(fy - B / 200);
-    const r = 3.2404542 * X - 1.5371385 * Y - 0.4985314 * Z;
-    const g = -0.969266 * X + 1.8760108 * Y + 0.041556 * Z;
-    const bl = 0.0556434 * X - 0.2040259 * Y + 1.0572252 * Z;
+    labToLinear(L, A, B);
+    const r = LINEAR_RGB[0]!;
+    const g = LINEAR_RGB[1]!;
+    const bl = LINEAR_RGB[2]!;
     // Only a colour outside the gamut needs the (slower) way back through clipped sRGB.
     if (r < 0 || r > 1 || g < 0 || g > 1 || bl < 0 || bl > 1) {
       linearToLab(clip(r), clip(g), clip(bl), out, i);
