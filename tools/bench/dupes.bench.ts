@@ -25,7 +25,7 @@ const VARIANT_SIZE = 320;
 /** Variants k ≡ 0, 1 (mod 4) get a planted copy, k ≡ 2 (mod 4) a recoloured variant: 50% and 25% of the drawings. */
 const EVERY = 4;
 
-export interface Corpus {
+interface Corpus {
   items: DupeItem[];
   /** The drawing parameters of each item (ids `v<k>` variant, `c<k>` its copy, `r<k>` its recolour). */
   params: Map<string, FrogParams>;
@@ -41,7 +41,7 @@ export interface Corpus {
  */
 const DEFAULT_SEED = 2024;
 
-export const pairKey = (a: string, b: string) => (a < b ? `${a}|${b}` : `${b}|${a}`);
+const pairKey = (a: string, b: string) => (a < b ? `${a}|${b}` : `${b}|${a}`);
 
 async function analysedItem(id: string, file: string, bytes: Buffer): Promise<DupeItem> {
   const result = await analyseImage(bytes);
@@ -99,7 +99,7 @@ function pairKind(corpus: Corpus, a: string, b: string): { copy?: CopyTransform;
 }
 
 /** What differs between the two pictures of each false pair at the defaults (to see what the detector cannot tell apart). */
-export function falsePairRows(corpus: Corpus, pairs: DupePair[]): Record<string, string | number>[] {
+function falsePairRows(corpus: Corpus, pairs: DupePair[]): Record<string, string | number>[] {
   return pairs
     .filter((p) => !corpus.planted.has(pairKey(p.a.id, p.b.id)))
     .map((p) => {
@@ -118,7 +118,7 @@ export function falsePairRows(corpus: Corpus, pairs: DupePair[]): Record<string,
     });
 }
 
-export function accuracyRows(corpus: Corpus, thresholds: number[]): Record<string, string | number>[] {
+function accuracyRows(corpus: Corpus, thresholds: number[]): Record<string, string | number>[] {
   const hashes = corpus.items.map((item) => parseHash(item.phash)!);
   return thresholds.map((threshold) => {
     const candidates = pairsWithinDistance(hashes, threshold);
@@ -146,7 +146,7 @@ function lossOf(distance: number, verdict: ReturnType<typeof judgePair>): string
   return verdict.comparison.fineRegionPixels > CONFIRM_DEFAULTS.maxFineRegionPixels ? 'close shade' : 'scattered';
 }
 
-export function perEditRows(corpus: Corpus, pairs: DupePair[]): Record<string, string | number>[] {
+function perEditRows(corpus: Corpus, pairs: DupePair[]): Record<string, string | number>[] {
   const byId = new Map(corpus.items.map((item) => [item.id, item]));
   const found = new Set(pairs.map((p) => pairKey(p.a.id, p.b.id)));
   const rows = COPY_TRANSFORMS.map((transform) => {
@@ -193,7 +193,7 @@ export function perEditRows(corpus: Corpus, pairs: DupePair[]): Record<string, s
 }
 
 /** Distinct pairs reported, per kind: each recolour (against its original) and look-alike drawings. */
-export function distinctRows(corpus: Corpus, pairs: DupePair[]): Record<string, string | number>[] {
+function distinctRows(corpus: Corpus, pairs: DupePair[]): Record<string, string | number>[] {
   const byId = new Map(corpus.items.map((item) => [item.id, item]));
   const reported = new Map<string, number>();
   for (const p of pairs) {
@@ -217,7 +217,7 @@ export function distinctRows(corpus: Corpus, pairs: DupePair[]): Record<string, 
 function confirmationRows(corpus: Corpus): Record<string, string | number>[] {
   const rows: Record<string, string | number>[] = [];
   for (const maxChangedPixels of [2, 4, 8]) {
-    for (const maxFineRegionPixels of [1024, 80, 32]) {
+    for (const maxFineRegionPixels of [1024, 80, 32, 16]) {
       const pairs = findNearDuplicates(corpus.items, { confirm: { maxChangedPixels, maxFineRegionPixels } });
       const found = pairs.filter((p) => corpus.planted.has(pairKey(p.a.id, p.b.id))).length;
       const isDefault = maxFineRegionPixels === CONFIRM_DEFAULTS.maxFineRegionPixels && maxChangedPixels === CONFIRM_DEFAULTS.maxChangedPixels;

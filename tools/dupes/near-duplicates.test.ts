@@ -74,13 +74,24 @@ describe('confirmation of phash candidates', () => {
     expect(verdict.rule).toMatch(/^a region differs|^too many scattered differences/);
   });
 
-  it('undoes a contrast edit and says so: the tone is fitted, nothing is left in a region', async () => {
+  it('undoes a contrast edit as one curve on every sRGB channel and says so', async () => {
     const png = await drawn(ORIGINAL);
     const verdict = judgePair(await item('original', png), await item('copy', await plantedCopy(png, 'contrast+15')));
     expect(verdict.same).toBe(true);
-    expect(verdict.comparison!.tone.lightness.gain).toBeGreaterThan(1.05);
+    const curve = verdict.comparison!.tone.channels!;
+    expect(curve.reversed ? 1 / curve.gain : curve.gain).toBeCloseTo(1.15, 1);
     expect(verdict.comparison!.regionPixels).toBe(0);
+    expect(verdict.comparison!.fineRegionPixels).toBe(0);
     expect(verdict.rule).toMatch(/^the same picture/);
+  });
+
+  it('undoes a gamma edit as a power on every sRGB channel, nothing left even at the fine tolerance', async () => {
+    const png = await drawn(ORIGINAL);
+    const verdict = judgePair(await item('original', png), await item('copy', await plantedCopy(png, 'gamma-0.8')));
+    expect(verdict.same).toBe(true);
+    const curve = verdict.comparison!.tone.channels!;
+    expect(curve.reversed ? 1 / curve.gamma : curve.gamma).toBeCloseTo(0.8, 1);
+    expect(verdict.comparison!.fineRegionPixels).toBe(0);
   });
 
   it('accepts a brightened copy whose pale background the edit pushed past white', async () => {
@@ -88,6 +99,14 @@ describe('confirmation of phash candidates', () => {
     const verdict = judgePair(await item('original', png), await item('copy', await plantedCopy(png, 'brighten-15')));
     expect(verdict.comparison!.tone.lightness.gain).toBeGreaterThan(1.05);
     expect(verdict.same).toBe(true);
+  });
+
+  it('rejects a close skin shade that a darkened copy would otherwise explain: an area off by a close shade', async () => {
+    const original = await item('original', await drawn({ ...ORIGINAL, skin: '#77b24a' }));
+    const darkened = await item('darkened', await plantedCopy(await drawn({ ...ORIGINAL, skin: '#6aa84f' }), 'darken-15'));
+    const verdict = judgePair(original, darkened);
+    expect(verdict.same).toBe(false);
+    expect(verdict.rule).toMatch(/^an area differs by a close shade/);
   });
 
   it('rejects the same picture stretched to another aspect ratio', async () => {

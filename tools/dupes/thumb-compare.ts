@@ -3,13 +3,13 @@
  * every global edit a copy may carry is undone, and is what remains scattered (edges moved by
  * a re-encode or a resize) or concentrated in a region (a recolour, another detail)?
  *
- * 1. Tone, in CIE Lab: a brightness, contrast or gamma edit maps lightness through one smooth
- *    increasing curve, the same at every pixel, and scales chroma (a, b) by about one factor;
- *    sRGB then clips what leaves the gamut. So lightness gets a least-squares quadratic
- *    L_b ≈ f(L_a) (clipped pixels left out), chroma one least-squares gain, and a's pixels
- *    are mapped through both and through sRGB's clipping before comparing. A fit no edit can
- *    produce (decreasing, or moving a lightness more than MAX_LIGHTNESS_SHIFT) is not used:
- *    a recolour is then compared as it is.
+ * 1. Tone: a gamma or contrast tool applies one curve to every sRGB channel, a brightness
+ *    tool (sharp's modulate) scales lightness in Lab, keeping chroma; sRGB then clips each
+ *    channel. So both kinds are fitted (channel curves by least squares on the values the
+ *    other picture did not clip; lightness by a mid-tone ratio and affine and power fits),
+ *    a's pixels are mapped through each and through sRGB's clipping, and the one leaving
+ *    the fewest changed pixels is kept. A fit no edit can produce (see MAX_LIGHTNESS_GAIN)
+ *    is not used: a recolour is then compared as it is.
  * 2. Alignment: a crop of a few percent shifts every edge by up to a cell. When what differs
  *    is only lines (edges), the crop is estimated from row and column profiles, one thumbnail
  *    resampled into the other's frame, the tone fitted again and the pair compared again.
@@ -17,17 +17,23 @@
  *    chroma at half weight: JPEG and WebP keep colour at half resolution, so edges bleed).
  *    Edges moved by a re-encode, a resize or the resampling are lines a pixel or two wide; a
  *    recoloured shirt, skin or background, or a hat, is an area. `regionPixels` counts the
- *    changed pixels whose whole 3×3 neighbourhood changed too (an erosion), so lines count 0.
+ *    changed pixels whose whole 3×3 neighbourhood changed too (an erosion), so lines count 0;
+ *    `fineRegionPixels` the same at a finer tolerance, for an area in a close shade.
  */
 
 const SIDE = 32;
 const PIXELS = SIDE * SIDE;
 const BYTES = PIXELS * 3;
 
-/** The global edit undone: lightness L → gain·100·(L/100)^gamma + offset (clipped to 0..100); chroma (a, b) × chroma. */
+/**
+ * The global edit undone: lightness L → gain·100·(L/100)^gamma + offset; chroma (a, b) ×
+ * chroma. Or, when `channels` is set (lightness and chroma then identity), the same curve on
+ * each sRGB channel value v (0..1) → gain·v^gamma + offset, as a gamma or contrast tool does.
+ */
 export interface Tone {
   lightness: { gain: number; offset: number; gamma: number };
   chroma: number;
+  channels?: { gain: number; offset: number; gamma: number; reversed: boolean };
 }
 
 export interface Crop {
@@ -207,15 +213,96 @@ function fitTone(a: Float32Array, b: Float32Array): Tone[] {
   const plausibleChroma = chroma >= 1 / MAX_CHROMA_GAIN && chroma <= MAX_CHROMA_GAIN ? chroma : 1;
   // Clipped colours drag the chroma fit down; a brightness edit keeps chroma: both are tried.
   const chromas = plausibleChroma === 1 ? [1] : [plausibleChroma, 1];
-  return [IDENTITY, ...fitLightness(a, b).flatMap((lightness) => chromas.map((chroma) => ({ lightness, chroma })))];
+  // A contrast edit clips at both ends, so either picture may be the edited one: both ways.
+  const [srgbA, srgbB] = [labToSrgb(a), labToSrgb(b)];
+  const curves = [...fitChannels(srgbA, srgbB, false), ...fitChannels(srgbB, srgbA, true)];
+  const channels = curves.map((curve) => ({ ...IDENTITY, channels: curve }));
+  return [IDENTITY, ...fitLightness(a, b).flatMap((lightness) => chromas.map((chroma) => ({ lightness, chroma }))), ...channels];
+}
+
+/** sRGB encoding of a linear value (0..1). */
+const encode = (v: number) => (v <= 0.0031308 ? 12.92 * v : 1.055 * v ** (1 / 2.4) - 0.055);
+/** sRGB value (0..1) → linear. */
+const decode = (c: number) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+
+/** Lab (D65) → linear RGB, unclipped, into LINEAR_RGB. */
+const LINEAR_RGB = new Float64Array(3);
+function labToLinear(L: number, A: number, B: number): void {
+  const fy = (L + 16) / 116;
+  const X = 0.95047 * labFInverse(fy + A / 500);
+  const Y = labFInverse(fy);
+  const Z = 1.08883 * labFInverse(fy - B / 200);
+  LINEAR_RGB[0] = 3.2404542 * X - 1.5371385 * Y - 0.4985314 * Z;
+  LINEAR_RGB[1] = -0.969266 * X + 1.8760108 * Y + 0.041556 * Z;
+  LINEAR_RGB[2] = 0.0556434 * X - 0.2040259 * Y + 1.0572252 * Z;
+}
+
+/** Packed Lab → packed sRGB values 0..1 (the thumbnail's bytes / 255, to rounding). */
+function labToSrgb(lab: Float32Array): Float32Array {
+  const out = new Float32Array(BYTES);
+  for (let i = 0; i < BYTES; i += 3) {
+    labToLinear(lab[i]!, lab[i + 1]!, lab[i + 2]!);
+    for (let ch = 0; ch < 3; ch++) out[i + ch] = encode(clip(LINEAR_RGB[ch]!));
+  }
+  return out;
+}
+
+/**
+ * A gamma or contrast tool applies one curve to every sRGB channel value: v^gamma (a power,
+ * least squares on the logarithms) or gain·v + offset (least squares). Fitted on the values b
+ * did not clip, jointly over the three channels: one curve, not one per channel (per-channel
+ * curves "explain" any close colour). The plausible ones, as for lightness.
+ */
+function fitChannels(a: Float32Array, b: Float32Array, reversed: boolean): NonNullable<Tone['channels']>[] {
+  let n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, lxx = 0, lxy = 0;
+  for (let i = 0; i < BYTES; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (y <= 0.01 || y >= 0.99 || x <= 0.02 || x >= 0.98) continue;
+    n++;
+    sx += x;
+    sy += y;
+    sxx += x * x;
+    sxy += x * y;
+    const lx = Math.log(x);
+    lxx += lx * lx;
+    lxy += lx * Math.log(y);
+  }
+  if (n < 96) return [];
+  const variance = sxx - (sx * sx) / n;
+  const gain = variance < 1e-9 ? 1 : (sxy - (sx * sy) / n) / variance;
+  const offset = (sy - gain * sx) / n;
+  const gamma = lxx < 1e-9 ? 1 : lxy / lxx;
+  const curves: NonNullable<Tone['channels']>[] = [];
+  if (gain >= 1 / MAX_LIGHTNESS_GAIN && gain <= MAX_LIGHTNESS_GAIN && Math.abs(offset) <= MAX_LIGHTNESS_OFFSET / 100) curves.push({ gain, offset, gamma: 1, reversed });
+  if (gamma >= 1 / MAX_GAMMA && gamma <= MAX_GAMMA) curves.push({ gain: 1, offset: 0, gamma, reversed });
+  return curves;
+}
+
+/** a's pixels through a channel curve (clipped to 0..1 as in a file), back to Lab; pixels pushed above white by more than CLIP_MARGIN are marked. */
+function applyChannels(a: Float32Array, curve: NonNullable<Tone['channels']>): { mapped: Float32Array; clipped: Uint8Array } {
+  const out = new Float32Array(BYTES);
+  const clipped = new Uint8Array(PIXELS);
+  const rgb = [0, 0, 0];
+  for (let i = 0; i < BYTES; i += 3) {
+    labToLinear(a[i]!, a[i + 1]!, a[i + 2]!);
+    for (let ch = 0; ch < 3; ch++) {
+      const v = curve.gain * encode(clip(LINEAR_RGB[ch]!)) ** curve.gamma + curve.offset;
+      if (v > 1 + CLIP_MARGIN) clipped[i / 3] = 1;
+      rgb[ch] = decode(clip(v));
+    }
+    linearToLab(rgb[0]!, rgb[1]!, rgb[2]!, out, i);
+  }
+  return { mapped: out, clipped };
 }
 
 /** Of the tones fitTone offers, the one that leaves the fewest changed pixels (then the least mean difference). */
 function bestTone(a: Float32Array, b: Float32Array, settings: CompareSettings): { tone: Tone } & ReturnType<typeof residualFigures> {
   let best: ({ tone: Tone } & ReturnType<typeof residualFigures>) | null = null;
   for (const tone of fitTone(a, b)) {
-    const { mapped, clipped } = applyTone(a, tone);
-    const figures = residualFigures(mapped, b, settings, clipped);
+    const reversed = tone.channels?.reversed === true;
+    const { mapped, clipped } = applyTone(reversed ? b : a, tone);
+    const figures = residualFigures(mapped, reversed ? a : b, settings, clipped);
     if (!best || figures.changedPixels < best.changedPixels || (figures.changedPixels === best.changedPixels && figures.meanDifference < best.meanDifference)) best = { tone, ...figures };
   }
   return best!;
@@ -226,6 +313,7 @@ function bestTone(a: Float32Array, b: Float32Array, settings: CompareSettings): 
  * as in a file), and which pixels the edit pushed out of the gamut by more than CLIP_MARGIN.
  */
 function applyTone(a: Float32Array, tone: Tone): { mapped: Float32Array; clipped: Uint8Array | null } {
+  if (tone.channels) return applyChannels(a, tone.channels);
   const { gain, offset, gamma } = tone.lightness;
   if (gain === 1 && offset === 0 && gamma === 1 && tone.chroma === 1) return { mapped: a, clipped: null };
   const out = new Float32Array(BYTES);
@@ -239,13 +327,10 @@ function applyTone(a: Float32Array, tone: Tone): { mapped: Float32Array; clipped
     out[i] = L;
     out[i + 1] = A;
     out[i + 2] = B;
-    const fy = (L + 16) / 116;
-    const X = 0.95047 * labFInverse(fy + A / 500);
-    const Y = labFInverse(fy);
-    const Z = 1.08883 * labFInverse(fy - B / 200);
-    const r = 3.2404542 * X - 1.5371385 * Y - 0.4985314 * Z;
-    const g = -0.969266 * X + 1.8760108 * Y + 0.041556 * Z;
-    const bl = 0.0556434 * X - 0.2040259 * Y + 1.0572252 * Z;
+    labToLinear(L, A, B);
+    const r = LINEAR_RGB[0]!;
+    const g = LINEAR_RGB[1]!;
+    const bl = LINEAR_RGB[2]!;
     // Only a colour outside the gamut needs the (slower) way back through clipped sRGB.
     if (r < 0 || r > 1 || g < 0 || g > 1 || bl < 0 || bl > 1) {
       linearToLab(clip(r), clip(g), clip(bl), out, i);

@@ -75,8 +75,11 @@ function explanation(a: DupeItem, b: DupeItem, threshold: number): string {
   const c = verdict.comparison;
   if (c) {
     const { gain, offset, gamma } = c.tone.lightness;
+    const curve = c.tone.channels;
     lines.push(
-      `tone undone, darker → lighter thumbnail: lightness ×${gain.toFixed(3)} ${offset < 0 ? '−' : '+'} ${Math.abs(offset).toFixed(2)}, gamma ${gamma.toFixed(3)}; chroma ×${c.tone.chroma.toFixed(3)}`,
+      curve
+        ? `tone undone, ${curve.reversed ? 'lighter → darker' : 'darker → lighter'} thumbnail: each sRGB channel v → ${curve.gain.toFixed(3)}·v^${curve.gamma.toFixed(3)} ${curve.offset < 0 ? '−' : '+'} ${Math.abs(curve.offset).toFixed(3)}`
+        : `tone undone, darker → lighter thumbnail: lightness ×${gain.toFixed(3)} ${offset < 0 ? '−' : '+'} ${Math.abs(offset).toFixed(2)}, gamma ${gamma.toFixed(3)}; chroma ×${c.tone.chroma.toFixed(3)}`,
       c.crop
         ? `crop undone: ${c.crop.cropped === 'a' ? 'A' : 'B'} is cut ${percent(c.crop.left)} left, ${percent(c.crop.right)} right, ${percent(c.crop.top)} top, ${percent(c.crop.bottom)} bottom`
         : 'crop undone: none',
