@@ -94,7 +94,17 @@ export interface AnalyseStats {
   decoded: number;
   /** Images whose bytes were read and hashed (not answered by the stat cache). */
   hashed: number;
-  timings: { cacheLoadMs: number; scanMs: number; decodeMs: number; pixelsMs: number; blurhashMs: number; readHashMs: number; totalMs: number };
+  timings: {
+    cacheLoadMs: number;
+    scanMs: number;
+    decodeMs: number;
+    pixelsMs: number;
+    blurhashMs: number;
+    readHashMs: number;
+    totalMs: number;
+    /** CPU of the whole process (every thread) while the analysis ran: decodes, pixel pass, and in a build the renditions encoded beside them. */
+    cpuMs: number;
+  };
 }
 
 export interface ContentAnalysis {
@@ -143,7 +153,7 @@ async function loadSidecar(pair: ContentPair, cache: FeatureCache): Promise<{ si
 /** The analysis of a content folder that could not be read at all: its problems only. */
 function nothingAnalysed(problems: Problem[], started: number): ContentAnalysis {
   const elapsed = performance.now() - started;
-  const timings = { cacheLoadMs: 0, scanMs: elapsed, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: elapsed };
+  const timings = { cacheLoadMs: 0, scanMs: elapsed, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: elapsed, cpuMs: 0 };
   return { items: [], problems: [...problems], stats: { images: 0, cacheHits: 0, decoded: 0, hashed: 0, timings } };
 }
 
@@ -206,6 +216,7 @@ function uncachedImages(pairs: readonly ContentPair[], misses: readonly number[]
 
 export async function analyseContent(options: AnalyseContentOptions): Promise<ContentAnalysis> {
   const started = performance.now();
+  const cpu = process.cpuUsage();
   const limits = effectiveLimits(options.limits);
   const analyse = options.analyse ?? analyseImage;
   const cacheDir = options.cacheDir ?? defaultCacheDir(options.contentDir);
@@ -222,7 +233,7 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   // Valid sidecars whose image is not published (refused, or none): their ids still count.
   const unpublished: UnpublishedSidecar[] = [];
   const problems = [...scan.problems, ...loneSidecarProblems(scan.loneSidecars, unpublished), ...caseCollisions(scan), ...windowsNameProblems(scan)];
-  const timings = { cacheLoadMs, scanMs, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: 0 };
+  const timings = { cacheLoadMs, scanMs, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: 0, cpuMs: 0 };
   const stats: AnalyseStats = { images: 0, cacheHits: 0, decoded: 0, hashed: 0, timings };
 
   const imageContext: ImageFileContext = { cache, analyse, limits, counters: stats, onDecoded: options.onDecoded };
@@ -298,6 +309,8 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   problems.push(...unknownDistinctFrom(valid, otherIds()));
   if (options.writeCache !== false) await cache.save();
   stats.timings.totalMs = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  stats.timings.cpuMs = (used.user + used.system) / 1000;
   return { items: valid, problems: sortProblems(problems), stats };
 }
 

@@ -97,7 +97,7 @@ async function outDirProblems(contentDir: string, outDir: string, hasPrevious: b
  * result taken whole): every count and timing 0 but those given.
  */
 function idleStats(seconds: number, given: Partial<Omit<BuildStats, 'timings' | 'seconds'>> & { timings?: Partial<BuildStats['timings']> }): BuildStats {
-  const timings = { cacheLoadMs: 0, scanMs: 0, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: 0, dupesMs: 0, renditionsMs: 0, compileMs: 0, writeMs: 0, generateMs: 0, ...given.timings };
+  const timings = { cacheLoadMs: 0, scanMs: 0, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: 0, cpuMs: 0, dupesMs: 0, renditionsMs: 0, compileMs: 0, writeMs: 0, generateMs: 0, ...given.timings };
   const none = { images: 0, cacheHits: 0, decoded: 0, hashed: 0, records: 0, warnings: 0, errors: 0, written: 0, kept: 0, removed: 0, shortcut: null, searchIndex: null, recordEncoding: null, renditions: null, generated: null };
   return { ...none, ...given, timings, seconds };
 }

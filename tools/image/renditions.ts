@@ -42,9 +42,9 @@ export const RENDITION_SETTINGS: RenditionSettings = {
   alphaQuality: 80,
   /**
    * libwebp effort 0–6: 0. Encoding is most of a rendition's cost: reduced from the decoded
-   * frame, effort 2 took 1.4× effort 0's CPU for 256/512/768 px copies (35 against 24.5 ms per
-   * image, 125 bench images) for 13 % fewer bytes; effort 4 took twice effort 2's time for 4–6 %
-   * fewer bytes at the same SSIM, effort 6 ~1.5× effort 4's for 1–5 % fewer.
+   * frame, effort 2 took 1.2–1.4× effort 0's CPU (renditions bench; 125 bench images at
+   * 256/512/768 px: 35 against 24.5 ms per image) for 13–15 % fewer bytes at the same SSIM;
+   * effort 1 took 1–1.27× for 8 % fewer; effort 4 about twice effort 2's CPU for 4 % fewer.
    */
   effort: 0,
   /**

@@ -19,6 +19,7 @@ import { countingClient, type CountingClient } from './testing/counting-client.j
 import { startS3rver, type S3rverProcess } from './testing/s3rver-process.js';
 import { syntheticRecords, writeSyntheticDist, type SyntheticRecord } from './testing/synthetic-dist.js';
 import type { PublishOptions, S3Like } from './types.js';
+import { RENDITION_SETTINGS } from '../image/renditions.js';
 
 let s3: S3rverProcess;
 let temp: TempDir;
@@ -485,7 +486,7 @@ describe('pepe publish against s3rver', () => {
   });
 
   it('uploads the renditions of a real build with their headers before the JSON naming them, and refuses other bytes under a rendition key', async () => {
-    // A real build: one 1000 px image has three renditions (tools/catalogue/renditions.ts).
+    // A real build: one 1000 px image has a rendition at each width (tools/image/renditions.ts).
     const contentDir = join(temp.path, `${bucket}-content`);
     await mkdir(contentDir, { recursive: true });
     await writeFile(join(contentDir, 'frog.png'), await sharp({ create: { width: 1000, height: 600, channels: 3, background: '#3a7' } }).png().toBuffer());
@@ -493,7 +494,7 @@ describe('pepe publish against s3rver', () => {
     const built = await buildCatalogue({ contentDir, outDir: dir, cacheDir: join(temp.path, `${bucket}-cache`), urls: FIXTURE_URLS });
     expect(built.problems).toEqual([]);
     const renditions = built.records[0]!.thumbnails.map((t) => `images/${t.file_name}`);
-    expect(renditions).toHaveLength(3);
+    expect(renditions).toHaveLength(RENDITION_SETTINGS.widths.length);
     // Another publisher put other bytes, complete (their recorded sha256 is theirs), under the
     // first rendition's key: refused, nothing uploaded. (Bytes that do not match their own
     // recorded sha256 are an interrupted upload, repaired instead: bucket-plan.ts.)
