@@ -1,6 +1,8 @@
 /**
  * The build's renditions stage: every valid image → its WebP renditions (tools/image/renditions.ts),
- * encoded once per image content and encoder settings, kept in the build cache:
+ * encoded once per image content and encoder settings, kept in the build cache. An image the
+ * analysis decodes is encoded from that decode, beside the analysis (`openRenditions`); the
+ * others come from the cache or are decoded again after it:
  *
  *   `<cache>/renditions.json`          encoder key + source sha256 → [{width, height, sha256, size}]
  *   `<cache>/renditions/<sha256>.webp`  the bytes, named by their own hash
