@@ -103,9 +103,11 @@ export async function generateExtras(stagingDir: string, inputs: GeneratorInputs
   const cachedGallery = usableGroup(saved, galleryKey);
   // Both run esbuild, which bundles on its own threads: side by side they take ~40 ms instead of ~60.
   // Both settle before a failure is reported: the caller deletes the staging folder then, and the other must not write into it again.
+  // A cached group is written synchronously, but inside an async function: a full disk then rejects its promise instead of throwing past the other one, which would be left running unawaited.
+  const writeCached = async (files: GeneratedFiles) => writeGroup(stagingDir, files);
   const [bundled, galleried] = await Promise.allSettled([
-    cachedBundle ? writeGroup(stagingDir, cachedBundle) : bundleFunction({ distDir: stagingDir }).then((bundle) => [relative(stagingDir, bundle.file).split(sep).join('/')]),
-    cachedGallery ? writeGroup(stagingDir, cachedGallery) : writeGalleryIfPresent(stagingDir),
+    cachedBundle ? writeCached(cachedBundle) : bundleFunction({ distDir: stagingDir }).then((bundle) => [relative(stagingDir, bundle.file).split(sep).join('/')]),
+    cachedGallery ? writeCached(cachedGallery) : writeGalleryIfPresent(stagingDir),
   ]);
   if (bundled.status === 'rejected') throw bundled.reason;
   if (galleried.status === 'rejected') throw galleried.reason;
