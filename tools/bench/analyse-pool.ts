@@ -25,16 +25,17 @@ export interface AnalysePoolOptions {
 
 export interface AnalysePool {
   /** Analyses a copy of `bytes` (the caller's buffer stays usable). */
-  analyse(bytes: Buffer): Promise<ImageAnalysis | ImageFailure>;
+  /** The analysis without its decoded frame (`pixels`), which stays in the worker: only the build's renditions use it. */
+  analyse(bytes: Buffer): Promise<Omit<ImageAnalysis, 'pixels'> | ImageFailure>;
   close(): Promise<void>;
 }
 
-type Reply = { id: number; result: ImageAnalysis | ImageFailure } | { id: number; error: string };
+type Reply = { id: number; result: Omit<ImageAnalysis, 'pixels'> | ImageFailure } | { id: number; error: string };
 
 interface Job {
   id: number;
   bytes: Uint8Array;
-  resolve: (r: ImageAnalysis | ImageFailure) => void;
+  resolve: (r: Omit<ImageAnalysis, 'pixels'> | ImageFailure) => void;
   reject: (e: Error) => void;
 }
 

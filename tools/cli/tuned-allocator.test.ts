@@ -56,7 +56,10 @@ execWithServeFlags(process.argv[1], process.argv.slice(2));
 console.log(JSON.stringify({ pid: process.pid, execArgv: process.execArgv, args: process.argv.slice(2) }));
 `;
 
-describe.runIf(typeof (process as { execve?: unknown }).execve === 'function' && process.platform !== 'win32')('execWithServeFlags', () => {
+// Node 20 has no process.execve: there the process runs on as started (checked on that runtime, not skipped).
+const canExec = typeof (process as { execve?: unknown }).execve === 'function';
+
+describe.runIf(process.platform !== 'win32')('execWithServeFlags', () => {
   let temp: TempDir;
   let file = '';
   beforeAll(async () => {
@@ -72,9 +75,9 @@ describe.runIf(typeof (process as { execve?: unknown }).execve === 'function' &&
     return { status: result.status, spawned: result.pid, ...(JSON.parse(result.stdout) as { pid: number; execArgv: string[]; args: string[] }) };
   };
 
-  it('replaces the process, same pid and arguments, with the bounded young generation', () => {
+  it(canExec ? 'replaces the process, same pid and arguments, with the bounded young generation' : 'runs on as started where Node has no process.execve', () => {
     const result = run([]);
-    expect(result).toMatchObject({ status: 0, execArgv: ['--max-semi-space-size=4'], args: ['serve', '--port', '0'] });
+    expect(result).toMatchObject({ status: 0, execArgv: canExec ? ['--max-semi-space-size=4'] : [], args: ['serve', '--port', '0'] });
     expect(result.pid).toBe(result.spawned);
   });
 
