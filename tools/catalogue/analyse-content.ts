@@ -4,13 +4,12 @@
  * from the cache without being read; an image is decoded only when its bytes are new
  * (analyse-image-file.ts).
  */
-import { createHash } from 'node:crypto';
 import { extname, resolve } from 'node:path';
 import type { PepeRecord } from '../../functions/core/record.js';
 import { FEATURE_VERSION, analyseImage } from '../image/analyse-image.js';
 import { configureSharpForBatch } from '../image/decode.js';
 import { releasePixelPass } from '../image/pixel-pass.js';
-import { type ImageFileContext, type ImageOutcome, analyseImageFile } from './analyse-image-file.js';
+import { type ImageFileContext, type ImageOutcome, analyseImageFile, readImageBytes } from './analyse-image-file.js';
 import { type CachedFeatures, FeatureCache } from './feature-cache.js';
 import { error, warning, type Problem } from '../shared/problems.js';
 import { caseCollisions, folderProblem, type ContentFile, type ContentPair, type ContentScan, scanContent, readContentFileSync, unreadableProblem } from './scan-content.js';
@@ -189,27 +188,17 @@ function loneSidecarProblems(sidecars: readonly ContentFile[], unpublished: Unpu
  * move to a second process to decode nothing. A file that cannot be read counts as uncached;
  * analyseImageFile reports it.
  */
-function uncachedImages(pairs: readonly ContentPair[], misses: readonly number[], { cache, limits, counters }: ImageFileContext): number {
+function uncachedImages(pairs: readonly ContentPair[], misses: readonly number[], ctx: ImageFileContext): number {
   let uncached = 0;
   for (const index of misses) {
     const { image } = pairs[index]!;
-    let hash = cache.imageHash(image.rel, image);
-    if (hash === undefined && image.size <= limits.maxFileBytes) {
-      const readStart = performance.now();
-      let read: ReturnType<typeof readContentFileSync> | null = null;
-      try {
-        read = readContentFileSync(image.abs, limits.maxFileBytes);
-      } catch {
-        // Counted as uncached; analyseImageFile reports it.
-      }
-      if (read?.ok) {
-        hash = createHash('sha256').update(read.bytes).digest('hex');
-        cache.setImageHash(image.rel, image, hash);
-        counters.hashed++;
-        counters.timings.readHashMs += performance.now() - readStart;
-      }
+    let hash = ctx.cache.imageHash(image.rel, image);
+    if (hash === undefined && image.size <= ctx.limits.maxFileBytes) {
+      // A problem counts as uncached; analyseImageFile reports it.
+      const read = readImageBytes(image, ctx);
+      if (read.ok) hash = read.hash;
     }
-    if (hash === undefined || cache.featuresOf(hash) === undefined) uncached++;
+    if (hash === undefined || ctx.cache.featuresOf(hash) === undefined) uncached++;
   }
   return uncached;
 }

@@ -28,16 +28,13 @@ export interface ImageFileContext {
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
 
-/** `alone`: no other decode runs at the same time (a retry), so a libvips failure is final. */
-export async function analyseImageFile(pair: ContentPair, alone: boolean, ctx: ImageFileContext): Promise<ImageOutcome> {
-  const { image } = pair;
+/**
+ * Reads a content image and records its sha256 in the stat cache (counted in `counters`): its
+ * bytes and hash, or the problem that kept them out of reach. analyseImageFile uses it, and
+ * analyse-content.ts to learn, before any decode, which new-stat images hold known bytes.
+ */
+export function readImageBytes(image: ContentPair['image'], ctx: ImageFileContext): { ok: true; bytes: Buffer; hash: string } | { ok: false; problem: Problem } {
   const { cache, limits, counters } = ctx;
-  const tooLarge = (size: number): ImageOutcome => ({ ok: false, problem: error('file-too-large', `is ${mb(size)}, over the ${mb(limits.maxFileBytes)} limit: export it smaller`, image.rel) });
-  // Checked before the cache too: a lowered limit applies to images measured under the old one.
-  if (image.size > limits.maxFileBytes) return tooLarge(image.size);
-  const knownHash = cache.imageHash(image.rel, image);
-  const knownFeatures = knownHash ? cache.featuresOf(knownHash) : undefined;
-  if (knownHash && knownFeatures) return { ok: true, sha256: knownHash, features: knownFeatures, decoded: false };
   const readStart = performance.now();
   let read: ReturnType<typeof readContentFileSync>;
   try {
@@ -46,12 +43,29 @@ export async function analyseImageFile(pair: ContentPair, alone: boolean, ctx: I
     return { ok: false, problem: unreadableProblem(cause, image.rel) };
   }
   if (!read.ok) {
-    return read.reason === 'too-large' ? tooLarge(read.size) : { ok: false, problem: error('not-a-file', 'is not a regular file: replace it with the image itself', image.rel) };
+    return { ok: false, problem: read.reason === 'too-large' ? tooLargeProblem(read.size, limits.maxFileBytes, image.rel) : error('not-a-file', 'is not a regular file: replace it with the image itself', image.rel) };
   }
   const hash = sha256(read.bytes);
   counters.hashed++;
   counters.timings.readHashMs += performance.now() - readStart;
   cache.setImageHash(image.rel, image, hash);
+  return { ok: true, bytes: read.bytes, hash };
+}
+
+const tooLargeProblem = (size: number, maxFileBytes: number, file: string): Problem => error('file-too-large', `is ${mb(size)}, over the ${mb(maxFileBytes)} limit: export it smaller`, file);
+
+/** `alone`: no other decode runs at the same time (a retry), so a libvips failure is final. */
+export async function analyseImageFile(pair: ContentPair, alone: boolean, ctx: ImageFileContext): Promise<ImageOutcome> {
+  const { image } = pair;
+  const { cache, limits, counters } = ctx;
+  // Checked before the cache too: a lowered limit applies to images measured under the old one.
+  if (image.size > limits.maxFileBytes) return { ok: false, problem: tooLargeProblem(image.size, limits.maxFileBytes, image.rel) };
+  const knownHash = cache.imageHash(image.rel, image);
+  const knownFeatures = knownHash ? cache.featuresOf(knownHash) : undefined;
+  if (knownHash && knownFeatures) return { ok: true, sha256: knownHash, features: knownFeatures, decoded: false };
+  const read = readImageBytes(image, ctx);
+  if (!read.ok) return read;
+  const { hash } = read;
   const hit = cache.featuresOf(hash);
   if (hit) return { ok: true, sha256: hash, features: hit, decoded: false };
   const format = detectFormat(read.bytes);
