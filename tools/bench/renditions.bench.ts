@@ -27,6 +27,8 @@ const CANDIDATES: [string, RenditionSettings][] = [
   ['effort 1', { ...RENDITION_SETTINGS, effort: 1 }],
   ['effort 2', { ...RENDITION_SETTINGS, effort: 2 }],
   ['effort 4', { ...RENDITION_SETTINGS, effort: 4 }],
+  ['kernel lanczos3', { ...RENDITION_SETTINGS, kernel: 'lanczos3' }],
+  ['kernel mitchell', { ...RENDITION_SETTINGS, kernel: 'mitchell' }],
   ['widths 256, 512, 768', { ...RENDITION_SETTINGS, widths: [256, 512, 768] }],
 ];
 

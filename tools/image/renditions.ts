@@ -20,6 +20,8 @@ export interface RenditionSettings {
   alphaQuality: number;
   effort: number;
   smartSubsample: boolean;
+  /** libvips' reduction kernel (sharp's `resize({ kernel })`). */
+  kernel: 'nearest' | 'linear' | 'cubic' | 'mitchell' | 'lanczos2' | 'lanczos3';
 }
 
 export const RENDITION_SETTINGS: RenditionSettings = {
@@ -52,6 +54,15 @@ export const RENDITION_SETTINGS: RenditionSettings = {
    * the encode time and 6–12 % more bytes for +0.0004–0.0024 luma SSIM.
    */
   smartSubsample: false,
+  /**
+   * Reduction kernel: linear (a triangle filter spanning the reduction factor: averages, no
+   * ringing). Measured on the 1k build corpus (250 images, each variant in the same run, CPU
+   * per image): lanczos3 15.4 ms → linear 13.2 ms (−14 %; mitchell −2 %) for 6 % fewer bytes and
+   * luma SSIM to the lanczos3 reduction 0.9602 → 0.9567 (512 px) and 0.9414 → 0.9364 (256 px):
+   * softer, about what quality 75 → 70 costs. The WebP encode alone is 57 % of lanczos3's
+   * cost, so no reduction, however cheap, takes the renditions below that.
+   */
+  kernel: 'linear',
 };
 
 /**
@@ -129,7 +140,7 @@ export async function encodeRenditions(input: RenditionInput, limits: { maxPixel
     const pipeline = still
       ? sharp(still.data, { raw: { width: still.width, height: still.height, channels: still.channels as 1 | 2 | 3 | 4 } })
       : sharp(input.bytes, { limitInputPixels: limits.maxPixels, animated: true, pages: -1 });
-    const { data, info } = await pipeline.resize({ width, withoutEnlargement: true }).webp(webp).toBuffer({ resolveWithObject: true });
+    const { data, info } = await pipeline.resize({ width, withoutEnlargement: true, kernel: settings.kernel }).webp(webp).toBuffer({ resolveWithObject: true });
     out.push({ width: info.width, height: info.pageHeight ?? info.height, bytes: data });
   }
   return out;
