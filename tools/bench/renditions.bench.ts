@@ -1,8 +1,8 @@
 /**
  * Rendition settings: size against visible quality. For each candidate WebP setting, on the
  * realistic synthetic corpus (synthetic-images.ts) and on the repository's own pepe drawings
- * (content/), the bytes of the 256 and 768 px copies, their SSIM to the same-size reduction
- * of the source (the loss the encoding adds, on luma, transparency flattened on white), and
+ * (content/), the bytes of each width's copies, their SSIM to the same-size lanczos3
+ * reduction of the source (the loss the kernel and the encoding add, on luma, transparency flattened on white), and
  * the encode CPU time (a still image reduced from its decoded frame, as the build does). The chosen
  * setting (tools/image/renditions.ts) is the first row; the others are its neighbours, so each
  * figure reads as a ratio to it. Columns are the fixed widths;
@@ -97,8 +97,11 @@ async function measure(sources: Source[], settings: RenditionSettings) {
     encodeMs += (used.user + used.system) / 1000;
     for (const rendition of renditions) {
       bytes.set(rendition.width, (bytes.get(rendition.width) ?? 0) + rendition.bytes.length);
-      // First frame of both: the reference is the same reduction, without the WebP encoding.
-      const reference = await luma(sharp(source.bytes, { pages: 1 }).rotate().resize({ width: rendition.width }));
+      // First frame of both: the reference is the lanczos3 reduction of the frame the copy was
+      // made from (a still image's decoded frame: a reduction of the bytes would shrink a JPEG on
+      // load and may round its height otherwise), without the WebP encoding.
+      const frame = pixels ? sharp(pixels.data, { raw: { width: pixels.width, height: pixels.height, channels: pixels.channels as 1 | 2 | 3 | 4 } }) : sharp(source.bytes, { pages: 1 }).rotate();
+      const reference = await luma(frame.resize({ width: rendition.width, kernel: 'lanczos3' }));
       const copy = await luma(sharp(rendition.bytes, { pages: 1 }));
       if (copy.width !== reference.width || copy.height !== reference.height) throw new Error(`rendition ${copy.width}×${copy.height} is not the reference's ${reference.width}×${reference.height}`);
       scores.set(rendition.width, [...(scores.get(rendition.width) ?? []), ssim(reference.data, copy.data, copy.width, copy.height)]);
