@@ -57,7 +57,8 @@ export const RENDITION_SETTINGS: RenditionSettings = {
   /**
    * Reduction kernel: linear (a triangle filter spanning the reduction factor: averages, no
    * ringing). Measured on the 1k build corpus (250 images, each variant in the same run, CPU
-   * per image): lanczos3 15.4 ms → linear 13.2 ms (−14 %; mitchell −2 %) for 6 % fewer bytes and
+   * per image): lanczos3 15.4 ms → linear 13.2 ms (−14 %; −6 to −21 % over six runs; mitchell
+   * −2 %) for 6 % fewer bytes and
    * luma SSIM to the lanczos3 reduction 0.9602 → 0.9567 (512 px) and 0.9414 → 0.9364 (256 px):
    * softer, about what quality 75 → 70 costs. The WebP encode alone is 57 % of lanczos3's
    * cost, so no reduction, however cheap, takes the renditions below that.
