@@ -66,6 +66,13 @@ function layout(sizes: Record<string, number>): { offsets: Record<string, number
   return { offsets, total: at };
 }
 
+/**
+ * Bytes of the frame copied into the module's memory at a time: a chunk of whole rows small
+ * enough to stay in the core's cache while the pass reads it, so the frame crosses memory
+ * once, and the module's memory stays small whatever the frame's size.
+ */
+const CHUNK_BYTES = 128 * 1024;
+
 export interface PixelPassResult {
   /** Pillow's 32x32 LANCZOS resize of Pillow's greyscale (the phash's input). */
   grey32: Uint8Array;
@@ -80,8 +87,11 @@ export function runPixelPass(pass: PassExports, image: RawImage): PixelPassResul
   const vert = lanczosCoefficients(height, OUT);
   const kstride = Math.ceil(horiz.ksize / 4) * 16;
   const xs = cellWeights(width, OUT);
+  const rowBytes = width * channels;
+  const chunkRows = Math.max(1, Math.floor(CHUNK_BYTES / rowBytes));
   const { offsets: o, total } = layout({
-    src: width * height * channels,
+    // SIMD loads read up to 16 bytes past the last row.
+    src: chunkRows * rowBytes + 16,
     grey: (width + 4) * 4,
     taps: OUT * kstride,
     tstart: OUT * 4,
@@ -95,7 +105,6 @@ export function runPixelPass(pass: PassExports, image: RawImage): PixelPassResul
   const memory = pass.memory;
   if (memory.buffer.byteLength < total) memory.grow(Math.ceil((total - memory.buffer.byteLength) / 65536));
   const buf = memory.buffer;
-  new Uint8Array(buf, o.src, width * height * channels).set(image.data.subarray(0, width * height * channels));
   const taps = new Int32Array(buf, o.taps, (OUT * kstride) / 4);
   taps.fill(0);
   const tstart = new Int32Array(buf, o.tstart, OUT);
@@ -109,7 +118,12 @@ export function runPixelPass(pass: PassExports, image: RawImage): PixelPassResul
   const cellx = new Int32Array(buf, o.cellx, OUT * 4);
   for (let i = 0; i < OUT; i++) cellx.set([xs.first[i]!, xs.end[i]!, xs.head[i]!, xs.tail[i]!], i * 4);
   new Int32Array(buf, o.colsum, width * channels + 16).fill(0);
-  pass.rows(o.src!, width, height, channels, o.grey!, o.taps!, kstride, o.tstart!, o.tcount4!, OUT, o.cellx!, o.acc!, o.mid!, o.colsum!);
+  const src = new Uint8Array(buf, o.src, chunkRows * rowBytes);
+  for (let y0 = 0; y0 < height; y0 += chunkRows) {
+    const y1 = Math.min(height, y0 + chunkRows);
+    src.set(image.data.subarray(y0 * rowBytes, y1 * rowBytes));
+    pass.rows(o.src!, y0, y1, width, height, channels, o.grey!, o.taps!, kstride, o.tstart!, o.tcount4!, OUT, o.cellx!, o.acc!, o.mid!, o.colsum!);
+  }
   const grey32 = pilVerticalPass(new Uint8Array(buf, o.mid, height * OUT), OUT, 0, vert);
   const thumb = cellAverages(new Float64Array(buf, o.acc, OUT * OUT * 3), width, height);
   return { grey32, thumb };

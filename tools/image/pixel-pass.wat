@@ -1,4 +1,5 @@
-;; One pass over a decoded RGB or RGBA frame (pixel-pass.ts lays out memory), row by row:
+;; One pass over a decoded RGB or RGBA frame (pixel-pass.ts lays out memory), row by row,
+;; the rows arriving in chunks (pixel-pass.ts copies each into a buffer that stays in cache):
 ;;  1. flatten transparency onto white, in place:  (c*a + 255*(255-a) + 127) / 255
 ;;  2. Pillow's convert('L'):            (R*19595 + G*38470 + B*7471 + 0x8000) >> 16
 ;;  3. area-weighted thumbnail sums (pixels.ts cellWeights, in 1/32 pixel): per-column sums
@@ -55,10 +56,12 @@
     ;; Every alpha byte of the groups is 255 when the top byte of each lane is.
     (i32x4.all_true (i32x4.eq (i32x4.shr_u (local.get $all) (i32.const 24)) (v128.const i32x4 255 255 255 255))))
 
-  ;; Grey of an opaque row, four pixels per step: each pixel's bytes go to one i32 lane as
-  ;; R | G<<8 | B<<16, then the fixed-point luma in i32x4.
+  ;; Grey of an opaque row, four pixels per step: bytes shuffled into i16 lanes, R and B
+  ;; of each pixel side by side (R0 B0 R1 B1 …) and G twice (G0 G0 G1 G1 …), then one
+  ;; i32x4.dot_i16x8_s each: R*19595 + B*7471 and G*19235 + G*19235 (38470 does not fit an
+  ;; i16), the same integers as Pillow's sum.
   (func $greyOpaque (param $p i32) (param $width i32) (param $channels i32) (param $grey i32)
-    (local $x i32) (local $v v128) (local $step i32)
+    (local $x i32) (local $v v128) (local $rb v128) (local $gg v128) (local $step i32)
     (local.set $step (i32.shl (local.get $channels) (i32.const 2)))
     (block $done
       (loop $quads
@@ -66,17 +69,18 @@
         (local.set $v (v128.load (local.get $p)))
         (if (i32.eq (local.get $channels) (i32.const 3))
           (then
-            (local.set $v
-              (i8x16.shuffle 0 1 2 16 3 4 5 16 6 7 8 16 9 10 11 16 (local.get $v) (v128.const i32x4 0 0 0 0)))))
+            (local.set $rb (i8x16.shuffle 0 16 2 16 3 16 5 16 6 16 8 16 9 16 11 16 (local.get $v) (v128.const i32x4 0 0 0 0)))
+            (local.set $gg (i8x16.shuffle 1 16 1 16 4 16 4 16 7 16 7 16 10 16 10 16 (local.get $v) (v128.const i32x4 0 0 0 0))))
+          (else
+            (local.set $rb (i8x16.shuffle 0 16 2 16 4 16 6 16 8 16 10 16 12 16 14 16 (local.get $v) (v128.const i32x4 0 0 0 0)))
+            (local.set $gg (i8x16.shuffle 1 16 1 16 5 16 5 16 9 16 9 16 13 16 13 16 (local.get $v) (v128.const i32x4 0 0 0 0)))))
         (v128.store (local.get $grey)
           (i32x4.shr_u
             (i32x4.add
               (i32x4.add
-                (i32x4.mul (v128.and (local.get $v) (v128.const i32x4 255 255 255 255)) (v128.const i32x4 19595 19595 19595 19595))
-                (i32x4.mul (v128.and (i32x4.shr_u (local.get $v) (i32.const 8)) (v128.const i32x4 255 255 255 255)) (v128.const i32x4 38470 38470 38470 38470)))
-              (i32x4.add
-                (i32x4.mul (v128.and (i32x4.shr_u (local.get $v) (i32.const 16)) (v128.const i32x4 255 255 255 255)) (v128.const i32x4 7471 7471 7471 7471))
-                (v128.const i32x4 32768 32768 32768 32768)))
+                (i32x4.dot_i16x8_s (local.get $rb) (v128.const i16x8 19595 7471 19595 7471 19595 7471 19595 7471))
+                (i32x4.dot_i16x8_s (local.get $gg) (v128.const i16x8 19235 19235 19235 19235 19235 19235 19235 19235)))
+              (v128.const i32x4 32768 32768 32768 32768))
             (i32.const 16)))
         (local.set $p (i32.add (local.get $p) (local.get $step)))
         (local.set $grey (i32.add (local.get $grey) (i32.const 16)))
@@ -198,8 +202,10 @@
         (br $cells)))
     (memory.fill (local.get $colsum) (i32.const 0) (i32.mul (local.get $width) (local.get $stride))))
 
-  ;; src: width*height*channels bytes (channels 3 or 4), row-major; rows with transparency
-  ;;   are flattened in place.
+  ;; Rows y0..y1 of the frame (called once per chunk of rows, in order, from y0 = 0; the
+  ;; band state is derived from y0, the column sums carry over from the previous call).
+  ;; src: rows y0..y1, width*channels bytes each (channels 3 or 4), row-major; rows with
+  ;;   transparency are flattened in place.
   ;; grey: scratch for one row, (width + 4) i32.
   ;; taps: outW rows of kstride bytes (i32 taps, zero-padded); tstart/tcount4: i32 per output
   ;;   (first source column; tap count rounded up to a multiple of 4).
@@ -209,16 +215,19 @@
   ;; colsum: width*channels i32 (+16), zeroed by the caller. acc: 32*32*3 f64 out (cell sums).
   ;; mid: height*outW bytes out.
   (func (export "rows")
-    (param $src i32) (param $width i32) (param $height i32) (param $channels i32)
+    (param $src i32) (param $y0 i32) (param $y1 i32) (param $width i32) (param $height i32) (param $channels i32)
     (param $grey i32) (param $taps i32) (param $kstride i32) (param $tstart i32) (param $tcount4 i32) (param $outW i32)
     (param $cellx i32) (param $acc i32) (param $mid i32) (param $colsum i32)
     (local $band i32) (local $y i32) (local $lo i32) (local $boundary i32) (local $p i32) (local $rowBytes i32)
     (local.set $rowBytes (i32.mul (local.get $width) (local.get $channels)))
-    (local.set $boundary (local.get $height))
+    ;; Row y0 starts at 32*y0 in 1/32 pixel: its band, and where that band ends.
+    (local.set $band (i32.div_u (i32.shl (local.get $y0) (i32.const 5)) (local.get $height)))
+    (local.set $boundary (i32.mul (i32.add (local.get $band) (i32.const 1)) (local.get $height)))
+    (local.set $y (local.get $y0))
     (block $rowsDone
       (loop $rows
-        (br_if $rowsDone (i32.ge_u (local.get $y) (local.get $height)))
-        (local.set $p (i32.add (local.get $src) (i32.mul (local.get $y) (local.get $rowBytes))))
+        (br_if $rowsDone (i32.ge_u (local.get $y) (local.get $y1)))
+        (local.set $p (i32.add (local.get $src) (i32.mul (i32.sub (local.get $y) (local.get $y0)) (local.get $rowBytes))))
         (if (i32.eq (local.get $channels) (i32.const 4))
           (then
             (if (i32.eqz (call $opaque (local.get $p) (local.get $width)))
