@@ -12,7 +12,7 @@
  * time took ~70 ms, a tenth of a one-image rebuild.
  */
 import { readFileSync } from 'node:fs';
-import { lanczosCoefficients, pilLanczosResizeGrey, pilVerticalPass } from './pil-resize.js';
+import { lanczosCoefficients, pilLanczosResizeGrey } from './pil-resize.js';
 import { areaThumbnail, cellAverages, cellWeights, flattenToRgb, pilGreyFromRgb, type RawImage } from './pixels.js';
 
 const OUT = 32;
@@ -22,6 +22,7 @@ export const PIXEL_PASS_WASM = new URL('./pixel-pass.wasm', import.meta.url);
 export interface PassExports {
   memory: WebAssembly.Memory;
   rows: (...args: number[]) => void;
+  vertical: (...args: number[]) => void;
 }
 
 let instance: PassExports | undefined;
@@ -101,6 +102,10 @@ export function runPixelPass(pass: PassExports, image: RawImage): PixelPassResul
     mid: height * OUT,
     // Per-column sums of a band (SIMD writes up to 16 slots past the row).
     colsum: (width * channels + 16) * 4,
+    vtaps: OUT * vert.ksize * 4,
+    vstart: OUT * 4,
+    vcount: OUT * 4,
+    grey32: OUT * OUT,
   });
   const memory = pass.memory;
   if (memory.buffer.byteLength < total) memory.grow(Math.ceil((total - memory.buffer.byteLength) / 65536));
@@ -124,7 +129,11 @@ export function runPixelPass(pass: PassExports, image: RawImage): PixelPassResul
     src.set(image.data.subarray(y0 * rowBytes, y1 * rowBytes));
     pass.rows(o.src!, y0, y1, width, height, channels, o.grey!, o.taps!, kstride, o.tstart!, o.tcount4!, OUT, o.cellx!, o.acc!, o.mid!, o.colsum!);
   }
-  const grey32 = pilVerticalPass(new Uint8Array(buf, o.mid, height * OUT), OUT, 0, vert);
+  new Int32Array(buf, o.vtaps, OUT * vert.ksize).set(vert.taps);
+  new Int32Array(buf, o.vstart, OUT).set(vert.start);
+  new Int32Array(buf, o.vcount, OUT).set(vert.count);
+  pass.vertical(o.mid!, o.vtaps!, vert.ksize * 4, o.vstart!, o.vcount!, OUT, o.grey32!);
+  const grey32 = new Uint8Array(buf, o.grey32, OUT * OUT).slice();
   const thumb = cellAverages(new Float64Array(buf, o.acc, OUT * OUT * 3), width, height);
   return { grey32, thumb };
 }

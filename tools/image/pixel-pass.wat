@@ -6,7 +6,8 @@
 ;;     of the band's rows, each row weighted by the part of it inside the band (a row on a
 ;;     band border is added to both bands, split), folded into the band's 32 cells with the
 ;;     columns' weights when the band ends (JS divides)
-;;  4. Pillow's horizontal LANCZOS pass of the grey row: 22-bit fixed-point taps, clip8.
+;;  4. Pillow's horizontal LANCZOS pass of the grey row: 22-bit fixed-point taps, clip8;
+;;     then, once every row is in, the vertical pass over those 32 columns (`vertical`).
 ;; Opaque rows (every RGB row; RGBA rows whose alpha is all 255) go straight to SIMD for
 ;; 2-3, four pixels (grey) or sixteen samples (sums) at a time; rows with transparency are
 ;; flattened by a scalar loop first (alpha set to 255), then take the same SIMD path.
@@ -201,6 +202,64 @@
         (local.set $cell (i32.add (local.get $cell) (i32.const 1)))
         (br $cells)))
     (memory.fill (local.get $colsum) (i32.const 0) (i32.mul (local.get $width) (local.get $stride))))
+
+;; Pillow's vertical LANCZOS pass over the 32-byte rows of mid (the horizontal pass's output),
+  ;; all 32 columns at once (eight i32x4 sums), for the outH output rows: output row yy reads
+  ;; vcount[yy] rows from row vstart[yy] with the i32 taps at vtaps + yy * vkstride; each sum
+  ;; starts at 1 << 21 and is clipped like $clip8 (>> 22, clamped to 0..255). Into out, 32
+  ;; bytes per output row.
+  (func (export "vertical") (param $mid i32) (param $vtaps i32) (param $vkstride i32) (param $vstart i32) (param $vcount i32) (param $outH i32) (param $out i32)
+    (local $yy i32) (local $row i32) (local $tap i32) (local $n i32) (local $i i32) (local $w v128)
+    (local $lo v128) (local $hi v128) (local $lo16 v128) (local $hi16 v128)
+    (local $s0 v128) (local $s1 v128) (local $s2 v128) (local $s3 v128) (local $s4 v128) (local $s5 v128) (local $s6 v128) (local $s7 v128)
+    (block $outDone
+      (loop $outRows
+        (br_if $outDone (i32.ge_u (local.get $yy) (local.get $outH)))
+        (local.set $row (i32.add (local.get $mid) (i32.shl (i32.load (i32.add (local.get $vstart) (i32.shl (local.get $yy) (i32.const 2)))) (i32.const 5))))
+        (local.set $n (i32.load (i32.add (local.get $vcount) (i32.shl (local.get $yy) (i32.const 2)))))
+        (local.set $tap (i32.add (local.get $vtaps) (i32.mul (local.get $yy) (local.get $vkstride))))
+        (local.set $s0 (v128.const i32x4 2097152 2097152 2097152 2097152))
+        (local.set $s1 (local.get $s0)) (local.set $s2 (local.get $s0)) (local.set $s3 (local.get $s0))
+        (local.set $s4 (local.get $s0)) (local.set $s5 (local.get $s0)) (local.set $s6 (local.get $s0)) (local.set $s7 (local.get $s0))
+        (local.set $i (i32.const 0))
+        (block $tapsDone
+          (loop $taps
+            (br_if $tapsDone (i32.ge_u (local.get $i) (local.get $n)))
+            (local.set $w (v128.load32_splat (local.get $tap)))
+            (local.set $lo (v128.load (local.get $row)))
+            (local.set $hi (v128.load offset=16 (local.get $row)))
+            (local.set $lo16 (i16x8.extend_low_i8x16_u (local.get $lo)))
+            (local.set $s0 (i32x4.add (local.get $s0) (i32x4.mul (i32x4.extend_low_i16x8_u (local.get $lo16)) (local.get $w))))
+            (local.set $s1 (i32x4.add (local.get $s1) (i32x4.mul (i32x4.extend_high_i16x8_u (local.get $lo16)) (local.get $w))))
+            (local.set $lo16 (i16x8.extend_high_i8x16_u (local.get $lo)))
+            (local.set $s2 (i32x4.add (local.get $s2) (i32x4.mul (i32x4.extend_low_i16x8_u (local.get $lo16)) (local.get $w))))
+            (local.set $s3 (i32x4.add (local.get $s3) (i32x4.mul (i32x4.extend_high_i16x8_u (local.get $lo16)) (local.get $w))))
+            (local.set $hi16 (i16x8.extend_low_i8x16_u (local.get $hi)))
+            (local.set $s4 (i32x4.add (local.get $s4) (i32x4.mul (i32x4.extend_low_i16x8_u (local.get $hi16)) (local.get $w))))
+            (local.set $s5 (i32x4.add (local.get $s5) (i32x4.mul (i32x4.extend_high_i16x8_u (local.get $hi16)) (local.get $w))))
+            (local.set $hi16 (i16x8.extend_high_i8x16_u (local.get $hi)))
+            (local.set $s6 (i32x4.add (local.get $s6) (i32x4.mul (i32x4.extend_low_i16x8_u (local.get $hi16)) (local.get $w))))
+            (local.set $s7 (i32x4.add (local.get $s7) (i32x4.mul (i32x4.extend_high_i16x8_u (local.get $hi16)) (local.get $w))))
+            (local.set $row (i32.add (local.get $row) (i32.const 32)))
+            (local.set $tap (i32.add (local.get $tap) (i32.const 4)))
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br $taps)))
+        ;; clip8 on every lane, then narrowed to bytes (the values are 0..255 by then).
+        (v128.store (local.get $out)
+          (i8x16.narrow_i16x8_u
+            (i16x8.narrow_i32x4_s (call $clip8x4 (local.get $s0)) (call $clip8x4 (local.get $s1)))
+            (i16x8.narrow_i32x4_s (call $clip8x4 (local.get $s2)) (call $clip8x4 (local.get $s3)))))
+        (v128.store offset=16 (local.get $out)
+          (i8x16.narrow_i16x8_u
+            (i16x8.narrow_i32x4_s (call $clip8x4 (local.get $s4)) (call $clip8x4 (local.get $s5)))
+            (i16x8.narrow_i32x4_s (call $clip8x4 (local.get $s6)) (call $clip8x4 (local.get $s7)))))
+        (local.set $out (i32.add (local.get $out) (i32.const 32)))
+        (local.set $yy (i32.add (local.get $yy) (i32.const 1)))
+        (br $outRows))))
+
+  ;; $clip8 on four lanes: >= 1 << 30 gives 255, <= 0 gives 0, else >> 22.
+  (func $clip8x4 (param $v v128) (result v128)
+    (i32x4.min_s (i32x4.max_s (i32x4.shr_s (local.get $v) (i32.const 22)) (v128.const i32x4 0 0 0 0)) (v128.const i32x4 255 255 255 255)))
 
   ;; Rows y0..y1 of the frame (called once per chunk of rows, in order, from y0 = 0; the
   ;; band state is derived from y0, the column sums carry over from the previous call).
