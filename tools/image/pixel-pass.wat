@@ -11,7 +11,7 @@
 ;; Opaque rows (every RGB row; RGBA rows whose alpha is all 255) go straight to SIMD for
 ;; 2-3, four pixels (grey) or sixteen samples (sums) at a time; rows with transparency are
 ;; flattened by a scalar loop first (alpha set to 255), then take the same SIMD path.
-;; Step 4 multiplies four taps at a time (taps are zero-padded to a multiple of 4).
+;; Step 4 takes eight taps at a time (grey as i16, taps split into i16 halves, zero-padded).
 ;; SIMD loops may read and write a few lanes past a row: pixel-pass.ts pads every buffer,
 ;; and the extra grey values meet zero taps, the extra sums are never folded.
 ;; i32 arithmetic wraps exactly like Pillow's `int ss`. Column sums stay below 2^32
@@ -60,7 +60,7 @@
   ;; Grey of an opaque row, four pixels per step: bytes shuffled into i16 lanes, R and B
   ;; of each pixel side by side (R0 B0 R1 B1 …) and G twice (G0 G0 G1 G1 …), then one
   ;; i32x4.dot_i16x8_s each: R*19595 + B*7471 and G*19235 + G*19235 (38470 does not fit an
-  ;; i16), the same integers as Pillow's sum.
+  ;; i16), the same integers as Pillow's sum. Into grey as i16.
   (func $greyOpaque (param $p i32) (param $width i32) (param $channels i32) (param $grey i32)
     (local $x i32) (local $v v128) (local $rb v128) (local $gg v128) (local $step i32)
     (local.set $step (i32.shl (local.get $channels) (i32.const 2)))
@@ -75,7 +75,7 @@
           (else
             (local.set $rb (i8x16.shuffle 0 16 2 16 4 16 6 16 8 16 10 16 12 16 14 16 (local.get $v) (v128.const i32x4 0 0 0 0)))
             (local.set $gg (i8x16.shuffle 1 16 1 16 5 16 5 16 9 16 9 16 13 16 13 16 (local.get $v) (v128.const i32x4 0 0 0 0)))))
-        (v128.store (local.get $grey)
+        (local.set $v
           (i32x4.shr_u
             (i32x4.add
               (i32x4.add
@@ -83,8 +83,10 @@
                 (i32x4.dot_i16x8_s (local.get $gg) (v128.const i16x8 19235 19235 19235 19235 19235 19235 19235 19235)))
               (v128.const i32x4 32768 32768 32768 32768))
             (i32.const 16)))
+        ;; Stored as four i16 (the grey levels are 0..255).
+        (v128.store64_lane 0 (local.get $grey) (i16x8.narrow_i32x4_u (local.get $v) (local.get $v)))
         (local.set $p (i32.add (local.get $p) (local.get $step)))
-        (local.set $grey (i32.add (local.get $grey) (i32.const 16)))
+        (local.set $grey (i32.add (local.get $grey) (i32.const 8)))
         (local.set $x (i32.add (local.get $x) (i32.const 4)))
         (br $quads))))
 
@@ -127,34 +129,40 @@
         (local.set $p (i32.add (local.get $p) (i32.const 4)))
         (br $pixels))))
 
-  ;; Step 4 for one grey row: one fixed-point dot product per output column, into midRow.
-  (func $horizontal (param $grey i32) (param $taps i32) (param $kstride i32) (param $tstart i32) (param $tcount4 i32) (param $outW i32) (param $midRow i32)
-    (local $xx i32) (local $q i32) (local $gp i32) (local $n i32) (local $i i32) (local $sum v128)
+  ;; Step 4 for one grey row (i16): one fixed-point dot product per output column, into
+  ;; midRow, eight taps at a time with i32x4.dot_i16x8_s. A 22-bit tap does not fit an i16
+  ;; lane, so each is split as hi * 2048 + lo (hi = tap >> 11, signed; lo = tap & 2047): the
+  ;; column's taps are blocks of 32 bytes, eight hi then eight lo (zero-padded), and its sum
+  ;; is (sum(grey * hi) << 11) + sum(grey * lo), the same integer as Pillow's (i32 wraps the
+  ;; same way). tblocks: i32 per output, its number of blocks.
+  (func $horizontal (param $grey i32) (param $taps i32) (param $kstride i32) (param $tstart i32) (param $tblocks i32) (param $outW i32) (param $midRow i32)
+    (local $xx i32) (local $q i32) (local $gp i32) (local $tp i32) (local $end i32) (local $g v128) (local $hi v128) (local $lo v128)
     (block $colsDone
       (loop $cols
         (br_if $colsDone (i32.ge_u (local.get $xx) (local.get $outW)))
         (local.set $q (i32.shl (local.get $xx) (i32.const 2)))
-        (local.set $gp (i32.add (local.get $grey) (i32.shl (i32.load (i32.add (local.get $tstart) (local.get $q))) (i32.const 2))))
-        (local.set $n (i32.shl (i32.load (i32.add (local.get $tcount4) (local.get $q))) (i32.const 2)))
-        (local.set $sum (v128.const i32x4 0 0 0 0))
-        (local.set $i (i32.const 0))
+        (local.set $gp (i32.add (local.get $grey) (i32.shl (i32.load (i32.add (local.get $tstart) (local.get $q))) (i32.const 1))))
+        (local.set $tp (local.get $taps))
+        (local.set $end (i32.add (local.get $taps) (i32.shl (i32.load (i32.add (local.get $tblocks) (local.get $q))) (i32.const 5))))
+        (local.set $hi (v128.const i32x4 0 0 0 0))
+        (local.set $lo (v128.const i32x4 0 0 0 0))
         (block $tapsDone
           (loop $tapLoop
-            (br_if $tapsDone (i32.ge_u (local.get $i) (local.get $n)))
-            (local.set $sum
-              (i32x4.add (local.get $sum)
-                (i32x4.mul
-                  (v128.load (i32.add (local.get $gp) (local.get $i)))
-                  (v128.load (i32.add (local.get $taps) (local.get $i))))))
-            (local.set $i (i32.add (local.get $i) (i32.const 16)))
+            (br_if $tapsDone (i32.ge_u (local.get $tp) (local.get $end)))
+            (local.set $g (v128.load (local.get $gp)))
+            (local.set $hi (i32x4.add (local.get $hi) (i32x4.dot_i16x8_s (local.get $g) (v128.load (local.get $tp)))))
+            (local.set $lo (i32x4.add (local.get $lo) (i32x4.dot_i16x8_s (local.get $g) (v128.load offset=16 (local.get $tp)))))
+            (local.set $gp (i32.add (local.get $gp) (i32.const 16)))
+            (local.set $tp (i32.add (local.get $tp) (i32.const 32)))
             (br $tapLoop)))
+        (local.set $hi (i32x4.add (i32x4.shl (local.get $hi) (i32.const 11)) (local.get $lo)))
         (i32.store8
           (i32.add (local.get $midRow) (local.get $xx))
           (call $clip8
             (i32.add
               (i32.add
-                (i32.add (i32x4.extract_lane 0 (local.get $sum)) (i32x4.extract_lane 1 (local.get $sum)))
-                (i32.add (i32x4.extract_lane 2 (local.get $sum)) (i32x4.extract_lane 3 (local.get $sum))))
+                (i32.add (i32x4.extract_lane 0 (local.get $hi)) (i32x4.extract_lane 1 (local.get $hi)))
+                (i32.add (i32x4.extract_lane 2 (local.get $hi)) (i32x4.extract_lane 3 (local.get $hi))))
               (i32.const 2097152))))
         (local.set $taps (i32.add (local.get $taps) (local.get $kstride)))
         (local.set $xx (i32.add (local.get $xx) (i32.const 1)))
@@ -265,9 +273,9 @@
   ;; band state is derived from y0, the column sums carry over from the previous call).
   ;; src: rows y0..y1, width*channels bytes each (channels 3 or 4), row-major; rows with
   ;;   transparency are flattened in place.
-  ;; grey: scratch for one row, (width + 4) i32.
-  ;; taps: outW rows of kstride bytes (i32 taps, zero-padded); tstart/tcount4: i32 per output
-  ;;   (first source column; tap count rounded up to a multiple of 4).
+  ;; grey: scratch for one row, (width + 8) i16.
+  ;; taps: outW rows of kstride bytes (blocks of 8 hi + 8 lo i16 taps, see $horizontal);
+  ;;   tstart/tblocks: i32 per output (first source column; blocks of eight taps).
   ;; cellx: 32 x (first, end, head, tail) i32, the columns of each thumbnail column and the
   ;;   weights of its first and last (pixels.ts cellWeights). Rows are weighted the same way,
   ;;   computed here: row y covers [32y, 32y + 32) and band b [b*height, (b+1)*height).
@@ -275,7 +283,7 @@
   ;; mid: height*outW bytes out.
   (func (export "rows")
     (param $src i32) (param $y0 i32) (param $y1 i32) (param $width i32) (param $height i32) (param $channels i32)
-    (param $grey i32) (param $taps i32) (param $kstride i32) (param $tstart i32) (param $tcount4 i32) (param $outW i32)
+    (param $grey i32) (param $taps i32) (param $kstride i32) (param $tstart i32) (param $tblocks i32) (param $outW i32)
     (param $cellx i32) (param $acc i32) (param $mid i32) (param $colsum i32)
     (local $band i32) (local $y i32) (local $lo i32) (local $boundary i32) (local $p i32) (local $rowBytes i32)
     (local.set $rowBytes (i32.mul (local.get $width) (local.get $channels)))
@@ -292,7 +300,7 @@
             (if (i32.eqz (call $opaque (local.get $p) (local.get $width)))
               (then (call $flattenRow (local.get $p) (local.get $width))))))
         (call $greyOpaque (local.get $p) (local.get $width) (local.get $channels) (local.get $grey))
-        (call $horizontal (local.get $grey) (local.get $taps) (local.get $kstride) (local.get $tstart) (local.get $tcount4) (local.get $outW)
+        (call $horizontal (local.get $grey) (local.get $taps) (local.get $kstride) (local.get $tstart) (local.get $tblocks) (local.get $outW)
           (i32.add (local.get $mid) (i32.mul (local.get $y) (local.get $outW))))
         (local.set $lo (i32.shl (local.get $y) (i32.const 5)))
         (if (i32.le_u (i32.add (local.get $lo) (i32.const 32)) (local.get $boundary))
