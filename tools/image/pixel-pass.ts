@@ -1,8 +1,8 @@
 /**
  * The per-pixel work of the analysis in one WebAssembly pass (pixel-pass.wat): flatten,
  * Pillow greyscale, 32x32 area-weighted thumbnail sums and Pillow's horizontal Lanczos pass, with
- * the Lanczos dot products four taps at a time in SIMD, fed the frame in cache-sized chunks of
- * rows; then Pillow's vertical pass over the 32 columns, all at once. The phash is defined on the
+ * the Lanczos dot products eight taps at a time (i16 dot products in SIMD), fed the frame in
+ * cache-sized chunks of rows; then Pillow's vertical pass over the 32 columns, all at once. The phash is defined on the
  * full-resolution image (api-behaviour.md: what imagehash.phash computes), so every pixel
  * goes through the Lanczos filter; in plain JS that pass cost ~17 ns per pixel, more than
  * the decode. The same arithmetic in pixels.ts + pil-resize.ts remains the reference, and
