@@ -1,7 +1,7 @@
 /**
- * The full-decode floors (`fullDecodeOnly`, `streamedDecodeOnly`: naive-pipeline.ts) against
+ * The full-decode floors (`fullDecodeOnly`, `streamedDecodeOnly`, `fullDecodeFreed`: naive-pipeline.ts) against
  * the issue's naive pipeline, in a Node process of its own: `node --import tsx decode-floor.ts
- * LIST ROUNDS`, LIST a file of image paths (one per line). The three alternate for ROUNDS
+ * LIST ROUNDS`, LIST a file of image paths (one per line). The four alternate for ROUNDS
  * rounds; the best round of each is printed as JSON on stdout. Spawned by build.bench.ts.
  *
  * A process of its own because the floor depends on the state of the process it runs in, and a
@@ -11,7 +11,7 @@
  * (453 MB of live objects: 1.72×). The naive pipeline's rate moved less than 10% in those runs.
  */
 import { readFileSync } from 'node:fs';
-import { fullDecodeOnly, naiveAnalyse, streamedDecodeOnly } from './naive-pipeline.js';
+import { fullDecodeFreed, fullDecodeOnly, naiveAnalyse, streamedDecodeOnly } from './naive-pipeline.js';
 import { type PipelineRate, pipelineRate } from './pipeline-rate.js';
 
 export interface DecodeFloorResult {
@@ -22,6 +22,8 @@ export interface DecodeFloorResult {
   floor: PipelineRate;
   /** Decoded row after row, only the last kept. */
   streamed: PipelineRate;
+  /** Decoded into a frame-sized buffer, freed at once (as the build frees its frames). */
+  freed: PipelineRate;
 }
 
 const [list, roundsArg] = process.argv.slice(2);
@@ -31,10 +33,12 @@ const best = (a: PipelineRate | null, b: PipelineRate): PipelineRate => (a === n
 let naive: PipelineRate | null = null;
 let floor: PipelineRate | null = null;
 let streamed: PipelineRate | null = null;
+let freed: PipelineRate | null = null;
 for (let round = 0; round < rounds; round++) {
   naive = best(naive, await pipelineRate(files, naiveAnalyse));
   floor = best(floor, await pipelineRate(files, fullDecodeOnly));
   streamed = best(streamed, await pipelineRate(files, streamedDecodeOnly));
+  freed = best(freed, await pipelineRate(files, fullDecodeFreed));
 }
-const result: DecodeFloorResult = { images: files.length, rounds, naive: naive!, floor: floor!, streamed: streamed! };
+const result: DecodeFloorResult = { images: files.length, rounds, naive: naive!, floor: floor!, streamed: streamed!, freed: freed! };
 process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -283,7 +283,7 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
     for (const index of later) await handle(index, true);
   } finally {
     restoreSharp();
-    // The batch is done: the compile and write phases should not carry its frame-sized buffers.
+    // The batch is done: the compile and write phases should not carry the pass's memory.
     releasePixelPass();
   }
 

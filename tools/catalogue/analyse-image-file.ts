@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { analyseImage } from '../image/analyse-image.js';
+import { releaseFrame } from '../image/decode.js';
 import { describeUnsupported, detectFormat } from '../image/format.js';
 import { type CachedFeatures, type FeatureCache, THUMB_BYTES } from './feature-cache.js';
 import { error, type Problem } from '../shared/problems.js';
@@ -94,5 +95,7 @@ export async function analyseImageFile(pair: ContentPair, alone: boolean, ctx: I
   };
   cache.setFeatures(hash, features);
   await ctx.onDecoded?.({ sha256: hash, bytes: read.bytes, width: result.width, animated: result.animated, pixels: result.pixels });
+  // Nothing reads the frame any more (the renditions have been reduced from it): freed now.
+  releaseFrame(result.pixels);
   return { ok: true, sha256: hash, features, decoded: true };
 }

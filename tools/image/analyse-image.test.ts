@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { analyseImage, type ImageAnalysis } from './analyse-image.js';
+import { releaseFrame } from './decode.js';
 import { bombGif, EXPECTED_PHASH, readFixture } from './fixtures.js';
 import { paintPicture } from '../testing/paint-picture.js';
 import { hammingDistance } from './phash.js';
@@ -60,6 +61,20 @@ describe('what the analysis reports', () => {
     expect(result.blurhash).toHaveLength(28); // 4x3 components: 1 + 1 + 4 + 2*11
     expect(Object.keys(result.timings).sort()).toEqual(['blurhashMs', 'decodeMs', 'pixelsMs']);
     for (const t of Object.values(result.timings)) expect(Number.isFinite(t)).toBe(true);
+  });
+
+  it('frees its decoded frame when released (Node 22+), and leaves a view of a shared buffer alone', async () => {
+    const result = await analysed(readFixture('opaque.png'));
+    const { width, height, channels } = result.pixels;
+    expect(result.pixels.data.byteLength).toBe(width * height * channels);
+    releaseFrame(result.pixels);
+    const detachable = typeof (ArrayBuffer.prototype as { transfer?: unknown }).transfer === 'function';
+    expect(result.pixels.data.byteLength).toBe(detachable ? 0 : width * height * channels);
+    // Small Buffers share Node's pool: releasing a view of one must not touch its neighbours.
+    const pooled = Buffer.from([1, 2, 3, 4]);
+    const neighbour = Buffer.from([5, 6, 7, 8]);
+    releaseFrame({ data: new Uint8Array(pooled.buffer, pooled.byteOffset, 4), width: 1, height: 1, channels: 4 });
+    expect([...pooled, ...neighbour]).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   });
 
   it('decodes AVIF', async () => {

@@ -78,6 +78,24 @@ const timeoutFailure = (options: DecodeOptions) => ({
 });
 
 /**
+ * Frees a frame decodeFirstFrame returned, now, instead of when V8 next collects: detaching its
+ * ArrayBuffer (`transfer(0)`) drops the last reference to sharp's memory, which is then freed at
+ * once. A build decodes frames of up to 50 megapixels one after another, and V8 counts such
+ * memory outside its heap as pressure: each few frames forced a full mark of the whole heap (the
+ * cold build's largest cost after the decode itself: tools/image/README.md). Only for a frame no
+ * code reads any more (a sharp job reading it must have finished); `data` is then empty. A
+ * view of part of a buffer is left alone. Where
+ * `ArrayBuffer.prototype.transfer` is missing (Node 20) the frame is left to the collector.
+ */
+export function releaseFrame(image: RawImage): void {
+  const { data } = image;
+  const buffer = data.buffer as ArrayBuffer & { transfer?: (length: number) => ArrayBuffer };
+  // A view of part of a buffer (Node's pool of small Buffers) shares it with others: left alone.
+  if (typeof buffer.transfer !== 'function' || data.byteOffset !== 0 || data.byteLength !== buffer.byteLength) return;
+  buffer.transfer(0);
+}
+
+/**
  * Decodes every pixel of the first frame (header metadata alone succeeds on truncated
  * JPEGs; a full pixel decode does not), applies the EXIF orientation, and returns packed
  * 8-bit samples (sharp converts grey, palette and 16-bit inputs to 8-bit sRGB[A]).

@@ -104,6 +104,6 @@ describe('the WebAssembly pixel pass equals the reference JS (Pillow greyscale +
   });
 
   it('refuses a frame it cannot handle instead of reading past it', async () => {
-    expect(() => runPixelPass({ memory: new WebAssembly.Memory({ initial: 1 }), rows: () => undefined }, frame(16, 16, 3, 1))).toThrow(/16x16/);
+    expect(() => runPixelPass({ memory: new WebAssembly.Memory({ initial: 1 }), rows: () => undefined, vertical: () => undefined }, frame(16, 16, 3, 1))).toThrow(/16x16/);
   });
 });

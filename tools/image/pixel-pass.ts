@@ -1,7 +1,8 @@
 /**
  * The per-pixel work of the analysis in one WebAssembly pass (pixel-pass.wat): flatten,
  * Pillow greyscale, 32x32 area-weighted thumbnail sums and Pillow's horizontal Lanczos pass, with
- * the Lanczos dot products four taps at a time in SIMD. The phash is defined on the
+ * the Lanczos dot products eight taps at a time (i16 dot products in SIMD), fed the frame in
+ * cache-sized chunks of rows; then Pillow's vertical pass over the 32 columns, all at once. The phash is defined on the
  * full-resolution image (api-behaviour.md: what imagehash.phash computes), so every pixel
  * goes through the Lanczos filter; in plain JS that pass cost ~17 ns per pixel, more than
  * the decode. The same arithmetic in pixels.ts + pil-resize.ts remains the reference, and
@@ -12,7 +13,7 @@
  * time took ~70 ms, a tenth of a one-image rebuild.
  */
 import { readFileSync } from 'node:fs';
-import { lanczosCoefficients, pilLanczosResizeGrey, pilVerticalPass } from './pil-resize.js';
+import { lanczosCoefficients, pilLanczosResizeGrey } from './pil-resize.js';
 import { areaThumbnail, cellAverages, cellWeights, flattenToRgb, pilGreyFromRgb, type RawImage } from './pixels.js';
 
 const OUT = 32;
@@ -22,6 +23,7 @@ export const PIXEL_PASS_WASM = new URL('./pixel-pass.wasm', import.meta.url);
 export interface PassExports {
   memory: WebAssembly.Memory;
   rows: (...args: number[]) => void;
+  vertical: (...args: number[]) => void;
 }
 
 let instance: PassExports | undefined;
@@ -33,9 +35,10 @@ export function pixelPass(): PassExports {
 }
 
 /**
- * Drops this thread's instance, so that its memory (as large as the largest frame since it
- * was made, e.g. 17 MB after a 2048x2048 RGBA frame) can be collected: a WebAssembly memory
- * only grows. The next image instantiates it again (~0.4 ms).
+ * Drops this thread's instance, so that its memory can be collected: a WebAssembly memory only
+ * grows, and it holds a chunk of rows plus one byte per row and column of the 32-column
+ * intermediate (under 1 MB for most frames, 50 MB for a frame 32 px wide and 1.5 M rows tall).
+ * The next image instantiates it again (~0.4 ms).
  */
 export function releasePixelPass(): void {
   instance = undefined;
@@ -66,6 +69,13 @@ function layout(sizes: Record<string, number>): { offsets: Record<string, number
   return { offsets, total: at };
 }
 
+/**
+ * Bytes of the frame copied into the module's memory at a time: a chunk of whole rows small
+ * enough to stay in the core's cache while the pass reads it, so the frame crosses memory
+ * once, and the module's memory stays small whatever the frame's size.
+ */
+const CHUNK_BYTES = 128 * 1024;
+
 export interface PixelPassResult {
   /** Pillow's 32x32 LANCZOS resize of Pillow's greyscale (the phash's input). */
   grey32: Uint8Array;
@@ -78,39 +88,61 @@ export function runPixelPass(pass: PassExports, image: RawImage): PixelPassResul
   const { width, height, channels } = image;
   const horiz = lanczosCoefficients(width, OUT);
   const vert = lanczosCoefficients(height, OUT);
-  const kstride = Math.ceil(horiz.ksize / 4) * 16;
+  // Per output column, blocks of eight taps: eight high then eight low i16 halves (pixel-pass.wat $horizontal).
+  const kstride = Math.ceil(horiz.ksize / 8) * 32;
   const xs = cellWeights(width, OUT);
+  const rowBytes = width * channels;
+  const chunkRows = Math.max(1, Math.floor(CHUNK_BYTES / rowBytes));
   const { offsets: o, total } = layout({
-    src: width * height * channels,
-    grey: (width + 4) * 4,
+    // SIMD loads read up to 16 bytes past the last row.
+    src: chunkRows * rowBytes + 16,
+    grey: (width + 8) * 2,
     taps: OUT * kstride,
     tstart: OUT * 4,
-    tcount4: OUT * 4,
+    tblocks: OUT * 4,
     cellx: OUT * 16,
     acc: OUT * OUT * 3 * 8,
     mid: height * OUT,
     // Per-column sums of a band (SIMD writes up to 16 slots past the row).
     colsum: (width * channels + 16) * 4,
+    vtaps: OUT * vert.ksize * 4,
+    vstart: OUT * 4,
+    vcount: OUT * 4,
+    grey32: OUT * OUT,
   });
   const memory = pass.memory;
   if (memory.buffer.byteLength < total) memory.grow(Math.ceil((total - memory.buffer.byteLength) / 65536));
   const buf = memory.buffer;
-  new Uint8Array(buf, o.src, width * height * channels).set(image.data.subarray(0, width * height * channels));
-  const taps = new Int32Array(buf, o.taps, (OUT * kstride) / 4);
+  const taps = new Int16Array(buf, o.taps, (OUT * kstride) / 2);
   taps.fill(0);
   const tstart = new Int32Array(buf, o.tstart, OUT);
-  const tcount4 = new Int32Array(buf, o.tcount4, OUT);
+  const tblocks = new Int32Array(buf, o.tblocks, OUT);
   for (let xx = 0; xx < OUT; xx++) {
     const n = horiz.count[xx]!;
-    taps.set(horiz.taps.subarray(xx * horiz.ksize, xx * horiz.ksize + n), (xx * kstride) / 4);
+    const row = (xx * kstride) / 2;
+    for (let k = 0; k < n; k++) {
+      const tap = horiz.taps[xx * horiz.ksize + k]!;
+      const at = row + (k >> 3) * 16 + (k & 7);
+      taps[at] = tap >> 11;
+      taps[at + 8] = tap & 2047;
+    }
     tstart[xx] = horiz.start[xx]!;
-    tcount4[xx] = Math.ceil(n / 4) * 4;
+    tblocks[xx] = Math.ceil(n / 8);
   }
   const cellx = new Int32Array(buf, o.cellx, OUT * 4);
   for (let i = 0; i < OUT; i++) cellx.set([xs.first[i]!, xs.end[i]!, xs.head[i]!, xs.tail[i]!], i * 4);
   new Int32Array(buf, o.colsum, width * channels + 16).fill(0);
-  pass.rows(o.src!, width, height, channels, o.grey!, o.taps!, kstride, o.tstart!, o.tcount4!, OUT, o.cellx!, o.acc!, o.mid!, o.colsum!);
-  const grey32 = pilVerticalPass(new Uint8Array(buf, o.mid, height * OUT), OUT, 0, vert);
+  const src = new Uint8Array(buf, o.src, chunkRows * rowBytes);
+  for (let y0 = 0; y0 < height; y0 += chunkRows) {
+    const y1 = Math.min(height, y0 + chunkRows);
+    src.set(image.data.subarray(y0 * rowBytes, y1 * rowBytes));
+    pass.rows(o.src!, y0, y1, width, height, channels, o.grey!, o.taps!, kstride, o.tstart!, o.tblocks!, OUT, o.cellx!, o.acc!, o.mid!, o.colsum!);
+  }
+  new Int32Array(buf, o.vtaps, OUT * vert.ksize).set(vert.taps);
+  new Int32Array(buf, o.vstart, OUT).set(vert.start);
+  new Int32Array(buf, o.vcount, OUT).set(vert.count);
+  pass.vertical(o.mid!, o.vtaps!, vert.ksize * 4, o.vstart!, o.vcount!, OUT, o.grey32!);
+  const grey32 = new Uint8Array(buf, o.grey32, OUT * OUT).slice();
   const thumb = cellAverages(new Float64Array(buf, o.acc, OUT * OUT * 3), width, height);
   return { grey32, thumb };
 }
