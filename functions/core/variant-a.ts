@@ -5,7 +5,7 @@ import { byIdBodyA, errorBodyA, listBodyA, singleBodyA } from './bodies.js';
 import type { Answer } from './http.js';
 import { quote } from './query-string.js';
 import { parseId, parseListQueryA, type ListRequestA } from './list-query.js';
-import { keptRanks, ranksOf } from './search/rank-set.js';
+import { ranksOf } from './search/rank-set.js';
 import { seededRandom, shuffledSlice, type RandomSource } from './shuffle.js';
 
 export const validationErrorA = (message: string): Answer => ({ status: 400, body: errorBodyA('VALIDATION_ERROR', message), caching: 'error' });
@@ -16,14 +16,14 @@ interface ResultSet {
   at(k: number): number;
 }
 
-/** Matches in ascending rank order (all records when there is no search). */
-function baseMatches(catalogue: Catalogue, q: ListRequestA): ArrayLike<number> | null {
-  if (q.search === '') return null;
+/** Matches that `keep` holds (null: all) in ascending rank order; null for every record (no search, no filters). */
+function baseMatches(catalogue: Catalogue, q: ListRequestA, keep: Uint32Array | null): ArrayLike<number> | null {
+  if (q.search === '') return keep === null ? null : ranksOf(keep);
   if (q.field === 'id') {
     const rank = catalogue.rankOf(q.search.toLowerCase());
-    return rank === -1 ? [] : [rank];
+    return rank === -1 || (keep !== null && ((keep[rank >>> 5]! >>> (rank & 31)) & 1) === 0) ? [] : [rank];
   }
-  return catalogue.match(q.search, 'all');
+  return catalogue.match(q.search, 'all', keep);
 }
 
 function orderedResultSet(catalogue: Catalogue, q: ListRequestA): ResultSet {
@@ -32,12 +32,10 @@ function orderedResultSet(catalogue: Catalogue, q: ListRequestA): ResultSet {
   const sort = q.random ? DEFAULT_SORT : q.sort;
   const keep = q.filters === null ? null : catalogue.filters().bits(q.filters);
   if (sort === 'relevance' && q.search !== '' && q.field === 'text') {
-    const matched = catalogue.matchByRelevance(q.search, 'all');
-    const byScore = keep === null ? matched : keptRanks(matched, keep);
+    const byScore = catalogue.matchByRelevance(q.search, 'all', keep);
     return { size: byScore.length, at: (k) => byScore[k]! };
   }
-  const matched = baseMatches(catalogue, q);
-  const base = keep === null ? matched : matched === null ? ranksOf(keep) : keptRanks(matched, keep);
+  const base = baseMatches(catalogue, q, keep);
   const size = base === null ? catalogue.count : base.length;
   const ascending = base === null ? (k: number) => k : (k: number) => base[k]!;
   // relevance without a text search: every score ties, and ties are ordered as desc.

@@ -21,8 +21,8 @@ export function openSearchIndex(stored: StoredSearchIndex, piece: TextPiece): Se
   let dictionary: TermDictionary | undefined;
   const ready = (): TermDictionary => (dictionary ??= new TermDictionary(stored, piece));
   return {
-    match: (query, field) => matchRanks(ready(), query, field),
-    matchByRelevance: (query, field) => rankByRelevance(ready(), query, field),
+    match: (query, field, keep) => matchRanks(ready(), query, field, keep ?? null),
+    matchByRelevance: (query, field, keep) => rankByRelevance(ready(), query, field, keep ?? null),
   };
 }
 

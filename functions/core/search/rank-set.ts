@@ -57,14 +57,3 @@ export function ranksOf(bits: Uint32Array): Uint32Array {
   }
   return ranks;
 }
-
-/** The ranks of `ranks` (any order) that the bitset holds, in the same order. */
-export function keptRanks(ranks: ArrayLike<number>, keep: Uint32Array): Uint32Array {
-  const out = new Uint32Array(ranks.length);
-  let n = 0;
-  for (let i = 0; i < ranks.length; i++) {
-    const rank = ranks[i]!;
-    if ((keep[rank >>> 5]! >>> (rank & 31)) & 1) out[n++] = rank;
-  }
-  return out.subarray(0, n);
-}
