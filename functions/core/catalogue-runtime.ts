@@ -27,6 +27,8 @@ export interface Catalogue {
   rankOf(id: string): number;
   /** Matching ranks (of those `keep` holds: filters().bits), ascending. */
   match(query: string, field: SearchField, keep?: Uint32Array | null): Uint32Array;
+  /** The same as a bitset, valid until the next search; null when nothing matches. */
+  matchBits(query: string, field: SearchField, keep?: Uint32Array | null): Uint32Array | null;
   /** Matching ranks (of those `keep` holds), best score first. */
   matchByRelevance(query: string, field: SearchField, keep?: Uint32Array | null): Uint32Array;
   /** The OpenAPI document, exactly as served at /api/openapi.json. */
@@ -122,6 +124,7 @@ export function openCatalogue(data: CatalogueData, pieces?: PieceSource): Catalo
       return rank !== -1 && key(rank) === wanted ? rank : -1;
     },
     match: (query, field, keep) => searchIndex().match(query, field, keep),
+    matchBits: (query, field, keep) => searchIndex().matchBits(query, field, keep),
     matchByRelevance: (query, field, keep) => searchIndex().matchByRelevance(query, field, keep),
     openapi: () => text(data.openapi),
     filters: () => (filterIndex ??= openFilters(data.filters, text, count)),

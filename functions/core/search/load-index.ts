@@ -7,7 +7,7 @@
  * minisearch from node_modules at every cold start.
  */
 import { rankByRelevance } from './relevance.js';
-import { matchRanks } from './query-engine.js';
+import { matchRanks, resolveKept } from './query-engine.js';
 import { TermDictionary, type TextPiece } from './term-dictionary.js';
 import { SEARCH_INDEX_FORMAT, type SearchIndex, type SearchIndexData, type StoredSearchIndex } from './search-types.js';
 
@@ -22,6 +22,7 @@ export function openSearchIndex(stored: StoredSearchIndex, piece: TextPiece): Se
   const ready = (): TermDictionary => (dictionary ??= new TermDictionary(stored, piece));
   return {
     match: (query, field, keep) => matchRanks(ready(), query, field, keep ?? null),
+    matchBits: (query, field, keep) => resolveKept(ready(), query, field, keep ?? null)?.bits ?? null,
     matchByRelevance: (query, field, keep) => rankByRelevance(ready(), query, field, keep ?? null),
   };
 }

@@ -70,6 +70,8 @@ export interface SearchIndex {
    * holds; the typo fallback still depends on the unfiltered strict matches alone.
    */
   match(query: string, field: SearchField, keep?: Uint32Array | null): Uint32Array;
+  /** The same set as a bitset (bit r of word r >>> 5): the index's buffer, valid until its next query; null when nothing matches. */
+  matchBits(query: string, field: SearchField, keep?: Uint32Array | null): Uint32Array | null;
   /** Same set ordered by relevance (tags weigh more than description), ties: higher rank (newer) first. */
   matchByRelevance(query: string, field: SearchField, keep?: Uint32Array | null): Uint32Array;
 }
