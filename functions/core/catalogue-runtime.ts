@@ -25,10 +25,12 @@ export interface Catalogue {
   id(rank: number): string;
   /** Rank of a lowercase id, or -1. */
   rankOf(id: string): number;
-  /** Matching ranks, ascending. */
-  match(query: string, field: SearchField): Uint32Array;
-  /** Matching ranks, best score first. */
-  matchByRelevance(query: string, field: SearchField): Uint32Array;
+  /** Matching ranks (of those `keep` holds: filters().bits), ascending. */
+  match(query: string, field: SearchField, keep?: Uint32Array | null): Uint32Array;
+  /** The same as a bitset, valid until the next search; null when nothing matches. */
+  matchBits(query: string, field: SearchField, keep?: Uint32Array | null): Uint32Array | null;
+  /** Matching ranks (of those `keep` holds), best score first. */
+  matchByRelevance(query: string, field: SearchField, keep?: Uint32Array | null): Uint32Array;
   /** The OpenAPI document, exactly as served at /api/openapi.json. */
   openapi(): string;
   /** The tag list and the filters of the list operations. */
@@ -121,8 +123,9 @@ export function openCatalogue(data: CatalogueData, pieces?: PieceSource): Catalo
       const rank = lo < count ? rankAt(lo) : -1;
       return rank !== -1 && key(rank) === wanted ? rank : -1;
     },
-    match: (query, field) => searchIndex().match(query, field),
-    matchByRelevance: (query, field) => searchIndex().matchByRelevance(query, field),
+    match: (query, field, keep) => searchIndex().match(query, field, keep),
+    matchBits: (query, field, keep) => searchIndex().matchBits(query, field, keep),
+    matchByRelevance: (query, field, keep) => searchIndex().matchByRelevance(query, field, keep),
     openapi: () => text(data.openapi),
     filters: () => (filterIndex ??= openFilters(data.filters, text, count)),
     similar: (rank) => (similar ??= similarReader(data.similar, text))(rank),

@@ -66,6 +66,14 @@ describe('filters on GET /api/pepe', () => {
     expect(await allIds(`${search}&${filter}`)).toEqual(unfiltered.filter((id) => passes(records.get(id)!, want)));
   });
 
+  it('combines with field=id: the pepe when the filters keep it, an empty list when they drop it', async () => {
+    const id = newest[0]!;
+    const shape = orientationOf(records.get(id)!.width, records.get(id)!.height);
+    const other = shape === 'square' ? 'portrait' : 'square';
+    expect(await allIds(`field=id&search=${id}&orientation=${shape}`)).toEqual([id]);
+    expect(await allIds(`field=id&search=${id}&orientation=${other}`)).toEqual([]);
+  });
+
   it('combines with a seeded shuffle: the same set, pages continue each other', async () => {
     const shuffled = await allIds('random=true&seed=abc&tags=smug');
     expect([...shuffled].sort()).toEqual(newest.filter((id) => passes(records.get(id)!, { tags: ['smug'] })).sort());

@@ -5,7 +5,7 @@ import { byIdBodyA, errorBodyA, listBodyA, singleBodyA } from './bodies.js';
 import type { Answer } from './http.js';
 import { quote } from './query-string.js';
 import { parseId, parseListQueryA, type ListRequestA } from './list-query.js';
-import { keptRanks, ranksOf } from './search/rank-set.js';
+import { rankSelector, ranksOf } from './search/rank-set.js';
 import { seededRandom, shuffledSlice, type RandomSource } from './shuffle.js';
 
 export const validationErrorA = (message: string): Answer => ({ status: 400, body: errorBodyA('VALIDATION_ERROR', message), caching: 'error' });
@@ -16,14 +16,20 @@ interface ResultSet {
   at(k: number): number;
 }
 
-/** Matches in ascending rank order (all records when there is no search). */
-function baseMatches(catalogue: Catalogue, q: ListRequestA): ArrayLike<number> | null {
-  if (q.search === '') return null;
-  if (q.field === 'id') {
+const ranksSet = (ranks: ArrayLike<number>): ResultSet => ({ size: ranks.length, at: (k) => ranks[k]! });
+
+/** The matches that `keep` holds (null: all) in ascending rank order. */
+function ascendingMatches(catalogue: Catalogue, q: ListRequestA, keep: Uint32Array | null): ResultSet {
+  if (q.search === '' && keep === null) return { size: catalogue.count, at: (k) => k };
+  if (q.search !== '' && q.field === 'id') {
     const rank = catalogue.rankOf(q.search.toLowerCase());
-    return rank === -1 ? [] : [rank];
+    return ranksSet(rank === -1 || (keep !== null && ((keep[rank >>> 5]! >>> (rank & 31)) & 1) === 0) ? [] : [rank]);
   }
-  return catalogue.match(q.search, 'all');
+  // A buffer (the filters' or the search's) that nothing overwrites before the page is picked.
+  const bits = q.search === '' ? keep : catalogue.matchBits(q.search, 'all', keep);
+  if (bits === null) return ranksSet([]);
+  // A shuffle reads positions anywhere: list them once. A sorted page reads a run of them in place.
+  return q.random ? ranksSet(ranksOf(bits)) : rankSelector(bits);
 }
 
 function orderedResultSet(catalogue: Catalogue, q: ListRequestA): ResultSet {
@@ -32,17 +38,14 @@ function orderedResultSet(catalogue: Catalogue, q: ListRequestA): ResultSet {
   const sort = q.random ? DEFAULT_SORT : q.sort;
   const keep = q.filters === null ? null : catalogue.filters().bits(q.filters);
   if (sort === 'relevance' && q.search !== '' && q.field === 'text') {
-    const matched = catalogue.matchByRelevance(q.search, 'all');
-    const byScore = keep === null ? matched : keptRanks(matched, keep);
+    const byScore = catalogue.matchByRelevance(q.search, 'all', keep);
     return { size: byScore.length, at: (k) => byScore[k]! };
   }
-  const matched = baseMatches(catalogue, q);
-  const base = keep === null ? matched : matched === null ? ranksOf(keep) : keptRanks(matched, keep);
-  const size = base === null ? catalogue.count : base.length;
-  const ascending = base === null ? (k: number) => k : (k: number) => base[k]!;
+  const ascending = ascendingMatches(catalogue, q, keep);
   // relevance without a text search: every score ties, and ties are ordered as desc.
-  if (sort === 'created_at_asc') return { size, at: ascending };
-  return { size, at: (k) => ascending(size - 1 - k) };
+  if (sort === 'created_at_asc') return ascending;
+  const { size } = ascending;
+  return { size, at: (k) => ascending.at(size - 1 - k) };
 }
 
 /** Positions start..end-1 of the result set, shuffled when random=true. */

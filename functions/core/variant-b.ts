@@ -3,7 +3,7 @@ import type { Catalogue } from './catalogue-runtime.js';
 import { byIdBodyB, errorBodyB, listBodyB } from './bodies.js';
 import type { Answer } from './http.js';
 import { parseId, parseListQueryB } from './list-query.js';
-import { keptRanks, ranksOf } from './search/rank-set.js';
+import { ranksOf } from './search/rank-set.js';
 import { shuffledSlice, type RandomSource } from './shuffle.js';
 
 const validationErrorB = (message: string): Answer => ({ status: 400, body: errorBodyB('VALIDATION_ERROR', message), caching: 'error' });
@@ -12,9 +12,8 @@ export function listB(catalogue: Catalogue, rawQuery: string, random: RandomSour
   const parsed = parseListQueryB(rawQuery);
   if (!parsed.ok) return validationErrorB(parsed.message);
   const { limit, search, filters } = parsed.value;
-  const matched = search === '' ? null : catalogue.match(search, 'description');
   const keep = filters === null ? null : catalogue.filters().bits(filters);
-  const matches = keep === null ? matched : matched === null ? ranksOf(keep) : keptRanks(matched, keep);
+  const matches = search !== '' ? catalogue.match(search, 'description', keep) : keep === null ? null : ranksOf(keep);
   const size = matches === null ? catalogue.count : matches.length;
   const positions = shuffledSlice(size, 0, limit, random);
   const ranks = matches === null ? positions : positions.map((k) => matches[k]!);

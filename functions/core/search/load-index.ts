@@ -7,7 +7,7 @@
  * minisearch from node_modules at every cold start.
  */
 import { rankByRelevance } from './relevance.js';
-import { matchRanks } from './query-engine.js';
+import { matchRanks, resolveKept } from './query-engine.js';
 import { TermDictionary, type TextPiece } from './term-dictionary.js';
 import { SEARCH_INDEX_FORMAT, type SearchIndex, type SearchIndexData, type StoredSearchIndex } from './search-types.js';
 
@@ -21,8 +21,9 @@ export function openSearchIndex(stored: StoredSearchIndex, piece: TextPiece): Se
   let dictionary: TermDictionary | undefined;
   const ready = (): TermDictionary => (dictionary ??= new TermDictionary(stored, piece));
   return {
-    match: (query, field) => matchRanks(ready(), query, field),
-    matchByRelevance: (query, field) => rankByRelevance(ready(), query, field),
+    match: (query, field, keep) => matchRanks(ready(), query, field, keep ?? null),
+    matchBits: (query, field, keep) => resolveKept(ready(), query, field, keep ?? null)?.bits ?? null,
+    matchByRelevance: (query, field, keep) => rankByRelevance(ready(), query, field, keep ?? null),
   };
 }
 

@@ -3,10 +3,15 @@
  * documents at build time and for queries at run time, so both sides always agree.
  */
 
-/** Combining marks left behind by NFKD (accents, diacritics): removed so `é` matches `e`. */
-const COMBINING_MARKS = /\p{M}+/gu;
-/** A word is a run of letters and digits; anything else separates words. */
-const SEPARATORS = /[^\p{L}\p{N}]+/u;
+/**
+ * Combining marks left behind by NFKD (accents, diacritics), removed so `é` matches `e`; and
+ * what separates words (a word is a run of letters and digits). Made on the first non-ASCII
+ * text: V8 builds the Unicode property sets of a pattern when it parses it, so as literals
+ * (checked when the module is parsed, built again when it runs) they cost every cold start,
+ * a list without a search included.
+ */
+let unicode: { marks: RegExp; separators: RegExp } | undefined;
+const unicodePatterns = () => (unicode ??= { marks: new RegExp('\\p{M}+', 'gu'), separators: new RegExp('[^\\p{L}\\p{N}]+', 'u') });
 /**
  * Greek final sigma: `toLowerCase` turns a word-final Σ into ς but a user may type σ;
  * folding both to σ keeps search case-insensitive for Greek too. Written as an escape: one
@@ -37,8 +42,9 @@ export function searchWords(text: string): string[] {
     // property regexes: compiling those costs ~4 ms on the first query of a cold process.
     return text.toLowerCase().split(ASCII_SEPARATORS).filter((word) => word.length > 0);
   }
-  const folded = text.normalize('NFKD').toLowerCase().toUpperCase().toLowerCase().replace(COMBINING_MARKS, '').replace(FINAL_SIGMA, 'σ');
-  const words = folded.split(SEPARATORS);
+  const { marks, separators } = unicodePatterns();
+  const folded = text.normalize('NFKD').toLowerCase().toUpperCase().toLowerCase().replace(marks, '').replace(FINAL_SIGMA, 'σ');
+  const words = folded.split(separators);
   // split leaves an empty string at either end when the text starts/ends with a separator.
   return words.filter((word) => word.length > 0);
 }

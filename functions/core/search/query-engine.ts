@@ -64,7 +64,19 @@ export function resolveQuery(dictionary: TermDictionary, query: string, field: S
   return evaluate(dictionary, words, field, false) ?? evaluate(dictionary, words, field, true);
 }
 
-export function matchRanks(dictionary: TermDictionary, query: string, field: SearchField): Uint32Array {
+/**
+ * `resolveQuery`, then only the ranks `keep` holds (null: all). Filtering the bitset before
+ * listing ranks allocates only the filtered answer: listing every match and then the kept ones
+ * allocated both, and on Node 24 that garbage (array buffers, counted as external memory)
+ * started a full mark of the heap every few hundred filtered searches (functions/README.md).
+ */
+export function resolveKept(dictionary: TermDictionary, query: string, field: SearchField, keep: Uint32Array | null): ResolvedQuery | null {
   const resolved = resolveQuery(dictionary, query, field);
+  if (resolved !== null && keep !== null) andInto(resolved.bits, keep);
+  return resolved;
+}
+
+export function matchRanks(dictionary: TermDictionary, query: string, field: SearchField, keep: Uint32Array | null): Uint32Array {
+  const resolved = resolveKept(dictionary, query, field, keep);
   return resolved === null ? new Uint32Array(0) : ranksOf(resolved.bits);
 }

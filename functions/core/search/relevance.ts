@@ -1,5 +1,5 @@
 import { KIND_LIST, type Posting } from './posting-codec.js';
-import { resolveQuery } from './query-engine.js';
+import { resolveKept } from './query-engine.js';
 import { ranksOf } from './rank-set.js';
 import { EXACT, PREFIX, type TermDictionary, type TermMatch } from './term-dictionary.js';
 import type { SearchField } from './search-types.js';
@@ -57,9 +57,9 @@ function raise(best: Float64Array, posting: Posting, score: number): void {
   }
 }
 
-/** The matching ranks by descending relevance, ties by descending rank (newer first). */
-export function rankByRelevance(dictionary: TermDictionary, query: string, field: SearchField): Uint32Array {
-  const resolved = resolveQuery(dictionary, query, field);
+/** The matching ranks (those `keep` holds, null: all) by descending relevance, ties by descending rank (newer first). */
+export function rankByRelevance(dictionary: TermDictionary, query: string, field: SearchField, keep: Uint32Array | null): Uint32Array {
+  const resolved = resolveKept(dictionary, query, field, keep);
   if (resolved === null) return new Uint32Array(0);
   const ranks = ranksOf(resolved.bits);
   const totals = new Float64Array(ranks.length);

@@ -91,6 +91,17 @@ describe('typo tolerance', () => {
     expect([...docs.match('frig', 'all')]).toEqual([0, 1]);
   });
 
+  it('with a kept set (filters), answers only the kept matches, and falls back to typos only when the unfiltered strict query finds nothing', () => {
+    const docs = indexOf([{ tags: ['frog'], description: null }, { tags: ['frag'], description: null }, { tags: ['frog', 'smug'], description: 'frog' }]);
+    const keep = (...ranks: number[]) => Uint32Array.of(ranks.reduce((bits, rank) => bits | (1 << rank), 0));
+    expect([...docs.match('frog', 'all', keep(1, 2))]).toEqual([2]);
+    // frog's strict matches (0, 2) are all filtered out: the answer is empty, not frag by a typo.
+    expect([...docs.match('frog', 'all', keep(1))]).toEqual([]);
+    expect([...docs.match('frig', 'all', keep(1, 2))]).toEqual([1, 2]);
+    expect([...docs.matchByRelevance('frog', 'all', keep(0, 2))]).toEqual([...docs.matchByRelevance('frog', 'all')].filter((rank) => rank !== 1));
+    expect([...docs.matchByRelevance('frog smug', 'all', keep(0, 1))]).toEqual([]);
+  });
+
   it('needs at least 4 letters in the query word', () => {
     expect(match('sa')).toEqual([2]);
     expect(match('sdd')).toEqual([]);

@@ -64,8 +64,14 @@ export interface StoredSearchIndex {
 export const SEARCH_INDEX_FORMAT = 'pepe-search-2' as const;
 
 export interface SearchIndex {
-  /** Ranks of all docs matching every query word (AND, prefix, typo fallback), ascending. Empty when the query has no words. */
-  match(query: string, field: SearchField): Uint32Array;
+  /**
+   * Ranks of all docs matching every query word (AND, prefix, typo fallback), ascending. Empty
+   * when the query has no words. With `keep` (a bitset of ranks, filters.ts), only the matches it
+   * holds; the typo fallback still depends on the unfiltered strict matches alone.
+   */
+  match(query: string, field: SearchField, keep?: Uint32Array | null): Uint32Array;
+  /** The same set as a bitset (bit r of word r >>> 5): the index's buffer, valid until its next query; null when nothing matches. */
+  matchBits(query: string, field: SearchField, keep?: Uint32Array | null): Uint32Array | null;
   /** Same set ordered by relevance (tags weigh more than description), ties: higher rank (newer) first. */
-  matchByRelevance(query: string, field: SearchField): Uint32Array;
+  matchByRelevance(query: string, field: SearchField, keep?: Uint32Array | null): Uint32Array;
 }
