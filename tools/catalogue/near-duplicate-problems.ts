@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
 import { hammingDistance, parseHash } from '../../functions/core/multi-index.js';
 import { DEFAULT_PHASH_THRESHOLD, type DupePair, findNearDuplicates } from '../dupes/near-duplicates.js';
+import { THUMB_KEY_RADIUS, thumbKey } from '../dupes/thumb-compare.js';
 import type { AnalysedItem } from './analyse-content.js';
 import type { Problem } from '../shared/problems.js';
 import { readCacheJson } from './cache-files.js';
@@ -74,7 +75,7 @@ const MAX_INCREMENTAL = 500;
  * Pairs for a catalogue whose previous pairs are known: pairs between two unchanged items are
  * kept (the detection is pairwise, so their verdict cannot change); pairs involving a new or
  * changed item are found by running the detector on those items plus every item within the
- * phash threshold of one of them (the only possible partners). Equal to a full detection
+ * phash threshold or the thumbnail key radius of one of them (the only possible partners). Equal to a full detection
  * (tested), at a cost proportional to the number of changed items.
  */
 function incrementalPairs(items: AnalysedItem[], sigs: string[], cached: { signatures: string[]; pairs: DupePair[] }): DupePair[] | null {
@@ -86,9 +87,16 @@ function incrementalPairs(items: AnalysedItem[], sigs: string[], cached: { signa
   if (changed.length === 0) return kept;
   const hashes = items.map((item) => parseHash(item.record.phash));
   const changedHashes = changed.map((item) => parseHash(item.record.phash));
+  // The second candidate key comes from the thumbnails: every one is read (3 KB an item).
+  const keys = items.map((item) => thumbKey(item.thumb));
+  const changedThumbKeys = changed.map((item) => thumbKey(item.thumb));
   const subset = items.filter((_, k) => {
     const h = hashes[k];
-    return !h || changedHashes.some((c) => !c || hammingDistance(c, h) <= DEFAULT_PHASH_THRESHOLD);
+    return (
+      !h ||
+      changedHashes.some((c) => !c || hammingDistance(c, h) <= DEFAULT_PHASH_THRESHOLD) ||
+      changedThumbKeys.some((c) => hammingDistance(c, keys[k]!) <= THUMB_KEY_RADIUS)
+    );
   });
   const changedKeys = new Set(changed.map((item) => itemKey({ id: item.record.id, file: item.file })));
   const fresh = findNearDuplicates(dupeItems(subset)).filter((pair) => changedKeys.has(itemKey(pair.a)) || changedKeys.has(itemKey(pair.b)));

@@ -9,8 +9,18 @@
  * the figures and the rule that decided (`pepe dupes --explain`). The defaults below were
  * chosen by measurement (tools/bench/dupes.bench.ts).
  */
-import { type Hash64, pairsWithinDistance, parseHash } from '../../functions/core/multi-index.js';
-import { aspectDifference, type CompareSettings, compareLab, type ThumbComparison, thumbToLab } from './thumb-compare.js';
+import { type Hash64, hammingDistance, pairsWithinDistance, parseHash } from '../../functions/core/multi-index.js';
+import {
+  aspectDifference,
+  type CompareSettings,
+  compareLab,
+  layoutDifference,
+  THUMB_KEY_RADIUS,
+  type ThumbComparison,
+  thumbKey,
+  thumbLayout,
+  thumbToLab,
+} from './thumb-compare.js';
 
 export interface DupeItem {
   id: string;
@@ -34,11 +44,17 @@ export interface DupePair {
 export interface ConfirmSettings extends CompareSettings {
   /** Changed pixels (any layout) above which the pictures differ. */
   maxChangedPixels: number;
+  /** The same once a crop is undone: a crop moves every outline by part of a cell. */
+  maxCroppedChangedPixels: number;
+  /** ...but only when undoing the crop left at most this share of the changed pixels: a crop moves every edge, another detail stays. */
+  maxCroppedShare: number;
   /** Region pixels (changed with their whole 3×3 neighbourhood) above which the pictures differ. */
   maxRegionPixels: number;
   /** Region pixels at `fineTolerance` above which the pictures differ: an area in a close shade. */
   maxFineRegionPixels: number;
   maxAspectDifference: number;
+  /** Layout difference (thumbLayout, mean standard deviations) above which the drawings differ. */
+  maxLayoutDifference: number;
 }
 
 export interface DupeOptions {
@@ -69,6 +85,13 @@ export const CONFIRM_DEFAULTS: ConfirmSettings = {
   alignAbove: 8,
   /** Re-encodes and resizes change 0–4 pixels, tone-edited copies mostly under 4 once clipping is allowed for; a thin detail (glasses) 30+. */
   maxChangedPixels: 4,
+  /** 3% crops leave 5–27 changed pixels (edge cells), none in a region, once measured against the cells they lie between. */
+  maxCroppedChangedPixels: 32,
+  /**
+   * 3% crops keep 1/8–1/20 of their changed pixels once undone (146–366 → 5–28); another
+   * expression, which a 0.5% "crop" also shifts, keeps a third (83 → 30, 71 → 23).
+   */
+  maxCroppedShare: 0.2,
   /** Any changed area 3×3 pixels wide: a recolour or another detail. */
   maxRegionPixels: 0,
   /** A close skin or background shade moves a whole area by ΔE 2.5–4; a tone edit's residue is scattered or small. */
@@ -76,6 +99,12 @@ export const CONFIRM_DEFAULTS: ConfirmSettings = {
   maxFineRegionPixels: 32,
   /** |ln(aspect ratio a / b)|: a 3% crop of one side is 0.03, pixel rounding after a resize far less. */
   maxAspectDifference: 0.04,
+  /**
+   * Planted copies differ by at most 0.14 (a +15% brightness that clips, a 3% crop), re-encodes
+   * and resizes by 0.02; two look-alike drawings mostly by more. Only a quick check before the
+   * thumbnail comparison: most candidates (both keys) stop here.
+   */
+  maxLayoutDifference: 0.2,
 };
 
 /** The confirmation of one pair: every figure measured and the rule that decided. */
@@ -85,36 +114,52 @@ export interface Verdict {
   rule: string;
   aspectDifference: number;
   /** Absent when the shapes already differ. */
+  layoutDifference?: number;
+  /** Absent when the shapes or layouts already differ. */
   comparison?: ThumbComparison;
 }
 
 /** The confirmation verdict for two items (for the benchmark, tests and `pepe dupes --explain`). */
 export function judgePair(a: DupeItem, b: DupeItem, settings: ConfirmSettings = CONFIRM_DEFAULTS): Verdict {
-  return judgeLab(a, b, thumbToLab(a.thumb), thumbToLab(b.thumb), settings);
+  const thumbs = [a.thumb, b.thumb];
+  return judgeThumbs(a, b, { layout: () => thumbLayout(thumbs[0]!), lab: () => thumbToLab(thumbs[0]!) }, { layout: () => thumbLayout(thumbs[1]!), lab: () => thumbToLab(thumbs[1]!) }, settings);
 }
 
-function judgeLab(a: DupeItem, b: DupeItem, labA: Float32Array, labB: Float32Array, settings: ConfirmSettings): Verdict {
+/** An item's thumbnail figures, made on demand (and, in findNearDuplicates, once per item). */
+interface ThumbFigures {
+  layout(): Float32Array;
+  lab(): Float32Array;
+}
+
+function judgeThumbs(a: DupeItem, b: DupeItem, x: ThumbFigures, y: ThumbFigures, settings: ConfirmSettings): Verdict {
   const aspect = aspectDifference(a, b);
   if (aspect > settings.maxAspectDifference) {
     return { same: false, rule: `different shapes: aspect ratios differ by ${pct(aspect)}, more than the ${pct(settings.maxAspectDifference)} a crop or resize leaves`, aspectDifference: aspect };
   }
-  const comparison = compareLab(labA, labB, settings);
-  const verdict = (same: boolean, rule: string): Verdict => ({ same, rule, aspectDifference: aspect, comparison });
+  const layout = layoutDifference(x.layout(), y.layout());
+  if (layout > settings.maxLayoutDifference) {
+    return { same: false, rule: `different drawings: the grey layouts differ by ${layout.toFixed(3)}, more than the ${settings.maxLayoutDifference} a copy's edit leaves`, aspectDifference: aspect, layoutDifference: layout };
+  }
+  const comparison = compareLab(x.lab(), y.lab(), settings);
+  const verdict = (same: boolean, rule: string): Verdict => ({ same, rule, aspectDifference: aspect, layoutDifference: layout, comparison });
   if (comparison.regionPixels > settings.maxRegionPixels) {
     return verdict(false, `a region differs (${comparison.regionPixels} thumbnail pixels changed with all their neighbours, more than ${settings.maxRegionPixels}): a recolour or another detail, so a different picture`);
   }
   if (comparison.fineRegionPixels > settings.maxFineRegionPixels) {
     return verdict(false, `an area differs by a close shade (${comparison.fineRegionPixels} thumbnail pixels off by more than ΔE ${settings.fineTolerance} with all their neighbours, more than ${settings.maxFineRegionPixels}): another skin or background shade, so a different picture`);
   }
-  if (comparison.changedPixels > settings.maxChangedPixels) {
-    return verdict(false, `too many scattered differences (${comparison.changedPixels} of 1,024 thumbnail pixels changed, more than ${settings.maxChangedPixels}): a different picture`);
+  const cropExplains = comparison.crop !== null && comparison.changedPixels <= settings.maxCroppedShare * comparison.uncroppedChangedPixels!;
+  const maxChanged = cropExplains ? settings.maxCroppedChangedPixels : settings.maxChangedPixels;
+  if (comparison.changedPixels > maxChanged) {
+    return verdict(false, `too many scattered differences (${comparison.changedPixels} of 1,024 thumbnail pixels changed${comparison.crop ? ` once the crop is undone (of ${comparison.uncroppedChangedPixels} before${cropExplains ? '' : `: a crop explains too few of them, at most ${pctShare(settings.maxCroppedShare)} may remain`})` : ''}, more than ${maxChanged}): a different picture`);
   }
   const { gain, offset, gamma } = comparison.tone.lightness;
   const edited = gain !== 1 || offset !== 0 || gamma !== 1 || comparison.tone.chroma !== 1 || comparison.tone.channels !== undefined;
   const undone = [edited ? 'the global tone edit' : '', comparison.crop ? 'the crop' : ''].filter(Boolean).join(' and ');
-  return verdict(true, `the same picture: ${undone ? `once ${undone} ${undone.includes(' and ') ? 'are' : 'is'} undone, ` : ''}${comparison.changedPixels} of 1,024 thumbnail pixels differ (at most ${settings.maxChangedPixels}), none of them in a region`);
+  return verdict(true, `the same picture: ${undone ? `once ${undone} ${undone.includes(' and ') ? 'are' : 'is'} undone, ` : ''}${comparison.changedPixels} of 1,024 thumbnail pixels differ (at most ${maxChanged}), none of them in a region`);
 }
 
+const pctShare = (share: number) => `${Math.round(100 * share)}%`;
 const pct = (ratio: number) => `${(100 * (Math.exp(ratio) - 1)).toFixed(1)}%`;
 
 /** The confirmation verdict for two items as a yes or no. */
@@ -145,15 +190,33 @@ export function findNearDuplicates(items: readonly DupeItem[], options: DupeOpti
     if (!hash) throw new TypeError(`${item.file}: phash must be 16 hex digits, got "${item.phash}"`);
     return hash;
   });
-  // Lab thumbnails are made once per item that has a candidate, not once per pair.
-  const labs: (Float32Array | undefined)[] = [];
-  const lab = (k: number) => (labs[k] ??= thumbToLab(sorted[k]!.thumb));
+  // Thumbnail figures are made once per item that has a candidate, not once per pair.
+  const figures: ThumbFigures[] = sorted.map((item) => {
+    let layout: Float32Array | undefined;
+    let lab: Float32Array | undefined;
+    return { layout: () => (layout ??= thumbLayout(item.thumb)), lab: () => (lab ??= thumbToLab(item.thumb)) };
+  });
   const pairs: DupePair[] = [];
-  for (const { i, j, distance } of pairsWithinDistance(hashes, threshold)) {
+  for (const { i, j, distance } of candidatePairs(sorted, hashes, threshold)) {
     const a = sorted[i]!;
     const b = sorted[j]!;
-    if (acknowledged(a, b) || !judgeLab(a, b, lab(i), lab(j), settings).same) continue;
+    if (acknowledged(a, b) || !judgeThumbs(a, b, figures[i]!, figures[j]!, settings).same) continue;
     pairs.push({ a: { id: a.id, file: a.file }, b: { id: b.id, file: b.file }, distance });
   }
   return pairs;
+}
+
+/**
+ * The candidates: pairs within `threshold` phash bits, and pairs within THUMB_KEY_RADIUS bits of
+ * the thumbnail key (thumbKey: copies whose phash moved further), once each, by i then j.
+ */
+function candidatePairs(items: readonly DupeItem[], hashes: Hash64[], threshold: number): { i: number; j: number; distance: number }[] {
+  const pairs = pairsWithinDistance(hashes, threshold);
+  const seen = new Set<number>();
+  for (const { i, j } of pairs) seen.add(i * items.length + j);
+  const keys = items.map((item) => thumbKey(item.thumb));
+  for (const { i, j } of pairsWithinDistance(keys, THUMB_KEY_RADIUS)) {
+    if (!seen.has(i * items.length + j)) pairs.push({ i, j, distance: hammingDistance(hashes[i]!, hashes[j]!) });
+  }
+  return pairs.sort((x, y) => x.i - y.i || x.j - y.j);
 }
