@@ -46,8 +46,15 @@ export interface ConfirmSettings extends CompareSettings {
   maxChangedPixels: number;
   /** The same once a crop is undone: a crop moves every outline by part of a cell. */
   maxCroppedChangedPixels: number;
-  /** ...but only when undoing the crop left at most this share of the changed pixels: a crop moves every edge, another detail stays. */
+  /**
+   * ...but only for what a crop does: every edge moved (at least `minUncroppedChangedPixels`
+   * changed before), at most `maxCroppedShare` of them left once it is undone, and a mean
+   * difference (against the cells each cropped cell lies between) of at most
+   * `maxCroppedMeanDifference`.
+   */
+  minUncroppedChangedPixels: number;
   maxCroppedShare: number;
+  maxCroppedMeanDifference: number;
   /** Region pixels (changed with their whole 3×3 neighbourhood) above which the pictures differ. */
   maxRegionPixels: number;
   /** Region pixels at `fineTolerance` above which the pictures differ: an area in a close shade. */
@@ -88,10 +95,14 @@ export const CONFIRM_DEFAULTS: ConfirmSettings = {
   /** 3% crops leave 5–27 changed pixels (edge cells), none in a region, once measured against the cells they lie between. */
   maxCroppedChangedPixels: 32,
   /**
-   * 3% crops keep 1/8–1/20 of their changed pixels once undone (146–366 → 5–28); another
-   * expression, which a 0.5% "crop" also shifts, keeps a third (83 → 30, 71 → 23).
+   * Chosen on seed 2024 (tools/dupes/README.md): its 3% crops change 146–366 pixels before the
+   * crop is undone and keep 1/8–1/20 of them, mean difference 0.07–0.71; another expression
+   * (which a 0.5% "crop" also shifts) keeps a third (83 → 30), and a close background colour or
+   * pattern behind stripes or dots stays within the cells' range but leaves a mean of 0.2–1.6.
    */
-  maxCroppedShare: 0.2,
+  minUncroppedChangedPixels: 100,
+  maxCroppedShare: 0.15,
+  maxCroppedMeanDifference: 0.5,
   /** Any changed area 3×3 pixels wide: a recolour or another detail. */
   maxRegionPixels: 0,
   /** A close skin or background shade moves a whole area by ΔE 2.5–4; a tone edit's residue is scattered or small. */
@@ -121,14 +132,20 @@ export interface Verdict {
 
 /** The confirmation verdict for two items (for the benchmark, tests and `pepe dupes --explain`). */
 export function judgePair(a: DupeItem, b: DupeItem, settings: ConfirmSettings = CONFIRM_DEFAULTS): Verdict {
-  const thumbs = [a.thumb, b.thumb];
-  return judgeThumbs(a, b, { layout: () => thumbLayout(thumbs[0]!), lab: () => thumbToLab(thumbs[0]!) }, { layout: () => thumbLayout(thumbs[1]!), lab: () => thumbToLab(thumbs[1]!) }, settings);
+  return judgeThumbs(a, b, new ThumbFigures(a), new ThumbFigures(b), settings);
 }
 
-/** An item's thumbnail figures, made on demand (and, in findNearDuplicates, once per item). */
-interface ThumbFigures {
-  layout(): Float32Array;
-  lab(): Float32Array;
+/** An item's thumbnail figures, made on first use (in findNearDuplicates, once per item). A class: no closures per item. */
+class ThumbFigures {
+  private layoutOf?: Float32Array;
+  private labOf?: Float32Array;
+  constructor(private readonly item: { readonly thumb: Uint8Array }) {}
+  layout(): Float32Array {
+    return (this.layoutOf ??= thumbLayout(this.item.thumb));
+  }
+  lab(): Float32Array {
+    return (this.labOf ??= thumbToLab(this.item.thumb));
+  }
 }
 
 function judgeThumbs(a: DupeItem, b: DupeItem, x: ThumbFigures, y: ThumbFigures, settings: ConfirmSettings): Verdict {
@@ -148,10 +165,15 @@ function judgeThumbs(a: DupeItem, b: DupeItem, x: ThumbFigures, y: ThumbFigures,
   if (comparison.fineRegionPixels > settings.maxFineRegionPixels) {
     return verdict(false, `an area differs by a close shade (${comparison.fineRegionPixels} thumbnail pixels off by more than ΔE ${settings.fineTolerance} with all their neighbours, more than ${settings.maxFineRegionPixels}): another skin or background shade, so a different picture`);
   }
-  const cropExplains = comparison.crop !== null && comparison.changedPixels <= settings.maxCroppedShare * comparison.uncroppedChangedPixels!;
+  const before = comparison.uncroppedChangedPixels ?? 0;
+  const cropExplains =
+    comparison.crop !== null &&
+    before >= settings.minUncroppedChangedPixels &&
+    comparison.changedPixels <= settings.maxCroppedShare * before &&
+    comparison.meanDifference <= settings.maxCroppedMeanDifference;
   const maxChanged = cropExplains ? settings.maxCroppedChangedPixels : settings.maxChangedPixels;
   if (comparison.changedPixels > maxChanged) {
-    return verdict(false, `too many scattered differences (${comparison.changedPixels} of 1,024 thumbnail pixels changed${comparison.crop ? ` once the crop is undone (of ${comparison.uncroppedChangedPixels} before${cropExplains ? '' : `: a crop explains too few of them, at most ${pctShare(settings.maxCroppedShare)} may remain`})` : ''}, more than ${maxChanged}): a different picture`);
+    return verdict(false, `too many scattered differences (${comparison.changedPixels} of 1,024 thumbnail pixels changed${comparison.crop ? ` once the crop is undone (of ${before} before, mean difference ${comparison.meanDifference.toFixed(2)}${cropExplains ? '' : `: not what a crop leaves, which moves at least ${settings.minUncroppedChangedPixels} edge pixels, keeps at most ${pctShare(settings.maxCroppedShare)} of them and a mean difference of at most ${settings.maxCroppedMeanDifference}`})` : ''}, more than ${maxChanged}): a different picture`);
   }
   const { gain, offset, gamma } = comparison.tone.lightness;
   const edited = gain !== 1 || offset !== 0 || gamma !== 1 || comparison.tone.chroma !== 1 || comparison.tone.channels !== undefined;
@@ -191,11 +213,7 @@ export function findNearDuplicates(items: readonly DupeItem[], options: DupeOpti
     return hash;
   });
   // Thumbnail figures are made once per item that has a candidate, not once per pair.
-  const figures: ThumbFigures[] = sorted.map((item) => {
-    let layout: Float32Array | undefined;
-    let lab: Float32Array | undefined;
-    return { layout: () => (layout ??= thumbLayout(item.thumb)), lab: () => (lab ??= thumbToLab(item.thumb)) };
-  });
+  const figures = sorted.map((item) => new ThumbFigures(item));
   const pairs: DupePair[] = [];
   for (const { i, j, distance } of candidatePairs(sorted, hashes, threshold)) {
     const a = sorted[i]!;
