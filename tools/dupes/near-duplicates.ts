@@ -31,6 +31,8 @@ export interface DupeItem {
   width: number;
   height: number;
   distinctFrom?: readonly string[];
+  /** thumbKey(thumb), when the caller has it cached: then the thumbnail is read only for candidates. */
+  thumbKey?: Hash64;
 }
 
 export interface DupePair {
@@ -232,7 +234,7 @@ function candidatePairs(items: readonly DupeItem[], hashes: Hash64[], threshold:
   const pairs = pairsWithinDistance(hashes, threshold);
   const seen = new Set<number>();
   for (const { i, j } of pairs) seen.add(i * items.length + j);
-  const keys = items.map((item) => thumbKey(item.thumb));
+  const keys = items.map((item) => item.thumbKey ?? thumbKey(item.thumb));
   for (const { i, j } of pairsWithinDistance(keys, THUMB_KEY_RADIUS)) {
     if (!seen.has(i * items.length + j)) pairs.push({ i, j, distance: hammingDistance(hashes[i]!, hashes[j]!) });
   }
