@@ -123,6 +123,16 @@ describe('confirmation of phash candidates', () => {
     expect(confirmSamePicture(original, cropped)).toBe(false);
   });
 
+  it('rejects a close background colour behind stripes, which stays within the range of the cells a crop compares with: not what a crop leaves', async () => {
+    const striped = (color: string, accent: string) => drawn({ ...ORIGINAL, background: { color, accent, pattern: 'stripes' } });
+    const verdict = judgePair(await item('original', await striped('#bfe3f5', '#9ccbe6')), await item('recolour', await striped('#c8e6ff', '#95cfff')));
+    expect(verdict.comparison!.crop).not.toBeNull();
+    // Within the range of its cells almost everywhere: only the crop rule tells it from a copy.
+    expect(verdict.comparison!.changedPixels).toBeLessThanOrEqual(4);
+    expect(verdict.same).toBe(false);
+    expect(verdict.rule).toMatch(/^not a crop/);
+  });
+
   it('stops the same frog drawn larger at the grey layout, before the colours are compared, and says so', async () => {
     const verdict = judgePair(await item('original', await drawn(ORIGINAL)), await item('larger', await drawn({ ...ORIGINAL, pose: { zoom: 1.15, tilt: 0, shiftX: 0, flip: false } })));
     expect(verdict.same).toBe(false);

@@ -173,9 +173,18 @@ function judgeThumbs(a: DupeItem, b: DupeItem, x: ThumbFigures, y: ThumbFigures,
     before >= settings.minUncroppedChangedPixels &&
     comparison.changedPixels <= settings.maxCroppedShare * before &&
     comparison.meanDifference <= settings.maxCroppedMeanDifference;
-  const maxChanged = cropExplains ? settings.maxCroppedChangedPixels : settings.maxChangedPixels;
+  // A crop is looked for only when more than alignAbove (> maxChangedPixels) pixels changed as
+  // they are: if the crop does not explain them, the pair stays as different as it was.
+  if (comparison.crop && !cropExplains) {
+    return verdict(
+      false,
+      `not a crop: undoing the best crop leaves ${comparison.changedPixels} of ${before} changed thumbnail pixels, mean difference ${comparison.meanDifference.toFixed(2)} ` +
+        `(a crop moves at least ${settings.minUncroppedChangedPixels}, keeps at most ${pctShare(settings.maxCroppedShare)} of them and a mean of at most ${settings.maxCroppedMeanDifference}): a different picture`,
+    );
+  }
+  const maxChanged = comparison.crop ? settings.maxCroppedChangedPixels : settings.maxChangedPixels;
   if (comparison.changedPixels > maxChanged) {
-    return verdict(false, `too many scattered differences (${comparison.changedPixels} of 1,024 thumbnail pixels changed${comparison.crop ? ` once the crop is undone (of ${before} before, mean difference ${comparison.meanDifference.toFixed(2)}${cropExplains ? '' : `: not what a crop leaves, which moves at least ${settings.minUncroppedChangedPixels} edge pixels, keeps at most ${pctShare(settings.maxCroppedShare)} of them and a mean difference of at most ${settings.maxCroppedMeanDifference}`})` : ''}, more than ${maxChanged}): a different picture`);
+    return verdict(false, `too many scattered differences (${comparison.changedPixels} of 1,024 thumbnail pixels changed${comparison.crop ? ' once the crop is undone' : ''}, more than ${maxChanged}): a different picture`);
   }
   const { gain, offset, gamma } = comparison.tone.lightness;
   const edited = gain !== 1 || offset !== 0 || gamma !== 1 || comparison.tone.chroma !== 1 || comparison.tone.channels !== undefined;
