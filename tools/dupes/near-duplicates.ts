@@ -91,7 +91,8 @@ export const DEFAULT_PHASH_THRESHOLD = 6;
  */
 export const CONFIRM_DEFAULTS: ConfirmSettings = {
   tolerance: 4,
-  alignAbove: 8,
+  /** A crop is accepted only when at least minUncroppedChangedPixels (100) changed as they are: below, none is looked for (same verdicts, less work). */
+  alignAbove: 99,
   /** Re-encodes and resizes change 0–4 pixels, tone-edited copies mostly under 4 once clipping is allowed for; a thin detail (glasses) 30+. */
   maxChangedPixels: 4,
   /** 3% crops leave 5–27 changed pixels (edge cells), none in a region, once measured against the cells they lie between. */
