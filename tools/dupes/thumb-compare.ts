@@ -572,15 +572,15 @@ export function aspectDifference(a: { width: number; height: number }, b: { widt
   return Math.abs(Math.log(a.width / a.height) - Math.log(b.width / b.height));
 }
 
-/** Grey (Pillow's weights, ×1000) of a packed RGB thumbnail, summed over blocks of `block`×`block` pixels, row by row. */
-function greyBlocks(rgb: Uint8Array, block: number): Int32Array {
-  const side = SIDE / block;
+/** Grey (Pillow's weights, ×1000) of a packed RGB thumbnail, summed over blocks of 2^`shift` pixels a side, row by row. */
+function greyBlocks(rgb: Uint8Array, shift: 1 | 2): Int32Array {
+  const side = SIDE >> shift;
   const out = new Int32Array(side * side);
   let i = 0;
   for (let r = 0; r < SIDE; r++) {
-    const row = ((r / block) | 0) * side;
+    const row = (r >> shift) * side;
     for (let c = 0; c < SIDE; c++, i += 3) {
-      const k = row + ((c / block) | 0);
+      const k = row + (c >> shift);
       out[k] = out[k]! + 299 * rgb[i]! + 587 * rgb[i + 1]! + 114 * rgb[i + 2]!;
     }
   }
@@ -596,7 +596,7 @@ function greyBlocks(rgb: Uint8Array, block: number): Int32Array {
  * tell look-alike drawings apart at all: its candidates go through the layout check.
  */
 export function thumbKey(rgb: Uint8Array): { hi: number; lo: number } {
-  const blocks = greyBlocks(rgb, 4);
+  const blocks = greyBlocks(rgb, 2);
   const sorted = blocks.slice().sort();
   const median = (sorted[31]! + sorted[32]!) / 2;
   let hi = 0;
@@ -614,7 +614,7 @@ export const THUMB_KEY_RADIUS = 2;
  * deviation, so that a brightness, contrast or (nearly) gamma edit leaves it as it is.
  */
 export function thumbLayout(rgb: Uint8Array): Float32Array {
-  const blocks = greyBlocks(rgb, 2);
+  const blocks = greyBlocks(rgb, 1);
   let mean = 0;
   for (const v of blocks) mean += v;
   mean /= blocks.length;
