@@ -13,6 +13,7 @@
  */
 import { analyseImage } from '../image/analyse-image.js';
 import { CONFIRM_DEFAULTS, DEFAULT_PHASH_THRESHOLD, type DupeItem, type DupePair, findNearDuplicates, judgePair } from '../dupes/near-duplicates.js';
+import { THUMB_KEY_RADIUS, thumbKey } from '../dupes/thumb-compare.js';
 import { type Hash64, hammingDistance, pairsWithinDistance, pairsWithinDistanceBruteForce, parseHash } from '../../functions/core/multi-index.js';
 import { renderFrog } from '../sample/draw-frog.js';
 import { frogVariations, RECOLOURS, recoloured, type Recolour } from '../sample/frog-variations.js';
@@ -138,10 +139,11 @@ function accuracyRows(corpus: Corpus, thresholds: number[]): Record<string, stri
 }
 
 /** Where a planted copy the detector missed was lost: not a candidate, or which confirmation rule rejected it. */
-function lossOf(distance: number, verdict: ReturnType<typeof judgePair>): string {
-  if (distance > DEFAULT_PHASH_THRESHOLD) return 'not a candidate';
+function lossOf(distance: number, keyDistance: number, verdict: ReturnType<typeof judgePair>): string {
+  if (distance > DEFAULT_PHASH_THRESHOLD && keyDistance > THUMB_KEY_RADIUS) return 'not a candidate';
   if (verdict.same) return 'found';
-  if (!verdict.comparison) return 'shape';
+  if (verdict.layoutDifference === undefined) return 'shape';
+  if (!verdict.comparison) return 'layout';
   if (verdict.comparison.regionPixels > CONFIRM_DEFAULTS.maxRegionPixels) return 'region';
   return verdict.comparison.fineRegionPixels > CONFIRM_DEFAULTS.maxFineRegionPixels ? 'close shade' : 'scattered';
 }
@@ -153,8 +155,9 @@ function perEditRows(corpus: Corpus, pairs: DupePair[]): Record<string, string |
     const keys = [...corpus.planted].filter(([, t]) => t === transform).map(([key]) => key);
     const sides = keys.map((key) => key.split('|').map((id) => byId.get(id)!) as [DupeItem, DupeItem]);
     const distances = sides.map(([a, b]) => hammingDistance(parseHash(a.phash)!, parseHash(b.phash)!));
+    const keyDistances = sides.map(([a, b]) => hammingDistance(thumbKey(a.thumb), thumbKey(b.thumb)));
     const verdicts = sides.map(([a, b]) => judgePair(a, b));
-    const losses = verdicts.map((verdict, k) => (found.has(keys[k]!) ? 'found' : lossOf(distances[k]!, verdict)));
+    const losses = verdicts.map((verdict, k) => (found.has(keys[k]!) ? 'found' : lossOf(distances[k]!, keyDistances[k]!, verdict)));
     const lost = (loss: string) => losses.filter((l) => l === loss).length;
     return {
       edit: transform,
@@ -163,10 +166,12 @@ function perEditRows(corpus: Corpus, pairs: DupePair[]): Record<string, string |
       'recall %': round((100 * keys.filter((k) => found.has(k)).length) / Math.max(1, keys.length), 1),
       'lost: not a candidate': lost('not a candidate'),
       'lost: shape': lost('shape'),
+      'lost: layout': lost('layout'),
       'lost: region': lost('region'),
       'lost: close shade': lost('close shade'),
       'lost: scattered': lost('scattered'),
       'max phash bits': Math.max(...distances),
+      [`phash ≤ ${DEFAULT_PHASH_THRESHOLD} %`]: round((100 * distances.filter((d) => d <= DEFAULT_PHASH_THRESHOLD).length) / Math.max(1, keys.length), 1),
       'max changed px': Math.max(...verdicts.map((v) => v.comparison?.changedPixels ?? 1024)),
       'max region px': Math.max(...verdicts.map((v) => v.comparison?.regionPixels ?? 1024)),
     };
@@ -182,10 +187,12 @@ function perEditRows(corpus: Corpus, pairs: DupePair[]): Record<string, string |
       'recall %': round((100 * sum('found')) / Math.max(1, copies), 1),
       'lost: not a candidate': sum('lost: not a candidate'),
       'lost: shape': sum('lost: shape'),
+      'lost: layout': sum('lost: layout'),
       'lost: region': sum('lost: region'),
       'lost: close shade': sum('lost: close shade'),
       'lost: scattered': sum('lost: scattered'),
       'max phash bits': Math.max(...rows.map((r) => r['max phash bits'])),
+      [`phash ≤ ${DEFAULT_PHASH_THRESHOLD} %`]: round(rows.reduce((total, row) => total + (row[`phash ≤ ${DEFAULT_PHASH_THRESHOLD} %`] as number) * row.copies, 0) / Math.max(1, copies), 1),
       'max changed px': Math.max(...rows.map((r) => r['max changed px'])),
       'max region px': Math.max(...rows.map((r) => r['max region px'])),
     },
@@ -236,7 +243,17 @@ function confirmationRows(corpus: Corpus): Record<string, string | number>[] {
 function syntheticItems(n: number, clustered: boolean, seed: number): DupeItem[] {
   const rand = seededRandom(seed);
   const u32 = () => Math.floor(rand() * 2 ** 32) >>> 0;
-  const thumbs = Array.from({ length: 256 }, () => Uint8Array.from({ length: 3072 }, () => Math.floor(rand() * 256)));
+  // A thumbnail of its own for every item (one buffer, filled by xorshift: rand() per byte is
+  // slow at 300 MB): shared thumbnails would share the thumbnail key and all be candidates.
+  const thumbBytes = new Uint8Array(n * 3072);
+  const words = new Uint32Array(thumbBytes.buffer);
+  let x = (u32() | 1) >>> 0;
+  for (let k = 0; k < words.length; k++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    words[k] = x >>> 0;
+  }
   const centres = Array.from({ length: Math.ceil(n / 50) }, () => ({ hi: u32(), lo: u32() }));
   const hex = (h: Hash64) => h.hi.toString(16).padStart(8, '0') + h.lo.toString(16).padStart(8, '0');
   return Array.from({ length: n }, (_, k) => {
@@ -250,7 +267,7 @@ function syntheticItems(n: number, clustered: boolean, seed: number): DupeItem[]
         else hash.lo = (hash.lo ^ (1 << (bit - 32))) >>> 0;
       }
     }
-    return { id: `s${k}`, file: `synthetic/${String(k).padStart(6, '0')}.png`, phash: hex(hash), thumb: thumbs[k % thumbs.length]!, width: 512, height: 512 };
+    return { id: `s${k}`, file: `synthetic/${String(k).padStart(6, '0')}.png`, phash: hex(hash), thumb: thumbBytes.subarray(k * 3072, (k + 1) * 3072), width: 512, height: 512 };
   });
 }
 

@@ -105,6 +105,20 @@ describe('near-duplicate pairs from the cache', () => {
     expect(await nearDuplicatePairs(next, cache)).toEqual(full);
   });
 
+  it('finds the partner of a changed item by its thumbnail key, its phash far off, reading only the changed thumbnails and candidates', async () => {
+    const cache = { dir: temp.path, write: true };
+    const base = Array.from({ length: 40 }, (_, n) => item(n, n));
+    expect(await nearDuplicatePairs(base, cache)).toEqual([]);
+    // A new copy of picture 3 whose phash moved 24 bits (as JPEG q40 or a crop can move a cartoon's).
+    const next = [...base, item(50, 3, { phash: flipBits(hex(3), 24) })];
+    thumbReads = 0;
+    const incremental = await nearDuplicatePairs(next, cache);
+    expect(thumbReads).toBeLessThan(10);
+    const full = findNearDuplicates(dupeItems(next));
+    expect(full.map((p) => [p.a.file, p.b.file])).toEqual([['img-003.png', 'img-050.png']]);
+    expect(incremental).toEqual(full);
+  });
+
   it('does not build on pairs cached by other detection code', async () => {
     const cache = { dir: temp.path, write: true };
     const items = Array.from({ length: 10 }, (_, n) => item(n, n));

@@ -13,8 +13,9 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
-import { hammingDistance, parseHash } from '../../functions/core/multi-index.js';
+import { type Hash64, hammingDistance, parseHash } from '../../functions/core/multi-index.js';
 import { DEFAULT_PHASH_THRESHOLD, type DupePair, findNearDuplicates } from '../dupes/near-duplicates.js';
+import { THUMB_KEY_RADIUS, thumbKey } from '../dupes/thumb-compare.js';
 import type { AnalysedItem } from './analyse-content.js';
 import type { Problem } from '../shared/problems.js';
 import { readCacheJson } from './cache-files.js';
@@ -25,8 +26,8 @@ const DUPES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'dupes'
 const CACHE_FILE = 'near-duplicates.json';
 const ITEMS_FILE = 'near-duplicates-items.json';
 
-export function dupeItems(items: AnalysedItem[]) {
-  return items.map((item) => ({
+export function dupeItems(items: AnalysedItem[], thumbKeys?: readonly Hash64[]) {
+  return items.map((item, k) => ({
     id: item.record.id,
     file: item.file,
     phash: item.record.phash,
@@ -37,6 +38,7 @@ export function dupeItems(items: AnalysedItem[]) {
     width: item.record.width,
     height: item.record.height,
     distinctFrom: item.distinctFrom,
+    thumbKey: thumbKeys?.[k],
   }));
 }
 
@@ -65,6 +67,20 @@ interface ItemsCache {
   key: string;
   code: string;
   signatures: string[];
+  /** thumbKey of each item (16 hex digits), so that an incremental run reads only the changed items' thumbnails. */
+  thumbKeys: string[];
+}
+
+const keyHex = (key: Hash64) => key.hi.toString(16).padStart(8, '0') + key.lo.toString(16).padStart(8, '0');
+
+/** Each item's thumbnail key: from the cache for an unchanged item (same signature), else from its thumbnail. */
+function thumbKeysOf(items: AnalysedItem[], sigs: string[], cached: ItemsCache | null): Hash64[] {
+  const known = new Map<string, string>();
+  if (cached) cached.signatures.forEach((sig, k) => known.set(sig, cached.thumbKeys[k]!));
+  return items.map((item, k) => {
+    const hex = known.get(sigs[k]!);
+    return (hex && parseHash(hex)) || thumbKey(item.thumb);
+  });
 }
 
 /** Above this many new or changed items a full detection is as cheap as the incremental one. */
@@ -74,10 +90,10 @@ const MAX_INCREMENTAL = 500;
  * Pairs for a catalogue whose previous pairs are known: pairs between two unchanged items are
  * kept (the detection is pairwise, so their verdict cannot change); pairs involving a new or
  * changed item are found by running the detector on those items plus every item within the
- * phash threshold of one of them (the only possible partners). Equal to a full detection
+ * phash threshold or the thumbnail key radius of one of them (the only possible partners). Equal to a full detection
  * (tested), at a cost proportional to the number of changed items.
  */
-function incrementalPairs(items: AnalysedItem[], sigs: string[], cached: { signatures: string[]; pairs: DupePair[] }): DupePair[] | null {
+function incrementalPairs(items: AnalysedItem[], sigs: string[], keys: Hash64[], cached: { signatures: string[]; pairs: DupePair[] }): DupePair[] | null {
   const known = new Set(cached.signatures);
   const changed = items.filter((_, k) => !known.has(sigs[k]!));
   if (changed.length > MAX_INCREMENTAL) return null;
@@ -86,12 +102,19 @@ function incrementalPairs(items: AnalysedItem[], sigs: string[], cached: { signa
   if (changed.length === 0) return kept;
   const hashes = items.map((item) => parseHash(item.record.phash));
   const changedHashes = changed.map((item) => parseHash(item.record.phash));
-  const subset = items.filter((_, k) => {
+  const changedThumbKeys = items.flatMap((_, k) => (known.has(sigs[k]!) ? [] : [keys[k]!]));
+  const subsetMask = items.map((_, k) => {
     const h = hashes[k];
-    return !h || changedHashes.some((c) => !c || hammingDistance(c, h) <= DEFAULT_PHASH_THRESHOLD);
+    return (
+      !h ||
+      changedHashes.some((c) => !c || hammingDistance(c, h) <= DEFAULT_PHASH_THRESHOLD) ||
+      changedThumbKeys.some((c) => hammingDistance(c, keys[k]!) <= THUMB_KEY_RADIUS)
+    );
   });
+  const subset = items.filter((_, k) => subsetMask[k]);
   const changedKeys = new Set(changed.map((item) => itemKey({ id: item.record.id, file: item.file })));
-  const fresh = findNearDuplicates(dupeItems(subset)).filter((pair) => changedKeys.has(itemKey(pair.a)) || changedKeys.has(itemKey(pair.b)));
+  const subsetKeys = keys.filter((_, k) => subsetMask[k]);
+  const fresh = findNearDuplicates(dupeItems(subset, subsetKeys)).filter((pair) => changedKeys.has(itemKey(pair.a)) || changedKeys.has(itemKey(pair.b)));
   return [...kept, ...fresh].sort(byFiles);
 }
 
@@ -110,11 +133,12 @@ export async function nearDuplicatePairs(items: AnalysedItem[], cache?: { dir: s
   const cached = await readJson<PairCache>(pairsFile);
   if (cached?.format === 3 && cached.key === key) return cached.pairs;
   const itemsCache = cached?.format === 3 ? await readJson<ItemsCache>(itemsFile) : null;
-  const usable = itemsCache && itemsCache.key === cached?.key && itemsCache.code === code ? { signatures: itemsCache.signatures, pairs: cached.pairs } : null;
-  const pairs = (usable && incrementalPairs(items, sigs, usable)) ?? findNearDuplicates(dupeItems(items));
+  const valid = itemsCache && itemsCache.key === cached?.key && itemsCache.code === code && itemsCache.thumbKeys?.length === itemsCache.signatures.length ? itemsCache : null;
+  const keys = thumbKeysOf(items, sigs, valid);
+  const pairs = (valid && incrementalPairs(items, sigs, keys, { signatures: valid.signatures, pairs: cached!.pairs })) ?? findNearDuplicates(dupeItems(items, keys));
   if (cache.write) {
     await makeFolders(cache.dir);
-    const itemsNext: ItemsCache = { key, code, signatures: sigs };
+    const itemsNext: ItemsCache = { key, code, signatures: sigs, thumbKeys: keys.map(keyHex) };
     const pairsNext: PairCache = { format: 3, key, pairs };
     // Items first: a pairs file is only ever trusted together with items under the same key.
     await replaceFile(itemsFile, JSON.stringify(itemsNext));

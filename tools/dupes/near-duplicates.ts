@@ -9,8 +9,18 @@
  * the figures and the rule that decided (`pepe dupes --explain`). The defaults below were
  * chosen by measurement (tools/bench/dupes.bench.ts).
  */
-import { type Hash64, pairsWithinDistance, parseHash } from '../../functions/core/multi-index.js';
-import { aspectDifference, type CompareSettings, compareLab, type ThumbComparison, thumbToLab } from './thumb-compare.js';
+import { type Hash64, hammingDistance, pairsWithinDistance, parseHash } from '../../functions/core/multi-index.js';
+import {
+  aspectDifference,
+  type CompareSettings,
+  compareLab,
+  layoutDifference,
+  THUMB_KEY_RADIUS,
+  type ThumbComparison,
+  thumbKey,
+  thumbLayout,
+  thumbToLab,
+} from './thumb-compare.js';
 
 export interface DupeItem {
   id: string;
@@ -21,6 +31,8 @@ export interface DupeItem {
   width: number;
   height: number;
   distinctFrom?: readonly string[];
+  /** thumbKey(thumb), when the caller has it cached: then the thumbnail is read only for candidates. */
+  thumbKey?: Hash64;
 }
 
 export interface DupePair {
@@ -34,11 +46,24 @@ export interface DupePair {
 export interface ConfirmSettings extends CompareSettings {
   /** Changed pixels (any layout) above which the pictures differ. */
   maxChangedPixels: number;
+  /** The same once a crop is undone: a crop moves every outline by part of a cell. */
+  maxCroppedChangedPixels: number;
+  /**
+   * ...but only for what a crop does: every edge moved (at least `minUncroppedChangedPixels`
+   * changed before), at most `maxCroppedShare` of them left once it is undone, and a mean
+   * difference (against the cells each cropped cell lies between) of at most
+   * `maxCroppedMeanDifference`.
+   */
+  minUncroppedChangedPixels: number;
+  maxCroppedShare: number;
+  maxCroppedMeanDifference: number;
   /** Region pixels (changed with their whole 3×3 neighbourhood) above which the pictures differ. */
   maxRegionPixels: number;
   /** Region pixels at `fineTolerance` above which the pictures differ: an area in a close shade. */
   maxFineRegionPixels: number;
   maxAspectDifference: number;
+  /** Layout difference (thumbLayout, mean standard deviations) above which the drawings differ. */
+  maxLayoutDifference: number;
 }
 
 export interface DupeOptions {
@@ -66,9 +91,21 @@ export const DEFAULT_PHASH_THRESHOLD = 6;
  */
 export const CONFIRM_DEFAULTS: ConfirmSettings = {
   tolerance: 4,
-  alignAbove: 8,
+  /** A crop is accepted only when at least minUncroppedChangedPixels (100) changed as they are: below, none is looked for (same verdicts, less work). */
+  alignAbove: 99,
   /** Re-encodes and resizes change 0–4 pixels, tone-edited copies mostly under 4 once clipping is allowed for; a thin detail (glasses) 30+. */
   maxChangedPixels: 4,
+  /** 3% crops leave 5–27 changed pixels (edge cells), none in a region, once measured against the cells they lie between. */
+  maxCroppedChangedPixels: 32,
+  /**
+   * Chosen on seed 2024 (tools/dupes/README.md): its 3% crops change 146–366 pixels before the
+   * crop is undone and keep 1/8–1/20 of them, mean difference 0.07–0.71; another expression
+   * (which a 0.5% "crop" also shifts) keeps a third (83 → 30), and a close background colour or
+   * pattern behind stripes or dots stays within the cells' range but leaves a mean of 0.2–1.6.
+   */
+  minUncroppedChangedPixels: 100,
+  maxCroppedShare: 0.15,
+  maxCroppedMeanDifference: 0.5,
   /** Any changed area 3×3 pixels wide: a recolour or another detail. */
   maxRegionPixels: 0,
   /** A close skin or background shade moves a whole area by ΔE 2.5–4; a tone edit's residue is scattered or small. */
@@ -76,6 +113,12 @@ export const CONFIRM_DEFAULTS: ConfirmSettings = {
   maxFineRegionPixels: 32,
   /** |ln(aspect ratio a / b)|: a 3% crop of one side is 0.03, pixel rounding after a resize far less. */
   maxAspectDifference: 0.04,
+  /**
+   * Planted copies differ by at most 0.14 (a +15% brightness that clips, a 3% crop), re-encodes
+   * and resizes by 0.02; two look-alike drawings mostly by more. Only a quick check before the
+   * thumbnail comparison: most candidates (both keys) stop here.
+   */
+  maxLayoutDifference: 0.2,
 };
 
 /** The confirmation of one pair: every figure measured and the rule that decided. */
@@ -85,36 +128,72 @@ export interface Verdict {
   rule: string;
   aspectDifference: number;
   /** Absent when the shapes already differ. */
+  layoutDifference?: number;
+  /** Absent when the shapes or layouts already differ. */
   comparison?: ThumbComparison;
 }
 
 /** The confirmation verdict for two items (for the benchmark, tests and `pepe dupes --explain`). */
 export function judgePair(a: DupeItem, b: DupeItem, settings: ConfirmSettings = CONFIRM_DEFAULTS): Verdict {
-  return judgeLab(a, b, thumbToLab(a.thumb), thumbToLab(b.thumb), settings);
+  return judgeThumbs(a, b, new ThumbFigures(a), new ThumbFigures(b), settings);
 }
 
-function judgeLab(a: DupeItem, b: DupeItem, labA: Float32Array, labB: Float32Array, settings: ConfirmSettings): Verdict {
+/** An item's thumbnail figures, made on first use (in findNearDuplicates, once per item). A class: no closures per item. */
+class ThumbFigures {
+  private layoutOf?: Float32Array;
+  private labOf?: Float32Array;
+  constructor(private readonly item: { readonly thumb: Uint8Array }) {}
+  layout(): Float32Array {
+    return (this.layoutOf ??= thumbLayout(this.item.thumb));
+  }
+  lab(): Float32Array {
+    return (this.labOf ??= thumbToLab(this.item.thumb));
+  }
+}
+
+function judgeThumbs(a: DupeItem, b: DupeItem, x: ThumbFigures, y: ThumbFigures, settings: ConfirmSettings): Verdict {
   const aspect = aspectDifference(a, b);
   if (aspect > settings.maxAspectDifference) {
     return { same: false, rule: `different shapes: aspect ratios differ by ${pct(aspect)}, more than the ${pct(settings.maxAspectDifference)} a crop or resize leaves`, aspectDifference: aspect };
   }
-  const comparison = compareLab(labA, labB, settings);
-  const verdict = (same: boolean, rule: string): Verdict => ({ same, rule, aspectDifference: aspect, comparison });
+  const layout = layoutDifference(x.layout(), y.layout());
+  if (layout > settings.maxLayoutDifference) {
+    return { same: false, rule: `different drawings: the grey layouts differ by ${layout.toFixed(3)}, more than the ${settings.maxLayoutDifference} a copy's edit leaves`, aspectDifference: aspect, layoutDifference: layout };
+  }
+  const comparison = compareLab(x.lab(), y.lab(), settings);
+  const verdict = (same: boolean, rule: string): Verdict => ({ same, rule, aspectDifference: aspect, layoutDifference: layout, comparison });
   if (comparison.regionPixels > settings.maxRegionPixels) {
     return verdict(false, `a region differs (${comparison.regionPixels} thumbnail pixels changed with all their neighbours, more than ${settings.maxRegionPixels}): a recolour or another detail, so a different picture`);
   }
   if (comparison.fineRegionPixels > settings.maxFineRegionPixels) {
     return verdict(false, `an area differs by a close shade (${comparison.fineRegionPixels} thumbnail pixels off by more than ΔE ${settings.fineTolerance} with all their neighbours, more than ${settings.maxFineRegionPixels}): another skin or background shade, so a different picture`);
   }
-  if (comparison.changedPixels > settings.maxChangedPixels) {
-    return verdict(false, `too many scattered differences (${comparison.changedPixels} of 1,024 thumbnail pixels changed, more than ${settings.maxChangedPixels}): a different picture`);
+  const before = comparison.uncroppedChangedPixels ?? 0;
+  const cropExplains =
+    comparison.crop !== null &&
+    before >= settings.minUncroppedChangedPixels &&
+    comparison.changedPixels <= settings.maxCroppedShare * before &&
+    comparison.meanDifference <= settings.maxCroppedMeanDifference;
+  // A crop is looked for only when more than alignAbove (> maxChangedPixels) pixels changed as
+  // they are: if the crop does not explain them, the pair stays as different as it was.
+  if (comparison.crop && !cropExplains) {
+    return verdict(
+      false,
+      `not a crop: undoing the best crop leaves ${comparison.changedPixels} of ${before} changed thumbnail pixels, mean difference ${comparison.meanDifference.toFixed(2)} ` +
+        `(a crop moves at least ${settings.minUncroppedChangedPixels}, keeps at most ${pctShare(settings.maxCroppedShare)} of them and a mean of at most ${settings.maxCroppedMeanDifference}): a different picture`,
+    );
+  }
+  const maxChanged = comparison.crop ? settings.maxCroppedChangedPixels : settings.maxChangedPixels;
+  if (comparison.changedPixels > maxChanged) {
+    return verdict(false, `too many scattered differences (${comparison.changedPixels} of 1,024 thumbnail pixels changed${comparison.crop ? ' once the crop is undone' : ''}, more than ${maxChanged}): a different picture`);
   }
   const { gain, offset, gamma } = comparison.tone.lightness;
   const edited = gain !== 1 || offset !== 0 || gamma !== 1 || comparison.tone.chroma !== 1 || comparison.tone.channels !== undefined;
   const undone = [edited ? 'the global tone edit' : '', comparison.crop ? 'the crop' : ''].filter(Boolean).join(' and ');
-  return verdict(true, `the same picture: ${undone ? `once ${undone} ${undone.includes(' and ') ? 'are' : 'is'} undone, ` : ''}${comparison.changedPixels} of 1,024 thumbnail pixels differ (at most ${settings.maxChangedPixels}), none of them in a region`);
+  return verdict(true, `the same picture: ${undone ? `once ${undone} ${undone.includes(' and ') ? 'are' : 'is'} undone, ` : ''}${comparison.changedPixels} of 1,024 thumbnail pixels differ (at most ${maxChanged}), none of them in a region`);
 }
 
+const pctShare = (share: number) => `${Math.round(100 * share)}%`;
 const pct = (ratio: number) => `${(100 * (Math.exp(ratio) - 1)).toFixed(1)}%`;
 
 /** The confirmation verdict for two items as a yes or no. */
@@ -145,15 +224,29 @@ export function findNearDuplicates(items: readonly DupeItem[], options: DupeOpti
     if (!hash) throw new TypeError(`${item.file}: phash must be 16 hex digits, got "${item.phash}"`);
     return hash;
   });
-  // Lab thumbnails are made once per item that has a candidate, not once per pair.
-  const labs: (Float32Array | undefined)[] = [];
-  const lab = (k: number) => (labs[k] ??= thumbToLab(sorted[k]!.thumb));
+  // Thumbnail figures are made once per item that has a candidate, not once per pair.
+  const figures = sorted.map((item) => new ThumbFigures(item));
   const pairs: DupePair[] = [];
-  for (const { i, j, distance } of pairsWithinDistance(hashes, threshold)) {
+  for (const { i, j, distance } of candidatePairs(sorted, hashes, threshold)) {
     const a = sorted[i]!;
     const b = sorted[j]!;
-    if (acknowledged(a, b) || !judgeLab(a, b, lab(i), lab(j), settings).same) continue;
+    if (acknowledged(a, b) || !judgeThumbs(a, b, figures[i]!, figures[j]!, settings).same) continue;
     pairs.push({ a: { id: a.id, file: a.file }, b: { id: b.id, file: b.file }, distance });
   }
   return pairs;
+}
+
+/**
+ * The candidates: pairs within `threshold` phash bits, and pairs within THUMB_KEY_RADIUS bits of
+ * the thumbnail key (thumbKey: copies whose phash moved further), once each, by i then j.
+ */
+function candidatePairs(items: readonly DupeItem[], hashes: Hash64[], threshold: number): { i: number; j: number; distance: number }[] {
+  const pairs = pairsWithinDistance(hashes, threshold);
+  const seen = new Set<number>();
+  for (const { i, j } of pairs) seen.add(i * items.length + j);
+  const keys = items.map((item) => item.thumbKey ?? thumbKey(item.thumb));
+  for (const { i, j } of pairsWithinDistance(keys, THUMB_KEY_RADIUS)) {
+    if (!seen.has(i * items.length + j)) pairs.push({ i, j, distance: hammingDistance(hashes[i]!, hashes[j]!) });
+  }
+  return pairs.sort((x, y) => x.i - y.i || x.j - y.j);
 }

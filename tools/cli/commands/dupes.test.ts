@@ -97,6 +97,8 @@ describe('pepe dupes', () => {
       expect(out).toContain(`A: classics/smug-original.png (id ${original.id})`);
       expect(out).toContain(`B: smug-copy.jpg (id ${COPY_ID})`);
       expect(out).toMatch(new RegExp(`^phash distance: \\d+ bits \\(a candidate at most ${DEFAULT_PHASH_THRESHOLD}\\)$`, 'm'));
+      expect(out).toMatch(/^thumbnail key distance: \d+ bits \(a candidate at most 2\)$/m);
+      expect(out).toMatch(/^grey layouts differ by 0\.\d{3} \(at most 0\.2\)$/m);
       expect(out).toContain(`(colour off by more than ΔE ${CONFIRM_DEFAULTS.tolerance}; at most ${CONFIRM_DEFAULTS.maxChangedPixels})`);
       expect(out).toMatch(/^verdict: a near-duplicate: the same picture/m);
     });

@@ -6,6 +6,7 @@ import { printable } from '../../shared/problems.js';
 import { unwritableFolder } from '../../catalogue/write-access.js';
 import { dupeItems } from '../../catalogue/near-duplicate-problems.js';
 import { CONFIRM_DEFAULTS, DEFAULT_PHASH_THRESHOLD, type DupeItem, type DupePair, findNearDuplicates, judgePair } from '../../dupes/near-duplicates.js';
+import { THUMB_KEY_RADIUS, thumbKey } from '../../dupes/thumb-compare.js';
 import { hammingDistance, parseHash } from '../../../functions/core/multi-index.js';
 import { intFlag, parseFlags } from '../args.js';
 import { CONTENT_FLAGS, contentPaths } from '../content-flags.js';
@@ -65,13 +66,16 @@ const percent = (share: number) => `${(100 * share).toFixed(1)}%`;
 /** The figures of one pair and the rule that decided, for people. */
 function explanation(a: DupeItem, b: DupeItem, threshold: number): string {
   const distance = hammingDistance(parseHash(a.phash)!, parseHash(b.phash)!);
+  const keyDistance = hammingDistance(thumbKey(a.thumb), thumbKey(b.thumb));
   const verdict = judgePair(a, b);
   const lines = [
     `A: ${printable(a.file)} (id ${a.id}), ${a.width}×${a.height}, phash ${a.phash}`,
     `B: ${printable(b.file)} (id ${b.id}), ${b.width}×${b.height}, phash ${b.phash}`,
     `phash distance: ${distance} bits (a candidate at most ${threshold})`,
+    `thumbnail key distance: ${keyDistance} bits (a candidate at most ${THUMB_KEY_RADIUS})`,
     `aspect ratios differ by ${percent(Math.exp(verdict.aspectDifference) - 1)} (at most ${percent(Math.exp(CONFIRM_DEFAULTS.maxAspectDifference) - 1)})`,
   ];
+  if (verdict.layoutDifference !== undefined) lines.push(`grey layouts differ by ${verdict.layoutDifference.toFixed(3)} (at most ${CONFIRM_DEFAULTS.maxLayoutDifference})`);
   const c = verdict.comparison;
   if (c) {
     const { gain, offset, gamma } = c.tone.lightness;
@@ -83,7 +87,9 @@ function explanation(a: DupeItem, b: DupeItem, threshold: number): string {
       c.crop
         ? `crop undone: ${c.crop.cropped === 'a' ? 'A' : 'B'} is cut ${percent(c.crop.left)} left, ${percent(c.crop.right)} right, ${percent(c.crop.top)} top, ${percent(c.crop.bottom)} bottom`
         : 'crop undone: none',
-      `changed thumbnail pixels: ${c.changedPixels} of 1,024 (colour off by more than ΔE ${CONFIRM_DEFAULTS.tolerance}; at most ${CONFIRM_DEFAULTS.maxChangedPixels})`,
+      c.crop
+        ? `changed thumbnail pixels: ${c.changedPixels} of 1,024 once the crop is undone, ${c.uncroppedChangedPixels} before (colour off by more than ΔE ${CONFIRM_DEFAULTS.tolerance} from the range of the cells it lies between; at most ${CONFIRM_DEFAULTS.maxCroppedChangedPixels} when at least ${CONFIRM_DEFAULTS.minUncroppedChangedPixels} changed before, at most ${percent(CONFIRM_DEFAULTS.maxCroppedShare)} of them remain and the mean difference is at most ${CONFIRM_DEFAULTS.maxCroppedMeanDifference}, else ${CONFIRM_DEFAULTS.maxChangedPixels})`
+        : `changed thumbnail pixels: ${c.changedPixels} of 1,024 (colour off by more than ΔE ${CONFIRM_DEFAULTS.tolerance}; at most ${CONFIRM_DEFAULTS.maxChangedPixels})`,
       `of which in a region (all 3×3 neighbours changed too): ${c.regionPixels} (at most ${CONFIRM_DEFAULTS.maxRegionPixels})`,
       `in an area off by a close shade (ΔE ${CONFIRM_DEFAULTS.fineTolerance}, all 3×3 neighbours too): ${c.fineRegionPixels} (at most ${CONFIRM_DEFAULTS.maxFineRegionPixels})`,
       `mean colour difference: ΔE ${c.meanDifference.toFixed(2)}`,
@@ -91,8 +97,8 @@ function explanation(a: DupeItem, b: DupeItem, threshold: number): string {
   }
   const acknowledged = (a.distinctFrom ?? []).some((id) => id.toLowerCase() === b.id.toLowerCase()) || (b.distinctFrom ?? []).some((id) => id.toLowerCase() === a.id.toLowerCase());
   const decision =
-    distance > threshold
-      ? `not a near-duplicate: the phash distance ${distance} is over ${threshold} bits, so the pair is never a candidate (the thumbnails alone would say: ${verdict.rule})`
+    distance > threshold && keyDistance > THUMB_KEY_RADIUS
+      ? `not a near-duplicate: the phash distance ${distance} is over ${threshold} bits and the thumbnail key distance ${keyDistance} over ${THUMB_KEY_RADIUS}, so the pair is never a candidate (the thumbnails alone would say: ${verdict.rule})`
       : `${verdict.same ? 'a near-duplicate' : 'not a near-duplicate'}: ${verdict.rule}`;
   lines.push(`verdict: ${decision}`);
   if (acknowledged) lines.push('listed: no, a sidecar acknowledges the pair with "distinct_from"');
