@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type Sharp from 'sharp';
-import { decodeFirstFrame } from './decode.js';
+import { decodeFirstFrame, releaseFrame } from './decode.js';
 import type { RawImage } from './pixels.js';
 
 export interface RenditionSettings {
@@ -136,13 +136,19 @@ export async function encodeRenditions(input: RenditionInput, limits: { maxPixel
     still = decoded.image;
   }
   const out: EncodedRendition[] = [];
-  for (const width of widths) {
-    // An animated source keeps every frame (one decode per width: shrink-on-load keeps it cheap).
-    const pipeline = still
-      ? sharp(still.data, { raw: { width: still.width, height: still.height, channels: still.channels as 1 | 2 | 3 | 4 } })
-      : sharp(input.bytes, { limitInputPixels: limits.maxPixels, animated: true, pages: -1 });
-    const { data, info } = await pipeline.resize({ width, withoutEnlargement: true, kernel: settings.kernel }).webp(webp).toBuffer({ resolveWithObject: true });
-    out.push({ width: info.width, height: info.pageHeight ?? info.height, bytes: data });
+  try {
+    for (const width of widths) {
+      // An animated source keeps every frame (one decode per width: shrink-on-load keeps it cheap).
+      const pipeline = still
+        ? sharp(still.data, { raw: { width: still.width, height: still.height, channels: still.channels as 1 | 2 | 3 | 4 } })
+        : sharp(input.bytes, { limitInputPixels: limits.maxPixels, animated: true, pages: -1 });
+      const { data, info } = await pipeline.resize({ width, withoutEnlargement: true, kernel: settings.kernel }).webp(webp).toBuffer({ resolveWithObject: true });
+      out.push({ width: info.width, height: info.pageHeight ?? info.height, bytes: data });
+    }
+  } finally {
+    // A frame decoded here is freed here, as the analysis frees its own (analyse-image-file.ts):
+    // a rebuild after a settings change decodes every image again on this path.
+    if (still !== undefined && still !== input.pixels) releaseFrame(still);
   }
   return out;
 }
