@@ -13,6 +13,7 @@ import { bundleFunction } from './bundle-function.js';
 import { readCacheJson } from './cache-files.js';
 import { makeFolders, makeFoldersSync } from '../shared/make-folders.js';
 import { replaceFile } from '../shared/replace-file.js';
+import { sha256Of } from './write-output.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /**
@@ -57,8 +58,6 @@ export interface GeneratedExtras {
   save: () => Promise<void>;
 }
 
-const sha256Hex = (text: string | Buffer) => createHash('sha256').update(text).digest('hex');
-
 async function loadGenerated(cacheDir: string): Promise<GeneratedGroup[]> {
   const saved = await readCacheJson(join(cacheDir, GENERATED_FILE));
   return Array.isArray(saved) ? (saved as GeneratedGroup[]) : [];
@@ -69,7 +68,7 @@ function usableGroup(saved: GeneratedGroup[], key: string): GeneratedFiles | nul
   const group = saved.find((entry) => entry !== null && typeof entry === 'object' && entry.key === key);
   if (!group || group.files === null || typeof group.files !== 'object') return null;
   const files = Object.values(group.files);
-  return files.length > 0 && files.every((file) => typeof file?.text === 'string' && sha256Hex(file.text) === file.sha256) ? group.files : null;
+  return files.length > 0 && files.every((file) => typeof file?.text === 'string' && sha256Of(file.text) === file.sha256) ? group.files : null;
 }
 
 function writeGroup(stagingDir: string, files: GeneratedFiles): string[] {
@@ -86,7 +85,7 @@ function readGroup(stagingDir: string, paths: string[]): GeneratedFiles {
   const files: GeneratedFiles = {};
   for (const path of paths) {
     const text = readFileSync(join(stagingDir, path), 'utf8');
-    files[path] = { text, sha256: sha256Hex(text) };
+    files[path] = { text, sha256: sha256Of(text) };
   }
   return files;
 }
@@ -97,8 +96,8 @@ function readGroup(stagingDir: string, paths: string[]): GeneratedFiles {
  */
 export async function generateExtras(stagingDir: string, inputs: GeneratorInputs): Promise<GeneratedExtras> {
   const saved = await loadGenerated(inputs.cacheDir);
-  const bundleKey = sha256Hex(`bundle\n${inputs.context}\n${inputs.dataModuleSha256}`);
-  const galleryKey = sha256Hex(`gallery\n${inputs.context}`);
+  const bundleKey = sha256Of(`bundle\n${inputs.context}\n${inputs.dataModuleSha256}`);
+  const galleryKey = sha256Of(`gallery\n${inputs.context}`);
   const cachedBundle = usableGroup(saved, bundleKey);
   const cachedGallery = usableGroup(saved, galleryKey);
   // Both run esbuild, which bundles on its own threads: side by side they take ~40 ms instead of ~60.
