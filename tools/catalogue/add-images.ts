@@ -5,7 +5,7 @@
  * decode, near-duplicates against the catalogue and each other) and if anything is refused,
  * nothing is written.
  */
-import { randomUUID, createHash, randomBytes } from 'node:crypto';
+import { randomUUID, randomBytes } from 'node:crypto';
 import { lstatSync, readdirSync, existsSync, linkSync, renameSync, rmSync } from 'node:fs';
 import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { resolve, basename, extname, isAbsolute, normalize, relative, sep, dirname, join } from 'node:path';
@@ -18,6 +18,7 @@ import { folderProblem, CONTENT_IMAGE_EXTS, foldKey, pathBelow } from './scan-co
 import { type Problem, warning, error } from '../shared/problems.js';
 import { SidecarSchema, normaliseDescription, normaliseTags } from './sidecar.js';
 import { makeFolders } from '../shared/make-folders.js';
+import { sha256Of } from '../shared/manifest.js';
 import { unwritableFolder } from './write-access.js';
 import { windowsNameFault, isWindowsDeviceName } from './windows-names.js';
 
@@ -174,7 +175,7 @@ export async function addImages(options: AddImagesOptions): Promise<AddResult> {
   for (const c of candidates) {
     // Prime the feature cache so the next build does not decode the image again.
     const r = c.result;
-    cache.setFeatures(createHash('sha256').update(c.bytes).digest('hex'), { format: r.format, ext: r.ext, mime: r.mime, width: r.width, height: r.height, phash: r.phash, blurhash: r.blurhash, animated: r.animated, thumb: r.thumb.rgb });
+    cache.setFeatures(sha256Of(c.bytes), { format: r.format, ext: r.ext, mime: r.mime, width: r.width, height: r.height, phash: r.phash, blurhash: r.blurhash, animated: r.animated, thumb: r.thumb.rgb });
   }
   // The images are in: a cache that cannot be written only costs the next build a decode.
   const notSaved = !writeCache

@@ -5,11 +5,11 @@
  * then go to `onDecoded`, the build's renditions, before they are dropped). Every
  * failure becomes a problem naming the image; analyse-content.ts runs this for each pair.
  */
-import { createHash } from 'node:crypto';
 import type { analyseImage } from '../image/analyse-image.js';
 import { releaseFrame } from '../image/decode.js';
 import { describeUnsupported, detectFormat } from '../image/format.js';
 import { type CachedFeatures, type FeatureCache, THUMB_BYTES } from './feature-cache.js';
+import { sha256Of } from '../shared/manifest.js';
 import { error, type Problem } from '../shared/problems.js';
 import { readContentFileSync, type ContentPair, unreadableProblem } from './scan-content.js';
 import type { DecodedSource } from './renditions.js';
@@ -26,7 +26,6 @@ export interface ImageFileContext {
   onDecoded?: (source: DecodedSource) => Promise<void>;
 }
 
-const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
 
 /**
@@ -46,7 +45,7 @@ export function readImageBytes(image: ContentPair['image'], ctx: ImageFileContex
   if (!read.ok) {
     return { ok: false, problem: read.reason === 'too-large' ? tooLargeProblem(read.size, limits.maxFileBytes, image.rel) : error('not-a-file', 'is not a regular file: replace it with the image itself', image.rel) };
   }
-  const hash = sha256(read.bytes);
+  const hash = sha256Of(read.bytes);
   counters.hashed++;
   counters.timings.readHashMs += performance.now() - readStart;
   cache.setImageHash(image.rel, image, hash);

@@ -9,7 +9,6 @@
  * in `outDir`: a context (URLs + generator sources) and a digest of each record. It is used
  * only when the output still holds exactly that manifest version.
  */
-import { hash } from 'node:crypto';
 import { join } from 'node:path';
 import { readCacheJson } from './cache-files.js';
 import type { Manifest, ManifestEntry } from '../shared/manifest.js';
@@ -24,8 +23,6 @@ export interface AnswerDigests {
   context: string;
   records: Record<string, string>;
 }
-
-export const recordDigest = (recordJson: string): string => hash('sha256', recordJson, 'hex');
 
 export async function loadAnswerDigests(cacheDir: string): Promise<AnswerDigests | null> {
   const saved = (await readCacheJson(join(cacheDir, FILE))) as AnswerDigests | null;

@@ -11,13 +11,13 @@ import { compareRecords, type PepeRecord, type SiteUrls } from '../../functions/
 import { type AnalyseContentOptions, type AnalysedItem, type AnalyseStats, analyseContent, defaultCacheDir, effectiveLimits, sortProblems } from './analyse-content.js';
 import { openRenditions, renditionFiles, type RenditionRun, thumbnailsOf } from './renditions.js';
 import type { RenditionSettings } from '../image/renditions.js';
-import { createManifest, loadManifest, type Manifest, MANIFEST_FILE, readManifestSync, UnusableManifestError } from '../shared/manifest.js';
+import { createManifest, loadManifest, type Manifest, MANIFEST_FILE, readManifestSync, sha256Of, UnusableManifestError } from '../shared/manifest.js';
 import { nearDuplicateProblems } from './near-duplicate-problems.js';
 import { error, type Problem, warning } from '../shared/problems.js';
 import { diskFullProblem, isDiskFull } from './disk-full.js';
 import { recoverOutput } from './commit-output.js';
 import { planAnswers } from './plan-answers.js';
-import { byteLength, type PlannedFile, sha256Of, writeOutput } from './write-output.js';
+import { byteLength, type PlannedFile, writeOutput } from './write-output.js';
 import { loadAnswerDigests, saveAnswerDigests, unchangedAnswers } from './answer-digests.js';
 import { buildContext, buildInputs, type GeneratedExtras, generateExtras } from './build-extras.js';
 import { type LastBuild, loadLastBuild, sameStatKey, saveLastBuild, statKey } from './last-build.js';

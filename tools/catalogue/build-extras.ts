@@ -8,12 +8,11 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
 import type { PepeRecord, SiteUrls } from '../../functions/core/record.js';
-import { recordDigest } from './answer-digests.js';
 import { bundleFunction } from './bundle-function.js';
 import { readCacheJson } from './cache-files.js';
 import { makeFolders, makeFoldersSync } from '../shared/make-folders.js';
 import { replaceFile } from '../shared/replace-file.js';
-import { sha256Of } from './write-output.js';
+import { sha256Of } from '../shared/manifest.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /**
@@ -157,7 +156,7 @@ export interface BuildInputs {
 
 /** A hash of the URLs and the generator code: what every output file depends on besides the records. */
 export function buildContext(urls: SiteUrls): string {
-  return createHash('sha256').update(`${JSON.stringify(urls)}\n${generatorSourcesHash()}`).digest('hex');
+  return sha256Of(`${JSON.stringify(urls)}\n${generatorSourcesHash()}`);
 }
 
 /**
@@ -171,8 +170,8 @@ export function buildInputs(records: PepeRecord[], imageHashes: Map<string, stri
   const recordDigests = new Map<string, string>();
   for (const record of records) {
     const json = JSON.stringify(record);
-    recordDigests.set(record.id, recordDigest(json));
+    recordDigests.set(record.id, sha256Of(json));
     lines.push(`${json} ${imageHashes.get(record.id)}`);
   }
-  return { fingerprint: createHash('sha256').update(lines.join('\n')).digest('hex'), context, recordDigests };
+  return { fingerprint: sha256Of(lines.join('\n')), context, recordDigests };
 }

@@ -10,7 +10,8 @@ import { readdirSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { recoverOutput, REMOVE_IN_PROCESS_MAX, SimulatedCrash } from './commit-output.js';
 import { createManifest, readManifest } from '../shared/manifest.js';
-import { byteLength, type PlannedFile, sha256Of, writeOutput } from './write-output.js';
+import { sha256Of } from '../shared/manifest.js';
+import { byteLength, type PlannedFile, writeOutput } from './write-output.js';
 
 let temp: TempDir;
 beforeEach(async () => {

@@ -3,7 +3,7 @@ import { compileCatalogue, precomputedFiles } from '../../functions/core/catalog
 import type { PepeRecord } from '../../functions/core/record.js';
 import { FIXTURE_URLS } from '../testing/fixture-catalogue.js';
 import { planAnswers } from './plan-answers.js';
-import { sha256Of } from './write-output.js';
+import { sha256Of } from '../shared/manifest.js';
 import { siteDocuments } from './site-documents.js';
 import { openCatalogue } from '../../functions/core/catalogue-runtime.js';
 

@@ -14,7 +14,8 @@ import { type CatalogueData, catalogueAnswerFiles, recordAnswerFiles } from '../
 import { openCatalogue } from '../../functions/core/catalogue-runtime.js';
 import type { KnownAnswer } from './answer-digests.js';
 import { siteDocuments } from './site-documents.js';
-import { byteLength, type PlannedFile, sha256Of } from './write-output.js';
+import { sha256Of } from '../shared/manifest.js';
+import { byteLength, type PlannedFile } from './write-output.js';
 
 const rendered = (path: string, body: string): PlannedFile => ({ path, body, sha256: sha256Of(body), size: byteLength(body) });
 

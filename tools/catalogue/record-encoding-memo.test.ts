@@ -4,8 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { compileCatalogue } from '../../functions/core/catalogue.js';
 import type { PepeRecord } from '../../functions/core/record.js';
 import { FIXTURE_URLS } from '../testing/fixture-catalogue.js';
+import { sha256Of } from '../shared/manifest.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
-import { recordDigest } from './answer-digests.js';
 import { memoizedRecordEncoding } from './record-encoding-memo.js';
 
 const uuid = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
@@ -37,7 +37,7 @@ afterEach(() => temp.cleanup());
 
 /** One build's use of the memo: compile `list` with it, save; checks the data against a compile without it; returns what it did. */
 async function compileOnce(list: PepeRecord[], context = 'context-1') {
-  const memo = await memoizedRecordEncoding(temp.path, context, new Map(list.map((r) => [r.id, recordDigest(JSON.stringify(r))])));
+  const memo = await memoizedRecordEncoding(temp.path, context, new Map(list.map((r) => [r.id, sha256Of(JSON.stringify(r))])));
   const data = compileCatalogue(list, FIXTURE_URLS, { encodeRecords: memo.encode });
   await memo.save();
   const plain = compileCatalogue(list, FIXTURE_URLS);

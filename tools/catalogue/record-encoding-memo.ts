@@ -7,8 +7,8 @@
  * the dictionary differs, everything is encoded again; the output never depends on the memo.
  *
  * `encoded-records.json` holds the build context (URLs and generator code, which covers the
- * codec), the dictionary text, and each record's digest (answer-digests.ts `recordDigest`,
- * which covers every field) with its encoded form.
+ * codec), the dictionary text, and each record's digest (the sha256 of its JSON,
+ * build-extras.ts `buildInputs`, which covers every field) with its encoded form.
  */
 import { join } from 'node:path';
 import type { PepeRecord } from '../../functions/core/record.js';

@@ -14,12 +14,12 @@
  * Renditions of images no build used for RETIRED_KEEP_MS are deleted (as feature-cache.ts keeps
  * features: a branch switched away from and back to must not re-encode).
  */
-import { createHash } from 'node:crypto';
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PepeRecord } from '../../functions/core/record.js';
 import { configureSharpForBatch } from '../image/decode.js';
 import { encodeRenditions, type RenditionInput, type RenditionSettings, RENDITION_SETTINGS, renditionEncoderKey, renditionWidths } from '../image/renditions.js';
+import { sha256Of } from '../shared/manifest.js';
 import { makeFolders } from '../shared/make-folders.js';
 import { error, type Problem } from '../shared/problems.js';
 import { replaceFile } from '../shared/replace-file.js';
@@ -105,7 +105,6 @@ export function renditionFiles(cacheDir: string, id: string, entries: readonly R
   return entries.map((entry) => ({ path: `site/images/${renditionFileName(id, entry)}`, sha256: entry.sha256, size: entry.size, linkFrom: renditionCacheFile(cacheDir, entry.sha256) }));
 }
 
-const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
 async function loadIndex(cacheDir: string, encoder: string): Promise<Map<string, SourceRow>> {
   const json = (await readCacheJson(join(cacheDir, RENDITIONS_INDEX))) as Partial<IndexJson> | null;
@@ -161,7 +160,7 @@ export async function openRenditions(options: RenditionsOptions): Promise<Rendit
         const files: RenditionEntry[] = [];
         for (const rendition of await encodeRenditions(input, limits, settings)) {
           await (folder ??= makeFolders(join(cacheDir, RENDITIONS_DIR)).then(() => undefined));
-          const entry = { width: rendition.width, height: rendition.height, sha256: sha256(rendition.bytes), size: rendition.bytes.length };
+          const entry = { width: rendition.width, height: rendition.height, sha256: sha256Of(rendition.bytes), size: rendition.bytes.length };
           await replaceFile(renditionCacheFile(cacheDir, entry.sha256), rendition.bytes);
           files.push(entry);
         }
@@ -282,6 +281,6 @@ function readSource(source: RenditionSource, maxBytes: number): { bytes: Buffer 
   } catch {
     return { problem: changed };
   }
-  if (!read.ok || sha256(read.bytes) !== source.sha256) return { problem: changed };
+  if (!read.ok || sha256Of(read.bytes) !== source.sha256) return { problem: changed };
   return { bytes: read.bytes };
 }

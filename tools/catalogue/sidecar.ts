@@ -4,11 +4,11 @@
  * normalised fields of a record (api-behaviour.md) or into problems naming the field and value.
  */
 import { isUtf8 } from 'node:buffer';
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { locateJsonSyntaxError } from './json-syntax-error.js';
+import { sha256Of } from '../shared/manifest.js';
 import { error, type Problem } from '../shared/problems.js';
 import { normaliseTag } from '../../functions/core/filters.js';
 
@@ -28,7 +28,7 @@ let rules: string | undefined;
  * must remember to bump: every rule (the schema, the normalisation, the size limit) is here.
  */
 export function sidecarRulesVersion(): string {
-  return (rules ??= createHash('sha256').update(readFileSync(fileURLToPath(import.meta.url))).digest('hex').slice(0, 16));
+  return (rules ??= sha256Of(readFileSync(fileURLToPath(import.meta.url))).slice(0, 16));
 }
 
 /**

@@ -18,7 +18,7 @@ import type { Catalogue } from '../../functions/core/catalogue-runtime.js';
 import { IMAGE_TYPES, type SiteUrls } from '../../functions/core/record.js';
 import type { z } from 'zod';
 import type { pepeA } from '../../functions/core/schemas.js';
-import { sha256Of } from './write-output.js';
+import { sha256Of } from '../shared/manifest.js';
 
 type Pepe = z.infer<typeof pepeA>;
 

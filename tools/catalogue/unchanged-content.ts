@@ -9,11 +9,11 @@
  * The slower no-change path (build-catalogue.ts: same records and image hashes as the last
  * build) still catches the rest, e.g. a file touched without being changed.
  */
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { PepeRecord } from '../../functions/core/record.js';
 import type { ContentScan } from './scan-content.js';
 import { makeFoldersSync } from '../shared/make-folders.js';
+import { sha256Of } from '../shared/manifest.js';
 import { readRegularFileSync } from '../shared/read-regular-file.js';
 import { replaceFileSync } from '../shared/replace-file.js';
 
@@ -33,7 +33,7 @@ export function contentStatFingerprint(scan: ContentScan, settings: Record<strin
   for (const { image, sidecar } of scan.pairs) {
     lines.push(`${image.rel}\t${image.size}\t${image.mtimeMs}\t${image.ctimeMs}\t${image.ino}\t${sidecar.rel}\t${sidecar.size}\t${sidecar.mtimeMs}\t${sidecar.ctimeMs}\t${sidecar.ino}`);
   }
-  return createHash('sha256').update(lines.join('\n')).digest('hex');
+  return sha256Of(lines.join('\n'));
 }
 
 export function saveRecords(cacheDir: string, records: PepeRecord[]): void {

@@ -7,7 +7,8 @@ import { FIXTURE_URLS } from '../testing/fixture-catalogue.js';
 import { snapshotDir } from '../testing/snapshot-dir.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 import { createManifest, readManifest } from '../shared/manifest.js';
-import { byteLength, type PlannedFile, sha256Of, writeOutput } from './write-output.js';
+import { sha256Of } from '../shared/manifest.js';
+import { byteLength, type PlannedFile, writeOutput } from './write-output.js';
 
 let temp: TempDir;
 beforeEach(async () => {

@@ -14,12 +14,12 @@
  * calls on purpose: thousands of tiny writes are several times faster without a promise
  * per syscall, and the CLI has nothing else to do meanwhile.
  */
-import { hash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { constants, copyFileSync, existsSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { type CommitFault, commitStaged, type Journal, newTransactionDir, removeInBackground, SimulatedCrash } from './commit-output.js';
-import { type Manifest, type ManifestEntry, MANIFEST_FILE, manifestJson, sameHeader } from '../shared/manifest.js';
+import { type Manifest, type ManifestEntry, MANIFEST_FILE, manifestJson, sameHeader, sha256Of } from '../shared/manifest.js';
 import { makeFoldersSync } from '../shared/make-folders.js';
 
 /** One file the build wants in the output; `path` is relative to the output folder, forward slashes. */
@@ -70,8 +70,6 @@ export interface WriteOutputResult {
   removed: string[];
 }
 
-/** One-shot `crypto.hash` (Node ≥ 20.12): ~3× faster than createHash for the 20k small answer bodies of a 10k catalogue. */
-export const sha256Of = (bytes: string | Buffer): string => hash('sha256', bytes, 'hex');
 export const byteLength = (body: string | Buffer): number => (typeof body === 'string' ? Buffer.byteLength(body) : body.length);
 
 function writePlanned(root: string, file: PlannedFile, dirs: Set<string>): void {

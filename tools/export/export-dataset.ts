@@ -20,6 +20,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DATASET, type DatasetManifest } from '../../functions/core/api-limits.js';
+import { sha256Of } from '../shared/manifest.js';
 import { error, type Problem } from '../shared/problems.js';
 
 export const DEFAULT_CONCURRENCY = 8;
@@ -115,7 +116,7 @@ async function fetchText(url: string, expected: PublishedFile | null, signal: Ab
     if (signal?.aborted) throw cause;
     throw new ExportFailure(`${url} broke off while downloading (${networkCause(cause)})`);
   }
-  if (expected) checkBytes(url, bytes.length, createHash('sha256').update(bytes).digest('hex'), expected.size, expected.sha256);
+  if (expected) checkBytes(url, bytes.length, sha256Of(bytes), expected.size, expected.sha256);
   return bytes.toString('utf8');
 }
 

@@ -3,13 +3,13 @@
  * `index.html` plus `assets/gallery-<hash>.js|css`. Asset names carry a hash of their
  * bytes, so they can be cached for a year; the same sources always give the same files.
  */
-import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { renderIndexHtml } from './index-html.js';
 import { makeFolders } from '../shared/make-folders.js';
+import { sha256Of } from '../shared/manifest.js';
 
 const SOURCE_DIR = fileURLToPath(new URL('./src/', import.meta.url));
 
@@ -51,5 +51,5 @@ export async function writeGallery(siteDir: string): Promise<{ files: string[] }
 
 /** 10 hex characters of sha256: collisions are irrelevant at a handful of files per deploy. */
 function contentHash(text: string): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, 10);
+  return sha256Of(text).slice(0, 10);
 }

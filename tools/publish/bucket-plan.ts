@@ -15,10 +15,9 @@
  * one (HeadObject): a stale image left in the bucket must not be overwritten, even by a
  * server that ignores If-None-Match.
  */
-import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { error, type Problem } from '../shared/problems.js';
-import type { Manifest } from '../shared/manifest.js';
+import { type Manifest, sha256Of } from '../shared/manifest.js';
 import type { LocalObject } from './local-objects.js';
 import { keyForPath } from './object-keys.js';
 import { runPool } from './run-pool.js';
@@ -48,7 +47,7 @@ export interface RemoteManifest {
 export function headersFingerprint(objects: readonly Omit<PlannedObject, 'reason'>[]): string {
   const kind = (path: string) => path.replace(/[^/]*$/, (name) => (name.lastIndexOf('.') > 0 ? `*${name.slice(name.lastIndexOf('.'))}` : '*'));
   const lines = new Set(objects.map((o) => `${kind(o.path)}\t${o.contentType}\t${o.cacheControl}\n`));
-  return createHash('sha256').update([...lines].sort().join('')).digest('hex');
+  return sha256Of([...lines].sort().join(''));
 }
 
 /**
@@ -86,7 +85,6 @@ function trustedHashes(remote: RemoteManifest | null, prefix: string, listing: M
 
 /** `<id>-<width>w-<hash16>.webp`: a rendition (tools/catalogue/renditions.ts). */
 const RENDITION_NAME = /-\d+w-[0-9a-f]{16}\.webp$/;
-const sha256Of = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
 /**
  * Whether the object at an image key is not a complete earlier upload but what an interrupted

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { join } from 'node:path';
 import fg from 'fast-glob';
-import { type Manifest, manifestShapeError } from '../shared/manifest.js';
+import { type Manifest, manifestShapeError, sha256Of } from '../shared/manifest.js';
 import { error, type Problem } from '../shared/problems.js';
 import { NotAFileError, oddKindAt, readAtMostSync, readRegularFile, readRegularFileSync } from '../shared/read-regular-file.js';
 
@@ -62,7 +62,7 @@ function describeFile(path: string, bytes: Buffer): LocalFile {
   return {
     path,
     size: bytes.length,
-    sha256: createHash('sha256').update(bytes).digest('hex'),
+    sha256: sha256Of(bytes),
     md5: createHash('md5').update(bytes).digest('hex'),
   };
 }
@@ -145,7 +145,7 @@ export async function readVerified(dir: string, file: Pick<LocalFile, 'path' | '
   }
   const odd = bytes.length === file.size ? null : oddKindAt(join(dir, file.path));
   if (odd !== null) return error('missing-file', `became ${odd} during the publish, not a file: ${FRESH_BUILD}, then publish again`, join(dir, file.path));
-  if (createHash('sha256').update(bytes).digest('hex') !== file.sha256) {
+  if (sha256Of(bytes) !== file.sha256) {
     return error('file-mismatch', 'changed during the publish; rebuild and publish again', join(dir, file.path));
   }
   return bytes;

@@ -6,12 +6,12 @@
  * of that succeeded, only once safe: stale-policy.ts). Any failure stops the run and leaves
  * the previous catalogue readable; rerunning converges.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { JSON_OBJECT_STORAGE_MAX_AGE_SECONDS } from '../../functions/core/cache-policy.js';
 import type { SiteUrls } from '../../functions/core/record.js';
 import { error, type Problem, warning } from '../shared/problems.js';
 import { headersFingerprint, planObjects, recheckMetadata, type RemoteManifest } from './bucket-plan.js';
-import { type Manifest, manifestShapeError } from '../shared/manifest.js';
+import { type Manifest, manifestShapeError, sha256Of } from '../shared/manifest.js';
 import { readLocalBuild, readVerified } from './local-build.js';
 import { type LocalObject, localObjects } from './local-objects.js';
 import { GROUP_ORDER, RUN_MARKER_NAME, STATE_NAME, keyForPath, normalisePrefix } from './object-keys.js';
@@ -80,7 +80,7 @@ async function readRemoteManifest(client: S3Like, bucket: string, key: string): 
   } catch {
     // Unreadable: every key is then checked against its own metadata instead.
   }
-  return { manifest, sha256: createHash('sha256').update(fetched.bytes).digest('hex'), etag: fetched.etag, lastModified: fetched.lastModified, run: fetched.metadata.run ?? '', headers: fetched.metadata.headers ?? '' };
+  return { manifest, sha256: sha256Of(fetched.bytes), etag: fetched.etag, lastModified: fetched.lastModified, run: fetched.metadata.run ?? '', headers: fetched.metadata.headers ?? '' };
 }
 
 export async function publishBuild(options: PublishOptions, deps: PublishDeps = {}): Promise<PublishResult> {
@@ -208,7 +208,7 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
 
     const runId = randomUUID();
     const writeMarker = (run: string) =>
-      putObject(client, bucket, { key: markerKey, body: Buffer.from(`${run}\n`), contentType: 'text/plain; charset=utf-8', cacheControl: 'no-store', sha256: createHash('sha256').update(`${run}\n`).digest('hex'), metadata: { run } });
+      putObject(client, bucket, { key: markerKey, body: Buffer.from(`${run}\n`), contentType: 'text/plain; charset=utf-8', cacheControl: 'no-store', sha256: sha256Of(`${run}\n`), metadata: { run } });
     if (uploads.length > 0) {
       // Before the first upload: from now until the manifest carries this id, the bucket may hold objects the manifest does not describe.
       await writeMarker(runId);
@@ -267,7 +267,7 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
       // a `gone` entry for an image still there (harmless: it may only keep its bytes) and
       // clocks of keys not yet deleted restarting on the next run (a later deletion, never an earlier one).
       const body = Buffer.from(stateText(decision.state));
-      await putObject(client, bucket, { key: stateKey, body, contentType: 'application/json; charset=utf-8', cacheControl: 'no-store', sha256: createHash('sha256').update(body).digest('hex') });
+      await putObject(client, bucket, { key: stateKey, body, contentType: 'application/json; charset=utf-8', cacheControl: 'no-store', sha256: sha256Of(body) });
       await deleteKeys(client, bucket, decision.deleteNow, (count) => {
         deleted += count;
         progress({ phase: 'deleting', objectsDone: deleted, objectsTotal: decision.deleteNow.length, bytesDone: 0, bytesTotal: 0 });

@@ -3,7 +3,7 @@ import { FIXTURE_URLS } from '../testing/fixture-catalogue.js';
 import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { catalogueVersion, createManifest, loadManifest, loadManifestSync, type Manifest, MANIFEST_FILE, manifestJson, readManifest, readManifestSync, sameHeader, stableJson, UnusableManifestError } from './manifest.js';
+import { catalogueVersion, createManifest, loadManifest, loadManifestSync, type Manifest, MANIFEST_FILE, manifestJson, readManifest, readManifestSync, sameHeader, sha256Of, stableJson, UnusableManifestError } from './manifest.js';
 import { makeNamedPipe, timed } from '../testing/named-pipe.js';
 import { makeTempDir } from '../testing/temp-dir.js';
 
@@ -43,6 +43,13 @@ describe('manifest serialisation', () => {
     // Any change to a file's entry is a new version.
     const changed = createManifest(new Map([...entries, ['site/api/pepe/a', { sha256: 'aa', size: 2 }]]), FIXTURE_URLS, { records: 1, images: 1 });
     expect(changed.version).not.toBe(manifest.version);
+  });
+
+  it('sha256Of gives the hex sha256 of bytes, and of text as its UTF-8 bytes', () => {
+    expect(sha256Of('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(sha256Of('é "q"')).toBe(createHash('sha256').update(Buffer.from('é "q"', 'utf8')).digest('hex'));
+    expect(sha256Of(new Uint8Array([0xff, 0x00]))).toBe(sha256Of(Buffer.from([0xff, 0x00])));
+    expect(sha256Of(new Uint8Array([0xff, 0x00]))).not.toBe(sha256Of('\u00ff\u0000'));
   });
 
   it('sameHeader notices a settings or count change', () => {
