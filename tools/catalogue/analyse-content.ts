@@ -9,7 +9,7 @@ import type { PepeRecord } from '../../functions/core/record.js';
 import { FEATURE_VERSION, analyseImage } from '../image/analyse-image.js';
 import { configureSharpForBatch } from '../image/decode.js';
 import { releasePixelPass } from '../image/pixel-pass.js';
-import { type ImageFileContext, type ImageOutcome, analyseImageFile, readImageBytes } from './analyse-image-file.js';
+import { type ImageBytes, type ImageFileContext, type ImageOutcome, analyseImageFile, readImageBytes } from './analyse-image-file.js';
 import { type CachedFeatures, FeatureCache } from './feature-cache.js';
 import { error, warning, type Problem } from '../shared/problems.js';
 import { caseCollisions, folderProblem, type ContentFile, type ContentPair, type ContentScan, scanContent, readContentFileSync, unreadableProblem } from './scan-content.js';
@@ -181,26 +181,50 @@ function loneSidecarProblems(sidecars: readonly ContentFile[], unpublished: Unpu
 }
 
 /**
+ * Bytes of uncached images that uncachedImages keeps for their decode, at most, in all. The
+ * first process decodes at most 16 images (tools/cli/tuned-decoding.ts), which this holds
+ * whole at up to 1 MB each; above that the run is usually handed to a tuned process, and the
+ * bytes kept until then are garbage the first process carries while it waits for it.
+ */
+const KEPT_BYTES = 16 * 1024 * 1024;
+
+/**
  * How many of the `misses` (pairs not answered by the stat cache) hold bytes the cache has no
  * features for: what `beforeDecoding` is asked about. An image whose stat is new is read and
- * hashed first (analyseImageFile then finds its hash by stat and does not read it again): in a
- * fresh clone every stat is new and nearly every hash known, and without this the CLI would
- * move to a second process to decode nothing. A file that cannot be read counts as uncached;
- * analyseImageFile reports it.
+ * hashed first (analyseImageFile then finds its hash by stat and does not read it again when
+ * its features are known): in a fresh clone every stat is new and nearly every hash known, and
+ * without this the CLI would move to a second process to decode nothing. A file that cannot be
+ * read counts as uncached; analyseImageFile reports it.
+ *
+ * The bytes of uncached images are kept (`read`, by pair index) for analyseImageFile, so that
+ * each is read and hashed once; but only up to KEPT_BYTES in all, not every uncached image's:
+ * a first build of a large catalogue has every image uncached, and keeping them all would hold
+ * the whole content folder in memory. The images past the budget are read again at their turn.
  */
-function uncachedImages(pairs: readonly ContentPair[], misses: readonly number[], ctx: ImageFileContext): number {
-  let uncached = 0;
+function uncachedImages(pairs: readonly ContentPair[], misses: readonly number[], ctx: ImageFileContext): { count: number; read: Map<number, ImageBytes> } {
+  let count = 0;
+  let keptBytes = 0;
+  const read = new Map<number, ImageBytes>();
   for (const index of misses) {
     const { image } = pairs[index]!;
     let hash = ctx.cache.imageHash(image.rel, image);
+    let fresh: ImageBytes | undefined;
     if (hash === undefined && image.size <= ctx.limits.maxFileBytes) {
       // A problem counts as uncached; analyseImageFile reports it.
-      const read = readImageBytes(image, ctx);
-      if (read.ok) hash = read.hash;
+      const result = readImageBytes(image, ctx);
+      if (result.ok) {
+        fresh = result;
+        hash = result.hash;
+      }
     }
-    if (hash === undefined || ctx.cache.featuresOf(hash) === undefined) uncached++;
+    if (hash !== undefined && ctx.cache.featuresOf(hash) !== undefined) continue;
+    count++;
+    if (fresh !== undefined && keptBytes + fresh.bytes.length <= KEPT_BYTES) {
+      read.set(index, fresh);
+      keptBytes += fresh.bytes.length;
+    }
   }
-  return uncached;
+  return { count, read };
 }
 
 export async function analyseContent(options: AnalyseContentOptions): Promise<ContentAnalysis> {
@@ -252,9 +276,13 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
     done++;
     options.onProgress?.({ done, total: scan.pairs.length, decoded: stats.decoded, elapsedMs: performance.now() - started });
   }
+  // Bytes uncachedImages already read, each handed on once (a retry reads its image again).
+  let alreadyRead = new Map<number, ImageBytes>();
   async function handle(index: number, alone: boolean): Promise<void> {
     const pair = scan.pairs[index]!;
-    const [side, img] = await Promise.all([loadSidecar(pair, cache), analyseImageFile(pair, alone, imageContext)]);
+    const read = alreadyRead.get(index);
+    alreadyRead.delete(index);
+    const [side, img] = await Promise.all([loadSidecar(pair, cache), analyseImageFile(pair, alone, imageContext, read)]);
     if (!img.ok && img.retryAlone) later.push(index);
     else finish(index, side, img);
   }
@@ -270,7 +298,8 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   });
   if (misses.length > 0 && options.beforeDecoding) {
     const uncached = uncachedImages(scan.pairs, misses, imageContext);
-    if (uncached > 0 && !options.beforeDecoding(uncached)) throw new DecodingDeclined(uncached);
+    if (uncached.count > 0 && !options.beforeDecoding(uncached.count)) throw new DecodingDeclined(uncached.count);
+    alreadyRead = uncached.read;
   }
   let nextMiss = 0;
   const worker = async () => {

@@ -26,6 +26,9 @@ export interface ImageFileContext {
   onDecoded?: (source: DecodedSource) => Promise<void>;
 }
 
+/** A content image's bytes and their sha256, as readImageBytes read them. */
+export type ImageBytes = { ok: true; bytes: Buffer; hash: string };
+
 const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
 
 /**
@@ -33,7 +36,7 @@ const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
  * bytes and hash, or the problem that kept them out of reach. analyseImageFile uses it, and
  * analyse-content.ts to learn, before any decode, which new-stat images hold known bytes.
  */
-export function readImageBytes(image: ContentPair['image'], ctx: ImageFileContext): { ok: true; bytes: Buffer; hash: string } | { ok: false; problem: Problem } {
+export function readImageBytes(image: ContentPair['image'], ctx: ImageFileContext): ImageBytes | { ok: false; problem: Problem } {
   const { cache, limits, counters } = ctx;
   const readStart = performance.now();
   let read: ReturnType<typeof readContentFileSync>;
@@ -54,8 +57,12 @@ export function readImageBytes(image: ContentPair['image'], ctx: ImageFileContex
 
 const tooLargeProblem = (size: number, maxFileBytes: number, file: string): Problem => error('file-too-large', `is ${mb(size)}, over the ${mb(maxFileBytes)} limit: export it smaller`, file);
 
-/** `alone`: no other decode runs at the same time (a retry), so a libvips failure is final. */
-export async function analyseImageFile(pair: ContentPair, alone: boolean, ctx: ImageFileContext): Promise<ImageOutcome> {
+/**
+ * `alone`: no other decode runs at the same time (a retry), so a libvips failure is final.
+ * `read`: the image's bytes as readImageBytes already read them in this run, so that they are
+ * not read and hashed again.
+ */
+export async function analyseImageFile(pair: ContentPair, alone: boolean, ctx: ImageFileContext, read?: ImageBytes): Promise<ImageOutcome> {
   const { image } = pair;
   const { cache, limits, counters } = ctx;
   // Checked before the cache too: a lowered limit applies to images measured under the old one.
@@ -63,16 +70,16 @@ export async function analyseImageFile(pair: ContentPair, alone: boolean, ctx: I
   const knownHash = cache.imageHash(image.rel, image);
   const knownFeatures = knownHash ? cache.featuresOf(knownHash) : undefined;
   if (knownHash && knownFeatures) return { ok: true, sha256: knownHash, features: knownFeatures, decoded: false };
-  const read = readImageBytes(image, ctx);
-  if (!read.ok) return read;
-  const { hash } = read;
+  const got = read ?? readImageBytes(image, ctx);
+  if (!got.ok) return got;
+  const { bytes, hash } = got;
   const hit = cache.featuresOf(hash);
   if (hit) return { ok: true, sha256: hash, features: hit, decoded: false };
-  const format = detectFormat(read.bytes);
+  const format = detectFormat(bytes);
   if (!format) {
-    return { ok: false, problem: error('unsupported-format', `is ${describeUnsupported(read.bytes)}, not a supported image: convert it to PNG, JPEG, GIF, WebP or AVIF`, image.rel) };
+    return { ok: false, problem: error('unsupported-format', `is ${describeUnsupported(bytes)}, not a supported image: convert it to PNG, JPEG, GIF, WebP or AVIF`, image.rel) };
   }
-  const result = await ctx.analyse(read.bytes, { maxPixels: limits.maxPixels, maxFrames: limits.maxFrames, maxTotalPixels: limits.maxTotalPixels, timeoutMs: limits.timeoutMs });
+  const result = await ctx.analyse(bytes, { maxPixels: limits.maxPixels, maxFrames: limits.maxFrames, maxTotalPixels: limits.maxTotalPixels, timeoutMs: limits.timeoutMs });
   // libvips keeps one error buffer for all threads: under concurrent decodes a failure can
   // lose its message ("Unknown error") and so its classification (truncated vs undecodable).
   // Such failures are analysed once more, alone, after the others.
@@ -93,7 +100,7 @@ export async function analyseImageFile(pair: ContentPair, alone: boolean, ctx: I
     thumb: result.thumb.rgb,
   };
   cache.setFeatures(hash, features);
-  await ctx.onDecoded?.({ sha256: hash, bytes: read.bytes, width: result.width, animated: result.animated, pixels: result.pixels });
+  await ctx.onDecoded?.({ sha256: hash, bytes, width: result.width, animated: result.animated, pixels: result.pixels });
   // Nothing reads the frame any more (the renditions have been reduced from it): freed now.
   releaseFrame(result.pixels);
   return { ok: true, sha256: hash, features, decoded: true };

@@ -97,7 +97,7 @@ describe('analyseContent before decoding', () => {
     expect(analysed.stats).toMatchObject({ images: DECODES_WITHOUT_TUNING + 2, decoded: 0, hashed: DECODES_WITHOUT_TUNING + 2 });
   });
 
-  it('is told only the images whose bytes are new when the rest of a fresh clone is in the cache', async () => {
+  it('is told only the images whose bytes are new when the rest of a fresh clone is in the cache, and reads each image once', async () => {
     const cacheDir = join(temp.path, 'cache-carried-one-new');
     await analyseContent({ contentDir: join(temp.path, 'content'), cacheDir });
     const clone = join(temp.path, 'clone-one-new');
@@ -106,8 +106,10 @@ describe('analyseContent before decoding', () => {
     await writeFile(join(clone, `added${added.ext}`), added.bytes);
     await writeFile(join(clone, 'added.json'), JSON.stringify({ id: fixtureId('added'), description: null, tags: null, created_at: '2030-01-01T00:00:00Z' }));
     const asked: number[] = [];
-    await analyseContent({ contentDir: clone, cacheDir, beforeDecoding: (n) => asked.push(n) > 0 });
+    const analysed = await analyseContent({ contentDir: clone, cacheDir, beforeDecoding: (n) => asked.push(n) > 0 });
     expect(asked).toEqual([1]);
+    // The new image is decoded from the bytes read to count it, not read and hashed a second time.
+    expect(analysed.stats).toMatchObject({ images: DECODES_WITHOUT_TUNING + 3, decoded: 1, hashed: DECODES_WITHOUT_TUNING + 3 });
   });
 
   it('the real `pepe build` moves to a tuned process for many new images, and stays for a rebuild', async () => {
