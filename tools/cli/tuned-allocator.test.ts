@@ -7,6 +7,22 @@ import { type TempDir, makeTempDir } from '../testing/temp-dir.js';
 
 const helper = pathToFileURL(join(import.meta.dirname, 'tuned-allocator.mjs')).href;
 
+/**
+ * Writes `source` as `entry.mjs` into a temporary folder made before the tests of the calling
+ * describe block and removed after them; returns the file's path, known once they run.
+ */
+function entryScript(prefix: string, source: string): () => string {
+  let temp: TempDir | undefined;
+  let file = '';
+  beforeAll(async () => {
+    temp = await makeTempDir(prefix);
+    file = join(temp.path, 'entry.mjs');
+    writeFileSync(file, source);
+  });
+  afterAll(() => temp?.cleanup());
+  return () => file;
+}
+
 // A script that re-runs itself through the helper and reports what the run that did the work saw.
 const script = `
 import { rerunWithTunedAllocator } from ${JSON.stringify(helper)};
@@ -17,18 +33,11 @@ process.exit(Number(process.argv[2] ?? 0));
 `;
 
 describe.runIf(process.platform === 'linux')('rerunWithTunedAllocator', () => {
-  let temp: TempDir;
-  let file = '';
-  beforeAll(async () => {
-    temp = await makeTempDir('pepe-allocator-');
-    file = join(temp.path, 'entry.mjs');
-    writeFileSync(file, script);
-  });
-  afterAll(() => temp.cleanup());
+  const entry = entryScript('pepe-allocator-', script);
 
   const run = (args: string[], env: Record<string, string | undefined>) => {
     const { MALLOC_ARENA_MAX: _arenas, MALLOC_MMAP_THRESHOLD_: _threshold, GLIBC_TUNABLES: _tunables, ...base } = process.env;
-    return spawnSync(process.execPath, [file, ...args], { env: { ...base, ...env }, encoding: 'utf8' });
+    return spawnSync(process.execPath, [entry(), ...args], { env: { ...base, ...env }, encoding: 'utf8' });
   };
 
   it('runs the work in a new process with the malloc tunables, passing the arguments and the exit status on', () => {
@@ -60,18 +69,11 @@ console.log(JSON.stringify({ pid: process.pid, execArgv: process.execArgv, args:
 const canExec = typeof (process as { execve?: unknown }).execve === 'function';
 
 describe.runIf(process.platform !== 'win32')('execWithServeFlags', () => {
-  let temp: TempDir;
-  let file = '';
-  beforeAll(async () => {
-    temp = await makeTempDir('pepe-serve-flags-');
-    file = join(temp.path, 'entry.mjs');
-    writeFileSync(file, serveScript);
-  });
-  afterAll(() => temp.cleanup());
+  const entry = entryScript('pepe-serve-flags-', serveScript);
 
   const run = (nodeArgs: string[], env: Record<string, string> = {}) => {
     const { NODE_OPTIONS: _options, ...base } = process.env;
-    const result = spawnSync(process.execPath, [...nodeArgs, file, 'serve', '--port', '0'], { env: { ...base, ...env }, encoding: 'utf8' });
+    const result = spawnSync(process.execPath, [...nodeArgs, entry(), 'serve', '--port', '0'], { env: { ...base, ...env }, encoding: 'utf8' });
     return { status: result.status, spawned: result.pid, ...(JSON.parse(result.stdout) as { pid: number; execArgv: string[]; args: string[] }) };
   };
 
