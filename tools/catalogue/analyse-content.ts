@@ -82,6 +82,7 @@ export interface AnalysedItem {
   abs: string;
   sha256: string;
   thumb: Uint8Array;
+  texture: Uint8Array;
   animated: boolean;
   distinctFrom: string[];
 }
@@ -324,6 +325,10 @@ class Item implements AnalysedItem {
 
   get thumb(): Uint8Array {
     return this.features.thumb;
+  }
+
+  get texture(): Uint8Array {
+    return this.features.texture;
   }
 }
 
