@@ -668,8 +668,7 @@ export function textureDifference(a: { texture: Uint8Array; thumb: Uint8Array },
   const plainB = plainAround(tb, rb);
   let cells = 0;
   for (let i = 0; i < SIDE * SIDE; i++) {
-    if (nearWhite(ra, i) || nearWhite(rb, i)) continue;
-    if ((ta[i]! >= TEXTURE_PATTERNED && plainB[i] === 1) || (tb[i]! >= TEXTURE_PATTERNED && plainA[i] === 1)) cells++;
+    if ((ta[i]! >= TEXTURE_PATTERNED && plainB[i] === 1 && !nearWhite(rb, i)) || (tb[i]! >= TEXTURE_PATTERNED && plainA[i] === 1 && !nearWhite(ra, i))) cells++;
   }
   return cells;
 }

@@ -159,24 +159,20 @@ export function cellAverages(sums: ArrayLike<number>, width: number, height: num
  */
 export function bandDeviations(mid: Uint8Array, rows: number): Uint8Array {
   const out = new Uint8Array(32 * 32);
-  const sum = new Float64Array(32);
-  const squares = new Float64Array(32);
   for (let band = 0; band < 32; band++) {
     const y0 = Math.min(rows - 1, Math.floor((band * rows) / 32));
     const y1 = Math.max(y0 + 1, Math.floor(((band + 1) * rows) / 32));
-    sum.fill(0);
-    squares.fill(0);
-    for (let y = y0; y < y1; y++) {
-      for (let x = 0, at = y * 32; x < 32; x++, at++) {
-        const v = mid[at]!;
-        sum[x]! += v;
-        squares[x]! += v * v;
-      }
-    }
     const n = y1 - y0;
     for (let x = 0; x < 32; x++) {
-      const mean = sum[x]! / n;
-      out[band * 32 + x] = Math.min(255, Math.round(2 * Math.sqrt(Math.max(0, squares[x]! / n - mean * mean))));
+      let sum = 0;
+      let squares = 0;
+      for (let at = y0 * 32 + x, end = y1 * 32; at < end; at += 32) {
+        const v = mid[at]!;
+        sum += v;
+        squares += v * v;
+      }
+      const mean = sum / n;
+      out[band * 32 + x] = Math.min(255, Math.round(2 * Math.sqrt(Math.max(0, squares / n - mean * mean))));
     }
   }
   return out;
