@@ -116,7 +116,7 @@ const LOG_FLOOR_BYTES = 256 * 1024;
  * 3.1 s per switch back). Kept a month, and at most RETIRED_MAX of them, oldest dropped first.
  */
 const RETIRED_KEEP_MS = 30 * 24 * 60 * 60 * 1000;
-/** Unused features kept at most: each costs a 3 KB thumbnail slot and ~150 bytes of JSON. */
+/** Unused features kept at most: each costs a 4 KB thumbnail slot and ~150 bytes of JSON. */
 const RETIRED_MAX = 2000;
 
 export class FeatureCache {
