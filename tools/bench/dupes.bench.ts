@@ -47,7 +47,7 @@ const pairKey = (a: string, b: string) => (a < b ? `${a}|${b}` : `${b}|${a}`);
 async function analysedItem(id: string, file: string, bytes: Buffer): Promise<DupeItem> {
   const result = await analyseImage(bytes);
   if (!result.ok) throw new Error(`benchmark image ${file} failed analysis: ${result.message}`);
-  return { id, file, phash: result.phash, thumb: result.thumb.rgb, width: result.width, height: result.height };
+  return { id, file, phash: result.phash, thumb: result.thumb.rgb, texture: result.texture, width: result.width, height: result.height };
 }
 
 /**
@@ -244,8 +244,9 @@ function syntheticItems(n: number, clustered: boolean, seed: number): DupeItem[]
   const rand = seededRandom(seed);
   const u32 = () => Math.floor(rand() * 2 ** 32) >>> 0;
   // A thumbnail of its own for every item (one buffer, filled by xorshift: rand() per byte is
-  // slow at 300 MB): shared thumbnails would share the thumbnail key and all be candidates.
-  const thumbBytes = new Uint8Array(n * 3072);
+  // slow at 400 MB): shared thumbnails would share the thumbnail key and all be candidates.
+  // Each item's 4 KB is its thumbnail then its texture map, as the build cache stores them.
+  const thumbBytes = new Uint8Array(n * 4096);
   const words = new Uint32Array(thumbBytes.buffer);
   let x = (u32() | 1) >>> 0;
   for (let k = 0; k < words.length; k++) {
@@ -267,7 +268,7 @@ function syntheticItems(n: number, clustered: boolean, seed: number): DupeItem[]
         else hash.lo = (hash.lo ^ (1 << (bit - 32))) >>> 0;
       }
     }
-    return { id: `s${k}`, file: `synthetic/${String(k).padStart(6, '0')}.png`, phash: hex(hash), thumb: thumbBytes.subarray(k * 3072, (k + 1) * 3072), width: 512, height: 512 };
+    return { id: `s${k}`, file: `synthetic/${String(k).padStart(6, '0')}.png`, phash: hex(hash), thumb: thumbBytes.subarray(k * 4096, k * 4096 + 3072), texture: thumbBytes.subarray(k * 4096 + 3072, (k + 1) * 4096), width: 512, height: 512 };
   });
 }
 

@@ -109,7 +109,7 @@ export async function addImages(options: AddImagesOptions): Promise<AddResult> {
   // A cache this user cannot write (a read-only checkout) is read, not updated: it only saves time.
   const writeCache = unwritableFolder([cacheDir]) === null;
   const existing = await analyseContent({ contentDir, cacheDir, analyse, writeCache });
-  const newItems = candidates.map((c) => ({ id: c.id, file: c.source, phash: c.result.phash, thumb: c.result.thumb.rgb, width: c.result.width, height: c.result.height, distinctFrom: [] as string[] }));
+  const newItems = candidates.map((c) => ({ id: c.id, file: c.source, phash: c.result.phash, thumb: c.result.thumb.rgb, texture: c.result.texture, width: c.result.width, height: c.result.height, distinctFrom: [] as string[] }));
   const newIds = new Set(newItems.map((i) => i.id));
   const pairs = (await findNearDuplicates([...dupeItems(existing.items), ...newItems])).filter((p) => newIds.has(p.a.id) || newIds.has(p.b.id));
   for (const pair of pairs) {
@@ -175,7 +175,7 @@ export async function addImages(options: AddImagesOptions): Promise<AddResult> {
   for (const c of candidates) {
     // Prime the feature cache so the next build does not decode the image again.
     const r = c.result;
-    cache.setFeatures(sha256Of(c.bytes), { format: r.format, ext: r.ext, mime: r.mime, width: r.width, height: r.height, phash: r.phash, blurhash: r.blurhash, animated: r.animated, thumb: r.thumb.rgb });
+    cache.setFeatures(sha256Of(c.bytes), { format: r.format, ext: r.ext, mime: r.mime, width: r.width, height: r.height, phash: r.phash, blurhash: r.blurhash, animated: r.animated, thumb: r.thumb.rgb, texture: r.texture });
   }
   // The images are in: a cache that cannot be written only costs the next build a decode.
   const notSaved = !writeCache

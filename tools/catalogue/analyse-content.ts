@@ -82,6 +82,7 @@ export interface AnalysedItem {
   abs: string;
   sha256: string;
   thumb: Uint8Array;
+  texture: Uint8Array;
   animated: boolean;
   distinctFrom: string[];
 }
@@ -353,6 +354,10 @@ class Item implements AnalysedItem {
 
   get thumb(): Uint8Array {
     return this.features.thumb;
+  }
+
+  get texture(): Uint8Array {
+    return this.features.texture;
   }
 }
 

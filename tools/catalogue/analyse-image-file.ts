@@ -98,6 +98,7 @@ export async function analyseImageFile(pair: ContentPair, alone: boolean, ctx: I
     blurhash: result.blurhash,
     animated: result.animated,
     thumb: result.thumb.rgb,
+    texture: result.texture,
   };
   cache.setFeatures(hash, features);
   await ctx.onDecoded?.({ sha256: hash, bytes, width: result.width, animated: result.animated, pixels: result.pixels });

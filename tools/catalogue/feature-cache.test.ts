@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeNamedPipe } from '../testing/named-pipe.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 import { frameDocument, readCacheDocuments } from './cache-log.js';
-import { CACHE_FILE, type CachedFeatures, FeatureCache, THUMB_BYTES } from './feature-cache.js';
+import { CACHE_FILE, type CachedFeatures, FeatureCache, TEXTURE_BYTES, THUMB_BYTES } from './feature-cache.js';
 import { sidecarRulesVersion } from './sidecar.js';
 
 let temp: TempDir;
@@ -23,11 +23,12 @@ const features = (seed: number): CachedFeatures => ({
   blurhash: 'LEHV6nWB2yk8pyo0adR*.7kCMdnj',
   animated: false,
   thumb: new Uint8Array(THUMB_BYTES).fill(seed % 256),
+  texture: new Uint8Array(TEXTURE_BYTES).fill((seed * 7) % 256),
 });
 const sha = (i: number) => i.toString(16).padStart(64, '0');
 /** The features as a plain object, the thumbnail read (loaded features read it lazily through a getter). */
 const plain = (f: CachedFeatures | undefined) =>
-  f && { format: f.format, ext: f.ext, mime: f.mime, width: f.width, height: f.height, phash: f.phash, blurhash: f.blurhash, animated: f.animated, thumb: f.thumb };
+  f && { format: f.format, ext: f.ext, mime: f.mime, width: f.width, height: f.height, phash: f.phash, blurhash: f.blurhash, animated: f.animated, thumb: f.thumb, texture: f.texture };
 const stat = (i: number) => ({ size: i, mtimeMs: 1000 + i, ctimeMs: 2000 + i, ino: 7 + i });
 
 /** A cache loaded from the test folder with images `img-0.png` … `img-<count-1>.png` and their features recorded. */

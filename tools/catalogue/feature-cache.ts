@@ -24,10 +24,10 @@ import { readRegularFile } from '../shared/read-regular-file.js';
 import { replaceFile } from '../shared/replace-file.js';
 import { type NormalisedSidecar, sidecarRulesVersion } from './sidecar.js';
 import { type StatKey, StatKeyedMap, type StatRow } from './stat-keyed-map.js';
-import { THUMB_BYTES, type ThumbState, ThumbStore } from './thumb-store.js';
+import { TEXTURE_BYTES, THUMB_BYTES, type ThumbState, ThumbStore } from './thumb-store.js';
 import { makeFolders } from '../shared/make-folders.js';
 
-export { THUMB_BYTES };
+export { TEXTURE_BYTES, THUMB_BYTES };
 export const CACHE_FILE = 'build-cache.bin';
 /** The stat fields of an image or sidecar row (stat-keyed-map.ts): rows of another shape are dropped. */
 const STAT_ROWS = 'size,mtime,ctime,ino';
@@ -36,6 +36,8 @@ const STAT_ROWS = 'size,mtime,ctime,ino';
 export type CachedFeatures = Pick<ImageAnalysis, 'format' | 'ext' | 'mime' | 'width' | 'height' | 'phash' | 'blurhash' | 'animated'> & {
   /** May be a lazy getter (read from the thumbnail file on first access). */
   readonly thumb: Uint8Array;
+  /** The same, read with the thumbnail. */
+  readonly texture: Uint8Array;
 };
 
 /**
@@ -56,8 +58,17 @@ class LoadedFeatures implements CachedFeatures {
     private readonly readThumb: () => Uint8Array,
   ) {}
 
-  get thumb(): Uint8Array {
+  /** The slot: the thumbnail, then the texture map (thumb-store.ts). */
+  private slot(): Uint8Array {
     return (this.loaded ??= this.readThumb());
+  }
+
+  get thumb(): Uint8Array {
+    return this.slot().subarray(0, THUMB_BYTES);
+  }
+
+  get texture(): Uint8Array {
+    return this.slot().subarray(THUMB_BYTES);
   }
 }
 
@@ -105,7 +116,7 @@ const LOG_FLOOR_BYTES = 256 * 1024;
  * 3.1 s per switch back). Kept a month, and at most RETIRED_MAX of them, oldest dropped first.
  */
 const RETIRED_KEEP_MS = 30 * 24 * 60 * 60 * 1000;
-/** Unused features kept at most: each costs a 3 KB thumbnail slot and ~150 bytes of JSON. */
+/** Unused features kept at most: each costs a 4 KB thumbnail slot and ~150 bytes of JSON. */
 const RETIRED_MAX = 2000;
 
 export class FeatureCache {
@@ -221,6 +232,7 @@ export class FeatureCache {
 
   setFeatures(sha256: string, features: CachedFeatures): void {
     if (features.thumb.length !== THUMB_BYTES) throw new Error(`a cached thumbnail must be ${THUMB_BYTES} bytes, got ${features.thumb.length}`);
+    if (features.texture.length !== TEXTURE_BYTES) throw new Error(`a cached texture map must be ${TEXTURE_BYTES} bytes, got ${features.texture.length}`);
     this.features.set(sha256, features);
     this.thumbs.forget(sha256);
     this.usedFeatures.add(sha256);

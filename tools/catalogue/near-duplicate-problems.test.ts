@@ -44,6 +44,7 @@ function item(n: number, picture: number, options: { distinctFrom?: string[]; ph
       thumbReads++;
       return thumb;
     },
+    texture: noise(picture + 1, 32 * 32),
     animated: false,
     distinctFrom: options.distinctFrom ?? [],
   };

@@ -35,6 +35,9 @@ export function dupeItems(items: AnalysedItem[], thumbKeys?: readonly Hash64[]) 
     get thumb() {
       return item.thumb;
     },
+    get texture() {
+      return item.texture;
+    },
     width: item.record.width,
     height: item.record.height,
     distinctFrom: item.distinctFrom,

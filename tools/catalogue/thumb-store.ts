@@ -1,7 +1,7 @@
 /**
- * The build cache's thumbnail file, `thumbs-<generation>.bin`: 32×32 RGB thumbnails in
- * fixed-size slots. Thumbnails are only needed to confirm near-duplicate candidates, so they
- * are read lazily, slot by slot (loading a 10k-image cache reads ~5 MB, not ~35 MB).
+ * The build cache's thumbnail file, `thumbs-<generation>.bin`: 32×32 RGB thumbnails, each
+ * followed by its 32×32 texture map, in fixed-size slots (4 KB). Thumbnails are only needed to confirm near-duplicate candidates, so they
+ * are read lazily, slot by slot (loading a 10k-image cache reads ~5 MB, not ~45 MB).
  * New thumbnails are appended; the file is rewritten under a new generation name only when
  * more than half of it is dead, and the old generation is deleted only after the cache JSON
  * naming the new one is in place (see feature-cache.ts), so a crash never pairs a JSON with
@@ -13,6 +13,10 @@ import { join } from 'node:path';
 
 /** 32 × 32 pixels × RGB. */
 export const THUMB_BYTES = 32 * 32 * 3;
+/** 32 × 32 cells (tools/image/pixels.ts `bandDeviations`). */
+export const TEXTURE_BYTES = 32 * 32;
+/** A slot: the thumbnail, then the texture map; what near-duplicate confirmation reads of an item. */
+const SLOT_BYTES = THUMB_BYTES + TEXTURE_BYTES;
 
 /** Which thumbnail file is current and its number of slots (live or dead), as the cache JSON records it. */
 export interface ThumbState {
@@ -54,7 +58,7 @@ export class ThumbStore {
     } catch {
       bytes = -1;
     }
-    if (bytes !== state.slots * THUMB_BYTES) return false;
+    if (bytes !== state.slots * SLOT_BYTES) return false;
     this.state = state;
     return true;
   }
@@ -75,10 +79,10 @@ export class ThumbStore {
   private readSlot(slot: number): Uint8Array {
     const fd = openSync(thumbFile(this.dir, this.state.generation), 'r');
     try {
-      const out = new Uint8Array(THUMB_BYTES);
-      const read = readSync(fd, out, 0, THUMB_BYTES, slot * THUMB_BYTES);
+      const out = new Uint8Array(SLOT_BYTES);
+      const read = readSync(fd, out, 0, SLOT_BYTES, slot * SLOT_BYTES);
       // A short read means the thumbnail file does not match the JSON: a bug or a tampered cache.
-      if (read !== THUMB_BYTES) throw new Error(`build cache thumbnail slot ${slot} is incomplete; delete ${this.dir} and rebuild`);
+      if (read !== SLOT_BYTES) throw new Error(`build cache thumbnail slot ${slot} is incomplete; delete ${this.dir} and rebuild`);
       return out;
     } finally {
       closeSync(fd);
@@ -91,7 +95,7 @@ export class ThumbStore {
    * half the file would be dead. Appending touches only the fresh entries: one added image
    * must not cost a pass that sorts or re-maps 10k slots.
    */
-  async write(entries: [string, { readonly thumb: Uint8Array }][]): Promise<ThumbWrite> {
+  async write(entries: [string, { readonly thumb: Uint8Array; readonly texture: Uint8Array }][]): Promise<ThumbWrite> {
     const freshEntries = entries.filter(([key]) => !this.slots.has(key));
     const liveOld = entries.length - freshEntries.length;
     const compacted = this.state.generation === '' || liveOld * 2 < this.state.slots;
@@ -104,13 +108,13 @@ export class ThumbStore {
       sorted.forEach(([key], i) => newSlots.set(key, i));
       const file = thumbFile(this.dir, state.generation);
       // A file no cache JSON names is never read nor deleted: one left by a full disk would keep the disk full.
-      await writeFile(file, Buffer.concat(sorted.map(([, f]) => f.thumb))).catch(async (failure: unknown) => {
+      await writeFile(file, Buffer.concat(sorted.flatMap(([, f]) => [f.thumb, f.texture]))).catch(async (failure: unknown) => {
         await rm(file, { force: true });
         throw failure;
       });
     } else {
       freshEntries.forEach(([key], i) => newSlots.set(key, previous.slots + i));
-      if (freshEntries.length > 0) await appendFile(thumbFile(this.dir, previous.generation), Buffer.concat(freshEntries.map(([, f]) => f.thumb)));
+      if (freshEntries.length > 0) await appendFile(thumbFile(this.dir, previous.generation), Buffer.concat(freshEntries.flatMap(([, f]) => [f.thumb, f.texture])));
       state = { generation: previous.generation, slots: previous.slots + freshEntries.length };
     }
     const slotOf = (key: string) => newSlots.get(key) ?? (compacted ? undefined : this.slots.get(key));

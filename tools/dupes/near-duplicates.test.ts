@@ -5,7 +5,7 @@ import { withParams, type FrogParams } from '../sample/frog-params.js';
 import { RECOLOURS, recoloured } from '../sample/frog-variations.js';
 import { seededRandom } from '../shared/seeded-random.js';
 import { COPY_TRANSFORMS, plantedCopy, resizedCopy } from '../sample/planted-copies.js';
-import { confirmSamePicture, findNearDuplicates, judgePair, type DupeItem } from './near-duplicates.js';
+import { CONFIRM_DEFAULTS, confirmSamePicture, findNearDuplicates, judgePair, type DupeItem } from './near-duplicates.js';
 
 // Real drawing + real analysis on a shared 2-core machine.
 vi.setConfig({ testTimeout: 60_000 });
@@ -15,7 +15,7 @@ const SIZE = 256;
 async function item(id: string, bytes: Buffer): Promise<DupeItem> {
   const result = await analyseImage(bytes);
   if (!result.ok) throw new Error(result.message);
-  return { id, file: `${id}.img`, phash: result.phash, thumb: result.thumb.rgb, width: result.width, height: result.height };
+  return { id, file: `${id}.img`, phash: result.phash, thumb: result.thumb.rgb, texture: result.texture, width: result.width, height: result.height };
 }
 
 const drawn = (params: Partial<FrogParams>) => renderFrog(withParams(params), SIZE).png().toBuffer();
@@ -59,6 +59,24 @@ describe('confirmation of phash candidates', () => {
     const variant = await item('variant', await drawn(params));
     expect(confirmSamePicture(original, variant)).toBe(false);
     expect(findNearDuplicates([original, variant], { threshold: 24 })).toEqual([]);
+  });
+
+  const DOTTED: Partial<FrogParams> = { ...ORIGINAL, background: { color: '#bfe3f5', accent: '#9ccbe6', pattern: 'dots' } };
+  it.each(COPY_TRANSFORMS)('accepts a copy of a frog on a dotted background, its pattern kept (%s)', async (transform) => {
+    const png = await drawn(DOTTED);
+    const verdict = judgePair(await item('original', png), await item('copy', await plantedCopy(png, transform)));
+    expect(verdict.same).toBe(true);
+    expect(verdict.textureCells).toBeLessThanOrEqual(CONFIRM_DEFAULTS.maxTextureCells);
+  });
+
+  it('rejects the same frog on a snowy background against a plain one, which its thumbnail cannot show: a pattern differs', async () => {
+    const plain = await item('plain', await drawn(ORIGINAL));
+    const snowy = await item('snowy', await drawn({ ...ORIGINAL, background: { ...ORIGINAL.background!, pattern: 'snow' } }));
+    const verdict = judgePair(plain, snowy);
+    expect(verdict.same).toBe(false);
+    expect(verdict.rule).toMatch(/^a pattern differs/);
+    // Without the texture rule the thumbnails alone would take the two for one picture.
+    expect(judgePair(plain, snowy, { ...CONFIRM_DEFAULTS, maxTextureCells: 1024 }).same).toBe(true);
   });
 
   it.each(RECOLOURS)('rejects the same drawing recoloured (%s): a region of changed colour, not a copy', async (kind) => {

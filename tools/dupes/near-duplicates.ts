@@ -15,6 +15,7 @@ import {
   type CompareSettings,
   compareLab,
   layoutDifference,
+  textureDifference,
   THUMB_KEY_RADIUS,
   type ThumbComparison,
   thumbKey,
@@ -28,6 +29,8 @@ export interface DupeItem {
   phash: string;
   /** 32*32*3 RGB, upright, flattened on white, aspect ignored. */
   thumb: Uint8Array;
+  /** 32*32 texture map (tools/image/pixels.ts `bandDeviations`), same frame as the thumbnail. */
+  texture: Uint8Array;
   width: number;
   height: number;
   distinctFrom?: readonly string[];
@@ -64,6 +67,8 @@ export interface ConfirmSettings extends CompareSettings {
   maxAspectDifference: number;
   /** Layout difference (thumbLayout, mean standard deviations) above which the drawings differ. */
   maxLayoutDifference: number;
+  /** Cells patterned in one picture and plain in the other (textureDifference) above which the pictures differ. */
+  maxTextureCells: number;
 }
 
 export interface DupeOptions {
@@ -119,6 +124,12 @@ export const CONFIRM_DEFAULTS: ConfirmSettings = {
    * thumbnail comparison: most candidates (both keys) stop here.
    */
   maxLayoutDifference: 0.2,
+  /**
+   * Planted copies leave 0 (every re-encode, resize and tone edit) to 9 (3% crops) on seed 2024,
+   * up to 18 on seeds 7 and 99; a dotted, striped or rayed background against a plain one 19–136.
+   * Twice the most a copy left on seed 2024 (tools/dupes/README.md).
+   */
+  maxTextureCells: 18,
 };
 
 /** The confirmation of one pair: every figure measured and the rule that decided. */
@@ -131,6 +142,8 @@ export interface Verdict {
   layoutDifference?: number;
   /** Absent when the shapes or layouts already differ. */
   comparison?: ThumbComparison;
+  /** Cells patterned in one picture and plain in the other (textureDifference); absent with the comparison. */
+  textureCells?: number;
 }
 
 /** The confirmation verdict for two items (for the benchmark, tests and `pepe dupes --explain`). */
@@ -161,7 +174,8 @@ function judgeThumbs(a: DupeItem, b: DupeItem, x: ThumbFigures, y: ThumbFigures,
     return { same: false, rule: `different drawings: the grey layouts differ by ${layout.toFixed(3)}, more than the ${settings.maxLayoutDifference} a copy's edit leaves`, aspectDifference: aspect, layoutDifference: layout };
   }
   const comparison = compareLab(x.lab(), y.lab(), settings);
-  const verdict = (same: boolean, rule: string): Verdict => ({ same, rule, aspectDifference: aspect, layoutDifference: layout, comparison });
+  const textureCells = textureDifference(a, b, comparison.crop);
+  const verdict = (same: boolean, rule: string): Verdict => ({ same, rule, aspectDifference: aspect, layoutDifference: layout, comparison, textureCells });
   if (comparison.regionPixels > settings.maxRegionPixels) {
     return verdict(false, `a region differs (${comparison.regionPixels} thumbnail pixels changed with all their neighbours, more than ${settings.maxRegionPixels}): a recolour or another detail, so a different picture`);
   }
@@ -186,6 +200,9 @@ function judgeThumbs(a: DupeItem, b: DupeItem, x: ThumbFigures, y: ThumbFigures,
   const maxChanged = comparison.crop ? settings.maxCroppedChangedPixels : settings.maxChangedPixels;
   if (comparison.changedPixels > maxChanged) {
     return verdict(false, `too many scattered differences (${comparison.changedPixels} of 1,024 thumbnail pixels changed${comparison.crop ? ' once the crop is undone' : ''}, more than ${maxChanged}): a different picture`);
+  }
+  if (textureCells > settings.maxTextureCells) {
+    return verdict(false, `a pattern differs (${textureCells} of 1,024 cells patterned in one picture where the other is plain, more than ${settings.maxTextureCells}): dots, stripes or rays against a plain background, so a different picture`);
   }
   const { gain, offset, gamma } = comparison.tone.lightness;
   const edited = gain !== 1 || offset !== 0 || gamma !== 1 || comparison.tone.chroma !== 1 || comparison.tone.channels !== undefined;

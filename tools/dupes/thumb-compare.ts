@@ -632,3 +632,75 @@ export function layoutDifference(a: Float32Array, b: Float32Array): number {
   for (let k = 0; k < a.length; k++) sum += Math.abs(a[k]! - b[k]!);
   return sum / a.length;
 }
+
+/** Texture map values (twice the standard deviation, tools/image/pixels.ts `bandDeviations`) of a patterned cell and of a plain one. */
+export const TEXTURE_PATTERNED = 6;
+export const TEXTURE_PLAIN = 2;
+
+/**
+ * Cells patterned in one picture where the other is plain: the texture maps (32×32, a
+ * pattern's strength per cell) compared cell by cell, a patterned cell (≥ TEXTURE_PATTERNED)
+ * counting when the other picture is plain (≤ TEXTURE_PLAIN) in all its 3×3 neighbourhood,
+ * which absorbs the half cell an edge moves under a resize. With a crop, the uncropped map is
+ * first sampled into the cropped frame (nearest cell). Cells whose thumbnail colour is near
+ * white on either side (a channel ≥ 250) do not count: a brightening that clips a pale
+ * background erases its pattern.
+ */
+export function textureDifference(a: { texture: Uint8Array; thumb: Uint8Array }, b: { texture: Uint8Array; thumb: Uint8Array }, crop: Crop | null): number {
+  let [ta, tb, ra, rb] = [a.texture, b.texture, a.thumb, b.thumb];
+  if (crop) {
+    // The uncropped picture's maps, sampled into the cropped frame (nearest cell).
+    const [texture, rgb] = crop.cropped === 'a' ? [tb, rb] : [ta, ra];
+    const sampledTexture = new Uint8Array(SIDE * SIDE);
+    const sampledRgb = new Uint8Array(SIDE * SIDE * 3);
+    for (let r = 0; r < SIDE; r++) {
+      const sy = Math.max(0, Math.min(SIDE - 1, Math.round(sourceOf(r, crop.top, crop.bottom))));
+      for (let c = 0; c < SIDE; c++) {
+        const from = sy * SIDE + Math.max(0, Math.min(SIDE - 1, Math.round(sourceOf(c, crop.left, crop.right))));
+        sampledTexture[r * SIDE + c] = texture[from]!;
+        sampledRgb.set(rgb.subarray(from * 3, from * 3 + 3), (r * SIDE + c) * 3);
+      }
+    }
+    if (crop.cropped === 'a') [tb, rb] = [sampledTexture, sampledRgb];
+    else [ta, ra] = [sampledTexture, sampledRgb];
+  }
+  const plainA = plainAround(ta, ra);
+  const plainB = plainAround(tb, rb);
+  let cells = 0;
+  for (let i = 0; i < SIDE * SIDE; i++) {
+    if ((ta[i]! >= TEXTURE_PATTERNED && plainB[i] === 1 && !nearWhite(rb, i)) || (tb[i]! >= TEXTURE_PATTERNED && plainA[i] === 1 && !nearWhite(ra, i))) cells++;
+  }
+  return cells;
+}
+
+const nearWhite = (rgb: Uint8Array, i: number) => rgb[i * 3]! >= 250 || rgb[i * 3 + 1]! >= 250 || rgb[i * 3 + 2]! >= 250;
+
+/**
+ * 1 where a cell and its 3×3 neighbourhood are all plain: no pattern within a cell, and no
+ * colour change across cells either. A pattern about
+ * as coarse as a cell (a checkerboard) shows in the thumbnail rather than within its cells,
+ * and a band of rows that happens to lie within one of its rows looks plain.
+ */
+function plainAround(texture: Uint8Array, rgb: Uint8Array): Uint8Array {
+  const out = new Uint8Array(SIDE * SIDE);
+  for (let r = 0; r < SIDE; r++) {
+    for (let c = 0; c < SIDE; c++) {
+      let plain = 1;
+      const i = (r * SIDE + c) * 3;
+      for (let y = Math.max(0, r - 1); y <= Math.min(SIDE - 1, r + 1) && plain; y++) {
+        for (let x = Math.max(0, c - 1); x <= Math.min(SIDE - 1, c + 1); x++) {
+          const j = (y * SIDE + x) * 3;
+          if (texture[y * SIDE + x]! > TEXTURE_PLAIN || Math.abs(rgb[i]! - rgb[j]!) > PLAIN_STEP || Math.abs(rgb[i + 1]! - rgb[j + 1]!) > PLAIN_STEP || Math.abs(rgb[i + 2]! - rgb[j + 2]!) > PLAIN_STEP) {
+            plain = 0;
+            break;
+          }
+        }
+      }
+      out[r * SIDE + c] = plain;
+    }
+  }
+  return out;
+}
+
+/** Largest step (per RGB channel) between neighbouring thumbnail cells of a plain area. */
+const PLAIN_STEP = 8;

@@ -1,7 +1,7 @@
 /**
  * Everything the catalogue measures from one image, from its bytes: format (magic bytes),
- * upright size, phash (api-behaviour.md), blurhash (4x3) and the 32x32 thumbnail used to
- * confirm near-duplicates. One decode per image; the rest is plain JS on the pixels, which the
+ * upright size, phash (api-behaviour.md), blurhash (4x3), and the 32x32 thumbnail and texture
+ * map used to confirm near-duplicates. One decode per image; the rest is plain JS on the pixels, which the
  * result hands on (the build reduces its renditions from them: renditions.ts).
  */
 import type { ImageExt } from '../../functions/core/record.js';
@@ -16,7 +16,7 @@ import type { RawImage } from './pixels.js';
 export { detectFormat } from './format.js';
 
 /** Bump whenever any output (phash, blurhash, thumb, sizes, failure codes) can change: the build cache keys on it. */
-export const FEATURE_VERSION = 'image-5';
+export const FEATURE_VERSION = 'image-6';
 
 /** Limits when the caller sets none; the build sets its own (`LIMITS` in tools/catalogue/analyse-content.ts: 30 s per decode). */
 const DEFAULT_MAX_PIXELS = 50_000_000;
@@ -40,6 +40,8 @@ export interface ImageAnalysis {
   blurhash: string;
   /** Upright, flattened on white, aspect ignored; packed RGB. */
   thumb: { width: 32; height: 32; rgb: Uint8Array };
+  /** 32x32 texture map (pixels.ts `bandDeviations`): what near-duplicate confirmation compares beside the thumbnail. */
+  texture: Uint8Array;
   animated: boolean;
   /** The decoded first frame, upright (decode.ts): what a still image's renditions are reduced from. */
   pixels: RawImage;
@@ -110,7 +112,7 @@ export async function analyseImage(bytes: Buffer, options: AnalyseOptions = {}):
   const t1 = performance.now();
   // The hash is defined on the full-resolution frame: every pixel goes through Pillow's
   // greyscale and Lanczos (pixel-pass.ts), never a reduced decode.
-  const { grey32, thumb } = gridFeatures(decoded.image);
+  const { grey32, thumb, texture } = gridFeatures(decoded.image);
   const phash = phashFromGrey32(grey32);
   const t2 = performance.now();
   const blurhash = blurhashFromThumb(thumb);
@@ -123,6 +125,7 @@ export async function analyseImage(bytes: Buffer, options: AnalyseOptions = {}):
     phash,
     blurhash,
     thumb: { width: THUMB_SIZE, height: THUMB_SIZE, rgb: thumb },
+    texture,
     animated: layout.frames > 1,
     pixels: decoded.image,
     timings: { decodeMs: t1 - t0, pixelsMs: t2 - t1, blurhashMs: t3 - t2 },

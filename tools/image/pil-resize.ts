@@ -98,26 +98,30 @@ export function pilLanczosResizeGrey(src: Uint8Array, width: number, height: num
   let midW = width;
   let rowOffset = 0;
   if (needH) {
-    const horiz = lanczosCoefficients(width, outW);
-    const rows = lastRow - firstRow;
-    mid = new Uint8Array(outW * rows);
+    mid = pilHorizontalPass(src, width, outW, firstRow, lastRow - firstRow);
     midW = outW;
-    const { ksize, start, count, taps } = horiz;
-    for (let y = 0; y < rows; y++) {
-      const rowBase = (y + firstRow) * width;
-      for (let xx = 0; xx < outW; xx++) {
-        const base = rowBase + start[xx]!;
-        const n = count[xx]!;
-        const k0 = xx * ksize;
-        let ss = HALF;
-        for (let x = 0; x < n; x++) ss += src[base + x]! * taps[k0 + x]!;
-        mid[y * outW + xx] = clip8(ss);
-      }
-    }
     rowOffset = firstRow;
   }
   if (!needV) return needH ? mid : src.slice(0, width * height);
   return pilVerticalPass(mid, midW, rowOffset, vert);
+}
+
+/** Pillow's horizontal pass (to `outW` columns, clipped to 8 bits) of `rows` rows from `firstRow`. */
+export function pilHorizontalPass(src: Uint8Array, width: number, outW: number, firstRow: number, rows: number): Uint8Array {
+  const mid = new Uint8Array(outW * rows);
+  const { ksize, start, count, taps } = lanczosCoefficients(width, outW);
+  for (let y = 0; y < rows; y++) {
+    const rowBase = (y + firstRow) * width;
+    for (let xx = 0; xx < outW; xx++) {
+      const base = rowBase + start[xx]!;
+      const n = count[xx]!;
+      const k0 = xx * ksize;
+      let ss = HALF;
+      for (let x = 0; x < n; x++) ss += src[base + x]! * taps[k0 + x]!;
+      mid[y * outW + xx] = clip8(ss);
+    }
+  }
+  return mid;
 }
 
 /**

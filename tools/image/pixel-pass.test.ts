@@ -57,6 +57,7 @@ describe('the WebAssembly pixel pass equals the reference JS (Pillow greyscale +
       const want = reference(image);
       expect(Buffer.from(got.grey32).equals(Buffer.from(want.grey32))).toBe(true);
       expect(Buffer.from(got.thumb).equals(Buffer.from(want.thumb))).toBe(true);
+      expect(Buffer.from(got.texture).equals(Buffer.from(want.texture))).toBe(true);
     });
   }
 
@@ -67,6 +68,7 @@ describe('the WebAssembly pixel pass equals the reference JS (Pillow greyscale +
       const want = reference(image);
       expect(Buffer.from(got.grey32).equals(Buffer.from(want.grey32)), `${width}x${height}`).toBe(true);
       expect(Buffer.from(got.thumb).equals(Buffer.from(want.thumb)), `${width}x${height}`).toBe(true);
+      expect(Buffer.from(got.texture).equals(Buffer.from(want.texture)), `${width}x${height}`).toBe(true);
     }
   });
 
@@ -78,6 +80,7 @@ describe('the WebAssembly pixel pass equals the reference JS (Pillow greyscale +
     const want = reference(small);
     expect([...got.grey32]).toEqual([...want.grey32]);
     expect([...got.thumb]).toEqual([...want.thumb]);
+    expect([...got.texture]).toEqual([...want.texture]);
   });
 
   it('after releasePixelPass, the next frame gets a fresh instance with small memory, and the same results', () => {
@@ -100,6 +103,8 @@ describe('the WebAssembly pixel pass equals the reference JS (Pillow greyscale +
       const want = reference(image);
       expect([...got.grey32], `${image.width}x${image.height}x${image.channels}`).toEqual([...want.grey32]);
       expect([...got.thumb]).toEqual([...want.thumb]);
+      expect([...got.texture]).toEqual([...want.texture]);
+    expect([...got.texture]).toEqual([...want.texture]);
     }
   });
 

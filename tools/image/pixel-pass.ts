@@ -13,8 +13,8 @@
  * time took ~70 ms, a tenth of a one-image rebuild.
  */
 import { readFileSync } from 'node:fs';
-import { lanczosCoefficients, pilLanczosResizeGrey } from './pil-resize.js';
-import { areaThumbnail, cellAverages, cellWeights, flattenToRgb, pilGreyFromRgb, type RawImage } from './pixels.js';
+import { lanczosCoefficients, pilHorizontalPass, pilLanczosResizeGrey } from './pil-resize.js';
+import { areaThumbnail, bandDeviations, cellAverages, cellWeights, flattenToRgb, pilGreyFromRgb, type RawImage } from './pixels.js';
 
 const OUT = 32;
 
@@ -81,6 +81,8 @@ export interface PixelPassResult {
   grey32: Uint8Array;
   /** 32x32 RGB area-weighted thumbnail of the flattened frame (same as `areaThumbnail`). */
   thumb: Uint8Array;
+  /** 32x32 texture map (pixels.ts `bandDeviations`) of the horizontal pass. */
+  texture: Uint8Array;
 }
 
 export function runPixelPass(pass: PassExports, image: RawImage): PixelPassResult {
@@ -144,14 +146,17 @@ export function runPixelPass(pass: PassExports, image: RawImage): PixelPassResul
   pass.vertical(o.mid!, o.vtaps!, vert.ksize * 4, o.vstart!, o.vcount!, OUT, o.grey32!);
   const grey32 = new Uint8Array(buf, o.grey32, OUT * OUT).slice();
   const thumb = cellAverages(new Float64Array(buf, o.acc, OUT * OUT * 3), width, height);
-  return { grey32, thumb };
+  const texture = bandDeviations(new Uint8Array(buf, o.mid, height * OUT), height);
+  return { grey32, thumb, texture };
 }
 
 /** The same results in plain JS (pixels.ts + pil-resize.ts): the reference the pass is tested against. */
 export function referenceGridFeatures(image: RawImage): PixelPassResult {
   const { width, height } = image;
   const rgb = flattenToRgb(image);
-  return { grey32: pilLanczosResizeGrey(pilGreyFromRgb(rgb, width, height), width, height, OUT, OUT), thumb: areaThumbnail(rgb, width, height, OUT, OUT) };
+  const grey = pilGreyFromRgb(rgb, width, height);
+  const mid = width === OUT ? grey : pilHorizontalPass(grey, width, OUT, 0, height);
+  return { grey32: pilLanczosResizeGrey(grey, width, height, OUT, OUT), thumb: areaThumbnail(rgb, width, height, OUT, OUT), texture: bandDeviations(mid, height) };
 }
 
 /**

@@ -148,3 +148,32 @@ export function cellAverages(sums: ArrayLike<number>, width: number, height: num
   for (let i = 0; i < sums.length; i++) out[i] = Math.round(sums[i]! / total);
   return out;
 }
+
+/**
+ * The texture map near-duplicate confirmation compares (tools/dupes): for each of 32 bands of
+ * rows and each of the 32 columns of Pillow's horizontal Lanczos pass (`mid`, `rows` rows of
+ * 32 bytes: the pass the phash already makes), the standard deviation of the column over the
+ * band's rows, times 2, rounded, at most 255. The horizontal pass averages each row over a
+ * cell's width, so pixel noise (JPEG, dithering) mostly cancels while a pattern the size of a
+ * few pixels (dots, snow, stripes) stays: what a 32×32 thumbnail, an average, cannot show.
+ */
+export function bandDeviations(mid: Uint8Array, rows: number): Uint8Array {
+  const out = new Uint8Array(32 * 32);
+  for (let band = 0; band < 32; band++) {
+    const y0 = Math.min(rows - 1, Math.floor((band * rows) / 32));
+    const y1 = Math.max(y0 + 1, Math.floor(((band + 1) * rows) / 32));
+    const n = y1 - y0;
+    for (let x = 0; x < 32; x++) {
+      let sum = 0;
+      let squares = 0;
+      for (let at = y0 * 32 + x, end = y1 * 32; at < end; at += 32) {
+        const v = mid[at]!;
+        sum += v;
+        squares += v * v;
+      }
+      const mean = sum / n;
+      out[band * 32 + x] = Math.min(255, Math.round(2 * Math.sqrt(Math.max(0, squares / n - mean * mean))));
+    }
+  }
+  return out;
+}

@@ -100,6 +100,7 @@ describe('pepe dupes', () => {
       expect(out).toMatch(/^thumbnail key distance: \d+ bits \(a candidate at most 2\)$/m);
       expect(out).toMatch(/^grey layouts differ by 0\.\d{3} \(at most 0\.2\)$/m);
       expect(out).toContain(`(colour off by more than ΔE ${CONFIRM_DEFAULTS.tolerance}; at most ${CONFIRM_DEFAULTS.maxChangedPixels})`);
+      expect(out).toMatch(new RegExp(`^cells patterned in one picture where the other is plain \\(.*\\): \\d+ \\(at most ${CONFIRM_DEFAULTS.maxTextureCells}\\)$`, 'm'));
       expect(out).toMatch(/^verdict: a near-duplicate: the same picture/m);
     });
 

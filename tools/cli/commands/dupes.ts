@@ -6,7 +6,7 @@ import { printable } from '../../shared/problems.js';
 import { unwritableFolder } from '../../catalogue/write-access.js';
 import { dupeItems } from '../../catalogue/near-duplicate-problems.js';
 import { CONFIRM_DEFAULTS, DEFAULT_PHASH_THRESHOLD, type DupeItem, type DupePair, findNearDuplicates, judgePair } from '../../dupes/near-duplicates.js';
-import { THUMB_KEY_RADIUS, thumbKey } from '../../dupes/thumb-compare.js';
+import { TEXTURE_PATTERNED, TEXTURE_PLAIN, THUMB_KEY_RADIUS, thumbKey } from '../../dupes/thumb-compare.js';
 import { hammingDistance, parseHash } from '../../../functions/core/multi-index.js';
 import { intFlag, parseFlags } from '../args.js';
 import { CONTENT_FLAGS, contentPaths } from '../content-flags.js';
@@ -22,8 +22,9 @@ const usage = `Usage: pepe dupes [options]
 Lists near-duplicate image pairs in the content folder: the same picture again (re-encoded,
 resized, recompressed, slightly brightened). Candidates come from the phash; each is
 confirmed on a 32×32 colour thumbnail after undoing a global brightness, contrast or gamma
-edit: what still differs must be scattered edges, not a region, so look-alikes and recolours
-(another skin, shirt or background colour) are not listed.
+edit: what still differs must be scattered edges, not a region, and a pattern (dots, stripes)
+must not stand where the other is plain, so look-alikes and recolours (another skin, shirt or
+background colour or pattern) are not listed.
 Pairs acknowledged by a sidecar's "distinct_from" are left out. Uses the build cache.
 
 Options:
@@ -58,7 +59,7 @@ async function explainedItem(ref: string, items: AnalysedItem[], io: Io): Promis
   }
   const result = await analyseImage(bytes);
   if (!result.ok) return `${printable(ref)}: ${result.message}`;
-  return { id: '(not in the catalogue)', file: ref, phash: result.phash, thumb: result.thumb.rgb, width: result.width, height: result.height };
+  return { id: '(not in the catalogue)', file: ref, phash: result.phash, thumb: result.thumb.rgb, texture: result.texture, width: result.width, height: result.height };
 }
 
 const percent = (share: number) => `${(100 * share).toFixed(1)}%`;
@@ -93,6 +94,7 @@ function explanation(a: DupeItem, b: DupeItem, threshold: number): string {
       `of which in a region (all 3×3 neighbours changed too): ${c.regionPixels} (at most ${CONFIRM_DEFAULTS.maxRegionPixels})`,
       `in an area off by a close shade (ΔE ${CONFIRM_DEFAULTS.fineTolerance}, all 3×3 neighbours too): ${c.fineRegionPixels} (at most ${CONFIRM_DEFAULTS.maxFineRegionPixels})`,
       `mean colour difference: ΔE ${c.meanDifference.toFixed(2)}`,
+      `cells patterned in one picture where the other is plain (texture maps: at least ${TEXTURE_PATTERNED}, at most ${TEXTURE_PLAIN} with all 3×3 neighbours, no colour step): ${verdict.textureCells} (at most ${CONFIRM_DEFAULTS.maxTextureCells})`,
     );
   }
   const acknowledged = (a.distinctFrom ?? []).some((id) => id.toLowerCase() === b.id.toLowerCase()) || (b.distinctFrom ?? []).some((id) => id.toLowerCase() === a.id.toLowerCase());
