@@ -634,8 +634,8 @@ export function layoutDifference(a: Float32Array, b: Float32Array): number {
 }
 
 /** Texture map values (twice the standard deviation, tools/image/pixels.ts `bandDeviations`) of a patterned cell and of a plain one. */
-export const TEXTURE_PATTERNED = 6;
-export const TEXTURE_PLAIN = 2;
+export const TEXTURE_PATTERNED = 3;
+export const TEXTURE_PLAIN = 1;
 
 /**
  * Cells patterned in one picture where the other is plain: the texture maps (32×32, a
