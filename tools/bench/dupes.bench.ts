@@ -145,6 +145,8 @@ function lossOf(distance: number, keyDistance: number, verdict: ReturnType<typeo
   if (verdict.layoutDifference === undefined) return 'shape';
   if (!verdict.comparison) return 'layout';
   if (verdict.comparison.regionPixels > CONFIRM_DEFAULTS.maxRegionPixels) return 'region';
+  // The texture rule comes last: a pair it rejects passed every colour rule.
+  if (verdict.rule.startsWith('a pattern differs')) return 'pattern';
   return verdict.comparison.fineRegionPixels > CONFIRM_DEFAULTS.maxFineRegionPixels ? 'close shade' : 'scattered';
 }
 
@@ -169,6 +171,7 @@ function perEditRows(corpus: Corpus, pairs: DupePair[]): Record<string, string |
       'lost: layout': lost('layout'),
       'lost: region': lost('region'),
       'lost: close shade': lost('close shade'),
+      'lost: pattern': lost('pattern'),
       'lost: scattered': lost('scattered'),
       'max phash bits': Math.max(...distances),
       [`phash ≤ ${DEFAULT_PHASH_THRESHOLD} %`]: round((100 * distances.filter((d) => d <= DEFAULT_PHASH_THRESHOLD).length) / Math.max(1, keys.length), 1),
@@ -190,6 +193,7 @@ function perEditRows(corpus: Corpus, pairs: DupePair[]): Record<string, string |
       'lost: layout': sum('lost: layout'),
       'lost: region': sum('lost: region'),
       'lost: close shade': sum('lost: close shade'),
+      'lost: pattern': sum('lost: pattern'),
       'lost: scattered': sum('lost: scattered'),
       'max phash bits': Math.max(...rows.map((r) => r['max phash bits'])),
       [`phash ≤ ${DEFAULT_PHASH_THRESHOLD} %`]: round(rows.reduce((total, row) => total + (row[`phash ≤ ${DEFAULT_PHASH_THRESHOLD} %`] as number) * row.copies, 0) / Math.max(1, copies), 1),
