@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { KIND_BITMAP, KIND_LIST, decodePosting, encodePosting, postingCount } from './posting-codec.js';
+import { KIND_BITMAP, KIND_LIST, decodeBitmap, decodePosting, encodePosting, postingCount } from './posting-codec.js';
 
 /** Expands a decoded posting to a plain sorted array, whatever its kind. */
 function ranksOf(text: string, docCount: number): number[] {
@@ -22,6 +22,23 @@ describe('posting codec', () => {
         const text = encodePosting(ranks, docCount);
         expect(ranksOf(text, docCount)).toEqual(ranks);
         expect(postingCount(text, 0)).toBe(ranks.length);
+      }),
+    );
+  });
+
+  it('decodes a bitmap alike with Node\'s base64 decoder and without it', () => {
+    // Dense sets (every rank kept with probability ≥ 1/2), so each one is stored as a bitmap.
+    const denseSets = fc.integer({ min: 50, max: 3000 }).chain((docCount) => fc.tuple(fc.constant(docCount), fc.array(fc.boolean(), { minLength: docCount, maxLength: docCount })));
+    fc.assert(
+      fc.property(denseSets, ([docCount, kept]) => {
+        const ranks = kept.flatMap((keep, rank) => (keep || rank % 2 === 0 ? [rank] : []));
+        const text = encodePosting(ranks, docCount);
+        const posting = decodePosting(text, 0, docCount);
+        expect(posting.kind).toBe(KIND_BITMAP);
+        const chars = Math.ceil((Math.ceil(docCount / 8) * 4) / 3);
+        const portable = new Uint32Array(Math.ceil(docCount / 32));
+        decodeBitmap(text, text.length - chars, chars, portable, true);
+        expect(portable).toEqual(posting.kind === KIND_BITMAP ? posting.bits : null);
       }),
     );
   });

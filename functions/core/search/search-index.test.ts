@@ -191,7 +191,7 @@ describe('index data', () => {
   });
 
   it('refuses data of another format, saying to rebuild', () => {
-    expect(() => loadSearchIndex({ format: 'other' } as never)).toThrow(/pepe-search-2.*"other".*pepe build/);
+    expect(() => loadSearchIndex({ format: 'other' } as never)).toThrow(/pepe-search-3.*"other".*pepe build/);
     expect(() => loadSearchIndex(null as never)).toThrow(/pepe build/);
   });
 

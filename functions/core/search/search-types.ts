@@ -61,7 +61,7 @@ export interface StoredSearchIndex {
 }
 
 /** Changes whenever the layout of SearchIndexData changes, so an old index is refused, not misread. */
-export const SEARCH_INDEX_FORMAT = 'pepe-search-2' as const;
+export const SEARCH_INDEX_FORMAT = 'pepe-search-3' as const;
 
 export interface SearchIndex {
   /**
