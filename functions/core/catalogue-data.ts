@@ -10,7 +10,7 @@ import type { StoredFilters } from './filters.js';
 import type { StoredSimilar } from './similar.js';
 
 export interface CatalogueData {
-  format: 6;
+  format: 7;
   /** Hash of the whole data: changes whenever any answer may change. */
   version: string;
   urls: SiteUrls;

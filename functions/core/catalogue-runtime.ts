@@ -56,7 +56,7 @@ function piecesInMemory(data: CatalogueData): PieceSource {
 
 /** `pieces` reads piece i as written; by default, the pieces of data compiled in this process. */
 export function openCatalogue(data: CatalogueData, pieces?: PieceSource): Catalogue {
-  if (data.format !== 6) throw new Error(`catalogue data format ${String(data.format)} is not supported; rebuild with this version of pepe`);
+  if (data.format !== 7) throw new Error(`catalogue data format ${String(data.format)} is not supported; rebuild with this version of pepe`);
   const { count, chunkSize, offsetWidth, idOrder } = data;
   const chunkCount = Math.ceil(count / chunkSize);
   // The chunks are pieces 0 .. chunkCount - 1 and the dictionary is the first text after them.

@@ -7,6 +7,7 @@ import { openApiDocument } from './openapi.js';
 import { compareRecords, type PepeRecord, type SiteUrls } from './record.js';
 import { buildSearchIndex, type SearchDoc, type SearchIndexData } from './search/search-index.js';
 import { storeSearchIndex } from './search/stored-index.js';
+import { SEARCH_INDEX_FORMAT } from './search/search-types.js';
 import { hashString } from './shuffle.js';
 import { openCatalogue, type Catalogue } from './catalogue-runtime.js';
 import { PAGE_SORTS, PAGES_PATH } from './api-limits.js';
@@ -147,10 +148,11 @@ export function compileCatalogue(records: PepeRecord[], urls: SiteUrls, options:
   const similar = storeSimilar(similarLists(sorted), maxPiece, addPiece);
   // `animated` is the one record field the encoded records do not hold (the filters do).
   const animated = sorted.map((record) => (record.animated ? '1' : '0')).join('');
-  const [h1, h2] = hashString(`${JSON.stringify(urls)}\n${dictionaryText}\n${encoded.join('\n')}\n${animated}`);
+  // The formats too: the pieces file's name carries the version, and its layout changes with them.
+  const [h1, h2] = hashString(`7 ${SEARCH_INDEX_FORMAT}\n${JSON.stringify(urls)}\n${dictionaryText}\n${encoded.join('\n')}\n${animated}`);
   const version = h1.toString(16).padStart(8, '0') + h2.toString(16).padStart(8, '0');
   return {
-    format: 6, version, urls: { ...urls }, count: sorted.length, chunkSize: CHUNK_SIZE, offsetWidth,
+    format: 7, version, urls: { ...urls }, count: sorted.length, chunkSize: CHUNK_SIZE, offsetWidth,
     piecesFile: `pieces-${version}.txt`, pieces: () => pieces, pieceLengths: pieces.map((piece) => piece.length), dictionary: dictionaryPiece, idOrder, searchIndex, openapi, filters, similar,
     ids: sorted.map((record) => record.id),
   };

@@ -56,6 +56,12 @@ export interface StoredSearchIndex {
   docCount: number;
   /** The piece holding the terms (SearchIndexData.terms). */
   terms: number;
+  /**
+   * Where each of the `count` terms starts in that piece (unescaped), and one more number, its
+   * length + 1 (term-list.ts). Absent for an index held in memory (loadSearchIndex): its terms
+   * are scanned once instead.
+   */
+  termStarts?: { count: number; at: PiecedNumbers };
   tags: StoredFieldPostings;
   description: StoredFieldPostings;
 }

@@ -5,6 +5,7 @@
  * and each term's offset re-packed as (piece, position); a segment longer than `maxPiece`
  * (a bitmap of more than 6 × maxPiece records) gets a piece of its own.
  */
+import { pieceStarts } from '../joined-text.js';
 import { digitsFor, numberAt, packInPieces } from '../packed-numbers.js';
 import type { FieldPostings, SearchIndexData, StoredFieldPostings, StoredSearchIndex } from './search-types.js';
 
@@ -52,5 +53,11 @@ export function storeFieldPostings(field: FieldPostings, terms: number, maxPiece
 export function storeSearchIndex(index: SearchIndexData, maxPiece: number, addPiece: (text: string) => number): StoredSearchIndex {
   const terms = termCount(index.terms);
   const storeField = (field: FieldPostings) => storeFieldPostings(field, terms, maxPiece, addPiece);
-  return { docCount: index.docCount, terms: addPiece(index.terms), tags: storeField(index.tags), description: storeField(index.description) };
+  const text = addPiece(index.terms);
+  // The run time reads a term's start from this table instead of scanning the terms (term-list.ts).
+  const starts = Array.from(pieceStarts(index.terms, ' '));
+  const width = digitsFor(starts[starts.length - 1]!); // ascending
+  const packed = packInPieces(starts, width, maxPiece);
+  const termStarts = { count: terms, at: { first: packed.pieces.map(addPiece)[0]!, width, perPiece: packed.perPiece } };
+  return { docCount: index.docCount, terms: text, termStarts, tags: storeField(index.tags), description: storeField(index.description) };
 }

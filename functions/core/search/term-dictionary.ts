@@ -90,7 +90,10 @@ export class TermDictionary {
 
   constructor(data: StoredSearchIndex, piece: TextPiece) {
     this.docCount = data.docCount;
-    this.terms = new TermList(piece(data.terms));
+    const starts = data.termStarts;
+    const text = piece(data.terms);
+    this.terms = new TermList(text, starts && { count: starts.count, startAt: (id) => piecedNumberAt(piece, starts.at, id) });
+    if (this.terms.startOf(this.terms.length) !== text.length + 1) throw new Error('search index: term starts do not match the terms; rebuild the catalogue');
     this.tags = new FieldLists(data.tags, piece, this.terms.length, data.docCount);
     this.description = new FieldLists(data.description, piece, this.terms.length, data.docCount);
     this.scratch = new QueryScratch(data.docCount);
