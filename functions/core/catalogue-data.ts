@@ -4,6 +4,7 @@
  * Only type imports, so the function bundle and `catalogue-module.d.ts` can refer to it cheaply.
  */
 import type { SiteUrls } from './record.js';
+import type { StoredStarts } from './joined-text.js';
 import type { PiecedNumbers } from './packed-numbers.js';
 import type { StoredSearchIndex } from './search/search-types.js';
 import type { StoredFilters } from './filters.js';
@@ -42,6 +43,8 @@ export interface CatalogueData {
   pieceLengths: readonly number[];
   /** The piece holding the pieces of text-dictionary.ts that records refer to, separated by TAB. */
   dictionary: number;
+  /** Where each piece of the dictionary starts (joined-text.ts): a first answer reads a few, scanning for them cost 6 M instructions. */
+  dictionaryStarts: StoredStarts;
   /**
    * Ranks ordered by id, packed (packed-numbers.ts) with the fewest digits that hold `count`:
    * id lookups are a binary search, so no id → rank map is built on a cold start.

@@ -14,6 +14,7 @@ import { openSearchIndex } from './search/load-index.js';
 import type { SearchField, SearchIndex } from './search/search-types.js';
 import { unescapeFromSource } from './source-text.js';
 import { dictionaryPieces } from './text-dictionary.js';
+import { storedStarts } from './joined-text.js';
 
 export interface Catalogue {
   readonly count: number;
@@ -74,7 +75,7 @@ export function openCatalogue(data: CatalogueData, pieces?: PieceSource): Catalo
   let index: SearchIndex | undefined;
   let composer: ReturnType<typeof recordComposer> | undefined;
   // The dictionary's pieces are located on the first record composed, not at load.
-  const compose = () => (composer ??= recordComposer(data.urls.baseUrl, data.urls.cdnUrl, dictionaryPieces(text(data.dictionary))));
+  const compose = () => (composer ??= recordComposer(data.urls.baseUrl, data.urls.cdnUrl, dictionaryPieces(text(data.dictionary), storedStarts(text(data.dictionary), data.dictionaryStarts, text, 'catalogue dictionary'))));
 
   /** Start of the record in its (escaped) chunk, and its end (exclusive, before the TAB). */
   const bounds = (rank: number): { chunk: string; start: number; end: number } => {

@@ -18,6 +18,7 @@ import { CHUNK_SIZE, MAX_PIECE, type CatalogueData, type CatalogueWithPieces } f
 import { digitsFor, packInPieces, packNumbers } from './packed-numbers.js';
 import { encodeRecord, recordTexts } from './record-codec.js';
 import { escapeForSource } from './source-text.js';
+import { storeStarts } from './joined-text.js';
 import { storeFilters } from './filters.js';
 import { pairsWithinDistance, parseHash, type Hash64 } from './multi-index.js';
 import { SIMILAR_LIMIT, SIMILAR_MAX_DISTANCE, storeSimilar, type Neighbour } from './similar.js';
@@ -138,6 +139,7 @@ export function compileCatalogue(records: PepeRecord[], urls: SiteUrls, options:
   const pieces = [...chunks];
   const addPiece = (text: string): number => pieces.push(escapeForSource(text)) - 1;
   const dictionaryPiece = addPiece(dictionaryText);
+  const dictionaryStarts = storeStarts(dictionaryText, '\t', maxPiece, addPiece);
   const byId = sorted.map((r, rank) => ({ id: r.id, rank })).sort((a, b) => (a.id < b.id ? -1 : 1));
   const idWidth = digitsFor(sorted.length);
   const idPieces = packInPieces(byId.map((entry) => entry.rank), idWidth, maxPiece);
@@ -153,7 +155,7 @@ export function compileCatalogue(records: PepeRecord[], urls: SiteUrls, options:
   const version = h1.toString(16).padStart(8, '0') + h2.toString(16).padStart(8, '0');
   return {
     format: 7, version, urls: { ...urls }, count: sorted.length, chunkSize: CHUNK_SIZE, offsetWidth,
-    piecesFile: `pieces-${version}.txt`, pieces: () => pieces, pieceLengths: pieces.map((piece) => piece.length), dictionary: dictionaryPiece, idOrder, searchIndex, openapi, filters, similar,
+    piecesFile: `pieces-${version}.txt`, pieces: () => pieces, pieceLengths: pieces.map((piece) => piece.length), dictionary: dictionaryPiece, dictionaryStarts, idOrder, searchIndex, openapi, filters, similar,
     ids: sorted.map((record) => record.id),
   };
 }
@@ -176,6 +178,7 @@ export function catalogueModuleSource(data: CatalogueData): string {
     `  piecesFile: ${JSON.stringify(data.piecesFile)},`,
     `  pieceLengths: ${JSON.stringify(data.pieceLengths)},`,
     `  dictionary: ${data.dictionary},`,
+    `  dictionaryStarts: ${JSON.stringify(data.dictionaryStarts)},`,
     `  idOrder: ${JSON.stringify(data.idOrder)},`,
     `  searchIndex: ${JSON.stringify(data.searchIndex)},`,
     `  openapi: ${data.openapi},`,

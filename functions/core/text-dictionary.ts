@@ -5,7 +5,7 @@
  * module's size is the cold start (V8 scans every byte, ≈ 4.5 ms per MB), and words
  * are most of a record's bytes. Expanding is one indexOf loop per field (no regex).
  */
-import { pieceStarts } from './joined-text.js';
+import { scannedStarts, type PieceStarts } from './joined-text.js';
 
 const MARK = '~';
 const MARK_CODE = 126;
@@ -129,13 +129,13 @@ export type PieceLookup = (index: number) => string;
 /**
  * Run-time side: the pieces of the TAB-joined dictionary text, each sliced out when a record
  * refers to it. Why not `split('\t')`: that made 4,096 strings (≈ 140 KB of young heap) on
- * the first answer of a cold process, to use a few dozen; this pass records only where each
- * piece starts (16 KB).
+ * the first answer of a cold process, to use a few dozen; the catalogue stores where each
+ * piece starts (`starts`, ../joined-text.ts), and a text held in memory is scanned for them.
  */
-export function dictionaryPieces(text: string): PieceLookup {
-  const starts = pieceStarts(text, '\t');
-  if (starts.length - 1 > MAX_PIECES) throw new Error(`the catalogue dictionary holds more than ${MAX_PIECES} pieces; rebuild the catalogue`);
-  return (index) => text.slice(starts[index]!, starts[index + 1]! - 1);
+export function dictionaryPieces(text: string, starts: PieceStarts = scannedStarts(text, '\t')): PieceLookup {
+  if (starts.count > MAX_PIECES) throw new Error(`the catalogue dictionary holds more than ${MAX_PIECES} pieces; rebuild the catalogue`);
+  const { startAt } = starts;
+  return (index) => text.slice(startAt(index), startAt(index + 1) - 1);
 }
 
 /** Run-time side: the original text of an encoded one. */

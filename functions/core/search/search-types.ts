@@ -1,4 +1,5 @@
 /** Shared types of the search modules (see search-index.ts for the public surface). */
+import type { StoredStarts } from '../joined-text.js';
 import type { PiecedNumbers } from '../packed-numbers.js';
 
 /** What is indexed of one record. Docs are given in ascending created_at order: doc i has rank i. */
@@ -61,7 +62,7 @@ export interface StoredSearchIndex {
    * length + 1 (term-list.ts). Absent for an index held in memory (loadSearchIndex): its terms
    * are scanned once instead.
    */
-  termStarts?: { count: number; at: PiecedNumbers };
+  termStarts?: StoredStarts;
   tags: StoredFieldPostings;
   description: StoredFieldPostings;
 }

@@ -5,7 +5,7 @@
  * and each term's offset re-packed as (piece, position); a segment longer than `maxPiece`
  * (a bitmap of more than 6 × maxPiece records) gets a piece of its own.
  */
-import { pieceStarts } from '../joined-text.js';
+import { storeStarts } from '../joined-text.js';
 import { digitsFor, numberAt, packInPieces } from '../packed-numbers.js';
 import type { FieldPostings, SearchIndexData, StoredFieldPostings, StoredSearchIndex } from './search-types.js';
 
@@ -55,9 +55,6 @@ export function storeSearchIndex(index: SearchIndexData, maxPiece: number, addPi
   const storeField = (field: FieldPostings) => storeFieldPostings(field, terms, maxPiece, addPiece);
   const text = addPiece(index.terms);
   // The run time reads a term's start from this table instead of scanning the terms (term-list.ts).
-  const starts = Array.from(pieceStarts(index.terms, ' '));
-  const width = digitsFor(starts[starts.length - 1]!); // ascending
-  const packed = packInPieces(starts, width, maxPiece);
-  const termStarts = { count: terms, at: { first: packed.pieces.map(addPiece)[0]!, width, perPiece: packed.perPiece } };
+  const termStarts = storeStarts(index.terms, ' ', maxPiece, addPiece);
   return { docCount: index.docCount, terms: text, termStarts, tags: storeField(index.tags), description: storeField(index.description) };
 }

@@ -1,3 +1,4 @@
+import { storedStarts } from '../joined-text.js';
 import { piecedNumberAt } from '../packed-numbers.js';
 import { decodePosting, postingCount, type Posting } from './posting-codec.js';
 import { letterCount } from './normalise.js';
@@ -90,10 +91,8 @@ export class TermDictionary {
 
   constructor(data: StoredSearchIndex, piece: TextPiece) {
     this.docCount = data.docCount;
-    const starts = data.termStarts;
     const text = piece(data.terms);
-    this.terms = new TermList(text, starts && { count: starts.count, startAt: (id) => piecedNumberAt(piece, starts.at, id) });
-    if (this.terms.startOf(this.terms.length) !== text.length + 1) throw new Error('search index: term starts do not match the terms; rebuild the catalogue');
+    this.terms = new TermList(text, data.termStarts && storedStarts(text, data.termStarts, piece, 'search index terms'));
     this.tags = new FieldLists(data.tags, piece, this.terms.length, data.docCount);
     this.description = new FieldLists(data.description, piece, this.terms.length, data.docCount);
     this.scratch = new QueryScratch(data.docCount);
