@@ -60,15 +60,27 @@ export function classifyDecodeFailure(message: string, bytes: Uint8Array, option
 /** A message libvips lost (one error buffer for all threads): it says nothing about the cause. */
 const UNINFORMATIVE = /^\s*(unknown error\.?)?\s*$/i;
 
+const TRUNCATED = /premature end|end of stream|truncat|unexpected end|not enough data|read error|short read/i;
+
+/**
+ * The line of libvips' message that tells the cause: its error buffer is shared and keeps
+ * lines until read, so the same decode may carry a later complaint ("JPEG datastream contains
+ * no image") or another thread's; the message a user sees must not depend on which.
+ */
+const causeLine = (message: string, pattern: RegExp) => {
+  const lines = message.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+  return lines.find((line) => pattern.test(line)) ?? lines[0] ?? '';
+};
+
 function classify(message: string, options: DecodeOptions): { code: DecodeFailureCode; message: string } {
   if (/exceeds pixel limit/i.test(message)) {
     return { code: 'too-many-pixels', message: `the image has more than ${options.maxPixels.toLocaleString('en')} pixels, the limit; scale it down before adding it` };
   }
   if (/timeout/i.test(message)) return timeoutFailure(options);
-  if (/premature end|end of stream|truncat|unexpected end|not enough data|read error|short read/i.test(message)) {
-    return { code: 'truncated', message: `the file is truncated (${message.trim()}); re-export or re-download the image` };
+  if (TRUNCATED.test(message)) {
+    return { code: 'truncated', message: `the file is truncated (${causeLine(message, TRUNCATED)}); re-export or re-download the image` };
   }
-  const reason = UNINFORMATIVE.test(message) ? 'the decoder gave no reason' : message.trim();
+  const reason = UNINFORMATIVE.test(message) ? 'the decoder gave no reason' : causeLine(message, /./);
   return { code: 'undecodable', message: `the image cannot be decoded (${reason}); re-export it as PNG, JPEG, WebP, GIF or AVIF` };
 }
 

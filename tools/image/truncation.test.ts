@@ -46,6 +46,11 @@ describe('classifyDecodeFailure', () => {
 
   it('trusts an informative message', () => {
     expect(classifyDecodeFailure('VipsJpeg: Premature end of input file', cut, limits).code).toBe('truncated');
+    // libvips' shared error buffer may add later lines to the same failure: the message keeps the cause.
+    const alone = classifyDecodeFailure('Input buffer has corrupt header: VipsJpeg: premature end of JPEG image', cut, limits);
+    const withMore = classifyDecodeFailure('Input buffer has corrupt header: VipsJpeg: premature end of JPEG image\nVipsJpeg: JPEG datastream contains no image\n', cut, limits);
+    expect(withMore).toEqual(alone);
+    expect(alone.message).toBe('the file is truncated (Input buffer has corrupt header: VipsJpeg: premature end of JPEG image); re-export or re-download the image');
     expect(classifyDecodeFailure('Input file has corrupt header', photo, limits).code).toBe('undecodable');
   });
 });
