@@ -82,36 +82,16 @@ export function lanczosCoefficients(inSize: number, outSize: number): AxisCoeffi
 const clip8 = (v: number): number => (v >= CLIP_LIMIT ? 255 : v <= 0 ? 0 : v >> PRECISION_BITS);
 
 /**
- * `Image.resize((outW, outH), Image.LANCZOS)` of an "L" image stored row-major in `src`.
- * Same size on both axes returns a copy, as Pillow does.
+ * Pillow's horizontal pass (to `outW` columns, clipped to 8 bits) of every row of an "L" image
+ * stored row-major in `src`. Pillow resamples only the rows its vertical pass reads; the
+ * others do not change its result, and the texture map (pixels.ts) reads them all.
  */
-export function pilLanczosResizeGrey(src: Uint8Array, width: number, height: number, outW: number, outH: number): Uint8Array {
-  if (src.length < width * height) throw new Error(`pilLanczosResizeGrey: ${src.length} bytes for ${width}x${height}`);
-  if (width === outW && height === outH) return src.slice(0, width * height);
-  const needH = width !== outW;
-  const needV = height !== outH;
-  const vert = lanczosCoefficients(height, outH);
-  // Pillow resamples horizontally only the rows the vertical pass will read.
-  const firstRow = vert.start[0]!;
-  const lastRow = vert.start[outH - 1]! + vert.count[outH - 1]!;
-  let mid = src;
-  let midW = width;
-  let rowOffset = 0;
-  if (needH) {
-    mid = pilHorizontalPass(src, width, outW, firstRow, lastRow - firstRow);
-    midW = outW;
-    rowOffset = firstRow;
-  }
-  if (!needV) return needH ? mid : src.slice(0, width * height);
-  return pilVerticalPass(mid, midW, rowOffset, vert);
-}
-
-/** Pillow's horizontal pass (to `outW` columns, clipped to 8 bits) of `rows` rows from `firstRow`. */
-export function pilHorizontalPass(src: Uint8Array, width: number, outW: number, firstRow: number, rows: number): Uint8Array {
+export function pilHorizontalPass(src: Uint8Array, width: number, rows: number, outW: number): Uint8Array {
+  if (src.length < width * rows) throw new Error(`pilHorizontalPass: ${src.length} bytes for ${width}x${rows}`);
   const mid = new Uint8Array(outW * rows);
   const { ksize, start, count, taps } = lanczosCoefficients(width, outW);
   for (let y = 0; y < rows; y++) {
-    const rowBase = (y + firstRow) * width;
+    const rowBase = y * width;
     for (let xx = 0; xx < outW; xx++) {
       const base = rowBase + start[xx]!;
       const n = count[xx]!;
