@@ -1,3 +1,4 @@
+import sharp from 'sharp';
 import { describe, expect, it, vi } from 'vitest';
 import { analyseImage } from '../image/analyse-image.js';
 import { renderFrog } from '../sample/draw-frog.js';
@@ -62,13 +63,25 @@ describe('confirmation of phash candidates', () => {
   });
 
   const DOTTED: Partial<FrogParams> = { ...ORIGINAL, background: { color: '#bfe3f5', accent: '#9ccbe6', pattern: 'dots' } };
-  it.each(COPY_TRANSFORMS)('accepts a copy of a frog on a dotted background, its pattern kept (%s)', async (transform) => {
-    const png = await drawn(DOTTED);
-    const verdict = judgePair(await item('original', png), await item('copy', await plantedCopy(png, transform)));
-    expect(verdict.same).toBe(true);
-    expect(verdict.textureCells).toBeLessThanOrEqual(CONFIRM_DEFAULTS.maxTextureCells);
+  // Ten flakes of snow in the plain background's corners: 16 cells of the texture map, fewer
+  // than a 3% crop of a pattern may leave, so only the uncropped limit tells them apart.
+  const FLAKES = [[14, 12], [40, 30], [70, 8], [200, 20], [236, 44], [226, 10], [20, 60], [244, 90], [12, 110], [30, 150]];
+  const flaked = async () =>
+    sharp(await drawn(ORIGINAL))
+      .composite([{ input: Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${SIZE}" height="${SIZE}">${FLAKES.map(([x, y]) => `<circle cx="${x}" cy="${y}" r="2.5" fill="#fff" opacity="0.9"/>`).join('')}</svg>`) }])
+      .png()
+      .toBuffer();
+  const patterned = [['a dotted background', () => drawn(DOTTED)], ['ten flakes of snow', flaked]] as const;
+  describe.each(patterned)('a copy of a frog with %s, its pattern kept', (_, picture) => {
+    it.each(COPY_TRANSFORMS)('is accepted (%s)', async (transform) => {
+      const png = await picture();
+      const verdict = judgePair(await item('original', png), await item('copy', await plantedCopy(png, transform)));
+      expect(verdict.same).toBe(true);
+      expect(verdict.textureCells).toBeLessThanOrEqual(verdict.comparison?.crop ? CONFIRM_DEFAULTS.maxCroppedTextureCells : CONFIRM_DEFAULTS.maxTextureCells);
+    });
   });
 
+  const withoutTexture = { ...CONFIRM_DEFAULTS, maxTextureCells: 1024, maxCroppedTextureCells: 1024 };
   it('rejects the same frog on a snowy background against a plain one, which its thumbnail cannot show: a pattern differs', async () => {
     const plain = await item('plain', await drawn(ORIGINAL));
     const snowy = await item('snowy', await drawn({ ...ORIGINAL, background: { ...ORIGINAL.background!, pattern: 'snow' } }));
@@ -76,7 +89,38 @@ describe('confirmation of phash candidates', () => {
     expect(verdict.same).toBe(false);
     expect(verdict.rule).toMatch(/^a pattern differs/);
     // Without the texture rule the thumbnails alone would take the two for one picture.
-    expect(judgePair(plain, snowy, { ...CONFIRM_DEFAULTS, maxTextureCells: 1024 }).same).toBe(true);
+    expect(judgePair(plain, snowy, withoutTexture).same).toBe(true);
+  });
+
+  // The brightness of sharp's modulate (+15%) takes a pale background past white: a pattern
+  // that went with it excuses a plain cell near white; one it could not clip away does not.
+  const striped = (color: string, accent: string) => drawn({ ...ORIGINAL, background: { color, accent, pattern: 'stripes' } });
+  it('accepts a brightened copy of a frog on pale stripes, which the brightening clips away', async () => {
+    const png = await striped('#f4f4f4', '#e9e9e9');
+    const verdict = judgePair(await item('original', png), await item('brightened', await plantedCopy(png, 'brighten-15')));
+    expect(verdict.same).toBe(true);
+    expect(verdict.textureCells).toBe(0);
+  });
+
+  it('rejects a brightened plain frog gone near white against its twin on grey stripes the brightening could not clip away', async () => {
+    const brightened = await item('brightened', await plantedCopy(await drawn({ ...ORIGINAL, background: { color: '#f7d3dc', accent: '#eab0bf', pattern: 'solid' } }), 'brighten-15'));
+    const grey = await item('grey', await striped('#e6e6e6', '#cfcfcf'));
+    for (const [a, b] of [[brightened, grey], [grey, brightened]] as const) {
+      const verdict = judgePair(a, b);
+      expect(verdict.rule).toMatch(/^a pattern differs/);
+      expect(judgePair(a, b, withoutTexture).same).toBe(true);
+    }
+  });
+
+  it('rejects ten flakes of snow against the plain background, under the limit a crop would be allowed', async () => {
+    const plain = await item('plain', await drawn(ORIGINAL));
+    const flakes = await item('flakes', await flaked());
+    const verdict = judgePair(plain, flakes);
+    expect(verdict.comparison?.crop).toBeNull();
+    expect(verdict.rule).toMatch(/^a pattern differs/);
+    expect(verdict.textureCells).toBeGreaterThan(CONFIRM_DEFAULTS.maxTextureCells);
+    expect(verdict.textureCells).toBeLessThanOrEqual(CONFIRM_DEFAULTS.maxCroppedTextureCells);
+    expect(judgePair(plain, flakes, withoutTexture).same).toBe(true);
   });
 
   it.each(RECOLOURS)('rejects the same drawing recoloured (%s): a region of changed colour, not a copy', async (kind) => {
@@ -125,11 +169,15 @@ describe('confirmation of phash candidates', () => {
 
   it('accepts a 3% crop once the crop is undone, its outline cells measured against the cells they lie between', async () => {
     const png = await drawn(ORIGINAL);
-    const verdict = judgePair(await item('original', png), await item('cropped', await plantedCopy(png, 'crop-3')));
+    const [original, cropped] = [await item('original', png), await item('cropped', await plantedCopy(png, 'crop-3'))];
+    const verdict = judgePair(original, cropped);
     expect(verdict.comparison!.crop).not.toBeNull();
     expect(verdict.comparison!.changedPixels).toBeGreaterThan(4);
     expect(verdict.same).toBe(true);
     expect(verdict.rule).toMatch(/once the crop is undone/);
+    // The crop names the cropped picture as the pair was given, whichever is lighter.
+    expect(verdict.comparison!.crop!.cropped).toBe('b');
+    expect(judgePair(cropped, original).comparison!.crop!.cropped).toBe('a');
   });
 
   it.each([

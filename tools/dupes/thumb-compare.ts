@@ -48,8 +48,10 @@ export interface Crop {
 }
 
 export interface ThumbComparison {
-  /** The edit mapping a onto b. */
+  /** The edit mapping the darker thumbnail onto the lighter (see Tone for `channels.reversed`). */
   tone: Tone;
+  /** Which thumbnail is the lighter one (mean L), the one the tone maps onto. */
+  lighter: 'a' | 'b';
   /** The crop undone before comparing, or null when the thumbnails were compared as they are. */
   crop: Crop | null;
   /** Pixels whose colour is still more than `tolerance` off after the tone and crop are undone. */
@@ -305,7 +307,7 @@ function bestTone(a: Float32Array, b: Float32Array, settings: CompareSettings): 
   for (const tone of fitTone(a, b)) {
     const reversed = tone.channels?.reversed === true;
     const { mapped, clipped } = applyTone(reversed ? b : a, tone);
-    const figures = residualFigures(mapped, reversed ? a : b, settings, clipped);
+    const figures = residualFigures(mapped, reversed ? a : b, settings, clipped, reversed ? b : a);
     if (!best || figures.changedPixels < best.changedPixels || (figures.changedPixels === best.changedPixels && figures.meanDifference < best.meanDifference)) best = { tone, ...figures };
   }
   return best!;
@@ -348,9 +350,12 @@ function applyTone(a: Float32Array, tone: Tone): { mapped: Float32Array; clipped
  * the edit clipped, or next to one, may mix source pixels that were clipped one by one with
  * darker ones (an eye's white and its pupil, a pale background and an outline): the edit of
  * the cell's average predicts it too light. There a cell darker than predicted counts as
- * changed only above CLIP_SLACK × tolerance; a lighter one as anywhere else.
+ * changed only above CLIP_SLACK × tolerance; a lighter one as anywhere else. A cell whose
+ * neighbourhood in the source has one colour (flatCells) has nothing to mix and no slack: a
+ * pale yellow background is not a brightened pale green one.
  */
-function residualFigures(x: Float32Array, y: Float32Array, { tolerance, fineTolerance }: CompareSettings, clipped: Uint8Array | null = null) {
+function residualFigures(x: Float32Array, y: Float32Array, { tolerance, fineTolerance }: CompareSettings, clipped: Uint8Array | null = null, source: Float32Array | null = null) {
+  const flat = clipped !== null && source !== null ? flatCells(source) : null;
   const changed = new Uint8Array(PIXELS);
   const fine = new Uint8Array(PIXELS);
   const tolerance2 = tolerance * tolerance;
@@ -365,7 +370,7 @@ function residualFigures(x: Float32Array, y: Float32Array, { tolerance, fineTole
     const d2 = dL * dL + da * da + db * db;
     total += Math.sqrt(d2);
     // Only darker than predicted: clipping its brightest source pixels can only darken a cell.
-    const slack = clipped !== null && dL > 0 && nearClipped(clipped, p);
+    const slack = clipped !== null && dL > 0 && nearClipped(clipped, p) && (flat === null || flat[p] === 0);
     if (d2 > (slack ? slack2 : tolerance2)) {
       changed[p] = 1;
       changedPixels++;
@@ -374,6 +379,31 @@ function residualFigures(x: Float32Array, y: Float32Array, { tolerance, fineTole
   }
   return { changedPixels, regionPixels: eroded(changed), fineRegionPixels: eroded(fine), meanDifference: total / PIXELS };
 }
+
+/** 1 where a pixel's 3×3 neighbourhood has one colour (every neighbour within MIX_STEP, ΔE76): nothing for a clip to mix. */
+function flatCells(lab: Float32Array): Uint8Array {
+  const out = new Uint8Array(PIXELS);
+  const step2 = MIX_STEP * MIX_STEP;
+  for (let r = 0; r < SIDE; r++) {
+    for (let c = 0; c < SIDE; c++) {
+      const i = (r * SIDE + c) * 3;
+      let flat = 1;
+      for (let y = Math.max(0, r - 1); y <= Math.min(SIDE - 1, r + 1) && flat; y++) {
+        for (let x = Math.max(0, c - 1); x <= Math.min(SIDE - 1, c + 1); x++) {
+          const j = (y * SIDE + x) * 3;
+          if ((lab[i]! - lab[j]!) ** 2 + (lab[i + 1]! - lab[j + 1]!) ** 2 + (lab[i + 2]! - lab[j + 2]!) ** 2 > step2) {
+            flat = 0;
+            break;
+          }
+        }
+      }
+      out[r * SIDE + c] = flat;
+    }
+  }
+  return out;
+}
+/** ΔE76 between neighbouring cells above which a cell may mix colours (a flat background's cells differ by under 1). */
+const MIX_STEP = 3;
 
 /** Marked pixels whose whole 3×3 neighbourhood is marked too. */
 function eroded(marked: Uint8Array): number {
@@ -514,8 +544,14 @@ function envelopeFigures(uncropped: Float32Array, cropped: Float32Array, crop: O
  */
 export function compareLab(a: Float32Array, b: Float32Array, settings: CompareSettings): ThumbComparison {
   // From the darker to the lighter: brightening clips, and a clipped colour cannot be darkened back.
-  if (meanLightness(a) > meanLightness(b)) [a, b] = [b, a];
-  const asIs: ThumbComparison = { crop: null, ...bestTone(a, b, settings) };
+  if (meanLightness(a) <= meanLightness(b)) return compareDarkerToLighter(a, b, settings);
+  const { crop, ...figures } = compareDarkerToLighter(b, a, settings);
+  return { ...figures, lighter: 'a', crop: crop && { ...crop, cropped: crop.cropped === 'a' ? 'b' : 'a' } };
+}
+
+/** compareLab with a the darker thumbnail (its crop names them as given). */
+function compareDarkerToLighter(a: Float32Array, b: Float32Array, settings: CompareSettings): ThumbComparison {
+  const asIs: ThumbComparison = { crop: null, lighter: 'b', ...bestTone(a, b, settings) };
   // A crop moves edges, not areas: as they are, 3% crops have 0–16 region pixels, a recolour hundreds.
   if (asIs.changedPixels <= settings.alignAbove || asIs.regionPixels > MAX_CROP_REGION) return asIs;
   let best = asIs;
@@ -532,7 +568,7 @@ export function compareLab(a: Float32Array, b: Float32Array, settings: CompareSe
     // Measured against the cells each cropped cell lies between, not their interpolation.
     const onUncropped = (cropped === 'b') !== (tone.channels?.reversed === true);
     const figures = envelopeFigures(onUncropped ? applyTone(uncropped, tone).mapped : uncropped, onUncropped ? inner : applyTone(inner, tone).mapped, crop, settings);
-    if (figures.changedPixels < best.changedPixels) best = { crop: { cropped, ...crop }, tone, ...figures, uncroppedChangedPixels: asIs.changedPixels };
+    if (figures.changedPixels < best.changedPixels) best = { crop: { cropped, ...crop }, lighter: 'b', tone, ...figures, uncroppedChangedPixels: asIs.changedPixels };
   }
   return best;
 }
@@ -633,8 +669,12 @@ export function layoutDifference(a: Float32Array, b: Float32Array): number {
   return sum / a.length;
 }
 
-/** Texture map values (twice the standard deviation, tools/image/pixels.ts `bandDeviations`) of a patterned cell and of a plain one. */
-export const TEXTURE_PATTERNED = 3;
+/**
+ * Texture map values (twice the standard deviation, tools/image/pixels.ts `bandDeviations`) of
+ * a patterned cell and of a plain one. JPEG q40's block noise on a plain background reaches 3;
+ * snow's specks 6–15, dots, stripes and rays more.
+ */
+export const TEXTURE_PATTERNED = 4;
 export const TEXTURE_PLAIN = 1;
 
 /**
@@ -642,11 +682,12 @@ export const TEXTURE_PLAIN = 1;
  * pattern's strength per cell) compared cell by cell, a patterned cell (≥ TEXTURE_PATTERNED)
  * counting when the other picture is plain (≤ TEXTURE_PLAIN) in all its 3×3 neighbourhood,
  * which absorbs the half cell an edge moves under a resize. With a crop, the uncropped map is
- * first sampled into the cropped frame (nearest cell). Cells whose thumbnail colour is near
- * white on either side (a channel ≥ 250) do not count: a brightening that clips a pale
- * background erases its pattern.
+ * first sampled into the cropped frame (nearest cell). A plain cell near white (a channel ≥
+ * 250) in the lighter picture excuses the other's pattern when the fitted edit takes that
+ * pattern's darker shade to near white too: a brightening that clips a pale background
+ * erases its pattern, but not a grey one's.
  */
-export function textureDifference(a: { texture: Uint8Array; thumb: Uint8Array }, b: { texture: Uint8Array; thumb: Uint8Array }, crop: Crop | null): number {
+export function textureDifference(a: { texture: Uint8Array; thumb: Uint8Array }, b: { texture: Uint8Array; thumb: Uint8Array }, { crop, tone, lighter }: Pick<ThumbComparison, 'crop' | 'tone' | 'lighter'>): number {
   let [ta, tb, ra, rb] = [a.texture, b.texture, a.thumb, b.thumb];
   if (crop) {
     // The uncropped picture's maps, sampled into the cropped frame (nearest cell).
@@ -667,13 +708,45 @@ export function textureDifference(a: { texture: Uint8Array; thumb: Uint8Array },
   const plainA = plainAround(ta, ra);
   const plainB = plainAround(tb, rb);
   let cells = 0;
+  // A plain cell near white in the lighter picture excuses a pattern the edit takes to white.
+  const erased = (texture: Uint8Array, rgb: Uint8Array, i: number) => clipsToWhite(tone, darkestShade(texture, rgb, i));
   for (let i = 0; i < SIDE * SIDE; i++) {
-    if ((ta[i]! >= TEXTURE_PATTERNED && plainB[i] === 1 && !nearWhite(rb, i)) || (tb[i]! >= TEXTURE_PATTERNED && plainA[i] === 1 && !nearWhite(ra, i))) cells++;
+    if (ta[i]! >= TEXTURE_PATTERNED && plainB[i] === 1 && !(lighter === 'b' && nearWhite(rb, i) && erased(ta, ra, i))) cells++;
+    else if (tb[i]! >= TEXTURE_PATTERNED && plainA[i] === 1 && !(lighter === 'a' && nearWhite(ra, i) && erased(tb, rb, i))) cells++;
   }
   return cells;
 }
 
-const nearWhite = (rgb: Uint8Array, i: number) => rgb[i * 3]! >= 250 || rgb[i * 3 + 1]! >= 250 || rgb[i * 3 + 2]! >= 250;
+const nearWhite = (rgb: Uint8Array, i: number) => rgb[i * 3]! >= NEAR_WHITE || rgb[i * 3 + 1]! >= NEAR_WHITE || rgb[i * 3 + 2]! >= NEAR_WHITE;
+const NEAR_WHITE = 250;
+
+/** The darkest shade (grey 0..255) a pattern reaches around cell i: each cell's grey less half its texture value (about one σ), least over the 3×3 neighbourhood. */
+function darkestShade(texture: Uint8Array, rgb: Uint8Array, i: number): number {
+  const r = (i / SIDE) | 0;
+  const c = i % SIDE;
+  let darkest = 255;
+  for (let y = Math.max(0, r - 1); y <= Math.min(SIDE - 1, r + 1); y++) {
+    for (let x = Math.max(0, c - 1); x <= Math.min(SIDE - 1, c + 1); x++) {
+      const k = y * SIDE + x;
+      darkest = Math.min(darkest, 0.299 * rgb[k * 3]! + 0.587 * rgb[k * 3 + 1]! + 0.114 * rgb[k * 3 + 2]! - texture[k]! / 2);
+    }
+  }
+  return Math.max(0, darkest);
+}
+
+/** Whether the edit (darker picture → lighter) takes a neutral grey (0..255) to near white. */
+function clipsToWhite(tone: Tone, grey: number): boolean {
+  let v: number;
+  if (tone.channels) {
+    const { gain, offset, gamma, reversed } = tone.channels;
+    // A reversed curve maps the lighter picture onto the darker: inverted here.
+    v = reversed ? Math.max(0, (grey / 255 - offset) / gain) ** (1 / gamma) : gain * (grey / 255) ** gamma + offset;
+  } else {
+    const L = 116 * labF(LINEAR[Math.round(grey)]!) - 16;
+    v = encode(Math.min(1, labFInverse((lightnessOf(tone.lightness, L) + 16) / 116)));
+  }
+  return v * 255 >= NEAR_WHITE;
+}
 
 /**
  * 1 where a cell and its 3×3 neighbourhood are all plain: no pattern within a cell, and no

@@ -94,7 +94,7 @@ function explanation(a: DupeItem, b: DupeItem, threshold: number): string {
       `of which in a region (all 3×3 neighbours changed too): ${c.regionPixels} (at most ${CONFIRM_DEFAULTS.maxRegionPixels})`,
       `in an area off by a close shade (ΔE ${CONFIRM_DEFAULTS.fineTolerance}, all 3×3 neighbours too): ${c.fineRegionPixels} (at most ${CONFIRM_DEFAULTS.maxFineRegionPixels})`,
       `mean colour difference: ΔE ${c.meanDifference.toFixed(2)}`,
-      `cells patterned in one picture where the other is plain (texture maps: at least ${TEXTURE_PATTERNED}, at most ${TEXTURE_PLAIN} with all 3×3 neighbours, no colour step): ${verdict.textureCells} (at most ${CONFIRM_DEFAULTS.maxTextureCells})`,
+      `cells patterned in one picture where the other is plain (texture maps: at least ${TEXTURE_PATTERNED}, at most ${TEXTURE_PLAIN} with all 3×3 neighbours, no colour step): ${verdict.textureCells}${c.crop ? ' once the crop is undone' : ''} (at most ${c.crop ? CONFIRM_DEFAULTS.maxCroppedTextureCells : CONFIRM_DEFAULTS.maxTextureCells})`,
     );
   }
   const acknowledged = (a.distinctFrom ?? []).some((id) => id.toLowerCase() === b.id.toLowerCase()) || (b.distinctFrom ?? []).some((id) => id.toLowerCase() === a.id.toLowerCase());
