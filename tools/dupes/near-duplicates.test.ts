@@ -81,6 +81,23 @@ describe('confirmation of phash candidates', () => {
     });
   });
 
+  // White and black (and what is within L 5 of them) stay put under most brightness,
+  // contrast and gamma edits: a frog on such a background is still edited all over. Limits:
+  // resized to 150%, its outline against them leaves 8–10 scattered pixels (more than 4), and
+  // +15% contrast on pure black leaves a close-shade area.
+  const EXTREMES = ['#ffffff', '#f4f4f4', '#0c0c0c', '#000000'] as const;
+  const extremeCopies = EXTREMES.flatMap((color) => COPY_TRANSFORMS.filter((t) => t !== 'resize-150' && !(color === '#000000' && t === 'contrast+15')).map((t) => [color, t] as const));
+  it.each(extremeCopies)('accepts a copy of a frog on a %s background (%s)', async (color, transform) => {
+    const png = await drawn({ ...ORIGINAL, background: { color, accent: color, pattern: 'solid' } });
+    expect(judgePair(await item('original', png), await item('copy', await plantedCopy(png, transform))).same).toBe(true);
+  });
+
+  it('rejects a pale background a shade yellower, which a mild contrast curve would explain: an edit moves more than the background', async () => {
+    // Seed 7's pair: the background is 61% of the thumbnail, the frog smaller than ORIGINAL's.
+    const pale = (color: string) => drawn({ ...ORIGINAL, expression: 'happy', accessories: ['heart'], pose: { zoom: 0.9, tilt: -5, shiftX: 15, flip: false }, background: { color, accent: color, pattern: 'solid' } });
+    expect(judgePair(await item('original', await pale('#fff3a8')), await item('recolour', await pale('#fdffb6'))).same).toBe(false);
+  });
+
   const withoutTexture = { ...CONFIRM_DEFAULTS, maxTextureCells: 1024, maxCroppedTextureCells: 1024 };
   it('rejects the same frog on a snowy background against a plain one, which its thumbnail cannot show: a pattern differs', async () => {
     const plain = await item('plain', await drawn(ORIGINAL));
