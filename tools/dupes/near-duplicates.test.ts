@@ -85,10 +85,18 @@ describe('confirmation of phash candidates', () => {
   // contrast and gamma edits: a frog on such a background is still edited all over. Limits:
   // resized to 150%, its outline against them leaves 8–10 scattered pixels (more than 4), and
   // +15% contrast on pure black leaves a close-shade area.
-  const EXTREMES = ['#ffffff', '#f4f4f4', '#0c0c0c', '#000000'] as const;
-  const extremeCopies = EXTREMES.flatMap((color) => COPY_TRANSFORMS.filter((t) => t !== 'resize-150' && !(color === '#000000' && t === 'contrast+15')).map((t) => [color, t] as const));
-  it.each(extremeCopies)('accepts a copy of a frog on a %s background (%s)', async (color, transform) => {
-    const png = await drawn({ ...ORIGINAL, background: { color, accent: color, pattern: 'solid' } });
+  const solid = (color: string) => ({ color, accent: color, pattern: 'solid' as const });
+  const EXTREMES = [
+    ['white', solid('#ffffff')],
+    ['pale grey', solid('#f4f4f4')],
+    ['near-black', solid('#0c0c0c')],
+    ['black', solid('#000000')],
+    // Contrast takes the dots to white: a plain near-white cell then excuses them.
+    ['white, pale grey dots', { color: '#ffffff', accent: '#eeeeee', pattern: 'dots' as const }],
+  ] as const;
+  const extremeCopies = EXTREMES.flatMap(([name, background]) => COPY_TRANSFORMS.filter((t) => t !== 'resize-150' && !(name === 'black' && t === 'contrast+15')).map((t) => [name, t, background] as const));
+  it.each(extremeCopies)('accepts a copy of a frog on a %s background (%s)', async (_, transform, background) => {
+    const png = await drawn({ ...ORIGINAL, background });
     expect(judgePair(await item('original', png), await item('copy', await plantedCopy(png, transform))).same).toBe(true);
   });
 

@@ -721,8 +721,8 @@ export function textureDifference(a: { texture: Uint8Array; thumb: Uint8Array },
   let cells = 0;
   // A plain cell near white in the lighter picture excuses a pattern the edit takes to white.
   for (let i = 0; i < SIDE * SIDE; i++) {
-    if (ta[i]! >= TEXTURE_PATTERNED && plainB[i] === 1 && !(lighter === 'b' && nearWhite(rb, i) && clipsToWhite(tone, darkestShade(ta, ra, i)))) cells++;
-    else if (tb[i]! >= TEXTURE_PATTERNED && plainA[i] === 1 && !(lighter === 'a' && nearWhite(ra, i) && clipsToWhite(tone, darkestShade(tb, rb, i)))) cells++;
+    if (ta[i]! >= TEXTURE_PATTERNED && plainB[i] === 1 && !(lighter === 'b' && nearWhite(rb, i) && clipsToWhite(tone, darkestShade(ra, i)))) cells++;
+    else if (tb[i]! >= TEXTURE_PATTERNED && plainA[i] === 1 && !(lighter === 'a' && nearWhite(ra, i) && clipsToWhite(tone, darkestShade(rb, i)))) cells++;
   }
   return cells;
 }
@@ -730,18 +730,22 @@ export function textureDifference(a: { texture: Uint8Array; thumb: Uint8Array },
 const nearWhite = (rgb: Uint8Array, i: number) => rgb[i * 3]! >= NEAR_WHITE || rgb[i * 3 + 1]! >= NEAR_WHITE || rgb[i * 3 + 2]! >= NEAR_WHITE;
 const NEAR_WHITE = 250;
 
-/** The darkest shade (grey 0..255) a pattern reaches around cell i: each cell's grey less half its texture value (about one σ), least over the 3×3 neighbourhood. */
-function darkestShade(texture: Uint8Array, rgb: Uint8Array, i: number): number {
+/**
+ * The darkest shade (grey 0..255) around cell i: the least thumbnail grey over its 3×3
+ * neighbourhood. A pattern as coarse as a cell (stripes) shows its dark shade there; a finer
+ * one (dots) averages into its background, so the edit is judged on the cells' own colours.
+ */
+function darkestShade(rgb: Uint8Array, i: number): number {
   const r = (i / SIDE) | 0;
   const c = i % SIDE;
   let darkest = 255;
   for (let y = Math.max(0, r - 1); y <= Math.min(SIDE - 1, r + 1); y++) {
     for (let x = Math.max(0, c - 1); x <= Math.min(SIDE - 1, c + 1); x++) {
       const k = y * SIDE + x;
-      darkest = Math.min(darkest, 0.299 * rgb[k * 3]! + 0.587 * rgb[k * 3 + 1]! + 0.114 * rgb[k * 3 + 2]! - texture[k]! / 2);
+      darkest = Math.min(darkest, 0.299 * rgb[k * 3]! + 0.587 * rgb[k * 3 + 1]! + 0.114 * rgb[k * 3 + 2]!);
     }
   }
-  return Math.max(0, darkest);
+  return darkest;
 }
 
 /** Whether the edit (darker picture → lighter) takes a neutral grey (0..255) to near white. */
