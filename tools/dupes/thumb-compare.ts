@@ -288,6 +288,11 @@ function fitChannels(a: Float32Array, b: Float32Array, reversed: boolean): NonNu
   return curves;
 }
 
+/** A gamma or contrast tool's curve on one sRGB channel value (0..1): gain·v^gamma + offset, unclipped. */
+function channelCurve(curve: NonNullable<Tone['channels']>, v: number): number {
+  return curve.gain * v ** curve.gamma + curve.offset;
+}
+
 /** a's pixels through a channel curve (clipped to 0..1 as in a file), back to Lab; pixels pushed above white by more than CLIP_MARGIN are marked. */
 function applyChannels(a: Float32Array, curve: NonNullable<Tone['channels']>): { mapped: Float32Array; clipped: Uint8Array } {
   const out = new Float32Array(BYTES);
@@ -296,7 +301,7 @@ function applyChannels(a: Float32Array, curve: NonNullable<Tone['channels']>): {
   for (let i = 0; i < BYTES; i += 3) {
     labToLinear(a[i]!, a[i + 1]!, a[i + 2]!);
     for (let ch = 0; ch < 3; ch++) {
-      const v = curve.gain * encode(clip(LINEAR_RGB[ch]!)) ** curve.gamma + curve.offset;
+      const v = channelCurve(curve, encode(clip(LINEAR_RGB[ch]!)));
       if (v > 1 + CLIP_MARGIN) clipped[i / 3] = 1;
       rgb[ch] = decode(clip(v));
     }
@@ -308,10 +313,14 @@ function applyChannels(a: Float32Array, curve: NonNullable<Tone['channels']>): {
 /** Of the tones fitTone offers, the one that leaves the fewest changed pixels (then the least mean difference). */
 function bestTone(a: Float32Array, b: Float32Array, settings: CompareSettings): { tone: Tone } & ReturnType<typeof residualFigures> {
   let best: ({ tone: Tone } & ReturnType<typeof residualFigures>) | null = null;
+  // Which cells of each side have one colour (for the clip slack): the same for every tone, so made once a side.
+  let flatA: Uint8Array | undefined;
+  let flatB: Uint8Array | undefined;
   for (const tone of fitTone(a, b)) {
     const reversed = tone.channels?.reversed === true;
     const { mapped, clipped } = applyTone(reversed ? b : a, tone);
-    const figures = residualFigures(mapped, reversed ? a : b, settings, clipped, reversed ? b : a);
+    const flat = clipped === null ? null : reversed ? (flatB ??= flatCells(b)) : (flatA ??= flatCells(a));
+    const figures = residualFigures(mapped, reversed ? a : b, settings, clipped, flat);
     if (!best || figures.changedPixels < best.changedPixels || (figures.changedPixels === best.changedPixels && figures.meanDifference < best.meanDifference)) best = { tone, ...figures };
   }
   return best!;
@@ -355,11 +364,10 @@ function applyTone(a: Float32Array, tone: Tone): { mapped: Float32Array; clipped
  * darker ones (an eye's white and its pupil, a pale background and an outline): the edit of
  * the cell's average predicts it too light. There a cell darker than predicted counts as
  * changed only above CLIP_SLACK × tolerance; a lighter one as anywhere else. A cell whose
- * neighbourhood in the source has one colour (flatCells) has nothing to mix and no slack: a
+ * neighbourhood in the source has one colour (`flat`, flatCells) has nothing to mix and no slack: a
  * pale yellow background is not a brightened pale green one.
  */
-function residualFigures(x: Float32Array, y: Float32Array, { tolerance, fineTolerance }: CompareSettings, clipped: Uint8Array | null = null, source: Float32Array | null = null) {
-  const flat = clipped !== null && source !== null ? flatCells(source) : null;
+function residualFigures(x: Float32Array, y: Float32Array, { tolerance, fineTolerance }: CompareSettings, clipped: Uint8Array | null = null, flat: Uint8Array | null = null) {
   const changed = new Uint8Array(PIXELS);
   const fine = new Uint8Array(PIXELS);
   const tolerance2 = tolerance * tolerance;
@@ -754,7 +762,7 @@ function clipsToWhite(tone: Tone, grey: number): boolean {
   if (tone.channels) {
     const { gain, offset, gamma, reversed } = tone.channels;
     // A reversed curve maps the lighter picture onto the darker: inverted here.
-    v = reversed ? Math.max(0, (grey / 255 - offset) / gain) ** (1 / gamma) : gain * (grey / 255) ** gamma + offset;
+    v = reversed ? Math.max(0, (grey / 255 - offset) / gain) ** (1 / gamma) : channelCurve(tone.channels, grey / 255);
   } else {
     const L = 116 * labF(LINEAR[Math.round(grey)]!) - 16;
     v = encode(Math.min(1, labFInverse((lightnessOf(tone.lightness, L) + 16) / 116)));
