@@ -1,6 +1,6 @@
 /**
  * The full-decode floors (`fullDecodeOnly`, `streamedDecodeOnly`, `fullDecodeFreed`: naive-pipeline.ts) against
- * the issue's naive pipeline, in a Node process of its own: `node --import tsx decode-floor.ts
+ * the issue's naive pipeline, and the renditions' encode floor (`encodeOnly`), in a Node process of its own: `node --import tsx decode-floor.ts
  * LIST ROUNDS`, LIST a file of image paths (one per line). The four alternate for ROUNDS
  * rounds; the best round of each is printed as JSON on stdout. Spawned by build.bench.ts.
  *
@@ -11,8 +11,10 @@
  * (453 MB of live objects: 1.72×). The naive pipeline's rate moved less than 10% in those runs.
  */
 import { readFileSync } from 'node:fs';
-import { fullDecodeFreed, fullDecodeOnly, naiveAnalyse, streamedDecodeOnly } from './naive-pipeline.js';
-import { type PipelineRate, pipelineRate } from './pipeline-rate.js';
+import { readFile } from 'node:fs/promises';
+import { configureSharpForBatch } from '../image/decode.js';
+import { encodeOnly, fullDecodeFreed, fullDecodeOnly, naiveAnalyse, reducedCopies, type ReducedCopies, streamedDecodeOnly } from './naive-pipeline.js';
+import { CONCURRENCY, cpuSeconds, type PipelineRate, pipelineRate } from './pipeline-rate.js';
 
 export interface DecodeFloorResult {
   images: number;
@@ -24,6 +26,29 @@ export interface DecodeFloorResult {
   streamed: PipelineRate;
   /** Decoded into a frame-sized buffer, freed at once (as the build frees its frames). */
   freed: PipelineRate;
+  /** The renditions' WebP encodes alone, of ENCODE_SAMPLE images at most (their copies reduced beforehand, untimed). */
+  encodes: PipelineRate;
+}
+
+/** Images whose copies the encode floor holds in memory at once (~1 MB each). */
+const ENCODE_SAMPLE = 400;
+
+/** `encodeOnly` over the copies of an even sample of `files`, CONCURRENCY at a time, as the build encodes them. */
+async function encodeFloor(files: string[]): Promise<PipelineRate> {
+  const step = Math.max(1, Math.ceil(files.length / ENCODE_SAMPLE));
+  const images: ReducedCopies[] = [];
+  for (const [k, file] of files.entries()) if (k % step === 0) images.push(await reducedCopies(await readFile(file)));
+  const restore = await configureSharpForBatch();
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  let next = 0;
+  const worker = async () => {
+    while (next < images.length) await encodeOnly(images[next++]!);
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  const rate = { rate: images.length / ((performance.now() - started) / 1000), cpuMsPerImage: (cpuSeconds(cpu) * 1000) / images.length };
+  restore();
+  return rate;
 }
 
 const [list, roundsArg] = process.argv.slice(2);
@@ -40,5 +65,7 @@ for (let round = 0; round < rounds; round++) {
   streamed = best(streamed, await pipelineRate(files, streamedDecodeOnly));
   freed = best(freed, await pipelineRate(files, fullDecodeFreed));
 }
-const result: DecodeFloorResult = { images: files.length, rounds, naive: naive!, floor: floor!, streamed: streamed!, freed: freed! };
+let encodes: PipelineRate | null = null;
+for (let round = 0; round < rounds; round++) encodes = best(encodes, await encodeFloor(files));
+const result: DecodeFloorResult = { images: files.length, rounds, naive: naive!, floor: floor!, streamed: streamed!, freed: freed!, encodes: encodes! };
 process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -1,6 +1,8 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { fullDecodeFreed, fullDecodeOnly, streamedDecodeOnly } from './naive-pipeline.js';
+import { decodeFirstFrame } from '../image/decode.js';
+import { encodeRenditions } from '../image/renditions.js';
+import { encodeOnly, fullDecodeFreed, fullDecodeOnly, reducedCopies, streamedDecodeOnly } from './naive-pipeline.js';
 
 /** A 300×200 noisy RGB picture (noise, so that compression cannot make rows trivially cheap). */
 async function picture(format: 'png' | 'jpeg' | 'webp'): Promise<Buffer> {
@@ -34,5 +36,23 @@ describe('the full-decode floors of the build bench', () => {
     await expect(streamedDecodeOnly(cut)).rejects.toThrow(/premature end/);
     // The control: the failure comes from reading on to the last row, past the cut.
     await expect(sharp(cut).extract({ left: 0, top: 0, width: 300, height: 1 }).raw().toBuffer()).resolves.toHaveLength(300 * 3);
+  });
+});
+
+describe("the renditions' encode floor", () => {
+  it.each([
+    ['wider than every copy', 700, 'png'],
+    ['between the widths (a copy at its own width)', 400, 'jpeg'],
+  ] as const)('encodes the very copies the build makes of an image %s', async (_, width, format) => {
+    const raw = Buffer.alloc(width * 300 * 3);
+    for (let i = 0; i < raw.length; i++) raw[i] = ((i % (width * 3)) * 7 + Math.floor(i / (width * 3)) * 3) & 0xff;
+    const bytes = await sharp(raw, { raw: { width, height: 300, channels: 3 } })[format]().toBuffer();
+    const decoded = await decodeFirstFrame(bytes, { maxPixels: 1e7, timeoutMs: 30_000 });
+    if (!decoded.ok) throw new Error(decoded.message);
+    const build = await encodeRenditions({ bytes, width, animated: false, pixels: decoded.image }, { maxPixels: 1e7, timeoutMs: 30_000 });
+    const copies = await reducedCopies(bytes);
+    expect(copies.map((copy) => copy.width)).toEqual(build.map((copy) => copy.width));
+    // Byte for byte the same encodes: the floor times the build's own encoder work, no more, no less.
+    expect(await encodeOnly(copies)).toBe(build.reduce((sum, copy) => sum + copy.bytes.length, 0));
   });
 });

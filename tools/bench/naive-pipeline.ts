@@ -14,10 +14,15 @@
  *   keep only the last row, so no frame-sized buffer is ever filled: the decoder's own work.
  *   When the naive pipeline takes less than twice a floor's time, a pipeline bound by that
  *   floor cannot be 2× as fast as the naive one.
+ * - `reducedCopies` + `encodeOnly`: the renditions' floor. Each image's copies are reduced
+ *   beforehand, untimed; then only the WebP encodes are timed, with the build's settings. No
+ *   way of making the copies costs less than encoding them, so encodes ÷ (a build without
+ *   renditions + encodes) is the least share of a cold build renditions can have.
  */
 import { encode } from 'blurhash';
 import sharp from 'sharp';
 import { releaseFrame } from '../image/decode.js';
+import { RENDITION_SETTINGS, renditionWidths } from '../image/renditions.js';
 import { phashFromGrey32 } from '../image/phash.js';
 import { referenceGridFeatures } from '../image/pixel-pass.js';
 
@@ -80,4 +85,29 @@ export async function streamedDecodeOnly(bytes: Buffer): Promise<number> {
   const lastRow = (pageHeight ?? height!) - 1;
   const row = await sharp(bytes, { pages: 1 }).extract({ left: 0, top: lastRow, width: width!, height: 1 }).raw().toBuffer();
   return row.length;
+}
+
+/** An image's renditions as raw pixels, before encoding. */
+export type ReducedCopies = { data: Buffer; width: number; height: number; channels: 3 | 4 }[];
+
+/** The raw copies the build would encode for an image (renditionWidths, the build's kernel), made without timing. */
+export async function reducedCopies(bytes: Buffer): Promise<ReducedCopies> {
+  const { data, info } = await sharp(bytes, { pages: 1 }).rotate().raw().toBuffer({ resolveWithObject: true });
+  const raw = { raw: { width: info.width, height: info.height, channels: info.channels } };
+  const copies: ReducedCopies = [];
+  for (const width of renditionWidths(info.width)) {
+    const copy = await sharp(data, raw).resize({ width, kernel: RENDITION_SETTINGS.kernel }).raw().toBuffer({ resolveWithObject: true });
+    copies.push({ data: copy.data, width: copy.info.width, height: copy.info.height, channels: copy.info.channels as 3 | 4 });
+  }
+  return copies;
+}
+
+/** Only the WebP encodes of an image's copies, one after another, with the build's settings. */
+export async function encodeOnly(copies: ReducedCopies): Promise<number> {
+  const { quality, alphaQuality, effort, smartSubsample } = RENDITION_SETTINGS;
+  let bytes = 0;
+  for (const copy of copies) {
+    bytes += (await sharp(copy.data, { raw: copy }).webp({ quality, alphaQuality, effort, smartSubsample }).toBuffer()).length;
+  }
+  return bytes;
 }
