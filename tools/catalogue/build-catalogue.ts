@@ -9,7 +9,7 @@ import { isAtOrBelow, scanContent, folderProblem } from './scan-content.js';
 import { catalogueDataFiles, compileCatalogue } from '../../functions/core/catalogue.js';
 import { compareRecords, type PepeRecord, type SiteUrls } from '../../functions/core/record.js';
 import { type AnalyseContentOptions, type AnalysedItem, type AnalyseStats, analyseContent, defaultCacheDir, effectiveLimits, sortProblems } from './analyse-content.js';
-import { openRenditions, renditionFiles, type RenditionRun, thumbnailsOf } from './renditions.js';
+import { openRenditions, renditionFiles, renditionFolder, type RenditionRun, thumbnailsOf } from './renditions.js';
 import type { RenditionSettings } from '../image/renditions.js';
 import { createManifest, loadManifest, type Manifest, MANIFEST_FILE, readManifestSync, sha256Of, UnusableManifestError } from '../shared/manifest.js';
 import { nearDuplicateProblems } from './near-duplicate-problems.js';
@@ -289,7 +289,8 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
     size: item.record.file_size,
     copyFrom: item.abs,
   }));
-  for (const item of analysis.items) files.push(...renditionFiles(cacheDir, item.record.id, renditionsOf(item)));
+  const folder = renditionFolder(cacheDir);
+  for (const item of analysis.items) files.push(...renditionFiles(folder, item.record.id, renditionsOf(item)));
   // The bundle inlines the data module (generated from the staging folder); the pieces file is read by the function at run time.
   for (const { path, body } of catalogueDataFiles(data)) {
     files.push({ path, body, sha256: sha256Of(body), size: byteLength(body), neededByGenerate: path === 'data/catalogue.mjs' });

@@ -27,7 +27,7 @@ export const CACHE_FILE_NAMES = [
   'search-index.json',
   'near-duplicates.json',
   'near-duplicates-items.json',
-  'renditions.json',
+  'renditions.bin',
   'generated.json',
 ] as const;
 

@@ -11,6 +11,7 @@ import { IMAGE_CACHE_CONTROL } from '../../functions/core/cache-policy.js';
 import { raw } from '../serve/http-client.test-helper.js';
 import { startServer } from '../serve/server.js';
 import { buildCatalogue } from './build-catalogue.js';
+import { readCacheDocuments } from './cache-log.js';
 import { makeRenditions, renditionCacheFile, type RenditionSource } from './renditions.js';
 
 vi.setConfig({ testTimeout: 60_000 });
@@ -115,6 +116,32 @@ describe('renditions', () => {
     expect((await makeRenditions(added, { cacheDir, limits: LIMITS })).run).toMatchObject({ encoded: 1, reused: 2 });
     const other = { ...RENDITION_SETTINGS, quality: 60 };
     expect((await makeRenditions(added, { cacheDir, limits: LIMITS, settings: other })).run).toMatchObject({ encoded: 3, reused: 0 });
+  });
+
+  it('appends the rows a build changed to the index, reads them back, and rewrites a torn tail', async () => {
+    const { dir, cacheDir, sources } = await fresh(['wide', 'medium']);
+    const index = join(cacheDir, 'renditions.bin');
+    await makeRenditions(sources, { cacheDir, limits: LIMITS });
+    const base = await readFile(index);
+    const added = [...sources, await sourceIn(dir, 'exact')];
+    await makeRenditions(added, { cacheDir, limits: LIMITS });
+    const appended = await readFile(index);
+    expect(appended.subarray(0, base.length)).toEqual(base);
+    expect(appended.length).toBeGreaterThan(base.length);
+    expect((await makeRenditions(added, { cacheDir, limits: LIMITS })).run).toMatchObject({ encoded: 0, reused: 3 });
+    // A crash in the middle of the append: the base's rows still count, the torn row is encoded again.
+    await writeFile(index, appended.subarray(0, appended.length - 3));
+    expect((await makeRenditions(added, { cacheDir, limits: LIMITS })).run).toMatchObject({ encoded: 1, reused: 2 });
+    expect((await makeRenditions(added, { cacheDir, limits: LIMITS })).run).toMatchObject({ encoded: 0, reused: 3 });
+  });
+
+  it('reads the index of the former layout (one JSON document), so that an upgrade encodes nothing again', async () => {
+    const { cacheDir, sources } = await fresh(['wide', 'medium']);
+    const made = await makeRenditions(sources, { cacheDir, limits: LIMITS });
+    const [base] = readCacheDocuments(await readFile(join(cacheDir, 'renditions.bin')))!.documents as [{ encoder: string }];
+    await writeFile(join(cacheDir, 'renditions.json'), JSON.stringify({ encoder: base.encoder, sources: Object.fromEntries([...made.bySource].map(([sha, files]) => [sha, { files }])) }));
+    await rm(join(cacheDir, 'renditions.bin'));
+    expect((await makeRenditions(sources, { cacheDir, limits: LIMITS })).run).toMatchObject({ encoded: 0, reused: 2 });
   });
 
   it('encodes again when a cached file was deleted, rather than copying a missing file', async () => {
