@@ -317,7 +317,8 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
       // After the function bundle has started: it needs the data module, not the answers.
       plannedLater: () => {
         const planStart = performance.now();
-        const imageSha256 = new Map(files.filter((file) => file.copyFrom !== undefined || file.linkFrom !== undefined).map((file) => [file.path.slice('site/images/'.length), file.sha256]));
+        // The originals (copied), whose sums the dataset lists; not the renditions (linked from the cache).
+        const imageSha256 = new Map(files.filter((file) => file.copyFrom !== undefined).map((file) => [file.path.slice('site/images/'.length), file.sha256]));
         const answers = planAnswers(data, reuse, (name) => imageSha256.get(name)!);
         planMs = performance.now() - planStart;
         return answers;
