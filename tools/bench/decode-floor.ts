@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { configureSharpForBatch } from '../image/decode.js';
 import { encodeOnly, fullDecodeFreed, fullDecodeOnly, naiveAnalyse, reducedCopies, type ReducedCopies, streamedDecodeOnly } from './naive-pipeline.js';
-import { CONCURRENCY, cpuSeconds, type PipelineRate, pipelineRate } from './pipeline-rate.js';
+import { type PipelineRate, pipelineRate, rateOver } from './pipeline-rate.js';
 
 export interface DecodeFloorResult {
   images: number;
@@ -39,16 +39,11 @@ async function encodeFloor(files: string[]): Promise<PipelineRate> {
   const images: ReducedCopies[] = [];
   for (const [k, file] of files.entries()) if (k % step === 0) images.push(await reducedCopies(await readFile(file)));
   const restore = await configureSharpForBatch();
-  const started = performance.now();
-  const cpu = process.cpuUsage();
-  let next = 0;
-  const worker = async () => {
-    while (next < images.length) await encodeOnly(images[next++]!);
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  const rate = { rate: images.length / ((performance.now() - started) / 1000), cpuMsPerImage: (cpuSeconds(cpu) * 1000) / images.length };
-  restore();
-  return rate;
+  try {
+    return await rateOver(images, encodeOnly);
+  } finally {
+    restore();
+  }
 }
 
 const [list, roundsArg] = process.argv.slice(2);

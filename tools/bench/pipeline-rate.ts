@@ -19,14 +19,18 @@ export interface PipelineRate {
   cpuMsPerImage: number;
 }
 
-/** Each file read and handed to `analyse`, CONCURRENCY at a time. */
-export async function pipelineRate(files: readonly string[], analyse: (bytes: Buffer) => Promise<unknown>): Promise<PipelineRate> {
+/** `work` on every item (an image each), CONCURRENCY at a time. */
+export async function rateOver<T>(items: readonly T[], work: (item: T) => Promise<unknown>): Promise<PipelineRate> {
   const started = performance.now();
   const cpu = process.cpuUsage();
   let next = 0;
   const worker = async () => {
-    while (next < files.length) await analyse(await readFile(files[next++]!));
+    while (next < items.length) await work(items[next++]!);
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  return { rate: files.length / ((performance.now() - started) / 1000), cpuMsPerImage: (cpuSeconds(cpu) * 1000) / files.length };
+  return { rate: items.length / ((performance.now() - started) / 1000), cpuMsPerImage: (cpuSeconds(cpu) * 1000) / items.length };
 }
+
+/** Each file read and handed to `analyse`, CONCURRENCY at a time. */
+export const pipelineRate = (files: readonly string[], analyse: (bytes: Buffer) => Promise<unknown>): Promise<PipelineRate> =>
+  rateOver(files, async (file) => analyse(await readFile(file)));

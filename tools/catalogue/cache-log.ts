@@ -43,3 +43,42 @@ export function frameDocument(document: unknown, withMagic: boolean): Buffer {
   header.writeUInt32LE(json.length, header.length - 4);
   return Buffer.concat([header, json]);
 }
+
+/**
+ * Where a framed cache file stands between saves: whether a delta may be appended to it, and
+ * the bytes of its first document and of the deltas after it. A save appends while the deltas
+ * weigh less than `floorBytes` or half the first document, and rewrites the file whole after.
+ * build-cache.bin (feature-cache.ts) and renditions.bin (renditions.ts) keep one each.
+ */
+export class CacheLog {
+  private appendable = false;
+  private baseBytes = 0;
+  private logBytes = 0;
+
+  constructor(private readonly floorBytes: number) {}
+
+  /**
+   * After a read of the whole file (`fileBytes`): a torn or corrupt tail must not be appended
+   * after, nor may a delta go behind a first document the caller will not keep (`keepsBase`).
+   */
+  loaded(read: CacheDocuments, fileBytes: number, keepsBase = true): void {
+    this.appendable = keepsBase && read.validBytes === fileBytes;
+    this.baseBytes = read.baseBytes;
+    this.logBytes = read.validBytes - read.baseBytes;
+  }
+
+  /** Whether the next save may append a delta rather than rewrite the file. */
+  get appends(): boolean {
+    return this.appendable && this.logBytes < Math.max(this.floorBytes, this.baseBytes / 2);
+  }
+
+  appended(frameBytes: number): void {
+    this.logBytes += frameBytes;
+  }
+
+  rewritten(frameBytes: number): void {
+    this.appendable = true;
+    this.baseBytes = frameBytes;
+    this.logBytes = 0;
+  }
+}

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import type { ImageExt } from '../../functions/core/record.js';
 import type { ImageAnalysis } from '../image/analyse-image.js';
 import type { ImageFormat } from '../image/format.js';
-import { frameDocument, readCacheDocuments } from './cache-log.js';
+import { CacheLog, frameDocument, readCacheDocuments } from './cache-log.js';
 import { readRegularFile } from '../shared/read-regular-file.js';
 import { replaceFile } from '../shared/replace-file.js';
 import { type NormalisedSidecar, sidecarRulesVersion } from './sidecar.js';
@@ -131,7 +131,7 @@ export class FeatureCache {
   /** Retired features this run used again: the next delta says so. */
   private readonly revived = new Set<string>();
   /** State of build-cache.bin as loaded or last saved: may a delta be appended, and how big is it so far. */
-  private log = { appendable: false, baseBytes: 0, logBytes: 0 };
+  private readonly log = new CacheLog(LOG_FLOOR_BYTES);
   private dirty = false;
 
   private constructor(readonly dir: string, readonly featureVersion: string, readonly sidecarRules: string) {
@@ -193,7 +193,7 @@ export class FeatureCache {
       this.sidecars.clear();
     }
     // A torn tail must not be appended after: the next save rewrites the file.
-    this.log = { appendable: sameRules && sameRows && read.validBytes === bytes.length, baseBytes: read.baseBytes, logBytes: read.validBytes - read.baseBytes };
+    this.log.loaded(read, bytes.length, sameRules && sameRows);
     if (base.featureVersion !== this.featureVersion) return;
     if (!this.thumbs.adopt(thumbs)) return;
     for (const [sha, format, ext, mime, width, height, phash, blurhash, animated, slot] of featureRows.values()) {
@@ -288,8 +288,7 @@ export class FeatureCache {
     const thumbs = await this.thumbs.write([...this.features]);
     const featureRow = (sha: string, f: CachedFeatures): FeatureRow => [sha, f.format, f.ext, f.mime, f.width, f.height, f.phash, f.blurhash, f.animated ? 1 : 0, thumbs.slotOf(sha)!];
 
-    const logLimit = Math.max(LOG_FLOOR_BYTES, this.log.baseBytes / 2);
-    if (!thumbs.compacted && this.log.appendable && this.log.logBytes < logLimit) {
+    if (!thumbs.compacted && this.log.appends) {
       const delta: CacheDelta = {
         thumbs: thumbs.state,
         images: this.images.changedRows(),
@@ -301,7 +300,7 @@ export class FeatureCache {
       };
       const frame = frameDocument(delta, false);
       await appendFile(this.file, frame);
-      this.log.logBytes += frame.length;
+      this.log.appended(frame.length);
     } else {
       const json: CacheJson = {
         featureVersion: this.featureVersion,
@@ -315,7 +314,7 @@ export class FeatureCache {
       };
       const frame = frameDocument(json, true);
       await replaceFile(this.file, frame);
-      this.log = { appendable: true, baseBytes: frame.length, logBytes: 0 };
+      this.log.rewritten(frame.length);
     }
     await thumbs.finish();
     this.images.clearChanged();

@@ -26,7 +26,7 @@ import { error, type Problem } from '../shared/problems.js';
 import { readRegularFile } from '../shared/read-regular-file.js';
 import { replaceFile } from '../shared/replace-file.js';
 import { readCacheJson } from './cache-files.js';
-import { frameDocument, readCacheDocuments } from './cache-log.js';
+import { CacheLog, frameDocument, readCacheDocuments } from './cache-log.js';
 import { readContentFileSync } from './scan-content.js';
 import type { PlannedFile } from './write-output.js';
 
@@ -64,11 +64,6 @@ interface IndexDelta {
   sources: Record<string, SourceRow | null>;
 }
 
-interface IndexLog {
-  appendable: boolean;
-  baseBytes: number;
-  logBytes: number;
-}
 
 /** What the stage needs of an analysed image. */
 export interface RenditionSource {
@@ -111,7 +106,9 @@ export interface RenditionsOptions {
 /** The folder of the cached rendition files. */
 export const renditionFolder = (cacheDir: string): string => join(cacheDir, RENDITIONS_DIR);
 const cacheFileName = (sha256: string) => `${sha256}.webp`;
-export const renditionCacheFile = (cacheDir: string, sha256: string): string => join(renditionFolder(cacheDir), cacheFileName(sha256));
+/** A cached rendition's path in `folder` (renditionFolder's): joined by hand, since a path.join per file cost ~85 ms at 10k images. */
+const cacheFileIn = (folder: string, sha256: string): string => `${folder}${sep}${cacheFileName(sha256)}`;
+export const renditionCacheFile = (cacheDir: string, sha256: string): string => cacheFileIn(renditionFolder(cacheDir), sha256);
 
 /** The output file name of a rendition of record `id`. */
 export const renditionFileName = (id: string, entry: RenditionEntry): string => `${id}-${entry.width}w-${entry.sha256.slice(0, 16)}.webp`;
@@ -121,12 +118,9 @@ export function thumbnailsOf(id: string, entries: readonly RenditionEntry[]): Pe
   return entries.map((entry) => ({ file_name: renditionFileName(id, entry), width: entry.width, height: entry.height, type: RENDITION_TYPE }));
 }
 
-/**
- * The output files of a record's renditions (linked from the cache: write-output.ts). `folder`
- * is renditionFolder's, worked out once per build: a path.join per file cost ~85 ms at 10k images.
- */
+/** The output files of a record's renditions (linked from the cache: write-output.ts); `folder` is renditionFolder's, worked out once per build. */
 export function renditionFiles(folder: string, id: string, entries: readonly RenditionEntry[]): PlannedFile[] {
-  return entries.map((entry) => ({ path: `site/images/${renditionFileName(id, entry)}`, sha256: entry.sha256, size: entry.size, linkFrom: `${folder}${sep}${cacheFileName(entry.sha256)}` }));
+  return entries.map((entry) => ({ path: `site/images/${renditionFileName(id, entry)}`, sha256: entry.sha256, size: entry.size, linkFrom: cacheFileIn(folder, entry.sha256) }));
 }
 
 
@@ -139,24 +133,24 @@ const sourcesOf = (json: Partial<IndexJson> | null, encoder: string): Map<string
  * cost ~50 ms at 10k images. Another encoder's index, a torn tail or a corrupt file is rewritten
  * whole at the next save; what is unreadable reads as no index.
  */
-async function loadIndex(cacheDir: string, encoder: string): Promise<{ index: Map<string, SourceRow>; log: IndexLog }> {
-  const rewrite = { appendable: false, baseBytes: 0, logBytes: 0 };
+async function loadIndex(cacheDir: string, encoder: string, log: CacheLog): Promise<Map<string, SourceRow>> {
   const bytes = await readRegularFile(join(cacheDir, RENDITIONS_INDEX)).catch(() => null);
   const read = bytes === null ? null : readCacheDocuments(bytes);
   if (read === null) {
     const legacy = (await readCacheJson(join(cacheDir, LEGACY_INDEX))) as Partial<IndexJson> | null;
-    return { index: sourcesOf(legacy, encoder) ?? new Map(), log: rewrite };
+    return sourcesOf(legacy, encoder) ?? new Map();
   }
   const [base, ...deltas] = read.documents as [Partial<IndexJson> | null, ...(IndexDelta | null)[]];
   const index = sourcesOf(base, encoder);
-  if (index === undefined) return { index: new Map(), log: rewrite };
+  if (index === undefined) return new Map();
   try {
     for (const delta of deltas) for (const [sha, row] of Object.entries(delta!.sources)) row === null ? index.delete(sha) : index.set(sha, row);
   } catch {
     // Valid JSON of the wrong shape: as corrupt as invalid JSON.
-    return { index: new Map(), log: rewrite };
+    return new Map();
   }
-  return { index, log: { appendable: read.validBytes === bytes!.length, baseBytes: read.baseBytes, logBytes: read.validBytes - read.baseBytes } };
+  log.loaded(read, bytes!.length);
+  return index;
 }
 
 /**
@@ -201,9 +195,8 @@ export async function openRenditions(options: RenditionsOptions): Promise<Rendit
   const settings = options.settings ?? RENDITION_SETTINGS;
   const { cacheDir } = options;
   const encoder = renditionEncoderKey(settings);
-  const loaded = await loadIndex(cacheDir, encoder);
-  const { index } = loaded;
-  let log = loaded.log;
+  const log = new CacheLog(LOG_FLOOR_BYTES);
+  const index = await loadIndex(cacheDir, encoder, log);
   const limits = { maxPixels: options.limits.maxPixels, timeoutMs: options.limits.timeoutMs };
   const inFlight = new Map<string, Promise<RenditionEntry[]>>();
   let folder: Promise<void> | undefined;
@@ -242,16 +235,16 @@ export async function openRenditions(options: RenditionsOptions): Promise<Rendit
     await Promise.all(inFlight.values());
     if (dirty.size === 0) return;
     const file = join(cacheDir, RENDITIONS_INDEX);
-    if (log.appendable && log.logBytes < Math.max(LOG_FLOOR_BYTES, log.baseBytes / 2)) {
+    if (log.appends) {
       const delta: IndexDelta = { sources: Object.fromEntries([...dirty].sort().map((sha) => [sha, index.get(sha) ?? null])) };
       const frame = frameDocument(delta, false);
       await appendFile(file, frame);
-      log.logBytes += frame.length;
+      log.appended(frame.length);
     } else {
       const sources = Object.fromEntries([...index].sort(([a], [b]) => (a < b ? -1 : 1)));
       const frame = frameDocument({ encoder, sources } satisfies IndexJson, true);
       await replaceFile(file, frame);
-      log = { appendable: true, baseBytes: frame.length, logBytes: 0 };
+      log.rewritten(frame.length);
       rmSync(join(cacheDir, LEGACY_INDEX), { force: true });
     }
     dirty.clear();
