@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { chunkEnds, chunkHash, contentChunks } from './content-chunks.js';
+
+const ids = (n: number, salt = ''): string[] => Array.from({ length: n }, (_, i) => `${salt}id-${i.toString(16).padStart(6, '0')}`);
+const chunkKeys = (keys: string[], mean: number, max: number): string[][] => contentChunks(keys, (k) => k, { mean, max });
+
+describe('contentChunks', () => {
+  it('pins the hash, so chunks are the same on every machine and in every language', () => {
+    // Values from an independent implementation (FNV-1a 32 + fmix32 in Python).
+    expect([chunkHash(''), chunkHash('a'), chunkHash('3f2b8c1e-9a4d-4e6b-8c2d-1a2b3c4d5e6f')]).toEqual([2872998923, 444641715, 2229613968]);
+  });
+
+  it('cuts every item once, in order, with chunks near the mean and never over the max', () => {
+    const keys = ids(20_000);
+    const chunks = chunkKeys(keys, 25, 100);
+    expect(chunks.flat()).toEqual(keys);
+    expect(Math.max(...chunks.map((c) => c.length))).toBeLessThanOrEqual(100);
+    const mean = keys.length / chunks.length;
+    expect(mean).toBeGreaterThan(18);
+    expect(mean).toBeLessThan(33);
+  });
+
+  it('changes only the chunk an insert, a removal or an edit falls in, and at most one neighbour', () => {
+    const keys = ids(5_000);
+    const before = chunkKeys(keys, 25, 100).map((c) => c.join());
+    const changed = (after: string[][]): number => {
+      const kept = new Set(before);
+      return after.map((c) => c.join()).filter((c) => !kept.has(c)).length;
+    };
+    for (const at of [0, 17, 2_500, 4_999]) {
+      const inserted = [...keys.slice(0, at), 'new-key', ...keys.slice(at)];
+      expect(changed(chunkKeys(inserted, 25, 100))).toBeLessThanOrEqual(2);
+      const removed = keys.filter((_, i) => i !== at);
+      expect(changed(chunkKeys(removed, 25, 100))).toBeLessThanOrEqual(2);
+    }
+    const appended = [...keys, ...ids(3, 'z')];
+    expect(changed(chunkKeys(appended, 25, 100))).toBeLessThanOrEqual(2);
+  });
+
+  it('cuts a run without a boundary at the max, and gives no chunk for no items', () => {
+    const noBoundary = ids(5_000).filter((k) => chunkHash(k) % 1_000_000 !== 0);
+    expect(chunkEnds(noBoundary.slice(0, 250), { mean: 1_000_000, max: 100 })).toEqual([100, 200, 250]);
+    expect(chunkEnds([], { mean: 25, max: 100 })).toEqual([]);
+    expect(() => chunkEnds(['a'], { mean: 0, max: 1 })).toThrow(/positive integers/);
+  });
+});
