@@ -24,6 +24,7 @@ const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
   renditions: () => import('./renditions.bench.js'),
   attacks: () => import('./attacks.bench.js'),
   export: () => import('./export.bench.js'),
+  change: () => import('./change.bench.js'),
 };
 
 function markdownTable(title: string, rows: Record<string, string | number>[]): string {

@@ -1,0 +1,211 @@
+/**
+ * What one change costs, at 1k and 10k records (--quick: 500; PEPE_BENCH_CHANGE_SIZES=100000
+ * for the scale target): an add dated now, a back-dated add, a tag edit and a removal, each
+ * built by a fresh `pepe build` process and published to an in-memory S3 bucket. Per change:
+ * files the build wrote and deleted and their bytes, PUTs and bytes uploaded (the added
+ * record's own images apart), the fresh build against a no-change build of the same minutes,
+ * and the publish. Then a no-op publish. The content is small fixture pictures with dates an
+ * hour apart, kept in .bench/ and put back as it was after every run.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { lstat, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { publishBuild } from '../publish/publish.js';
+import { MemoryS3 } from '../publish/testing/memory-s3.js';
+import { FIXTURE_URLS, fixtureId, fixtureImage } from '../testing/fixture-catalogue.js';
+import { makeFolders } from '../shared/make-folders.js';
+import { type Bench, type BenchContext, median, round } from './context.js';
+
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const BUCKET = 'pepe-change-bench';
+/** Dates an hour apart from 2000 on: a million records stay in the past. */
+const createdAt = (index: number): string => new Date(Date.UTC(2000, 0, 1) + index * 3_600_000).toISOString();
+const TAGS = [['smug'], ['sad', 'rain'], null, ['coffee', 'morning', 'smug'], ['classic']];
+
+async function makeChangeContent(dir: string, count: number, log: (m: string) => void): Promise<void> {
+  const marker = join(dir, '.complete');
+  if ((await readFile(marker, 'utf8').catch(() => '')) === String(count)) return;
+  log(`writing ${count} fixture images to ${dir}`);
+  await rm(dir, { recursive: true, force: true });
+  for (let index = 0; index < count; index++) {
+    const folder = join(dir, `f${Math.floor(index / 1000)}`);
+    if (index % 1000 === 0) await makeFolders(folder);
+    const { bytes, ext } = await fixtureImage(index);
+    const name = join(folder, `pepe-${index}`);
+    await writeFile(`${name}${ext}`, bytes);
+    await writeFile(`${name}.json`, `${JSON.stringify({ id: fixtureId(`change-${index}`), description: `pepe number ${index}`, tags: TAGS[index % TAGS.length], created_at: createdAt(index) })}\n`);
+  }
+  await writeFile(marker, String(count));
+}
+
+/** Every file below `dir` with what changes when a build replaces it (inode, mtime, size). */
+async function snapshot(dir: string): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  const walk = async (rel: string): Promise<void> => {
+    for (const entry of await readdir(join(dir, rel), { withFileTypes: true })) {
+      const path = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) await walk(path);
+      else {
+        const s = await lstat(join(dir, path));
+        files.set(path, `${s.ino}:${s.mtimeMs}:${s.size}`);
+      }
+    }
+  };
+  await walk('');
+  return files;
+}
+
+/** Files written (new or replaced) and deleted between two snapshots, with the written bytes. */
+function diff(before: Map<string, string>, after: Map<string, string>): { written: number; bytes: number; deleted: number } {
+  let written = 0;
+  let bytes = 0;
+  for (const [path, mark] of after) {
+    if (before.get(path) === mark) continue;
+    written++;
+    bytes += Number(mark.split(':')[2]);
+  }
+  let deleted = 0;
+  for (const path of before.keys()) if (!after.has(path)) deleted++;
+  return { written, bytes, deleted };
+}
+
+/** Wall seconds of `pepe build` in a new process, as a maintainer or CI runs it. */
+async function freshBuild(contentDir: string, outDir: string, cacheDir: string): Promise<number> {
+  const { GLIBC_TUNABLES: _tunedHere, ...env } = process.env;
+  const args = ['build', '--content', contentDir, '--out', outDir, '--cache', cacheDir, '--base-url', FIXTURE_URLS.baseUrl, '--api-url', FIXTURE_URLS.apiUrl, '--cdn-url', FIXTURE_URLS.cdnUrl];
+  const started = performance.now();
+  const child = spawn(process.execPath, [resolve(REPO, 'tools/pepe.mjs'), ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`pepe build exited with ${code}: ${stderr.slice(0, 1000)}`);
+  return (performance.now() - started) / 1000;
+}
+
+interface Published {
+  seconds: number;
+  puts: number;
+  /** Bytes of objects written, and of those not under the changed record's own image keys. */
+  bytes: number;
+  otherBytes: number;
+  deletes: number;
+}
+
+/** Publishes `outDir` to the bucket (stale keys deleted, clocks moved past their wait) and counts what it wrote. */
+async function publish(s3: MemoryS3, outDir: string, ownId: string | null, clock: { now: number }): Promise<Published> {
+  const before = new Map([...s3.objects].map(([key, object]) => [key, object.etag]));
+  const puts = s3.calls.PutObject ?? 0;
+  const deletes = s3.calls.DeleteObjects ?? 0;
+  const started = performance.now();
+  const result = await publishBuild({ bucket: BUCKET, dir: outDir, deleteStale: true, netlifyToml: join(REPO, 'netlify.toml') }, { client: s3, now: () => new Date(clock.now) });
+  const seconds = (performance.now() - started) / 1000;
+  clock.now += 3_600_000;
+  if (!result.ok) throw new Error(`publish failed: ${result.problems.map((p) => p.message).slice(0, 3).join('; ')}`);
+  let bytes = 0;
+  let otherBytes = 0;
+  for (const [key, object] of s3.objects) {
+    if (before.get(key) === object.etag) continue;
+    bytes += object.bytes.length;
+    if (!(ownId && key.startsWith(`images/${ownId}`))) otherBytes += object.bytes.length;
+  }
+  return { seconds, puts: (s3.calls.PutObject ?? 0) - puts, bytes, otherBytes, deletes: (s3.calls.DeleteObjects ?? 0) - deletes };
+}
+
+/** Writes a file by rename, so a content folder hard-linked elsewhere is never edited through the link. */
+async function replaceText(path: string, text: string): Promise<void> {
+  await writeFile(`${path}.bench-tmp`, text);
+  await rename(`${path}.bench-tmp`, path);
+}
+
+async function runSize(ctx: BenchContext, count: number): Promise<Record<string, string | number>[]> {
+  const contentDir = resolve('.bench', `change-content-${count}`);
+  await makeChangeContent(contentDir, count, ctx.log);
+  const outDir = join(ctx.tmpRoot, `dist-${count}`);
+  const cacheDir = join(ctx.tmpRoot, `cache-${count}`);
+  const s3 = new MemoryS3(BUCKET);
+  const clock = { now: Date.parse('2030-01-01T00:00:00Z') };
+  ctx.log(`cold build and first publish of ${count} records`);
+  const coldSeconds = await freshBuild(contentDir, outDir, cacheDir);
+  const first = await publish(s3, outDir, null, clock);
+  const rows: Record<string, string | number>[] = [];
+  const noChange: number[] = [];
+  const row = async (change: string, apply: () => Promise<string | null>, undo?: () => Promise<void>) => {
+    noChange.push(await freshBuild(contentDir, outDir, cacheDir));
+    const before = await snapshot(outDir);
+    const ownId = await apply();
+    const seconds = await freshBuild(contentDir, outDir, cacheDir);
+    const written = diff(before, await snapshot(outDir));
+    const published = await publish(s3, outDir, ownId, clock);
+    rows.push({
+      records: count,
+      change,
+      'files written / deleted': `${written.written} / ${written.deleted}`,
+      'MB written': round(written.bytes / 1e6, 2),
+      PUTs: published.puts,
+      'MB uploaded (besides its own images)': `${round(published.bytes / 1e6, 2)} (${round(published.otherBytes / 1e6, 2)})`,
+      'fresh build s': round(seconds, 2),
+      'no-change build s (median so far)': round(median([...noChange]), 2),
+      'publish s': round(published.seconds, 2),
+    });
+    await undo?.();
+  };
+  const added = join(contentDir, 'zz-added');
+  const addImage = async (n: number, when: string): Promise<string> => {
+    const image = await fixtureImage(count + 1000 + n);
+    const id = fixtureId(`change-added-${count}-${n}`);
+    await writeFile(`${added}-${n}${image.ext}`, image.bytes);
+    await writeFile(`${added}-${n}.json`, JSON.stringify({ id, description: 'added', tags: ['added'], created_at: when }));
+    return id;
+  };
+  const removeAdded = async (n: number) => {
+    for (const name of await readdir(contentDir)) if (name.startsWith(`zz-added-${n}.`)) await rm(join(contentDir, name));
+  };
+  const edited = join(contentDir, `f${Math.floor(count / 2 / 1000)}`, `pepe-${Math.floor(count / 2)}.json`);
+  const original = await readFile(edited, 'utf8');
+  try {
+    await row('add one, dated now', () => addImage(1, new Date(Date.UTC(2026, 0, 1)).toISOString()));
+    await row('add one, back-dated', () => addImage(2, createdAt(Math.floor(count / 3)).replace(':00.000Z', ':30.000Z')));
+    await row('edit one tag list', async () => {
+      const sidecar = JSON.parse(original) as { tags: string[] | null };
+      await replaceText(edited, `${JSON.stringify({ ...sidecar, tags: [...(sidecar.tags ?? []), 'edited'] })}\n`);
+      return null;
+    });
+    await row('remove one', async () => {
+      await removeAdded(1);
+      return null;
+    });
+    const noop = await publish(s3, outDir, null, clock);
+    rows.push({
+      records: count,
+      change: 'nothing (no-op publish)',
+      'files written / deleted': '0 / 0',
+      'MB written': 0,
+      PUTs: noop.puts,
+      'MB uploaded (besides its own images)': round(noop.bytes / 1e6, 2),
+      'fresh build s': '',
+      'no-change build s (median so far)': round(median([...noChange]), 2),
+      'publish s': round(noop.seconds, 2),
+    });
+  } finally {
+    await replaceText(edited, original);
+    await removeAdded(1);
+    await removeAdded(2);
+  }
+  const files = (await snapshot(outDir)).size;
+  ctx.log(`${count} records: cold build ${round(coldSeconds, 1)} s, first publish ${round(first.seconds, 1)} s, ${first.puts} PUTs, ${files} output files`);
+  return rows;
+}
+
+export default {
+  name: 'change',
+  async run(ctx) {
+    const override = process.env.PEPE_BENCH_CHANGE_SIZES?.split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0);
+    const sizes = override?.length ? override : ctx.quick ? [500] : [1000, 10_000];
+    for (const size of sizes) {
+      const rows = await runSize(ctx, size);
+      ctx.table(`${size} records: what one change writes, uploads and takes (fresh \`pepe build\`, publish to an in-memory bucket); the repeats of a figure are in HISTORY.md`, rows);
+    }
+  },
+} satisfies Bench;
