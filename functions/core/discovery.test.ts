@@ -3,6 +3,7 @@ import { compileCatalogue } from './catalogue.js';
 import { createHandler } from './handler.js';
 import type { PepeRecord } from './record.js';
 import { SIMILAR_LIMIT, SIMILAR_MAX_DISTANCE } from './similar.js';
+import { similarQuery } from './schemas.js';
 import { call, testCatalogue, testId, testRecords, TEST_URLS } from '../../tools/testing/test-catalogue.js';
 
 const NOW = Date.parse('2024-01-20T15:30:00Z');
@@ -185,6 +186,18 @@ describe('GET /api/similar?phash= (search by picture)', () => {
     }
     const empty = createHandler(compileCatalogue([], TEST_URLS));
     expect((await call(empty, `/api/similar?phash=${hex(A)}`)).json.data).toEqual([]);
+  });
+
+  it('accepts exactly the values the OpenAPI document describes (the zod schema)', async () => {
+    const phashes = ['0f0f0f0f0f0f0f0f', 'ABCDEF0123456789', 'abcdef012345678', '0f0f0f0f0f0f0f0f0', 'g0f0f0f0f0f0f0f0', '', ' 0f0f0f0f0f0f0f0'];
+    const distances = [undefined, '0', '7', '007', '8', '-1', '1.0', '', 'x'];
+    for (const phash of phashes) {
+      for (const max of distances) {
+        const query = new URLSearchParams({ phash, ...(max === undefined ? {} : { max_distance: max }) });
+        const r = await call(similar, `/api/similar?${query}`);
+        expect(r.status === 200, query.toString()).toBe(similarQuery.safeParse(Object.fromEntries(query)).success);
+      }
+    }
   });
 
   const EXPECTED = `16 hexadecimal digits, the 64-bit perceptual hash as Python's str(imagehash.phash(image)) writes it, such as c3d4e5f60718293a`;
