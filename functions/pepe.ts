@@ -25,7 +25,7 @@ export default Object.assign(createHandler(catalogue, { pieces }), { [RELEASE_FI
 
 // Netlify reads this statically: it must stay a literal. preferStatic lets the precomputed
 // files (by-id answers, similar pepes, /api/tags, /api/openapi.json) win; the function answers everything else under these
-// paths. includedFiles (relative to this folder) ships the pieces file with the function, and
+// paths, /api/similar?phash= among them (api/similar/ is a folder of files, not a file). includedFiles (relative to this folder) ships the pieces file with the function, and
 // not the data module, which is inlined (Netlify's tracer would add it, following the folder
 // named in PIECES_FOLDERS).
 export const config = {

@@ -2,13 +2,16 @@
  * API benchmark over synthetic catalogues (metadata only): in-process handler latency
  * (list pages, random, 1–2 word searches, by-id), cold start of the bundled function
  * (spawn node → import → first search answer) as a ratio to a bare `node -e 0` spawn
- * measured in the same run, bundle size, and heap after loading and querying.
+ * measured in the same run, bundle size, and heap after loading and querying; and what the
+ * function's data costs a record as Netlify deploys it (pieces file, bundle, zip made by
+ * Netlify's own bundler). `PEPE_BENCH_API_SIZE_ONLY=1` measures only that, at 1k, 10k and 100k.
  */
 import { spawn } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { cp, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { constants as perfConstants, PerformanceObserver } from 'node:perf_hooks';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { zipFunctions } from '@netlify/zip-it-and-ship-it';
 import { catalogueDataFiles, compileCatalogue } from '../../functions/core/catalogue.js';
 import { createHandler, type Handler } from '../../functions/core/handler.js';
 import { bundleFunction } from '../catalogue/bundle-function.js';
@@ -21,6 +24,7 @@ const SEARCH = 'search 1–2 words, limit=25';
 const FILTERED_SEARCH = 'the same searches + tags, exclude_tags, animated, orientation';
 const URLS = { baseUrl: 'https://pepe.example', apiUrl: 'https://api.pepe.example', cdnUrl: 'https://cdn.pepe.example' };
 const ORIGIN = 'https://pepe.example';
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Wall time of a child process from spawn to exit, in ms; rejects on a non-zero exit. */
 function timedSpawn(args: string[]): Promise<{ ms: number; stdout: string }> {
@@ -154,6 +158,7 @@ async function benchSize(ctx: BenchContext, count: number, rows: { latency: Reco
     [FILTERED_SEARCH, queries.map((q, i) => `/api/pepe?limit=25&search=${encodeURIComponent(q)}&tags=${someTag(i)}&exclude_tags=${encodeURIComponent(byCount[0]!)}&animated=false&orientation=landscape`)],
     ['filters only (tags, exclude_tags, animated, orientation), limit=25', queries.map((_, i) => `/api/pepe?limit=25&tags=${someTag(i)}&exclude_tags=${someTag(i + 1)}&animated=false&orientation=portrait`)],
     ['by id (function path)', Array.from({ length: 200 }, (_, i) => `/api/public/pepe/${pick(i)}`)],
+    ['search by picture (a pepe\'s phash, every record scanned)', Array.from({ length: 200 }, (_, i) => `/api/similar?phash=${records[(i * 7919) % count]!.phash}`)],
   ];
   const handler = createHandler(data);
   for (const [name, urls] of cases) {
@@ -233,9 +238,83 @@ async function benchSize(ctx: BenchContext, count: number, rows: { latency: Reco
   });
 }
 
+/** Bytes of a zip's entries once unzipped: the sizes its central directory lists (no ZIP64: these zips stay far below 4 GB). */
+function unzippedBytes(zip: Buffer): number {
+  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  let at = zip.readUInt32LE(end + 16);
+  let total = 0;
+  for (let entry = zip.readUInt16LE(end + 10); entry > 0; entry--) {
+    total += zip.readUInt32LE(at + 24);
+    at += 46 + zip.readUInt16LE(at + 28) + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
+  }
+  return total;
+}
+
+/**
+ * The function as a Netlify deploy zips it: Netlify's bundler (the pinned zip-it-and-ship-it,
+ * as tools/catalogue/netlify-bundle.test.ts runs it) over a deploy's view of the repository
+ * with this data in dist/data. Bytes of the zip and of its contents.
+ */
+async function zippedFunction(root: string): Promise<{ zipped: number; unzipped: number }> {
+  await cp(join(REPO, 'package.json'), join(root, 'package.json'));
+  await cp(join(REPO, 'functions'), join(root, 'functions'), { recursive: true, filter: (src) => !src.endsWith('.test.ts') });
+  await symlink(join(REPO, 'node_modules'), join(root, 'node_modules'), 'dir');
+  const [result] = await zipFunctions(join(root, 'functions'), join(root, 'zisi-out'), {
+    archiveFormat: 'zip',
+    basePath: root,
+    repositoryRoot: root,
+    config: { '*': { nodeBundler: 'esbuild', nodeVersion: 'nodejs24.x' } },
+  });
+  const zip = await readFile(result!.path);
+  return { zipped: zip.length, unzipped: unzippedBytes(zip) };
+}
+
+/** Bytes of the function's data at `count` synthetic records: the pieces file, our bundle, Netlify's zip. */
+async function functionSize(ctx: BenchContext, count: number): Promise<Record<string, number>> {
+  ctx.log(`${count} records: function size`);
+  const data = compileCatalogue(syntheticRecords(count, 1), URLS);
+  const root = join(ctx.tmpRoot, `deploy-${count}`);
+  const distDir = join(root, 'dist');
+  await makeFolders(join(distDir, 'data'));
+  for (const { path, body } of catalogueDataFiles(data)) await writeFile(join(distDir, path), body);
+  const pieces = (await stat(join(distDir, 'data', data.piecesFile))).size;
+  const { bytes } = await bundleFunction({ distDir });
+  const { zipped, unzipped } = await zippedFunction(root);
+  return { records: count, 'pieces file bytes': pieces, 'bundle bytes': bytes, 'zip bytes': zipped, 'unzipped bytes': unzipped };
+}
+
+/**
+ * Bytes per record between the smallest and the largest size (a straight line through both),
+ * and the record count at which each size reaches Netlify's limit on it (the zip and its
+ * contents; the pieces file and the bundle have none of their own).
+ */
+function perRecord(rows: Record<string, number>[]): Record<string, string | number>[] {
+  const first = rows[0]!;
+  const last = rows.at(-1)!;
+  const slope = (key: string) => (last[key]! - first[key]!) / (last.records! - first.records!);
+  const crossing = (key: string, limit: number) => Math.round(last.records! + (limit - last[key]!) / slope(key));
+  return [
+    ...rows,
+    { records: 'bytes per record', 'pieces file bytes': round(slope('pieces file bytes'), 1), 'bundle bytes': round(slope('bundle bytes'), 3), 'zip bytes': round(slope('zip bytes'), 1), 'unzipped bytes': round(slope('unzipped bytes'), 1) },
+    { records: 'records at the limit', 'pieces file bytes': '', 'bundle bytes': '', 'zip bytes': crossing('zip bytes', NETLIFY_ZIP_LIMIT), 'unzipped bytes': crossing('unzipped bytes', NETLIFY_UNZIPPED_LIMIT) },
+  ];
+}
+
+/**
+ * Netlify's limits on one function: 50 MiB zipped (AWS Lambda's direct upload, which Netlify's
+ * deploy reports as "larger than the 50MB limit", or AWS's "Request must be smaller than
+ * 69905067 bytes", that zip in base64) and 250 MB unzipped (docs.netlify.com).
+ */
+const NETLIFY_ZIP_LIMIT = 50 * 2 ** 20;
+const NETLIFY_UNZIPPED_LIMIT = 250 * 2 ** 20;
+
 export default {
   name: 'api',
   async run(ctx) {
+    const sizes: Record<string, number>[] = [];
+    for (const count of ctx.quick ? [1_000, 10_000] : [1_000, 10_000, 100_000]) sizes.push(await functionSize(ctx, count));
+    ctx.table(`the function's data as Netlify deploys it (synthetic records): the pieces file, our bundle (data module inlined), Netlify's zip and its contents; bytes per record and the record counts at Netlify's limits (50 MiB zipped, 250 MiB unzipped) from a straight line`, perRecord(sizes));
+    if (process.env.PEPE_BENCH_API_SIZE_ONLY === '1') return;
     const rows = { latency: [] as Record<string, string | number>[], cold: [] as Record<string, string | number>[] };
     for (const count of ctx.quick ? [2_000, 10_000] : [10_000, 100_000]) await benchSize(ctx, count, rows);
     ctx.table('handler latency in-process (Request → Response body)', rows.latency);

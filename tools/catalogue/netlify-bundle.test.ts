@@ -184,6 +184,8 @@ describe("Netlify's bundler (zip-it-and-ship-it) on functions/", () => {
       '/api/pepe?page=abc',
       '/api/pepe?limit=0',
       '/v1/pepe?unknown=1',
+      `/api/similar?phash=${record.phash}`,
+      '/api/similar?phash=nope',
     ];
     const requests = urls.flatMap((url) => [
       () => new Request(`https://pepe.example${url}`),
