@@ -181,6 +181,12 @@ class Run {
     expect(pages.length, `${context}\nlisting pages written: ${pages.join(' ')}`).toBeLessThanOrEqual(4 * changes);
     expect(sitemaps.length, `${context}\nsitemap files written: ${sitemaps.join(' ')}`).toBeLessThanOrEqual(2 * changes);
     expect(written.filter((path) => !pages.includes(path) && !sitemaps.includes(path) && path !== 'api/listing/head' && path !== 'sitemap.xml'), context).toEqual([]);
+    // A page with the same records and links as before is the same file, not written again.
+    for (const path of Object.keys(after).filter((p) => p.startsWith('api/listing/') && p !== 'api/listing/head' && before[p])) {
+      if (pageSubstance(before[path]!.text) !== pageSubstance(after[path]!.text)) continue;
+      expect(after[path]!.text, `${context}\n${path}`).toBe(before[path]!.text);
+      expect(pages, `${context}\n${path} has the same records and links as before`).not.toContain(path);
+    }
   }
 
   /** A build that must fail: same problems as from scratch, and the output left exactly as it was. */
@@ -324,16 +330,22 @@ class Run {
   }
 }
 
-/** The listing's and the sitemaps' files of a build (site-relative), to tell which a build wrote. */
-async function listingSnapshot(out: string): Promise<Record<string, { ino: number; mtimeMs: number }>> {
+/** The listing's and the sitemaps' files of a build (site-relative), to tell which a build wrote and what they held. */
+async function listingSnapshot(out: string): Promise<Record<string, { ino: number; mtimeMs: number; text: string }>> {
   const site = join(out, 'site');
-  const snapshot: Record<string, { ino: number; mtimeMs: number }> = {};
+  const snapshot: Record<string, { ino: number; mtimeMs: number; text: string }> = {};
   for (const path of await fg(['api/listing/**', 'sitemap.xml', 'sitemaps/**'], { cwd: site, onlyFiles: true })) {
-    const info = await stat(join(site, path));
-    snapshot[path] = { ino: info.ino, mtimeMs: info.mtimeMs };
+    const [info, text] = await Promise.all([stat(join(site, path)), readFile(join(site, path), 'utf8')]);
+    snapshot[path] = { ino: info.ino, mtimeMs: info.mtimeMs, text };
   }
   return snapshot;
 }
+
+/** A page's records (as parsed) and links: what its bytes must be a function of. */
+const pageSubstance = (text: string): string => {
+  const { data, meta } = JSON.parse(text) as Page;
+  return JSON.stringify([data, meta.older, meta.newer, meta.listing]);
+};
 
 type Page = { data: { id: string }[]; meta: { older: string | null; newer: string | null; listing: string } };
 
