@@ -58,7 +58,8 @@ export type PageSort = (typeof PAGE_SORTS)[number];
  * The static listing a bare bucket serves: pages `/api/listing/<first-id>` (the records of one
  * content-defined chunk of the catalogue's order, tools/shared/content-chunks.ts), linked
  * older/newer, and their head `/api/listing/head`. A page is named by its oldest record's id, so
- * one change rewrites the page it falls in and the head, not every page.
+ * one change rewrites the page it falls in and the head, not every page. The head is a file in
+ * the pages' folder because a build folder cannot hold both a file and a folder `api/listing`.
  */
 export const LISTING_PATH = '/api/listing';
 export const LISTING_HEAD_PATH = `${LISTING_PATH}/head`;
