@@ -24,8 +24,8 @@ const pieces = piecesFileReader(catalogue.piecesFile, catalogue.pieceLengths, PI
 export default Object.assign(createHandler(catalogue, { pieces }), { [RELEASE_FILES]: pieces.release, [CHECK_FILES]: pieces.check });
 
 // Netlify reads this statically: it must stay a literal. preferStatic lets the precomputed
-// files (by-id answers, similar pepes, /api/tags, /api/openapi.json) win; the function answers everything else under these
-// paths, /api/similar?phash= among them (api/similar/ is a folder of files, not a file). includedFiles (relative to this folder) ships the pieces file with the function, and
+// files (by-id answers, similar pepes, /api/tags, /api/openapi.json, the listing) win; the function answers everything else under these
+// paths, /api/similar?phash= and the deprecated /api/pages/<order>/<n> among them (api/similar/ is a folder of files, not a file). includedFiles (relative to this folder) ships the pieces file with the function, and
 // not the data module, which is inlined (Netlify's tracer would add it, following the folder
 // named in PIECES_FOLDERS).
 export const config = {

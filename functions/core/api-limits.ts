@@ -46,13 +46,25 @@ export const SIMILAR_PATH = '/api/similar';
 export const DAILY_PATH = '/api/daily';
 
 /**
- * The listing as static files a bare bucket can serve: `/api/pages/<order>/<n>` is the answer
- * to `/api/pepe?limit=25&page=<n>&sort=<order>`, for n from 1 to the last page (page 1 also
- * when the catalogue is empty).
+ * Deprecated (replaced by LISTING_PATH, removed in the next release): `/api/pages/<order>/<n>`,
+ * answered by the function with `/api/pepe?limit=25&page=<n>&sort=<order>`, for n from 1 to
+ * the last page (page 1 also when the catalogue is empty).
  */
 export const PAGES_PATH = '/api/pages';
 export const PAGE_SORTS = ['created_at_desc', 'created_at_asc'] as const;
 export type PageSort = (typeof PAGE_SORTS)[number];
+
+/**
+ * The static listing a bare bucket serves: pages `/api/listing/<first-id>` (the records of one
+ * content-defined chunk of the catalogue's order, tools/shared/content-chunks.ts), linked
+ * older/newer, and their head `/api/listing/head`. A page is named by its oldest record's id, so
+ * one change rewrites the page it falls in and the head, not every page. The head is a file in
+ * the pages' folder because a build folder cannot hold both a file and a folder `api/listing`.
+ */
+export const LISTING_PATH = '/api/listing';
+export const LISTING_HEAD_PATH = `${LISTING_PATH}/head`;
+/** How the listing is cut: about 25 records a page, at most 100. */
+export const LISTING_CHUNKS = { mean: 25, max: 100 } as const;
 
 /** The published image formats: extension (from the detected format) → Content-Type. */
 export const IMAGE_TYPES = {

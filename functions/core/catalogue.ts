@@ -10,8 +10,6 @@ import { storeSearchIndex } from './search/stored-index.js';
 import { SEARCH_INDEX_FORMAT } from './search/search-types.js';
 import { hashString } from './shuffle.js';
 import { openCatalogue, type Catalogue } from './catalogue-runtime.js';
-import { PAGE_SORTS, PAGES_PATH } from './api-limits.js';
-import { sortedPageA, sortedPageCount } from './variant-a.js';
 import { byIdBodyA, byIdBodyB } from './bodies.js';
 import { similarBody, tagsBody } from './discovery.js';
 import { CHUNK_SIZE, MAX_PIECE, type CatalogueData, type CatalogueWithPieces } from './catalogue-data.js';
@@ -205,22 +203,13 @@ export function catalogueDataFiles(data: CatalogueWithPieces): { path: string; b
   ];
 }
 
-/** The sorted pages (PAGES_PATH), site-relative: each the handler's answer for its path, and so for its list query. */
-export function sortedPageFiles(catalogue: Catalogue): { path: string; body: string }[] {
-  const files: { path: string; body: string }[] = [];
-  const last = sortedPageCount(catalogue);
-  for (const sort of PAGE_SORTS) {
-    for (let page = 1; page <= last; page++) files.push({ path: `${PAGES_PATH.slice(1)}/${sort}/${page}`, body: sortedPageA(catalogue, `${sort}/${page}`).body });
-  }
-  return files;
-}
-
 /**
  * The precomputed answers that depend on the whole catalogue (site-relative paths), rendered
- * on every build: the OpenAPI document, the tags and the sorted pages.
+ * on every build: the OpenAPI document and the tags. (The static listing is the build's:
+ * tools/catalogue/static-listing.ts.)
  */
 export function catalogueAnswerFiles(catalogue: Catalogue): { path: string; body: string }[] {
-  return [{ path: 'api/openapi.json', body: catalogue.openapi() }, { path: 'api/tags', body: tagsBody(catalogue) }, ...sortedPageFiles(catalogue)];
+  return [{ path: 'api/openapi.json', body: catalogue.openapi() }, { path: 'api/tags', body: tagsBody(catalogue) }];
 }
 
 /**

@@ -3,7 +3,7 @@
  * last-resort 500. Platform adapters (the Netlify function, `pepe serve`) are a few lines
  * around `createHandler(data)`.
  */
-import { DAILY_PATH, OPENAPI_PATH, PAGES_PATH, SIMILAR_PATH, TAGS_PATH, VARIANT_A_LIST_PATHS, VARIANT_B_LIST_PATH } from './api-limits.js';
+import { DAILY_PATH, LISTING_HEAD_PATH, LISTING_PATH, OPENAPI_PATH, PAGES_PATH, SIMILAR_PATH, TAGS_PATH, VARIANT_A_LIST_PATHS, VARIANT_B_LIST_PATH } from './api-limits.js';
 import { errorBodyA, errorBodyB } from './bodies.js';
 import type { CatalogueData, PieceSource } from './catalogue-data.js';
 import { openCatalogue, type Catalogue } from './catalogue-runtime.js';
@@ -41,7 +41,12 @@ function route(catalogue: Catalogue, url: URL, random: RandomSource, now: () => 
   const path = raw.length > 1 && raw.endsWith('/') ? raw.slice(0, -1) : raw;
   const query = url.search.slice(1);
   if (path === OPENAPI_PATH) return { status: 200, body: catalogue.openapi(), caching: 'deterministic' };
+  // Deprecated for the static listing; answered here since the build no longer writes them.
   if (path.startsWith(`${PAGES_PATH}/`)) return sortedPageA(catalogue, path.slice(PAGES_PATH.length + 1));
+  // The listing is static files only: a page the function sees is not (or no longer) in the chain.
+  if (path === LISTING_PATH || path.startsWith(`${LISTING_PATH}/`)) {
+    return errorAnswer(path, 404, 'NOT_FOUND', `No listing page ${quote(raw)}; the listing starts at ${LISTING_HEAD_PATH}, whose pages link each other`, 'error');
+  }
   if (path === TAGS_PATH) return tagsA(catalogue);
   if (path === DAILY_PATH) return dailyA(catalogue, query, now());
   if (path === SIMILAR_PATH) return similarByHashA(catalogue, query);

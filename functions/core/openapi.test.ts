@@ -53,7 +53,7 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(doc.paths).sort()).toEqual(
       ['/api/pepe', '/api/pepe_image', '/api/public/pepe', '/api/public/pepes', '/v1/pepe']
         .flatMap((p) => [p, `${p}/{id}`])
-        .concat('/api/openapi.json', '/api/pages/{sort}/{page}', '/api/tags', '/api/similar', '/api/similar/{id}', '/api/daily')
+        .concat('/api/openapi.json', '/api/listing/head', '/api/listing/{first_id}', '/api/pages/{sort}/{page}', '/api/tags', '/api/similar', '/api/similar/{id}', '/api/daily')
         .sort(),
     );
     expect(doc.servers[0].url).toBe(TEST_URLS.baseUrl);

@@ -4,7 +4,7 @@
  * at /api/openapi.json (built by `precomputedFiles`) and by the function.
  */
 import { z } from 'zod';
-import { DAILY_PATH, LIMIT_A, OPENAPI_PATH, PAGE_SORTS, PAGES_PATH, SIMILAR_PATH, TAGS_PATH, VARIANT_A_LIST_PATHS, VARIANT_B_LIST_PATH } from './api-limits.js';
+import { DAILY_PATH, LIMIT_A, LISTING_HEAD_PATH, LISTING_PATH, OPENAPI_PATH, PAGE_SORTS, PAGES_PATH, SIMILAR_PATH, TAGS_PATH, VARIANT_A_LIST_PATHS, VARIANT_B_LIST_PATH } from './api-limits.js';
 import { SIMILAR_LIMIT, SIMILAR_MAX_DISTANCE } from './similar.js';
 import type { SiteUrls } from './record.js';
 import * as s from './schemas.js';
@@ -31,6 +31,8 @@ const COMPONENTS = {
   SimilarEnvelope: s.similarEnvelope,
   SimilarByHashEnvelope: s.similarByHashEnvelope,
   DailyEnvelope: s.dailyEnvelope,
+  ListingHead: s.listingHead,
+  ListingPage: s.listingPage,
 } as const;
 export type ComponentName = keyof typeof COMPONENTS;
 
@@ -97,6 +99,7 @@ function headOf(get: Json): Json {
   return {
     operationId: `head${operationId[0]!.toUpperCase()}${operationId.slice(1)}`,
     ...(get.tags === undefined ? {} : { tags: get.tags }),
+    ...(get.deprecated === true ? { deprecated: true } : {}),
     summary: `Headers only: ${summary[0]!.toLowerCase()}${summary.slice(1)}`,
     ...(parameters === undefined ? {} : { parameters }),
     responses: Object.fromEntries(statuses),
@@ -109,6 +112,7 @@ const preflightOf = (get: Json): Json => {
   return {
     operationId: `preflight${operationId[0]!.toUpperCase()}${operationId.slice(1)}`,
     ...(get.tags === undefined ? {} : { tags: get.tags }),
+    ...(get.deprecated === true ? { deprecated: true } : {}),
     summary: 'CORS preflight',
     responses: { '204': { description: 'Allowed methods GET, HEAD, OPTIONS; any origin.' } },
   };
@@ -207,13 +211,38 @@ export function openApiDocument(urls: SiteUrls): Json {
     { operationId: 'getPepeV1', tags: ['variant B'], summary: 'One pepe by id (variant B)', responses: responses('B', ref('ByIdEnvelopeB'), 'The pepe.', { notFound: 'NOT_FOUND: no pepe with this id.' }) },
     { servers: variantBServers, parameters: [ID_PARAMETER] },
   );
+  paths[LISTING_HEAD_PATH] = pathItem({
+    operationId: 'getListingHead',
+    tags: ['variant A'],
+    summary: 'The head of the static listing of the whole catalogue',
+    description:
+      'A static file (a bucket behind a CDN serves the listing without the function): the number of records and the URLs of the oldest and newest pages. ' +
+      'Oldest first: from data.oldest, follow meta.newer. Newest first: from data.newest, follow meta.older, reading each page backwards. ' +
+      `Rewritten on every change of the catalogue, so fetch it first; the pages are ${LISTING_PATH}/{first_id}.`,
+    responses: responses('A', ref('ListingHead'), 'The head.', { noParameters: true }),
+  });
+  paths[`${LISTING_PATH}/{first_id}`] = pathItem(
+    {
+      operationId: 'getListingPage',
+      tags: ['variant A'],
+      summary: 'One page of the static listing, named by the id of its oldest record',
+      description:
+        'A static file. Pages are content-defined chunks of the catalogue in created_at order (ties by id): a page ends after a record whose id hashes to a multiple of ' +
+        'the mean in the head, so one added, removed or edited pepe rewrites the page it falls in (and a neighbour when it makes or removes an end), never the others; ' +
+        'an old created_at is inserted in place. A page no longer in the chain is a 404: start again from the head.',
+      responses: responses('A', ref('ListingPage'), 'The page.', { noParameters: true, notFound: 'NOT_FOUND: no page of that name (any more).' }),
+    },
+    { parameters: [{ name: 'first_id', in: 'path', required: true, description: 'The id of the oldest record on the page (lowercase UUID), as the head and the pages link it.', schema: { type: 'string' } }] },
+  );
   paths[`${PAGES_PATH}/{sort}/{page}`] = pathItem({
     operationId: 'getSortedPage',
     tags: ['variant A'],
-    summary: 'One page of the whole catalogue in a fixed order, as a static file',
+    deprecated: true,
+    summary: `Deprecated, replaced by ${LISTING_HEAD_PATH}: one page of the whole catalogue in a fixed order`,
     description:
-      `Byte for byte the answer of ${VARIANT_A_LIST_PATHS[0]}?limit=${LIMIT_A.max}&page={page}&sort={sort}, precomputed by the build, so a bucket behind a CDN ` +
-      'serves the listing without the function. Pages run from 1 to meta.pagination.total_pages (page 1 exists also for an empty catalogue); any other page is a 404.',
+      `Byte for byte the answer of ${VARIANT_A_LIST_PATHS[0]}?limit=${LIMIT_A.max}&page={page}&sort={sort}, answered by the function (no longer a static file: every page changed with every added pepe). ` +
+      `Deprecated: use the static listing (${LISTING_HEAD_PATH}); this path is removed in the next release. ` +
+      'Pages run from 1 to meta.pagination.total_pages (page 1 exists also for an empty catalogue); any other page is a 404.',
     responses: responses('A', ref('ListEnvelopeA'), `A page of ${LIMIT_A.max} pepes (fewer on the last).`, { noParameters: true, notFound: 'NOT_FOUND: no such order, or a page past the last.' }),
   }, { parameters: PAGE_PARAMETERS });
   paths[OPENAPI_PATH] = pathItem({

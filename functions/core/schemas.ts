@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import {
-  IMAGE_TYPES, DEFAULT_SORT, FIELDS, FILTER_TAGS_MAX, LIMIT_A, LIMIT_B, ORIENTATIONS, PAGE, SEARCH_MAX_LENGTH, SEED_MAX_LENGTH, SORTS,
+  IMAGE_TYPES, DEFAULT_SORT, FIELDS, FILTER_TAGS_MAX, LIMIT_A, LIMIT_B, LISTING_CHUNKS, LISTING_HEAD_PATH, ORIENTATIONS, PAGE, SEARCH_MAX_LENGTH, SEED_MAX_LENGTH, SORTS,
 } from './api-limits.js';
 import { normaliseTag } from './filters.js';
 import { SIMILAR_MAX_DISTANCE } from './similar.js';
@@ -132,6 +132,33 @@ export const tagCount = z
 export const tagsEnvelope = z
   .object({ data: z.array(tagCount), meta: z.object({ total_items: z.int().nonnegative().meta({ description: 'Number of distinct tags.' }) }), error: z.null() })
   .meta({ description: 'Every tag, by count descending, then tag.' });
+
+const pageUrl = (what: string) => z.url().nullable().meta({ description: `Absolute URL of ${what}, or null when there is none.`, example: `https://pepe.example/api/listing/${EXAMPLE_ID}` });
+export const listingPage = z
+  .object({
+    data: z.array(pepeA).meta({ description: `The records of this page, oldest first (created_at, ties by id); 1 to ${LISTING_CHUNKS.max}.` }),
+    meta: z.object({
+      order: z.literal('created_at_asc').meta({ description: 'The order of data; newest first is the chain walked from the newest page, each page read backwards.' }),
+      older: pageUrl('the page before this one'),
+      newer: pageUrl('the page after this one'),
+      listing: z.url().meta({ description: `Absolute URL of the listing's head (${LISTING_HEAD_PATH}).` }),
+    }),
+    error: z.null(),
+  })
+  .meta({ description: 'One page of the static listing: no totals, so a page changes only when its own records or its neighbours do.' });
+export const listingHead = z
+  .object({
+    data: z.object({
+      total_items: z.int().nonnegative().meta({ description: 'Records in the catalogue.' }),
+      oldest: pageUrl('the page of the oldest records (walk meta.newer from it)'),
+      newest: pageUrl('the page of the newest records (walk meta.older from it)'),
+      chunk: z
+        .object({ mean: z.int().positive().meta({ example: LISTING_CHUNKS.mean }), max: z.int().positive().meta({ example: LISTING_CHUNKS.max }) })
+        .meta({ description: "How pages are cut: a page ends after a record whose id hashes to a multiple of mean, or once it holds max records." }),
+    }),
+    error: z.null(),
+  })
+  .meta({ description: 'The head of the static listing: rewritten on every change, unlike the pages.' });
 
 export const similarPepe = pepeA
   .extend({ distance: z.int().min(0).max(SIMILAR_MAX_DISTANCE).meta({ description: 'pHash Hamming distance in bits (of 64) from the pepe or the phash asked about.', example: 4 }) })

@@ -93,9 +93,9 @@ export const sortedPageQuery = (sort: PageSort, page: number | string): string =
 export const sortedPageCount = (catalogue: Catalogue): number => Math.max(1, Math.ceil(catalogue.count / LIMIT_A.max));
 
 /**
- * `/api/pages/<sort>/<n>` (the rest of the path after PAGES_PATH): exactly the answer of its
- * list query, as the static file holds it; a path no static file has is a 404 naming what exists,
- * so a bucket without the function and the function disagree only in the error's wording.
+ * `/api/pages/<sort>/<n>` (the rest of the path after PAGES_PATH), deprecated: exactly the answer
+ * of its list query, as the static files of earlier releases held it; a page that was never a
+ * file is a 404 naming the pages there are.
  */
 export function sortedPageA(catalogue: Catalogue, rest: string): Answer {
   const [sort, page, extra] = rest.split('/');

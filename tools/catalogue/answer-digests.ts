@@ -22,6 +22,8 @@ export interface AnswerDigests {
   version: string;
   context: string;
   records: Record<string, string>;
+  /** Path → digest of the inputs of a document made of several records (static-listing.ts's pages). */
+  documents?: Record<string, string>;
 }
 
 export async function loadAnswerDigests(cacheDir: string): Promise<AnswerDigests | null> {
@@ -35,6 +37,9 @@ export async function saveAnswerDigests(cacheDir: string, digests: AnswerDigests
   await replaceFile(join(cacheDir, FILE), JSON.stringify(digests));
 }
 
+const usable = (saved: AnswerDigests | null, current: { outDir: string; context: string }, previous: Manifest | null): saved is AnswerDigests =>
+  saved !== null && previous !== null && saved.outDir === current.outDir && saved.version === previous.version && saved.context === current.context;
+
 /**
  * A lookup of the previous manifest entry of an unchanged by-id answer (`path` of record
  * `id`), or undefined when its record changed or the saved digests are not those of the
@@ -45,13 +50,22 @@ export function unchangedAnswers(
   current: { outDir: string; context: string; records: Map<string, string> },
   previous: Manifest | null,
 ): KnownAnswer {
-  const usable = saved !== null && previous !== null && saved.outDir === current.outDir && saved.version === previous.version && saved.context === current.context;
-  if (!usable) return () => undefined;
+  if (!usable(saved, current, previous)) return () => undefined;
   return (id, path) => {
     const digest = current.records.get(id);
-    return digest !== undefined && saved.records[id] === digest ? previous.files[path] : undefined;
+    return digest !== undefined && saved.records[id] === digest ? previous!.files[path] : undefined;
   };
 }
+
+/** Like `unchangedAnswers`, for documents made of several records: the previous entry of `path` when it was made from the same `inputs` digest. */
+export function unchangedDocuments(saved: AnswerDigests | null, current: { outDir: string; context: string }, previous: Manifest | null): KnownDocument {
+  const documents = saved?.documents;
+  if (!usable(saved, current, previous) || typeof documents !== 'object' || documents === null) return () => undefined;
+  return (path, inputs) => (Object.hasOwn(documents, path) && documents[path] === inputs ? previous!.files[path] : undefined);
+}
+
+/** The previous entry of document `path` when its inputs digest is `inputs` as at the last build. */
+export type KnownDocument = (path: string, inputs: string) => ManifestEntry | undefined;
 
 /** The previous entry of by-id answer `path` (of record `id`) when it is known to be unchanged. */
 export type KnownAnswer = (id: string, path: string) => ManifestEntry | undefined;

@@ -16,9 +16,9 @@ import { nearDuplicateProblems } from './near-duplicate-problems.js';
 import { error, type Problem, warning } from '../shared/problems.js';
 import { diskFullProblem, isDiskFull } from './disk-full.js';
 import { recoverOutput } from './commit-output.js';
-import { planAnswers } from './plan-answers.js';
+import { type ChunkShapes, planAnswers } from './plan-answers.js';
 import { byteLength, type PlannedFile, writeOutput } from './write-output.js';
-import { loadAnswerDigests, saveAnswerDigests, unchangedAnswers } from './answer-digests.js';
+import { loadAnswerDigests, saveAnswerDigests, unchangedAnswers, unchangedDocuments } from './answer-digests.js';
 import { buildContext, buildInputs, type GeneratedExtras, generateExtras } from './build-extras.js';
 import { type LastBuild, loadLastBuild, sameStatKey, saveLastBuild, statKey } from './last-build.js';
 import { FEATURE_VERSION } from '../image/analyse-image.js';
@@ -36,6 +36,8 @@ export interface BuildOptions extends Omit<AnalyseContentOptions, 'writeCache' |
   urls: SiteUrls;
   /** Rendition widths and encoder settings (default RENDITION_SETTINGS; `widths: []` makes none: the build bench's baseline). */
   renditions?: RenditionSettings;
+  /** How the static listing and the sitemaps are cut (plan-answers.ts); tests make them small. */
+  chunks?: ChunkShapes;
 }
 
 export interface BuildStats extends AnalyseStats {
@@ -192,7 +194,7 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   const scanStart = performance.now();
   const scan = await scanContent(contentDir);
   const scanMs = performance.now() - scanStart;
-  const context = buildContext(options.urls);
+  const context = buildContext(options.urls, options.chunks);
   const statFingerprint = contentStatFingerprint(scan, { contentDir, context, featureVersion: FEATURE_VERSION, limits: effectiveLimits(options.limits), renditions: options.renditions ?? null });
   if (recovery.state !== 'busy' && lastManifestIntact && isUnchanged(last, statFingerprint, cacheDir)) {
     const timings = { scanMs, totalMs: performance.now() - scanStart };
@@ -276,7 +278,10 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   // This build bundles: esbuild loads during the reads below, so that the bundle can start at once (bundle-function.ts).
   loadEsbuild().catch(() => undefined); // a failure to load shows when bundling
   const previous = await previousManifest();
-  const reuse = unchangedAnswers(await loadAnswerDigests(cacheDir), { outDir, context: inputs.context, records: inputs.recordDigests }, previous);
+  const savedDigests = await loadAnswerDigests(cacheDir);
+  const reuse = unchangedAnswers(savedDigests, { outDir, context: inputs.context, records: inputs.recordDigests }, previous);
+  const pageInputs = new Map<string, string>();
+  const planOptions = { chunks: options.chunks, knownPage: unchangedDocuments(savedDigests, { outDir, context: inputs.context }, previous), recordDigests: inputs.recordDigests, pageInputs };
 
   const compileStart = performance.now();
   const [searchIndex, recordEncoding] = await Promise.all([memoizedSearchIndex(cacheDir, inputs.context), memoizedRecordEncoding(cacheDir, inputs.context, inputs.recordDigests)]);
@@ -319,7 +324,7 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
         const planStart = performance.now();
         // The originals (copied), whose sums the dataset lists; not the renditions (linked from the cache).
         const imageSha256 = new Map(files.filter((file) => file.copyFrom !== undefined).map((file) => [file.path.slice('site/images/'.length), file.sha256]));
-        const answers = planAnswers(data, reuse, (name) => imageSha256.get(name)!);
+        const answers = planAnswers(data, reuse, (name) => imageSha256.get(name)!, planOptions);
         planMs = performance.now() - planStart;
         return answers;
       },
@@ -341,7 +346,7 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
     const memos = await memosSaved;
     if (memos !== null) throw memos.failure;
     await generated?.save();
-    await saveAnswerDigests(cacheDir, { outDir, version: written.manifest.version, context: inputs.context, records: Object.fromEntries(inputs.recordDigests) });
+    await saveAnswerDigests(cacheDir, { outDir, version: written.manifest.version, context: inputs.context, records: Object.fromEntries(inputs.recordDigests), documents: Object.fromEntries(pageInputs) });
     await saveLastBuild(cacheDir, { outDir, fingerprint, version: written.manifest.version, files: written.manifest.counts.files, manifestStat: statKey(join(outDir, MANIFEST_FILE)) });
   } catch (failure) {
     // The output is built; a cache file torn by the full disk reads as missing next time (cache-json.ts).

@@ -20,7 +20,7 @@ const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
  * layout (tools/build), image analysis and near-duplicates (their results are cached by file
  * stat, and the no-change fast path of unchanged-content.ts skips them), bundle, gallery.
  */
-const GENERATOR_SOURCES = ['functions/**/*.ts', 'tools/catalogue/**/*.ts', 'tools/image/**/*.ts', 'tools/dupes/**/*.ts', 'tools/gallery/**', 'package-lock.json'];
+const GENERATOR_SOURCES = ['functions/**/*.ts', 'tools/catalogue/**/*.ts', 'tools/image/**/*.ts', 'tools/dupes/**/*.ts', 'tools/gallery/**', 'tools/shared/content-chunks.ts', 'package-lock.json'];
 const GALLERY_MODULE = join(REPO_ROOT, 'tools', 'gallery', 'write-gallery.ts');
 
 /**
@@ -154,9 +154,9 @@ export interface BuildInputs {
   recordDigests: Map<string, string>;
 }
 
-/** A hash of the URLs and the generator code: what every output file depends on besides the records. */
-export function buildContext(urls: SiteUrls): string {
-  return sha256Of(`${JSON.stringify(urls)}\n${generatorSourcesHash()}`);
+/** A hash of the URLs, the generator code and any chunk shapes set: what every output file depends on besides the records. */
+export function buildContext(urls: SiteUrls, chunks?: object): string {
+  return sha256Of(`${JSON.stringify(urls)}\n${generatorSourcesHash()}${chunks === undefined ? '' : `\n${JSON.stringify(chunks)}`}`);
 }
 
 /**

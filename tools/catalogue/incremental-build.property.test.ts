@@ -6,16 +6,24 @@
  * as it was (same bytes, inodes and mtimes). Every cache the build keeps (stat cache, features,
  * near-duplicate pairs, record encodings, search index, answer digests, the no-change paths)
  * is in play, so a stale key anywhere shows up as a difference here.
+ *
+ * After each build, the static listing walked from the built files alone, in both orders,
+ * equals the function's order over the whole catalogue; and an edit that changes k records
+ * writes at most 4k listing pages plus the head and at most 2k sitemap files plus the index
+ * (files not written keep their inode and mtime).
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import fg from 'fast-glob';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileCatalogue } from '../../functions/core/catalogue.js';
+import { createHandler } from '../../functions/core/handler.js';
 import type { SiteUrls } from '../../functions/core/record.js';
+import { call } from '../testing/test-catalogue.js';
 import { FIXTURE_URLS, fixtureId, fixtureImage, fixtureName, makeFixtureContent } from '../testing/fixture-catalogue.js';
 import { snapshotDir } from '../testing/snapshot-dir.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
@@ -23,6 +31,8 @@ import { buildCatalogue, type BuildResult } from './build-catalogue.js';
 import type { Problem } from '../shared/problems.js';
 
 const BASE_COUNT = 6;
+/** Small pages and sitemap files, so that a dozen records make several of each (max high enough that no run of records reaches it). */
+const CHUNKS = { listing: { mean: 3, max: 40 }, sitemaps: { mean: 3, max: 40 } };
 /** Images an edit may add or put in place of another (fixtures 20–24: other pictures); the same one twice is a near-duplicate. */
 const POOL = [20, 21, 22, 23, 24];
 const URL_SETS: SiteUrls[] = [FIXTURE_URLS, { baseUrl: 'https://pepes.example', apiUrl: 'https://api.pepes.example', cdnUrl: 'https://cdn.pepes.example' }];
@@ -118,7 +128,7 @@ async function scratchBuild(contentDir: string, urls: SiteUrls): Promise<Outcome
   const known = scratchMemo.get(key);
   if (known) return known;
   const dir = join(temp.path, `scratch-${scratchMemo.size}`);
-  const result = await buildCatalogue({ contentDir, outDir: join(dir, 'dist'), cacheDir: join(dir, 'cache'), urls });
+  const result = await buildCatalogue({ contentDir, outDir: join(dir, 'dist'), cacheDir: join(dir, 'cache'), urls, chunks: CHUNKS });
   const outcome = { ok: result.ok, problems: result.problems, records: result.records, files: result.ok ? await filesOf(join(dir, 'dist')) : {} };
   await rm(dir, { recursive: true, force: true });
   scratchMemo.set(key, outcome);
@@ -145,10 +155,15 @@ class Run {
   writeSidecar = (entry: Entry) => writeFile(this.abs(entry, '.json'), sidecarText(entry.sidecar));
   newId = () => fixtureId(`property-${++idCounter}`);
 
-  build = () => buildCatalogue({ contentDir: this.content, outDir: this.out, cacheDir: this.cache, urls: this.urls });
+  build = () => buildCatalogue({ contentDir: this.content, outDir: this.out, cacheDir: this.cache, urls: this.urls, chunks: CHUNKS });
 
-  /** Builds incrementally and compares everything with a build from scratch. */
-  async buildAndCompare(what: string): Promise<void> {
+  /**
+   * Builds incrementally and compares everything with a build from scratch; `changes`: how many
+   * records the edit added, removed or changed (a new created_at or id counts twice), null when
+   * every file may change (new URLs).
+   */
+  async buildAndCompare(what: string, changes: number | null = null): Promise<void> {
+    const before = await listingSnapshot(this.out);
     const result = await this.build();
     const scratch = await scratchBuild(this.content, this.urls);
     const context = `${what}; the edits so far:\n${this.log.join('\n')}`;
@@ -157,6 +172,21 @@ class Run {
     if (!scratch.ok) return;
     expect(result.records, context).toEqual(scratch.records);
     expect(await filesOf(this.out), context).toEqual(scratch.files);
+    await expectListingInFunctionOrder(join(this.out, 'site'), this.urls, result.records, context);
+    if (changes === null || Object.keys(before).length === 0) return;
+    const after = await listingSnapshot(this.out);
+    const written = Object.keys(after).filter((path) => before[path]?.ino !== after[path]!.ino || before[path]?.mtimeMs !== after[path]!.mtimeMs);
+    const pages = written.filter((path) => path.startsWith('api/listing/') && path !== 'api/listing/head');
+    const sitemaps = written.filter((path) => path.startsWith('sitemaps/'));
+    expect(pages.length, `${context}\nlisting pages written: ${pages.join(' ')}`).toBeLessThanOrEqual(4 * changes);
+    expect(sitemaps.length, `${context}\nsitemap files written: ${sitemaps.join(' ')}`).toBeLessThanOrEqual(2 * changes);
+    expect(written.filter((path) => !pages.includes(path) && !sitemaps.includes(path) && path !== 'api/listing/head' && path !== 'sitemap.xml'), context).toEqual([]);
+    // A page with the same records and links as before is the same file, not written again.
+    for (const path of Object.keys(after).filter((p) => p.startsWith('api/listing/') && p !== 'api/listing/head' && before[p])) {
+      if (pageSubstance(before[path]!.text) !== pageSubstance(after[path]!.text)) continue;
+      expect(after[path]!.text, `${context}\n${path}`).toBe(before[path]!.text);
+      expect(pages, `${context}\n${path} has the same records and links as before`).not.toContain(path);
+    }
   }
 
   /** A build that must fail: same problems as from scratch, and the output left exactly as it was. */
@@ -170,7 +200,8 @@ class Run {
     expect(await snapshotDir(this.out), context).toEqual(before);
   }
 
-  async apply(edit: Edit): Promise<void> {
+  /** Applies the edit; returns how many records it changes as buildAndCompare counts them. */
+  async apply(edit: Edit): Promise<number | null> {
     const { entries } = this;
     const entry = 'pick' in edit && entries.length > 0 ? pickOf(entries, edit.pick) : undefined;
     this.log.push(JSON.stringify({ ...edit, entry: entry?.base }));
@@ -189,14 +220,14 @@ class Run {
         await writeFile(this.abs(added), bytes);
         await this.writeSidecar(added);
         entries.push(added);
-        break;
+        return 1;
       }
       case 'delete':
         if (!entry) break;
         await rm(this.abs(entry));
         await rm(this.abs(entry, '.json'));
         entries.splice(entries.indexOf(entry), 1);
-        break;
+        return 1;
       case 'edit-sidecar': {
         if (!entry) break;
         const s = entry.sidecar;
@@ -207,7 +238,8 @@ class Run {
         else if (edit.value % 2 === 0) delete s.updated_at;
         else s.updated_at = pickOf(DATES, edit.value);
         await this.writeSidecar(entry);
-        break;
+        // A new created_at moves the record: out of one place, into another.
+        return field === 2 ? 2 : 1;
       }
       case 'distinct-from': {
         if (!entry) break;
@@ -222,7 +254,7 @@ class Run {
         else target.sidecar.distinct_from = [twins, other === target ? [] : [other.sidecar.id], [fixtureId('no-such-record')]][how];
         this.log.push(`  (distinct_from of ${target.base}: ${JSON.stringify(target.sidecar.distinct_from)})`);
         await this.writeSidecar(target);
-        break;
+        return 1;
       }
       case 'replace-image': {
         if (!entry) break;
@@ -233,7 +265,7 @@ class Run {
         await writeFile(this.abs(entry), bytes);
         entry.sidecar.id = this.newId();
         await this.writeSidecar(entry);
-        break;
+        return 2;
       }
       case 'move': {
         if (!entry) break;
@@ -268,11 +300,11 @@ class Run {
         s.created_at = at === s.created_at ? s.created_at.replace(/:(\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)$/, `:${seconds === '59' ? '58' : '59'}$2$3`) : at;
         await this.writeSidecar(entry);
         execFileSync('touch', ['-m', '-r', ref, file]);
-        break;
+        return 2;
       }
       case 'urls':
         this.urls = pickOf(URL_SETS, edit.value);
-        break;
+        return null;
       case 'break-then-fix': {
         if (!entry) break;
         const how = edit.how % 4;
@@ -294,7 +326,56 @@ class Run {
       case 'nothing':
         break;
     }
+    return 0;
   }
+}
+
+/** The listing's and the sitemaps' files of a build (site-relative), to tell which a build wrote and what they held. */
+async function listingSnapshot(out: string): Promise<Record<string, { ino: number; mtimeMs: number; text: string }>> {
+  const site = join(out, 'site');
+  const snapshot: Record<string, { ino: number; mtimeMs: number; text: string }> = {};
+  for (const path of await fg(['api/listing/**', 'sitemap.xml', 'sitemaps/**'], { cwd: site, onlyFiles: true })) {
+    const [info, text] = await Promise.all([stat(join(site, path)), readFile(join(site, path), 'utf8')]);
+    snapshot[path] = { ino: info.ino, mtimeMs: info.mtimeMs, text };
+  }
+  return snapshot;
+}
+
+/** A page's records (as parsed) and links: what its bytes must be a function of. */
+const pageSubstance = (text: string): string => {
+  const { data, meta } = JSON.parse(text) as Page;
+  return JSON.stringify([data, meta.older, meta.newer, meta.listing]);
+};
+
+type Page = { data: { id: string }[]; meta: { older: string | null; newer: string | null; listing: string } };
+
+/** The static listing, walked from its head by the pages' links alone, oldest first and newest first, equals the function's answers page after page. */
+async function expectListingInFunctionOrder(site: string, urls: SiteUrls, records: BuildResult['records'], context: string): Promise<void> {
+  const read = async (url: string) => JSON.parse(await readFile(join(site, url.slice(urls.baseUrl.length)), 'utf8'));
+  const head = (await read(`${urls.baseUrl}/api/listing/head`)) as { data: { total_items: number; oldest: string | null; newest: string | null } };
+  const walk = async (from: string | null, link: 'older' | 'newer') => {
+    const seen: unknown[] = [];
+    for (let url = from; url !== null; ) {
+      const page = (await read(url)) as Page;
+      expect(page.meta.listing, context).toBe(`${urls.baseUrl}/api/listing/head`);
+      expect(url, context).toBe(`${urls.baseUrl}/api/listing/${page.data[0]!.id}`);
+      seen.push(...(link === 'newer' ? page.data : [...page.data].reverse()));
+      url = page.meta[link];
+    }
+    return seen;
+  };
+  const handler = createHandler(compileCatalogue(records, urls));
+  const functionOrder = async (sort: string) => {
+    const listed: unknown[] = [];
+    for (let page = 1; ; page++) {
+      const answer = (await call(handler, `/api/pepe?limit=25&page=${page}&sort=${sort}`)).json;
+      listed.push(...answer.data);
+      if (!answer.meta.pagination.has_next) return listed;
+    }
+  };
+  expect(head.data.total_items, context).toBe(records.length);
+  expect(await walk(head.data.oldest, 'newer'), context).toEqual(await functionOrder('created_at_asc'));
+  expect(await walk(head.data.newest, 'older'), context).toEqual(await functionOrder('created_at_desc'));
 }
 
 beforeAll(async () => {
@@ -329,8 +410,8 @@ describe('incremental builds (property)', () => {
         try {
           await run.buildAndCompare('the first build');
           for (const [step, edit] of edits.entries()) {
-            await run.apply(edit);
-            await run.buildAndCompare(`after edit ${step + 1} of ${edits.length}`);
+            const changes = await run.apply(edit);
+            await run.buildAndCompare(`after edit ${step + 1} of ${edits.length}`, changes);
           }
         } finally {
           await rm(root, { recursive: true, force: true });

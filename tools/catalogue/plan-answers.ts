@@ -7,17 +7,36 @@
  *
  * The API's answers come from the core's `catalogueAnswerFiles` and `recordAnswerFiles`, the
  * same two functions `precomputedFiles` is made of, so a new kind of answer is declared once;
- * `siteDocuments` adds share pages, feeds, dataset and sitemap. A test holds the full plan
- * (nothing known) byte-equal to `precomputedFiles` plus the site documents.
+ * `siteDocuments` adds share pages, feeds, dataset and sitemap, `listingFiles` the static
+ * listing, whose pages are skipped like by-id answers when their inputs are unchanged. A test
+ * holds the full plan (nothing known) byte-equal to `precomputedFiles` plus those.
  */
 import { type CatalogueData, catalogueAnswerFiles, recordAnswerFiles } from '../../functions/core/catalogue.js';
 import { openCatalogue } from '../../functions/core/catalogue-runtime.js';
-import type { KnownAnswer } from './answer-digests.js';
+import type { KnownAnswer, KnownDocument } from './answer-digests.js';
 import { siteDocuments } from './site-documents.js';
+import { listingFiles } from './static-listing.js';
+import type { ChunkShape } from '../shared/content-chunks.js';
 import { sha256Of } from '../shared/manifest.js';
 import { byteLength, type PlannedFile } from './write-output.js';
 
 const rendered = (path: string, body: string): PlannedFile => ({ path, body, sha256: sha256Of(body), size: byteLength(body) });
+
+/** How the static listing and the sitemaps are cut (defaults: LISTING_CHUNKS, SITEMAP_CHUNKS); tests make them small. */
+export interface ChunkShapes {
+  listing?: ChunkShape;
+  sitemaps?: ChunkShape;
+}
+
+export interface PlanOptions {
+  chunks?: ChunkShapes;
+  /** The previous entry of a listing page made from the same inputs (answer-digests.ts). */
+  knownPage?: KnownDocument;
+  /** Record id → digest of the record (build-extras.ts), of which listing pages' inputs are made. */
+  recordDigests?: ReadonlyMap<string, string>;
+  /** Filled with each listing page's inputs digest (by output path), to be saved for the next build. */
+  pageInputs?: Map<string, string>;
+}
 
 /**
  * Output-relative planned files (`site/…`); `known(id, path)` gives the unchanged entry of a
@@ -25,13 +44,24 @@ const rendered = (path: string, body: string): PlannedFile => ({ path, body, sha
  * just compiled (decoding 10k ids from the compact records cost ~20 ms of a fresh process).
  * `imageSha256` (by image file name) goes into the dataset's checksums (site-documents.ts).
  */
-export function planAnswers(data: CatalogueData & { ids?: readonly string[] }, known: KnownAnswer, imageSha256: (fileName: string) => string): PlannedFile[] {
+export function planAnswers(data: CatalogueData & { ids?: readonly string[] }, known: KnownAnswer, imageSha256: (fileName: string) => string, options: PlanOptions = {}): PlannedFile[] {
   const catalogue = openCatalogue(data);
-  const ids = data.ids;
-  // The whole-catalogue answers shift with any record (every sorted page when one is added).
+  const ids = data.ids ?? Array.from({ length: catalogue.count }, (_, rank) => catalogue.id(rank));
   const files: PlannedFile[] = catalogueAnswerFiles(catalogue).map(({ path, body }) => rendered(`site/${path}`, body));
+  const { knownPage, recordDigests, pageInputs } = options;
+  const listing = listingFiles(catalogue, ids, {
+    shape: options.chunks?.listing,
+    recordDigest: recordDigests && ((id) => recordDigests.get(id)),
+    unchanged: knownPage && ((path, inputs) => knownPage(`site/${path}`, inputs) !== undefined),
+  });
+  for (const file of listing) {
+    const path = `site/${file.path}`;
+    if (file.inputs !== undefined) pageInputs?.set(path, file.inputs);
+    const old = file.body === undefined ? knownPage!(path, file.inputs!)! : undefined;
+    files.push(old ? { path, sha256: old.sha256, size: old.size, unchanged: true } : rendered(path, file.body!));
+  }
   for (let rank = 0; rank < catalogue.count; rank++) {
-    const id = ids ? ids[rank]! : catalogue.id(rank);
+    const id = ids[rank]!;
     for (const answer of recordAnswerFiles(catalogue, rank, id)) {
       const path = `site/${answer.path}`;
       // No body: an unchanged file is never written (its entry is the previous manifest's, so
@@ -40,7 +70,7 @@ export function planAnswers(data: CatalogueData & { ids?: readonly string[] }, k
       files.push(old ? { path, sha256: old.sha256, size: old.size, unchanged: true } : rendered(path, answer.body()));
     }
   }
-  for (const file of siteDocuments(catalogue, { imageSha256, unchanged: (id, path) => known(id, `site/${path}`) !== undefined })) {
+  for (const file of siteDocuments(catalogue, { imageSha256, sitemapChunks: options.chunks?.sitemaps, unchanged: (id, path) => known(id, `site/${path}`) !== undefined })) {
     const path = `site/${file.path}`;
     const old = file.body === undefined ? known(file.id!, path)! : undefined;
     files.push(old ? { path, sha256: old.sha256, size: old.size, unchanged: true } : rendered(path, file.body!));

@@ -170,19 +170,36 @@ describe('the dataset', () => {
 });
 
 describe('sitemap and robots.txt', () => {
-  it('list the gallery and every share page, and point crawlers at the sitemap', () => {
-    const locations = [...doc('sitemap.xml').matchAll(/<loc>([^<]*)<\/loc>/g)].map((m) => m[1]);
-    expect(locations).toEqual([`${TEST_URLS.baseUrl}/`, ...[...idsNewestFirst(60)].reverse().map((id) => `${TEST_URLS.baseUrl}/p/${id}`)]);
+  const locs = (xml: string) => [...xml.matchAll(/<loc>([^<]*)<\/loc>/g)].map((m) => m[1]!);
+  /** The sitemap files the index lists, site-relative, in order. */
+  const listedFiles = (files: Map<string, string>) => locs(files.get('sitemap.xml')!).map((url) => url.slice(`${TEST_URLS.baseUrl}/`.length));
+
+  it('list the gallery and every share page under a sitemap index, and point crawlers at it', () => {
+    expect(doc('sitemap.xml')).toContain('<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">');
+    const files = listedFiles(documents);
+    expect(files[0]).toBe('sitemaps/gallery.xml');
+    expect(files.flatMap((path) => locs(doc(path)))).toEqual([`${TEST_URLS.baseUrl}/`, ...[...idsNewestFirst(60)].reverse().map((id) => `${TEST_URLS.baseUrl}/p/${id}`)]);
     expect(doc('robots.txt')).toContain(`\nSitemap: ${TEST_URLS.baseUrl}/sitemap.xml\n`);
     expect(doc('robots.txt')).toContain('Disallow: /api/\n');
   });
 
-  it('split into a sitemap index past the per-file limit', () => {
-    const split = new Map(siteDocuments(openCatalogue(data), { imageSha256: fakeSha, sitemapMaxUrls: 25 }).map((file) => [file.path, file.body!]));
-    const index = [...split.get('sitemap.xml')!.matchAll(/<loc>([^<]*)<\/loc>/g)].map((m) => m[1]);
-    expect(index).toEqual([1, 2, 3].map((n) => `${TEST_URLS.baseUrl}/sitemaps/${n}.xml`));
-    const listed = [1, 2, 3].flatMap((n) => [...split.get(`sitemaps/${n}.xml`)!.matchAll(/<loc>([^<]*)<\/loc>/g)].map((m) => m[1]));
-    expect(listed).toHaveLength(61);
+  it('cut the share pages into content-defined files named by their first id, so removing a pepe rewrites at most two', () => {
+    const shape = { mean: 6, max: 10 };
+    const render = (records: number) =>
+      new Map(siteDocuments(openCatalogue(testCatalogue(records)), { imageSha256: fakeSha, sitemapChunks: shape }).map((file) => [file.path, file.body!]));
+    const split = render(60);
+    const parts = listedFiles(split).slice(1);
+    expect(parts.length).toBeGreaterThan(4);
+    for (const path of parts) {
+      const urls = locs(split.get(path)!);
+      expect(urls.length).toBeLessThanOrEqual(shape.max);
+      expect(path).toBe(`sitemaps/${urls[0]!.slice(`${TEST_URLS.baseUrl}/p/`.length)}.xml`);
+    }
+    // testCatalogue(59) is testCatalogue(60) without its newest record: only the last file changes.
+    const smaller = render(59);
+    const changed = [...split.keys()].filter((path) => path.startsWith('sitemaps/') && split.get(path) !== smaller.get(path));
+    expect(changed.length).toBeGreaterThanOrEqual(1);
+    expect(changed.length).toBeLessThanOrEqual(2);
   });
 });
 

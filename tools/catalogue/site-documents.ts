@@ -9,7 +9,9 @@
  * - `feed.xml` (Atom, RFC 4287) and `feed.json` (JSON Feed 1.1): the FEED_SIZE newest pepes;
  * - `dataset/pepes.jsonl` (every record, oldest first), `dataset/images.sha256` (the images'
  *   sha256 in `sha256sum -c` form) and `dataset/manifest.json` (what `pepe export` checks);
- * - `sitemap.xml` (the gallery and every share page) and `robots.txt`.
+ * - `sitemap.xml`, a sitemap index of `sitemaps/gallery.xml` (the gallery) and of the share
+ *   pages cut into content-defined chunks (`sitemaps/<first-id>.xml`, as the static listing is
+ *   cut: one change rewrites the one or two files it falls in), and `robots.txt`.
  *
  * Absolute URLs come from the build's base URL, as in the records.
  */
@@ -18,6 +20,7 @@ import type { Catalogue } from '../../functions/core/catalogue-runtime.js';
 import { IMAGE_TYPES, type SiteUrls } from '../../functions/core/record.js';
 import type { z } from 'zod';
 import type { pepeA } from '../../functions/core/schemas.js';
+import { chunkEnds, type ChunkShape } from '../shared/content-chunks.js';
 import { sha256Of } from '../shared/manifest.js';
 
 type Pepe = z.infer<typeof pepeA>;
@@ -25,8 +28,8 @@ type Pepe = z.infer<typeof pepeA>;
 export const SITE_NAME = 'Pepe Catalogue';
 /** Entries of each feed: the newest pepes. */
 export const FEED_SIZE = 50;
-/** URLs one sitemap file may list (sitemaps.org); a larger catalogue gets a sitemap index. */
-export const SITEMAP_MAX_URLS = 50_000;
+/** How the share pages are cut into sitemap files: about 2,000 URLs a file, at most 8,000 (sitemaps.org allows 50,000). */
+export const SITEMAP_CHUNKS: ChunkShape = { mean: 2000, max: 8000 };
 
 export const sharePath = (id: string): string => `/p/${id}`;
 export const oembedPath = (id: string): string => `/oembed/${id}.json`;
@@ -219,13 +222,17 @@ function urlSet(locations: string[]): string {
   return ['<?xml version="1.0" encoding="utf-8"?>', '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">', ...urls, '</urlset>', ''].join('\n');
 }
 
-/** `sitemap.xml`, and `sitemaps/<n>.xml` under a sitemap index when there are more than SITEMAP_MAX_URLS pages. */
-function sitemapFiles(ids: string[], base: string, max: number): { path: string; body: string }[] {
-  const locations = [`${base}/`, ...ids.map((id) => `${base}${sharePath(id)}`)];
-  if (locations.length <= max) return [{ path: 'sitemap.xml', body: urlSet(locations) }];
-  const parts: { path: string; body: string }[] = [];
-  for (let start = 0; start < locations.length; start += max) {
-    parts.push({ path: `sitemaps/${parts.length + 1}.xml`, body: urlSet(locations.slice(start, start + max)) });
+/**
+ * `sitemap.xml`: a sitemap index of `sitemaps/gallery.xml` and one `sitemaps/<first-id>.xml` per
+ * chunk of the share pages, in the catalogue's order (`ids` by rank). No lastmod: the index
+ * changes only when a chunk's name does.
+ */
+function sitemapFiles(ids: string[], base: string, shape: ChunkShape): { path: string; body: string }[] {
+  const parts = [{ path: 'sitemaps/gallery.xml', body: urlSet([`${base}/`]) }];
+  let start = 0;
+  for (const end of chunkEnds(ids, shape)) {
+    parts.push({ path: `sitemaps/${ids[start]}.xml`, body: urlSet(ids.slice(start, end).map((id) => `${base}${sharePath(id)}`)) });
+    start = end;
   }
   const index = parts.map((part) => `<sitemap><loc>${escapeMarkup(`${base}/${part.path}`)}</loc></sitemap>`);
   const body = ['<?xml version="1.0" encoding="utf-8"?>', '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">', ...index, '</sitemapindex>', ''].join('\n');
@@ -240,8 +247,8 @@ export interface SiteDocumentOptions {
   imageSha256: (fileName: string) => string;
   /** Skips rendering a per-pepe document known to be unchanged: returns true when `path` of record `id` can stay as it is. */
   unchanged?: (id: string, path: string) => boolean;
-  /** URLs per sitemap file (default SITEMAP_MAX_URLS); tests make it small. */
-  sitemapMaxUrls?: number;
+  /** How the share pages are cut into sitemap files (default SITEMAP_CHUNKS); tests make files small. */
+  sitemapChunks?: ChunkShape;
 }
 
 /**
@@ -277,6 +284,6 @@ export function siteDocuments(catalogue: Catalogue, options: SiteDocumentOptions
     { path: DATASET.sums.slice(1), body: sums },
     { path: DATASET.manifest.slice(1), body: `${JSON.stringify(manifest, null, 2)}\n` },
   );
-  files.push(...sitemapFiles(pepes.map((pepe) => pepe.id), base, options.sitemapMaxUrls ?? SITEMAP_MAX_URLS), { path: 'robots.txt', body: robotsTxt(base) });
+  files.push(...sitemapFiles(pepes.map((pepe) => pepe.id), base, options.sitemapChunks ?? SITEMAP_CHUNKS), { path: 'robots.txt', body: robotsTxt(base) });
   return files;
 }

@@ -35,7 +35,7 @@ describe('a published catalogue read back over HTTP', () => {
     const at = (key: string) => counting.putKeys.indexOf(key);
     const lastImage = counting.putKeys.findLastIndex((key) => key.startsWith('cat/images/'));
     expect(lastImage).toBeLessThan(at('cat/dataset/pepes.jsonl'));
-    expect(lastImage).toBeLessThan(at('cat/api/pages/created_at_desc/1'));
+    expect(lastImage).toBeLessThan(at('cat/api/listing/head'));
     const sharePages = counting.putKeys.filter((key) => key.startsWith('cat/p/')).map(at);
     for (const key of ['cat/feed.xml', 'cat/feed.json', 'cat/sitemap.xml']) expect(Math.min(...sharePages), key).toBeLessThan(at(key));
     // The fixture build keeps the default localhost URLs: published all the same, with a warning saying so.
@@ -62,12 +62,12 @@ describe('a published catalogue read back over HTTP', () => {
     expect(await manifest.text()).toBe(await readFile(join(site.distDir, 'manifest.json'), 'utf8'));
   });
 
-  it('serves, with no function at all, the sorted pages, share pages, feeds and the dataset, which pepe export mirrors', async () => {
+  it('serves, with no function at all, the static listing, share pages, feeds and the dataset, which pepe export mirrors', async () => {
     // The bucket published by the test above.
     const bucketUrl = `${s3.endpoint}/pepe-readback/cat`;
     const expected: [string, string][] = [
-      ['api/pages/created_at_desc/1', 'application/json; charset=utf-8'],
-      ['api/pages/created_at_asc/1', 'application/json; charset=utf-8'],
+      ['api/listing/head', 'application/json; charset=utf-8'],
+      [`api/listing/${site.records[0]!.id}`, 'application/json; charset=utf-8'],
       [`p/${site.records[0]!.id}`, 'text/html; charset=utf-8'],
       [`oembed/${site.records[0]!.id}.json`, 'application/json; charset=utf-8'],
       ['feed.xml', 'application/atom+xml; charset=utf-8'],
@@ -83,8 +83,16 @@ describe('a published catalogue read back over HTTP', () => {
       expect(answer.headers.get('content-type'), path).toBe(type);
       expect(await answer.text(), path).toBe(await readFile(join(site.distDir, 'site', path), 'utf8'));
     }
-    const page = JSON.parse(await (await fetch(`${bucketUrl}/api/pages/created_at_asc/1`)).text());
-    expect(page.data.map((pepe: { id: string }) => pepe.id)).toEqual(site.records.map((record) => record.id));
+    // The listing walked from its head by the links the pages carry, oldest first.
+    const head = JSON.parse(await (await fetch(`${bucketUrl}/api/listing/head`)).text());
+    expect(head.data).toMatchObject({ total_items: 4, oldest: `${FIXTURE_URLS.baseUrl}/api/listing/${site.records[0]!.id}` });
+    const walked: string[] = [];
+    for (let next = head.data.oldest; next !== null; ) {
+      const page = JSON.parse(await (await fetch(`${bucketUrl}${next.slice(FIXTURE_URLS.baseUrl.length)}`)).text());
+      walked.push(...page.data.map((pepe: { id: string }) => pepe.id));
+      next = page.meta.newer;
+    }
+    expect(walked).toEqual(site.records.map((record) => record.id));
     const { exportDataset } = await import('../export/export-dataset.js');
     const exported = await exportDataset({ from: bucketUrl, to: join(site.root, 'export') });
     expect(exported.problems).toEqual([]);

@@ -37,7 +37,7 @@ describe('netlify.toml', () => {
     });
   });
 
-  it.each([`/api/pepe/${ID}`, `/v1/pepe/${ID}`, '/api/openapi.json', '/api/pages/created_at_desc/1', '/api/pages/created_at_asc/40', '/api/tags', `/api/similar/${ID}`])('serves the static JSON %s with the API headers', async (path) => {
+  it.each([`/api/pepe/${ID}`, `/v1/pepe/${ID}`, '/api/openapi.json', '/api/listing/head', `/api/listing/${ID}`, '/api/tags', `/api/similar/${ID}`])('serves the static JSON %s with the API headers', async (path) => {
     const config = await loadNetlifyConfig(NETLIFY_TOML);
     expect(headersForPath(config, path)).toEqual({
       'Content-Type': 'application/json; charset=utf-8',

@@ -26,7 +26,8 @@ let record: PepeRecord;
 const siteFile = (path: string) => readFile(join(site.distDir, 'site', path));
 
 beforeAll(async () => {
-  site = await buildFixtureSite({ count: 8 });
+  // Small listing pages, so that 8 records make several linked pages.
+  site = await buildFixtureSite({ count: 8, chunks: { listing: { mean: 3, max: 40 } } });
   server = await startServer({ dir: site.distDir, port: 0, host: '127.0.0.1', netlifyToml: NETLIFY_TOML });
   base = server.url;
   record = site.records[1]!;
@@ -148,6 +149,62 @@ describe('tags, filters, similar pepes, pepe of the day', () => {
     expect(maxAge).toBeGreaterThan(0);
     expect(maxAge).toBeLessThanOrEqual(86_400);
     expect((await raw(base, '/api/daily?date=2999-01-01')).status).toBe(400);
+  });
+});
+
+describe('the static listing and the deprecated sorted pages', () => {
+  type Page = { data: { id: string }[]; meta: { older: string | null; newer: string | null } };
+  const fetchJson = async (url: string) => {
+    const res = await raw(base, url.startsWith('http') ? new URL(url).pathname : url);
+    expect(res.status, url).toBe(200);
+    expect(res.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', 'cache-control': JSON_BROWSER_CACHE_CONTROL, 'access-control-allow-origin': '*' });
+    // Static files: no Cache-Status, which only function answers carry.
+    expect(res.headers['cache-status'], url).toBeUndefined();
+    return json(res) as { data: unknown };
+  };
+
+  it('walks from the head by the pages\' links alone, in both orders, to the function\'s order over the whole catalogue', async () => {
+    const head = (await fetchJson('/api/listing/head')).data as { total_items: number; oldest: string; newest: string };
+    expect(head.total_items).toBe(site.records.length);
+    const walk = async (from: string | null, link: 'older' | 'newer') => {
+      const ids: string[] = [];
+      let pages = 0;
+      for (let url = from; url !== null; pages++) {
+        const page = (await fetchJson(url)) as unknown as Page;
+        ids.push(...(link === 'newer' ? page.data : [...page.data].reverse()).map((pepe) => pepe.id));
+        url = page.meta[link];
+      }
+      return { ids, pages };
+    };
+    const oldestFirst = await walk(head.oldest, 'newer');
+    expect(oldestFirst.pages).toBeGreaterThan(1);
+    const listed = async (sort: string) => (json(await raw(base, `/api/pepe?limit=25&sort=${sort}`)) as Page).data.map((pepe) => pepe.id);
+    expect(oldestFirst.ids).toEqual(await listed('created_at_asc'));
+    expect((await walk(head.newest, 'older')).ids).toEqual(await listed('created_at_desc'));
+  });
+
+  it('answers the old /api/pages/<order>/<n> through the function, byte-equal to the list query, and 404 past the last page', async () => {
+    await expect(siteFile('api/pages/created_at_desc/1')).rejects.toThrow();
+    for (const sort of ['created_at_desc', 'created_at_asc']) {
+      const page = await raw(base, `/api/pages/${sort}/1`);
+      const listed = await raw(base, `/api/pepe?limit=25&page=1&sort=${sort}`);
+      expect(page.status).toBe(200);
+      expect(page.body.equals(listed.body), sort).toBe(true);
+      expect(page.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(page.headers.etag).toBe(listed.headers.etag);
+      const past = await raw(base, `/api/pages/${sort}/2`);
+      expect(past.status).toBe(404);
+      expect((json(past) as { error: { code: string; message: string } }).error).toEqual({
+        code: 'NOT_FOUND',
+        message: `No sorted page "${sort}/2"; use /api/pages/<created_at_desc|created_at_asc>/<n> with n from 1 to 1`,
+      });
+    }
+  });
+
+  it('answers a listing page that is not in the chain with a JSON 404 pointing at the head', async () => {
+    const res = await raw(base, `/api/listing/${UNKNOWN_ID}`);
+    expect(res.status).toBe(404);
+    expect((json(res) as { error: { message: string } }).error.message).toContain('/api/listing/head');
   });
 });
 

@@ -9,6 +9,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import type { PepeRecord, SiteUrls } from '../../functions/core/record.js';
+import type { ChunkShapes } from '../catalogue/plan-answers.js';
 import { formatProblem } from '../shared/problems.js';
 import { seededRandom } from '../shared/seeded-random.js';
 import { makeTempDir, type TempDir } from './temp-dir.js';
@@ -165,7 +166,7 @@ export interface FixtureSite {
 }
 
 /** Generates fixture content in a temp folder and runs the real `buildCatalogue` on it. */
-export async function buildFixtureSite(options: { count?: number; urls?: SiteUrls; scale?: number } = {}): Promise<FixtureSite> {
+export async function buildFixtureSite(options: { count?: number; urls?: SiteUrls; scale?: number; chunks?: ChunkShapes } = {}): Promise<FixtureSite> {
   const { buildCatalogue } = await import('../catalogue/build-catalogue.js');
   const temp = await makeTempDir('pepe-fixture-');
   const contentDir = join(temp.path, 'content');
@@ -173,7 +174,7 @@ export async function buildFixtureSite(options: { count?: number; urls?: SiteUrl
   const cacheDir = join(temp.path, '.pepe-cache');
   try {
     await makeFixtureContent(contentDir, { count: options.count, scale: options.scale });
-    const result = await buildCatalogue({ contentDir, outDir: distDir, cacheDir, urls: options.urls ?? FIXTURE_URLS });
+    const result = await buildCatalogue({ contentDir, outDir: distDir, cacheDir, urls: options.urls ?? FIXTURE_URLS, chunks: options.chunks });
     if (!result.ok) throw new Error(`fixture build failed:\n${result.problems.map(formatProblem).join('\n')}`);
     return { root: temp.path, contentDir, distDir, cacheDir, records: result.records, cleanup: temp.cleanup };
   } catch (failure) {
