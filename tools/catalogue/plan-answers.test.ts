@@ -34,7 +34,7 @@ describe('planAnswers', () => {
   it('with nothing known, plans exactly the files precomputedFiles makes, byte for byte', () => {
     const planned = planAnswers(data, () => undefined, imageSha256);
     const documents = siteDocuments(openCatalogue(data), { imageSha256 }).map(({ path, body }) => ({ path, body: body! }));
-    expect(documents.map((file) => file.path)).toEqual(expect.arrayContaining(['feed.xml', 'feed.json', 'dataset/pepes.jsonl', 'dataset/manifest.json', 'sitemap.xml', 'robots.txt', `p/${record(0).id}`]));
+    expect(documents.map((file) => file.path)).toEqual(expect.arrayContaining(['feed.xml', 'feed.json', 'dataset/index.json', 'sitemap.xml', 'robots.txt', `p/${record(0).id}`]));
     const expected = [...precomputedFiles(data), ...documents].map(({ path, body }) => ({ path: `site/${path}`, body, sha256: sha256Of(body), size: Buffer.byteLength(body) }));
     const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : 1);
     expect([...planned].sort(byPath)).toEqual(expected.sort(byPath));
