@@ -3,21 +3,32 @@
  *
  * - the records, oldest first (created_at, ties by id: the catalogue's order), are cut into
  *   content-defined chunks keyed by record id (`contentChunks`, tools/shared): an edit rewrites
- *   the one shard its record is in, an add of the newest record the last shard;
- * - each shard is `dataset/shards/<sha256>.jsonl` (variant A records, one a line) and its
- *   images' checksums `dataset/shards/<sha256>.sha256` (`sha256sum -c` form), each named by its
- *   own bytes, so a URL never serves other bytes and untouched shards are byte-identical;
+ *   the one shard its record is in, an add of the newest record the last shard (or starts a new
+ *   one), an add or removal elsewhere the shard it falls in and at most one neighbour;
+ * - each shard is `dataset/shards/<sha256>.jsonl` (variant A records, one a line, exactly as the
+ *   API serves them) and its images' checksums `dataset/shards/<sha256>.sha256` (`sha256sum -c`
+ *   form, paths relative to an export's folder), each named by its own bytes, so a URL never
+ *   serves other bytes and untouched shards are byte-identical across builds. The checksums are
+ *   a file of their own, not in the index (100 bytes a record would make it grow with the
+ *   catalogue) nor named after the JSONL (an image's bytes can change under the same record:
+ *   the `image-changed` warning);
  * - `dataset/index.json` lists the shards in order with size, sha256, record count, first and
- *   last id, plus the totals: the one file every change rewrites (about 400 bytes a shard).
+ *   last id, plus the totals: the one file every change rewrites (~400 bytes a shard). A new
+ *   name, not `manifest.json`'s: its shape is new, and an old `pepe export` stops with a 404
+ *   naming the file rather than misreading it. URLs in it are relative to it, so a mirror
+ *   serves them under its own address.
+ *
+ * Every shard is rendered and hashed on every build: skipping unchanged ones would need the
+ * previous index read back through the build into the plan, for a small part of a rebuild.
  */
 import { DATASET, type DatasetFile, type DatasetIndex, type DatasetShard } from '../../functions/core/api-limits.js';
 import { type ChunkShape, contentChunks } from '../shared/content-chunks.js';
 import { sha256Of } from '../shared/manifest.js';
 
 /**
- * Records per shard: about 1,000 on average (~0.55 MB at ~550 bytes a record), never more
- * than 2,000 (~1.1 MB), so an edit rewrites about a megabyte and a million records make an
- * index of a few hundred KB.
+ * Records per shard: a boundary on average every 1,000 (~0.55 MB at ~550 bytes a record), a
+ * cut at 2,000 (~1.1 MB; the 4,000 first proposed let shards reach ~2.2 MB), so an edit
+ * rewrites at most about a megabyte and a million records make an index of a few hundred KB.
  */
 export const DATASET_SHARD_SHAPE: ChunkShape = { mean: 1000, max: 2000 };
 
