@@ -29,6 +29,7 @@ import { type FileHandle, lstat, mkdir, open, readdir, rename, rm } from 'node:f
 import { join } from 'node:path';
 import { DATASET, type DatasetFile, type DatasetIndex, type DatasetShard } from '../../functions/core/api-limits.js';
 import { IMAGE_TYPES } from '../../functions/core/record.js';
+import { makeFolders } from '../shared/make-folders.js';
 import { error, type Problem } from '../shared/problems.js';
 
 export const DEFAULT_CONCURRENCY = 8;
@@ -399,7 +400,7 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
   let index: DatasetIndex;
   try {
     index = parseIndex((await fetchCapped(session, indexUrl, INDEX_MAX_BYTES)).toString('utf8'), indexUrl);
-    await mkdir(to, { recursive: true });
+    await makeFolders(to);
     for (const dir of [shardsDir, imagesDir]) await ownFolder(dir);
     // A manifest left by an earlier export says "complete": it goes first, and comes back last.
     if ((await regularOrNothing(join(to, 'manifest.json'))) === 'file') await rm(join(to, 'manifest.json'));
