@@ -75,16 +75,33 @@ export const IMAGE_TYPES = {
   '.avif': 'image/avif',
 } as const;
 
-/** The dataset files the build publishes (site-documents.ts) and `pepe export` mirrors. */
-export const DATASET = { jsonl: '/dataset/pepes.jsonl', sums: '/dataset/images.sha256', manifest: '/dataset/manifest.json' } as const;
+/** The dataset's index (site-documents.ts writes it, `pepe export` reads it first); its shards live under `dataset/shards/`. */
+export const DATASET = { index: '/dataset/index.json' } as const;
 
-/** What `dataset/manifest.json` holds: `pepe export` reads it first and checks every file against it. */
-export interface DatasetManifest {
-  /** Records in the JSONL. */
+/** A published file, by a URL relative to the index's own (`shards/<sha256>.jsonl`): a mirror serves it under its own address. */
+export interface DatasetFile {
+  url: string;
+  size: number;
+  sha256: string;
+}
+
+/** One shard: consecutive records (variant A, oldest first, one per line), named by its bytes' sha256, with its images' checksums. */
+export interface DatasetShard extends DatasetFile {
+  /** Records in the shard, and the ids of its first and last. */
+  count: number;
+  first_id: string;
+  last_id: string;
+  /** The shard's images' sha256 in `sha256sum -c` form (`<hex>  images/<file_name>`, the shard's order), named by its own sha256. */
+  image_sha256: DatasetFile;
+}
+
+/** What `dataset/index.json` holds: the shards in order (their concatenation is every record, oldest first). */
+export interface DatasetIndex {
+  /** Records in all shards. */
   count: number;
   /** The catalogue data's version (changes whenever any answer may change). */
   catalogue_version: string;
-  /** Site-relative paths (no leading slash), bytes and sha256 of the JSONL and of the image checksums. */
-  jsonl: { path: string; size: number; sha256: string };
-  image_sha256: { path: string; size: number; sha256: string };
+  /** Bytes of all shards' JSONL together. */
+  size: number;
+  shards: DatasetShard[];
 }

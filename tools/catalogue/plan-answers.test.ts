@@ -35,7 +35,7 @@ describe('planAnswers', () => {
   it('with nothing known, plans exactly the files precomputedFiles, the site documents and the listing make, byte for byte', () => {
     const planned = planAnswers(data, () => undefined, imageSha256);
     const documents = siteDocuments(openCatalogue(data), { imageSha256 }).map(({ path, body }) => ({ path, body: body! }));
-    expect(documents.map((file) => file.path)).toEqual(expect.arrayContaining(['feed.xml', 'feed.json', 'dataset/pepes.jsonl', 'dataset/manifest.json', 'sitemap.xml', 'robots.txt', `p/${record(0).id}`]));
+    expect(documents.map((file) => file.path)).toEqual(expect.arrayContaining(['feed.xml', 'feed.json', 'dataset/index.json', 'sitemap.xml', 'robots.txt', `p/${record(0).id}`]));
     const listing = listingFiles(openCatalogue(data), data.ids).map(({ path, body }) => ({ path, body: body! }));
     expect(listing.map((file) => file.path)).toContain('api/listing/head');
     const expected = [...precomputedFiles(data), ...documents, ...listing].map(({ path, body }) => ({ path: `site/${path}`, body, sha256: sha256Of(body), size: Buffer.byteLength(body) }));

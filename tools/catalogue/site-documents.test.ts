@@ -8,8 +8,10 @@ import { openCatalogue } from '../../functions/core/catalogue-runtime.js';
 import { createHandler } from '../../functions/core/handler.js';
 import { pepeA } from '../../functions/core/schemas.js';
 import { buildFixtureSite, type FixtureSite } from '../testing/fixture-catalogue.js';
-import { call, idsNewestFirst, testCatalogue, TEST_URLS } from '../testing/test-catalogue.js';
-import type { DatasetManifest } from '../../functions/core/api-limits.js';
+import { call, idsNewestFirst, testCatalogue, testId, TEST_URLS } from '../testing/test-catalogue.js';
+import type { DatasetIndex } from '../../functions/core/api-limits.js';
+import fc from 'fast-check';
+import { datasetFiles } from './dataset-shards.js';
 import { FEED_SIZE, siteDocuments } from './site-documents.js';
 
 const data = testCatalogue(60);
@@ -135,13 +137,25 @@ describe('feeds', () => {
     expect(parseAtomFeed(empty.get('feed.xml')!).entries ?? []).toEqual([]);
     expect(JSON.parse(empty.get('feed.json')!).items).toEqual([]);
     expect(parseJsonFeed(empty.get('feed.json')!).items ?? []).toEqual([]);
-    expect(empty.get('dataset/pepes.jsonl')).toBe('');
   });
 });
 
 describe('the dataset', () => {
+  /** The dataset of a catalogue, cut into small shards: path → body. */
+  const dataset = (count: number) =>
+    new Map(
+      siteDocuments(openCatalogue(testCatalogue(count)), { imageSha256: fakeSha, datasetShape: { mean: 8, max: 16 } })
+        .filter((file) => file.path.startsWith('dataset/'))
+        .map((file) => [file.path, file.body!]),
+    );
+  const indexOf = (files: Map<string, string>) => JSON.parse(files.get('dataset/index.json')!) as DatasetIndex;
+  const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+  /** The shards' JSONL in index order, joined: what pepes.jsonl was. */
+  const joined = (files: Map<string, string>) => indexOf(files).shards.map((shard) => files.get(`dataset/${shard.url}`)!).join('');
+  const sixty = dataset(60);
+
   it('holds every record, oldest first, each line exactly the API record (the handler by id and the sorted pages)', async () => {
-    const lines = doc('dataset/pepes.jsonl').split('\n');
+    const lines = joined(sixty).split('\n');
     expect(lines.pop()).toBe('');
     expect(lines.map((line) => JSON.parse(line).id)).toEqual([...idsNewestFirst(60)].reverse());
     for (const line of lines) {
@@ -153,20 +167,74 @@ describe('the dataset', () => {
     expect(paged).toEqual(lines.map((line) => JSON.parse(line)));
   });
 
-  it('has a manifest with the count, the catalogue version and the sha256 of the JSONL and of the image checksums', () => {
-    const manifest = JSON.parse(doc('dataset/manifest.json')) as DatasetManifest;
-    const jsonl = doc('dataset/pepes.jsonl');
-    const sums = doc('dataset/images.sha256');
-    expect(manifest).toEqual({
-      count: 60,
-      catalogue_version: data.version,
-      jsonl: { path: 'dataset/pepes.jsonl', size: Buffer.byteLength(jsonl), sha256: createHash('sha256').update(jsonl).digest('hex') },
-      image_sha256: { path: 'dataset/images.sha256', size: Buffer.byteLength(sums), sha256: createHash('sha256').update(sums).digest('hex') },
-    });
-    // `sha256sum -c` form, one line per image, in the JSONL's order.
-    const names = jsonl.trim().split('\n').map((line) => JSON.parse(line).file_name as string);
-    expect(sums).toBe(names.map((name) => `${fakeSha(name)}  images/${name}\n`).join(''));
+  it('indexes its shards in order with their size, sha256, count, first and last id, and each shard its images\' checksums', () => {
+    const index = indexOf(sixty);
+    expect(index.shards.length).toBeGreaterThan(3);
+    expect(index).toMatchObject({ count: 60, catalogue_version: data.version, size: Buffer.byteLength(joined(sixty)) });
+    // Nothing else is published: the shards, their checksums and the index.
+    expect([...sixty.keys()].sort()).toEqual(['dataset/index.json', ...index.shards.flatMap((shard) => [`dataset/${shard.url}`, `dataset/${shard.image_sha256.url}`])].sort());
+    for (const shard of index.shards) {
+      const jsonl = sixty.get(`dataset/${shard.url}`)!;
+      const sums = sixty.get(`dataset/${shard.image_sha256.url}`)!;
+      // Content-addressed: each file is named by its own sha256.
+      expect(shard.url).toBe(`shards/${sha(jsonl)}.jsonl`);
+      expect(shard.image_sha256).toEqual({ url: `shards/${sha(sums)}.sha256`, size: Buffer.byteLength(sums), sha256: sha(sums) });
+      const records = jsonl.trim().split('\n').map((line) => JSON.parse(line) as { id: string; file_name: string });
+      expect(shard).toMatchObject({ size: Buffer.byteLength(jsonl), sha256: sha(jsonl), count: records.length, first_id: records[0]!.id, last_id: records.at(-1)!.id });
+      expect(shard.count).toBeLessThanOrEqual(16);
+      // `sha256sum -c` form, one line per image, in the shard's order.
+      expect(sums).toBe(records.map((record) => `${fakeSha(record.file_name)}  images/${record.file_name}\n`).join(''));
+    }
+    expect(index.shards.reduce((sum, shard) => sum + shard.count, 0)).toBe(60);
   });
+
+  it('is an empty index for an empty catalogue', () => {
+    expect(indexOf(dataset(0))).toEqual({ count: 0, catalogue_version: expect.any(String), size: 0, shards: [] });
+  });
+
+  it('rewrites one shard for an edit, the last for an add of the newest, and leaves every other shard byte-identical across a run of changes', () => {
+    // The shards of a plain record list, in the catalogue's order (created_at, ties by id): the cutting is what is under test.
+    type Row = { id: string; created_at: string; tags: string[] };
+    const shardsOf = (rows: Row[]) => {
+      const ordered = [...rows].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+      const records = ordered.map((row) => ({ id: row.id, fileName: `${row.id}.png`, line: JSON.stringify(row) }));
+      // Cut by content alone (no cut at max), to see the bound content-defined cutting gives.
+      const files = new Map(datasetFiles(records, { catalogueVersion: 'v', imageSha256: fakeSha, shape: { mean: 6, max: 1000 } }).map((file) => [file.path, file.body]));
+      return { files, ordered, urls: indexOf(files).shards.map((shard) => shard.url) };
+    };
+    type Change = { kind: 'edit' | 'add-newest' | 'add-back-dated' | 'remove'; pick: number };
+    const change = fc.record({ kind: fc.constantFrom('edit' as const, 'add-newest' as const, 'add-back-dated' as const, 'remove' as const), pick: fc.nat() });
+    let added = 0;
+    fc.assert(
+      fc.property(fc.array(change, { minLength: 1, maxLength: 10 }), (changes: Change[]) => {
+        let rows: Row[] = Array.from({ length: 150 }, (_, i) => ({ id: testId(i), created_at: new Date(Date.UTC(2024, 0, 1 + (i >> 1))).toISOString(), tags: [] }));
+        let before = shardsOf(rows);
+        for (const { kind, pick } of changes) {
+          const next = rows.map((row) => ({ ...row }));
+          const fresh = (created_at: string): Row => ({ id: testId(10_000 + ++added), created_at, tags: [] });
+          if (kind === 'edit') next[pick % next.length]!.tags = [`edited-${pick}`];
+          else if (kind === 'add-newest') next.push(fresh('2030-01-01T00:00:00.000Z'.replace('2030', String(2030 + added))));
+          else if (kind === 'add-back-dated') next.push(fresh(next[pick % next.length]!.created_at));
+          else next.splice(pick % next.length, 1);
+          const after = shardsOf(next);
+          const gone = before.urls.filter((url) => !after.urls.includes(url));
+          const made = after.urls.filter((url) => !before.urls.includes(url));
+          const step = `${kind} ${pick}`;
+          if (kind === 'edit') expect([gone.length, made.length], step).toEqual([1, 1]);
+          // The chunk the record falls in, and one neighbour when a boundary record comes or goes.
+          else expect(Math.max(gone.length, made.length), step).toBeLessThanOrEqual(2);
+          // An add of the newest touches the last shard only (none when the last ended on a boundary record).
+          if (kind === 'add-newest') expect(before.urls.slice(-1), step).toEqual(expect.arrayContaining(gone));
+          // Every other shard is the same file, byte for byte; the whole still reads as all records in order.
+          for (const url of after.urls) if (before.urls.includes(url)) expect(after.files.get(`dataset/${url}`), step).toBe(before.files.get(`dataset/${url}`));
+          expect(joined(after.files), step).toBe(after.ordered.map((row) => `${JSON.stringify(row)}\n`).join(''));
+          rows = next;
+          before = after;
+        }
+      }),
+      { numRuns: 40, seed: 20_261_129 },
+    );
+  }, 60_000);
 });
 
 describe('sitemap and robots.txt', () => {
@@ -221,10 +289,12 @@ describe('credits through a real build', () => {
     expect(JSON.parse(await readFile(join(siteDir, 'api/pepe', plain.id), 'utf8')).data).toMatchObject({ artist: null, source_url: null, license: null });
     const share = await readFile(join(siteDir, 'p', credited.id), 'utf8');
     expect(share).toContain('<p class="credit">By Frog &amp; &lt;Sons&gt; &quot;Ltd&quot; · <a href="https://art.example/pepe/3?a=1&amp;b=2" rel="nofollow noopener">Source</a> · Licence: CC-BY-4.0</p>');
-    const jsonl = await readFile(join(siteDir, 'dataset/pepes.jsonl'), 'utf8');
+    const index = JSON.parse(await readFile(join(siteDir, 'dataset/index.json'), 'utf8')) as DatasetIndex;
+    expect(index.shards).toHaveLength(1);
+    const jsonl = await readFile(join(siteDir, 'dataset', index.shards[0]!.url), 'utf8');
     expect(jsonl.trim().split('\n').map((line) => JSON.parse(line))).toContainEqual(byId.data);
     // The image checksums are the published images' own.
-    const sums = await readFile(join(siteDir, 'dataset/images.sha256'), 'utf8');
+    const sums = await readFile(join(siteDir, 'dataset', index.shards[0]!.image_sha256.url), 'utf8');
     const [hash, name] = sums.split('\n')[0]!.split('  ');
     expect(createHash('sha256').update(await readFile(join(siteDir, name!))).digest('hex')).toBe(hash);
     const gallery = await readFile(join(siteDir, 'index.html'), 'utf8');

@@ -7,21 +7,20 @@
  *   description, tags and credits, with a link into the gallery;
  * - `oembed/<id>.json`: its oEmbed document (type photo, oEmbed 1.0, section 2.3.4.1);
  * - `feed.xml` (Atom, RFC 4287) and `feed.json` (JSON Feed 1.1): the FEED_SIZE newest pepes;
- * - `dataset/pepes.jsonl` (every record, oldest first), `dataset/images.sha256` (the images'
- *   sha256 in `sha256sum -c` form) and `dataset/manifest.json` (what `pepe export` checks);
+ * - the dataset: every record, oldest first, in immutable shards under a small index
+ *   (dataset-shards.ts), with the images' sha256; `pepe export` mirrors it;
  * - `sitemap.xml`, a sitemap index of `sitemaps/gallery.xml` (the gallery) and of the share
  *   pages cut into content-defined chunks (`sitemaps/<first-id>.xml`, as the static listing is
  *   cut: one change rewrites the one or two files it falls in), and `robots.txt`.
  *
  * Absolute URLs come from the build's base URL, as in the records.
  */
-import { DATASET, type DatasetManifest } from '../../functions/core/api-limits.js';
 import type { Catalogue } from '../../functions/core/catalogue-runtime.js';
 import { IMAGE_TYPES, type SiteUrls } from '../../functions/core/record.js';
 import type { z } from 'zod';
 import type { pepeA } from '../../functions/core/schemas.js';
 import { chunkEnds, type ChunkShape } from '../shared/content-chunks.js';
-import { sha256Of } from '../shared/manifest.js';
+import { datasetFiles } from './dataset-shards.js';
 
 type Pepe = z.infer<typeof pepeA>;
 
@@ -249,6 +248,8 @@ export interface SiteDocumentOptions {
   unchanged?: (id: string, path: string) => boolean;
   /** How the share pages are cut into sitemap files (default SITEMAP_CHUNKS); tests make files small. */
   sitemapChunks?: ChunkShape;
+  /** Records per dataset shard (default DATASET_SHARD_SHAPE); tests make it small. */
+  datasetShape?: ChunkShape;
 }
 
 /**
@@ -275,15 +276,8 @@ export function siteDocuments(catalogue: Catalogue, options: SiteDocumentOptions
   const newest = pepes.slice(-FEED_SIZE).reverse();
   files.push({ path: 'feed.xml', body: atomFeed(newest, urls) }, { path: 'feed.json', body: jsonFeed(newest, urls) });
 
-  const jsonl = lines.map((line) => `${line}\n`).join('');
-  const sums = pepes.map((pepe) => `${options.imageSha256(pepe.file_name)}  images/${pepe.file_name}\n`).join('');
-  const described = (path: string, body: string) => ({ path: path.slice(1), size: Buffer.byteLength(body), sha256: sha256Of(body) });
-  const manifest: DatasetManifest = { count: pepes.length, catalogue_version: catalogue.data.version, jsonl: described(DATASET.jsonl, jsonl), image_sha256: described(DATASET.sums, sums) };
-  files.push(
-    { path: DATASET.jsonl.slice(1), body: jsonl },
-    { path: DATASET.sums.slice(1), body: sums },
-    { path: DATASET.manifest.slice(1), body: `${JSON.stringify(manifest, null, 2)}\n` },
-  );
+  const records = pepes.map((pepe, rank) => ({ id: pepe.id, fileName: pepe.file_name, line: lines[rank]! }));
+  files.push(...datasetFiles(records, { catalogueVersion: catalogue.data.version, imageSha256: options.imageSha256, shape: options.datasetShape }));
   files.push(...sitemapFiles(pepes.map((pepe) => pepe.id), base, options.sitemapChunks ?? SITEMAP_CHUNKS), { path: 'robots.txt', body: robotsTxt(base) });
   return files;
 }

@@ -8,7 +8,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ default:
   dupes: { summary: 'list near-duplicate image pairs in content/', load: () => import('./commands/dupes.js') },
   serve: { summary: 'serve a build locally exactly as production does', load: () => import('./commands/serve.js') },
   publish: { summary: 'sync a build to an S3-compatible bucket', load: () => import('./commands/publish.js') },
-  export: { summary: 'download a published catalogue: JSONL plus every image, verified, resumable', load: () => import('./commands/export.js') },
+  export: { summary: 'download a published catalogue: its dataset shards and every image, verified, resumable', load: () => import('./commands/export.js') },
 };
 
 export function rootUsage(): string {

@@ -34,7 +34,10 @@ describe('a published catalogue read back over HTTP', () => {
     // Order: images before the dataset and the JSON that name them; feeds and the sitemap with the share pages they link to.
     const at = (key: string) => counting.putKeys.indexOf(key);
     const lastImage = counting.putKeys.findLastIndex((key) => key.startsWith('cat/images/'));
-    expect(lastImage).toBeLessThan(at('cat/dataset/pepes.jsonl'));
+    const shards = counting.putKeys.filter((key) => key.startsWith('cat/dataset/shards/')).map(at);
+    expect(lastImage).toBeLessThan(Math.min(...shards));
+    // The dataset's index goes up once its shards are there.
+    expect(Math.max(...shards)).toBeLessThan(at('cat/dataset/index.json'));
     expect(lastImage).toBeLessThan(at('cat/api/listing/head'));
     const sharePages = counting.putKeys.filter((key) => key.startsWith('cat/p/')).map(at);
     for (const key of ['cat/feed.xml', 'cat/feed.json', 'cat/sitemap.xml']) expect(Math.min(...sharePages), key).toBeLessThan(at(key));
@@ -72,8 +75,7 @@ describe('a published catalogue read back over HTTP', () => {
       [`oembed/${site.records[0]!.id}.json`, 'application/json; charset=utf-8'],
       ['feed.xml', 'application/atom+xml; charset=utf-8'],
       ['feed.json', 'application/feed+json; charset=utf-8'],
-      ['dataset/pepes.jsonl', 'application/jsonl; charset=utf-8'],
-      ['dataset/manifest.json', 'application/json; charset=utf-8'],
+      ['dataset/index.json', 'application/json; charset=utf-8'],
       ['sitemap.xml', 'application/xml; charset=utf-8'],
       ['robots.txt', 'text/plain; charset=utf-8'],
     ];

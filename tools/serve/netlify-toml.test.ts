@@ -53,9 +53,9 @@ describe('netlify.toml', () => {
     [`/oembed/${ID}.json`, 'application/json; charset=utf-8', true],
     ['/feed.xml', 'application/atom+xml; charset=utf-8', true],
     ['/feed.json', 'application/feed+json; charset=utf-8', true],
-    ['/dataset/pepes.jsonl', 'application/jsonl; charset=utf-8', true],
-    ['/dataset/images.sha256', 'text/plain; charset=utf-8', true],
-    ['/dataset/manifest.json', 'application/json; charset=utf-8', true],
+    [`/dataset/shards/${'a'.repeat(64)}.jsonl`, 'application/jsonl; charset=utf-8', true],
+    [`/dataset/shards/${'b'.repeat(64)}.sha256`, 'text/plain; charset=utf-8', true],
+    ['/dataset/index.json', 'application/json; charset=utf-8', true],
   ])('serves the precomputed document %s as %s, cached like the by-id answers', async (path, type, cors) => {
     const config = await loadNetlifyConfig(NETLIFY_TOML);
     expect(headersForPath(config, path)).toEqual({

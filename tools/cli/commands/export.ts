@@ -8,13 +8,15 @@ const MAX_CONCURRENCY = 64;
 
 const usage = `Usage: pepe export --from URL --to DIR [--concurrency N]
 
-Mirrors a published catalogue's dataset for offline use: DIR/pepes.jsonl (every record,
-variant A fields, oldest first), DIR/images/<id><ext> (every image), DIR/images.sha256
-(check with \`cd DIR && sha256sum -c images.sha256\`) and DIR/manifest.json, written last
-once everything is there and verified (size and sha256 of each file as published).
+Mirrors a published catalogue's dataset for offline use: DIR/shards/<sha256>.jsonl (the
+records, variant A fields, oldest first across the shards in DIR/manifest.json's order),
+DIR/shards/<sha256>.sha256 (check with \`cd DIR && cat shards/*.sha256 | sha256sum -c\`),
+DIR/images/<id><ext> (every image) and DIR/manifest.json, written last once everything is
+there and verified (size and sha256 of each file as published).
 
-Interrupted or failed? Run the same command again: images already there and intact are
-kept, the rest is fetched. Unfinished downloads are *.part files, never final names.
+Interrupted or failed, or the catalogue changed? Run the same command again: what is there
+and intact is kept, a partial image is continued where the server allows, the rest is
+fetched. Unfinished downloads are *.part files, never final names; links in DIR are refused.
 
 Options:
   --from URL         base URL of the catalogue (its variant A base, e.g. https://pepe.example.org)
@@ -48,7 +50,7 @@ export function formatExportProgress(p: ExportProgress): string {
 
 export default {
   name: 'export',
-  summary: 'download a published catalogue: JSONL plus every image, verified, resumable',
+  summary: 'download a published catalogue: its dataset shards and every image, verified, resumable',
   usage,
   async run(argv, io) {
     const { values } = parseFlags(argv, { from: { type: 'string' }, to: { type: 'string' }, concurrency: { type: 'string' } });

@@ -1,0 +1,71 @@
+/**
+ * The dataset as immutable shards plus a small index, so a change writes what it changes:
+ *
+ * - the records, oldest first (created_at, ties by id: the catalogue's order), are cut into
+ *   content-defined chunks keyed by record id (`contentChunks`, tools/shared): an edit rewrites
+ *   the one shard its record is in, an add of the newest record the last shard (or starts a new
+ *   one), an add or removal elsewhere the shard it falls in and at most one neighbour;
+ * - each shard is `dataset/shards/<sha256>.jsonl` (variant A records, one a line, exactly as the
+ *   API serves them) and its images' checksums `dataset/shards/<sha256>.sha256` (`sha256sum -c`
+ *   form, paths relative to an export's folder), each named by its own bytes, so a URL never
+ *   serves other bytes and untouched shards are byte-identical across builds. The checksums are
+ *   a file of their own, not in the index (100 bytes a record would make it grow with the
+ *   catalogue) nor named after the JSONL (an image's bytes can change under the same record:
+ *   the `image-changed` warning);
+ * - `dataset/index.json` lists the shards in order with size, sha256, record count, first and
+ *   last id, plus the totals: the one file every change rewrites (~400 bytes a shard). A new
+ *   name, not `manifest.json`'s: its shape is new, and an old `pepe export` stops with a 404
+ *   naming the file rather than misreading it. URLs in it are relative to it, so a mirror
+ *   serves them under its own address.
+ *
+ * Every shard is rendered and hashed on every build: skipping unchanged ones would need the
+ * previous index read back through the build into the plan, for a small part of a rebuild.
+ */
+import { DATASET, type DatasetFile, type DatasetIndex, type DatasetShard } from '../../functions/core/api-limits.js';
+import { type ChunkShape, contentChunks } from '../shared/content-chunks.js';
+import { sha256Of } from '../shared/manifest.js';
+
+/**
+ * Records per shard: a boundary on average every 1,000 (~0.55 MB at ~550 bytes a record), a
+ * cut at 2,000 (~1.1 MB; the 4,000 first proposed let shards reach ~2.2 MB), so an edit
+ * rewrites at most about a megabyte and a million records make an index of a few hundred KB.
+ */
+export const DATASET_SHARD_SHAPE: ChunkShape = { mean: 1000, max: 2000 };
+
+/** Where the shards live, relative to the site root and to the index. */
+const SHARDS = 'shards/';
+const DATASET_DIR = DATASET.index.slice(1, DATASET.index.lastIndexOf('/') + 1);
+
+export interface DatasetRecord {
+  id: string;
+  fileName: string;
+  /** The record as variant A serves it, one line of JSON (no newline). */
+  line: string;
+}
+
+export interface DatasetOptions {
+  catalogueVersion: string;
+  /** The sha256 of each published image, by file name (`<id><ext>`). */
+  imageSha256: (fileName: string) => string;
+  /** Records per shard (default DATASET_SHARD_SHAPE); tests make it small. */
+  shape?: ChunkShape;
+}
+
+/** The shards, their checksum files and the index, site-relative (no leading slash); `records` in the catalogue's order. */
+export function datasetFiles(records: readonly DatasetRecord[], options: DatasetOptions): { path: string; body: string }[] {
+  const files: { path: string; body: string }[] = [];
+  const named = (body: string, ext: string): DatasetFile => {
+    const sha256 = sha256Of(body);
+    const url = `${SHARDS}${sha256}${ext}`;
+    files.push({ path: `${DATASET_DIR}${url}`, body });
+    return { url, size: Buffer.byteLength(body), sha256 };
+  };
+  const shards: DatasetShard[] = contentChunks(records, (record) => record.id, options.shape ?? DATASET_SHARD_SHAPE).map((chunk) => {
+    const jsonl = named(chunk.map((record) => `${record.line}\n`).join(''), '.jsonl');
+    const sums = named(chunk.map((record) => `${options.imageSha256(record.fileName)}  images/${record.fileName}\n`).join(''), '.sha256');
+    return { ...jsonl, count: chunk.length, first_id: chunk[0]!.id, last_id: chunk.at(-1)!.id, image_sha256: sums };
+  });
+  const index: DatasetIndex = { count: records.length, catalogue_version: options.catalogueVersion, size: shards.reduce((sum, shard) => sum + shard.size, 0), shards };
+  files.push({ path: DATASET.index.slice(1), body: `${JSON.stringify(index, null, 1)}\n` });
+  return files;
+}
