@@ -40,7 +40,7 @@ export const VARIANT_B_LIST_PATH = '/v1/pepe';
 export const OPENAPI_PATH = '/api/openapi.json';
 /** Every tag with its count (a static file). */
 export const TAGS_PATH = '/api/tags';
-/** `/api/similar/{id}`: a static file per record. */
+/** `/api/similar/{id}`: a static file per record; `/api/similar?phash=`: the function. */
 export const SIMILAR_PATH = '/api/similar';
 /** The pepe of the day (`?date=YYYY-MM-DD`). */
 export const DAILY_PATH = '/api/daily';

@@ -8,10 +8,10 @@ import type { StoredStarts } from './joined-text.js';
 import type { PiecedNumbers } from './packed-numbers.js';
 import type { StoredSearchIndex } from './search/search-types.js';
 import type { StoredFilters } from './filters.js';
-import type { StoredSimilar } from './similar.js';
+import type { StoredHashes, StoredSimilar } from './similar.js';
 
 export interface CatalogueData {
-  format: 7;
+  format: 8;
   /** Hash of the whole data: changes whenever any answer may change. */
   version: string;
   urls: SiteUrls;
@@ -58,6 +58,8 @@ export interface CatalogueData {
   filters: StoredFilters;
   /** Each record's similar pepes (similar.ts). */
   similar: StoredSimilar;
+  /** Every record's phash, for the search by picture (similar.ts). */
+  hashes: StoredHashes;
 }
 
 /** Reads piece i of a catalogue's texts, as written (escaped). */

@@ -9,7 +9,8 @@ import type { CatalogueData, CatalogueWithPieces, PieceSource } from './catalogu
 import { numberAt, piecedNumberAt } from './packed-numbers.js';
 import { createdAtMs, ID_KEY_LENGTH, idFromKey, idKey, recordComposer } from './record-codec.js';
 import { openFilters, type FilterIndex } from './filters.js';
-import { similarReader, type Neighbour } from './similar.js';
+import { hashSearcher, similarReader, type Neighbour } from './similar.js';
+import type { Hash64 } from './multi-index.js';
 import { openSearchIndex } from './search/load-index.js';
 import type { SearchField, SearchIndex } from './search/search-types.js';
 import { unescapeFromSource } from './source-text.js';
@@ -38,6 +39,8 @@ export interface Catalogue {
   filters(): FilterIndex;
   /** The similar pepes of a rank, nearest first. */
   similar(rank: number): Neighbour[];
+  /** Every record within `maxDistance` bits of a phash, in rank order. */
+  nearHash(hash: Hash64, maxDistance: number): Neighbour[];
   /** created_at of the record at this rank, in epoch milliseconds (ascending with the rank). */
   createdAt(rank: number): number;
 }
@@ -57,7 +60,7 @@ function piecesInMemory(data: CatalogueData): PieceSource {
 
 /** `pieces` reads piece i as written; by default, the pieces of data compiled in this process. */
 export function openCatalogue(data: CatalogueData, pieces?: PieceSource): Catalogue {
-  if (data.format !== 7) throw new Error(`catalogue data format ${String(data.format)} is not supported; rebuild with this version of pepe`);
+  if (data.format !== 8) throw new Error(`catalogue data format ${String(data.format)} is not supported; rebuild with this version of pepe`);
   const { count, chunkSize, offsetWidth, idOrder } = data;
   const chunkCount = Math.ceil(count / chunkSize);
   // The chunks are pieces 0 .. chunkCount - 1 and the dictionary is the first text after them.
@@ -104,6 +107,7 @@ export function openCatalogue(data: CatalogueData, pieces?: PieceSource): Catalo
   const searchIndex = (): SearchIndex => (index ??= openSearchIndex(data.searchIndex, text));
   let filterIndex: FilterIndex | undefined;
   let similar: ((rank: number) => Neighbour[]) | undefined;
+  let nearHash: ReturnType<typeof hashSearcher> | undefined;
   const rankAt = (position: number): number => piecedNumberAt(text, idOrder, position);
   return {
     count,
@@ -130,6 +134,7 @@ export function openCatalogue(data: CatalogueData, pieces?: PieceSource): Catalo
     openapi: () => text(data.openapi),
     filters: () => (filterIndex ??= openFilters(data.filters, text, count)),
     similar: (rank) => (similar ??= similarReader(data.similar, text))(rank),
+    nearHash: (hash, maxDistance) => (nearHash ??= hashSearcher(data.hashes, count, text))(hash, maxDistance),
     createdAt: (rank) => createdAtMs(line(rank)),
   };
 }

@@ -21,7 +21,7 @@ import { escapeForSource } from './source-text.js';
 import { storeStarts } from './joined-text.js';
 import { storeFilters } from './filters.js';
 import { pairsWithinDistance, parseHash, type Hash64 } from './multi-index.js';
-import { SIMILAR_LIMIT, SIMILAR_MAX_DISTANCE, storeSimilar, type Neighbour } from './similar.js';
+import { SIMILAR_LIMIT, SIMILAR_MAX_DISTANCE, storeHashes, storeSimilar, type Neighbour } from './similar.js';
 import { buildDictionary, dictionaryEncoder, TAG_PIECES, WORD_PIECES } from './text-dictionary.js';
 
 export type { CatalogueData } from './catalogue-data.js';
@@ -148,14 +148,15 @@ export function compileCatalogue(records: PepeRecord[], urls: SiteUrls, options:
   const openapi = addPiece(`${JSON.stringify(openApiDocument(urls), null, 2)}\n`);
   const filters = storeFilters(sorted, maxPiece, addPiece);
   const similar = storeSimilar(similarLists(sorted), maxPiece, addPiece);
+  const hashes = storeHashes(sorted.map((record) => record.phash), maxPiece, addPiece);
   // `animated` is the one record field the encoded records do not hold (the filters do).
   const animated = sorted.map((record) => (record.animated ? '1' : '0')).join('');
   // The formats too: the pieces file's name carries the version, and its layout changes with them.
-  const [h1, h2] = hashString(`7 ${SEARCH_INDEX_FORMAT}\n${JSON.stringify(urls)}\n${dictionaryText}\n${encoded.join('\n')}\n${animated}`);
+  const [h1, h2] = hashString(`8 ${SEARCH_INDEX_FORMAT}\n${JSON.stringify(urls)}\n${dictionaryText}\n${encoded.join('\n')}\n${animated}`);
   const version = h1.toString(16).padStart(8, '0') + h2.toString(16).padStart(8, '0');
   return {
-    format: 7, version, urls: { ...urls }, count: sorted.length, chunkSize: CHUNK_SIZE, offsetWidth,
-    piecesFile: `pieces-${version}.txt`, pieces: () => pieces, pieceLengths: pieces.map((piece) => piece.length), dictionary: dictionaryPiece, dictionaryStarts, idOrder, searchIndex, openapi, filters, similar,
+    format: 8, version, urls: { ...urls }, count: sorted.length, chunkSize: CHUNK_SIZE, offsetWidth,
+    piecesFile: `pieces-${version}.txt`, pieces: () => pieces, pieceLengths: pieces.map((piece) => piece.length), dictionary: dictionaryPiece, dictionaryStarts, idOrder, searchIndex, openapi, filters, similar, hashes,
     ids: sorted.map((record) => record.id),
   };
 }
@@ -184,6 +185,7 @@ export function catalogueModuleSource(data: CatalogueData): string {
     `  openapi: ${data.openapi},`,
     `  filters: ${JSON.stringify(data.filters)},`,
     `  similar: ${JSON.stringify(data.similar)},`,
+    `  hashes: ${JSON.stringify(data.hashes)},`,
     '};',
     '',
   ];

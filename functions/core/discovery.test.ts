@@ -35,23 +35,35 @@ const hashed = (i: number, base: bigint, flips: number): PepeRecord => ({
   phash: (base ^ ((1n << BigInt(flips)) - 1n)).toString(16).padStart(16, '0'),
 });
 
+// Three clusters: 14 near-identical hashes (more than SIMILAR_LIMIT each), a chain at growing distances, and loners.
+const A = 0x0f0f_0f0f_0f0f_0f0fn;
+const B = 0x3355_aacc_9966_1234n;
+const own: PepeRecord[] = [
+  ...Array.from({ length: 14 }, (_, i) => hashed(i, A, i % 3)),
+  ...Array.from({ length: 12 }, (_, i) => hashed(14 + i, B, i)),
+  hashed(26, 0xffff_ffff_0000_0000n, 0),
+  hashed(27, 0x0000_0000_ffff_ffffn, 0),
+];
+const similar = createHandler(compileCatalogue(own, TEST_URLS));
+/** The Hamming distance of two 16-hex-digit hashes, bit by bit. */
+const hexDistance = (a: string, b: string) => {
+  let x = BigInt(`0x${a}`) ^ BigInt(`0x${b}`);
+  let bits = 0;
+  for (; x > 0n; x >>= 1n) bits += Number(x & 1n);
+  return bits;
+};
+const distance = (a: PepeRecord, b: PepeRecord) => hexDistance(a.phash, b.phash);
+/** Brute force over every record: the ids and distances within `max` bits, nearest first, ties by id, at most SIMILAR_LIMIT. */
+const nearestReference = (records: readonly PepeRecord[], phash: string, max: number) =>
+  records
+    .map((other) => ({ id: other.id, distance: hexDistance(phash, other.phash) }))
+    .filter((n) => n.distance <= max)
+    .sort((a, b) => a.distance - b.distance || (a.id < b.id ? -1 : 1))
+    .slice(0, SIMILAR_LIMIT);
+const idsAndDistances = (body: { data: { id: string; distance: number }[] }) => body.data.map((p) => ({ id: p.id, distance: p.distance }));
+const hex = (hash: bigint) => hash.toString(16).padStart(16, '0');
+
 describe('GET /api/similar/{id}', () => {
-  // Three clusters: 14 near-identical hashes (more than SIMILAR_LIMIT each), a chain at growing distances, and loners.
-  const A = 0x0f0f_0f0f_0f0f_0f0fn;
-  const B = 0x3355_aacc_9966_1234n;
-  const own: PepeRecord[] = [
-    ...Array.from({ length: 14 }, (_, i) => hashed(i, A, i % 3)),
-    ...Array.from({ length: 12 }, (_, i) => hashed(14 + i, B, i)),
-    hashed(26, 0xffff_ffff_0000_0000n, 0),
-    hashed(27, 0x0000_0000_ffff_ffffn, 0),
-  ];
-  const similar = createHandler(compileCatalogue(own, TEST_URLS));
-  const distance = (a: PepeRecord, b: PepeRecord) => {
-    let x = BigInt(`0x${a.phash}`) ^ BigInt(`0x${b.phash}`);
-    let bits = 0;
-    for (; x > 0n; x >>= 1n) bits += Number(x & 1n);
-    return bits;
-  };
   /** The all-pairs reference. */
   const reference = (record: PepeRecord) =>
     own
@@ -100,7 +112,102 @@ describe('GET /api/similar/{id}', () => {
     const unknown = await call(similar, '/api/similar/00000000-0000-4000-8000-000000000000');
     expect(unknown.status).toBe(404);
     expect(unknown.json.error).toEqual({ code: 'NOT_FOUND', message: 'No pepe with id 00000000-0000-4000-8000-000000000000' });
-    expect((await call(similar, '/api/similar')).status).toBe(404);
+  });
+});
+
+describe('GET /api/similar?phash= (search by picture)', () => {
+  it('answers the pepes within max_distance of the phash, nearest first, ties by id, at most 12: the brute-force reference', async () => {
+    const queries = [
+      ...own.map((record) => record.phash),
+      // Around the chain: B itself, and B with bits flipped beyond the chain's own.
+      ...[0, 1, 3, 7, 8, 9].map((flips) => hex(B ^ (((1n << BigInt(flips)) - 1n) << 40n))),
+      hex(A ^ 0xffn),
+      hex(0x5555_5555_5555_5555n),
+    ];
+    for (const phash of queries) {
+      for (const max of [undefined, 0, 1, 3, 6, 7]) {
+        const r = await call(similar, `/api/similar?phash=${phash}${max === undefined ? '' : `&max_distance=${max}`}`);
+        expect(r.status).toBe(200);
+        const want = nearestReference(own, phash, max ?? SIMILAR_MAX_DISTANCE);
+        expect(idsAndDistances(r.json), `${phash} within ${max}`).toEqual(want);
+        expect(r.json.meta).toEqual({ total_items: want.length, max_distance: max ?? SIMILAR_MAX_DISTANCE, phash });
+        expect(r.json.error).toBeNull();
+      }
+    }
+  });
+
+  it('includes a pepe exactly max_distance away and not one a bit further; ties by id; [] when nothing is that close', async () => {
+    // The chain: record 14 + i is i bits from B.
+    const chain = (await call(similar, `/api/similar?phash=${hex(B)}`)).json;
+    expect(chain.data.map((p: { distance: number }) => p.distance)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(chain.data.at(-1).id).toBe(own[21]!.id);
+    const three = (await call(similar, `/api/similar?phash=${hex(B)}&max_distance=3`)).json;
+    expect(three.data.map((p: { id: string }) => p.id)).toEqual(own.slice(14, 18).map((r) => r.id));
+    // Cluster A: 5 at distance 0, 5 at 1, 4 at 2: the 12 nearest cut the last tie by id.
+    const crowd = (await call(similar, `/api/similar?phash=${hex(A)}`)).json;
+    const atTwo = own.slice(0, 14).filter((r) => distance(r, own[2]!) === 0).map((r) => r.id).sort();
+    expect(crowd.data.map((p: { distance: number }) => p.distance)).toEqual([0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 2, 2]);
+    expect(crowd.data.slice(10).map((p: { id: string }) => p.id)).toEqual(atTwo.slice(0, 2));
+    const none = await call(similar, `/api/similar?phash=${hex(0x5555_5555_5555_5555n)}`);
+    expect(none.json).toEqual({ data: [], meta: { total_items: 0, max_distance: SIMILAR_MAX_DISTANCE, phash: '5555555555555555' }, error: null });
+  });
+
+  it('gives each match as its variant A object plus its distance, in the by-id lists\' envelope', async () => {
+    const r = await call(similar, `/api/similar?phash=${own[14]!.phash}&max_distance=1`);
+    const byId = (await call(similar, `/api/similar/${own[14]!.id}`)).json;
+    const [self, next] = r.json.data;
+    const { distance: selfDistance, ...pepe } = self;
+    expect(selfDistance).toBe(0);
+    expect(pepe).toEqual((await call(similar, `/api/pepe/${own[14]!.id}`)).json.data);
+    expect(next).toEqual(byId.data[0]);
+    expect(Object.keys(r.json)).toEqual(Object.keys(byId));
+  });
+
+  it('accepts upper-case hex, a trailing slash and leading zeros in max_distance, ignores unknown parameters, and is cacheable', async () => {
+    const phash = own[3]!.phash;
+    const r = await call(similar, `/api/similar?phash=${phash}`);
+    expect(r.headers.get('ETag')).toBeTruthy();
+    expect(r.headers.get('Cache-Control')).toBe('public, max-age=60');
+    expect(r.headers.get('Netlify-CDN-Cache-Control')).toContain('durable');
+    for (const variant of [`/api/similar?phash=${phash.toUpperCase()}`, `/api/similar/?phash=${phash}`, `/api/similar?max_distance=07&phash=${phash}&limit=3&x=y`]) {
+      expect((await call(similar, variant)).text, variant).toBe(r.text);
+    }
+  });
+
+  it('finds every record at any piece size, and never one whose stored phash is not a hash', async () => {
+    const odd = [...own.slice(0, 20), { ...own[20]!, phash: 'not a phash' }];
+    for (const maxPiece of [1, 40, 100]) {
+      const handler = createHandler(compileCatalogue(odd, TEST_URLS, { maxPiece }));
+      for (const phash of [hex(A), hex(B), own[20]!.phash]) {
+        const want = nearestReference(odd.slice(0, 20), phash, SIMILAR_MAX_DISTANCE);
+        expect(idsAndDistances((await call(handler, `/api/similar?phash=${phash}`)).json), `${maxPiece} ${phash}`).toEqual(want);
+      }
+    }
+    const empty = createHandler(compileCatalogue([], TEST_URLS));
+    expect((await call(empty, `/api/similar?phash=${hex(A)}`)).json.data).toEqual([]);
+  });
+
+  const EXPECTED = `16 hexadecimal digits, the 64-bit perceptual hash as Python's str(imagehash.phash(image)) writes it, such as c3d4e5f60718293a`;
+  it.each([
+    ['', `phash is required: ${EXPECTED}`],
+    ['max_distance=3', `phash is required: ${EXPECTED}`],
+    ['phash=', `phash must be ${EXPECTED} (got "")`],
+    ['phash=0f0f0f0f0f0f0f0', `phash must be ${EXPECTED} (got "0f0f0f0f0f0f0f0")`],
+    ['phash=0f0f0f0f0f0f0f0f0', `phash must be ${EXPECTED} (got "0f0f0f0f0f0f0f0f0")`],
+    ['phash=0x0f0f0f0f0f0f0f', `phash must be ${EXPECTED} (got "0x0f0f0f0f0f0f0f")`],
+    ['phash=0f0f0f0f0f0f0f0g', `phash must be ${EXPECTED} (got "0f0f0f0f0f0f0f0g")`],
+    ['phash=+f0f0f0f0f0f0f0f', `phash must be ${EXPECTED} (got " f0f0f0f0f0f0f0f")`],
+    ['phash=0f0f0f0f0f0f0f0f&phash=0f0f0f0f0f0f0f0e', 'phash must be given at most once (got 2 values: "0f0f0f0f0f0f0f0f", "0f0f0f0f0f0f0f0e")'],
+    ['phash=0f0f0f0f0f0f0f0f&max_distance=8', 'max_distance must be an integer from 0 to 7 (got "8")'],
+    ['phash=0f0f0f0f0f0f0f0f&max_distance=-1', 'max_distance must be an integer from 0 to 7 (got "-1")'],
+    ['phash=0f0f0f0f0f0f0f0f&max_distance=2.0', 'max_distance must be an integer from 0 to 7 (got "2.0")'],
+    ['phash=0f0f0f0f0f0f0f0f&max_distance=', 'max_distance must be an integer from 0 to 7 (got "")'],
+    ['phash=0f0f0f0f0f0f0f0f&max_distance=%E0%A4%A', 'the query string has malformed percent-encoding in "max_distance=%E0%A4%A"; write a literal "%" as %25'],
+  ])('refuses ?%s with a 400 naming the parameter', async (query, message) => {
+    const r = await call(similar, `/api/similar?${query}`);
+    expect(r.status).toBe(400);
+    expect(r.json).toEqual({ data: null, error: { code: 'VALIDATION_ERROR', message } });
+    expect(r.headers.get('Cache-Control')).toBe('public, max-age=60');
   });
 });
 

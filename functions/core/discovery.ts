@@ -1,6 +1,6 @@
 /**
  * Variant A's discovery answers: every tag with its count (`GET /api/tags`), the pepes that
- * look like one (`GET /api/similar/{id}`) and the pepe of the day (`GET /api/daily`). The
+ * look like one (`GET /api/similar/{id}`) or like a picture (`GET /api/similar?phash=`) and the pepe of the day (`GET /api/daily`). The
  * first two are also written as static files by the build (catalogue.ts, precomputedFiles),
  * byte-equal to these bodies; the function answers them for ids in another letter case,
  * trailing slashes and unknown or malformed ids.
@@ -10,7 +10,8 @@ import { errorBodyA } from './bodies.js';
 import type { Answer } from './http.js';
 import { parseQueryString, quote } from './query-string.js';
 import { hashString } from './shuffle.js';
-import { SIMILAR_MAX_DISTANCE } from './similar.js';
+import { SIMILAR_LIMIT, SIMILAR_MAX_DISTANCE, type Neighbour } from './similar.js';
+import { parseSimilarQuery } from './list-query.js';
 import { answerForIdA, validationErrorA } from './variant-a.js';
 
 const DAY_MS = 86_400_000;
@@ -21,9 +22,40 @@ export function tagsBody(catalogue: Catalogue): string {
 }
 
 /** Each similar pepe is its variant A object plus its `distance`. */
+const similarItems = (catalogue: Catalogue, neighbours: readonly Neighbour[]): string[] =>
+  neighbours.map(({ rank, distance }) => `${catalogue.jsonA(rank).slice(0, -1)},"distance":${distance}}`);
+
 export function similarBody(catalogue: Catalogue, rank: number): string {
-  const items = catalogue.similar(rank).map(({ rank: other, distance }) => `${catalogue.jsonA(other).slice(0, -1)},"distance":${distance}}`);
+  const items = similarItems(catalogue, catalogue.similar(rank));
   return `{"data":[${items.join(',')}],"meta":{"total_items":${items.length},"max_distance":${SIMILAR_MAX_DISTANCE}},"error":null}`;
+}
+
+/**
+ * The nearest `limit` of some neighbours, distance ascending, ties by id (as the by-id lists):
+ * ids are read only for the distances the answer reaches.
+ */
+function nearestFirst(catalogue: Catalogue, neighbours: readonly Neighbour[], limit: number): Neighbour[] {
+  const out: Neighbour[] = [];
+  for (let distance = 0; out.length < limit && out.length < neighbours.length; distance++) {
+    const tied = neighbours.filter((n) => n.distance === distance).map((n) => ({ n, id: catalogue.id(n.rank) }));
+    tied.sort((a, b) => (a.id < b.id ? -1 : 1));
+    for (const { n } of tied.slice(0, limit - out.length)) out.push(n);
+  }
+  return out;
+}
+
+/**
+ * `GET /api/similar?phash=<16 hex>&max_distance=<0..7>`: the pepes within that many bits of a
+ * picture's phash, in the shape of the by-id lists (their limit too), the cut-off and the phash
+ * asked for echoed in meta. Deterministic, so the CDN caches it per URL.
+ */
+export function similarByHashA(catalogue: Catalogue, rawQuery: string): Answer {
+  const parsed = parseSimilarQuery(rawQuery);
+  if (!parsed.ok) return validationErrorA(parsed.message);
+  const { hash, phash, maxDistance } = parsed.value;
+  const items = similarItems(catalogue, nearestFirst(catalogue, catalogue.nearHash(hash, maxDistance), SIMILAR_LIMIT));
+  const body = `{"data":[${items.join(',')}],"meta":{"total_items":${items.length},"max_distance":${maxDistance},"phash":"${phash}"},"error":null}`;
+  return { status: 200, body, caching: 'deterministic' };
 }
 
 export function tagsA(catalogue: Catalogue): Answer {

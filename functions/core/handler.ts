@@ -14,7 +14,7 @@ import type { ErrorCode } from './schemas.js';
 import type { RandomSource } from './shuffle.js';
 import { byIdA, listA, sortedPageA } from './variant-a.js';
 import { byIdB, listB } from './variant-b.js';
-import { dailyA, similarA, tagsA } from './discovery.js';
+import { dailyA, similarA, similarByHashA, tagsA } from './discovery.js';
 
 export interface HandlerOptions {
   /** Source of unseeded randomness (tests pass a seeded one). Default Math.random. */
@@ -44,6 +44,7 @@ function route(catalogue: Catalogue, url: URL, random: RandomSource, now: () => 
   if (path.startsWith(`${PAGES_PATH}/`)) return sortedPageA(catalogue, path.slice(PAGES_PATH.length + 1));
   if (path === TAGS_PATH) return tagsA(catalogue);
   if (path === DAILY_PATH) return dailyA(catalogue, query, now());
+  if (path === SIMILAR_PATH) return similarByHashA(catalogue, query);
   if (path.startsWith(`${SIMILAR_PATH}/`)) {
     const id = path.slice(SIMILAR_PATH.length + 1);
     if (!id.includes('/')) return similarA(catalogue, id);

@@ -9,6 +9,8 @@ import {
 } from './api-limits.js';
 import { normaliseTag, type Filters, type Orientation } from './filters.js';
 import { hasControlCharacters, parseQueryString, quote, type Parsed } from './query-string.js';
+import { parseHash, type Hash64 } from './multi-index.js';
+import { SIMILAR_MAX_DISTANCE } from './similar.js';
 
 export interface ListRequestA {
   limit: number;
@@ -177,6 +179,29 @@ export function parseListQueryB(rawQuery: string): Parsed<ListRequestB> {
   const filters = filtersOf(parsed.value);
   if (!filters.ok) return filters;
   return { ok: true, value: { limit: limit.value, search: search.value, filters: filters.value } };
+}
+
+export interface SimilarRequest {
+  hash: Hash64;
+  /** The phash in lowercase, echoed in meta.phash. */
+  phash: string;
+  maxDistance: number;
+}
+
+const EXAMPLE_PHASH = 'c3d4e5f60718293a';
+
+/** `GET /api/similar?phash=&max_distance=`: the hash as imagehash writes it (any letter case), a cut-off up to the index's. */
+export function parseSimilarQuery(rawQuery: string): Parsed<SimilarRequest> {
+  const parsed = parseQueryString(rawQuery, ['phash', 'max_distance']);
+  if (!parsed.ok) return parsed;
+  const { phash, max_distance: rawDistance } = parsed.value;
+  const what = `16 hexadecimal digits, the 64-bit perceptual hash as Python's str(imagehash.phash(image)) writes it, such as ${EXAMPLE_PHASH}`;
+  if (phash === undefined) return { ok: false, message: `phash is required: ${what}` };
+  const hash = parseHash(phash);
+  if (hash === null) return { ok: false, message: `phash must be ${what} (got ${quote(phash)})` };
+  const maxDistance = integer('max_distance', rawDistance, { min: 0, max: SIMILAR_MAX_DISTANCE, default: SIMILAR_MAX_DISTANCE });
+  if (!maxDistance.ok) return maxDistance;
+  return { ok: true, value: { hash, phash: phash.toLowerCase(), maxDistance: maxDistance.value } };
 }
 
 /** A path id: any UUID letter case, as received (decoded); look it up lowercased. */

@@ -53,7 +53,7 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(doc.paths).sort()).toEqual(
       ['/api/pepe', '/api/pepe_image', '/api/public/pepe', '/api/public/pepes', '/v1/pepe']
         .flatMap((p) => [p, `${p}/{id}`])
-        .concat('/api/openapi.json', '/api/pages/{sort}/{page}', '/api/tags', '/api/similar/{id}', '/api/daily')
+        .concat('/api/openapi.json', '/api/pages/{sort}/{page}', '/api/tags', '/api/similar', '/api/similar/{id}', '/api/daily')
         .sort(),
     );
     expect(doc.servers[0].url).toBe(TEST_URLS.baseUrl);
@@ -80,7 +80,7 @@ describe('the OpenAPI document', () => {
     expect(v1List['200'].headers).toBeUndefined();
     const served = await call(handler, '/v1/pepe?limit=3');
     expect(served.headers.get('ETag')).toBeNull();
-    for (const path of ['/api/pepe', '/api/pepe/{id}', '/v1/pepe/{id}', '/api/tags', '/api/similar/{id}', '/api/daily']) {
+    for (const path of ['/api/pepe', '/api/pepe/{id}', '/v1/pepe/{id}', '/api/tags', '/api/similar', '/api/similar/{id}', '/api/daily']) {
       expect(doc.paths[path].get.responses).toHaveProperty('304');
       expect(doc.paths[path].get.responses['200'].headers).toHaveProperty('ETag');
     }
@@ -138,6 +138,11 @@ describe('the OpenAPI document', () => {
       '/api/tags',
       `/api/similar/${id}`,
       '/api/similar/00000000-0000-4000-8000-000000000000',
+      '/api/similar?phash=0000000000001000',
+      '/api/similar?phash=000000000000100A&max_distance=0',
+      '/api/similar?phash=ffffffffffffffff',
+      '/api/similar?phash=123',
+      '/api/similar?phash=0000000000001000&max_distance=8',
       '/api/daily',
       '/api/daily?date=2024-01-05',
       '/api/daily?date=1999-01-01',

@@ -29,6 +29,7 @@ const COMPONENTS = {
   TagsEnvelope: s.tagsEnvelope,
   SimilarPepe: s.similarPepe,
   SimilarEnvelope: s.similarEnvelope,
+  SimilarByHashEnvelope: s.similarByHashEnvelope,
   DailyEnvelope: s.dailyEnvelope,
 } as const;
 export type ComponentName = keyof typeof COMPONENTS;
@@ -170,6 +171,17 @@ export function openApiDocument(urls: SiteUrls): Json {
     },
     { parameters: [ID_PARAMETER] },
   );
+  paths[SIMILAR_PATH] = pathItem({
+    operationId: 'searchByPicture',
+    tags: ['variant A'],
+    summary: 'The pepes that look like a picture, given its perceptual hash',
+    description:
+      `Is this picture in the catalogue? Compute its phash as the build does (Python: \`str(imagehash.phash(Image.open(path)))\`) and get up to ${SIMILAR_LIMIT} pepes ` +
+      `within max_distance bits (at most ${SIMILAR_MAX_DISTANCE}), nearest first (ties by id), each with its distance: the shape of ${SIMILAR_PATH}/{id}. ` +
+      'A re-encoded or resized copy is mostly within 6 bits; unrelated pictures are about 32 apart. Answered by the function, cached by the CDN per URL.',
+    parameters: parameterList(s.similarQuery.shape, ['phash']),
+    responses: responses('A', ref('SimilarByHashEnvelope'), 'The pepes within max_distance, nearest first; [] when none is.'),
+  });
   paths[DAILY_PATH] = pathItem({
     operationId: 'getDailyPepe',
     tags: ['variant A'],

@@ -134,7 +134,7 @@ export const tagsEnvelope = z
   .meta({ description: 'Every tag, by count descending, then tag.' });
 
 export const similarPepe = pepeA
-  .extend({ distance: z.int().min(0).max(SIMILAR_MAX_DISTANCE).meta({ description: 'pHash Hamming distance in bits (of 64) from the pepe asked about.', example: 4 }) })
+  .extend({ distance: z.int().min(0).max(SIMILAR_MAX_DISTANCE).meta({ description: 'pHash Hamming distance in bits (of 64) from the pepe or the phash asked about.', example: 4 }) })
   .meta({ description: 'A similar pepe: its variant A object plus its distance.' });
 export const similarEnvelope = z
   .object({
@@ -146,6 +146,17 @@ export const similarEnvelope = z
     error: z.null(),
   })
   .meta({ description: 'Up to 12 other pepes, nearest first (ties by id); [] when none is within the cut-off.' });
+export const similarByHashEnvelope = z
+  .object({
+    data: z.array(similarPepe),
+    meta: z.object({
+      total_items: z.int().nonnegative(),
+      max_distance: z.int().min(0).max(SIMILAR_MAX_DISTANCE).meta({ description: 'The cut-off in effect: max_distance as asked, by default the index\'s.', example: SIMILAR_MAX_DISTANCE }),
+      phash: z.string().regex(/^[0-9a-f]{16}$/).meta({ description: 'The phash asked about, in lowercase.', example: 'c3d4e5f60718293a' }),
+    }),
+    error: z.null(),
+  })
+  .meta({ description: 'Up to 12 pepes within max_distance bits of the phash, nearest first (ties by id); [] when none is.' });
 
 export const dailyEnvelope = z
   .object({ data: pepeA, meta: z.object({ date: z.iso.date().meta({ description: 'The day (UTC) this is the pepe of.', example: '2024-03-01' }) }), error: z.null() })
@@ -202,6 +213,17 @@ export const listQueryB = z.object({
   limit: decimal(LIMIT_B.min, LIMIT_B.max).optional().meta({ default: LIMIT_B.default, description: `Number of distinct random pepes, ${LIMIT_B.min}–${LIMIT_B.max}.`, example: 3 }),
   search: z.string().trim().max(SEARCH_MAX_LENGTH).default('').meta({ description: 'Filters by words of the description (same word rules as variant A).', example: 'smug' }),
   ...filterParametersB,
+});
+
+/** Query parameters of `GET /api/similar` (search by picture). */
+export const similarQuery = z.object({
+  phash: z
+    .string()
+    .regex(/^[0-9a-fA-F]{16}$/)
+    .meta({ description: "The picture's 64-bit DCT perceptual hash: 16 hex digits (any letter case), as Python's `str(imagehash.phash(Image.open(path)))` writes it.", example: 'c3d4e5f60718293a' }),
+  max_distance: decimal(0, SIMILAR_MAX_DISTANCE)
+    .optional()
+    .meta({ default: SIMILAR_MAX_DISTANCE, description: `Largest Hamming distance in bits (of 64) to answer, 0–${SIMILAR_MAX_DISTANCE}; 0 finds only the same hash.`, example: 4 }),
 });
 
 /** Query parameters of `GET /api/daily`. */

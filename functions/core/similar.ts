@@ -1,10 +1,13 @@
 /**
- * `GET /api/similar/{id}`: the pepes that look most like one, by pHash Hamming distance.
- * Computed once per build for every record with the near-duplicate index (catalogue.ts,
- * `similarLists`: tools/dupes/multi-index.ts, no all-pairs loop) and stored as two packed lists of the
- * catalogue's texts, so the function reads one record's neighbours without decoding the others.
+ * The pepes that look alike, by pHash Hamming distance. `GET /api/similar/{id}`: computed once
+ * per build for every record with the near-duplicate index (catalogue.ts, `similarLists`:
+ * multi-index.ts, no all-pairs loop) and stored as two packed lists of the catalogue's texts,
+ * so the function reads one record's neighbours without decoding the others.
+ * `GET /api/similar?phash=`: one pass over every record's stored phash (`hashSearcher`).
  */
+import { parseHash, popcount32, type Hash64 } from './multi-index.js';
 import { digitsFor, packInPieces, piecedNumberAt, type PiecedNumbers } from './packed-numbers.js';
+import { decodeBitmap, encodeBytes } from './search/posting-codec.js';
 
 /**
  * The cut-off: two pepes more than this many bits apart (of 64) are not similar. Unrelated
@@ -53,6 +56,66 @@ export function similarReader(stored: StoredSimilar, piece: (index: number) => s
     for (let k = start; k < end; k++) {
       const value = piecedNumberAt(piece, stored.entries, k);
       out.push({ rank: Math.floor(value / 32), distance: value % 32 });
+    }
+    return out;
+  };
+}
+
+/**
+ * Every record's phash for `GET /api/similar?phash=`, as two 32-bit words (high, low) a
+ * record, their little-endian bytes in base64url (decodeBitmap writes them into a Uint32Array
+ * in one call), `perPiece` records a piece from piece `first` on: a multiple of 3 records,
+ * 32 characters, so no record straddles two pieces. `missing` lists the ranks whose phash is
+ * not 16 hex digits (none in a validated build), which no search finds.
+ */
+export interface StoredHashes {
+  first: number;
+  perPiece: number;
+  missing: number[];
+}
+
+export function storeHashes(phashes: readonly string[], maxPiece: number, addPiece: (text: string) => number): StoredHashes {
+  const perPiece = Math.max(1, Math.floor(maxPiece / 32)) * 3;
+  const missing: number[] = [];
+  const words = new Uint32Array(phashes.length * 2);
+  phashes.forEach((phash, rank) => {
+    const hash = parseHash(phash);
+    if (hash === null) missing.push(rank);
+    else words.set([hash.hi, hash.lo], rank * 2);
+  });
+  // The bytes of little-endian words, whatever this machine's order.
+  const bytes = new Uint8Array(words.length * 4);
+  const view = new DataView(bytes.buffer);
+  words.forEach((word, i) => view.setUint32(i * 4, word, true));
+  let first = -1;
+  for (let start = 0; start < phashes.length || first === -1; start += perPiece) {
+    const index = addPiece(encodeBytes(bytes.subarray(start * 8, Math.min(phashes.length, start + perPiece) * 8)));
+    if (first === -1) first = index;
+  }
+  return { first, perPiece, missing };
+}
+
+/**
+ * The records within `maxDistance` bits of a hash, in rank order: one pass over every
+ * record's two words, decoded from their pieces on the first search and kept (8 bytes a record).
+ */
+export function hashSearcher(stored: StoredHashes, count: number, piece: (index: number) => string): (hash: Hash64, maxDistance: number) => Neighbour[] {
+  let words: Uint32Array | undefined;
+  const missing = new Set(stored.missing);
+  const decode = (): Uint32Array => {
+    const all = new Uint32Array(count * 2);
+    for (let start = 0, p = stored.first; start < count; start += stored.perPiece, p++) {
+      const text = piece(p);
+      decodeBitmap(text, 0, text.length, all.subarray(start * 2, Math.min(count, start + stored.perPiece) * 2));
+    }
+    return all;
+  };
+  return (hash, maxDistance) => {
+    const all = (words ??= decode());
+    const out: Neighbour[] = [];
+    for (let rank = 0; rank < count; rank++) {
+      const distance = popcount32((all[rank * 2]! ^ hash.hi) >>> 0) + popcount32((all[rank * 2 + 1]! ^ hash.lo) >>> 0);
+      if (distance <= maxDistance && !(missing.size > 0 && missing.has(rank))) out.push({ rank, distance });
     }
     return out;
   };

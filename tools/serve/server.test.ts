@@ -115,6 +115,24 @@ describe('tags, filters, similar pepes, pepe of the day', () => {
     expect(tags.data.find((t) => t.tag === 'sad')).toEqual({ tag: 'sad', count: site.records.filter((r) => r.tags?.includes('sad')).length });
   });
 
+  it('searches by picture through the function: the phash the build computed finds its pepe first, beside the static /api/similar/{id}', async () => {
+    const res = await raw(base, `/api/similar?phash=${record.phash.toUpperCase()}`);
+    expect(res.status).toBe(200);
+    expect(res.headers['cache-status']).toBeDefined();
+    expect(res.headers['cache-control']).toBe('public, max-age=60');
+    // Cached per URL like the list answers: the second request is a hit of the emulated CDN.
+    expect((await raw(base, `/api/similar?phash=${record.phash.toUpperCase()}`)).headers['cache-status']).toMatch(/hit/);
+    const body = json(res) as { data: { id: string; distance: number }[]; meta: { phash: string } };
+    expect(body.data[0]).toMatchObject({ id: record.id, distance: 0 });
+    expect(body.meta.phash).toBe(record.phash);
+    const wanted = site.records.filter((r) => r.phash === record.phash).length;
+    expect(body.data.filter((p) => p.distance === 0)).toHaveLength(wanted);
+    const bad = await raw(base, '/api/similar?phash=nope');
+    expect(bad.status).toBe(400);
+    expect(json(bad)).toMatchObject({ data: null, error: { code: 'VALIDATION_ERROR', message: expect.stringMatching(/^phash must be 16 hexadecimal digits/) } });
+    expect((await raw(base, `/api/similar/${record.id}`)).headers['cache-status']).toBeUndefined();
+  });
+
   it('filters by what the real build measured: the one animated GIF, orientation from the upright size', async () => {
     const animated = json(await raw(base, '/api/pepe?limit=25&animated=true')) as { data: { id: string; file_ext: string }[] };
     expect(animated.data.map((p) => p.file_ext)).toEqual(['.gif']);

@@ -52,6 +52,19 @@ function vlqLength(value: number): number {
 /** Characters of a bitmap segment's body for an index of `docCount` records: unpadded base64url of its bytes. */
 const bitmapChars = (docCount: number): number => Math.ceil((Math.ceil(docCount / 8) * 4) / 3);
 
+/** Unpadded base64url of `bytes`, what `decodeBitmap` reads back into the words those bytes are on a little-endian machine. */
+export function encodeBytes(bytes: Uint8Array): string {
+  const out: string[] = [];
+  const chars = Math.ceil((bytes.length * 4) / 3);
+  for (let c = 0; c < chars; c++) {
+    // Three bytes to four characters, the first holding the first byte's high bits.
+    const i = (c >>> 2) * 3;
+    const group = (bytes[i]! << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
+    out.push(ALPHABET[(group >>> (18 - 6 * (c & 3))) & 63]!);
+  }
+  return out.join('');
+}
+
 /** Encodes ascending, distinct ranks (all < docCount) as one segment. */
 export function encodePosting(ranks: readonly number[], docCount: number): string {
   const out: string[] = [];
@@ -59,15 +72,9 @@ export function encodePosting(ranks: readonly number[], docCount: number): strin
   for (let i = 0; i < ranks.length; i++) listLength += vlqLength(i === 0 ? ranks[0]! : ranks[i]! - ranks[i - 1]! - 1);
   if (ranks.length > 0 && bitmapChars(docCount) < listLength) {
     pushVlq(out, ranks.length * 2 + KIND_BITMAP);
-    // Base64url: three bytes (24 ranks) to four characters, the first holding the first byte's high bits.
-    const bytes = new Uint8Array(Math.ceil(docCount / 24) * 3);
+    const bytes = new Uint8Array(Math.ceil(docCount / 8));
     for (const rank of ranks) bytes[rank >>> 3]! |= 1 << (rank & 7);
-    const chars = bitmapChars(docCount);
-    for (let c = 0; c < chars; c++) {
-      const i = (c >>> 2) * 3;
-      const group = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
-      out.push(ALPHABET[(group >>> (18 - 6 * (c & 3))) & 63]!);
-    }
+    out.push(encodeBytes(bytes));
   } else {
     pushVlq(out, ranks.length * 2 + KIND_LIST);
     for (let i = 0; i < ranks.length; i++) pushVlq(out, i === 0 ? ranks[0]! : ranks[i]! - ranks[i - 1]! - 1);
