@@ -62,7 +62,7 @@ async function makeSite(ctx: BenchContext, count: number): Promise<{ distDir: st
   const siteDir = join(distDir, 'site');
   ctx.log(`generating ${DISTINCT_IMAGES} images`);
   const corpus = await syntheticImageCorpus(join(ctx.tmpRoot, 'images'), DISTINCT_IMAGES);
-  const images: { file: string; ext: ImageExt; width: number; height: number; blurhash: string; size: number; renditions: { file: string; width: number; height: number; hash: string }[] }[] = [];
+  const images: { file: string; ext: ImageExt; width: number; height: number; blurhash: string; phash: string; size: number; renditions: { file: string; width: number; height: number; hash: string }[] }[] = [];
   // Each distinct image's renditions, encoded as the build encodes them (tools/image/renditions.ts).
   const renditionsDir = join(ctx.tmpRoot, 'renditions');
   makeFoldersSync(renditionsDir);
@@ -75,13 +75,13 @@ async function makeSite(ctx: BenchContext, count: number): Promise<{ distDir: st
       writeFileSync(out, rendition.bytes);
       return { file: out, width: rendition.width, height: rendition.height, hash: createHash('sha256').update(rendition.bytes).digest('hex').slice(0, 16) };
     });
-    images.push({ file, ext: analysis.ext, width: analysis.width, height: analysis.height, blurhash: analysis.blurhash, size: bytes.length, renditions });
+    images.push({ file, ext: analysis.ext, width: analysis.width, height: analysis.height, blurhash: analysis.blurhash, phash: analysis.phash, size: bytes.length, renditions });
   }
   // Newest first gets image 0, 1, 2…: the first screen shows distinct pictures.
   const records = syntheticRecords(count).sort(compareRecords).reverse().map((record, rank) => {
     const image = images[rank % images.length]!;
     const thumbnails = image.renditions.map((r) => ({ file_name: `${record.id}-${r.width}w-${r.hash}.webp`, width: r.width, height: r.height, type: 'image/webp' as const }));
-    return { ...record, file_ext: image.ext, width: image.width, height: image.height, blurhash: image.blurhash, file_size: image.size, thumbnails };
+    return { ...record, file_ext: image.ext, width: image.width, height: image.height, blurhash: image.blurhash, phash: image.phash, file_size: image.size, thumbnails };
   });
   ctx.log(`writing a ${count}-record site`);
   const urls: SiteUrls = { baseUrl: 'http://127.0.0.1', apiUrl: 'http://127.0.0.1', cdnUrl: 'http://127.0.0.1' };

@@ -25,10 +25,14 @@ const DIE_SVG =
 
 const FAVICON = `data:image/svg+xml,${encodeURIComponent(FROG_SVG.replace(' aria-hidden="true"', ' xmlns="http://www.w3.org/2000/svg"'))}`;
 
-/** The links every page of the site ends with: the API's description, the feeds, the dataset. */
-const SITE_FOOTER = `<footer class="site-footer">
-<p><a href="/api/openapi.json">API description (OpenAPI)</a> · <a href="/feed.xml">Atom feed</a> · <a href="/feed.json">JSON Feed</a> · <a href="/dataset/pepes.jsonl">Dataset (JSON Lines)</a> · <a href="/dataset/manifest.json">Dataset manifest</a></p>
-</footer>`;
+/** What the site offers besides the gallery: the API's description, the feeds, the dataset. */
+const SITE_LINKS = '<a href="/api/openapi.json">API (OpenAPI)</a> <a href="/feed.xml">Atom feed</a> <a href="/feed.json">JSON Feed</a> <a href="/dataset/pepes.jsonl">Dataset</a>';
+/**
+ * The gallery shows them in its header: a footer under an endless grid is on screen only
+ * when the next page is about to push it away (a layout shift), and out of reach after that.
+ */
+const SITE_NAV = `<nav class="site-links" aria-label="The catalogue's API and data">${SITE_LINKS}</nav>`;
+const SITE_FOOTER = `<footer class="site-footer">${SITE_NAV}</footer>`;
 
 function head(title: string, description: string, style: string): string {
   return `<!doctype html>
@@ -64,6 +68,7 @@ export function renderIndexHtml(assets: { script: string; style: string }): stri
 <label class="select">Motion <select id="animated"><option value="">Any</option><option value="false">Still</option><option value="true">Animated</option></select></label>
 <label class="select">Shape <select id="orientation"><option value="">Any</option><option value="portrait">Portrait</option><option value="landscape">Landscape</option><option value="square">Square</option></select></label>
 <ul class="tags active-filters" id="active-filters" aria-label="Tag filters"></ul>
+${SITE_NAV}
 </div>
 </header>
 <main>
@@ -80,7 +85,6 @@ export function renderIndexHtml(assets: { script: string; style: string }): stri
 <p class="footer" id="footer"></p>
 <noscript><p>The gallery needs JavaScript. The catalogue's JSON API is at <a href="/api/pepe?limit=25">/api/pepe</a>.</p></noscript>
 </main>
-${SITE_FOOTER}
 <dialog id="detail" aria-labelledby="detail-title">
 <div class="detail-head"><a class="button detail-previous" href="/" hidden>← Previous</a><h2 id="detail-title"></h2><a class="button detail-next" href="/" hidden>Next →</a><button type="button" class="button detail-close" aria-label="Close">×</button></div>
 <div class="detail-body"></div>
