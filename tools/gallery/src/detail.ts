@@ -205,7 +205,7 @@ export function createDetail(dialog: HTMLDialogElement, client: ApiClient, actio
       void client.embedHtml(pepe.id).then((result) => {
         code.value = result.ok ? result.value : `The embed code could not be loaded: ${result.message}`;
       });
-    }, { once: false });
+    });
     return details;
   }
 
