@@ -10,6 +10,10 @@
  * each record's width/height/blurhash/size taken from the file it points to, and its
  * renditions (thumbnails) encoded as the build does. The baseline page shows the originals,
  * as the gallery did before renditions: 'bytes vs baseline' is the renditions' saving.
+ *
+ * Also: Lighthouse (its desktop and default mobile settings, Debian's Chromium through
+ * chrome-launcher, `CHROME_PATH` overrides) on the gallery's first screen, and the time from
+ * dropping a picture to the first match on screen (the catalogue image re-encoded as JPEG).
  */
 import { createHash } from 'node:crypto';
 import { linkSync, writeFileSync } from 'node:fs';
@@ -18,6 +22,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
+import sharp from 'sharp';
 import { catalogueDataFiles, compileCatalogue, precomputedFiles } from '../../functions/core/catalogue.js';
 import { compareRecords, type ImageExt, type PepeRecord, type SiteUrls } from '../../functions/core/record.js';
 import { bundleFunction } from '../catalogue/bundle-function.js';
@@ -57,7 +62,7 @@ async function makeSite(ctx: BenchContext, count: number): Promise<{ distDir: st
   const siteDir = join(distDir, 'site');
   ctx.log(`generating ${DISTINCT_IMAGES} images`);
   const corpus = await syntheticImageCorpus(join(ctx.tmpRoot, 'images'), DISTINCT_IMAGES);
-  const images: { file: string; ext: ImageExt; width: number; height: number; blurhash: string; size: number; renditions: { file: string; width: number; height: number; hash: string }[] }[] = [];
+  const images: { file: string; ext: ImageExt; width: number; height: number; blurhash: string; phash: string; size: number; renditions: { file: string; width: number; height: number; hash: string }[] }[] = [];
   // Each distinct image's renditions, encoded as the build encodes them (tools/image/renditions.ts).
   const renditionsDir = join(ctx.tmpRoot, 'renditions');
   makeFoldersSync(renditionsDir);
@@ -70,13 +75,13 @@ async function makeSite(ctx: BenchContext, count: number): Promise<{ distDir: st
       writeFileSync(out, rendition.bytes);
       return { file: out, width: rendition.width, height: rendition.height, hash: createHash('sha256').update(rendition.bytes).digest('hex').slice(0, 16) };
     });
-    images.push({ file, ext: analysis.ext, width: analysis.width, height: analysis.height, blurhash: analysis.blurhash, size: bytes.length, renditions });
+    images.push({ file, ext: analysis.ext, width: analysis.width, height: analysis.height, blurhash: analysis.blurhash, phash: analysis.phash, size: bytes.length, renditions });
   }
   // Newest first gets image 0, 1, 2…: the first screen shows distinct pictures.
   const records = syntheticRecords(count).sort(compareRecords).reverse().map((record, rank) => {
     const image = images[rank % images.length]!;
     const thumbnails = image.renditions.map((r) => ({ file_name: `${record.id}-${r.width}w-${r.hash}.webp`, width: r.width, height: r.height, type: 'image/webp' as const }));
-    return { ...record, file_ext: image.ext, width: image.width, height: image.height, blurhash: image.blurhash, file_size: image.size, thumbnails };
+    return { ...record, file_ext: image.ext, width: image.width, height: image.height, blurhash: image.blurhash, phash: image.phash, file_size: image.size, thumbnails };
   });
   ctx.log(`writing a ${count}-record site`);
   const urls: SiteUrls = { baseUrl: 'http://127.0.0.1', apiUrl: 'http://127.0.0.1', cdnUrl: 'http://127.0.0.1' };
@@ -188,12 +193,46 @@ function summarise(name: string, runs: Measurement[], baseline?: { firstImageMs:
   };
 }
 
+/** Lighthouse's four category scores (0–100) for `url`, with its desktop or its default (mobile) settings. */
+async function lighthouseScores(url: string, formFactor: 'desktop' | 'mobile'): Promise<Record<string, number>> {
+  const { default: lighthouse } = await import('lighthouse');
+  const { default: desktopConfig } = await import('lighthouse/core/config/desktop-config.js');
+  const chromeLauncher = await import('chrome-launcher');
+  const chrome = await chromeLauncher.launch({ chromePath: process.env.CHROME_PATH ?? '/usr/bin/chromium', chromeFlags: ['--headless', '--no-sandbox', '--disable-gpu'] });
+  try {
+    const result = await lighthouse(url, { port: chrome.port, output: 'json', logLevel: 'error' }, formFactor === 'desktop' ? desktopConfig : undefined);
+    const categories = result!.lhr.categories;
+    return Object.fromEntries(Object.entries(categories).map(([name, category]) => [name, Math.round((category.score ?? 0) * 100)]));
+  } finally {
+    chrome.kill();
+  }
+}
+
+/** Milliseconds from handing the page a picture to its first match on screen, over `runs` pictures. */
+async function timeToFirstMatch(browser: Browser, url: string, picture: Buffer, runs: number): Promise<number[]> {
+  const context = await browser.newContext({ viewport: DESKTOP });
+  const page = await context.newPage();
+  await page.goto(url);
+  await page.waitForFunction(() => document.querySelectorAll('#grid .card').length > 0);
+  const times: number[] = [];
+  if ((await page.locator('#picture-input').count()) === 0) return times; // a gallery without search by picture (a baseline checkout)
+  for (let run = 0; run < runs; run++) {
+    await page.evaluate(() => document.getElementById('picture-result')!.replaceChildren());
+    const started = Date.now();
+    await page.locator('#picture-input').setInputFiles({ name: 'dropped.jpg', mimeType: 'image/jpeg', buffer: picture });
+    await page.waitForSelector('#picture-result .card', { timeout: 30_000 });
+    times.push(Date.now() - started);
+  }
+  await context.close();
+  return times;
+}
+
 export default {
   name: 'gallery',
   async run(ctx) {
     const count = ctx.quick ? 1_000 : 10_000;
     const runsPerCase = ctx.quick ? 1 : 5;
-    const { distDir } = await makeSite(ctx, count);
+    const { distDir, newest } = await makeSite(ctx, count);
     const server = await startServer({ dir: distDir, port: 0, host: '127.0.0.1', netlifyToml: join(REPO_ROOT, 'netlify.toml') });
     const browser = await launchChromium();
     try {
@@ -217,6 +256,21 @@ export default {
         if (overTotal > 0) ctx.log(`WARNING: ${overTotal} ${label} runs over the ${budget / 1024} KB first-screen budget (everything)`);
       }
       ctx.table(`first screen, ${count.toLocaleString('en')} records (fresh cache each run; loopback, no throttling)`, rows);
+
+      const scores: Record<string, string | number>[] = [];
+      for (const formFactor of ['desktop', 'mobile'] as const) {
+        ctx.log(`lighthouse ${formFactor}`);
+        scores.push({ 'form factor': formFactor, ...(await lighthouseScores(`${server.url}/`, formFactor)) });
+      }
+      ctx.table('Lighthouse 12.2.3 on the first screen (desktop: its desktop settings; mobile: its default throttled phone)', scores);
+
+      // A catalogue image re-encoded as a JPEG, as a visitor would drop a copy found elsewhere.
+      const original = await readFile(join(distDir, 'site', 'images', `${newest[0]!.id}${newest[0]!.file_ext}`));
+      const dropped = await sharp(original).flatten({ background: '#ffffff' }).jpeg({ quality: 80 }).toBuffer();
+      const matchTimes = await timeToFirstMatch(browser, `${server.url}/`, dropped, ctx.quick ? 3 : 10);
+      if (matchTimes.length) ctx.table('search by picture: a dropped picture to its first match on screen', [
+        { picture: `${newest[0]!.width}×${newest[0]!.height} JPEG, ${round(dropped.length / 1024, 1)} KB`, runs: matchTimes.length, 'ms (median)': percentile(matchTimes, 50), 'ms (max)': Math.max(...matchTimes) },
+      ]);
 
       const scroll = await scrollShift(browser, `${server.url}/`);
       const assets = await Promise.all(

@@ -54,11 +54,8 @@ export function previewImage(pepe: Pepe): { url: string; width: number; height: 
 export const escapeMarkup = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-const SHARE_STYLE =
-  'body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f6f7f3;color:#1b1b1b}main{max-width:48rem;margin:0 auto;padding:1rem}' +
-  'img{max-width:100%;height:auto;display:block;margin:0 auto;background:#e4e7de}h1{font-size:1.3rem}.tags{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.5rem}' +
-  '.tags a{background:#dfe9d6;border-radius:1rem;padding:.1rem .6rem;color:inherit;text-decoration:none}.credit,.links{color:#4a4a4a}' +
-  '@media (prefers-color-scheme:dark){body{background:#161815;color:#e8e8e3}.tags a{background:#2c3a26}.credit,.links{color:#b8b8b0}}';
+/** The site's stylesheet (written by the gallery, tools/gallery/write-gallery.ts): no inline style under the pages' CSP. */
+const SITE_STYLESHEET = '/site.css';
 
 /** The share page of one pepe. */
 export function sharePage(pepe: Pepe, urls: SiteUrls): string {
@@ -69,7 +66,7 @@ export function sharePage(pepe: Pepe, urls: SiteUrls): string {
   const shareUrl = `${base}${sharePath(pepe.id)}`;
   const e = escapeMarkup;
   const meta = (attribute: 'property' | 'name', key: string, value: string | number) => `<meta ${attribute}="${key}" content="${e(String(value))}">`;
-  const tags = (pepe.tags ?? []).map((tag) => `<li><a href="${e(`${base}/?q=${encodeURIComponent(tag)}`)}">#${e(tag)}</a></li>`).join('');
+  const tags = (pepe.tags ?? []).map((tag) => `<li><a class="tag" href="${e(`${base}/?tags=${encodeURIComponent(tag)}`)}">#${e(tag)}</a></li>`).join('');
   const credits = [
     pepe.artist === null ? '' : `By ${e(pepe.artist)}`,
     pepe.source_url === null ? '' : `<a href="${e(pepe.source_url)}" rel="nofollow noopener">Source</a>`,
@@ -102,14 +99,14 @@ ${meta('name', 'twitter:title', title)}
 ${meta('name', 'twitter:description', description)}
 ${meta('name', 'twitter:image', image.url)}
 ${meta('name', 'twitter:image:alt', title)}
-<style>${SHARE_STYLE}</style>
+<link rel="stylesheet" href="${SITE_STYLESHEET}">
 </head>
 <body>
-<main>
+<header class="top"><a class="brand" href="${e(`${base}/`)}">${SITE_NAME}</a></header>
+<main class="share">
 <h1>${e(title)}</h1>
 <figure>
 <img src="${e(pepe.url)}" width="${pepe.width}" height="${pepe.height}" alt="${e(title)}">
-${pepe.description === null ? '' : `<figcaption>${e(pepe.description)}</figcaption>`}
 </figure>
 ${tags === '' ? '' : `<ul class="tags" aria-label="Tags">${tags}</ul>`}
 ${credits.length === 0 ? '' : `<p class="credit">${credits.join(' · ')}</p>`}

@@ -1,13 +1,15 @@
 /**
  * Bundles the gallery (tools/gallery/src) with esbuild and writes it into a site folder:
- * `index.html` plus `assets/gallery-<hash>.js|css`. Asset names carry a hash of their
+ * `index.html`, `404.html` plus `assets/gallery-<hash>.js|css`. Asset names carry a hash of their
  * bytes, so they can be cached for a year; the same sources always give the same files.
+ * The stylesheet is also written as `site.css` (revalidated): the share pages, written by the
+ * catalogue build without knowing the hash, link that name.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { renderIndexHtml } from './index-html.js';
+import { renderIndexHtml, renderNotFoundHtml } from './index-html.js';
 import { makeFolders } from '../shared/make-folders.js';
 import { sha256Of } from '../shared/manifest.js';
 
@@ -34,6 +36,8 @@ async function bundleGallery(): Promise<GalleryAssets> {
   const stylePath = `assets/gallery-${contentHash(styleText)}.css`;
   const files = new Map<string, string>([
     ['index.html', renderIndexHtml({ script: scriptPath, style: stylePath })],
+    ['404.html', renderNotFoundHtml({ style: stylePath })],
+    ['site.css', styleText],
     [scriptPath, scriptText],
     [stylePath, styleText],
   ]);

@@ -4,6 +4,9 @@
  * Pillow greyscale → Pillow LANCZOS 32x32 → scipy `dct` (type II, unnormalised) along
  * axis 0 then axis 1 → top-left 8x8 → bit where coefficient > median → row-major hex.
  */
+import { pilResizeTo32 } from './pil-resize.js';
+import { flattenToRgb, pilGreyFromRgb, type RawImage } from './pixels.js';
+
 const N = 32;
 const K = 8;
 
@@ -68,4 +71,13 @@ export function hammingDistance(a: string, b: string): number {
     }
   }
   return d;
+}
+
+/**
+ * The hash of a decoded frame in plain JS (flatten on white, Pillow greyscale, Pillow LANCZOS
+ * to 32x32): the build's arithmetic without its WebAssembly pass, for the gallery's browser.
+ */
+export function phashOfFrame(image: RawImage): string {
+  const grey = pilGreyFromRgb(flattenToRgb(image), image.width, image.height);
+  return phashFromGrey32(pilResizeTo32(grey, image.width, image.height).grey32);
 }

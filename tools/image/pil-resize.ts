@@ -124,3 +124,14 @@ export function pilVerticalPass(mid: Uint8Array, midW: number, rowOffset: number
   }
   return out;
 }
+
+/**
+ * Pillow's LANCZOS resize of an "L" image to 32x32, one pass per axis that changes size (as
+ * Pillow skips the other): `mid` is the horizontal pass (read again for the texture map).
+ * Pure arithmetic, so the gallery runs it in the browser on a picture it never uploads.
+ */
+export function pilResizeTo32(grey: Uint8Array, width: number, height: number): { mid: Uint8Array; grey32: Uint8Array } {
+  const mid = width === 32 ? grey : pilHorizontalPass(grey, width, height, 32);
+  const grey32 = height === 32 ? mid.slice(0, 32 * 32) : pilVerticalPass(mid, 32, 0, lanczosCoefficients(height, 32));
+  return { mid, grey32 };
+}

@@ -13,7 +13,7 @@
  * time took ~70 ms, a tenth of a one-image rebuild.
  */
 import { readFileSync } from 'node:fs';
-import { lanczosCoefficients, pilHorizontalPass, pilVerticalPass } from './pil-resize.js';
+import { lanczosCoefficients, pilResizeTo32 } from './pil-resize.js';
 import { areaThumbnail, bandDeviations, cellAverages, cellWeights, flattenToRgb, pilGreyFromRgb, type RawImage } from './pixels.js';
 
 const OUT = 32;
@@ -155,10 +155,8 @@ export function referenceGridFeatures(image: RawImage): PixelPassResult {
   const { width, height } = image;
   const rgb = flattenToRgb(image);
   const grey = pilGreyFromRgb(rgb, width, height);
-  // Pillow's LANCZOS resize, one pass per axis that changes size (as Pillow skips the other);
-  // the horizontal pass is made once, for the phash and for the texture map.
-  const mid = width === OUT ? grey : pilHorizontalPass(grey, width, height, OUT);
-  const grey32 = height === OUT ? mid.slice(0, OUT * OUT) : pilVerticalPass(mid, OUT, 0, lanczosCoefficients(height, OUT));
+  // The horizontal pass is made once, for the phash and for the texture map.
+  const { mid, grey32 } = pilResizeTo32(grey, width, height);
   return { grey32, thumb: areaThumbnail(rgb, width, height, OUT, OUT), texture: bandDeviations(mid, height) };
 }
 

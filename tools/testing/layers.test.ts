@@ -16,7 +16,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   'tools/shared': ['functions/core'],
   'tools/image': ['tools/shared', 'functions/core'],
   'tools/dupes': ['tools/image', 'tools/shared', 'functions/core'],
-  'tools/gallery': ['tools/shared', 'functions/core'],
+  'tools/gallery': ['tools/image', 'tools/shared', 'functions/core'],
   'tools/serve': ['tools/shared', 'functions/core'],
   'tools/publish': ['tools/shared', 'functions/core'],
   'tools/sample': ['tools/shared', 'functions/core'],

@@ -20,6 +20,28 @@ export interface Pepe {
   blurhash?: string;
   /** Smaller WebP copies, smallest first (absent from an older catalogue). */
   thumbnails?: Thumbnail[];
+  /** Credits (null when not known; absent from an older catalogue). */
+  artist?: string | null;
+  source_url?: string | null;
+  license?: string | null;
+}
+
+/** A pepe of `/api/similar…` answers: the pepe plus its pHash distance in bits. */
+export type SimilarPepe = Pepe & { distance: number };
+
+export interface TagCount {
+  tag: string;
+  count: number;
+}
+
+export type Orientation = 'portrait' | 'landscape' | 'square';
+
+/** The list filters (`tags`, `exclude_tags`, `animated`, `orientation`): empty lists and null mean "any". */
+export interface Filters {
+  tags: string[];
+  excludeTags: string[];
+  animated: boolean | null;
+  orientation: Orientation | null;
 }
 
 export interface Thumbnail {
@@ -31,7 +53,7 @@ export interface Thumbnail {
 
 export type SortOrder = 'created_at_desc' | 'created_at_asc';
 
-export interface ListQuery {
+export interface ListQuery extends Filters {
   search: string;
   sort: SortOrder;
   page: number;
@@ -62,6 +84,10 @@ export const REQUEST_TIMEOUT_MS = 15_000;
 export function listPath(query: ListQuery): string {
   const params = new URLSearchParams({ limit: String(PAGE_SIZE), page: String(query.page), sort: query.sort });
   if (query.search !== '') params.set('search', query.search);
+  if (query.tags.length) params.set('tags', query.tags.join(','));
+  if (query.excludeTags.length) params.set('exclude_tags', query.excludeTags.join(','));
+  if (query.animated !== null) params.set('animated', String(query.animated));
+  if (query.orientation) params.set('orientation', query.orientation);
   return `/api/pepe?${params}`;
 }
 
@@ -69,7 +95,19 @@ export interface ApiClient {
   list(query: ListQuery, signal?: AbortSignal): Promise<ApiResult<ListPage>>;
   byId(id: string, signal?: AbortSignal): Promise<ApiResult<Pepe>>;
   /** One random pepe among the search's matches (a search that matches nothing is a failure, not the API's fallback pepe). */
-  random(search: string, signal?: AbortSignal): Promise<ApiResult<Pepe>>;
+  random(search: string, filters: Filters, signal?: AbortSignal): Promise<ApiResult<Pepe>>;
+  /** Every tag with its number of pepes, by count descending. */
+  tags(signal?: AbortSignal): Promise<ApiResult<TagCount[]>>;
+  /** The pepe of the day and its date. */
+  daily(signal?: AbortSignal): Promise<ApiResult<{ pepe: Pepe; date: string }>>;
+  /** The pepes that look like one (`/api/similar/<id>`), nearest first. */
+  similar(id: string, signal?: AbortSignal): Promise<ApiResult<SimilarPepe[]>>;
+  /** The pepes whose pHash is within the API's cut-off of `phash` (`/api/similar?phash=`), nearest first. */
+  similarToHash(phash: string, signal?: AbortSignal): Promise<ApiResult<SimilarPepe[]>>;
+  /** The embed HTML of the pepe's oEmbed document (`/oembed/<id>.json`). */
+  embedHtml(id: string, signal?: AbortSignal): Promise<ApiResult<string>>;
+  /** Absolute URL of a site document (`/feed.xml`, `/api/openapi.json`…) on the API's origin. */
+  absoluteUrl(path: string): string;
   /** Absolute URL of the by-id answer, for the "copy API URL" button. */
   apiUrlFor(id: string): string;
   /** Absolute URL of the pepe's share page (`/p/<id>`, a static page the build writes beside the API's files). */
@@ -93,7 +131,7 @@ export function createApiClient(base: string, pageOrigin: string): ApiClient {
 
   const notTheApi = (what: string) => `${absoluteBase} did not answer like the Pepe Catalogue API (${what}).`;
 
-  async function getJson(path: string, signal?: AbortSignal): Promise<ApiResult<Record<string, unknown>>> {
+  async function getJson(path: string, signal?: AbortSignal, envelope = true): Promise<ApiResult<Record<string, unknown>>> {
     // The caller's abort (a newer query) or the timeout, whichever comes first, ends the request.
     const request = new AbortController();
     const timer = setTimeout(() => request.abort(), REQUEST_TIMEOUT_MS);
@@ -124,12 +162,22 @@ export function createApiClient(base: string, pageOrigin: string): ApiClient {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       return { ok: false, aborted: false, message: response.ok ? notTheApi('not a JSON object') : `HTTP ${response.status}` };
     }
-    const envelope = body as { data?: unknown; error?: { message?: unknown } | null };
-    if (!response.ok || envelope.error) {
-      const message = typeof envelope.error?.message === 'string' ? envelope.error.message : `HTTP ${response.status}`;
+    const answer = body as { data?: unknown; error?: { message?: unknown } | null };
+    if (!response.ok || (envelope && answer.error)) {
+      const message = typeof answer.error?.message === 'string' ? answer.error.message : `HTTP ${response.status}`;
       return { ok: false, aborted: false, message };
     }
-    return { ok: true, value: envelope as Record<string, unknown> };
+    return { ok: true, value: answer as Record<string, unknown> };
+  }
+
+  async function similarList(path: string, signal?: AbortSignal): Promise<ApiResult<SimilarPepe[]>> {
+    const result = await getJson(path, signal);
+    if (!result.ok) return result;
+    const data = result.value.data;
+    if (!Array.isArray(data) || !data.every((p) => isPepe(p) && typeof (p as { distance?: unknown }).distance === 'number')) {
+      return { ok: false, aborted: false, message: notTheApi('no list of similar pepes in data') };
+    }
+    return { ok: true, value: data as SimilarPepe[] };
   }
 
   return {
@@ -162,9 +210,11 @@ export function createApiClient(base: string, pageOrigin: string): ApiClient {
       const pepe = result.value.data;
       return isPepe(pepe) ? { ok: true, value: pepe } : { ok: false, aborted: false, message: notTheApi('no pepe in data') };
     },
-    async random(search, signal) {
-      const params = new URLSearchParams({ random: 'true', limit: '1' });
-      if (search !== '') params.set('search', search);
+    async random(search, filters, signal) {
+      const params = new URLSearchParams(listPath({ search, sort: 'created_at_desc', page: 1, ...filters }).split('?')[1]);
+      for (const key of ['page', 'sort']) params.delete(key);
+      params.set('random', 'true');
+      params.set('limit', '1');
       const result = await getJson(`/api/pepe?${params}`, signal);
       if (!result.ok) return result;
       const pepe = result.value.data;
@@ -172,8 +222,32 @@ export function createApiClient(base: string, pageOrigin: string): ApiClient {
       // not a random pick among the matches, so it is not offered as one.
       const found = (result.value.meta as { search?: { found?: boolean } } | undefined)?.search?.found !== false;
       if (search !== '' && !found) return { ok: false, aborted: false, message: `no pepe matches “${search}”.` };
-      return isPepe(pepe) ? { ok: true, value: pepe } : { ok: false, aborted: false, message: 'The catalogue is empty.' };
+      return isPepe(pepe) ? { ok: true, value: pepe } : { ok: false, aborted: false, message: search !== '' || filters.tags.length ? 'no pepe matches these filters.' : 'The catalogue is empty.' };
     },
+    async tags(signal) {
+      const result = await getJson('/api/tags', signal);
+      if (!result.ok) return result;
+      const data = result.value.data;
+      const valid = Array.isArray(data) && data.every((t) => typeof t?.tag === 'string' && typeof t?.count === 'number');
+      return valid ? { ok: true, value: data as TagCount[] } : { ok: false, aborted: false, message: notTheApi('no tag list in data') };
+    },
+    async daily(signal) {
+      const result = await getJson('/api/daily', signal);
+      if (!result.ok) return result;
+      const date = (result.value.meta as { date?: unknown } | undefined)?.date;
+      return isPepe(result.value.data) && typeof date === 'string'
+        ? { ok: true, value: { pepe: result.value.data, date } }
+        : { ok: false, aborted: false, message: notTheApi('no pepe of the day') };
+    },
+    similar: (id, signal) => similarList(`/api/similar/${encodeURIComponent(id)}`, signal),
+    similarToHash: (phash, signal) => similarList(`/api/similar?phash=${encodeURIComponent(phash)}`, signal),
+    async embedHtml(id, signal) {
+      const result = await getJson(`/oembed/${encodeURIComponent(id)}.json`, signal, false);
+      if (!result.ok) return result;
+      const html = result.value.html;
+      return typeof html === 'string' ? { ok: true, value: html } : { ok: false, aborted: false, message: notTheApi('no html in the oEmbed document') };
+    },
+    absoluteUrl: (path) => `${absoluteBase}${path}`,
     apiUrlFor: (id) => `${absoluteBase}/api/pepe/${id}`,
     shareUrlFor: (id) => `${absoluteBase}/p/${id}`,
     imageSrcFor: (pepe) => `${base}/images/${encodeURIComponent(pepe.file_name)}`,
@@ -186,12 +260,18 @@ function isPepe(value: unknown): value is Pepe {
   return typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string';
 }
 
+/** Hosts of a development server (`pepe serve`, a dev build): only there may `?api=` name another origin. */
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
 /**
- * Which API the page talks to: `?api=<origin>` (for trying a build against another
- * deployment, and for the CORS test), else `<html data-api="…">`, else the page's own origin.
+ * Which API the page talks to: `?api=<origin>` (for a developer trying a local build against
+ * another API, and for the CORS test), else `<html data-api="…">`, else the page's own origin.
+ * On a public page `?api=` may only name the page's own origin: a link must not make the
+ * official page show another origin's text and links as the catalogue's.
  */
 export function resolveApiBase(pageUrl: URL, dataApi: string | undefined): { ok: true; base: string } | { ok: false; message: string } {
-  const raw = pageUrl.searchParams.get('api') ?? dataApi ?? '';
+  const fromQuery = pageUrl.searchParams.get('api');
+  const raw = fromQuery ?? dataApi ?? '';
   if (raw.trim() === '') return { ok: true, base: '' };
   let parsed: URL;
   try {
@@ -201,6 +281,9 @@ export function resolveApiBase(pageUrl: URL, dataApi: string | undefined): { ok:
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     return { ok: false, message: `The api parameter must use http or https (got "${raw}").` };
+  }
+  if (fromQuery !== null && parsed.origin !== pageUrl.origin && !LOOPBACK_HOSTS.has(pageUrl.hostname)) {
+    return { ok: false, message: `The api parameter may name another origin only on a development server (localhost); this page shows ${pageUrl.origin}'s catalogue.` };
   }
   // Keep a path prefix (an API mounted under /something) but never the query or a trailing slash.
   return { ok: true, base: `${parsed.origin}${parsed.pathname}`.replace(/\/+$/, '') };

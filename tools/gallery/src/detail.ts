@@ -3,9 +3,9 @@
  * makes the rest inert for screen readers, and turns Escape into a `cancel` event.
  * Closing is left to the caller (`onClose`), which owns the URL and history.
  */
-import { searchWords } from '../../../functions/core/search/normalise.js';
 import type { ApiClient, Pepe } from './api-client.js';
 import { formatBytes, pepeTitle, timeElement } from './format.js';
+import { createCard, isPlainClick } from './grid.js';
 import { createPicture } from './picture.js';
 
 export interface Detail {
@@ -15,35 +15,56 @@ export interface Detail {
   readonly isOpen: boolean;
 }
 
-export function createDetail(
-  dialog: HTMLDialogElement,
-  client: ApiClient,
-  tagHref: (tag: string) => string,
-  onTag: (tag: string) => void,
-  onClose: () => void,
-): Detail {
+export interface DetailActions {
+  /** The grid view of one tag (the exact `tags=` filter). */
+  tagHref(tag: string): string;
+  onTag(tag: string): void;
+  pepeHref(id: string): string;
+  /** Shows another pepe in the view (previous/next, "looks like"). */
+  onPepe(pepe: Pepe): void;
+  /** The pepes before and after `id` in the grid, when it is there. */
+  neighbours(id: string): { previous: Pepe | null; next: Pepe | null };
+  onClose(): void;
+}
+
+export function createDetail(dialog: HTMLDialogElement, client: ApiClient, actions: DetailActions): Detail {
   const body = dialog.querySelector<HTMLElement>('.detail-body')!;
   const title = dialog.querySelector<HTMLElement>('#detail-title')!;
+  const previousLink = dialog.querySelector<HTMLAnchorElement>('.detail-previous')!;
+  const nextLink = dialog.querySelector<HTMLAnchorElement>('.detail-next')!;
+  const { onClose } = actions;
 
+  /** A tag of this pepe: a link to the grid of that exact tag. */
   const tagLink = (tag: string): HTMLElement => {
     const link = document.createElement('a');
     link.className = 'tag';
-    link.href = tagHref(tag);
+    link.href = actions.tagHref(tag);
     link.textContent = `#${tag}`;
-    link.setAttribute('aria-label', `Search for ${tag}`);
+    link.setAttribute('aria-label', `Pepes tagged ${tag}`);
     link.addEventListener('click', (event) => {
-      if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+      if (!isPlainClick(event)) return;
       event.preventDefault();
-      onTag(tag);
+      actions.onTag(tag);
     });
     return link;
   };
-  /**
-   * A tag without a letter or digit (`🐸`, `¯\_(ツ)_/¯`) has no search words: the API splits
-   * words on anything else (api-behaviour.md), so searching for it finds nothing and a link
-   * would lead to "no pepe matches". It is shown as plain text.
-   */
-  const plainTag = (tag: string): HTMLElement => Object.assign(document.createElement('span'), { className: 'tag', textContent: `#${tag}` });
+  let neighbours: { previous: Pepe | null; next: Pepe | null } = { previous: null, next: null };
+  const stepLink = (link: HTMLAnchorElement, which: 'previous' | 'next') => {
+    link.addEventListener('click', (event) => {
+      const pepe = neighbours[which];
+      if (!isPlainClick(event) || !pepe) return;
+      event.preventDefault();
+      actions.onPepe(pepe);
+    });
+  };
+  stepLink(previousLink, 'previous');
+  stepLink(nextLink, 'next');
+  // Arrow keys step too, except where they move a caret or a selection.
+  dialog.addEventListener('keydown', (event) => {
+    if ((event.key !== 'ArrowLeft' && event.key !== 'ArrowRight') || (event.target as HTMLElement).closest('input, textarea, select')) return;
+    const pepe = neighbours[event.key === 'ArrowLeft' ? 'previous' : 'next'];
+    if (pepe) actions.onPepe(pepe);
+  });
   let controller: AbortController | null = null;
   let currentId: string | null = null;
 
@@ -64,7 +85,15 @@ export function createDetail(
     if (event.target === dialog && pressOnBackdrop && event.detail <= 1) onClose();
   });
 
-  function render(pepe: Pepe): void {
+  function showSteps(id: string): void {
+    neighbours = actions.neighbours(id);
+    for (const [link, pepe] of [[previousLink, neighbours.previous], [nextLink, neighbours.next]] as const) {
+      link.hidden = !pepe;
+      if (pepe) link.href = actions.pepeHref(pepe.id);
+    }
+  }
+
+  function render(pepe: Pepe, signal: AbortSignal): void {
     title.textContent = pepeTitle(pepe);
     // The large rendition first (a fraction of the bytes), then the original in full.
     const large = pepe.thumbnails?.at(-1);
@@ -92,7 +121,7 @@ export function createDetail(
     tags.setAttribute('aria-label', 'Tags');
     for (const tag of pepe.tags ?? []) {
       const item = document.createElement('li');
-      item.append(searchWords(tag).length > 0 ? tagLink(tag) : plainTag(tag));
+      item.append(tagLink(tag));
       tags.append(item);
     }
 
@@ -104,9 +133,88 @@ export function createDetail(
     const info = document.createElement('div');
     info.className = 'detail-info';
     if (!pepe.tags?.length) tags.append(Object.assign(document.createElement('li'), { className: 'muted', textContent: 'No tags' }));
-    info.append(tags, facts, copies);
-    body.replaceChildren(picture, info);
+    info.append(actionRow(pepe), tags, credits(pepe), facts, copies, embed(pepe), feeds());
+    const similar = document.createElement('section');
+    similar.className = 'similar';
+    similar.setAttribute('aria-labelledby', 'similar-title');
+    similar.append(Object.assign(document.createElement('h3'), { id: 'similar-title', textContent: 'Looks like' }), Object.assign(document.createElement('p'), { className: 'muted', textContent: 'Looking for similar pepes…' }));
+    body.replaceChildren(picture, info, similar);
+    void client.similar(pepe.id, signal).then((result) => {
+      if (signal.aborted) return;
+      if (!result.ok) return similar.lastElementChild!.replaceWith(Object.assign(document.createElement('p'), { className: 'muted', textContent: `Similar pepes could not be loaded: ${result.message}` }));
+      if (result.value.length === 0) return (similar.lastElementChild!.textContent = 'No other pepe looks like this one.');
+      const list = document.createElement('ul');
+      list.className = 'grid matches';
+      list.setAttribute('aria-labelledby', 'similar-title');
+      for (const match of result.value) {
+        const item = document.createElement('li');
+        item.append(createCard(match, client, { href: actions.pepeHref(match.id), onOpen: () => actions.onPepe(match), eager: false, sizes: '160px', note: distanceText(match.distance) }));
+        list.append(item);
+      }
+      similar.lastElementChild!.replaceWith(list);
+    });
   }
+
+  /** Download, and native share where the browser has it. */
+  function actionRow(pepe: Pepe): HTMLElement {
+    const row = document.createElement('div');
+    row.className = 'actions';
+    const download = Object.assign(document.createElement('a'), { className: 'button', href: client.imageSrcFor(pepe), textContent: 'Download' });
+    download.download = pepe.file_name;
+    row.append(download);
+    const shareData = { title: pepeTitle(pepe), url: client.shareUrlFor(pepe.id) };
+    if (typeof navigator.share === 'function' && (navigator.canShare?.(shareData) ?? true)) {
+      const share = Object.assign(document.createElement('button'), { type: 'button', className: 'button', textContent: 'Share…' });
+      share.addEventListener('click', () => void navigator.share(shareData).catch(() => undefined));
+      row.append(share);
+    }
+    return row;
+  }
+
+  /** Who made it, where it comes from, its licence (CC-BY pictures require the attribution). */
+  function credits(pepe: Pepe): HTMLElement {
+    const section = document.createElement('dl');
+    section.className = 'credits';
+    section.setAttribute('aria-label', 'Credits');
+    const row = (term: string, value: string | Node) => {
+      section.append(Object.assign(document.createElement('dt'), { textContent: term }));
+      const dd = document.createElement('dd');
+      dd.append(value);
+      section.append(dd);
+    };
+    row('Artist', pepe.artist ?? 'not known');
+    if (pepe.source_url) {
+      const link = Object.assign(document.createElement('a'), { href: pepe.source_url, textContent: new URL(pepe.source_url).host, rel: 'noopener noreferrer nofollow ugc' });
+      row('Source', link);
+    } else row('Source', 'not known');
+    row('License', pepe.license ?? 'not known');
+    return section;
+  }
+
+  /** The oEmbed document's HTML, fetched when the visitor opens the section. */
+  function embed(pepe: Pepe): HTMLElement {
+    const details = document.createElement('details');
+    details.className = 'embed';
+    const summary = Object.assign(document.createElement('summary'), { textContent: 'Embed code' });
+    const label = Object.assign(document.createElement('label'), { htmlFor: 'embed-code', textContent: 'HTML to paste into a page' });
+    const code = Object.assign(document.createElement('textarea'), { id: 'embed-code', readOnly: true, rows: 4, value: 'Loading…' });
+    details.append(summary, label, code);
+    details.addEventListener('toggle', () => {
+      if (!details.open || code.dataset.loaded) return;
+      code.dataset.loaded = 'true';
+      void client.embedHtml(pepe.id).then((result) => {
+        code.value = result.ok ? result.value : `The embed code could not be loaded: ${result.message}`;
+      });
+    });
+    return details;
+  }
+
+  function feeds(): HTMLElement {
+    const p = Object.assign(document.createElement('p'), { className: 'muted feeds' });
+    p.append('New pepes by feed: ', feedLink('/feed.xml', 'Atom'), ' · ', feedLink('/feed.json', 'JSON Feed'));
+    return p;
+  }
+  const feedLink = (path: string, text: string) => Object.assign(document.createElement('a'), { href: client.absoluteUrl(path), textContent: text });
 
   function showMessage(text: string): void {
     title.textContent = 'Pepe not available';
@@ -122,19 +230,23 @@ export function createDetail(
       currentId = id;
       controller?.abort();
       controller = new AbortController();
-      if (known) render(known);
+      const signal = controller.signal;
+      showSteps(id);
+      if (known) render(known, signal);
       else {
         title.textContent = 'Loading pepe…';
         body.replaceChildren();
-        const signal = controller.signal;
         void client.byId(id, signal).then((result) => {
           if (signal.aborted) return;
-          if (result.ok) render(result.value);
+          if (result.ok) render(result.value, signal);
           else showMessage(result.message);
         });
       }
-      if (!dialog.open) dialog.showModal();
-      dialog.querySelector<HTMLElement>('.detail-close')!.focus();
+      dialog.scrollTop = 0;
+      if (!dialog.open) {
+        dialog.showModal();
+        dialog.querySelector<HTMLElement>('.detail-close')!.focus();
+      }
     },
     close() {
       controller?.abort();
@@ -196,3 +308,5 @@ async function copyText(text: string, input: HTMLInputElement): Promise<boolean>
     return document.execCommand?.('copy') ?? false;
   }
 }
+
+export const distanceText = (distance: number) => (distance === 0 ? 'same picture' : `${distance} bit${distance === 1 ? '' : 's'} apart`);

@@ -18,13 +18,22 @@ export interface GridElements {
 
 export interface Grid {
   show(query: Omit<ListQuery, 'page'>): void;
+  /** The pepes in the grid, in order (the detail view's previous/next). */
+  readonly pepes: readonly Pepe[];
 }
 
 /**
- * The first cards are surely on screen: loading them eagerly starts their download as soon
- * as the card exists, instead of after layout (lazy images wait for it). The rest are lazy.
+ * The cards of the first row, at least this many, are surely on screen: loading them eagerly
+ * starts their download as soon as the card exists, instead of after layout (lazy images wait
+ * for it), and the largest first-screen image is among them. The rest are lazy.
  */
 export const EAGER_CARDS = 4;
+
+/** Columns of the grid as laid out now (0 when hidden). */
+function columnCount(list: HTMLElement): number {
+  const tracks = getComputedStyle(list).gridTemplateColumns;
+  return tracks === 'none' ? 0 : tracks.split(' ').length;
+}
 
 /**
  * Start fetching the next page this far before the user reaches the end of the grid: near
@@ -58,6 +67,7 @@ export function createGrid(
    * number of cards shown.
    */
   let shownIds = new Set<string>();
+  let shownPepes: Pepe[] = [];
   /** The status line after the last page that loaded, for a later page's failure to add to. */
   let loadedText = '';
   let controller: AbortController | null = null;
@@ -106,8 +116,10 @@ export function createGrid(
     // A card already in the grid is not added again (two cards for one pepe, and a count past the total).
     const fresh = page.pepes.filter((pepe) => !shownIds.has(pepe.id));
     for (const pepe of fresh) shownIds.add(pepe.id);
+    shownPepes.push(...fresh);
     const sizes = cardSizes(elements.list);
-    elements.list.append(...fresh.map((pepe, index) => card(pepe, page.page === 1 && index < EAGER_CARDS, sizes)));
+    const eager = Math.max(EAGER_CARDS, columnCount(elements.list));
+    elements.list.append(...fresh.map((pepe, index) => card(pepe, page.page === 1 && index < eager, sizes)));
     hasNext = page.hasNext;
     nextPage = page.page + 1;
     const shown = shownIds.size;
@@ -123,24 +135,7 @@ export function createGrid(
 
   function card(pepe: Pepe, eager: boolean, sizes: string): HTMLLIElement {
     const item = document.createElement('li');
-    const link = document.createElement('a');
-    link.className = 'card';
-    link.href = cardHref(pepe);
-    link.dataset.id = pepe.id;
-    const caption = document.createElement('span');
-    caption.className = 'card-caption';
-    caption.textContent = pepeTitle(pepe);
-    // The image's alt text is the same words: read once, the link is named by the alt alone.
-    caption.setAttribute('aria-hidden', 'true');
-    const srcset = renditionSrcset(pepe, client) ?? undefined;
-    link.append(createPicture(pepe, { src: client.imageSrcFor(pepe), srcset, sizes, lazy: !eager }), caption);
-    link.addEventListener('click', (event) => {
-      // Modified clicks keep their browser meaning (new tab, new window) on the real href.
-      if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
-      event.preventDefault();
-      onOpen(pepe, link);
-    });
-    item.append(link);
+    item.append(createCard(pepe, client, { href: cardHref(pepe), onOpen, eager, sizes }));
     return item;
   }
 
@@ -153,20 +148,67 @@ export function createGrid(
       nextPage = 1;
       hasNext = false;
       shownIds = new Set();
+      shownPepes = [];
       loading = false;
       elements.list.replaceChildren();
       elements.status.textContent = next.search.trim() ? `Searching for “${next.search.trim()}”…` : 'Loading pepes…';
       void loadNext();
     },
+    get pepes() {
+      return shownPepes;
+    },
   };
+}
+
+/** True for a plain left click: modified clicks keep their browser meaning (new tab, new window) on the real href. */
+export const isPlainClick = (event: MouseEvent) => event.button === 0 && !event.metaKey && !event.ctrlKey && !event.shiftKey && !event.altKey;
+
+/** A pepe's card: its picture and caption, linking to its detail view; `note` adds a line (a distance). */
+export function createCard(
+  pepe: Pepe,
+  client: ApiClient,
+  options: { href: string; onOpen: (pepe: Pepe, card: HTMLElement) => void; eager: boolean; sizes: string; note?: string },
+): HTMLAnchorElement {
+  const link = document.createElement('a');
+  link.className = 'card';
+  link.href = options.href;
+  link.dataset.id = pepe.id;
+  const caption = document.createElement('span');
+  caption.className = 'card-caption';
+  caption.textContent = pepeTitle(pepe);
+  // The image's alt text is the same words: read once, the link is named by the alt alone.
+  caption.setAttribute('aria-hidden', 'true');
+  const srcset = renditionSrcset(pepe, client) ?? undefined;
+  link.append(createPicture(pepe, { src: client.imageSrcFor(pepe), srcset, sizes: options.sizes, lazy: !options.eager }), caption);
+  if (options.note) link.append(Object.assign(document.createElement('span'), { className: 'card-note', textContent: options.note }));
+  link.addEventListener('click', (event) => {
+    if (!isPlainClick(event)) return;
+    event.preventDefault();
+    options.onOpen(pepe, link);
+  });
+  return link;
 }
 
 const MORE_FAILED = ' More pepes could not be loaded: try again below.';
 
+/** The filters in words: ` tagged #a and #b, not #c, still, portrait`. */
+function filterWords(query: Omit<ListQuery, 'page'>): string {
+  const parts: string[] = [];
+  if (query.tags.length) parts.push(`tagged ${query.tags.map((t) => `#${t}`).join(' and ')}`);
+  if (query.excludeTags.length) parts.push(`not ${query.excludeTags.map((t) => `#${t}`).join(' or ')}`);
+  if (query.animated !== null) parts.push(query.animated ? 'animated' : 'still');
+  if (query.orientation) parts.push(query.orientation);
+  return parts.length ? ` (${parts.join(', ')})` : '';
+}
+
 function statusText(query: Omit<ListQuery, 'page'>, found: boolean, total: number, shown: number): string {
   const search = query.search.trim();
   const order = query.sort === 'created_at_asc' ? 'oldest first' : 'newest first';
-  if (search === '') return total === 0 ? 'The catalogue is empty.' : `${plural(total, 'pepe', 'pepes')}, ${order}; ${shown} shown.`;
-  if (!found) return `No pepe matches “${search}”. Try fewer or shorter words.`;
-  return `${plural(total, 'pepe matches', 'pepes match')} “${search}”; ${shown} shown.`;
+  const filters = filterWords(query);
+  if (search === '') {
+    if (total === 0) return filters ? `No pepe${filters}. Remove a filter to see more.` : 'The catalogue is empty.';
+    return `${plural(total, 'pepe', 'pepes')}${filters}, ${order}; ${shown} shown.`;
+  }
+  if (!found || total === 0) return `No pepe matches “${search}”${filters}. Try fewer or shorter words${filters ? ' or filters' : ''}.`;
+  return `${plural(total, 'pepe matches', 'pepes match')} “${search}”${filters}; ${shown} shown.`;
 }

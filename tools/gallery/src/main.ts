@@ -4,9 +4,10 @@
  * reload, back/forward and shared links all go through the same path.
  */
 import { createApiClient, resolveApiBase, type Pepe } from './api-client.js';
-import { createDetail } from './detail.js';
-import { createGrid } from './grid.js';
-import { readViewState, sameGrid, searchText, viewStateHref, type ViewState } from './view-state.js';
+import { createDetail, distanceText } from './detail.js';
+import { createCard, createGrid, isPlainClick } from './grid.js';
+import { createPictureSearch } from './picture-search.js';
+import { DEFAULT_VIEW, isFiltered, MAX_FILTER_TAGS, readViewState, sameGrid, searchText, viewStateHref, type ViewState } from './view-state.js';
 
 /** Results as you type, without one request per keystroke. */
 const SEARCH_DEBOUNCE_MS = 250;
@@ -21,12 +22,18 @@ function start(): void {
   const randomButton = byId<HTMLButtonElement>('random');
   const brand = byId<HTMLAnchorElement>('brand');
 
-  const apiBase = resolveApiBase(pageUrl(), document.documentElement.dataset.api);
-  if (!apiBase.ok) {
-    status.textContent = apiBase.message;
-    return;
-  }
-  const client = createApiClient(apiBase.base, location.origin);
+  const animatedSelect = byId<HTMLSelectElement>('animated');
+  const orientationSelect = byId<HTMLSelectElement>('orientation');
+  const activeFilters = byId<HTMLUListElement>('active-filters');
+  const apiOrigin = byId<HTMLElement>('api-origin');
+
+  // A refused ?api= is said on the page, which goes on with its own catalogue.
+  const resolved = resolveApiBase(pageUrl(), document.documentElement.dataset.api);
+  const base = resolved.ok ? resolved.base : '';
+  if (!resolved.ok) apiOrigin.textContent = resolved.message;
+  else if (base !== '' && new URL(base).origin !== location.origin) apiOrigin.textContent = `Showing the catalogue at ${base} (not this site's).`;
+  apiOrigin.hidden = apiOrigin.textContent === '';
+  const client = createApiClient(base, location.origin);
 
   let shown: ViewState | null = null;
   /** Records the page already has, so opening a card's detail needs no request. */
@@ -53,7 +60,14 @@ function start(): void {
     // While typing, the box is ahead of the state (the debounce): never overwrite it then.
     if ((fromHistory || document.activeElement !== searchInput) && searchInput.value !== state.search) searchInput.value = state.search;
     for (const button of sortButtons) button.setAttribute('aria-pressed', String(button.dataset.sort === state.sort));
-    if (!shown || !sameGrid(shown, state)) grid.show({ search: state.search.trim(), sort: state.sort });
+    animatedSelect.value = state.animated === null ? '' : String(state.animated);
+    orientationSelect.value = state.orientation ?? '';
+    if (!shown || !sameGrid(shown, state)) {
+      const { search, sort, tags, excludeTags, animated, orientation } = state;
+      grid.show({ search: search.trim(), sort, tags, excludeTags, animated, orientation });
+      showActiveFilters(state);
+      daily.hidden = isFiltered(state);
+    }
     if (state.pepe) detail.open(state.pepe, known.get(state.pepe));
     else if (detail.isOpen) {
       detail.close();
@@ -63,32 +77,140 @@ function start(): void {
       else byId('grid').focus({ preventScroll: true });
       returnFocus = null;
     }
-    document.title = state.search.trim() ? `“${state.search.trim()}” · Pepe Catalogue` : 'Pepe Catalogue';
+    const heading = [state.search.trim() && `“${state.search.trim()}”`, ...state.tags.map((t) => `#${t}`)].filter(Boolean).join(' ');
+    document.title = heading ? `${heading} · Pepe Catalogue` : 'Pepe Catalogue';
     shown = state;
+  }
+
+  /** A grid view with one change of filter, from the first page and with no pepe open. */
+  const filtered = (patch: Partial<ViewState>): ViewState => ({ ...shown!, pepe: null, ...patch });
+  const tagView = (tag: string): ViewState => ({ ...DEFAULT_VIEW, sort: shown!.sort, tags: [tag] });
+
+  /** A link that changes the view in place (a plain click) or opens it elsewhere (a modified one). */
+  function viewLink(className: string, text: string, state: () => ViewState, label?: string): HTMLAnchorElement {
+    const link = Object.assign(document.createElement('a'), { className, textContent: text });
+    link.href = viewStateHref(state(), pageUrl());
+    if (label) link.setAttribute('aria-label', label);
+    link.addEventListener('click', (event) => {
+      if (!isPlainClick(event)) return;
+      event.preventDefault();
+      navigate(state(), 'push');
+    });
+    return link;
+  }
+
+  /** Each tag filter as a chip whose button removes it. */
+  function showActiveFilters(state: ViewState): void {
+    const chip = (text: string, without: Partial<ViewState>) => {
+      const item = document.createElement('li');
+      const button = Object.assign(document.createElement('button'), { type: 'button', className: 'tag removable' });
+      const cross = Object.assign(document.createElement('span'), { textContent: ' ×' });
+      cross.setAttribute('aria-hidden', 'true');
+      button.append(Object.assign(document.createElement('span'), { className: 'visually-hidden', textContent: 'Remove filter ' }), text, cross);
+      button.addEventListener('click', () => {
+        byId('grid').focus({ preventScroll: true }); // the chip goes away
+        navigate(filtered(without), 'push');
+      });
+      item.append(button);
+      return item;
+    };
+    activeFilters.replaceChildren(
+      ...state.tags.map((t) => chip(`#${t}`, { tags: state.tags.filter((x) => x !== t) })),
+      ...state.excludeTags.map((t) => chip(`not #${t}`, { excludeTags: state.excludeTags.filter((x) => x !== t) })),
+    );
+  }
+
+  animatedSelect.addEventListener('change', () => {
+    flushSearch();
+    navigate(filtered({ animated: animatedSelect.value === '' ? null : animatedSelect.value === 'true' }), 'push');
+  });
+  orientationSelect.addEventListener('change', () => {
+    flushSearch();
+    navigate(filtered({ orientation: (orientationSelect.value || null) as ViewState['orientation'] }), 'push');
+  });
+
+  // The tag list, asked for the first time it is opened (it is not part of the first screen).
+  const tagBrowser = byId<HTMLDetailsElement>('tag-browser');
+  const tagList = byId<HTMLUListElement>('tag-list');
+  tagBrowser.addEventListener('toggle', () => {
+    if (!tagBrowser.open || tagList.childElementCount > 0) return;
+    tagList.append(Object.assign(document.createElement('li'), { className: 'muted', textContent: 'Loading tags…' }));
+    void client.tags().then((result) => {
+      if (!result.ok) return tagList.replaceChildren(Object.assign(document.createElement('li'), { className: 'muted', textContent: `The tags could not be loaded: ${result.message}` }));
+      tagList.replaceChildren(
+        ...result.value.map(({ tag, count }) => {
+          const item = document.createElement('li');
+          item.className = 'tag-entry';
+          const include = viewLink('tag', `#${tag} ${count}`, () => tagView(tag), `${tag}: ${count} pepe${count === 1 ? '' : 's'}`);
+          const hide = Object.assign(document.createElement('button'), { type: 'button', className: 'tag hide-tag', textContent: 'hide' });
+          hide.setAttribute('aria-label', `Hide pepes tagged ${tag}`);
+          hide.addEventListener('click', () => {
+            const excludeTags = [...shown!.excludeTags.filter((t) => t !== tag), tag].slice(-MAX_FILTER_TAGS);
+            navigate(filtered({ excludeTags, tags: shown!.tags.filter((t) => t !== tag) }), 'push');
+          });
+          item.append(include, hide);
+          return item;
+        }),
+      );
+    });
+  });
+
+  // The pepe of the day, on the unfiltered first screen.
+  const daily = byId<HTMLElement>('daily');
+  // Its box has a fixed height from the start, so that its arrival never moves the grid.
+  void client.daily().then((result) => {
+    if (!result.ok) return void (byId('daily-body').textContent = `No pepe of the day: ${result.message}`);
+    const { pepe, date } = result.value;
+    known.set(pepe.id, pepe);
+    const card = createCard(pepe, client, { href: hrefFor({ pepe: pepe.id }), onOpen: openPepe, eager: true, sizes: '160px', note: `Pepe of ${date}` });
+    byId('daily-body').replaceChildren(card);
+  });
+
+  function openPepe(pepe: Pepe, card: HTMLElement): void {
+    flushSearch();
+    known.set(pepe.id, pepe);
+    returnFocus = card;
+    navigate({ ...shown!, pepe: pepe.id }, 'push', { opensDetail: true });
   }
 
   const grid = createGrid(
     { list: byId('grid'), status, sentinel: byId('sentinel'), footer: byId('footer') },
     client,
     (pepe) => hrefFor({ pepe: pepe.id }),
-    (pepe, card) => {
-      flushSearch();
-      known.set(pepe.id, pepe);
-      returnFocus = card;
-      navigate({ ...shown!, pepe: pepe.id }, 'push', { opensDetail: true });
-    },
+    openPepe,
   );
 
-  const detail = createDetail(
-    byId<HTMLDialogElement>('detail'),
-    client,
-    (tag) => hrefFor({ search: tag, pepe: null }),
-    (tag) => navigate({ search: tag, sort: shown!.sort, pepe: null }, 'push'),
-    () => {
+  const detail = createDetail(byId<HTMLDialogElement>('detail'), client, {
+    tagHref: (tag) => viewStateHref(tagView(tag), pageUrl()),
+    onTag: (tag) => navigate(tagView(tag), 'push'),
+    pepeHref: (id) => hrefFor({ pepe: id }),
+    // Stepping replaces the entry: Close still goes back to the grid in one step.
+    onPepe: (pepe) => {
+      known.set(pepe.id, pepe);
+      navigate({ ...shown!, pepe: pepe.id }, 'replace', { opensDetail: true });
+    },
+    neighbours: (id) => {
+      const pepes = grid.pepes;
+      const at = pepes.findIndex((p) => p.id === id);
+      return at < 0 ? { previous: null, next: null } : { previous: pepes[at - 1] ?? null, next: pepes[at + 1] ?? null };
+    },
+    onClose: () => {
       if (history.state?.openedDetail) history.back();
       else navigate({ ...shown!, pepe: null }, 'replace');
     },
+  });
+
+  const pictureSearch = byId<HTMLElement>('picture-search');
+  createPictureSearch(
+    { panel: pictureSearch, input: byId<HTMLInputElement>('picture-input'), result: byId('picture-result') },
+    client,
+    (pepe) => createCard(pepe, client, { href: hrefFor({ pepe: pepe.id }), onOpen: openPepe, eager: true, sizes: '160px', note: distanceText(pepe.distance) }),
+    (pepes) => pepes.forEach((p) => known.set(p.id, p)),
   );
+  byId('picture-search-close').addEventListener('click', () => {
+    pictureSearch.hidden = true;
+    byId('picture-input').focus();
+  });
 
   let debounce: ReturnType<typeof setTimeout> | undefined;
   /** `mayStepBack`: false when another action follows at once (history.back() would land after it). */
@@ -102,7 +224,7 @@ function start(): void {
     if (mayStepBack && search.trim() === '' && history.state?.searchEntry) return history.back();
     // The first keystroke of a search gets its own history entry, so back returns to the full grid.
     const starts = shown!.search.trim() === '';
-    navigate({ search, sort: shown!.sort, pepe: null }, starts ? 'push' : 'replace', { startsSearch: starts });
+    navigate({ ...shown!, search, pepe: null }, starts ? 'push' : 'replace', { startsSearch: starts });
   };
   /**
    * A card, sort button or Random used while a search is still being debounced acts as if the
@@ -149,7 +271,7 @@ function start(): void {
     const request = new AbortController();
     randomRequest = request;
     randomButton.setAttribute('aria-disabled', 'true');
-    void client.random(shown!.search.trim(), request.signal).then((result) => {
+    void client.random(shown!.search.trim(), shown!, request.signal).then((result) => {
       if (request.signal.aborted) return; // the visitor has moved on
       randomRequest = null;
       randomButton.removeAttribute('aria-disabled');
@@ -163,12 +285,12 @@ function start(): void {
     });
   });
 
-  brand.href = viewStateHref({ search: '', sort: 'created_at_desc', pepe: null }, pageUrl());
+  brand.href = viewStateHref(DEFAULT_VIEW, pageUrl());
   brand.addEventListener('click', (event) => {
     if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
     event.preventDefault();
     searchInput.value = '';
-    navigate({ search: '', sort: 'created_at_desc', pepe: null }, 'push');
+    navigate(DEFAULT_VIEW, 'push');
   });
 
   // "/" jumps to the search box, as on many sites; not while typing somewhere else.

@@ -7,8 +7,12 @@ import { decode, isBlurhashValid } from 'blurhash';
 import type { ApiClient, Pepe } from './api-client.js';
 import { pepeTitle } from './format.js';
 
-/** Placeholder canvas width in pixels: a blurhash has 4×3 components, more pixels add nothing. */
-const PLACEHOLDER_WIDTH = 32;
+/**
+ * Placeholder canvas width in pixels: a blurhash has 4×3 components, so a few pixels per
+ * component hold all it says, and the browser's smooth upscaling does the rest. Decoding
+ * costs per pixel, on the main thread, for every card of the first screen.
+ */
+const PLACEHOLDER_WIDTH = 12;
 
 export interface PictureOptions {
   src: string;
@@ -93,7 +97,7 @@ function swapIn(img: HTMLImageElement, src: string): void {
 function blurhashCanvas(hash: string | undefined, ratio: number): HTMLCanvasElement | null {
   if (!hash || !isBlurhashValid(hash).result) return null;
   const width = PLACEHOLDER_WIDTH;
-  const height = Math.max(1, Math.min(128, Math.round(width / ratio)));
+  const height = Math.max(1, Math.min(4 * PLACEHOLDER_WIDTH, Math.round(width / ratio)));
   const canvas = document.createElement('canvas');
   canvas.width = width;
   canvas.height = height;
