@@ -3,7 +3,7 @@
  * meets them: its shell lines run as written in an empty folder, with the versions it pins
  * installed from the npm registry, against a real `pepe serve` of the generated sample.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
@@ -15,6 +15,7 @@ import { buildCatalogue } from '../catalogue/build-catalogue.js';
 import { SAMPLE_ENTRIES } from '../sample/sample-catalogue.js';
 import { writeSampleContent } from '../sample/sample-files.js';
 import { FIXTURE_URLS } from '../testing/fixture-catalogue.js';
+import { spawnServe } from '../testing/serve-process.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
@@ -29,27 +30,10 @@ function recipeBlocks(readme: string, language: string): string[] {
 }
 
 let temp: TempDir;
-let server: { url: string; stop: () => Promise<void> };
+let server: Awaited<ReturnType<typeof spawnServe>>;
 let readme: string;
 /** An id the README asks for: it must be in the sample. */
 let readmeId: string;
-
-/** `pepe serve` in a child process on a free port, once it has printed its URL. */
-async function serve(dir: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [join(REPO, 'tools/pepe.mjs'), 'serve', '--dir', dir, '--port', '0', '--workers', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  let output = '';
-  const url = await new Promise<string>((done, fail) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const found = /Serving .* at (http:\/\/\S+)/.exec(output);
-      if (found && output.includes('Ctrl-C')) done(found[1]!);
-    });
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', () => fail(new Error(`pepe serve exited early:\n${output}`)));
-  });
-  return { url: url.replace(/\/$/, ''), stop: () => (child.kill('SIGTERM'), exited) };
-}
 
 beforeAll(async () => {
   temp = await makeTempDir('pepe-recipes-');
@@ -60,10 +44,11 @@ beforeAll(async () => {
   await writeSampleContent(join(temp.path, 'content'), entries);
   const built = await buildCatalogue({ contentDir: join(temp.path, 'content'), outDir: join(temp.path, 'dist'), cacheDir: join(temp.path, 'cache'), urls: FIXTURE_URLS });
   expect(built.problems.filter((problem) => problem.severity === 'error')).toEqual([]);
-  server = await serve(join(temp.path, 'dist'));
+  server = await spawnServe(join(temp.path, 'dist'), ['--workers', '1']);
 }, 180_000);
 afterAll(async () => {
-  await server?.stop();
+  server?.child.kill('SIGTERM');
+  await server?.exited;
   await temp?.cleanup();
 });
 
