@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCatalogue } from '../catalogue/build-catalogue.js';
 import { SAMPLE_ENTRIES } from '../sample/sample-catalogue.js';
-import { writeSampleContent } from '../sample/sample-files.js';
+import { sidecarFor, writeSampleContent } from '../sample/sample-files.js';
 import { FIXTURE_URLS } from '../testing/fixture-catalogue.js';
 import { spawnServe } from '../testing/serve-process.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
@@ -39,8 +39,8 @@ beforeAll(async () => {
   temp = await makeTempDir('pepe-recipes-');
   readme = await readFile(join(REPO, 'README.md'), 'utf8');
   readmeId = /path: \{ id: '([0-9a-f-]{36})' \}/.exec(recipeBlocks(readme, 'ts')[0]!)![1]!;
-  // The sample's smug frogs (the README's id among them): enough for every call of the recipes.
-  const entries = SAMPLE_ENTRIES.filter((entry) => entry.tags?.includes('smug'));
+  // The sample's smug frogs and the one the README asks for: enough for every call of the recipes.
+  const entries = SAMPLE_ENTRIES.filter((entry) => entry.tags?.includes('smug') || sidecarFor(entry, 0).id === readmeId);
   await writeSampleContent(join(temp.path, 'content'), entries);
   const built = await buildCatalogue({ contentDir: join(temp.path, 'content'), outDir: join(temp.path, 'dist'), cacheDir: join(temp.path, 'cache'), urls: FIXTURE_URLS });
   expect(built.problems.filter((problem) => problem.severity === 'error')).toEqual([]);
