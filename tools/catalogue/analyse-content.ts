@@ -14,7 +14,7 @@ import { type CachedFeatures, FeatureCache } from './feature-cache.js';
 import { error, warning, type Problem } from '../shared/problems.js';
 import { caseCollisions, folderProblem, type ContentFile, type ContentPair, type ContentScan, scanContent, readContentFileSync, unreadableProblem } from './scan-content.js';
 import { cachePlacementProblem } from './cache-placement.js';
-import { MAX_SIDECAR_BYTES, type NormalisedSidecar, parseSidecar, sidecarText } from './sidecar.js';
+import { MAX_SIDECAR_BYTES, type NormalisedSidecar, parseSidecar, sidecarDateProblems, sidecarText } from './sidecar.js';
 import { windowsNameProblems } from './windows-names.js';
 
 /** The image analysis function (injectable so tests can count decodes). Same contract as `analyseImage`. */
@@ -431,6 +431,11 @@ export function unknownDistinctFrom(items: AnalysedItem[], otherIds: Iterable<st
       .filter((id) => !ids.has(id))
       .map((id) => warning('unknown-distinct-from', `distinct_from lists ${id}, which is no record in the catalogue: remove it or fix the id`, sidecarOf(item))),
   );
+}
+
+/** Each record's dates checked (`sidecarDateProblems`): errors for `pepe check`, warnings for build, as near-duplicates are. */
+export function dateProblems(items: AnalysedItem[], severity: Problem['severity'], now = Date.now()): Problem[] {
+  return items.flatMap((item) => sidecarDateProblems(item.record, sidecarOf(item), severity, now));
 }
 
 export function sortProblems(problems: Problem[]): Problem[] {

@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { isAtOrBelow, scanContent, folderProblem } from './scan-content.js';
 import { catalogueDataFiles, compileCatalogue } from '../../functions/core/catalogue.js';
 import { compareRecords, type PepeRecord, type SiteUrls } from '../../functions/core/record.js';
-import { type AnalyseContentOptions, type AnalysedItem, type AnalyseStats, analyseContent, defaultCacheDir, effectiveLimits, sortProblems } from './analyse-content.js';
+import { type AnalyseContentOptions, type AnalysedItem, type AnalyseStats, analyseContent, dateProblems, defaultCacheDir, effectiveLimits, sortProblems } from './analyse-content.js';
 import { openRenditions, renditionFiles, renditionFolder, type RenditionRun, thumbnailsOf } from './renditions.js';
 import type { RenditionSettings } from '../image/renditions.js';
 import { createManifest, loadManifest, type Manifest, MANIFEST_FILE, readManifestSync, sha256Of, UnusableManifestError } from '../shared/manifest.js';
@@ -212,7 +212,7 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   const dupes = await nearDuplicateProblems(analysis.items, 'warning', { dir: cacheDir, write: true });
   const busy: Problem[] = recovery.state === 'busy' ? [error('bad-out-dir', `another pepe build (pid ${recovery.pid}) is writing the output folder "${outDir}": wait for it to finish (if no build is running, delete "${recovery.txnDir}")`)] : [];
   const hasPrevious = lastManifestIntact || (await previousManifest()) !== null;
-  const problems = sortProblems([...cacheFiles, ...analysis.problems, ...busy, ...(await outDirProblems(contentDir, outDir, hasPrevious, unusablePrevious)), ...dupes]);
+  const problems = sortProblems([...cacheFiles, ...analysis.problems, ...dateProblems(analysis.items, 'warning'), ...busy, ...(await outDirProblems(contentDir, outDir, hasPrevious, unusablePrevious)), ...dupes]);
   const dupesMs = performance.now() - dupesStart;
   const records = sortedRecords(analysis.items.map((item) => item.record));
   const errors = problems.filter((p) => p.severity === 'error').length;

@@ -1,9 +1,10 @@
 /**
  * `pepe check` as a library function: everything the build validates, plus near-duplicates
- * as errors (unless acknowledged with `distinct_from`). Writes nothing, not even the build
- * cache: CI may run it on a read-only checkout, and "check" must not have side effects.
+ * (unless acknowledged with `distinct_from`) and implausible dates as errors. Writes nothing,
+ * not even the build cache: CI may run it on a read-only checkout, and "check" must not have
+ * side effects.
  */
-import { type AnalyseContentOptions, type AnalyseStats, analyseContent, defaultCacheDir, sortProblems } from './analyse-content.js';
+import { type AnalyseContentOptions, type AnalyseStats, analyseContent, dateProblems, defaultCacheDir, sortProblems } from './analyse-content.js';
 import { nearDuplicateProblems } from './near-duplicate-problems.js';
 import type { Problem } from '../shared/problems.js';
 
@@ -17,7 +18,7 @@ export async function checkContent(options: Omit<AnalyseContentOptions, 'writeCa
   const started = performance.now();
   const analysis = await analyseContent({ ...options, writeCache: false });
   const cacheDir = options.cacheDir ?? defaultCacheDir(options.contentDir);
-  const problems = sortProblems([...analysis.problems, ...(await nearDuplicateProblems(analysis.items, 'error', { dir: cacheDir, write: false }))]);
+  const problems = sortProblems([...analysis.problems, ...dateProblems(analysis.items, 'error'), ...(await nearDuplicateProblems(analysis.items, 'error', { dir: cacheDir, write: false }))]);
   const errors = problems.filter((p) => p.severity === 'error').length;
   return {
     ok: errors === 0,

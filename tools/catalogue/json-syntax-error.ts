@@ -1,10 +1,12 @@
 /**
- * Where JSON text first breaks the grammar, as a line and column an editor shows, with what
- * was found and what JSON wanted there. Node 20's JSON.parse names neither for the commonest
- * hand-editing slip (`Unexpected token ']', ..."gs": ["a",],\r\n\t"crea"... is not valid
- * JSON`, for a trailing comma), and prints a CRLF file's line ends as `\r\n`: a maintainer
- * was left to hunt through the file. Called only once JSON.parse has failed, so it favours
- * plain code over speed; a stack rather than recursion, as a sidecar may nest 10,000 deep.
+ * Where JSON text first breaks the grammar, as the line and column a person edits (a missing
+ * comma where the value before it ends, a trailing comma at the comma), with what was found and
+ * what JSON wanted there, or the JavaScript habit JSON lacks (comments, single quotes, bare
+ * keys). Node 20's JSON.parse names neither for the commonest hand-editing slip (`Unexpected
+ * token ']', ..."gs": ["a",],\r\n\t"crea"... is not valid JSON`, for a trailing comma), and
+ * prints a CRLF file's line ends as `\r\n`: a maintainer was left to hunt through the file.
+ * Called only once JSON.parse has failed, so it favours plain code over speed; a stack rather
+ * than recursion, as a sidecar may nest 10,000 deep.
  */
 
 export interface JsonSyntaxError {
@@ -12,7 +14,7 @@ export interface JsonSyntaxError {
   line: number;
   /** 1-based, in characters from the start of the line (a tab is one). */
   column: number;
-  /** e.g. `found "]" where a value was expected (JSON allows no comma before "]")`. */
+  /** e.g. `a comma after the last item, which JSON does not allow before "]": remove it`. */
   reason: string;
 }
 
@@ -23,6 +25,10 @@ type Next = 'value' | 'first-key' | 'key' | 'after' | JsonSyntaxError | null;
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 const WHITESPACE = /[ \t\n\r]*/y;
 const ESCAPE = /\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})/y;
+const SINGLE_QUOTED = /'([^'\\\n\r"]*)'/y;
+const IDENTIFIER = /[A-Za-z_$][\w$-]*/y;
+/** A character that starts a value or a property name, so text after a value with only whitespace between them lacks a comma. */
+const STARTS_ITEM = /["'{[\-0-9A-Za-z_$]/;
 
 /** `"]"`, or `U+FEFF` for a character nobody can see (a second byte order mark, a no-break space). */
 function describe(text: string, at: number): string {
@@ -49,7 +55,15 @@ export function locateJsonSyntaxError(text: string): JsonSyntaxError | null {
     WHITESPACE.test(text);
     at = WHITESPACE.lastIndex;
   };
-  const found = (wanted: string): JsonSyntaxError => position(text, at, `found ${describe(text, at)} where ${wanted} was expected`);
+  const found = (wanted: string): JsonSyntaxError => position(text, at, notInJson() ?? `found ${describe(text, at)} where ${wanted} was expected`);
+  /** What the text at `at` borrows from JavaScript or JSON5 that JSON does not have, with the fix. */
+  const notInJson = (): string | undefined => {
+    if (text.startsWith('//', at) || text.startsWith('/*', at)) return 'a comment, which JSON does not have: remove it (a note about the picture can go in "description")';
+    if (text[at] !== "'") return undefined;
+    SINGLE_QUOTED.lastIndex = at;
+    const quoted = SINGLE_QUOTED.exec(text)?.[1];
+    return `single quotes, which JSON does not have: write ${quoted === undefined ? 'strings and property names in double quotes' : `${JSON.stringify(quoted)} instead of '${quoted}'`}`;
+  };
 
   /** Reads the string at `at` (a `"`); returns an error, or null with `at` past its end. */
   const readString = (): JsonSyntaxError | null => {
@@ -108,6 +122,9 @@ export function locateJsonSyntaxError(text: string): JsonSyntaxError | null {
   /** Reads `"key":` inside an object; the value comes next. */
   const readKey = (wanted: string): JsonSyntaxError | 'value' => {
     skipWhitespace();
+    IDENTIFIER.lastIndex = at;
+    const bare = text[at] === '"' ? null : IDENTIFIER.exec(text);
+    if (bare) return position(text, at, `a property name without quotes, which JSON does not have: write ${JSON.stringify(bare[0])}`);
     if (text[at] !== '"') return found(wanted);
     const keyProblem = readString();
     if (keyProblem) return keyProblem;
@@ -119,6 +136,7 @@ export function locateJsonSyntaxError(text: string): JsonSyntaxError | null {
 
   /** After a value: the end of the file, or a comma or the close of the innermost container. */
   const readAfter = (): Next => {
+    const valueEnd = at;
     skipWhitespace();
     const open = stack.at(-1);
     if (open === undefined) return at < text.length ? found('the end of the file (only one value may be given)') : null;
@@ -128,10 +146,15 @@ export function locateJsonSyntaxError(text: string): JsonSyntaxError | null {
       at++;
       return 'after';
     }
-    if (text[at] !== ',') return found(`"," or "${close}"`);
+    if (text[at] !== ',') {
+      // The comma goes where the value ends (often the line above), not before the next item.
+      if (at > valueEnd && STARTS_ITEM.test(text[at] ?? '') && notInJson() === undefined) return position(text, valueEnd, `a "," is missing after this value: add one here (JSON needs a comma between ${open === '{' ? 'properties' : 'items'})`);
+      return found(`"," or "${close}"`);
+    }
+    const comma = at;
     at++;
     skipWhitespace();
-    if (text[at] === close) return position(text, at, `found "${close}" right after a comma (JSON allows no comma before "${close}": remove it)`);
+    if (text[at] === close) return position(text, comma, `a comma after the last ${open === '{' ? 'property' : 'item'}, which JSON does not allow before "${close}": remove it`);
     return open === '{' ? 'key' : 'value';
   };
 

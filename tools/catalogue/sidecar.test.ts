@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normaliseTags, parseSidecar } from './sidecar.js';
+import { CLOCK_SKEW_MS, normaliseTags, parseSidecar, sidecarDateProblems } from './sidecar.js';
 
 const valid = {
   id: '3F2B8C1E-9A4D-4E6B-8C2D-1A2B3C4D5E6F',
@@ -170,5 +170,25 @@ describe('parseSidecar', () => {
   it('rejects a JSON value that is not an object', () => {
     const result = parseSidecar('c.json', '[1, 2]');
     expect(!result.ok && result.problems.map((p) => p.code)).toEqual(['sidecar-invalid']);
+  });
+});
+
+describe('sidecarDateProblems', () => {
+  const now = Date.parse('2026-06-01T12:00:00Z');
+  const dates = (created_at: string, updated_at = created_at) => ({ created_at, updated_at });
+
+  it('accepts dates up to the allowed clock skew ahead, and refuses one past it, once for a defaulted updated_at', () => {
+    expect(sidecarDateProblems(dates(new Date(now + CLOCK_SKEW_MS).toISOString()), 'a.json', 'error', now)).toEqual([]);
+    const ahead = sidecarDateProblems(dates(new Date(now + CLOCK_SKEW_MS + 1000).toISOString()), 'a.json', 'error', now);
+    expect(ahead.map((p) => [p.severity, p.code, p.file])).toEqual([['error', 'date-in-future', 'a.json']]);
+    expect(ahead[0]!.message).toContain("this machine's clock says 2026-06-01T12:00:00.000Z");
+  });
+
+  it('names a future updated_at on its own, and an updated_at before created_at', () => {
+    expect(sidecarDateProblems(dates('2025-01-01T00:00:00.000Z', '2099-01-01T00:00:00.000Z'), 'b.json', 'warning', now).map((p) => p.message)).toEqual([
+      expect.stringMatching(/^field "updated_at" is 2099-01-01T00:00:00\.000Z, in the future/),
+    ]);
+    expect(sidecarDateProblems(dates('2025-01-02T00:00:00.000Z', '2025-01-01T23:59:59.999Z'), 'c.json', 'warning', now).map((p) => [p.severity, p.code])).toEqual([['warning', 'updated-before-created']]);
+    expect(sidecarDateProblems(dates('2025-01-02T00:00:00.000Z', '2025-01-02T00:00:00.000Z'), 'd.json', 'error', now)).toEqual([]);
   });
 });

@@ -322,3 +322,30 @@ export function parseSidecar(file: string, text: string): SidecarResult {
   if (!parsed.success) return { ok: false, problems: schemaProblems(file, data, parsed.error.issues) };
   return { ok: true, sidecar: normaliseSidecar(parsed.data) };
 }
+
+/**
+ * How far a date may run ahead of the clock of the machine that checks it: a laptop's clock set
+ * a little fast (`pepe add` writes its time) is not a mistake, a date meant for later is.
+ */
+export const CLOCK_SKEW_MS = 10 * 60 * 1000;
+
+/**
+ * Dates that parse but cannot be right: one in the future sorts first in every list and dates
+ * the feeds; an `updated_at` before `created_at`. Checked on every run rather than with the
+ * cached parse, as whether a date is in the future depends on when the check runs.
+ */
+export function sidecarDateProblems(dates: { created_at: string; updated_at: string }, file: string, severity: Problem['severity'], now = Date.now()): Problem[] {
+  const problems: Problem[] = [];
+  const problem = (code: string, message: string): Problem => ({ severity, code, file, message });
+  const clock = new Date(now).toISOString();
+  for (const field of ['created_at', 'updated_at'] as const) {
+    if (Date.parse(dates[field]) <= now + CLOCK_SKEW_MS) continue;
+    // updated_at defaults to created_at: one problem for one date written once.
+    if (field === 'updated_at' && dates.updated_at === dates.created_at) continue;
+    problems.push(problem('date-in-future', `field "${field}" is ${dates[field]}, in the future (this machine's clock says ${clock}): a future date sorts first in every list and dates the feeds; write when the picture was added, or fix the offset`));
+  }
+  if (dates.updated_at < dates.created_at) {
+    problems.push(problem('updated-before-created', `field "updated_at" (${dates.updated_at}) is before "created_at" (${dates.created_at}): set it to created_at or later, or leave it out (it defaults to created_at)`));
+  }
+  return problems;
+}

@@ -3,13 +3,15 @@
  * again when one changes; and the real `pepe` command run from it (as every user runs it)
  * does what the TypeScript does, command by command.
  */
-import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startS3rver, type S3rverProcess } from '../publish/testing/s3rver-process.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
+import { writeSampleContent } from '../sample/sample-files.js';
+import { SAMPLE_ENTRIES } from '../sample/sample-catalogue.js';
 import { INLINED, loadCompiledCli } from './compiled-cli.mjs';
 import { runMain } from './main.js';
 
@@ -140,18 +142,11 @@ describe('the pepe command, run from its bundle', () => {
 
   beforeAll(async () => {
     s3 = await startS3rver(['pepe-bundle']);
-    // Four images of the sample catalogue with their sidecars as the content; a fifth to add.
-    mkdirSync(join(work(), 'content'), { recursive: true });
-    const images = readdirSync(join(REPO, 'content'))
-      .filter((name) => /\.(png|jpe?g|gif|webp|avif)$/.test(name))
-      .slice(0, 5);
-    for (const [index, image] of images.entries()) {
-      if (index === 4) cpSync(join(REPO, 'content', image), join(work(), image));
-      else {
-        const sidecar = `${image.slice(0, image.lastIndexOf('.'))}.json`;
-        for (const name of [image, sidecar]) cpSync(join(REPO, 'content', name), join(work(), 'content', name));
-      }
-    }
+    // Four frogs of the generated sample with their sidecars as the content (never content/,
+    // which maintainers change); a fifth, beside it, to add.
+    const frogs = SAMPLE_ENTRIES.filter((entry) => !entry.name.includes('/')).slice(0, 5);
+    await writeSampleContent(join(work(), 'content'), frogs.slice(0, 4));
+    await writeSampleContent(work(), frogs.slice(4));
   }, 60_000);
   afterAll(() => s3?.stop());
 
@@ -210,6 +205,16 @@ describe('the pepe command, run from its bundle', () => {
     // fast-glob's own CommonJS dependencies come with it; nothing native or binary is bundled.
     expect(packages).toContain('micromatch');
     expect([...packages].filter((name) => /^(sharp|@img\/|esbuild|@esbuild\/|@aws-sdk\/|@smithy\/|tsx)/.test(name))).toEqual([]);
+  });
+
+  it('is what `npx pepe` runs: linked into node_modules/.bin by npm ci, so npx installs nothing first', () => {
+    // A bin of the root package would send npx through installing the project into its cache.
+    const root = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { bin?: unknown };
+    expect(root.bin).toBeUndefined();
+    expect(realpathSync(join(REPO, 'node_modules/.bin/pepe'))).toBe(realpathSync(join(REPO, 'tools/bin/pepe.mjs')));
+    const run = spawnSync(join(REPO, 'node_modules/.bin/pepe'), ['help'], { encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^Usage: pepe <command>/);
   });
 
   it("leaves zod's 63 other locales out of the bundle (260 kB compiled at every start), and keeps English", () => {

@@ -17,6 +17,7 @@ import { makeNamedPipe, timed } from '../testing/named-pipe.js';
 import { runMain } from '../cli/main.js';
 import { SERVE_V8_FLAGS } from '../cli/tuned-allocator.mjs';
 import { captureIo } from '../testing/capture-io.js';
+import { spawnServe as spawnPepeServe } from '../testing/serve-process.js';
 import { closeClient, json, raw } from './http-client.test-helper.js';
 import { freshBuild } from './fresh-build.js';
 import { ServeSetupError, startServer } from './server.js';
@@ -431,22 +432,7 @@ describe('graceful close', () => {
   }, 90_000);
 });
 
-/** `pepe serve` in a child process on a free port, once it has printed its URL. */
-async function spawnServe(extra: string[] = [], dir = site.distDir) {
-  const child = spawn(process.execPath, [join(REPO, 'tools/pepe.mjs'), 'serve', '--dir', dir, '--port', '0', ...extra], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
-  const output = { stdout: '', stderr: '' };
-  child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
-  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-  const url = await new Promise<string>((done, fail) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      output.stdout += chunk.toString();
-      const found = /Serving .* at (http:\/\/\S+)/.exec(output.stdout);
-      if (found && output.stdout.includes('Ctrl-C')) done(found[1]!);
-    });
-    child.once('exit', () => fail(new Error(`pepe serve exited early:\n${output.stdout}\n${output.stderr}`)));
-  });
-  return { child, url, port: Number(new URL(url).port), output, exited };
-}
+const spawnServe = (extra: string[] = [], dir = site.distDir) => spawnPepeServe(dir, extra);
 
 describe('pepe serve (child process)', () => {
   it('stops at once on a second signal of the other kind (Ctrl-C, then SIGTERM from a supervisor) while a client holds up the graceful close', async () => {

@@ -24,6 +24,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   'tools/catalogue': ['tools/dupes', 'tools/image', 'tools/gallery', 'tools/shared', 'functions/core'],
   'tools/cli': ['tools/catalogue', 'tools/dupes', 'tools/publish', 'tools/serve', 'tools/export', 'tools/sample', 'tools/image', 'tools/gallery', 'tools/shared', 'functions/core'],
   tools: ['tools/cli'],
+  'tools/bin': ['tools'],
 };
 
 const isTestOnly = (file: string) => /\.test(-helper)?\.ts$/.test(file) || /(^|\/)testing\//.test(file) || file.startsWith('tools/bench/') || file.includes('/fixtures/');

@@ -135,6 +135,27 @@ describe('pepe check', () => {
     const again = captureIo({ cwd: temp.path });
     expect(await runMain(['check', '--content', 'dupe-content'], again)).toBe(0);
   });
+
+  it('exits 1 on a created_at in the future and an updated_at before created_at, which build only warns about', async () => {
+    const dir = join(temp.path, 'dates-content');
+    await cp(content, dir, { recursive: true });
+    const edit = async (name: string, dates: Record<string, string>) => {
+      const sidecar = JSON.parse(await readFile(join(dir, name), 'utf8'));
+      await writeFile(join(dir, name), JSON.stringify({ ...sidecar, ...dates }));
+    };
+    await edit('frog-001.json', { created_at: '2099-01-01T00:00:00Z' });
+    await edit('frog-000.json', { created_at: '2024-05-01T12:00:00+02:00', updated_at: '2024-04-30T00:00:00Z' });
+
+    const check = captureIo({ cwd: temp.path });
+    expect(await runMain(['check', '--content', 'dates-content'], check)).toBe(1);
+    expect(check.err()).toMatch(/^error: frog-001\.json: field "created_at" is 2099-01-01T00:00:00\.000Z, in the future \(this machine's clock says .*\): .* \[date-in-future\]$/m);
+    expect(check.err()).toContain('error: frog-000.json: field "updated_at" (2024-04-30T00:00:00.000Z) is before "created_at" (2024-05-01T10:00:00.000Z): set it to created_at or later, or leave it out (it defaults to created_at) [updated-before-created]');
+
+    const build = captureIo({ cwd: temp.path });
+    expect(await runMain(['build', '--content', 'dates-content', '--out', 'dates-dist'], build)).toBe(0);
+    expect(build.err()).toMatch(/^warning: frog-001\.json: .*\[date-in-future\]$/m);
+    expect(build.err()).toMatch(/^warning: frog-000\.json: .*\[updated-before-created\]$/m);
+  });
 });
 
 describe('pepe add', () => {

@@ -8,8 +8,10 @@ import { withTunedDecoding } from '../tuned-decoding.js';
 const usage = `Usage: pepe check [options]
 
 Validates the content folder exactly as 'pepe build' does, and also fails on near-duplicate
-images unless a sidecar acknowledges the pair with "distinct_from". Writes nothing (not even
-the build cache, which it reads when present). Meant for CI of content changes.
+images unless a sidecar acknowledges the pair with "distinct_from", on a date more than 10
+minutes in the future and on an updated_at before created_at (build only warns of these).
+Writes nothing (not even the build cache, which it reads when present). Meant for CI of
+content changes.
 
 Options:
   --content DIR    content folder (default: content)
