@@ -48,15 +48,25 @@ export function previewImage(pepe: Pepe): { url: string; width: number; height: 
   return { url: pepe.url, width: pepe.width, height: pepe.height, type: IMAGE_TYPES[pepe.file_ext] };
 }
 
-/** Text for HTML and XML, in element content and in double-quoted attributes. */
+/**
+ * What `pepe check` refuses but a build of unchecked content could still hold: characters XML
+ * 1.0 cannot carry at all (C0 controls but tab and line ends, lone surrogates, U+FFFE/U+FFFF,
+ * which make a strict parser reject the whole feed), C1 controls and bidi overrides/isolates.
+ */
+const UNSAFE_IN_MARKUP = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\p{Noncharacter_Code_Point}\p{Cs}]/gu;
+
+/** Text for HTML and XML, in element content and in double-quoted attributes; unsafe characters become U+FFFD, visibly. */
 export const escapeMarkup = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!).replace(UNSAFE_IN_MARKUP, '\ufffd');
 
 const SHARE_STYLE =
   'body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f6f7f3;color:#1b1b1b}main{max-width:48rem;margin:0 auto;padding:1rem}' +
   'img{max-width:100%;height:auto;display:block;margin:0 auto;background:#e4e7de}h1{font-size:1.3rem}.tags{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.5rem}' +
   '.tags a{background:#dfe9d6;border-radius:1rem;padding:.1rem .6rem;color:inherit;text-decoration:none}.credit,.links{color:#4a4a4a}' +
   '@media (prefers-color-scheme:dark){body{background:#161815;color:#e8e8e3}.tags a{background:#2c3a26}.credit,.links{color:#b8b8b0}}';
+
+/** The share pages' style sheet: a file, not a `<style>` element, so their policy forbids every inline style and script. */
+export const shareStylePath = `/assets/share-${sha256Of(SHARE_STYLE).slice(0, 16)}.css`;
 
 /** The share page of one pepe. */
 export function sharePage(pepe: Pepe, urls: SiteUrls): string {
@@ -67,7 +77,7 @@ export function sharePage(pepe: Pepe, urls: SiteUrls): string {
   const shareUrl = `${base}${sharePath(pepe.id)}`;
   const e = escapeMarkup;
   const meta = (attribute: 'property' | 'name', key: string, value: string | number) => `<meta ${attribute}="${key}" content="${e(String(value))}">`;
-  const tags = (pepe.tags ?? []).map((tag) => `<li><a href="${e(`${base}/?q=${encodeURIComponent(tag)}`)}">#${e(tag)}</a></li>`).join('');
+  const tags = (pepe.tags ?? []).map((tag) => `<li><a href="${e(`${base}/?q=${encodeURIComponent(tag.replace(/\p{Cs}/gu, '\ufffd'))}`)}">#${e(tag)}</a></li>`).join('');
   const credits = [
     pepe.artist === null ? '' : `By ${e(pepe.artist)}`,
     pepe.source_url === null ? '' : `<a href="${e(pepe.source_url)}" rel="nofollow noopener">Source</a>`,
@@ -100,7 +110,7 @@ ${meta('name', 'twitter:title', title)}
 ${meta('name', 'twitter:description', description)}
 ${meta('name', 'twitter:image', image.url)}
 ${meta('name', 'twitter:image:alt', title)}
-<style>${SHARE_STYLE}</style>
+<link rel="stylesheet" href="${e(`${base}${shareStylePath}`)}">
 </head>
 <body>
 <main>
@@ -266,6 +276,7 @@ export function siteDocuments(catalogue: Catalogue, options: SiteDocumentOptions
     files.push(options.unchanged?.(pepe.id, oembed) ? { path: oembed, id: pepe.id } : { path: oembed, body: oembedDocument(pepe, urls) });
   }
   const newest = pepes.slice(-FEED_SIZE).reverse();
+  files.push({ path: shareStylePath.slice(1), body: SHARE_STYLE });
   files.push({ path: 'feed.xml', body: atomFeed(newest, urls) }, { path: 'feed.json', body: jsonFeed(newest, urls) });
 
   const jsonl = lines.map((line) => `${line}\n`).join('');

@@ -39,6 +39,7 @@ const COMPARED = [
   'access-control-max-age',
   'allow',
   'x-content-type-options',
+  'content-security-policy',
   'vary',
 ];
 
