@@ -7,14 +7,14 @@
  *   `<cache>/renditions.bin`           encoder key + source sha256 → [{width, height, sha256, size}]
  *   `<cache>/renditions/<sha256>.webp`  the bytes, named by their own hash
  *
- * A rebuild with nothing changed encodes nothing and reads no rendition; an added image encodes
- * its own renditions only. A changed encoder or setting (renditionEncoderKey) re-encodes all.
+ * A rebuild with nothing changed encodes nothing; one that runs reads each reused rendition
+ * once to check its bytes against its hash (`verified`); an added image encodes its own only. A changed encoder or setting (renditionEncoderKey) re-encodes all.
  * In the output each rendition is `images/<id>-<width>w-<hash16>.webp`: the name carries the
  * hash of the bytes, so a URL never serves other bytes (api-behaviour.md, immutable images).
  * Renditions of images no build used for RETIRED_KEEP_MS are deleted (as feature-cache.ts keeps
  * features: a branch switched away from and back to must not re-encode).
  */
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { PepeRecord } from '../../functions/core/record.js';
@@ -172,6 +172,22 @@ function intact(present: Set<string>, row: SourceRow, expectedCount: number): bo
   return row.files.every((entry) => present.has(cacheFileName(entry.sha256)));
 }
 
+/**
+ * Every file of a reused row still holds the bytes its name and row promise (size, sha256):
+ * the cache is restored from places a build does not control (CI caches), and a file swapped
+ * there would otherwise be linked into the output under a name that claims other bytes.
+ */
+function verified(cacheDir: string, row: SourceRow): boolean {
+  return row.files.every((entry) => {
+    try {
+      const bytes = readFileSync(renditionCacheFile(cacheDir, entry.sha256));
+      return bytes.length === entry.size && sha256Of(bytes) === entry.sha256;
+    } catch {
+      return false;
+    }
+  });
+}
+
 /** An image the analysis has just decoded (analyse-image-file.ts), with its pixels. */
 export interface DecodedSource extends RenditionInput {
   sha256: string;
@@ -267,7 +283,7 @@ export async function openRenditions(options: RenditionsOptions): Promise<Rendit
         const made = inFlight.get(source.sha256);
         const row = made ? undefined : cachedRow(source.sha256, source.width);
         if (made) bySource.set(source.sha256, await made);
-        else if (row) {
+        else if (row && verified(cacheDir, row)) {
           bySource.set(source.sha256, row.files);
           reused++;
           if (row.unusedSince !== undefined) {

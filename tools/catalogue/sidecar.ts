@@ -86,7 +86,8 @@ const safeText = (field: TextField, max: number) =>
       const why = refusedCharacter(code, field === 'description');
       if (why === null) continue;
       const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
-      const fix = field === 'description' ? 'delete it, or write a line break as \\n' : 'delete it';
+      const lineLike = code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029;
+      const fix = field === 'description' && lineLike ? 'delete it, or write a line break as \\n' : 'delete it';
       ctx.addIssue({ code: 'custom', input: text, continue: false, params: { problem: 'sidecar-bad-character' }, message: `holds ${hex} (${why}) at character ${at}, which XML 1.0 or a terminal cannot carry safely: ${fix}` });
       return;
     }
