@@ -39,7 +39,6 @@ const COMPARED = [
   'access-control-max-age',
   'allow',
   'x-content-type-options',
-  'content-security-policy',
   'vary',
 ];
 
