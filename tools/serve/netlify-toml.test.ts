@@ -12,8 +12,8 @@ import { headersForPath, loadNetlifyConfig } from '../shared/netlify-config.js';
 const NETLIFY_TOML = fileURLToPath(new URL('../../netlify.toml', import.meta.url));
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const ID = '0b6f7c52-6b53-4d1a-9c7e-3f1f8f0f6a11';
-const GALLERY_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; connect-src 'self' https:; manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
-const SHARE_PAGE_CSP = "default-src 'none'; img-src 'self' https: data:; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const GALLERY_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data: http://localhost:* http://127.0.0.1:*; connect-src 'self' https: http://localhost:* http://127.0.0.1:*; manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+const SHARE_PAGE_CSP = "default-src 'none'; img-src 'self' https: data: http://localhost:* http://127.0.0.1:*; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 describe('netlify.toml', () => {
   it('builds with npm run build, publishes dist/site, deploys functions/ with esbuild on Node 24', async () => {
