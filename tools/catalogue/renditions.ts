@@ -7,8 +7,9 @@
  *   `<cache>/renditions.bin`           encoder key + source sha256 → [{width, height, sha256, size}]
  *   `<cache>/renditions/<sha256>.webp`  the bytes, named by their own hash
  *
- * A rebuild with nothing changed encodes nothing; one that runs reads each reused rendition
- * once to check its bytes against its hash (`verified`); an added image encodes its own only. A changed encoder or setting (renditionEncoderKey) re-encodes all.
+ * A rebuild with nothing changed encodes nothing; one that runs reads each reused rendition it
+ * links into the output to check its bytes against its hash (`verified`); an added image
+ * encodes its own only. A changed encoder or setting (renditionEncoderKey) re-encodes all.
  * In the output each rendition is `images/<id>-<width>w-<hash16>.webp`: the name carries the
  * hash of the bytes, so a URL never serves other bytes (api-behaviour.md, immutable images).
  * Renditions of images no build used for RETIRED_KEEP_MS are deleted (as feature-cache.ts keeps
@@ -177,8 +178,9 @@ function intact(present: Set<string>, row: SourceRow, expectedCount: number): bo
  * the cache is restored from places a build does not control (CI caches), and a file swapped
  * there would otherwise be linked into the output under a name that claims other bytes.
  */
-function verified(cacheDir: string, row: SourceRow): boolean {
+function verified(cacheDir: string, sourceSha: string, row: SourceRow, inOutput: (sourceSha: string, entry: RenditionEntry) => boolean): boolean {
   return row.files.every((entry) => {
+    if (inOutput(sourceSha, entry)) return true;
     try {
       const bytes = readFileSync(renditionCacheFile(cacheDir, entry.sha256));
       return bytes.length === entry.size && sha256Of(bytes) === entry.sha256;
@@ -201,8 +203,12 @@ export interface DecodedSource extends RenditionInput {
  */
 export interface RenditionsRun {
   fromDecoded(source: DecodedSource): Promise<void>;
-  /** The renditions of every source: as makeRenditions. */
-  finish(sources: readonly RenditionSource[]): Promise<RenditionsResult>;
+  /**
+   * The renditions of every source: as makeRenditions. `inOutput` says when the output already
+   * holds a rendition's bytes under every name the build gives it: it is not linked again, so
+   * its cache file need not be read to be trusted.
+   */
+  finish(sources: readonly RenditionSource[], inOutput?: (sourceSha: string, entry: RenditionEntry) => boolean): Promise<RenditionsResult>;
   /** Saves what was encoded, for a build that stops before `finish` (errors in the content). */
   keep(): Promise<void>;
 }
@@ -272,7 +278,7 @@ export async function openRenditions(options: RenditionsOptions): Promise<Rendit
       await encode(source.sha256, source);
     },
     keep: save,
-    async finish(sources) {
+    async finish(sources, inOutput = () => false) {
       const started = performance.now();
       const bySource = new Map<string, RenditionEntry[]>();
       const problems: Problem[] = [];
@@ -283,7 +289,7 @@ export async function openRenditions(options: RenditionsOptions): Promise<Rendit
         const made = inFlight.get(source.sha256);
         const row = made ? undefined : cachedRow(source.sha256, source.width);
         if (made) bySource.set(source.sha256, await made);
-        else if (row && verified(cacheDir, row)) {
+        else if (row && verified(cacheDir, source.sha256, row, inOutput)) {
           bySource.set(source.sha256, row.files);
           reused++;
           if (row.unusedSince !== undefined) {
