@@ -296,5 +296,16 @@ describe('a build with renditions', () => {
     }
     // The cache holds the right bytes again.
     expect(sha256(await readFile(swapped))).toBe(cached.find((name) => swapped.endsWith(name))!.slice(0, 64));
+
+    // Swapped again, then a build into the output that already holds the right bytes (an image added): they stay.
+    await rm(swapped);
+    await writeFile(swapped, planted);
+    await writeFile(join(contentDir, 'narrow.png'), await IMAGES.narrow());
+    await writeFile(join(contentDir, 'narrow.json'), JSON.stringify({ id: fixtureId('narrow'), description: null, tags: null, created_at: '2024-01-01T00:00:00Z' }));
+    const added = await buildCatalogue({ contentDir, outDir: join(dir, 'dist-ci'), cacheDir, urls: FIXTURE_URLS });
+    expect(added.problems).toEqual([]);
+    for (const thumbnail of added.records.flatMap((record) => record.thumbnails)) {
+      expect(sha256(await readFile(join(dir, 'dist-ci', 'site', 'images', thumbnail.file_name))).slice(0, 16)).toBe(thumbnail.file_name.slice(-21, -5));
+    }
   });
 });
