@@ -50,8 +50,6 @@ const isoWithOffset = z.iso.datetime({ offset: true, local: false, abort: true }
  * Credits are one line on a share page, not a text.
  */
 export const TEXT_LIMITS = { description: 1000, tag: 50, tags: 30, artist: 200, license: 100, source_url: 2000 } as const;
-/** Kept for the add command's hints and older callers. */
-export const CREDIT_LIMITS = { artist: TEXT_LIMITS.artist, license: TEXT_LIMITS.license, source_url: TEXT_LIMITS.source_url } as const;
 
 /** Why a character is refused in published text, or null when it is fine (`lines`: a tab or line feed is allowed). */
 function refusedCharacter(code: number, lines: boolean): string | null {
@@ -222,9 +220,9 @@ const HINTS: Record<string, string> = {
   created_at: 'use ISO 8601 with an offset, e.g. "2023-04-01T12:00:00+02:00"',
   updated_at: 'use ISO 8601 with an offset, e.g. "2023-04-01T12:00:00Z", or leave it out',
   distinct_from: 'use a list of record ids (UUIDs)',
-  artist: `use the artist's name as one line of text (at most ${CREDIT_LIMITS.artist} characters), or null`,
+  artist: `use the artist's name as one line of text (at most ${TEXT_LIMITS.artist} characters), or null`,
   source_url: 'use the page the picture comes from, e.g. "https://example.org/pepe/123", or null',
-  license: `use the licence as one line of text, e.g. an SPDX id such as "CC-BY-4.0" (at most ${CREDIT_LIMITS.license} characters), or null`,
+  license: `use the licence as one line of text, e.g. an SPDX id such as "CC-BY-4.0" (at most ${TEXT_LIMITS.license} characters), or null`,
 };
 
 /** Turns zod issues into one problem per issue, each naming the file, the field and the value. */
