@@ -16,7 +16,7 @@ import { FeatureCache } from './feature-cache.js';
 import { dupeItems } from './near-duplicate-problems.js';
 import { folderProblem, CONTENT_IMAGE_EXTS, foldKey, pathBelow } from './scan-content.js';
 import { type Problem, warning, error } from '../shared/problems.js';
-import { SidecarSchema, normaliseDescription, normaliseTags } from './sidecar.js';
+import { SidecarSchema, normaliseDescription, normaliseTags, textFlagProblems } from './sidecar.js';
 import { makeFolders } from '../shared/make-folders.js';
 import { sha256Of } from '../shared/manifest.js';
 import { unwritableFolder } from './write-access.js';
@@ -67,6 +67,8 @@ export async function addImages(options: AddImagesOptions): Promise<AddResult> {
     // `--into Moods` beside `moods/`: one folder on macOS and Windows.
     intoCaseProblem(contentDir, options.into);
   if (intoProblem) return { ok: false, added: [], problems: [intoProblem] };
+  const textProblems = textFlagProblems(options.description ?? null, options.tags ?? null);
+  if (textProblems.length > 0) return { ok: false, added: [], problems: textProblems };
   const cacheDir = options.cacheDir ?? defaultCacheDir(contentDir);
   const analyse = options.analyse ?? analyseImage;
   const problems: Problem[] = [];

@@ -109,7 +109,7 @@ describe('bad content: exactly its problem, output left byte-for-byte untouched'
     [
       // Published as "\\ud800", which strict JSON readers refuse (with every list answer holding it).
       'a description and a tag holding a lone surrogate escape',
-      'sidecar-invalid',
+      'sidecar-bad-character',
       async (d) => {
         const s = JSON.parse(await readFile(join(d, 'frog-000.json'), 'utf8'));
         await writeFile(join(d, 'frog-000.json'), JSON.stringify({ ...s, description: 'smug \ud800 frog', tags: ['ok', 'x\udc00'] }));

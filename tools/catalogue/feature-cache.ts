@@ -26,6 +26,7 @@ import { type NormalisedSidecar, sidecarRulesVersion } from './sidecar.js';
 import { type StatKey, StatKeyedMap, type StatRow } from './stat-keyed-map.js';
 import { TEXTURE_BYTES, THUMB_BYTES, type ThumbState, ThumbStore } from './thumb-store.js';
 import { makeFolders } from '../shared/make-folders.js';
+import { sha256Of } from '../shared/manifest.js';
 
 export { TEXTURE_BYTES, THUMB_BYTES };
 export const CACHE_FILE = 'build-cache.bin';
@@ -74,7 +75,17 @@ class LoadedFeatures implements CachedFeatures {
 
 type ImageRow = StatRow<string>;
 type SidecarRow = StatRow<NormalisedSidecar>;
-type FeatureRow = [sha256: string, format: ImageFormat, ext: ImageExt, mime: string, width: number, height: number, phash: string, blurhash: string, animated: 0 | 1, slot: number];
+type FeatureRow = [sha256: string, format: ImageFormat, ext: ImageExt, mime: string, width: number, height: number, phash: string, blurhash: string, animated: 0 | 1, slot: number, check: string];
+
+/**
+ * A checksum of what a feature row publishes, bound to the image's sha256: a row edited by
+ * hand or damaged on disk no longer matches and is analysed again rather than published. Not
+ * a signature: whoever recomputes it can forge a row (tools/catalogue/README.md, cache trust).
+ */
+function featureCheck(sha: string, format: string, ext: string, mime: string, width: number, height: number, phash: string, blurhash: string, animated: number): string {
+  return sha256Of(`${FEATURE_CHECK_DOMAIN}\n${sha}\n${format}\n${ext}\n${mime}\n${width}\n${height}\n${phash}\n${blurhash}\n${animated}`).slice(0, 16);
+}
+const FEATURE_CHECK_DOMAIN = 'pepe feature row v1';
 
 interface CacheJson {
   featureVersion: string;
@@ -196,7 +207,9 @@ export class FeatureCache {
     this.log.loaded(read, bytes.length, sameRules && sameRows);
     if (base.featureVersion !== this.featureVersion) return;
     if (!this.thumbs.adopt(thumbs)) return;
-    for (const [sha, format, ext, mime, width, height, phash, blurhash, animated, slot] of featureRows.values()) {
+    for (const [sha, format, ext, mime, width, height, phash, blurhash, animated, slot, check] of featureRows.values()) {
+      // A row that does not match its checksum (edited, damaged, or from before checksums) is no row: the image is analysed again.
+      if (check !== featureCheck(sha, format, ext, mime, width, height, phash, blurhash, animated)) continue;
       this.features.set(sha, new LoadedFeatures(format, ext, mime, width, height, phash, blurhash, animated === 1, this.thumbs.reader(sha, slot)));
     }
     for (const [sha, since] of retired) if (this.features.has(sha) && typeof since === 'number') this.retired.set(sha, since);
@@ -286,7 +299,10 @@ export class FeatureCache {
     await makeFolders(this.dir);
 
     const thumbs = await this.thumbs.write([...this.features]);
-    const featureRow = (sha: string, f: CachedFeatures): FeatureRow => [sha, f.format, f.ext, f.mime, f.width, f.height, f.phash, f.blurhash, f.animated ? 1 : 0, thumbs.slotOf(sha)!];
+    const featureRow = (sha: string, f: CachedFeatures): FeatureRow => {
+      const animated = f.animated ? 1 : 0;
+      return [sha, f.format, f.ext, f.mime, f.width, f.height, f.phash, f.blurhash, animated, thumbs.slotOf(sha)!, featureCheck(sha, f.format, f.ext, f.mime, f.width, f.height, f.phash, f.blurhash, animated)];
+    };
 
     if (!thumbs.compacted && this.log.appends) {
       const delta: CacheDelta = {

@@ -253,4 +253,59 @@ describe('a build with renditions', () => {
     // wide: 256 and 512; the others (500, 300 upright, 300 px) 256 and their own width.
     expect(names(decoded)).toHaveLength(2 + 2 + 2 + 2);
   });
+
+  it('rebuilds from a poisoned cache rather than publishing it: swapped rendition files, edited features', async () => {
+    const dir = join(temp.path, 'poisoned');
+    const contentDir = join(dir, 'content');
+    await mkdir(contentDir, { recursive: true });
+    for (const [name, ext] of [['wide', 'png'], ['medium', 'jpg']] as const) {
+      await writeFile(join(contentDir, `${name}.${ext}`), await IMAGES[name]());
+      await writeFile(join(contentDir, `${name}.json`), JSON.stringify({ id: fixtureId(name), description: `a ${name} frog`, tags: null, created_at: '2024-01-01T00:00:00Z' }));
+    }
+    const cacheDir = join(dir, 'cache');
+    const clean = await buildCatalogue({ contentDir, outDir: join(dir, 'dist-clean'), cacheDir, urls: FIXTURE_URLS });
+    expect(clean.problems).toEqual([]);
+    const wide = clean.records.find((record) => record.id === fixtureId('wide'))!;
+    const medium = clean.records.find((record) => record.id === fixtureId('medium'))!;
+    // Swapped: wide's 256 px rendition now holds medium's (a valid WebP, as a planted file would be), written anew as a restored cache is.
+    const cached = await readdir(join(cacheDir, 'renditions'));
+    const cacheFileOf = (fileName: string) => join(cacheDir, 'renditions', cached.find((name) => name.startsWith(fileName.slice(-21, -5)))!);
+    const swapped = cacheFileOf(wide.thumbnails[0]!.file_name);
+    const planted = await readFile(cacheFileOf(medium.thumbnails[0]!.file_name));
+    await rm(swapped);
+    await writeFile(swapped, planted);
+    // Edited: medium's phash and blurhash in build-cache.bin, same length, so the file's framing still reads.
+    const cacheFile = join(cacheDir, 'build-cache.bin');
+    const text = (await readFile(cacheFile)).toString('latin1');
+    expect(text).toContain(`"${medium.phash}"`);
+    const forged = medium.phash.replace(/./g, (c) => (c === 'f' ? '0' : 'f'));
+    await writeFile(cacheFile, Buffer.from(text.replace(`"${medium.phash}"`, `"${forged}"`), 'latin1'));
+
+    // A fresh output folder, as in CI: every rendition is linked from the cache.
+    const rebuilt = await buildCatalogue({ contentDir, outDir: join(dir, 'dist-ci'), cacheDir, urls: FIXTURE_URLS });
+    expect(rebuilt.problems).toEqual([]);
+    expect(rebuilt.stats.decoded).toBe(1);
+    // medium's features are analysed again (its renditions were sound); wide's swapped rendition is encoded again.
+    expect(rebuilt.stats.renditions).toMatchObject({ encoded: 1 });
+    expect(rebuilt.records).toEqual(clean.records);
+    for (const record of rebuilt.records) {
+      for (const thumbnail of record.thumbnails) {
+        const bytes = await readFile(join(dir, 'dist-ci', 'site', 'images', thumbnail.file_name));
+        expect(sha256(bytes).slice(0, 16)).toBe(thumbnail.file_name.slice(-21, -5));
+      }
+    }
+    // The cache holds the right bytes again.
+    expect(sha256(await readFile(swapped))).toBe(cached.find((name) => swapped.endsWith(name))!.slice(0, 64));
+
+    // Swapped again, then a build into the output that already holds the right bytes (an image added): they stay.
+    await rm(swapped);
+    await writeFile(swapped, planted);
+    await writeFile(join(contentDir, 'narrow.png'), await IMAGES.narrow());
+    await writeFile(join(contentDir, 'narrow.json'), JSON.stringify({ id: fixtureId('narrow'), description: null, tags: null, created_at: '2024-01-01T00:00:00Z' }));
+    const added = await buildCatalogue({ contentDir, outDir: join(dir, 'dist-ci'), cacheDir, urls: FIXTURE_URLS });
+    expect(added.problems).toEqual([]);
+    for (const thumbnail of added.records.flatMap((record) => record.thumbnails)) {
+      expect(sha256(await readFile(join(dir, 'dist-ci', 'site', 'images', thumbnail.file_name))).slice(0, 16)).toBe(thumbnail.file_name.slice(-21, -5));
+    }
+  });
 });

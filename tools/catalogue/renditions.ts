@@ -7,14 +7,15 @@
  *   `<cache>/renditions.bin`           encoder key + source sha256 → [{width, height, sha256, size}]
  *   `<cache>/renditions/<sha256>.webp`  the bytes, named by their own hash
  *
- * A rebuild with nothing changed encodes nothing and reads no rendition; an added image encodes
- * its own renditions only. A changed encoder or setting (renditionEncoderKey) re-encodes all.
+ * A rebuild with nothing changed encodes nothing; one that runs reads each reused rendition it
+ * links into the output to check its bytes against its hash (`verified`); an added image
+ * encodes its own only. A changed encoder or setting (renditionEncoderKey) re-encodes all.
  * In the output each rendition is `images/<id>-<width>w-<hash16>.webp`: the name carries the
  * hash of the bytes, so a URL never serves other bytes (api-behaviour.md, immutable images).
  * Renditions of images no build used for RETIRED_KEEP_MS are deleted (as feature-cache.ts keeps
  * features: a branch switched away from and back to must not re-encode).
  */
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { PepeRecord } from '../../functions/core/record.js';
@@ -172,6 +173,23 @@ function intact(present: Set<string>, row: SourceRow, expectedCount: number): bo
   return row.files.every((entry) => present.has(cacheFileName(entry.sha256)));
 }
 
+/**
+ * Every file of a reused row still holds the bytes its name and row promise (size, sha256):
+ * the cache is restored from places a build does not control (CI caches), and a file swapped
+ * there would otherwise be linked into the output under a name that claims other bytes.
+ */
+function verified(cacheDir: string, sourceSha: string, row: SourceRow, inOutput: (sourceSha: string, entry: RenditionEntry) => boolean): boolean {
+  return row.files.every((entry) => {
+    if (inOutput(sourceSha, entry)) return true;
+    try {
+      const bytes = readFileSync(renditionCacheFile(cacheDir, entry.sha256));
+      return bytes.length === entry.size && sha256Of(bytes) === entry.sha256;
+    } catch {
+      return false;
+    }
+  });
+}
+
 /** An image the analysis has just decoded (analyse-image-file.ts), with its pixels. */
 export interface DecodedSource extends RenditionInput {
   sha256: string;
@@ -185,8 +203,12 @@ export interface DecodedSource extends RenditionInput {
  */
 export interface RenditionsRun {
   fromDecoded(source: DecodedSource): Promise<void>;
-  /** The renditions of every source: as makeRenditions. */
-  finish(sources: readonly RenditionSource[]): Promise<RenditionsResult>;
+  /**
+   * The renditions of every source: as makeRenditions. `inOutput` says when the output already
+   * holds a rendition's bytes under every name the build gives it: it is not linked again, so
+   * its cache file need not be read to be trusted.
+   */
+  finish(sources: readonly RenditionSource[], inOutput?: (sourceSha: string, entry: RenditionEntry) => boolean): Promise<RenditionsResult>;
   /** Saves what was encoded, for a build that stops before `finish` (errors in the content). */
   keep(): Promise<void>;
 }
@@ -256,7 +278,7 @@ export async function openRenditions(options: RenditionsOptions): Promise<Rendit
       await encode(source.sha256, source);
     },
     keep: save,
-    async finish(sources) {
+    async finish(sources, inOutput = () => false) {
       const started = performance.now();
       const bySource = new Map<string, RenditionEntry[]>();
       const problems: Problem[] = [];
@@ -267,7 +289,7 @@ export async function openRenditions(options: RenditionsOptions): Promise<Rendit
         const made = inFlight.get(source.sha256);
         const row = made ? undefined : cachedRow(source.sha256, source.width);
         if (made) bySource.set(source.sha256, await made);
-        else if (row) {
+        else if (row && verified(cacheDir, source.sha256, row, inOutput)) {
           bySource.set(source.sha256, row.files);
           reused++;
           if (row.unusedSince !== undefined) {

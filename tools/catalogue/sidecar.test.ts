@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLOCK_SKEW_MS, normaliseTags, parseSidecar, sidecarDateProblems } from './sidecar.js';
+import { CLOCK_SKEW_MS, normaliseTags, parseSidecar, sidecarDateProblems, TEXT_LIMITS } from './sidecar.js';
 
 const valid = {
   id: '3F2B8C1E-9A4D-4E6B-8C2D-1A2B3C4D5E6F',
@@ -47,9 +47,9 @@ describe('parseSidecar', () => {
     expect(messages({ source_url: 'https://user:secret@example.org/' })[0]).toContain('without credentials');
     expect(messages({ source_url: '' })[0]).toContain('field "source_url" has an invalid value ""');
     expect(messages({ artist: 'Matt\nFurie' })).toEqual([
-      'sidecar-invalid: field "artist" has an invalid value "Matt\\nFurie" (holds a control character such as a newline or tab): use the artist\'s name as one line of text (at most 200 characters), or null',
+      'sidecar-bad-character: field "artist" holds U+000A (a line feed) at character 5, which XML 1.0 or a terminal cannot carry safely: delete it',
     ]);
-    expect(messages({ artist: 'x'.repeat(201) })[0]).toContain('(is longer than 200 characters)');
+    expect(messages({ artist: 'x'.repeat(201) })).toEqual(['sidecar-too-long: field "artist" is 201 characters long, over the limit of 200: shorten it']);
     expect(messages({ license: 42 })[0]).toMatch(/^sidecar-invalid: field "license" has an invalid value 42 \(.*\): use the licence as one line of text, e.g. an SPDX id such as "CC-BY-4.0"/);
     expect(messages({ licence: 'MIT' })[0]).toContain('unknown field "licence": remove it or fix its spelling (allowed: id, description, tags, created_at, updated_at, distinct_from, artist, source_url, license)');
   });
@@ -170,6 +170,58 @@ describe('parseSidecar', () => {
   it('rejects a JSON value that is not an object', () => {
     const result = parseSidecar('c.json', '[1, 2]');
     expect(!result.ok && result.problems.map((p) => p.code)).toEqual(['sidecar-invalid']);
+  });
+
+  describe('text rules', () => {
+    const problems = (data: object) => {
+      const result = parse({ ...valid, ...data });
+      return result.ok ? [] : result.problems.map((p) => `${p.code}: ${p.message}`);
+    };
+    // Every class XML 1.0 or a terminal cannot carry: C0 (Word's soft line break U+000B, ESC), DEL and C1, noncharacters, bidi controls, a lone surrogate.
+    const refused: [string, string][] = [
+      ['\u0000', 'U+0000'], ['\u000b', 'U+000B'], ['\u001b', 'U+001B'], ['\r', 'U+000D'], ['\u007f', 'U+007F'], ['\u0085', 'U+0085'], ['\u009b', 'U+009B'],
+      ['\ufffe', 'U+FFFE'], ['\uffff', 'U+FFFF'], ['\ufdd0', 'U+FDD0'], ['\ufdef', 'U+FDEF'], ['\u{1fffe}', 'U+1FFFE'], ['\u{10ffff}', 'U+10FFFF'],
+      ['\u202a', 'U+202A'], ['\u202e', 'U+202E'], ['\u2066', 'U+2066'], ['\u2069', 'U+2069'], ['\ud800', 'U+D800'], ['\udfff', 'U+DFFF'], ['\u2028', 'U+2028'],
+    ];
+    it.each(refused)('refuses %j as %s in every text field, naming the field, the character and where it is', (character, name) => {
+      expect(problems({ description: `ab${character}c` })).toEqual([expect.stringMatching(new RegExp(`^sidecar-bad-character: field "description" holds ${name.replace('+', '\\+')} \\(.+\\) at character 3, which XML 1.0 or a terminal cannot carry safely: delete it(, or write a line break as \\\\n)?$`))]);
+      expect(problems({ tags: ['ok', `x${character}`] })).toEqual([expect.stringMatching(new RegExp(`^sidecar-bad-character: field "tags.1" holds ${name.replace('+', '\\+')} .* at character 2, .*: delete it$`))]);
+      for (const field of ['artist', 'license']) expect(problems({ [field]: `A${character}` })[0]).toMatch(new RegExp(`^sidecar-bad-character: field "${field}" holds ${name.replace('+', '\\+')}`));
+      expect(problems({ source_url: `https://example.org/${character}` })[0]).toMatch(/^sidecar-bad-character: field "source_url"/);
+    });
+
+    it('names the vertical tab Word writes for a soft line break', () => {
+      expect(problems({ description: 'line\u000bbreak' })[0]).toContain('U+000B (a vertical tab (Word writes one for a soft line break, Shift+Enter)) at character 5');
+    });
+
+    it('lets a description hold tabs and line feeds, and nothing else hold them', () => {
+      const result = parse({ ...valid, description: 'two\nlines\tand a tab' });
+      expect(result.ok && result.sidecar.description).toBe('two\nlines\tand a tab');
+      expect(problems({ tags: ['a\tb'] })[0]).toMatch(/^sidecar-bad-character: field "tags.0" holds U\+0009 \(a tab\)/);
+      expect(problems({ license: 'CC\nBY' })[0]).toMatch(/^sidecar-bad-character: field "license" holds U\+000A/);
+    });
+
+    it('keeps right-to-left text and its marks (LRM, RLM), which display in reading order', () => {
+      const result = parse({ ...valid, description: 'ضفدع \u200fحزين', tags: ['ضفدع'], artist: 'מאט\u200e' });
+      expect(result.ok).toBe(true);
+    });
+
+    it('limits a description, each tag and the number of tags, counting characters rather than UTF-16 units', () => {
+      expect(TEXT_LIMITS).toMatchObject({ description: 1000, tag: 50, tags: 30 });
+      expect(parse({ ...valid, description: '🐸'.repeat(1000) }).ok).toBe(true);
+      expect(problems({ description: 'x'.repeat(1001) })).toEqual(['sidecar-too-long: field "description" is 1001 characters long, over the limit of 1000: shorten it']);
+      expect(parse({ ...valid, tags: ['é'.repeat(50)] }).ok).toBe(true);
+      expect(problems({ tags: ['ok', 'y'.repeat(51)] })).toEqual(['sidecar-too-long: field "tags.1" is 51 characters long, over the limit of 50: shorten it']);
+      const tags = (n: number) => Array.from({ length: n }, (_, k) => `tag${k}`);
+      expect(parse({ ...valid, tags: [...tags(30), 'TAG0', ' tag1 '] }).ok).toBe(true);
+      expect(problems({ tags: tags(31) })).toEqual(['sidecar-too-long: field "tags" lists 31 distinct tags, over the limit of 30: keep the ones people search for']);
+    });
+
+    it('refuses a tag that tags= could never select: one holding a comma', () => {
+      expect(problems({ tags: ['smug', 'happy, sad'] })).toEqual([
+        'sidecar-unselectable-tag: field "tags.1" holds a comma, which the tags= filter reads as a separator, so no client could select it: split it into two tags or drop the comma',
+      ]);
+    });
   });
 });
 

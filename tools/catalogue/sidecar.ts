@@ -44,26 +44,75 @@ const isoWithOffset = z.iso.datetime({ offset: true, local: false, abort: true }
 }, 'in UTC it falls outside the years 0000 to 9999');
 
 /**
- * Text that is Unicode: JSON's `\ud800` escapes can write half of a surrogate pair alone,
- * which the API would publish as is, and strict JSON readers (Rust's serde_json, for one)
- * refuse every answer holding it.
+ * Limits on text, in characters (code points, after trimming). Descriptions are captions and
+ * alt text: Twitter caps alt text at 1,000 and Mastodon at 1,500, the sample captions stay
+ * under 70. Tags are words a filter names (samples: under 20 characters, at most 4 a record).
+ * Credits are one line on a share page, not a text.
  */
-const unicodeText = z.string().refine((text) => !/\p{Cs}/u.test(text), 'holds half of a UTF-16 surrogate pair (a lone \\ud800–\\udfff escape), which is no character');
+export const TEXT_LIMITS = { description: 1000, tag: 50, tags: 30, artist: 200, license: 100, source_url: 2000 } as const;
 
-/** Longest artist name, licence and source URL: credits are one line on a share page, not a text. */
-export const CREDIT_LIMITS = { artist: 200, license: 100, source_url: 2000 } as const;
+/** Why a character is refused in published text, or null when it is fine (`lines`: a tab or line feed is allowed). */
+function refusedCharacter(code: number, lines: boolean): string | null {
+  if (code === 0x09) return lines ? null : 'a tab';
+  if (code === 0x0a) return lines ? null : 'a line feed';
+  if (code === 0x0b) return 'a vertical tab (Word writes one for a soft line break, Shift+Enter)';
+  if (code === 0x0d) return 'a carriage return';
+  if (code === 0x1b) return 'an escape, which starts terminal control sequences';
+  if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return 'a control character';
+  if (code >= 0xd800 && code <= 0xdfff) return 'half of a UTF-16 surrogate pair (a lone \\ud800–\\udfff escape), which is no character';
+  if ((code >= 0xfdd0 && code <= 0xfdef) || (code & 0xfffe) === 0xfffe) return 'a Unicode noncharacter';
+  if ((code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069)) return 'a bidirectional override or isolate, which shows text in another order than it is stored';
+  if (code === 0x2028 || code === 0x2029) return 'a line or paragraph separator';
+  return null;
+}
 
-/** One line of credit text: no control characters (a newline or tab would break the line it is shown on). */
-const creditText = (max: number) =>
-  unicodeText
-    .refine((text) => !/\p{Cc}/u.test(text), { message: 'holds a control character such as a newline or tab', abort: true })
-    .refine((text) => text.trim().length <= max, { message: `is longer than ${max} characters`, abort: true });
+type TextField = 'description' | 'tag' | 'artist' | 'license' | 'source_url';
+
+/**
+ * Published text: no character XML 1.0 cannot hold (C0 controls, lone surrogates, U+FFFE),
+ * none a terminal or a page would act on rather than show (C1 controls, ESC, bidi overrides and
+ * isolates), at most TEXT_LIMITS characters. A description may hold tabs and line feeds (JSON
+ * escapes them, XML and terminals carry them); one-line fields and tags hold none. Each refusal
+ * is a problem with its own code (`params.problem`, see schemaProblems).
+ */
+const safeText = (field: TextField, max: number) =>
+  z.string().superRefine((text, ctx) => {
+    let at = 0;
+    for (const character of text) {
+      at++;
+      const code = character.codePointAt(0)!;
+      const why = refusedCharacter(code, field === 'description');
+      if (why === null) continue;
+      const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+      const lineLike = code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029;
+      const fix = field === 'description' && lineLike ? 'delete it, or write a line break as \\n' : 'delete it';
+      ctx.addIssue({ code: 'custom', input: text, continue: false, params: { problem: 'sidecar-bad-character' }, message: `holds ${hex} (${why}) at character ${at}, which XML 1.0 or a terminal cannot carry safely: ${fix}` });
+      return;
+    }
+    const length = [...text.trim()].length;
+    if (length > max) {
+      ctx.addIssue({ code: 'custom', input: text, continue: false, params: { problem: 'sidecar-too-long' }, message: `is ${length} characters long, over the limit of ${max}: shorten it` });
+      return;
+    }
+    // `tags=` splits at commas: a tag holding one could be listed but never selected.
+    if (field === 'tag' && text.includes(',')) {
+      ctx.addIssue({ code: 'custom', input: text, continue: false, params: { problem: 'sidecar-unselectable-tag' }, message: `holds a comma, which the tags= filter reads as a separator, so no client could select it: split it into two tags or drop the comma` });
+    }
+  });
+
+/** At most TEXT_LIMITS.tags distinct tags: a record is found by a few words, not hundreds. */
+const tagList = z.array(safeText('tag', TEXT_LIMITS.tag)).superRefine((tags, ctx) => {
+  const count = normaliseTags(tags)?.length ?? 0;
+  if (count > TEXT_LIMITS.tags) {
+    ctx.addIssue({ code: 'custom', input: tags, params: { problem: 'sidecar-too-long' }, message: `lists ${count} distinct tags, over the limit of ${TEXT_LIMITS.tags}: keep the ones people search for` });
+  }
+});
 
 /**
  * Where the picture was found: an absolute http(s) URL, shown as a link on share pages, so a
  * `javascript:` or `file:` URL must never pass, nor one with credentials.
  */
-const sourceUrl = creditText(CREDIT_LIMITS.source_url).refine((text) => {
+const sourceUrl = safeText('source_url', TEXT_LIMITS.source_url).refine((text) => {
   try {
     const url = new URL(text.trim());
     return (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === '';
@@ -75,14 +124,14 @@ const sourceUrl = creditText(CREDIT_LIMITS.source_url).refine((text) => {
 export const SidecarSchema = z
   .object({
     id: z.uuid().meta({ description: 'UUID of the record; written lowercase on output.' }),
-    description: unicodeText.nullable().meta({ description: 'Free text; trimmed and in Unicode NFC, empty becomes null.' }),
-    tags: z.array(unicodeText).nullable().meta({ description: 'Trimmed, lowercased, in Unicode NFC, de-duplicated in first-seen order; empty becomes null.' }),
+    description: safeText('description', TEXT_LIMITS.description).nullable().meta({ description: 'Free text; trimmed and in Unicode NFC, empty becomes null.' }),
+    tags: tagList.nullable().meta({ description: 'Trimmed, lowercased, in Unicode NFC, de-duplicated in first-seen order; empty becomes null.' }),
     created_at: isoWithOffset.meta({ description: 'ISO 8601 with offset, e.g. 2023-04-01T12:00:00+02:00.' }),
     updated_at: isoWithOffset.optional().meta({ description: 'Defaults to created_at.' }),
     distinct_from: z.array(z.uuid()).optional().meta({ description: 'Ids of records this image is knowingly similar to (silences near-duplicate reports).' }),
-    artist: creditText(CREDIT_LIMITS.artist).nullable().optional().meta({ description: 'Who made the picture; trimmed, NFC, empty or absent becomes null.' }),
+    artist: safeText('artist', TEXT_LIMITS.artist).nullable().optional().meta({ description: 'Who made the picture; trimmed, NFC, empty or absent becomes null.' }),
     source_url: sourceUrl.nullable().optional().meta({ description: 'Where the picture comes from: an absolute http(s) URL; absent becomes null.' }),
-    license: creditText(CREDIT_LIMITS.license).nullable().optional().meta({ description: 'The licence it is shared under, e.g. an SPDX id such as CC-BY-4.0; empty or absent becomes null.' }),
+    license: safeText('license', TEXT_LIMITS.license).nullable().optional().meta({ description: 'The licence it is shared under, e.g. an SPDX id such as CC-BY-4.0; empty or absent becomes null.' }),
   })
   // A typo such as `descripton` must be an error, never silently ignored.
   .strict();
@@ -171,13 +220,13 @@ const HINTS: Record<string, string> = {
   created_at: 'use ISO 8601 with an offset, e.g. "2023-04-01T12:00:00+02:00"',
   updated_at: 'use ISO 8601 with an offset, e.g. "2023-04-01T12:00:00Z", or leave it out',
   distinct_from: 'use a list of record ids (UUIDs)',
-  artist: `use the artist's name as one line of text (at most ${CREDIT_LIMITS.artist} characters), or null`,
+  artist: `use the artist's name as one line of text (at most ${TEXT_LIMITS.artist} characters), or null`,
   source_url: 'use the page the picture comes from, e.g. "https://example.org/pepe/123", or null',
-  license: `use the licence as one line of text, e.g. an SPDX id such as "CC-BY-4.0" (at most ${CREDIT_LIMITS.license} characters), or null`,
+  license: `use the licence as one line of text, e.g. an SPDX id such as "CC-BY-4.0" (at most ${TEXT_LIMITS.license} characters), or null`,
 };
 
 /** Turns zod issues into one problem per issue, each naming the file, the field and the value. */
-function schemaProblems(file: string, data: unknown, issues: z.core.$ZodIssue[]): Problem[] {
+function schemaProblems(file: string | undefined, data: unknown, issues: z.core.$ZodIssue[]): Problem[] {
   return issues.map((issue) => {
     if (issue.code === 'unrecognized_keys') {
       const keys = issue.keys.map((k) => `"${k}"`).join(', ');
@@ -188,11 +237,21 @@ function schemaProblems(file: string, data: unknown, issues: z.core.$ZodIssue[])
     if (issue.path.length === 0) {
       return error('sidecar-invalid', `the sidecar must be a JSON object with id, description, tags and created_at (got ${show(data)})`, file);
     }
+    // A text rule (safeText) names its own code and says what to do; the value itself may be long or unprintable.
+    const problem = issue.code === 'custom' ? (issue.params as { problem?: string } | undefined)?.problem : undefined;
+    if (problem !== undefined) return error(problem, `field "${field}" ${issue.message}`, file);
     const missing = issue.path.length === 1 && valueAt(data, issue.path) === undefined;
     const hint = HINTS[top] ?? '';
     const message = missing ? `field "${field}" is missing: ${hint}` : `field "${field}" has an invalid value ${show(valueAt(data, issue.path))} (${issue.message}): ${hint}`;
     return error('sidecar-invalid', message, file);
   });
+}
+
+/** Problems of a description and tags given as flags (`pepe add`): the rules of a sidecar, named by flag. */
+export function textFlagProblems(description: string | null, tags: string[] | null): Problem[] {
+  const parsed = SidecarSchema.pick({ description: true, tags: true }).safeParse({ description, tags });
+  if (parsed.success) return [];
+  return schemaProblems(undefined, { description, tags }, parsed.error.issues).map((p) => ({ ...p, message: p.message.replace(/^field "(description|tags)(?:\.(\d+))?"/, (_, flag: string, n?: string) => `--${flag}${n === undefined ? '' : ` (tag ${Number(n) + 1})`}`) }));
 }
 
 export type SidecarResult = { ok: true; sidecar: NormalisedSidecar } | { ok: false; problems: Problem[] };

@@ -8,10 +8,13 @@ import { openCatalogue } from '../../functions/core/catalogue-runtime.js';
 import { createHandler } from '../../functions/core/handler.js';
 import { pepeA } from '../../functions/core/schemas.js';
 import { buildFixtureSite, type FixtureSite } from '../testing/fixture-catalogue.js';
-import { call, idsNewestFirst, testCatalogue, testId, TEST_URLS } from '../testing/test-catalogue.js';
+import { call, idsNewestFirst, testCatalogue, testId, testRecords, TEST_URLS } from '../testing/test-catalogue.js';
 import type { DatasetIndex } from '../../functions/core/api-limits.js';
 import fc from 'fast-check';
 import { datasetFiles } from './dataset-shards.js';
+import { compileCatalogue } from '../../functions/core/catalogue.js';
+import { launchChromium } from '../testing/chromium.js';
+import type { Browser } from 'playwright-core';
 import { FEED_SIZE, siteDocuments } from './site-documents.js';
 
 const data = testCatalogue(60);
@@ -304,5 +307,51 @@ describe('credits through a real build', () => {
         expect.objectContaining({ rel: 'alternate', type: 'application/feed+json', href: '/feed.json' }),
       ]),
     );
+  });
+});
+
+describe('documents of content that bypassed pepe check', () => {
+  // Every class the sidecar rules refuse, as a build of unchecked content would carry it.
+  const REFUSED = '\u0000\u0001\u0008\u000b\u000c\u000e\u001b\u001f\u007f\u0085\u009b\ufdd0\ufffe\uffff\u{1fffe}\u202a\u202e\u2066\u2069\udfff\ud800';
+  const records = testRecords(3).map((record, k) => (k === 0 ? { ...record, description: `cap${REFUSED}tion\ttab\nline`, tags: [`t${REFUSED}`], artist: `A${REFUSED}`, license: `L${REFUSED}` } : record));
+  const bad = compileCatalogue(records, TEST_URLS);
+  const files = new Map(siteDocuments(openCatalogue(bad), { imageSha256: fakeSha }).map((file) => [file.path, file.body!]));
+  const id = records[0]!.id;
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  }, 60_000);
+  afterAll(() => browser?.close());
+
+  /** Chromium's XML parser (libxml2, strict: one bad character rejects the whole document), as a feed reader in the browser meets it. */
+  const parseXml = async (xml: string) => {
+    const page = await browser.newPage();
+    try {
+      return await page.evaluate((text) => {
+        const parsed = new DOMParser().parseFromString(text, 'application/xml');
+        const error = parsed.querySelector('parsererror');
+        return { error: error?.textContent ?? null, summaries: [...parsed.getElementsByTagName('summary')].map((node) => node.textContent), terms: [...parsed.getElementsByTagName('category')].map((node) => node.getAttribute('term')) };
+      }, xml);
+    } finally {
+      await page.close();
+    }
+  };
+
+  it('still write an Atom feed a strict XML parser accepts, each unsafe character shown as U+FFFD', async () => {
+    const feed = await parseXml(files.get('feed.xml')!);
+    expect(feed.error).toBeNull();
+    const shown = '\ufffd'.repeat([...REFUSED].length);
+    expect(feed.summaries).toContain(`cap${shown}tion\ttab\nline`);
+    expect(feed.terms).toContain(`t${shown}`);
+    expect((await parseXml(files.get('sitemap.xml')!)).error).toBeNull();
+  });
+
+  it('write share pages and JSON without a raw control or bidi character', () => {
+    const page = files.get(`p/${id}`)!;
+    expect(page).toContain('cap\ufffd');
+    expect(page).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\ufffe\uffff]/u);
+    // JSON escapes what it must; a lone surrogate is written as an escape, so strict JSON readers still read the feed.
+    expect(() => JSON.parse(files.get('feed.json')!)).not.toThrow();
+    expect(files.get('feed.json')).not.toMatch(/[\p{Cs}\u0000-\u0009\u000b-\u001f]/u);
   });
 });

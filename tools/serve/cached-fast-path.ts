@@ -49,7 +49,8 @@ export function answerFromCdnCache(cache: CdnCache, req: IncomingMessage, res: S
   const target = req.url;
   if (target === undefined || target.charCodeAt(0) !== 47 /* '/' */) return false;
   const hit = cache.get(target);
-  if (hit === null || !hit.routed) return false;
+  // An aging answer's headers change every second: the chain sends it (cdn-cache.ts ageOf).
+  if (hit === null || !hit.routed || hit.ages) return false;
 
   const request = unconditionalAcceptEncoding(req);
   if (request === null) return false;

@@ -50,6 +50,10 @@ export interface CachedAnswer {
   compressedForms?: boolean;
   /** What the entry is charged against the cache's budget (entryCost). */
   cost: number;
+  /** When it was stored (the cache's clock, ms). */
+  storedAt: number;
+  /** Its browser lifetime reaches its expiry (`/api/daily`, valid until midnight): hits carry their real Age (`ageOf`). */
+  ages: boolean;
 }
 
 /**
@@ -139,6 +143,12 @@ export function entryCost(key: string, status: number, headers: Record<string, s
  */
 export const HIT_AGE = '0';
 
+/** The `max-age` of a Cache-Control value in seconds, or 0. */
+function browserMaxAge(value: string | string[] | undefined): number {
+  const match = typeof value === 'string' ? /(?:^|,)\s*max-age=(\d+)/i.exec(value) : null;
+  return match ? Number(match[1]) : 0;
+}
+
 /** Seconds the CDN may keep an answer, or 0 when it must not (RFC 9213 targeted field, Netlify's name). */
 export function cdnLifetimeSeconds(headers: Record<string, string | string[]>): number {
   const value = headers['netlify-cdn-cache-control'];
@@ -176,9 +186,21 @@ export class CdnCache {
   constructor(
     private readonly maxBytes = MAX_CDN_CACHE_BYTES,
     private readonly collect: () => void = () => collectOldGeneration(),
+    /** The clock entries are stored, aged and expired by (tests move it). */
+    private readonly now: () => number = Date.now,
   ) {}
 
-  get(url: string, now = Date.now()): CachedAnswer | null {
+  /**
+   * The `Age` a hit is sent with: HIT_AGE, except for an answer whose browser `max-age` runs
+   * to its expiry (`/api/daily` until midnight): replayed with Age 0, a downstream cache
+   * would add the whole max-age again and keep yesterday's answer past midnight, so it gets
+   * the seconds since it was stored, as RFC 9111 4.2.3 counts them.
+   */
+  ageOf(entry: CachedAnswer, now = this.now()): string {
+    return entry.ages ? String(Math.max(0, Math.floor((now - entry.storedAt) / 1000))) : HIT_AGE;
+  }
+
+  get(url: string, now = this.now()): CachedAnswer | null {
     const key = keyOf(url);
     const entry = this.entries.get(key);
     if (!entry) return null;
@@ -192,7 +214,7 @@ export class CdnCache {
   }
 
   /** Stores a GET answer when the function's headers allow it, with the headers the edge forwards; returns the stored entry or null. */
-  store(url: string, status: number, functionHeaders: Record<string, string | string[]>, body: Buffer, now = Date.now()): CachedAnswer | null {
+  store(url: string, status: number, functionHeaders: Record<string, string | string[]>, body: Buffer, now = this.now()): CachedAnswer | null {
     const key = keyOf(url);
     const seconds = cdnLifetimeSeconds(functionHeaders);
     const headers = forwardedHeaders(functionHeaders);
@@ -205,7 +227,8 @@ export class CdnCache {
       this.entries.delete(key);
       this.dropEntry(previous);
     }
-    const entry: CachedAnswer = { status, headers, body, expiresAt: now + seconds * 1000, variants: {}, cost };
+    const ages = browserMaxAge(headers['cache-control']) >= seconds;
+    const entry: CachedAnswer = { status, headers, body, expiresAt: now + seconds * 1000, variants: {}, cost, storedAt: now, ages };
     this.entries.set(key, entry);
     this.charged += cost;
     for (const [oldKey, old] of this.entries) {

@@ -34,6 +34,33 @@ function freshSecondsLeft(res: RawResponse): number {
   return Number(maxAge ?? 0) - Number(res.headers['age'] ?? 0);
 }
 
+describe('the pepe of the day replayed from the CDN cache', () => {
+  it('carries its real Age, so no cache downstream keeps it past midnight, and is never replayed past its expiry', async () => {
+    let clock = 1_700_000_000_000;
+    const timed = await startServer({ dir: site.distDir, port: 0, host: '127.0.0.1', netlifyToml: NETLIFY_TOML, now: () => clock });
+    try {
+      const first = await raw(timed.url, '/api/daily');
+      expect(first.headers['cache-status']).toBe('"pepe serve"; fwd=miss; stored');
+      const maxAge = Number(/max-age=(\d+)/.exec(String(first.headers['cache-control']))?.[1]);
+      // Seconds until the next UTC midnight, by the function's own clock: a few are enough.
+      const step = Math.min(100, Math.floor(maxAge / 3));
+      expect(step).toBeGreaterThan(0);
+      clock += step * 1000 + 999;
+      for (const headers of [{}, { 'accept-encoding': 'gzip' }, { 'if-none-match': first.headers['etag'] as string }] as Record<string, string>[]) {
+        const replay = await raw(timed.url, '/api/daily', { headers });
+        expect(replay.headers['cache-status']).toBe('"pepe serve"; hit');
+        expect(replay.headers['age']).toBe(String(step));
+        // What a downstream cache keeps it for ends where the first answer's lifetime ends.
+        expect(freshSecondsLeft(replay)).toBe(maxAge - step);
+      }
+      clock = 1_700_000_000_000 + maxAge * 1000;
+      expect((await raw(timed.url, '/api/daily')).headers['cache-status']).toBe('"pepe serve"; fwd=miss; stored');
+    } finally {
+      await timed.close();
+    }
+  });
+});
+
 describe('answers from the CDN cache', () => {
   it('reach the browser as fresh as a new answer: the time spent in the CDN cache (valid until the next build) does not eat the browser lifetime', async () => {
     const path = '/api/pepe?limit=3&page=2';

@@ -95,7 +95,7 @@ export function sendFunction(
   const hit = cacheable ? cache.get(key) : null;
   if (hit) {
     if (routed) hit.routed = true;
-    return sendCached(req, res, hit);
+    return sendCached(req, res, hit, cache!.ageOf(hit));
   }
   return sendMiss(req, res, url, match, onError, cacheable ? cache : null, key, routed);
 }
@@ -135,16 +135,16 @@ function notModified(req: IncomingMessage, res: ServerResponse, status: number, 
   return true;
 }
 
-function sendCached(req: IncomingMessage, res: ServerResponse, hit: CachedAnswer): void {
+function sendCached(req: IncomingMessage, res: ServerResponse, hit: CachedAnswer, age: string): void {
   const cacheStatus = `${CACHE_NAME}; hit`;
-  if (notModified(req, res, hit.status, hit.headers, hit.body, cacheStatus, HIT_AGE)) return;
-  if (negotiatedEncoding(req, hit.headers, hit.body, hit.status) === null) {
+  if (notModified(req, res, hit.status, hit.headers, hit.body, cacheStatus, age)) return;
+  if (!hit.ages && negotiatedEncoding(req, hit.headers, hit.body, hit.status) === null) {
     // The common case: the same bytes and headers every time, built once.
     res.writeHead(hit.status, plainCachedHeaders(hit));
     res.end(req.method === 'HEAD' ? undefined : hit.body);
     return;
   }
-  write(req, res, hit.status, hit.headers, hit.body, hit.variants, cacheStatus, HIT_AGE);
+  write(req, res, hit.status, hit.headers, hit.body, hit.variants, cacheStatus, age);
 }
 
 /** Every header of the cached answer sent uncompressed: the same each time, so built once. */

@@ -12,6 +12,8 @@ import { headersForPath, loadNetlifyConfig } from '../shared/netlify-config.js';
 const NETLIFY_TOML = fileURLToPath(new URL('../../netlify.toml', import.meta.url));
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const ID = '0b6f7c52-6b53-4d1a-9c7e-3f1f8f0f6a11';
+const GALLERY_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data: http://localhost:* http://127.0.0.1:*; connect-src 'self' https: http://localhost:* http://127.0.0.1:*; manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+const SHARE_PAGE_CSP = "default-src 'none'; img-src 'self' https: data: http://localhost:* http://127.0.0.1:*; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 describe('netlify.toml', () => {
   it('builds with npm run build, publishes dist/site, deploys functions/ with esbuild on Node 24', async () => {
@@ -61,7 +63,7 @@ describe('netlify.toml', () => {
     expect(headersForPath(config, path)).toEqual({
       'Content-Type': type,
       'Cache-Control': JSON_BROWSER_CACHE_CONTROL,
-      ...(cors ? { 'Access-Control-Allow-Origin': '*' } : {}),
+      ...(cors ? { 'Access-Control-Allow-Origin': '*' } : { 'Content-Security-Policy': SHARE_PAGE_CSP }),
       'X-Content-Type-Options': 'nosniff',
     });
   });
@@ -79,8 +81,15 @@ describe('netlify.toml', () => {
     });
   });
 
-  it('adds no headers to the gallery page', async () => {
+  it.each(['/', '/index.html'])('sends the gallery page %s with its policy: own script and style only, never framed', async (path) => {
     const config = await loadNetlifyConfig(NETLIFY_TOML);
-    expect(headersForPath(config, '/index.html')).toEqual({});
+    expect(headersForPath(config, path)).toEqual({ 'Content-Security-Policy': GALLERY_CSP, 'X-Content-Type-Options': 'nosniff' });
+  });
+
+  it.each(['/robots.txt', '/sitemap.xml', '/sitemaps/1.xml', '/feed.xml', '/anything/else'])('sends nosniff with %s, once', async (path) => {
+    const config = await loadNetlifyConfig(NETLIFY_TOML);
+    expect(headersForPath(config, path)['X-Content-Type-Options']).toBe('nosniff');
+    const raw = await readFile(NETLIFY_TOML, 'utf8');
+    expect(raw.match(/X-Content-Type-Options/g)).toHaveLength(1);
   });
 });

@@ -38,6 +38,8 @@ export interface ServeOptions {
    * restart. Default true; false runs the function for every request (for measuring it).
    */
   cdnCache?: boolean;
+  /** The CDN cache's clock in ms (default Date.now; tests move it to age and expire answers). */
+  now?: () => number;
   /** How long close() waits for in-flight requests before cutting connections. */
   closeGraceMs?: number;
   /** How long a client may take to send the request headers (default 10 s; tests shorten it). */
@@ -127,7 +129,7 @@ export async function loadState(options: ServeOptions, generation = 0): Promise<
     functions,
     redirects: config.redirects.map(compileRedirect),
     onError: options.onError ?? (() => {}),
-    cdnCache: options.cdnCache === false ? null : new CdnCache(),
+    cdnCache: options.cdnCache === false ? null : new CdnCache(undefined, undefined, options.now),
     staticRoutes: new StaticRoutes(site, config),
   };
 }

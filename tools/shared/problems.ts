@@ -15,16 +15,20 @@ export interface Problem {
 export const error = (code: string, message: string, file?: string): Problem => ({ severity: 'error', code, message, ...(file === undefined ? {} : { file }) });
 export const warning = (code: string, message: string, file?: string): Problem => ({ severity: 'warning', code, message, ...(file === undefined ? {} : { file }) });
 
-/** C0 and C1 control characters, DEL and the Unicode line and paragraph separators. */
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+/**
+ * C0 and C1 controls, DEL, the line and paragraph separators, bidirectional controls (U+202E
+ * shows `gpj.exe` as `exe.jpg`), noncharacters and lone surrogates.
+ */
+const UNPRINTABLE = /[\p{Cc}\p{Bidi_Control}\p{Noncharacter_Code_Point}\p{Cs}\u2028\u2029]/gu;
 const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /**
  * `text` for a terminal. File names come from pull requests: a control character in one is
- * written as an escape (`\n`, `\u001b`), so a name can neither break a line nor send
- * terminal escape sequences (erase the line above, recolour) to whoever runs the command.
+ * written as an escape (`\n`, `\u001b`, `\u202e`), so a name can neither break a line, send
+ * terminal escape sequences (erase the line above, recolour) nor reorder what is shown.
  */
-export const printable = (text: string): string => text.replace(UNPRINTABLE, (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+export const printable = (text: string): string =>
+  text.replace(UNPRINTABLE, (c) => ESCAPES[c] ?? (c.length > 1 ? `\\u{${c.codePointAt(0)!.toString(16)}}` : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
 
 /** One line per problem, control characters escaped (`printable`). */
 export function formatProblem(p: Problem): string {

@@ -45,6 +45,20 @@ describe('pepe add, when a write fails', () => {
   });
 });
 
+describe('pepe add with text a sidecar could not hold', () => {
+  it('refuses a description with a vertical tab and an overlong tag by the sidecar rules, naming the flag, and writes nothing', async () => {
+    const dir = join(temp.path, 'bad-text');
+    await cp(content, dir, { recursive: true });
+    await writeFile(join(temp.path, 'text.png'), (await fixtureImage(43)).bytes);
+    const before = await snapshotDir(dir);
+    const io = captureIo({ cwd: temp.path });
+    expect(await runMain(['add', 'text.png', '--content', 'bad-text', '--description', 'soft\u000bbreak', '--tags', 'ok,x'.padEnd(60, 'y')], io)).toBe(1);
+    expect(io.err()).toContain('error: --description holds U+000B (a vertical tab');
+    expect(io.err()).toContain('error: --tags (tag 2) is 57 characters long, over the limit of 50: shorten it [sidecar-too-long]');
+    expect(await snapshotDir(dir)).toEqual(before);
+  });
+});
+
 describe('pepe add on a symlink inside the content folder', () => {
   it('refuses it (builds never follow one) instead of writing a sidecar the build still rejects', async () => {
     const dir = join(temp.path, 'links');

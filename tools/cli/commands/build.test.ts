@@ -54,16 +54,23 @@ describe('pepe build', () => {
     await writeFile(join(bad, 'two\nlines.txt'), 'x');
     // U+009B is the one-byte (C1) form of ESC [, which terminals that read C1 controls obey too.
     await writeFile(join(bad, '\u009b1Ac1.txt'), 'x');
+    // U+202E shows the rest of a name backwards: "frog-\u202egnp.txt" reads as "frog-txt.png".
+    await writeFile(join(bad, 'frog-\u202egnp.txt'), 'x');
+    // A sidecar whose value holds a bidi override and a vertical tab: the message must not carry them raw.
+    const sidecar = JSON.parse(await readFile(join(bad, 'frog-001.json'), 'utf8'));
+    await writeFile(join(bad, 'frog-001.json'), JSON.stringify({ ...sidecar, description: 'Word\u000bline', artist: 'evil\u202e' }));
     const io = captureIo({ cwd: temp.path });
     expect(await runMain(['check', '--content', 'control-names'], io)).toBe(1);
     const lines = io.err().trimEnd().split('\n');
     expect(lines.filter((line) => line.startsWith('error: ')).sort()).toEqual([
       'error: \\u001b[1A\\u001b[2Kall-good.txt: ".txt" is not a supported image format: convert it to PNG, JPEG, GIF, WebP or AVIF, or remove it [unsupported-format]',
       'error: \\u009b1Ac1.txt: ".txt" is not a supported image format: convert it to PNG, JPEG, GIF, WebP or AVIF, or remove it [unsupported-format]',
+      'error: frog-001.json: field "artist" holds U+202E (a bidirectional override or isolate, which shows text in another order than it is stored) at character 5, which XML 1.0 or a terminal cannot carry safely: delete it [sidecar-bad-character]',
+      'error: frog-001.json: field "description" holds U+000B (a vertical tab (Word writes one for a soft line break, Shift+Enter)) at character 5, which XML 1.0 or a terminal cannot carry safely: delete it, or write a line break as \\n [sidecar-bad-character]',
+      'error: frog-\\u202egnp.txt: ".txt" is not a supported image format: convert it to PNG, JPEG, GIF, WebP or AVIF, or remove it [unsupported-format]',
       'error: two\\nlines.txt: its name holds a line break: rename it [line-break-in-name]',
     ]);
-    expect(io.err()).not.toContain('\u001b');
-    expect(io.err()).not.toContain('\u009b');
+    expect(io.err()).not.toMatch(/[\u001b\u009b\u000b\u202e]/);
   });
 
   it('exits 2 on an unknown flag or an invalid URL, with usage', async () => {
