@@ -118,7 +118,7 @@ describe('nosniff', () => {
       ['/feed.json', 200],
       [`/p/${record.id}`, 200],
       [`/oembed/${record.id}.json`, 200],
-      ['/dataset/pepes.jsonl', 200],
+      ['/dataset/index.json', 200],
       [`/images/${record.id}${record.file_ext}`, 200],
       [stylesheet, 200],
       [script, 200],
