@@ -112,8 +112,15 @@ export async function makeCorpus(count: number, log: (message: string) => void, 
     corpus.items.push(...made.flat());
     if (start % 100 === 0) log(`corpus ${start}/${count}`);
   }
+  await addFlatPictures(corpus, count, seed);
+  return corpus;
+}
+
+/** The flat pictures (emoji faces, single-colour shapes) and their recoloured pairs, added to `corpus`. */
+export async function addFlatPictures(corpus: Corpus, count: number, seed: number): Promise<void> {
+  const batch = 4;
   const flatRand = seededRandom(seed + 3);
-  const { faces, mouthPairs } = emojiFaces(Math.max(2, Math.round(count / 80)), 4, flatRand);
+  const { faces, mouthPairs } = emojiFaces(Math.max(2, Math.round(count / 110)), 4, flatRand);
   const shapes = flatShapes(Math.max(2, Math.round(count / 125)), flatRand);
   const flat = [...faces.map((p, i) => [`face${i}`, p] as const), ...shapes.map((p, i) => [`shape${i}`, p] as const)];
   for (let start = 0; start < flat.length; start += batch) {
@@ -124,7 +131,6 @@ export async function makeCorpus(count: number, log: (message: string) => void, 
   for (const [i, j] of mouthPairs) corpus.recolours.set(pairKey(`face${i}`, `face${j}`), 'local recolour: an emoji face\'s mouth');
   // Each shape comes in four colours in a row: every pair of them is a recolour.
   for (let i = 0; i < shapes.length; i++) for (let j = i + 1; j < shapes.length && Math.floor(j / 4) === Math.floor(i / 4); j++) corpus.recolours.set(pairKey(`shape${i}`, `shape${j}`), 'flat shape in another colour');
-  return corpus;
 }
 
 const per1000 = (count: number, corpus: Corpus) => round((count * 1000) / corpus.items.length, 2);

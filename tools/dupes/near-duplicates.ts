@@ -67,10 +67,12 @@ export interface ConfirmSettings extends CompareSettings {
   /**
    * A local recolour, compared as they are (no edit, no crop): at least `minLocalPixels`
    * pixels off by more than `fineTolerance`, and every pixel off at all inside a box of at
-   * most `maxLocalBox` pixels: the rest of the picture matches exactly.
+   * most `maxLocalBox` pixels and `maxLocalShare` of the drawing's box: the rest of the
+   * picture matches exactly.
    */
   minLocalPixels: number;
   maxLocalBox: number;
+  maxLocalShare: number;
   maxAspectDifference: number;
   /** Layout difference (thumbLayout, mean standard deviations) above which the drawings differ. */
   maxLayoutDifference: number;
@@ -124,9 +126,10 @@ export const CONFIRM_DEFAULTS: ConfirmSettings = {
   /** A close skin or background shade moves a whole area by ΔE 2.5–4; a tone edit's residue is scattered or small. */
   fineTolerance: 2.5,
   maxFineRegionPixels: 32,
-  /** Chosen on seed 2024 (tools/dupes/README.md, "A local recolour"). */
+  /** A local recolour leaves several such pixels in a small box; a copy compared as it is spreads its differences over the picture (tools/dupes/README.md). */
   minLocalPixels: 3,
   maxLocalBox: 256,
+  maxLocalShare: 0.25,
   /** |ln(aspect ratio a / b)|: a 3% crop of one side is 0.03, pixel rounding after a resize far less. */
   maxAspectDifference: 0.04,
   /**
@@ -199,10 +202,13 @@ function judgeThumbs(a: DupeItem, b: DupeItem, x: ThumbFigures, y: ThumbFigures,
   if (comparison.fineRegionPixels > settings.maxFineRegionPixels) {
     return verdict(false, `an area differs by a close shade (${comparison.fineRegionPixels} thumbnail pixels off by more than ΔE ${settings.fineTolerance} with all their neighbours, more than ${settings.maxFineRegionPixels}): another skin or background shade, so a different picture`);
   }
-  if (comparison.crop === null && isIdentity(comparison.tone) && comparison.localPixels >= settings.minLocalPixels && comparison.offBox <= settings.maxLocalBox) {
+  if (comparison.oneColour && comparison.exactRegionPixels > settings.maxFineRegionPixels) {
+    return verdict(false, `its colour differs (${comparison.exactRegionPixels} thumbnail pixels off at all, by more than ΔE 1, with all their neighbours, more than ${settings.maxFineRegionPixels}), so a different picture`);
+  }
+  if (comparison.crop === null && isIdentity(comparison.tone) && comparison.localPixels >= settings.minLocalPixels && comparison.offBox <= settings.maxLocalBox && comparison.offBox <= comparison.drawingBox * settings.maxLocalShare) {
     return verdict(
       false,
-      `a small area differs where the rest matches exactly (${comparison.localPixels} thumbnail pixels off by more than ΔE ${settings.fineTolerance}, at least ${settings.minLocalPixels}, and every difference within a box of ${comparison.offBox} pixels, at most ${settings.maxLocalBox}): ` +
+      `a small area differs where the rest matches exactly (${comparison.localPixels} thumbnail pixels off by more than ΔE ${settings.fineTolerance}, at least ${settings.minLocalPixels}, and every difference within a box of ${comparison.offBox} pixels, at most ${settings.maxLocalBox} and ${pctShare(settings.maxLocalShare)} of the drawing's ${comparison.drawingBox}): ` +
         'a local recolour (a mouth, the eyes, a badge), so a different picture',
     );
   }

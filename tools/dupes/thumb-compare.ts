@@ -64,10 +64,14 @@ export interface ThumbComparison {
   meanDifference: number;
   /** The pictures have one colour besides white and black (flat areas within ΔE 10): no edit was undone, since any curve fits one colour. */
   oneColour: boolean;
+  /** Pixels off by more than EXACT_DIFFERENCE with their whole 3×3 neighbourhood (all of them with a crop): with one colour, its area in another shade. */
+  exactRegionPixels: number;
   /** Pixels off by more than `fineTolerance` (0 with a crop). */
   localPixels: number;
   /** Area (pixels) of the box around every pixel off by more than EXACT_DIFFERENCE (the whole thumbnail with a crop). */
   offBox: number;
+  /** Area (pixels) of the box around the drawing: every pixel of one thumbnail off the colour of its top-left corner by more than ΔE 3. */
+  drawingBox: number;
   /** With a crop: the changed pixels before it was undone (a real crop moved every edge: 146–366 on the benchmark, 8–20× what remains). */
   uncroppedChangedPixels?: number;
 }
@@ -427,7 +431,7 @@ function residualFigures(x: Float32Array, y: Float32Array, { tolerance, fineTole
     if (d2 > (slack ? slack2 : fine2)) fine[p] = 1;
     OFF[p] = d2 > exact ? 1 : 0;
   }
-  return { changedPixels, regionPixels: eroded(changed), fineRegionPixels: eroded(fine), meanDifference: total / PIXELS, ...localFigures(fine, OFF) };
+  return { changedPixels, regionPixels: eroded(changed), fineRegionPixels: eroded(fine), meanDifference: total / PIXELS, ...localFigures(fine, OFF, y), exactRegionPixels: eroded(OFF) };
 }
 /** Scratch for residualFigures: 1 where a pixel differs by more than EXACT_DIFFERENCE. */
 const OFF = new Uint8Array(PIXELS);
@@ -435,14 +439,25 @@ const OFF = new Uint8Array(PIXELS);
 /**
  * A local recolour's figures: the pixels off by more than the fine tolerance (`localPixels`),
  * and the box around every pixel off at all (by more than EXACT_DIFFERENCE: `offBox`, its
- * area in pixels). A small feature in another colour on the same drawing leaves a few off
- * pixels in a small box and nothing else; a re-encode or a resize leaves small differences
- * along every edge, over the whole picture.
+ * area in pixels), and the box around the drawing (`drawingBox`: what is not the colour of
+ * the top-left corner). A small feature in another colour on the same drawing leaves a few off
+ * pixels in a small part of it and nothing else; a re-encode or a resize leaves small
+ * differences along every edge, over the whole drawing, however small it is.
  */
-function localFigures(fine: Uint8Array, off: Uint8Array): { localPixels: number; offBox: number } {
+function localFigures(fine: Uint8Array, off: Uint8Array, lab: Float32Array): { localPixels: number; offBox: number; drawingBox: number } {
   let localPixels = 0;
   let [top, bottom, left, right] = [SIDE, -1, SIDE, -1];
+  let [dTop, dBottom, dLeft, dRight] = [SIDE, -1, SIDE, -1];
   for (let p = 0; p < PIXELS; p++) {
+    const i = p * 3;
+    if ((lab[i]! - lab[0]!) ** 2 + (lab[i + 1]! - lab[1]!) ** 2 + (lab[i + 2]! - lab[2]!) ** 2 > MIX_STEP * MIX_STEP) {
+      const r = (p / SIDE) | 0;
+      const c = p % SIDE;
+      if (r < dTop) dTop = r;
+      if (r > dBottom) dBottom = r;
+      if (c < dLeft) dLeft = c;
+      if (c > dRight) dRight = c;
+    }
     if (fine[p] === 1) localPixels++;
     if (off[p] === 1 || fine[p] === 1) {
       const r = (p / SIDE) | 0;
@@ -453,7 +468,7 @@ function localFigures(fine: Uint8Array, off: Uint8Array): { localPixels: number;
       if (c > right) right = c;
     }
   }
-  return { localPixels, offBox: bottom < 0 ? 0 : (bottom - top + 1) * (right - left + 1) };
+  return { localPixels, offBox: bottom < 0 ? 0 : (bottom - top + 1) * (right - left + 1), drawingBox: dBottom < 0 ? 0 : (dBottom - dTop + 1) * (dRight - dLeft + 1) };
 }
 
 /** 1 where a pixel's 3×3 neighbourhood has one colour (every neighbour within MIX_STEP, ΔE76): nothing for a clip to mix. */
@@ -614,7 +629,7 @@ function envelopeFigures(uncropped: Float32Array, cropped: Float32Array, crop: O
     }
   }
   // A crop moves every edge: no local recolour is looked for.
-  return { changedPixels, regionPixels: eroded(changed), fineRegionPixels: eroded(fine), meanDifference: total / PIXELS, localPixels: 0, offBox: PIXELS };
+  return { changedPixels, regionPixels: eroded(changed), fineRegionPixels: eroded(fine), meanDifference: total / PIXELS, localPixels: 0, offBox: PIXELS, drawingBox: PIXELS, exactRegionPixels: PIXELS };
 }
 
 

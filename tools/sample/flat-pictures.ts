@@ -51,15 +51,18 @@ export function editedColour(colour: string, edit: { gamma?: number; gain?: numb
 }
 
 /**
- * `designs` face designs, each in `tones` skin tones and two mouth colours: the pairs that
- * differ only in the mouth's colour are the local recolours (`mouthPairs`).
+ * Up to 9 face designs (each its own eyes and mouth shape, in one frame: a face drawn a little
+ * larger or off-centre is a crop of the same picture, not another one), each in `tones` skin
+ * tones and two mouth colours: the pairs that differ only in the mouth's colour are the local
+ * recolours (`mouthPairs`).
  */
 export function emojiFaces(designs: number, tones: number, rand: () => number): { faces: FaceParams[]; mouthPairs: [number, number][] } {
   const pick = <T>(list: readonly T[]) => list[Math.floor(rand() * list.length)]!;
   const faces: FaceParams[] = [];
   const mouthPairs: [number, number][] = [];
-  for (let d = 0; d < designs; d++) {
-    const design = { mouthShape: pick(MOUTH_SHAPES), eyes: pick(EYE_SHAPES), radius: 0.36 + rand() * 0.1, mouthScale: 0.8 + rand() * 0.5, dx: (rand() - 0.5) * 0.08, dy: (rand() - 0.5) * 0.08 };
+  const shapes = MOUTH_SHAPES.flatMap((mouthShape) => EYE_SHAPES.map((eyes) => ({ mouthShape, eyes })));
+  for (let d = 0; d < Math.min(designs, shapes.length); d++) {
+    const design = { ...shapes.splice(Math.floor(rand() * shapes.length), 1)[0]!, radius: 0.42, mouthScale: 0.8 + rand() * 0.5, dx: 0, dy: 0 };
     const first = pick(MOUTHS);
     const others = MOUTHS.filter((m) => m !== first);
     // Part of the way to another mouth colour: some pairs differ a little (red and a browner red).
