@@ -6,8 +6,10 @@
  * them get a planted copy (the 17 edits of planted-copies.ts in turn: JPEG q40–85, WebP q75,
  * resized 50–150%, brightness and contrast ±15%, gamma 0.8 and 1.2, a 3% crop, GIF with a
  * palette), a quarter a recoloured variant (recolours of frog-variations.ts in turn: a
- * region's hue, clothes, skin, background, the whole palette), all analysed by the real
- * analyseImage. Recall = planted pairs found; distinct pairs = any other reported pair of
+ * region's hue, clothes, skin, background, the whole palette), an eighth a local recolour
+ * (the mouth, the eyes' whites, a badge), then emoji-like faces whose mouths alone differ in
+ * colour and flat shapes in four colours (tools/sample/flat-pictures.ts), all analysed by the
+ * real analyseImage. Recall = planted pairs found; distinct pairs = any other reported pair of
  * pictures drawn from different parameters, per 1,000 images, by kind. Speed: findNearDuplicates on 100k synthetic hashes vs the all-pairs
  * loop on the same smaller n, in the same run.
  */
@@ -16,7 +18,8 @@ import { CONFIRM_DEFAULTS, DEFAULT_PHASH_THRESHOLD, type DupeItem, type DupePair
 import { THUMB_KEY_RADIUS, thumbKey } from '../dupes/thumb-compare.js';
 import { type Hash64, hammingDistance, pairsWithinDistance, pairsWithinDistanceBruteForce, parseHash } from '../../functions/core/multi-index.js';
 import { renderFrog } from '../sample/draw-frog.js';
-import { frogVariations, RECOLOURS, recoloured, type Recolour } from '../sample/frog-variations.js';
+import { emojiFaces, type FlatParams, flatShapes, renderFlat } from '../sample/flat-pictures.js';
+import { frogVariations, LOCAL_RECOLOURS, locallyRecoloured, RECOLOURS, recoloured } from '../sample/frog-variations.js';
 import type { FrogParams } from '../sample/frog-params.js';
 import { COPY_TRANSFORMS, plantedCopy, type CopyTransform } from '../sample/planted-copies.js';
 import { seededRandom } from '../shared/seeded-random.js';
@@ -25,15 +28,21 @@ import { type Bench, round } from './context.js';
 const VARIANT_SIZE = 320;
 /** Variants k ≡ 0, 1 (mod 4) get a planted copy, k ≡ 2 (mod 4) a recoloured variant: 50% and 25% of the drawings. */
 const EVERY = 4;
+/** Variants k ≡ 3 (mod 8) get a local recolour (mouth, eyes or a badge): 12.5% of the drawings. */
+const LOCAL_EVERY = 8;
 
 interface Corpus {
   items: DupeItem[];
-  /** The drawing parameters of each item (ids `v<k>` variant, `c<k>` its copy, `r<k>` its recolour). */
-  params: Map<string, FrogParams>;
+  /**
+   * The drawing parameters of each item (ids `v<k>` variant, `c<k>` its copy, `r<k>` its
+   * recolour, `l<k>` and `m<k>` a local recolour's pair; `face<i>` emoji faces, `shape<i>`
+   * flat shapes).
+   */
+  params: Map<string, FrogParams | FlatParams>;
   /** "idA|idB" (sorted) of every planted original/copy pair, with the edit used. */
   planted: Map<string, CopyTransform>;
-  /** "idA|idB" (sorted) of every original/recoloured pair, with the recolour. */
-  recolours: Map<string, Recolour>;
+  /** "idA|idB" (sorted) of every pair drawn as a recolour of the other, with its kind. */
+  recolours: Map<string, string>;
 }
 
 /**
@@ -52,17 +61,25 @@ async function analysedItem(id: string, file: string, bytes: Buffer): Promise<Du
 
 /**
  * `count` look-alike drawings (tools/sample/frog-variations.ts); half of them with a planted
- * copy (the edits cycle), a quarter with a recoloured variant (the recolours cycle).
+ * copy (the edits cycle), a quarter with a recoloured variant (the recolours cycle), an eighth
+ * with a local recolour (mouth, eyes, badge in turn). Then flat pictures
+ * (tools/sample/flat-pictures.ts): emoji faces in four skin tones whose pairs differ only in
+ * the mouth's colour, and single-colour shapes in four colours that a gamma or gain on every
+ * channel makes of one another.
  */
 export async function makeCorpus(count: number, log: (message: string) => void, seed = DEFAULT_SEED): Promise<Corpus> {
   const variants = frogVariations(count, seed);
   const rand = seededRandom(seed + 1);
+  // Streams of their own, so that the frogs' recolours stay what they were before these kinds.
+  const localRand = seededRandom(seed + 2);
   const corpus: Corpus = { items: [], params: new Map(), planted: new Map(), recolours: new Map() };
   const batch = 4;
   for (let start = 0; start < variants.length; start += batch) {
     const made = await Promise.all(
       variants.slice(start, start + batch).map(async (params, offset) => {
         const k = start + offset;
+        // Drawn before any await: the order of the random draws is fixed.
+        const local = k % LOCAL_EVERY === 3 ? locallyRecoloured(params, LOCAL_RECOLOURS[Math.floor(k / LOCAL_EVERY) % LOCAL_RECOLOURS.length]!, localRand) : null;
         const png = await renderFrog(params, VARIANT_SIZE).png().toBuffer();
         corpus.params.set(`v${k}`, params);
         const out = [await analysedItem(`v${k}`, `variants/${k}.png`, png)];
@@ -77,7 +94,17 @@ export async function makeCorpus(count: number, log: (message: string) => void, 
           const other = recoloured(params, kind, rand);
           corpus.params.set(`r${k}`, other);
           out.push(await analysedItem(`r${k}`, `recoloured/${k}-${kind}.png`, await renderFrog(other, VARIANT_SIZE).png().toBuffer()));
-          corpus.recolours.set(pairKey(`v${k}`, `r${k}`), kind);
+          corpus.recolours.set(pairKey(`v${k}`, `r${k}`), `recolour: ${kind}`);
+        } else if (local) {
+          const { kind, pair } = local;
+          // A badge is on both pictures (the variant has none): two more pictures, `l<k>` and `m<k>`.
+          const [first, second] = kind === 'badge' ? ['l', 'm'] : ['v', 'l'];
+          for (const [id, drawing] of [[`${first}${k}`, pair[0]], [`${second}${k}`, pair[1]]] as const) {
+            if (id === `v${k}`) continue;
+            corpus.params.set(id, drawing);
+            out.push(await analysedItem(id, `local/${id}-${kind}.png`, await renderFrog(drawing, VARIANT_SIZE).png().toBuffer()));
+          }
+          corpus.recolours.set(pairKey(`${first}${k}`, `${second}${k}`), `local recolour: ${kind}`);
         }
         return out;
       }),
@@ -85,7 +112,25 @@ export async function makeCorpus(count: number, log: (message: string) => void, 
     corpus.items.push(...made.flat());
     if (start % 100 === 0) log(`corpus ${start}/${count}`);
   }
+  await addFlatPictures(corpus, count, seed);
   return corpus;
+}
+
+/** The flat pictures (emoji faces, single-colour shapes) and their recoloured pairs, added to `corpus`. */
+export async function addFlatPictures(corpus: Corpus, count: number, seed: number): Promise<void> {
+  const batch = 4;
+  const flatRand = seededRandom(seed + 3);
+  const { faces, mouthPairs } = emojiFaces(Math.max(2, Math.round(count / 110)), 4, flatRand);
+  const shapes = flatShapes(Math.max(2, Math.round(count / 125)), flatRand);
+  const flat = [...faces.map((p, i) => [`face${i}`, p] as const), ...shapes.map((p, i) => [`shape${i}`, p] as const)];
+  for (let start = 0; start < flat.length; start += batch) {
+    const made = await Promise.all(flat.slice(start, start + batch).map(async ([id, p]) => analysedItem(id, `flat/${id}-${p.kind}.png`, await renderFlat(p, VARIANT_SIZE).png().toBuffer())));
+    corpus.items.push(...made);
+  }
+  for (const [id, p] of flat) corpus.params.set(id, p);
+  for (const [i, j] of mouthPairs) corpus.recolours.set(pairKey(`face${i}`, `face${j}`), 'local recolour: an emoji face\'s mouth');
+  // Each shape comes in four colours in a row: every pair of them is a recolour.
+  for (let i = 0; i < shapes.length; i++) for (let j = i + 1; j < shapes.length && Math.floor(j / 4) === Math.floor(i / 4); j++) corpus.recolours.set(pairKey(`shape${i}`, `shape${j}`), 'flat shape in another colour');
 }
 
 const per1000 = (count: number, corpus: Corpus) => round((count * 1000) / corpus.items.length, 2);
@@ -112,7 +157,9 @@ function pairKind(corpus: Corpus, a: string, b: string): { copy?: CopyTransform;
   if (copy) return { copy, kind: copy };
   if (sameDrawing(corpus, a, b)) return { same: true, kind: 'one drawing made twice (not counted)' };
   const recolour = corpus.recolours.get(key);
-  return { kind: recolour ? `recolour: ${recolour}` : 'look-alike drawings' };
+  if (recolour) return { kind: recolour };
+  if (a.startsWith('face') && b.startsWith('face')) return { kind: 'emoji faces (another skin tone or design)' };
+  return { kind: a.startsWith('shape') && b.startsWith('shape') ? 'flat shapes (another shape)' : 'look-alike drawings' };
 }
 
 /** What differs between the two pictures of each false pair at the defaults (to see what the detector cannot tell apart). */
@@ -160,7 +207,9 @@ function lossOf(distance: number, keyDistance: number, verdict: ReturnType<typeo
   if (verdict.same) return 'found';
   if (verdict.layoutDifference === undefined) return 'shape';
   if (!verdict.comparison) return 'layout';
+  if (verdict.rule.startsWith('one colour')) return 'one colour';
   if (verdict.comparison.regionPixels > CONFIRM_DEFAULTS.maxRegionPixels) return 'region';
+  if (verdict.rule.startsWith('a small area differs')) return 'local recolour';
   // The texture rule comes last: a pair it rejects passed every colour rule.
   if (verdict.rule.startsWith('a pattern differs')) return 'pattern';
   return verdict.comparison.fineRegionPixels > CONFIRM_DEFAULTS.maxFineRegionPixels ? 'close shade' : 'scattered';
@@ -187,6 +236,8 @@ function perEditRows(corpus: Corpus, pairs: DupePair[]): Record<string, string |
       'lost: layout': lost('layout'),
       'lost: region': lost('region'),
       'lost: close shade': lost('close shade'),
+      'lost: local recolour': lost('local recolour'),
+      'lost: one colour': lost('one colour'),
       'lost: pattern': lost('pattern'),
       'lost: scattered': lost('scattered'),
       'max phash bits': Math.max(...distances),
@@ -209,6 +260,8 @@ function perEditRows(corpus: Corpus, pairs: DupePair[]): Record<string, string |
       'lost: layout': sum('lost: layout'),
       'lost: region': sum('lost: region'),
       'lost: close shade': sum('lost: close shade'),
+      'lost: local recolour': sum('lost: local recolour'),
+      'lost: one colour': sum('lost: one colour'),
       'lost: pattern': sum('lost: pattern'),
       'lost: scattered': sum('lost: scattered'),
       'max phash bits': Math.max(...rows.map((r) => r['max phash bits'])),
@@ -227,17 +280,47 @@ function distinctRows(corpus: Corpus, pairs: DupePair[]): Record<string, string 
     const { copy, same, kind } = pairKind(corpus, p.a.id, p.b.id);
     if (!copy && !same) reported.set(kind, (reported.get(kind) ?? 0) + 1);
   }
-  const rows = RECOLOURS.map((recolour) => {
+  const rows = [...new Set([...RECOLOURS.map((r) => `recolour: ${r}`), ...corpus.recolours.values()])].map((recolour) => {
     const keys = [...corpus.recolours].filter(([, r]) => r === recolour).map(([key]) => key);
     const near = keys.filter((key) => {
       const [a, b] = key.split('|').map((id) => byId.get(id)!) as [DupeItem, DupeItem];
       return hammingDistance(parseHash(a.phash)!, parseHash(b.phash)!) <= DEFAULT_PHASH_THRESHOLD;
     }).length;
-    const count = reported.get(`recolour: ${recolour}`) ?? 0;
-    return { kind: `recolour: ${recolour}`, pairs: keys.length, [`phash ≤ ${DEFAULT_PHASH_THRESHOLD}`]: near, reported: count, 'reported /1000 images': per1000(count, corpus) };
+    const count = reported.get(recolour) ?? 0;
+    return { kind: recolour, pairs: keys.length, [`phash ≤ ${DEFAULT_PHASH_THRESHOLD}`]: near, reported: count, 'reported /1000 images': per1000(count, corpus) };
   });
-  const lookAlikes = reported.get('look-alike drawings') ?? 0;
-  return [...rows, { kind: 'look-alike drawings (any other pair)', pairs: '', [`phash ≤ ${DEFAULT_PHASH_THRESHOLD}`]: '', reported: lookAlikes, 'reported /1000 images': per1000(lookAlikes, corpus) }];
+  const others = ['emoji faces (another skin tone or design)', 'flat shapes (another shape)', 'look-alike drawings'].map((kind) => {
+    const count = reported.get(kind) ?? 0;
+    return { kind: kind === 'look-alike drawings' ? 'look-alike drawings (any other pair)' : kind, pairs: '', [`phash ≤ ${DEFAULT_PHASH_THRESHOLD}`]: '', reported: count, 'reported /1000 images': per1000(count, corpus) };
+  });
+  return [...rows, ...others];
+}
+
+/**
+ * The local recolour rule's figures, per kind of pair compared as they are (no edit undone,
+ * no crop) with at least one pixel off by more than the fine tolerance: how many such pixels
+ * and how large the box around every difference. Copies must stay above the box limit,
+ * local recolours under it.
+ */
+function localRows(corpus: Corpus): Record<string, string | number>[] {
+  const byId = new Map(corpus.items.map((item) => [item.id, item]));
+  const groups = new Map<string, { local: number; box: number; decided: boolean }[]>();
+  for (const [key, kind] of [...[...corpus.planted].map(([k, t]) => [k, `copy: ${t}`] as const), ...corpus.recolours]) {
+    const [a, b] = key.split('|').map((id) => byId.get(id)!) as [DupeItem, DupeItem];
+    const verdict = judgePair(a, b);
+    const c = verdict.comparison;
+    if (!c || c.crop || c.localPixels === 0 || c.tone.channels || c.tone.chroma !== 1 || c.tone.lightness.gain !== 1 || c.tone.lightness.offset !== 0 || c.tone.lightness.gamma !== 1) continue;
+    const group = kind.startsWith('copy') ? 'planted copies' : kind;
+    groups.set(group, [...(groups.get(group) ?? []), { local: c.localPixels, box: c.offBox, decided: verdict.rule.startsWith('a small area differs') }]);
+  }
+  return [...groups].map(([kind, rows]) => ({
+    kind,
+    'pairs compared as they are, off px > 0': rows.length,
+    [`off px (ΔE ${CONFIRM_DEFAULTS.fineTolerance}) min–max`]: `${Math.min(...rows.map((r) => r.local))}–${Math.max(...rows.map((r) => r.local))}`,
+    'box px min–max': `${Math.min(...rows.map((r) => r.box))}–${Math.max(...rows.map((r) => r.box))}`,
+    [`box ≤ ${CONFIRM_DEFAULTS.maxLocalBox}`]: rows.filter((r) => r.box <= CONFIRM_DEFAULTS.maxLocalBox).length,
+    'decided by the local rule': rows.filter((r) => r.decided).length,
+  }));
 }
 
 /** Sweeps the confirmation settings on the phash candidates at the default threshold. */
@@ -334,12 +417,13 @@ export default {
     if (!Number.isSafeInteger(seed)) throw new Error(`DUPES_SEED must be an integer, got "${process.env.DUPES_SEED}"`);
     ctx.log(`drawing and analysing ${count} frog variants, planted copies and recolours (seed ${seed})`);
     const corpus = await makeCorpus(count, ctx.log, seed);
-    const title = `${count} drawings + ${corpus.planted.size} copies + ${corpus.recolours.size} recolours, seed ${seed}`;
+    const title = `${corpus.items.length} images: ${count} drawings + ${corpus.planted.size} copies + ${corpus.recolours.size} recoloured pairs, seed ${seed}`;
     const pairs = findNearDuplicates(corpus.items);
     ctx.table(`accuracy by phash threshold (${title}, confirmation at defaults)`, accuracyRows(corpus, [6, 8, 10]));
     ctx.table('planted copies by edit (defaults)', perEditRows(corpus, pairs));
     ctx.table('distinct pairs reported, by kind (defaults)', distinctRows(corpus, pairs));
     ctx.table('distinct pairs reported at the defaults', falsePairRows(corpus, pairs));
+    ctx.table('local recolour rule: pairs compared as they are', localRows(corpus));
     ctx.table(`confirmation settings (phash threshold ${DEFAULT_PHASH_THRESHOLD})`, confirmationRows(corpus));
     ctx.log('timing the candidate search');
     ctx.table('speed (one run, same process)', speedRows(ctx.quick));

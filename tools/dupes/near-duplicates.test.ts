@@ -6,6 +6,7 @@ import { withParams, type FrogParams } from '../sample/frog-params.js';
 import { RECOLOURS, recoloured } from '../sample/frog-variations.js';
 import { seededRandom } from '../shared/seeded-random.js';
 import { COPY_TRANSFORMS, plantedCopy, resizedCopy } from '../sample/planted-copies.js';
+import { editedColour, type FaceParams, renderFlat, type ShapeParams, SKIN_TONES } from '../sample/flat-pictures.js';
 import { CONFIRM_DEFAULTS, confirmSamePicture, findNearDuplicates, judgePair, type DupeItem } from './near-duplicates.js';
 
 // Real drawing + real analysis on a shared 2-core machine.
@@ -237,6 +238,57 @@ describe('confirmation of phash candidates', () => {
     const original = await item('original', png);
     const stretched = { ...(await item('stretched', png)), width: SIZE * 2 };
     expect(confirmSamePicture(original, stretched)).toBe(false);
+  });
+});
+
+describe('a small area or a flat shape in another colour', () => {
+  // An emoji-like face, its mouth red in one and a browner red in the other: a handful of
+  // thumbnail cells, under the 4 changed pixels a copy may leave on some skins.
+  const face = (skin: string, mouth: string): FaceParams => ({ kind: 'face', skin, mouth, mouthShape: 'flat', eyes: 'dots', radius: 0.42, mouthScale: 0.7, dx: 0, dy: 0 });
+  const flat = async (id: string, params: FaceParams | ShapeParams) => item(id, await renderFlat(params, SIZE).png().toBuffer());
+  const withoutLocal = { ...CONFIRM_DEFAULTS, minLocalPixels: 1025 };
+
+  it('rejects a mouth recoloured on identical faces in four skin tones: a local recolour', async () => {
+    const acceptedWithoutTheRule: string[] = [];
+    for (const skin of SKIN_TONES.slice(0, 4)) {
+      const [red, brown] = [await flat('red', face(skin, '#c0392b')), await flat('brown', face(skin, '#b0422e'))];
+      const verdict = judgePair(red, brown);
+      expect(verdict.same).toBe(false);
+      expect(verdict.rule).toMatch(/^a small area differs where the rest matches exactly/);
+      expect(verdict.comparison!.offBox).toBeLessThanOrEqual(CONFIRM_DEFAULTS.maxLocalBox);
+      expect(findNearDuplicates([red, brown], { threshold: 24 })).toEqual([]);
+      if (judgePair(red, brown, withoutLocal).same) acceptedWithoutTheRule.push(skin);
+    }
+    // On one skin at least, the other rules alone would call them one picture.
+    expect(acceptedWithoutTheRule.length).toBeGreaterThan(0);
+  });
+
+  it.each(['jpeg-q40', 'resize-150', 'gif-palette'] as const)('accepts a face copied (%s): its differences are not in one small area', async (transform) => {
+    const png = await renderFlat(face(SKIN_TONES[2], '#c0392b'), SIZE).png().toBuffer();
+    expect(judgePair(await item('original', png), await item('copy', await plantedCopy(png, transform))).same).toBe(true);
+  });
+
+  const square = (colour: string): ShapeParams => ({ kind: 'shape', shape: 'square', colour, size: 0.6, dx: 0, dy: 0 });
+  it.each([
+    ['gamma 0.8', { gamma: 0.8 }],
+    ['a gain of 0.85', { gain: 0.85 }],
+  ] as const)('rejects a flat square in two colours, one %s of the other: one colour is a recolour, not an edit', async (_, edit) => {
+    const verdict = judgePair(await flat('tan', square('#e0ac69')), await flat('edited', square(editedColour('#e0ac69', edit))));
+    expect(verdict.same).toBe(false);
+    expect(verdict.comparison!.oneColour).toBe(true);
+    expect(verdict.rule).toMatch(/^one colour besides white and black, compared as it is/);
+  });
+
+  it.each(['jpeg-q40', 'webp-q75', 'resize-50', 'resize-150', 'gif-palette'] as const)('accepts a flat square re-encoded or resized (%s): nothing to undo', async (transform) => {
+    const png = await renderFlat(square('#3b6fd1'), SIZE).png().toBuffer();
+    expect(judgePair(await item('original', png), await item('copy', await plantedCopy(png, transform))).same).toBe(true);
+  });
+
+  it.each(['brighten-15', 'darken-15', 'contrast+15', 'contrast-15', 'gamma-0.8', 'gamma-1.2'] as const)('still accepts a detailed frog %s: many colours, one edit', async (transform) => {
+    const png = await drawn(ORIGINAL);
+    const verdict = judgePair(await item('original', png), await item('copy', await plantedCopy(png, transform)));
+    expect(verdict.same).toBe(true);
+    expect(verdict.comparison!.oneColour).toBe(false);
   });
 });
 

@@ -64,6 +64,15 @@ export interface ConfirmSettings extends CompareSettings {
   maxRegionPixels: number;
   /** Region pixels at `fineTolerance` above which the pictures differ: an area in a close shade. */
   maxFineRegionPixels: number;
+  /**
+   * A local recolour, compared as they are (no edit, no crop): at least `minLocalPixels`
+   * pixels off by more than `fineTolerance`, and every pixel off at all inside a box of at
+   * most `maxLocalBox` pixels and `maxLocalShare` of the drawing's box: the rest of the
+   * picture matches exactly.
+   */
+  minLocalPixels: number;
+  maxLocalBox: number;
+  maxLocalShare: number;
   maxAspectDifference: number;
   /** Layout difference (thumbLayout, mean standard deviations) above which the drawings differ. */
   maxLayoutDifference: number;
@@ -117,6 +126,10 @@ export const CONFIRM_DEFAULTS: ConfirmSettings = {
   /** A close skin or background shade moves a whole area by ΔE 2.5–4; a tone edit's residue is scattered or small. */
   fineTolerance: 2.5,
   maxFineRegionPixels: 32,
+  /** A local recolour leaves several such pixels in a small box; a copy compared as it is spreads its differences over the picture (tools/dupes/README.md). */
+  minLocalPixels: 3,
+  maxLocalBox: 256,
+  maxLocalShare: 0.25,
   /** |ln(aspect ratio a / b)|: a 3% crop of one side is 0.03, pixel rounding after a resize far less. */
   maxAspectDifference: 0.04,
   /**
@@ -180,12 +193,24 @@ function judgeThumbs(a: DupeItem, b: DupeItem, x: ThumbFigures, y: ThumbFigures,
   }
   const comparison = compareLab(x.lab(), y.lab(), settings);
   const textureCells = textureDifference(a, b, comparison);
-  const verdict = (same: boolean, rule: string): Verdict => ({ same, rule, aspectDifference: aspect, layoutDifference: layout, comparison, textureCells });
+  // One colour fits any curve: no edit was undone, and the verdict says why.
+  const oneColour = comparison.oneColour ? 'one colour besides white and black, compared as it is (a brightness or gamma edit of one colour cannot be told from another colour, so the catalogue calls it a recolour): ' : '';
+  const verdict = (same: boolean, rule: string): Verdict => ({ same, rule: same ? rule : oneColour + rule, aspectDifference: aspect, layoutDifference: layout, comparison, textureCells });
   if (comparison.regionPixels > settings.maxRegionPixels) {
     return verdict(false, `a region differs (${comparison.regionPixels} thumbnail pixels changed with all their neighbours, more than ${settings.maxRegionPixels}): a recolour or another detail, so a different picture`);
   }
   if (comparison.fineRegionPixels > settings.maxFineRegionPixels) {
     return verdict(false, `an area differs by a close shade (${comparison.fineRegionPixels} thumbnail pixels off by more than ΔE ${settings.fineTolerance} with all their neighbours, more than ${settings.maxFineRegionPixels}): another skin or background shade, so a different picture`);
+  }
+  if (comparison.oneColour && comparison.exactRegionPixels > settings.maxFineRegionPixels) {
+    return verdict(false, `its colour differs (${comparison.exactRegionPixels} thumbnail pixels off at all, by more than ΔE 1, with all their neighbours, more than ${settings.maxFineRegionPixels}), so a different picture`);
+  }
+  if (comparison.crop === null && isIdentity(comparison.tone) && comparison.localPixels >= settings.minLocalPixels && comparison.offBox <= settings.maxLocalBox && comparison.offBox <= comparison.drawingBox * settings.maxLocalShare) {
+    return verdict(
+      false,
+      `a small area differs where the rest matches exactly (${comparison.localPixels} thumbnail pixels off by more than ΔE ${settings.fineTolerance}, at least ${settings.minLocalPixels}, and every difference within a box of ${comparison.offBox} pixels, at most ${settings.maxLocalBox} and ${pctShare(settings.maxLocalShare)} of the drawing's ${comparison.drawingBox}): ` +
+        'a local recolour (a mouth, the eyes, a badge), so a different picture',
+    );
   }
   const before = comparison.uncroppedChangedPixels ?? 0;
   const cropExplains =
@@ -210,10 +235,14 @@ function judgeThumbs(a: DupeItem, b: DupeItem, x: ThumbFigures, y: ThumbFigures,
   if (textureCells > maxTexture) {
     return verdict(false, `a pattern differs (${textureCells} of 1,024 cells patterned in one picture where the other is plain${comparison.crop ? ' once the crop is undone' : ''}, more than ${maxTexture}): dots, stripes, rays or snow against a plain background, so a different picture`);
   }
-  const { gain, offset, gamma } = comparison.tone.lightness;
-  const edited = gain !== 1 || offset !== 0 || gamma !== 1 || comparison.tone.chroma !== 1 || comparison.tone.channels !== undefined;
+  const edited = !isIdentity(comparison.tone);
   const undone = [edited ? 'the global tone edit' : '', comparison.crop ? 'the crop' : ''].filter(Boolean).join(' and ');
   return verdict(true, `the same picture: ${undone ? `once ${undone} ${undone.includes(' and ') ? 'are' : 'is'} undone, ` : ''}${comparison.changedPixels} of 1,024 thumbnail pixels differ (at most ${maxChanged}), none of them in a region`);
+}
+
+/** Whether the tone undoes nothing: the thumbnails were compared as they are. */
+function isIdentity({ lightness: { gain, offset, gamma }, chroma, channels }: ThumbComparison['tone']): boolean {
+  return gain === 1 && offset === 0 && gamma === 1 && chroma === 1 && channels === undefined;
 }
 
 const pctShare = (share: number) => `${Math.round(100 * share)}%`;

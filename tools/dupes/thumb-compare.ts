@@ -62,6 +62,16 @@ export interface ThumbComparison {
   fineRegionPixels: number;
   /** Mean colour difference over the thumbnail (as changedPixels measures it). */
   meanDifference: number;
+  /** The pictures have one colour besides white and black (flat areas within ΔE 10): no edit was undone, since any curve fits one colour. */
+  oneColour: boolean;
+  /** Pixels off by more than EXACT_DIFFERENCE with their whole 3×3 neighbourhood (all of them with a crop): with one colour, its area in another shade. */
+  exactRegionPixels: number;
+  /** Pixels off by more than `fineTolerance` (0 with a crop). */
+  localPixels: number;
+  /** Area (pixels) of the box around every pixel off by more than EXACT_DIFFERENCE (the whole thumbnail with a crop). */
+  offBox: number;
+  /** Area (pixels) of the box around the drawing: every pixel of one thumbnail off the colour of its top-left corner by more than ΔE 3. */
+  drawingBox: number;
   /** With a crop: the changed pixels before it was undone (a real crop moved every edge: 146–366 on the benchmark, 8–20× what remains). */
   uncroppedChangedPixels?: number;
 }
@@ -206,7 +216,7 @@ function fitChroma(a: Float32Array, b: Float32Array): number {
  * close shade (a skin a little lighter) moves the skin and its outline only, and a mild curve
  * would otherwise explain it.
  */
-function fitTone(a: Float32Array, b: Float32Array): Tone[] {
+function fitTone(a: Float32Array, b: Float32Array): { tones: Tone[]; oneColour: boolean } {
   let moved = 0;
   let fixed = 0;
   for (let i = 0; i < BYTES; i += 3) {
@@ -217,7 +227,9 @@ function fitTone(a: Float32Array, b: Float32Array): Tone[] {
     // White and black stay where they are under most edits: a white background is no sign that nothing was edited.
     else if (a[i]! >= 100 - FIXED_L || a[i]! <= FIXED_L) fixed++;
   }
-  if (moved < GLOBAL_SHARE * (PIXELS - fixed)) return [IDENTITY];
+  if (moved < GLOBAL_SHARE * (PIXELS - fixed)) return { tones: [IDENTITY], oneColour: false };
+  // One colour (besides white and black) fits any curve: its edit cannot be told from a recolour.
+  if (flatColours(a) < 2 || flatColours(b) < 2) return { tones: [IDENTITY], oneColour: true };
   const chroma = fitChroma(a, b);
   const plausibleChroma = chroma >= 1 / MAX_CHROMA_GAIN && chroma <= MAX_CHROMA_GAIN ? chroma : 1;
   // Clipped colours drag the chroma fit down; a brightness edit keeps chroma: both are tried.
@@ -226,8 +238,35 @@ function fitTone(a: Float32Array, b: Float32Array): Tone[] {
   const [srgbA, srgbB] = [labToSrgb(a), labToSrgb(b)];
   const curves = [...fitChannels(srgbA, srgbB, false), ...fitChannels(srgbB, srgbA, true)];
   const channels = curves.map((curve) => ({ ...IDENTITY, channels: curve }));
-  return [IDENTITY, ...fitLightness(a, b).flatMap((lightness) => chromas.map((chroma) => ({ lightness, chroma }))), ...channels];
+  return { tones: [IDENTITY, ...fitLightness(a, b).flatMap((lightness) => chromas.map((chroma) => ({ lightness, chroma }))), ...channels], oneColour: false };
 }
+
+/**
+ * How many colours the thumbnail's flat areas have, up to 2: 2×2 blocks whose pixels lie
+ * within MIX_STEP of the first, not within FIXED_L of white or black, grouped greedily by
+ * DISTINCT_COLOUR. A shape's edge cells blend it with the background in every proportion,
+ * but no 2×2 block of them is flat, so a flat shape on white counts one.
+ */
+function flatColours(lab: Float32Array): number {
+  const step2 = MIX_STEP * MIX_STEP;
+  let first = -1;
+  for (let r = 0; r < SIDE - 1; r++) {
+    for (let c = 0; c < SIDE - 1; c++) {
+      const i = (r * SIDE + c) * 3;
+      if (lab[i]! <= FIXED_L || lab[i]! >= 100 - FIXED_L) continue;
+      let flat = true;
+      for (const j of [i + 3, i + SIDE * 3, i + SIDE * 3 + 3]) {
+        if ((lab[i]! - lab[j]!) ** 2 + (lab[i + 1]! - lab[j + 1]!) ** 2 + (lab[i + 2]! - lab[j + 2]!) ** 2 > step2) flat = false;
+      }
+      if (!flat) continue;
+      if (first < 0) first = i;
+      else if ((lab[i]! - lab[first]!) ** 2 + (lab[i + 1]! - lab[first + 1]!) ** 2 + (lab[i + 2]! - lab[first + 2]!) ** 2 > DISTINCT_COLOUR * DISTINCT_COLOUR) return 2;
+    }
+  }
+  return first < 0 ? 0 : 1;
+}
+/** ΔE76 between two flat areas above which they are two colours, not one colour's shading. */
+const DISTINCT_COLOUR = 10;
 
 /** sRGB encoding of a linear value (0..1). */
 const encode = (v: number) => (v <= 0.0031308 ? 12.92 * v : 1.055 * v ** (1 / 2.4) - 0.055);
@@ -311,19 +350,20 @@ function applyChannels(a: Float32Array, curve: NonNullable<Tone['channels']>): {
 }
 
 /** Of the tones fitTone offers, the one that leaves the fewest changed pixels (then the least mean difference). */
-function bestTone(a: Float32Array, b: Float32Array, settings: CompareSettings): { tone: Tone } & ReturnType<typeof residualFigures> {
+function bestTone(a: Float32Array, b: Float32Array, settings: CompareSettings): { tone: Tone; oneColour: boolean } & ReturnType<typeof residualFigures> {
   let best: ({ tone: Tone } & ReturnType<typeof residualFigures>) | null = null;
+  const { tones, oneColour } = fitTone(a, b);
   // Which cells of each side have one colour (for the clip slack): the same for every tone, so made once a side.
   let flatA: Uint8Array | undefined;
   let flatB: Uint8Array | undefined;
-  for (const tone of fitTone(a, b)) {
+  for (const tone of tones) {
     const reversed = tone.channels?.reversed === true;
     const { mapped, clipped } = applyTone(reversed ? b : a, tone);
     const flat = clipped === null ? null : reversed ? (flatB ??= flatCells(b)) : (flatA ??= flatCells(a));
     const figures = residualFigures(mapped, reversed ? a : b, settings, clipped, flat);
     if (!best || figures.changedPixels < best.changedPixels || (figures.changedPixels === best.changedPixels && figures.meanDifference < best.meanDifference)) best = { tone, ...figures };
   }
-  return best!;
+  return { ...best!, oneColour };
 }
 
 /**
@@ -375,6 +415,7 @@ function residualFigures(x: Float32Array, y: Float32Array, { tolerance, fineTole
   const slack2 = tolerance2 * CLIP_SLACK * CLIP_SLACK;
   let changedPixels = 0;
   let total = 0;
+  const exact = EXACT_DIFFERENCE * EXACT_DIFFERENCE;
   for (let p = 0, i = 0; p < PIXELS; p++, i += 3) {
     const dL = x[i]! - y[i]!;
     const da = (x[i + 1]! - y[i + 1]!) * CHROMA_WEIGHT;
@@ -388,8 +429,46 @@ function residualFigures(x: Float32Array, y: Float32Array, { tolerance, fineTole
       changedPixels++;
     }
     if (d2 > (slack ? slack2 : fine2)) fine[p] = 1;
+    OFF[p] = d2 > exact ? 1 : 0;
   }
-  return { changedPixels, regionPixels: eroded(changed), fineRegionPixels: eroded(fine), meanDifference: total / PIXELS };
+  return { changedPixels, regionPixels: eroded(changed), fineRegionPixels: eroded(fine), meanDifference: total / PIXELS, ...localFigures(fine, OFF, y), exactRegionPixels: eroded(OFF) };
+}
+/** Scratch for residualFigures: 1 where a pixel differs by more than EXACT_DIFFERENCE. */
+const OFF = new Uint8Array(PIXELS);
+
+/**
+ * A local recolour's figures: the pixels off by more than the fine tolerance (`localPixels`),
+ * and the box around every pixel off at all (by more than EXACT_DIFFERENCE: `offBox`, its
+ * area in pixels), and the box around the drawing (`drawingBox`: what is not the colour of
+ * the top-left corner). A small feature in another colour on the same drawing leaves a few off
+ * pixels in a small part of it and nothing else; a re-encode or a resize leaves small
+ * differences along every edge, over the whole drawing, however small it is.
+ */
+function localFigures(fine: Uint8Array, off: Uint8Array, lab: Float32Array): { localPixels: number; offBox: number; drawingBox: number } {
+  let localPixels = 0;
+  let [top, bottom, left, right] = [SIDE, -1, SIDE, -1];
+  let [dTop, dBottom, dLeft, dRight] = [SIDE, -1, SIDE, -1];
+  for (let p = 0; p < PIXELS; p++) {
+    const i = p * 3;
+    if ((lab[i]! - lab[0]!) ** 2 + (lab[i + 1]! - lab[1]!) ** 2 + (lab[i + 2]! - lab[2]!) ** 2 > MIX_STEP * MIX_STEP) {
+      const r = (p / SIDE) | 0;
+      const c = p % SIDE;
+      if (r < dTop) dTop = r;
+      if (r > dBottom) dBottom = r;
+      if (c < dLeft) dLeft = c;
+      if (c > dRight) dRight = c;
+    }
+    if (fine[p] === 1) localPixels++;
+    if (off[p] === 1 || fine[p] === 1) {
+      const r = (p / SIDE) | 0;
+      const c = p % SIDE;
+      if (r < top) top = r;
+      if (r > bottom) bottom = r;
+      if (c < left) left = c;
+      if (c > right) right = c;
+    }
+  }
+  return { localPixels, offBox: bottom < 0 ? 0 : (bottom - top + 1) * (right - left + 1), drawingBox: dBottom < 0 ? 0 : (dBottom - dTop + 1) * (dRight - dLeft + 1) };
 }
 
 /** 1 where a pixel's 3×3 neighbourhood has one colour (every neighbour within MIX_STEP, ΔE76): nothing for a clip to mix. */
@@ -414,6 +493,9 @@ function flatCells(lab: Float32Array): Uint8Array {
   }
   return out;
 }
+/** ΔE (as changedPixels measures it) up to which two thumbnail pixels are the same: identical drawings differ by 0. */
+const EXACT_DIFFERENCE = 1;
+
 /** ΔE76 between neighbouring cells above which a cell may mix colours (a flat background's cells differ by under 1). */
 const MIX_STEP = 3;
 
@@ -546,7 +628,8 @@ function envelopeFigures(uncropped: Float32Array, cropped: Float32Array, crop: O
       if (d2 > fineTolerance * fineTolerance) fine[r * SIDE + c] = 1;
     }
   }
-  return { changedPixels, regionPixels: eroded(changed), fineRegionPixels: eroded(fine), meanDifference: total / PIXELS };
+  // A crop moves every edge: no local recolour is looked for.
+  return { changedPixels, regionPixels: eroded(changed), fineRegionPixels: eroded(fine), meanDifference: total / PIXELS, localPixels: 0, offBox: PIXELS, drawingBox: PIXELS, exactRegionPixels: PIXELS };
 }
 
 
@@ -580,7 +663,7 @@ function compareDarkerToLighter(a: Float32Array, b: Float32Array, settings: Comp
     // Measured against the cells each cropped cell lies between, not their interpolation.
     const onUncropped = (cropped === 'b') !== (tone.channels?.reversed === true);
     const figures = envelopeFigures(onUncropped ? applyTone(uncropped, tone).mapped : uncropped, onUncropped ? inner : applyTone(inner, tone).mapped, crop, settings);
-    if (figures.changedPixels < best.changedPixels) best = { crop: { cropped, ...crop }, lighter: 'b', tone, ...figures, uncroppedChangedPixels: asIs.changedPixels };
+    if (figures.changedPixels < best.changedPixels) best = { crop: { cropped, ...crop }, lighter: 'b', tone, oneColour: asIs.oneColour, ...figures, uncroppedChangedPixels: asIs.changedPixels };
   }
   return best;
 }

@@ -50,7 +50,7 @@ function headSvg(skin: string, line: string, shirt: string): string {
 export function drawFrogSvg(params: FrogParams, size = 512): string {
   const line = shade(params.skin, 0.42);
   const seed = paramsSeed(params);
-  const colors = { skin: params.skin, line, iris: params.iris };
+  const colors = { skin: params.skin, line, iris: params.iris, white: params.eyeWhite };
   const style = eyeStyle(params.expression);
   const gaze = params.gaze ?? style.gaze;
   const { zoom, tilt, shiftX, flip } = params.pose;
@@ -61,6 +61,7 @@ export function drawFrogSvg(params: FrogParams, size = 512): string {
   const bodyDetails = params.details.filter((d) => d !== 'confetti' && d !== 'sparkles');
   const body = [
     headSvg(params.skin, line, params.shirt),
+    params.badge ? `<circle cx="346" cy="468" r="34" fill="${params.badge}" stroke="${shade(params.badge, 0.6)}" stroke-width="5"/>` : '',
     ...behind.map((a) => accessorySvg(a, colors)),
     eyeSvg(0, style, gaze, colors),
     eyeSvg(1, style, gaze, colors),

@@ -42,7 +42,7 @@ const heartPath = (x: number, y: number, s: number) =>
 export { heartPath };
 
 /** One eye: bulge is drawn by the head; this draws the white, iris, lid and lid line. */
-export function eyeSvg(index: 0 | 1, style: EyeStyle, gaze: { x: number; y: number }, c: { skin: string; line: string; iris: string }): string {
+export function eyeSvg(index: 0 | 1, style: EyeStyle, gaze: { x: number; y: number }, c: { skin: string; line: string; iris: string; white?: string }): string {
   const cx = EYE_XS[index];
   const cy = EYE_Y + 8;
   const rx = 50;
@@ -70,7 +70,7 @@ export function eyeSvg(index: 0 | 1, style: EyeStyle, gaze: { x: number; y: numb
     : '';
   return [
     `<clipPath id="${id}"><ellipse cx="${cx}" cy="${cy}" rx="${rx}" ry="${ry}"/></clipPath>`,
-    `<ellipse cx="${cx}" cy="${cy}" rx="${rx}" ry="${ry}" fill="#fbfbf4"/>`,
+    `<ellipse cx="${cx}" cy="${cy}" rx="${rx}" ry="${ry}" fill="${c.white ?? '#fbfbf4'}"/>`,
     `<g clip-path="url(#${id})">${iris}${lid}</g>`,
     `<ellipse cx="${cx}" cy="${cy}" rx="${rx}" ry="${ry}" fill="none" stroke="${c.line}" stroke-width="5"/>`,
     bags,

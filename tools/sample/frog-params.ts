@@ -40,6 +40,10 @@ export interface FrogParams {
     flip: boolean;
   };
   details: readonly Detail[];
+  /** The eyes' whites; undefined = the usual off-white. */
+  eyeWhite?: string;
+  /** A round badge on the shirt, in this colour; undefined = none. */
+  badge?: string;
   /** Where the pupils look, each -1..1 (x right, y down); undefined = per expression. */
   gaze?: { x: number; y: number };
 }

@@ -129,3 +129,43 @@ export function recoloured(params: FrogParams, kind: Recolour, rand: () => numbe
       };
   }
 }
+
+/**
+ * Local recolours: one small feature (1–5% of the picture) in another colour on an otherwise
+ * identical drawing: the mouth, the eyes' whites, a badge on the shirt. Another picture too,
+ * though only a handful of thumbnail cells show it.
+ */
+export const LOCAL_RECOLOURS = ['mouth', 'eyes', 'badge'] as const;
+export type LocalRecolour = (typeof LOCAL_RECOLOURS)[number];
+
+const OTHER_LIPS = ['#6b3a2a', '#d6336c', '#8b5a2b', '#e0245e', '#5a2d82'] as const;
+const EYE_WHITES = ['#f4c2c2', '#fff0a0', '#cfe8ff', '#dcdcdc', '#ffd8b0'] as const;
+const BADGES = ['#e0245e', '#f2c12e', '#2f8f86', '#ffffff', '#7b4bb3', '#e85d1a'] as const;
+
+/**
+ * The pair of a local recolour: `params` and the same drawing with one feature in another
+ * colour. A badge is drawn on both, in two colours (the variant itself has none). Eyes that
+ * sunglasses or a sleepy lid hide get their mouth recoloured instead.
+ */
+export function locallyRecoloured(params: FrogParams, wanted: LocalRecolour, rand: () => number): { kind: LocalRecolour; pair: [FrogParams, FrogParams] } {
+  const hidden = params.expression === 'sleepy' || params.accessories.includes('sunglasses');
+  const kind = wanted === 'eyes' && hidden ? 'mouth' : wanted;
+  return { kind, pair: recolouredPair(params, kind, rand) };
+}
+
+function recolouredPair(params: FrogParams, kind: LocalRecolour, rand: () => number): [FrogParams, FrogParams] {
+  const pick = <T>(list: readonly T[], not?: T) => {
+    const choices = list.filter((x) => x !== not);
+    return choices[Math.floor(rand() * choices.length)]!;
+  };
+  switch (kind) {
+    case 'mouth':
+      return [params, { ...params, lips: pick(OTHER_LIPS) }];
+    case 'eyes':
+      return [params, { ...params, eyeWhite: pick(EYE_WHITES) }];
+    case 'badge': {
+      const first = pick(BADGES);
+      return [{ ...params, badge: first }, { ...params, badge: pick(BADGES, first) }];
+    }
+  }
+}

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SAMPLE_ENTRIES } from '../../sample/sample-catalogue.js';
 import { writeSampleContent } from '../../sample/sample-files.js';
 import { plantedCopy } from '../../sample/planted-copies.js';
+import { type FaceParams, renderFlat, type ShapeParams } from '../../sample/flat-pictures.js';
 import { makeTempDir, type TempDir } from '../../testing/temp-dir.js';
 import { captureIo } from '../../testing/capture-io.js';
 import { runMain } from '../main.js';
@@ -117,6 +118,26 @@ describe('pepe dupes', () => {
       expect(await runMain(['dupes', '--content', 'content', '--explain', 'candidate.webp', 'classics/smug-original.png'], io)).toBe(0);
       expect(io.out()).toContain('A: candidate.webp (id (not in the catalogue))');
       expect(io.out()).toMatch(/^verdict: a near-duplicate: /m);
+    });
+
+    it('names the local recolour rule for a face whose mouth alone changed colour', async () => {
+      const face = (mouth: string): FaceParams => ({ kind: 'face', skin: '#f1c27d', mouth, mouthShape: 'flat', eyes: 'dots', radius: 0.42, mouthScale: 0.7, dx: 0, dy: 0 });
+      await writeFile(join(temp.path, 'red-mouth.png'), await renderFlat(face('#c0392b'), 256).png().toBuffer());
+      await writeFile(join(temp.path, 'brown-mouth.png'), await renderFlat(face('#b0422e'), 256).png().toBuffer());
+      const io = captureIo({ cwd: temp.path });
+      expect(await runMain(['dupes', '--content', 'content', '--explain', 'red-mouth.png', 'brown-mouth.png'], io)).toBe(0);
+      expect(io.out()).toMatch(new RegExp(`^local recolour: \\d+ thumbnail pixels off by more than ΔE ${CONFIRM_DEFAULTS.fineTolerance}, every difference within a box of \\d+ pixels`, 'm'));
+      expect(io.out()).toMatch(/^verdict: not a near-duplicate: a small area differs where the rest matches exactly .*a local recolour/m);
+    });
+
+    it('names the one-colour decision for a flat square in two colours', async () => {
+      const square = (colour: string): ShapeParams => ({ kind: 'shape', shape: 'square', colour, size: 0.6, dx: 0, dy: 0 });
+      await writeFile(join(temp.path, 'square-a.png'), await renderFlat(square('#3b6fd1'), 256).png().toBuffer());
+      await writeFile(join(temp.path, 'square-b.png'), await renderFlat(square('#2f5cc0'), 256).png().toBuffer());
+      const io = captureIo({ cwd: temp.path });
+      expect(await runMain(['dupes', '--content', 'content', '--explain', 'square-a.png', 'square-b.png'], io)).toBe(0);
+      expect(io.out()).toMatch(/^colours besides white and black: one, so no edit was undone/m);
+      expect(io.out()).toMatch(/^verdict: not a near-duplicate: one colour besides white and black, compared as it is .*recolour/m);
     });
 
     it('names a side it cannot find and exits 1', async () => {

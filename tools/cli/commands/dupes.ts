@@ -94,6 +94,10 @@ function explanation(a: DupeItem, b: DupeItem, threshold: number): string {
       `of which in a region (all 3×3 neighbours changed too): ${c.regionPixels} (at most ${CONFIRM_DEFAULTS.maxRegionPixels})`,
       `in an area off by a close shade (ΔE ${CONFIRM_DEFAULTS.fineTolerance}, all 3×3 neighbours too): ${c.fineRegionPixels} (at most ${CONFIRM_DEFAULTS.maxFineRegionPixels})`,
       `mean colour difference: ΔE ${c.meanDifference.toFixed(2)}`,
+      c.crop
+        ? 'local recolour: not looked for with a crop'
+        : `local recolour: ${c.localPixels} thumbnail pixels off by more than ΔE ${CONFIRM_DEFAULTS.fineTolerance}, every difference within a box of ${c.offBox} pixels, the drawing's box ${c.drawingBox} (a local recolour when compared as they are: at least ${CONFIRM_DEFAULTS.minLocalPixels} in at most ${CONFIRM_DEFAULTS.maxLocalBox} and ${percent(CONFIRM_DEFAULTS.maxLocalShare)} of the drawing's)`,
+      `colours besides white and black: ${c.oneColour ? 'one, so no edit was undone (a flat shape in another colour is a recolour)' : 'two or more (or no edit to undo)'}`,
       `cells patterned in one picture where the other is plain (texture maps: at least ${TEXTURE_PATTERNED}, at most ${TEXTURE_PLAIN} with all 3×3 neighbours, no colour step): ${verdict.textureCells}${c.crop ? ' once the crop is undone' : ''} (at most ${c.crop ? CONFIRM_DEFAULTS.maxCroppedTextureCells : CONFIRM_DEFAULTS.maxTextureCells})`,
     );
   }
