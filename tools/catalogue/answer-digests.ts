@@ -11,7 +11,7 @@
  */
 import { join } from 'node:path';
 import { readCacheJson } from './cache-files.js';
-import type { Manifest, ManifestEntry } from '../shared/manifest.js';
+import { type Manifest, type ManifestEntry, manifestEntry } from '../shared/manifest.js';
 import { makeFolders } from '../shared/make-folders.js';
 import { replaceFile } from '../shared/replace-file.js';
 
@@ -49,7 +49,7 @@ export function unchangedAnswers(
   if (!usable) return () => undefined;
   return (id, path) => {
     const digest = current.records.get(id);
-    return digest !== undefined && saved.records[id] === digest ? previous.files[path] : undefined;
+    return digest !== undefined && saved.records[id] === digest ? manifestEntry(previous, path) : undefined;
   };
 }
 

@@ -5,8 +5,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Manifest } from '../../shared/manifest.js';
-import { keyForPath } from '../object-keys.js';
+import { loadManifest, segmentFiles } from '../../shared/manifest.js';
+import { isBucketPath, keyForPath } from '../object-keys.js';
 import type { StoredObject } from './memory-s3.js';
 
 /**
@@ -35,9 +35,11 @@ export function danglingReferences(objects: Map<string, StoredObject>, prefix = 
 /** Differences between the bucket and the build in `dir` (keys missing, extra, or with other bytes). */
 export async function bucketMismatches(objects: Map<string, StoredObject>, dir: string, prefix = '', allowExtra: (key: string) => boolean = () => false): Promise<string[]> {
   const manifestBytes = await readFile(join(dir, 'manifest.json'));
-  const manifest = JSON.parse(manifestBytes.toString('utf8')) as Manifest;
+  const manifest = (await loadManifest(dir))!;
   const expected = new Map<string, Buffer>([[keyForPath(prefix, 'manifest.json'), manifestBytes]]);
-  for (const path of Object.keys(manifest.files)) expected.set(keyForPath(prefix, path), await readFile(join(dir, path)));
+  for (const path of segmentFiles(manifest)) expected.set(keyForPath(prefix, path), await readFile(join(dir, path)));
+  // Only the site goes to the bucket: the function's data and bundle are deployed with the function.
+  for (const path of Object.keys(manifest.files).filter(isBucketPath)) expected.set(keyForPath(prefix, path), await readFile(join(dir, path)));
   const problems: string[] = [];
   for (const [key, bytes] of expected) {
     const stored = objects.get(key);
