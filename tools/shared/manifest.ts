@@ -464,6 +464,8 @@ export interface ManifestDiff {
   changed: Map<string, ManifestEntry>;
   /** Paths `from` lists and `to` does not, with `from`'s entry. */
   removed: Map<string, ManifestEntry>;
+  /** `from`'s entries of the changed paths it lists. */
+  previous: Map<string, ManifestEntry>;
   /** Segment keys whose hash differs (on either side). */
   segments: string[];
 }
@@ -490,12 +492,15 @@ export async function diffManifests(
   );
   const changed = new Map<string, ManifestEntry>();
   const removed = new Map<string, ManifestEntry>();
+  const previous = new Map<string, ManifestEntry>();
   for (const [path, entry] of after) {
     const old = before.get(path);
-    if (old === undefined || old.sha256 !== entry.sha256 || old.size !== entry.size) changed.set(path, entry);
+    if (old !== undefined && old.sha256 === entry.sha256 && old.size === entry.size) continue;
+    changed.set(path, entry);
+    if (old !== undefined) previous.set(path, old);
   }
   for (const [path, entry] of before) if (!after.has(path)) removed.set(path, entry);
-  return { changed, removed, segments: differing };
+  return { changed, removed, previous, segments: differing };
 }
 
 /** A manifest (`Manifest`) from a root and its segments' entries, for a reader that fetched them itself (publish). */
