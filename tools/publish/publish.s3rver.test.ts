@@ -543,6 +543,76 @@ describe('pepe publish against s3rver', () => {
     }
   });
 
+  it('publishes one added record at 1k with a bounded number of PUTs and reads, and a no-op with three requests', async () => {
+    const records = syntheticRecords(1000);
+    await writeSyntheticDist(dir, records);
+    expect((await publish({ concurrency: 16 })).ok).toBe(true);
+    const before = await readManifestRootKeys();
+    const added = syntheticRecords(1, 'added-1k')[0]!;
+    await writeSyntheticDist(dir, [...records, added]);
+    const segments = await newSegmentKeys(before);
+    counting.reset();
+    const result = await publish();
+    expect(result.problems).toEqual([]);
+    // The record's 3 files, its segment and the function data's, the root and the run marker: not one per record.
+    expect([...counting.putKeys].sort()).toEqual([`images/${added.id}${added.ext}`, `api/pepe/${added.id}`, `v1/pepe/${added.id}`, ...segments, '_build/manifest.json', '_build/publish-run'].sort());
+    expect(segments).toHaveLength(2);
+    expect(counting.counts.GET).toBeLessThanOrEqual(2 + segments.length);
+    expect(result.bytes.uploaded).toBeLessThan(100_000);
+    counting.reset();
+    expect((await publish()).counts.uploaded).toBe(0);
+    expect(counting.counts).toEqual({ GET: 2, HEAD: 1 });
+  }, 300_000);
+
+  it('--takedown deletes a removed record\'s original, renditions and documents in one run, remembers its bytes, and refuses while it is still built', async () => {
+    const records = syntheticRecords(3);
+    const perRecord = (r: SyntheticRecord) => ({
+      [`site/p/${r.id}`]: `<!doctype html><title>${r.id}</title>\n`,
+      [`site/oembed/${r.id}.json`]: '{"type": "photo"}\n',
+      [`site/api/similar/${r.id}`]: '{"data": [], "error": null}\n',
+      [`site/images/${r.id}-320w-0123456789abcdef.webp`]: `rendition of ${r.id}`,
+    });
+    const extra = (list: SyntheticRecord[]) => Object.assign({}, ...list.map(perRecord)) as Record<string, string>;
+    await writeSyntheticDist(dir, records, { extra: extra(records) });
+    expect((await publish()).ok).toBe(true);
+    const gone = records[0]!;
+    const keys = [`api/pepe/${gone.id}`, `api/similar/${gone.id}`, `images/${gone.id}${gone.ext}`, `images/${gone.id}-320w-0123456789abcdef.webp`, `oembed/${gone.id}.json`, `p/${gone.id}`, `v1/pepe/${gone.id}`];
+    for (const key of keys) await expect(head(key)).resolves.toBeDefined();
+    // Still in the build: refused, nothing written.
+    counting.reset();
+    const refused = await publish({ takedown: [gone.id] });
+    expect(refused.ok).toBe(false);
+    expect(refused.problems.map((p) => p.code)).toEqual(['takedown-still-built']);
+    expect(refused.problems[0]!.message).toContain(`record ${gone.id} is still in the build`);
+    expect(counting.counts.PUT ?? 0).toBe(0);
+    // Removed and rebuilt: one run deletes every key of the record, after the new documents are up.
+    await writeSyntheticDist(dir, records.slice(1), { extra: extra(records.slice(1)) });
+    const taken = await publish({ takedown: [gone.id] });
+    expect(taken.problems).toEqual([]);
+    expect(taken.takedown!.deleted).toEqual([...keys].sort());
+    for (const key of keys) await expect(head(key), key).rejects.toMatchObject({ $metadata: { httpStatusCode: 404 } });
+    expect(taken.takedown!.urls).toContain(`https://cdn.example.test/images/${gone.id}${gone.ext}`);
+    expect(taken.takedown!.urls).toContain(`https://pepe.example.test/p/${gone.id}`);
+    for (const key of keys.filter((k) => k.startsWith('api/') || k.startsWith('v1/') || k.startsWith('images/'))) expect(siteKeys(taken.plan!.kept.map((k) => k.key))).not.toContain(key);
+    // The image's bytes are remembered: its key never comes back with others.
+    const state = JSON.parse(String(await (await counting.client.send(new GetObjectCommand({ Bucket: bucket, Key: '_build/publish-state.json' }))).Body!.transformToString())) as { gone: Record<string, string> };
+    expect(state.gone[`images/${gone.id}${gone.ext}`]).toBe(createHash('sha256').update(gone.image).digest('hex'));
+    await writeSyntheticDist(dir, [{ ...gone, image: Buffer.from('another picture') }, ...records.slice(1)]);
+    expect((await publish()).problems.map((p) => p.code)).toEqual(['image-changed']);
+  });
+
+  it('deletes every per-record document of a removed record on the first --delete-stale run', async () => {
+    const records = syntheticRecords(3);
+    const gone = records[0]!;
+    await writeSyntheticDist(dir, records, { extra: { [`site/p/${gone.id}`]: '<!doctype html>\n', [`site/oembed/${gone.id}.json`]: '{}\n', [`site/api/similar/${gone.id}`]: '{}\n' } });
+    expect((await publish()).ok).toBe(true);
+    await writeSyntheticDist(dir, records.slice(1));
+    const first = await publish({ deleteStale: true });
+    expect(siteKeys(first.plan!.deletions)).toEqual([`api/pepe/${gone.id}`, `api/similar/${gone.id}`, `oembed/${gone.id}.json`, `p/${gone.id}`, `v1/pepe/${gone.id}`]);
+    // The image waits (a cached document may still point at it), and the run says so.
+    expect(first.plan!.kept.map((k) => k.key)).toContain(`images/${gone.id}${gone.ext}`);
+  });
+
   it('a dry run prints the plan from the bucket and writes nothing', async () => {
     const written = bucketPaths(await writeSyntheticDist(dir, syntheticRecords(3)));
     const result = await publish({ dryRun: true });

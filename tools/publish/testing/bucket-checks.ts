@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadManifest, segmentFiles } from '../../shared/manifest.js';
+import { loadManifest, MANIFEST_FILE, type ManifestRoot, manifestShapeError, parseSegment, segmentDigits, segmentFile, segmentFiles } from '../../shared/manifest.js';
 import { isBucketPath, keyForPath } from '../object-keys.js';
 import type { StoredObject } from './memory-s3.js';
 
@@ -48,4 +48,24 @@ export async function bucketMismatches(objects: Map<string, StoredObject>, dir: 
   }
   for (const key of objects.keys()) if (!expected.has(key) && !allowExtra(key)) problems.push(`extra ${key}`);
   return problems;
+}
+
+/** Keys the bucket's root names (its segments, and the site files they list) that the bucket does not hold; [] without a root. */
+export function rootMissing(objects: Map<string, StoredObject>, prefix = ''): string[] {
+  const root = objects.get(keyForPath(prefix, MANIFEST_FILE));
+  if (!root) return [];
+  const parsed = JSON.parse(root.bytes.toString('utf8')) as ManifestRoot;
+  if (manifestShapeError(parsed) !== null) return [];
+  const missing: string[] = [];
+  for (const [key, ref] of Object.entries(parsed.segments)) {
+    const segment = objects.get(keyForPath(prefix, segmentFile(ref.sha256)));
+    if (!segment) {
+      missing.push(keyForPath(prefix, segmentFile(ref.sha256)));
+      continue;
+    }
+    const entries = parseSegment(segment.bytes, key, ref, segmentDigits(parsed.counts.records));
+    if (typeof entries === 'string') missing.push(`${keyForPath(prefix, segmentFile(ref.sha256))}: ${entries}`);
+    else for (const path of entries.keys()) if (isBucketPath(path) && !objects.has(keyForPath(prefix, path))) missing.push(keyForPath(prefix, path));
+  }
+  return missing;
 }
