@@ -107,9 +107,8 @@ export function decideStale(options: {
   // the bucket (and may be fetched into a cache) until its DeleteObjects, which may fail or
   // never happen. An image's clock starts on a later run, which no longer sees them.
   // Documents stored no-store do not count: no cached copy of them outlives their deletion.
-  // They used to: a real build renames its data pieces file (`_build/data/pieces-<hash>.txt`)
-  // whenever the catalogue changes, so each such run brought a new stale document, which dropped
-  // a running image clock, and under CI publishing every few minutes a removed image was never deleted.
+  // Every catalogue change leaves old manifest segments (`_build/manifest/<sha256>.json`) stale: were
+  // they counted, each run would drop a running image clock, and under CI a removed image would never go.
   const isUncacheable = options.isUncacheable ?? (() => false);
   const documentsLeft = documents.filter((key) => !isUncacheable(key)).length;
   for (const key of sorted.filter(isImageKey)) {
