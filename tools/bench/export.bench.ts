@@ -24,7 +24,7 @@ import { siteDocuments } from '../catalogue/site-documents.js';
 import { exportDataset, DEFAULT_CONCURRENCY } from '../export/export-dataset.js';
 import { startServer } from '../serve/server.js';
 import { makeFolders } from '../shared/make-folders.js';
-import { createManifest, type ManifestEntry, stableJson } from '../shared/manifest.js';
+import { createManifest, type ManifestEntry, writeManifestFiles } from '../shared/manifest.js';
 import { seededRandom } from '../shared/seeded-random.js';
 import { median, round, type Bench } from './context.js';
 import { syntheticRecords } from './synthetic-records.js';
@@ -145,7 +145,7 @@ export default {
     for (const file of [...answers, ...documents]) await put(`site/${file.path}`, file.body!);
     for (const [name, bytes] of images) await put(`site/images/${name}`, bytes);
     await bundleFunction({ distDir });
-    await writeFile(join(distDir, 'manifest.json'), stableJson(createManifest(entries, URLS, { records: count, images: count })));
+    await writeManifestFiles(distDir, createManifest(entries, URLS, { records: count, images: count }));
     const server = await startServer({ dir: distDir, port: 0, host: '127.0.0.1', netlifyToml: join(REPO, 'netlify.toml') });
     try {
       const names = [...images.keys()];

@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { catalogueDataFiles, compileCatalogue, precomputedFiles } from '../../functions/core/catalogue.js';
 import { bundleFunction } from '../catalogue/bundle-function.js';
-import { createManifest, type ManifestEntry, stableJson } from '../shared/manifest.js';
+import { createManifest, type ManifestEntry, writeManifestFiles } from '../shared/manifest.js';
 import { median, round, type Bench, type BenchContext } from './context.js';
 import { syntheticRecords } from './synthetic-records.js';
 import { makeFolders } from '../shared/make-folders.js';
@@ -66,7 +66,7 @@ export async function writeSyntheticBuild(distDir: string, count: number): Promi
   for (const { path, body } of catalogueDataFiles(data)) await put(path, body);
   for (const file of precomputedFiles(data)) await put(`site/${file.path}`, file.body);
   await bundleFunction({ distDir });
-  await writeFile(join(distDir, 'manifest.json'), stableJson(createManifest(entries, URLS, { records: records.length, images: 0 })));
+  await writeManifestFiles(distDir, createManifest(entries, URLS, { records: records.length, images: 0 }));
   // A common tag word, so the search case matches many records (the costly kind).
   const counts = new Map<string, number>();
   for (const r of records) for (const tag of r.tags ?? []) for (const w of tag.split(/\s+/)) counts.set(w, (counts.get(w) ?? 0) + 1);

@@ -11,7 +11,7 @@
  */
 import { join } from 'node:path';
 import { readCacheJson } from './cache-files.js';
-import type { Manifest, ManifestEntry } from '../shared/manifest.js';
+import { type Manifest, type ManifestEntry, manifestEntry } from '../shared/manifest.js';
 import { makeFolders } from '../shared/make-folders.js';
 import { replaceFile } from '../shared/replace-file.js';
 
@@ -53,7 +53,7 @@ export function unchangedAnswers(
   if (!usable(saved, current, previous)) return () => undefined;
   return (id, path) => {
     const digest = current.records.get(id);
-    return digest !== undefined && saved.records[id] === digest ? previous!.files[path] : undefined;
+    return digest !== undefined && saved.records[id] === digest ? manifestEntry(previous!, path) : undefined;
   };
 }
 
@@ -61,7 +61,7 @@ export function unchangedAnswers(
 export function unchangedDocuments(saved: AnswerDigests | null, current: { outDir: string; context: string }, previous: Manifest | null): KnownDocument {
   const documents = saved?.documents;
   if (!usable(saved, current, previous) || typeof documents !== 'object' || documents === null) return () => undefined;
-  return (path, inputs) => (Object.hasOwn(documents, path) && documents[path] === inputs ? previous!.files[path] : undefined);
+  return (path, inputs) => (Object.hasOwn(documents, path) && documents[path] === inputs ? manifestEntry(previous!, path) : undefined);
 }
 
 /** The previous entry of document `path` when its inputs digest is `inputs` as at the last build. */

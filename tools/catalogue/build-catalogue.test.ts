@@ -11,7 +11,7 @@ import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 import type { AnalyseFn } from './analyse-content.js';
 import { buildCatalogue, type BuildOptions } from './build-catalogue.js';
 import { catalogueDataFiles, catalogueModuleSource, compileCatalogue } from '../../functions/core/catalogue.js';
-import { catalogueVersion, type Manifest } from '../shared/manifest.js';
+import { catalogueVersion, createManifest, loadManifest, segmentFiles, writeManifestFiles } from '../shared/manifest.js';
 
 // Real builds (analysis + esbuild bundle) on a machine shared with other jobs.
 vi.setConfig({ testTimeout: 60_000 });
@@ -318,19 +318,21 @@ describe('a good build', () => {
   });
 
   it('writes a manifest listing every other output file with its sha256 and size', async () => {
-    const manifest = JSON.parse(await readFile(join(goodDist, 'manifest.json'), 'utf8')) as Manifest;
+    const manifest = (await loadManifest(goodDist))!;
     const snapshot = await snapshotDir(goodDist);
     const listed = Object.keys(manifest.files);
-    expect(listed).toEqual(Object.keys(snapshot).filter((p) => p !== 'manifest.json'));
+    // Every file but the root and its segments, each segment named by its hash.
+    expect(listed).toEqual(Object.keys(snapshot).filter((p) => p !== 'manifest.json' && !p.startsWith('manifest/')));
+    expect(Object.keys(snapshot).filter((p) => p.startsWith('manifest/')).sort()).toEqual(segmentFiles(manifest).sort());
     expect(listed).toEqual([...listed].sort());
     for (const path of listed) {
       expect(manifest.files[path]!.sha256).toBe(snapshot[path]!.sha256);
       expect(manifest.files[path]!.size).toBe((await stat(join(goodDist, path))).size);
     }
-    expect(manifest.version).toBe(catalogueVersion(manifest.files));
+    expect(manifest.version).toBe(catalogueVersion(manifest.segments));
     expect(manifest.counts).toEqual({ records: 6, images: 6, files: listed.length });
     expect(manifest.settings).toEqual(FIXTURE_URLS);
-    expect(manifest.format).toBe(1);
+    expect(manifest.format).toBe(2);
     expect(listed).toContain('functions/pepe.mjs');
     expect(listed).toContain('data/catalogue.mjs');
   });
@@ -348,9 +350,9 @@ describe('a good build', () => {
   // "settings"), or be trusted: a "../" path it listed was a file to remove, outside the output.
   it('refuses an output folder whose manifest.json is damaged, saying what is wrong with it, and touches nothing', async () => {
     const damages: [string, (manifest: Record<string, unknown>) => void, string][] = [
-      ['files-null', (m) => void (m.files = null), 'has no "files" object'],
+      ['segments-null', (m) => void (m.segments = null), 'has no "segments" object'],
       ['no-settings', (m) => void delete m.settings, 'has no "settings" object with baseUrl, apiUrl and cdnUrl'],
-      ['outside', (m) => void ((m.files as Record<string, unknown>)['../victim.txt'] = { sha256: 'a'.repeat(64), size: 4 }), 'lists an invalid path "../victim.txt"'],
+      ['version', (m) => void (m.version = 'a'.repeat(64)), 'has a "version" that is not the sha256 of its "segments"'],
     ];
     for (const [name, damage, why] of damages) {
       const out = join(temp.path, `damaged-${name}`, 'dist');
@@ -381,9 +383,10 @@ describe('a good build', () => {
     const cache = join(root, 'cache');
     expect((await buildCatalogue({ contentDir: baseContent, outDir: out, cacheDir: cache, urls: FIXTURE_URLS })).ok).toBe(true);
     await writeFile(join(root, 'victim.txt'), 'mine');
-    const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8')) as { files: Record<string, unknown> };
-    manifest.files['../victim.txt'] = { sha256: 'a'.repeat(64), size: 4 };
-    await writeFile(join(out, 'manifest.json'), JSON.stringify(manifest));
+    // A consistent forgery: a segment listing a path outside the output, named by its hash, and a root naming it.
+    const built = (await loadManifest(out))!;
+    const entries = new Map(Object.entries(built.files)).set('../victim.txt', { sha256: 'a'.repeat(64), size: 4 });
+    await writeManifestFiles(out, createManifest(entries, built.settings, built.counts));
     const result = await buildCatalogue({ contentDir: baseContent, outDir: out, cacheDir: cache, urls: FIXTURE_URLS });
     expect(result.ok).toBe(false);
     expect(result.problems.map((p) => p.message).join('\n')).toContain('lists an invalid path "../victim.txt"');
@@ -528,9 +531,11 @@ describe('incremental rebuilds', () => {
     await cp(baseContent, contentDir, { recursive: true });
     const own = { contentDir, outDir: join(temp.path, 'dist-edits'), cacheDir: join(temp.path, 'cache-edits'), urls: FIXTURE_URLS };
     const verify = async () => {
-      const manifest = JSON.parse(await readFile(join(own.outDir, 'manifest.json'), 'utf8')) as Manifest;
+      const manifest = (await loadManifest(own.outDir))!;
       const snapshot = await snapshotDir(own.outDir);
-      expect(Object.keys(manifest.files)).toEqual(Object.keys(snapshot).filter((p) => p !== 'manifest.json'));
+      expect(Object.keys(manifest.files)).toEqual(Object.keys(snapshot).filter((p) => p !== 'manifest.json' && !p.startsWith('manifest/')));
+      // Only the segments the root names are left.
+      expect(Object.keys(snapshot).filter((p) => p.startsWith('manifest/')).sort()).toEqual(segmentFiles(manifest).sort());
       for (const [path, entry] of Object.entries(manifest.files)) expect(entry.sha256, path).toBe(snapshot[path]!.sha256);
       return manifest;
     };

@@ -344,7 +344,7 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
         stats.generated = generated.reused;
         return generated.paths;
       },
-      manifestFor: (entries) => createManifest(entries, options.urls, counts),
+      manifestFor: (entries, reuse) => createManifest(entries, options.urls, counts, reuse),
     });
   } finally {
     // Nothing of this build is left writing into the cache once it returns, whatever happened.

@@ -131,7 +131,7 @@ describe('pepe build killed with SIGKILL', () => {
       expect(tree(out)).toEqual(oldOutput);
       await killedBuild(newContent, out, cache, point);
       let killed = tree(out);
-      // Killed inside the commit: a mix until the next build recovers it (tools/catalogue/README.md, "Nothing half-written", guarantee 3);
+      // Killed inside the commit: a mix until the next build recovers it (tools/catalogue/README.md, "Nothing half-written", guarantee 2);
       // just past the commit point, emptied folders not yet deleted.
       if (killed !== null && !isEqual(killed, oldOutput) && !isEqual(killed, newOutput)) {
         expect(['rolled-back', 'completed']).toContain(recoverOutput(out).state);

@@ -5,7 +5,7 @@
  * see its own previous output, so it warns (a maintainer's local build is where an image
  * edited in place shows up first).
  */
-import type { Manifest } from '../shared/manifest.js';
+import { type Manifest, manifestEntry } from '../shared/manifest.js';
 import { type Problem, warning } from '../shared/problems.js';
 
 const IMAGE_PREFIX = 'site/images/';
@@ -14,7 +14,7 @@ const IMAGE_PREFIX = 'site/images/';
 export function changedImageWarnings(written: readonly string[], previous: Manifest | null, contentFileOf: (path: string) => string | undefined): Problem[] {
   if (previous === null) return [];
   return written
-    .filter((path) => path.startsWith(IMAGE_PREFIX) && previous.files[path] !== undefined)
+    .filter((path) => path.startsWith(IMAGE_PREFIX) && manifestEntry(previous, path) !== undefined)
     .map((path) =>
       warning(
         'image-changed',

@@ -9,7 +9,7 @@ import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 import { readdirSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { recoverOutput, REMOVE_IN_PROCESS_MAX, SimulatedCrash } from './commit-output.js';
-import { createManifest, readManifest } from '../shared/manifest.js';
+import { createManifest, readManifest, segmentFiles } from '../shared/manifest.js';
 import { sha256Of } from '../shared/manifest.js';
 import { byteLength, type PlannedFile, writeOutput } from './write-output.js';
 
@@ -26,8 +26,8 @@ const write = async (outDir: string, files: PlannedFile[], commitFault?: { after
 const V1 = [planned('site/a.json', 'a'), planned('site/b.json', 'b'), planned('site/old/c.json', 'c'), planned('data/x.mjs', 'x')];
 // Replaces b, adds d in a new folder, removes c (and its folder): every kind of commit step.
 const V2 = [planned('site/a.json', 'a'), planned('site/b.json', 'B!'), planned('site/new/d.json', 'd'), planned('data/x.mjs', 'x')];
-/** create site/new, link+rename b, rename d, move c, manifest = 6 steps before the commit point. */
-const COMMIT_STEPS = 6;
+/** create site/new, link+rename b, rename d, rename the 2 new segments (site, site/new), move c, manifest = 8 steps before the commit point. */
+const COMMIT_STEPS = 8;
 
 /** Files (bytes, inode, mtime) and folders: what "exactly as it was" is checked against. */
 async function state(dir: string) {
@@ -46,7 +46,7 @@ describe('incremental output commit', () => {
     expect(result.kept).toBe(2);
     expect(after.files['site/a.json']).toEqual(before.files['site/a.json']);
     expect(after.files['data/x.mjs']).toEqual(before.files['data/x.mjs']);
-    expect(after.dirs).toEqual(['data', 'site', 'site/new']);
+    expect(after.dirs).toEqual(['data', 'manifest', 'site', 'site/new']);
     expect(await readFile(join(out, 'site/b.json'), 'utf8')).toBe('B!');
     expect((await readManifest(out))?.version).toBe(result.manifest.version);
   });
@@ -73,15 +73,18 @@ describe('incremental output commit', () => {
     expect(await readFile(join(out, 'site/new/d.json'), 'utf8')).toBe('d');
   });
 
-  it('after a crash past the commit point, recovery keeps the new output and cleans up', async () => {
+  // Past the commit point: before the old segments were deleted, and after the first of them.
+  it.each([COMMIT_STEPS, COMMIT_STEPS + 1])('after a crash past the commit point (step %i), recovery keeps the new output and deletes the old segments', async (steps) => {
     const out = join(temp.path, 'dist');
     await write(out, V1);
-    await expect(write(out, V2, { afterSteps: COMMIT_STEPS, crash: true })).rejects.toBeInstanceOf(SimulatedCrash);
+    await expect(write(out, V2, { afterSteps: steps, crash: true })).rejects.toBeInstanceOf(SimulatedCrash);
     const committed = await state(out);
+    const named = segmentFiles((await readManifest(out))!);
+    expect(Object.keys(committed.files).filter((p) => p.startsWith('manifest/')).length).toBeGreaterThan(named.length);
     expect(recoverOutput(out).state).toBe('completed');
     const after = await state(out);
-    expect(after.files).toEqual(committed.files);
-    expect(after.dirs).toEqual(['data', 'site', 'site/new']);
+    expect(after.files).toEqual(Object.fromEntries(Object.entries(committed.files).filter(([p]) => !p.startsWith('manifest/') || named.includes(p))));
+    expect(after.dirs).toEqual(['data', 'manifest', 'site', 'site/new']);
     expect(await readdir(temp.path)).toEqual(['dist']);
   });
 

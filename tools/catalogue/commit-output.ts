@@ -11,13 +11,14 @@
  *
  * Commit order: create missing folders; for each replaced file, hard-link the old one into
  * `old/` then rename the new one over it (the path never disappears); for each added file,
- * rename it in; move each removed file into `old/`; finally rename the new manifest.json
- * over the old one. That last rename is the commit point.
+ * rename it in (the new manifest segments among them); move each removed file into `old/`;
+ * rename the new manifest.json over the old one (the commit point); then delete the old
+ * segments the new root no longer names.
  *
  * Rollback (a failing step in this process, or `recoverOutput` after a crash): every file
  * found in `old/` is renamed back (the same inode as before), every added file that left
  * `new/` is unlinked, the created folders are removed. A leftover journal whose version
- * matches the output's manifest.json committed completely and only needs deleting.
+ * matches the output's manifest.json committed: its old segments are deleted, then the journal.
  */
 import { existsSync, linkSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { readRegularFileSync } from '../shared/read-regular-file.js';
@@ -37,6 +38,8 @@ export interface Journal {
   removed: string[];
   /** Folders created in the output, parents first. */
   createdDirs: string[];
+  /** Manifest segment files of the previous root that the new one does not name: deleted after the commit point. */
+  retiredSegments?: string[];
 }
 
 /** Test hook: a fault injected after this many commit steps; `crash` skips the in-process rollback (as a killed process would). */
@@ -121,6 +124,7 @@ export function commitStaged(txnDir: string, journal: Journal, fault?: CommitFau
     renameSync(staged(MANIFEST_FILE), out(MANIFEST_FILE));
     // Committed. Only a simulated crash can stop here (to test recovery of a committed transaction).
     if (fault?.crash && steps + 1 > fault.afterSteps) throw new SimulatedCrash('simulated crash after the commit point');
+    deleteRetiredSegments(journal, fault?.crash && steps + 2 > fault.afterSteps ? 1 : undefined);
   } catch (failure) {
     if (!(failure instanceof SimulatedCrash)) rollback(txnDir, journal);
     throw failure;
@@ -221,12 +225,24 @@ export function recoverOutput(outDir: string): Recovery {
       rollback(txnDir, { ...journal, outDir });
       result = { state: 'rolled-back', txnDir };
     } else {
-      if (journal) pruneEmptyDirs(outDir, journal.removed);
+      if (journal) {
+        deleteRetiredSegments({ ...journal, outDir });
+        pruneEmptyDirs(outDir, journal.removed);
+      }
       rmSync(txnDir, { recursive: true, force: true });
       if (journal) result = { state: 'completed', txnDir };
     }
   }
   return result;
+}
+
+/** Deletes the old segments of a committed transaction (`crashAfter`: tests stop after that many, as a killed process would). */
+function deleteRetiredSegments(journal: Journal, crashAfter?: number): void {
+  const retired = journal.retiredSegments ?? [];
+  for (const [index, path] of retired.entries()) {
+    if (crashAfter !== undefined && index >= crashAfter) throw new SimulatedCrash('simulated crash while deleting old manifest segments');
+    rmSync(join(journal.outDir, path), { force: true });
+  }
 }
 
 /** Folders emptied by removed files go too, as they would have with a whole-tree swap. */

@@ -5,8 +5,9 @@
  * again, and every build must equal a build from scratch. One shared output and cache folder,
  * a real repository, the real build.
  */
+import { loadManifest } from '../shared/manifest.js';
 import { execFileSync } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FIXTURE_URLS, fixtureContentFolder, fixtureId, fixtureImage } from '../testing/fixture-catalogue.js';
@@ -27,7 +28,7 @@ const scratch = () => {
   fresh++;
   return buildCatalogue({ contentDir: join(temp.path, 'content'), outDir: join(temp.path, `.fresh-${fresh}`, 'dist'), cacheDir: join(temp.path, `.fresh-${fresh}`, 'cache'), urls: FIXTURE_URLS });
 };
-const manifestOf = async (dir: string) => JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as { files: unknown };
+const manifestOf = async (dir: string) => (await loadManifest(dir))!;
 
 /** Builds, expects no image decoded and the result of a build from scratch. */
 async function buildWithoutDecoding(): Promise<void> {

@@ -158,6 +158,6 @@ describe('writeOutput', () => {
     const result = await write(out, [planned('site/a.json', 'a')], gen);
     expect(result.changed).toBe(false);
     expect((await stat(join(out, 'functions', 'f.mjs'))).ino).toBe(ino);
-    expect(JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8')).files['functions/f.mjs'].size).toBe(17);
+    expect((await readManifest(out))!.files['functions/f.mjs']!.size).toBe(17);
   });
 });

@@ -19,7 +19,7 @@ import { constants, copyFileSync, existsSync, linkSync, readFileSync, rmSync, wr
 import { rename } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { type CommitFault, commitStaged, type Journal, newTransactionDir, removeInBackground, SimulatedCrash } from './commit-output.js';
-import { type Manifest, type ManifestEntry, MANIFEST_FILE, manifestJson, sameHeader, sha256Of } from '../shared/manifest.js';
+import { type Manifest, type ManifestEntry, MANIFEST_FILE, manifestEntry, manifestJson, manifestPaths, newSegmentFiles, sameHeader, segmentFiles, sha256Of } from '../shared/manifest.js';
 import { makeFoldersSync } from '../shared/make-folders.js';
 
 /** One file the build wants in the output; `path` is relative to the output folder, forward slashes. */
@@ -54,7 +54,8 @@ export interface WriteOutputOptions {
   plannedLater?: () => PlannedFile[];
   /** Writes generated files (function bundle, gallery) into the staging folder; returns their output-relative paths. */
   generate?: (stagingDir: string) => Promise<string[]>;
-  manifestFor: (entries: Map<string, ManifestEntry>) => Manifest;
+  /** The manifest of `entries`; with `reuse`, only the segments of the paths written or removed are serialised again (shared/manifest.ts `createManifest`). */
+  manifestFor: (entries: Map<string, ManifestEntry>, reuse?: { previous: Manifest; changed: readonly string[] }) => Manifest;
   /** Tests only: inject a failure (or a simulated crash) into the in-place commit. */
   commitFault?: CommitFault;
 }
@@ -108,7 +109,7 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
   let kept = 0;
   let generating: Promise<string[]> | undefined;
   const same = (path: string, entry: ManifestEntry) => {
-    const old = incremental ? previous?.files[path] : undefined;
+    const old = incremental ? manifestEntry(previous, path) : undefined;
     return old !== undefined && old.sha256 === entry.sha256 && old.size === entry.size;
   };
   try {
@@ -143,19 +144,26 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
     }
     written.sort();
 
-    const manifest = options.manifestFor(entries);
-    const removed = Object.keys(previous?.files ?? {}).filter((p) => !entries.has(p));
+    const removed = previous === null ? [] : manifestPaths(previous).filter((p) => !entries.has(p)).sort();
+    const manifest = options.manifestFor(entries, incremental ? { previous, changed: [...written, ...removed] } : undefined);
     // Same files (nothing written, nothing removed, so every entry matched): only settings or counts could differ.
     if (incremental && written.length === 0 && removed.length === 0 && sameHeader(previous, manifest)) {
       rmSync(txnDir, { recursive: true, force: true });
       return { changed: false, manifest, written, kept, removed };
     }
+    // The segments this build serialised go in beside the files, before the root that names them.
+    const previousSegments = new Set(previous === null ? [] : segmentFiles(previous));
+    const segments = newSegmentFiles(manifest).filter((segment) => !incremental || !previousSegments.has(segment.path));
+    for (const segment of segments) writePlanned(staging, { path: segment.path, sha256: '', size: 0, body: segment.text }, dirs);
     writeFileSync(join(staging, MANIFEST_FILE), manifestJson(manifest));
     if (!incremental) {
       await swapIn(staging, outDir);
       return { changed: true, manifest, written, kept, removed };
     }
-    commitStaged(txnDir, journalFor(outDir, manifest.version, written, removed, previous), options.commitFault);
+    const named = new Set(segmentFiles(manifest));
+    const journal = journalFor(outDir, manifest.version, [...written, ...segments.map((segment) => segment.path)], removed, previous);
+    // The previous build's segments that the new root no longer names go once it is in place.
+    commitStaged(txnDir, { ...journal, retiredSegments: [...previousSegments].filter((path) => !named.has(path)).sort() }, options.commitFault);
     return { changed: true, manifest, written, kept, removed };
   } catch (failure) {
     // After a simulated crash the transaction folder stays, as a real crash would leave it.
@@ -172,7 +180,7 @@ function journalFor(outDir: string, version: string, written: string[], removed:
   const replaced: string[] = [];
   const added: string[] = [];
   // A file the previous manifest lists but that is missing (edited by hand) counts as added, so a rollback removes it again.
-  for (const path of written) (previous.files[path] && existsSync(join(outDir, path)) ? replaced : added).push(path);
+  for (const path of written) (manifestEntry(previous, path) && existsSync(join(outDir, path)) ? replaced : added).push(path);
   const createdDirs = new Set<string>();
   for (const path of added) {
     const missing: string[] = [];

@@ -17,7 +17,8 @@
  */
 import { basename } from 'node:path';
 import { error, type Problem } from '../shared/problems.js';
-import { type Manifest, sha256Of } from '../shared/manifest.js';
+import { type ManifestEntry, type ManifestRoot, sha256Of } from '../shared/manifest.js';
+import { metadataFor } from './object-metadata.js';
 import type { LocalObject } from './local-objects.js';
 import { keyForPath } from './object-keys.js';
 import { runPool } from './run-pool.js';
@@ -25,8 +26,8 @@ import { getObjectOrNull, headHeaders, headStored, type ListedObject } from './s
 import type { PlannedObject, S3Like } from './types.js';
 
 export interface RemoteManifest {
-  /** Parsed and valid, or null when unreadable. */
-  manifest: Manifest | null;
+  /** The bucket's root, parsed and valid (format 2), or null when unreadable or of an earlier format. */
+  root: ManifestRoot | null;
   sha256: string;
   etag: string;
   lastModified: Date;
@@ -36,18 +37,43 @@ export interface RemoteManifest {
   headers: string;
 }
 
+/** One path of each kind of file a build makes (folder and extension), whose headers stand for the kind's. */
+const PROBES = [
+  ...['.png', '.jpg', '.gif', '.webp', '.avif'].map((ext) => `site/images/00000000-0000-4000-8000-000000000000${ext}`),
+  'site/images/00000000-0000-4000-8000-000000000000-320w-0000000000000000.webp',
+  ...['api/pepe', 'v1/pepe', 'api/similar', 'api/listing', 'p'].map((folder) => `site/${folder}/00000000-0000-4000-8000-000000000000`),
+  'site/oembed/00000000-0000-4000-8000-000000000000.json',
+  'site/api/pages/created_at_desc/1',
+  'site/api/tags/frog',
+  'site/api/openapi.json',
+  'site/index.html',
+  'site/assets/app.js',
+  'site/assets/app.css',
+  'site/feed.xml',
+  'site/feed.json',
+  'site/sitemap.xml',
+  'site/robots.txt',
+  'site/dataset/pepes.jsonl',
+  'site/dataset/images.sha256',
+  'site/dataset/manifest.json',
+  'manifest.json',
+];
+
 /**
- * A hash of the Content-Type and Cache-Control the build gives each kind of object (folder and
- * extension: `site/images/*.png`, `site/api/pepe/*`), stored with the manifest. The content
- * hashes say nothing about them, so a change of netlify.toml or of the cache policy (with the
- * same bytes) is found by comparing this, and then each skipped object is checked. Kinds, not
- * keys: adding a record must not make the next run check every object. (Not seen: a rule for
- * one file that moves it to values other files of its kind already have, while some keep the old.)
+ * A hash of the Content-Type and Cache-Control the build gives each kind of object (a probe
+ * path per folder and extension: `site/images/*.png`, `site/api/pepe/*`), stored with the
+ * manifest. The content hashes say nothing about them, so a change of netlify.toml or of the
+ * cache policy (with the same bytes) is found by comparing this, and then every object is
+ * checked (a listing run). From the rules alone, not the build's files: a run that reads only
+ * the root can compare it. (Not seen: a rule for a kind no probe stands for; `--verify` with a
+ * changed rule, or a rule for every kind, covers it.)
  */
-export function headersFingerprint(objects: readonly Omit<PlannedObject, 'reason'>[]): string {
-  const kind = (path: string) => path.replace(/[^/]*$/, (name) => (name.lastIndexOf('.') > 0 ? `*${name.slice(name.lastIndexOf('.'))}` : '*'));
-  const lines = new Set(objects.map((o) => `${kind(o.path)}\t${o.contentType}\t${o.cacheControl}\n`));
-  return sha256Of([...lines].sort().join(''));
+export function headersFingerprint(headersForPath: (urlPath: string) => Record<string, string>): string {
+  const lines = PROBES.map((path) => {
+    const { contentType, cacheControl } = metadataFor(path, headersForPath, () => '{}');
+    return `${path}\t${contentType}\t${cacheControl}\n`;
+  });
+  return sha256Of(lines.join(''));
 }
 
 /**
@@ -70,10 +96,10 @@ export async function recheckMetadata(client: S3Like, bucket: string, planned: P
 const PLAIN_MD5_ETAG = /^"?([0-9a-f]{32})"?$/;
 
 /** key → sha256 as described by the bucket's manifest, for keys last written before it (all keys on the fast path). */
-function trustedHashes(remote: RemoteManifest | null, prefix: string, listing: Map<string, ListedObject> | null): Map<string, string> {
+function trustedHashes(remote: RemoteManifest | null, entries: ReadonlyMap<string, ManifestEntry> | null, prefix: string, listing: Map<string, ListedObject> | null): Map<string, string> {
   const hashes = new Map<string, string>();
-  if (!remote?.manifest) return hashes;
-  for (const [path, entry] of Object.entries(remote.manifest.files)) {
+  if (!remote?.root || entries === null) return hashes;
+  for (const [path, entry] of entries) {
     const key = keyForPath(prefix, path);
     const listed = listing?.get(key);
     // Strictly older: S3 dates have 1-second resolution, and an object written in the manifest's
@@ -122,6 +148,8 @@ export async function planObjects(options: {
   /** null: fast path, the manifest is known to describe the bucket. */
   listing: Map<string, ListedObject> | null;
   remoteManifest: RemoteManifest | null;
+  /** What the bucket's manifest says of the paths planned (all of them, or those a diff names). */
+  remoteEntries: ReadonlyMap<string, ManifestEntry> | null;
   concurrency: number;
   /** Image key → sha256 of the bytes it had when it was deleted (stale-policy.ts `gone`). */
   deletedImages?: Readonly<Record<string, string>>;
@@ -129,7 +157,7 @@ export async function planObjects(options: {
   readLocal: (object: LocalObject) => Promise<Buffer | null>;
 }): Promise<{ planned: PlannedObject[]; problems: Problem[]; error: unknown | null }> {
   const { client, bucket, objects, listing } = options;
-  const manifestHashes = trustedHashes(options.remoteManifest, options.prefix, listing);
+  const manifestHashes = trustedHashes(options.remoteManifest, options.remoteEntries, options.prefix, listing);
   const planned: PlannedObject[] = [];
   const problems: Problem[] = [];
   const needsHead: LocalObject[] = [];

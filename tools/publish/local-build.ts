@@ -1,13 +1,15 @@
 /**
  * Reads and checks the build output folder before anything touches the bucket: the
- * manifest must parse, and every file it lists must exist with the listed size and
- * sha256. Any problem means nothing is uploaded (a half-checked build never goes out).
+ * manifest's root must parse, each segment read must be the one the root names, and every
+ * file checked (all of them, or those a diff against the bucket names) must exist with the
+ * listed size and sha256. Any problem means nothing is uploaded (a half-checked build never goes out).
  */
 import { createHash } from 'node:crypto';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { join } from 'node:path';
 import fg from 'fast-glob';
-import { type Manifest, manifestShapeError, sha256Of } from '../shared/manifest.js';
+import { MANIFEST_FILE, type ManifestEntry, SEGMENT_FOLDER, type ManifestRoot, manifestShapeError, parseSegment, segmentDigits, segmentFile, segmentFiles, segmentKeyOf, sha256Of } from '../shared/manifest.js';
+import { isBucketPath } from './object-keys.js';
 import { error, type Problem } from '../shared/problems.js';
 import { NotAFileError, oddKindAt, readAtMostSync, readRegularFile, readRegularFileSync } from '../shared/read-regular-file.js';
 
@@ -24,11 +26,18 @@ export interface LocalFile {
 
 export interface LocalBuild {
   dir: string;
-  manifest: Manifest;
-  /** The manifest's own bytes, kept: it is uploaded last, exactly as read. */
-  manifestBytes: Buffer;
-  manifestFile: LocalFile;
+  root: ManifestRoot;
+  /** The root's own bytes, kept: it is uploaded last, exactly as read. */
+  rootBytes: Buffer;
+  rootFile: LocalFile;
+  /** Segment files to upload (the root's, or only those the bucket's root does not name), checked against their hash. */
+  segments: LocalFile[];
+  /** The checked files bound for the bucket: every site file, or only those a diff names. */
   files: LocalFile[];
+  /** Whether the build lists `path` (reads its segment on first use). */
+  lists: (path: string) => boolean;
+  /** The entries of the build's segment `key` (checked against its hash), read once. */
+  segment: (key: string) => Map<string, ManifestEntry>;
 }
 
 export type LocalBuildResult = { ok: true; build: LocalBuild } | { ok: false; problems: Problem[] };
@@ -75,12 +84,19 @@ function describeFile(path: string, bytes: Buffer): LocalFile {
  */
 const FRESH_BUILD = "delete the build folder and build again with 'pepe build'";
 
-/** Reads `<dir>/manifest.json` and every listed file; all problems are reported together. */
-export async function readLocalBuild(dir: string): Promise<LocalBuildResult> {
-  const manifestPath = join(dir, 'manifest.json');
-  let manifestBytes: Buffer;
+/** A segment of the build that is missing or not what its root names. */
+class SegmentProblem extends Error {
+  constructor(readonly problem: Problem) {
+    super(problem.message);
+  }
+}
+
+/** Reads and checks `<dir>/manifest.json` alone (a few KB): what a publish plans from. */
+export async function readLocalRoot(dir: string): Promise<{ ok: true; root: ManifestRoot; bytes: Buffer } | { ok: false; problems: Problem[] }> {
+  const manifestPath = join(dir, MANIFEST_FILE);
+  let bytes: Buffer;
   try {
-    manifestBytes = await readRegularFile(manifestPath);
+    bytes = await readRegularFile(manifestPath);
   } catch (cause) {
     if (cause instanceof NotAFileError) return { ok: false, problems: [error('invalid-manifest', `is ${cause.kind}, not the build manifest: ${FRESH_BUILD} (or pass --dir with a build folder)`, manifestPath)] };
     const code = (cause as NodeJS.ErrnoException).code ?? String(cause);
@@ -88,17 +104,56 @@ export async function readLocalBuild(dir: string): Promise<LocalBuildResult> {
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(manifestBytes.toString('utf8'));
+    parsed = JSON.parse(bytes.toString('utf8'));
   } catch (cause) {
     return { ok: false, problems: [error('invalid-manifest', `not valid JSON (${(cause as Error).message}): ${FRESH_BUILD}`, manifestPath)] };
   }
   const shapeError = manifestShapeError(parsed);
   if (shapeError) return { ok: false, problems: [error('invalid-manifest', `${shapeError}: ${FRESH_BUILD}`, manifestPath)] };
-  const manifest = parsed as Manifest;
+  return { ok: true, root: parsed as ManifestRoot, bytes };
+}
 
+/**
+ * Checks the files of the build at `dir` (root already read) and returns them with the
+ * segments to upload; all problems are reported together. `only`: the paths a diff against the
+ * bucket's root names (the rest of the build is not read); without it every file is checked, and
+ * anything in the folder the manifest does not list is refused.
+ */
+export async function readLocalBuild(dir: string, given?: { root: ManifestRoot; bytes: Buffer }, only?: { paths: ReadonlyMap<string, ManifestEntry>; segmentsNotIn: ManifestRoot }): Promise<LocalBuildResult> {
+  const read = given ?? (await readLocalRoot(dir));
+  if ('ok' in read && !read.ok) return read;
+  const { root } = read as { root: ManifestRoot; bytes: Buffer };
+  const digits = segmentDigits(root.counts.records);
+  const segmentBytes = new Map<string, Buffer>();
+  const entriesOf = new Map<string, Map<string, ManifestEntry>>();
+  const segment = (key: string): Map<string, ManifestEntry> => {
+    const known = entriesOf.get(key);
+    if (known) return known;
+    const ref = root.segments[key];
+    if (ref === undefined) return new Map();
+    const file = join(dir, segmentFile(ref.sha256));
+    const bytes = readListed(file, ref.bytes);
+    if (!Buffer.isBuffer(bytes)) throw new SegmentProblem(error('missing-file', `a segment of manifest.json cannot be read (${bytes.code}): ${FRESH_BUILD}`, file));
+    const parsed = parseSegment(bytes, key, ref, digits);
+    if (typeof parsed === 'string') throw new SegmentProblem(error('file-mismatch', `${parsed}: ${FRESH_BUILD}`, file));
+    segmentBytes.set(key, bytes);
+    entriesOf.set(key, parsed);
+    return parsed;
+  };
   const problems: Problem[] = [];
+  let entries: [string, ManifestEntry][];
+  try {
+    if (only) entries = [...only.paths];
+    else {
+      entries = [];
+      for (const key of Object.keys(root.segments)) for (const entry of segment(key)) entries.push(entry);
+    }
+  } catch (cause) {
+    if (cause instanceof SegmentProblem) return { ok: false, problems: [cause.problem] };
+    throw cause;
+  }
+  entries = entries.filter(([path]) => isBucketPath(path)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const files: LocalFile[] = [];
-  const entries = Object.entries(manifest.files).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const checked: (LocalFile | Problem)[] = [];
   for (const [index, [path, expected]] of entries.entries()) {
     if (index % READ_SLICE === READ_SLICE - 1) await yieldToEventLoop();
@@ -124,14 +179,39 @@ export async function readLocalBuild(dir: string): Promise<LocalBuildResult> {
     if ('severity' in item) problems.push(item);
     else files.push(item);
   }
-  const onDisk = await fg('**/*', { cwd: dir, dot: true, onlyFiles: true });
-  for (const path of onDisk.sort()) {
-    if (path !== 'manifest.json' && !(path in manifest.files)) {
-      problems.push(error('unlisted-file', `is in the build folder but not in manifest.json, so the build is incomplete or was edited; rebuild with 'pepe build'`, join(dir, path)));
+  if (!only) {
+    const named = new Set(segmentFiles(root));
+    const onDisk = await fg('**/*', { cwd: dir, dot: true, onlyFiles: true });
+    for (const path of onDisk.sort()) {
+      // Segment files the root does not name (left by a hand edit or an interrupted build) are never uploaded.
+      if (path === MANIFEST_FILE || named.has(path) || path.startsWith(`${SEGMENT_FOLDER}/`)) continue;
+      if (!entriesOf.get(segmentKeyOf(path, digits))?.has(path)) {
+        problems.push(error('unlisted-file', `is in the build folder but not in manifest.json, so the build is incomplete or was edited; rebuild with 'pepe build'`, join(dir, path)));
+      }
     }
   }
+  // The segments to upload: every one (a listing run checks each against the bucket), or those the bucket's root does not name.
+  const uploadKeys = Object.keys(root.segments).filter((key) => !only || only.segmentsNotIn.segments[key]?.sha256 !== root.segments[key]!.sha256);
+  const segments: LocalFile[] = [];
+  try {
+    for (const key of uploadKeys) {
+      segment(key);
+      segments.push(describeFile(segmentFile(root.segments[key]!.sha256), segmentBytes.get(key)!));
+    }
+  } catch (cause) {
+    if (cause instanceof SegmentProblem) problems.push(cause.problem);
+    else throw cause;
+  }
   if (problems.length > 0) return { ok: false, problems };
-  return { ok: true, build: { dir, manifest, manifestBytes, manifestFile: describeFile('manifest.json', manifestBytes), files } };
+  const lists = (path: string): boolean => {
+    try {
+      return segment(segmentKeyOf(path, digits)).has(path);
+    } catch {
+      return false;
+    }
+  };
+  const { bytes } = read as { bytes: Buffer };
+  return { ok: true, build: { dir, root, rootBytes: bytes, rootFile: describeFile(MANIFEST_FILE, bytes), segments, files, lists, segment } };
 }
 
 /**

@@ -15,7 +15,9 @@ import type { PlannedObject } from './types.js';
 export type LocalObject = Omit<PlannedObject, 'reason'>;
 
 export interface LocalObjects {
+  /** The site files checked, then the manifest segments to upload. */
   objects: LocalObject[];
+  /** The root, uploaded last. */
   manifest: LocalObject;
   /** JSON key → the image keys it points at. */
   references: Map<string, string[]>;
@@ -40,7 +42,7 @@ function settingsMismatch(path: string, parsed: unknown, settings: SiteUrls): { 
 
 export function localObjects(build: LocalBuild, prefix: string, headersForPath: (urlPath: string) => Record<string, string>): LocalObjects {
   const problems: Problem[] = [];
-  const paths = new Set(build.files.map((f) => f.path));
+
   const references = new Map<string, string[]>();
   const mismatches: { setting: string; root: string; url: string; file: string }[] = [];
   const objects = build.files.map((file): LocalObject => {
@@ -55,12 +57,12 @@ export function localObjects(build: LocalBuild, prefix: string, headersForPath: 
       } catch (cause) {
         problems.push(error('invalid-json', `is served as JSON but does not parse (${(cause as Error).message}); rebuild with 'pepe build'`, join(build.dir, file.path)));
       }
-      const mismatch = settingsMismatch(file.path, parsed, build.manifest.settings);
+      const mismatch = settingsMismatch(file.path, parsed, build.root.settings);
       if (mismatch) mismatches.push({ ...mismatch, file: join(build.dir, file.path) });
       const keys: string[] = [];
       references.set(keyForPath(prefix, file.path), keys);
-      for (const ref of imageReferences(parsed, build.manifest.settings)) {
-        if (paths.has(ref) && isImagePath(ref)) keys.push(keyForPath(prefix, ref));
+      for (const ref of imageReferences(parsed, build.root.settings)) {
+        if (isImagePath(ref) && build.lists(ref)) keys.push(keyForPath(prefix, ref));
         else problems.push(error('dangling-reference', `points at ${ref.slice('site/'.length)}, which is not in the build; publishing it would serve a broken link`, join(build.dir, file.path)));
       }
     }
@@ -75,7 +77,9 @@ export function localObjects(build: LocalBuild, prefix: string, headersForPath: 
       error('settings-mismatch', `its image URL ${first.url} does not start with ${first.root} (${setting} in manifest.json)${others}: the manifest's settings do not match the build, so it was edited after the build; delete the build folder and build again with 'pepe build' (--base-url, --api-url, --cdn-url)`, first.file),
     );
   }
-  const m = build.manifestFile;
+  // The segments go up with the build files, before the root that names them.
+  for (const s of build.segments) objects.push({ key: keyForPath(prefix, s.path), path: s.path, group: 'build', size: s.size, sha256: s.sha256, md5: s.md5, ...metadataFor(s.path, headersForPath, () => '') });
+  const m = build.rootFile;
   const manifest: LocalObject = {
     key: keyForPath(prefix, m.path),
     path: m.path,
@@ -83,7 +87,7 @@ export function localObjects(build: LocalBuild, prefix: string, headersForPath: 
     size: m.size,
     sha256: m.sha256,
     md5: m.md5,
-    ...metadataFor(m.path, headersForPath, () => build.manifestBytes.toString('utf8')),
+    ...metadataFor(m.path, headersForPath, () => build.rootBytes.toString('utf8')),
   };
   return { objects, manifest, references, problems };
 }

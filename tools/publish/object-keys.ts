@@ -50,6 +50,9 @@ export function isImagePath(path: string): boolean {
 }
 
 /** JSON documents, and not the dataset's JSON Lines (`application/jsonl`), which no JSON parser reads whole. */
+/** Whether a build file goes to the bucket: the site; the function's data and bundle are deployed with the function, and a bucket never serves them. */
+export const isBucketPath = (path: string): boolean => path.startsWith('site/');
+
 export const isJsonType = (contentType: string): boolean => /^application\/json\s*(;|$)/.test(contentType);
 
 /**

@@ -143,9 +143,11 @@ describe('a damaged publish state (_build/publish-state.json)', () => {
     expect(result.problems).toEqual([]);
     expect(result.ok).toBe(true);
     expect(store.objects.has(addedImage)).toBe(true);
-    expect(result.plan!.kept.map((k) => k.key)).toEqual([removedImage]);
+    // (Besides the manifest segments the runs replaced, build files on their own clock.)
+    const site = (keys: string[]) => keys.filter((key) => !key.startsWith('_build/manifest/'));
+    expect(site(result.plan!.kept.map((k) => k.key))).toEqual([removedImage]);
     const state = JSON.parse(store.objects.get('_build/publish-state.json')!.bytes.toString()) as { retired: Record<string, string>; gone?: Record<string, string> };
-    expect(state.retired).toEqual({ [removedImage]: now.toISOString() });
+    expect(Object.fromEntries(Object.entries(state.retired).filter(([key]) => site([key]).length > 0))).toEqual({ [removedImage]: now.toISOString() });
     expect(state.gone).toBeUndefined();
   });
 });

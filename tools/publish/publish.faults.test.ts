@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 import { publishBuild } from './publish.js';
-import { bucketMismatches, danglingReferences } from './testing/bucket-checks.js';
+import { bucketMismatches, danglingReferences, rootMissing } from './testing/bucket-checks.js';
 import { FaultClient } from './testing/fault-client.js';
 import { MemoryS3 } from './testing/memory-s3.js';
 import { syntheticRecords, writeSyntheticDist, type SyntheticRecord } from './testing/synthetic-dist.js';
@@ -37,7 +37,7 @@ function scenario(removed: number[], changed: number[], added: number): { a: Syn
   return { a, b };
 }
 
-async function interruptedThenRerun(removed: number[], changed: number[], added: number, allowed: number, mode: 'crash' | 'fail'): Promise<{ interruptedOk: boolean; calls: number }> {
+async function interruptedThenRerun(removed: number[], changed: number[], added: number, allowed: number, mode: 'crash' | 'fail', deleteStale = true): Promise<{ interruptedOk: boolean; calls: number }> {
   const dirA = join(temp.path, `a${runNumber}`);
   const dirB = join(temp.path, `b${runNumber++}`);
   const { a, b } = scenario(removed, changed, added);
@@ -46,9 +46,14 @@ async function interruptedThenRerun(removed: number[], changed: number[], added:
   const store = new MemoryS3('pepe-faults');
   expect((await publish(dirA, store)).ok).toBe(true);
 
-  const check = () => expect(danglingReferences(store.objects)).toEqual([]);
+  // After every request: no JSON points at a missing image, and the root names only segments (and files) the bucket holds.
+  const check = () => {
+    expect(danglingReferences(store.objects)).toEqual([]);
+    expect(rootMissing(store.objects)).toEqual([]);
+  };
   const faulty = new FaultClient(store, allowed, mode, check);
-  const interrupted = await publish(dirB, faulty, true, 1);
+  // Without --delete-stale the run plans from the roots alone (the diff path); with it, it also lists.
+  const interrupted = await publish(dirB, faulty, deleteStale, 1);
   check();
   if (!interrupted.ok) expect(interrupted.problems[0]!.message).toMatch(/failed|hang up|SlowDown/);
 
@@ -64,13 +69,15 @@ async function interruptedThenRerun(removed: number[], changed: number[], added:
 describe('an interrupted publish', () => {
   it('keeps every published JSON pointing at existing images for every k, and a rerun converges', async () => {
     // Count the operations of an uninterrupted publish first, then interrupt after each one.
-    const { calls: total } = await interruptedThenRerun([0], [1], 2, Infinity, 'crash');
-    expect(total).toBeGreaterThan(8);
-    for (let k = 0; k < total; k++) {
-      const { interruptedOk } = await interruptedThenRerun([0], [1], 2, k, k % 2 ? 'crash' : 'fail');
-      expect(interruptedOk).toBe(false);
+    for (const deleteStale of [true, false]) {
+      const { calls: total } = await interruptedThenRerun([0], [1], 2, Infinity, 'crash', deleteStale);
+      expect(total).toBeGreaterThan(8);
+      for (let k = 0; k < total; k++) {
+        const { interruptedOk } = await interruptedThenRerun([0], [1], 2, k, k % 2 ? 'crash' : 'fail', deleteStale);
+        expect(interruptedOk).toBe(false);
+      }
     }
-  }, 120_000);
+  }, 240_000);
 
   it('holds for any mix of removed, edited and added records and any interruption point (property)', async () => {
     await fc.assert(

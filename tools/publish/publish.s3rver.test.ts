@@ -19,6 +19,8 @@ import { countingClient, type CountingClient } from './testing/counting-client.j
 import { startS3rver, type S3rverProcess } from './testing/s3rver-process.js';
 import { syntheticRecords, writeSyntheticDist, type SyntheticRecord } from './testing/synthetic-dist.js';
 import type { PublishOptions, S3Like } from './types.js';
+import { createManifest, loadManifest, loadManifestRoot, type ManifestRoot, segmentFiles, writeManifestFiles } from '../shared/manifest.js';
+import type { SiteUrls } from '../../functions/core/record.js';
 import { RENDITION_SETTINGS } from '../image/renditions.js';
 
 let s3: S3rverProcess;
@@ -47,19 +49,36 @@ beforeEach(async () => {
 const publish = (options: Partial<PublishOptions> = {}, now?: Date) =>
   publishBuild({ bucket, dir, netlifyToml: NETLIFY_TOML, ...options }, { client: counting.client, ...(now ? { now: () => now } : {}) });
 
+/** What goes to the bucket of the paths `writeSyntheticDist` wrote: all but the function's data and bundle. */
+const bucketPaths = (written: string[]) => written.filter((path) => !path.startsWith('data/') && !path.startsWith('functions/'));
+/** The bucket keys of the segment files `after`'s root names and `before`'s does not. */
+const newSegmentKeys = async (before: string[]) => (await readManifestRootKeys()).filter((key) => !before.includes(key));
+const readManifestRootKeys = async () => segmentFiles((await loadManifestRoot(dir))!).map((path) => `_build/${path}`);
+/** Rewrites the build's manifest with `change` applied to its entries (a hand edit that keeps every hash consistent). */
+async function editManifest(change: (files: Map<string, { sha256: string; size: number }>, root: ManifestRoot) => SiteUrls | void) {
+  const manifest = (await loadManifest(dir))!;
+  const files = new Map(Object.entries(manifest.files));
+  const settings = change(files, manifest) ?? manifest.settings;
+  await writeManifestFiles(dir, createManifest(files, settings, manifest.counts));
+}
+
+/** Keys of the site (not the build files under `_build/`: old manifest segments go on their own clock). */
+const siteKeys = (keys: string[]) => keys.filter((key) => !key.startsWith('_build/'));
+
 async function head(key: string) {
   return counting.client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
 }
 
 describe('pepe publish against s3rver', () => {
   it('uploads every object on a first publish, the manifest last, and nothing on a no-op republish', async () => {
-    const written = await writeSyntheticDist(dir, syntheticRecords(6));
+    const written = bucketPaths(await writeSyntheticDist(dir, syntheticRecords(6)));
     const first = await publish();
     expect(first.problems).toEqual([]);
     expect(first.ok).toBe(true);
     expect(first.counts.uploaded).toBe(written.length);
-    // Every object once, plus the run marker before them (see object-keys.ts, RUN_MARKER_NAME).
+    // Every object once (the site, the manifest's segments and root; not the function's data and bundle), plus the run marker before them (see object-keys.ts, RUN_MARKER_NAME).
     expect(counting.counts.PUT).toBe(written.length + 1);
+    expect(counting.putKeys.filter((key) => key.startsWith('_build/data/') || key.startsWith('_build/functions/'))).toEqual([]);
     expect(counting.putKeys[0]).toBe('_build/publish-run');
     expect(counting.putKeys.at(-1)).toBe('_build/manifest.json');
     // Images all reach the bucket before the first JSON.
@@ -71,6 +90,8 @@ describe('pepe publish against s3rver', () => {
     const again = await publish();
     expect(again.ok).toBe(true);
     expect(again.counts).toMatchObject({ uploaded: 0, skipped: written.length });
+    // Equal roots and a finished run: the root, the run marker and the state, nothing else.
+    expect(counting.counts).toEqual({ GET: 2, HEAD: 1 });
     expect(counting.counts.PUT ?? 0).toBe(0);
     expect(counting.counts.POST ?? 0).toBe(0);
     expect(counting.counts.DELETE ?? 0).toBe(0);
@@ -99,16 +120,18 @@ describe('pepe publish against s3rver', () => {
     await writeSyntheticDist(dir, records);
     expect((await publish()).ok).toBe(true);
     const added: SyntheticRecord = { ...syntheticRecords(1, 'new')[0]! };
+    const before = await readManifestRootKeys();
     await writeSyntheticDist(dir, [...records, added]);
+    const segments = await newSegmentKeys(before);
+    // The new record's segment and the function data's: the function's data itself is not uploaded.
+    expect(segments).toHaveLength(2);
     counting.reset();
     const result = await publish();
     expect(result.ok).toBe(true);
-    expect([...counting.putKeys].sort()).toEqual(
-      [`images/${added.id}${added.ext}`, `api/pepe/${added.id}`, `v1/pepe/${added.id}`, '_build/data/catalogue.mjs', '_build/manifest.json', '_build/publish-run'].sort(),
-    );
+    expect([...counting.putKeys].sort()).toEqual([`images/${added.id}${added.ext}`, `api/pepe/${added.id}`, `v1/pepe/${added.id}`, ...segments, '_build/manifest.json', '_build/publish-run'].sort());
     expect(counting.putKeys.slice(0, 2)).toEqual(['_build/publish-run', `images/${added.id}${added.ext}`]);
-    // The fast path: the finished run's marker lets the manifest stand in for a listing.
-    expect(counting.counts.GET).toBe(2); // the manifest and the state (deleted images), no listing
+    // The diff path: the root, the state and the bucket's versions of the changed segments that it had, no listing.
+    expect(counting.counts.GET).toBeLessThanOrEqual(2 + segments.length);
     expect(counting.putKeys.at(-1)).toBe('_build/manifest.json');
   });
 
@@ -134,7 +157,7 @@ describe('pepe publish against s3rver', () => {
     expect(counting.counts.PUT ?? 0).toBe(0);
     await writeSyntheticDist(dir, [...records, syntheticRecords(1, 'new')[0]!]);
     counting.reset();
-    expect((await publish({ netlifyToml: changedToml })).counts.uploaded).toBe(5); // image, two by-id answers, data, manifest
+    expect((await publish({ netlifyToml: changedToml })).counts.uploaded).toBe(6); // image, two by-id answers, two segments, manifest
     expect(counting.counts.HEAD).toBeLessThan(10);
   });
 
@@ -217,18 +240,20 @@ describe('pepe publish against s3rver', () => {
     const kept = await publish({}, t0);
     expect(kept.ok).toBe(true);
     expect(kept.counts.deleted).toBe(0);
-    expect(kept.plan!.kept.map((k) => k.key).sort()).toEqual([`api/pepe/${gone.id}`, `images/${gone.id}${gone.ext}`, `v1/pepe/${gone.id}`]);
+    expect(kept.plan!.kept.map((k) => k.key).filter((key) => !key.startsWith('_build/manifest/')).sort()).toEqual([`api/pepe/${gone.id}`, `images/${gone.id}${gone.ext}`, `v1/pepe/${gone.id}`]);
 
     const minutes = (n: number) => new Date(t0.getTime() + n * 60_000);
     // The removed record's by-id answers go at once (nothing in the bucket points at them)…
     const documents = await publish({ deleteStale: true }, minutes(0));
     expect(documents.plan!.deletions).toEqual([`api/pepe/${gone.id}`, `v1/pepe/${gone.id}`]);
+    // The old manifest segments are build files (no-store): they go on a clock, and do not hold the image's back.
+    expect(documents.plan!.kept.filter((k) => k.key.startsWith('_build/manifest/')).length).toBeGreaterThan(0);
     await expect(head(`images/${gone.id}${gone.ext}`)).resolves.toBeDefined();
     await expect(head(`api/pepe/${gone.id}`)).rejects.toMatchObject({ $metadata: { httpStatusCode: 404 } });
     // …its image only once no cached copy of them can still point at it: the next run finds
     // them gone and starts its clock, and a run 5 minutes after that deletes it.
-    expect((await publish({ deleteStale: true }, minutes(2))).counts.deleted).toBe(0);
-    expect((await publish({ deleteStale: true }, minutes(6))).counts.deleted).toBe(0);
+    expect(siteKeys((await publish({ deleteStale: true }, minutes(2))).plan!.deletions)).toEqual([]);
+    expect(siteKeys((await publish({ deleteStale: true }, minutes(6))).plan!.deletions)).toEqual([]);
     const images = await publish({ deleteStale: true }, minutes(7));
     expect(images.plan!.deletions).toEqual([`images/${gone.id}${gone.ext}`]);
     await expect(head(`images/${gone.id}${gone.ext}`)).rejects.toMatchObject({ $metadata: { httpStatusCode: 404 } });
@@ -256,7 +281,9 @@ describe('pepe publish against s3rver', () => {
     await writeSyntheticDist(dir, records.slice(1).map((r) => ({ ...r, description: `${r.description} (edited)` })), { extra: pieces('c') });
     const changed = await publish({ deleteStale: true }, at(3));
     expect(changed.ok).toBe(true);
-    expect(changed.plan!.kept.map((k) => k.key)).toContain('_build/data/pieces-b.txt');
+    // The function's data is no longer published; the manifest segments the change replaced go stale instead.
+    expect(changed.plan!.kept.map((k) => k.key).filter((key) => key.startsWith('_build/manifest/')).length).toBeGreaterThan(0);
+    expect(changed.plan!.kept.map((k) => k.key)).not.toContain('_build/data/pieces-b.txt');
     // The image's clock still runs from minute 1: it goes at minute 6, not 5 minutes after the pieces file.
     const deleted = await publish({ deleteStale: true }, at(6.5));
     expect(deleted.plan!.deletions).toContain(image);
@@ -335,10 +362,10 @@ describe('pepe publish against s3rver', () => {
     // A CDN may have fetched the by-id answers until this run deletes them, and keeps them
     // 5 minutes: the image they point at must outlive them by that much.
     const documents = await publish({ deleteStale: true }, at(6));
-    expect(documents.plan!.deletions).toEqual([`api/pepe/${gone.id}`, `v1/pepe/${gone.id}`]);
+    expect(siteKeys(documents.plan!.deletions)).toEqual([`api/pepe/${gone.id}`, `v1/pepe/${gone.id}`]);
     await expect(head(image)).resolves.toBeDefined();
-    expect((await publish({ deleteStale: true }, at(7))).counts.deleted).toBe(0);
-    expect((await publish({ deleteStale: true }, at(11))).counts.deleted).toBe(0);
+    expect(siteKeys((await publish({ deleteStale: true }, at(7))).plan!.deletions)).toEqual([]);
+    expect(siteKeys((await publish({ deleteStale: true }, at(11))).plan!.deletions)).toEqual([]);
     expect((await publish({ deleteStale: true }, at(12))).plan!.deletions).toEqual([image]);
   });
 
@@ -400,20 +427,24 @@ describe('pepe publish against s3rver', () => {
     expect(result.ok).toBe(true);
     const state = JSON.parse(String(await (await counting.client.send(new GetObjectCommand({ Bucket: bucket, Key: '_build/publish-state.json' }))).Body!.transformToString())) as { retired: Record<string, string> };
     expect(Object.values(state.retired).length).toBeGreaterThan(0);
-    for (const since of Object.values(state.retired)) expect(since).toBe('2026-01-01T00:02:00.000Z');
+    // The manifest segments the earlier run retired keep their clock; every key this run retired starts after its uploads.
+    const started = Object.entries(state.retired).filter(([, since]) => since.startsWith('2026-01-01'));
+    expect(started.length).toBeGreaterThan(0);
+    for (const [, since] of started) expect(since).toBe('2026-01-01T00:02:00.000Z');
   });
 
   it('pages through more than 1,000 keys (truncated ListObjectsV2) under a prefix', async () => {
-    const records = syntheticRecords(340); // 3 keys per record + 6 more files: 1,026 keys
-    await writeSyntheticDist(dir, records);
+    const records = syntheticRecords(340); // 3 keys per record + 3 more files + the manifest: over 1,000 keys
+    const written = bucketPaths(await writeSyntheticDist(dir, records));
+    expect(written.length).toBeGreaterThan(1000);
     expect((await publish({ prefix: 'pepe', concurrency: 16 })).ok).toBe(true);
     counting.reset();
     // --delete-stale always lists the whole prefix (no fast path).
     const again = await publish({ prefix: 'pepe/', deleteStale: true });
     expect(again.problems).toEqual([]);
-    expect(again.counts.skipped).toBe(1026);
+    expect(again.counts.skipped).toBe(written.length);
     expect(counting.counts.PUT ?? 0).toBe(0);
-    expect(counting.counts.GET).toBe(4); // manifest, publish state, 2 list pages
+    expect(counting.counts.GET).toBe(4); // manifest, publish state, 2 list pages (equal roots: no segment read)
   }, 60_000);
 
   it('validates the whole build first and uploads nothing when a listed file is missing', async () => {
@@ -424,8 +455,9 @@ describe('pepe publish against s3rver', () => {
     const result = await publish();
     expect(result.ok).toBe(false);
     expect(result.problems.map((p) => p.code).sort()).toEqual(['missing-file', 'unlisted-file']);
+    // The bucket's root is read first (it decides which files to check); nothing is written.
     expect(counting.counts.PUT ?? 0).toBe(0);
-    expect(counting.counts.GET ?? 0).toBe(0);
+    expect(counting.counts.GET ?? 0).toBe(2);
   });
 
   it('refuses a build whose JSON points at an image it does not hold, naming the file, before any request', async () => {
@@ -433,10 +465,7 @@ describe('pepe publish against s3rver', () => {
     await writeSyntheticDist(dir, records);
     const image = `site/images/${records[1]!.id}${records[1]!.ext}`;
     await rm(join(dir, image));
-    const manifestFile = join(dir, 'manifest.json');
-    const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as { files: Record<string, unknown> };
-    delete manifest.files[image];
-    await writeFile(manifestFile, JSON.stringify(manifest));
+    await editManifest((files) => void files.delete(image));
     const result = await publish();
     expect(result.ok).toBe(false);
     expect(result.problems.map((p) => p.code)).toEqual(['dangling-reference', 'dangling-reference']);
@@ -450,10 +479,7 @@ describe('pepe publish against s3rver', () => {
     // local-urls warning and left the JSON's image URLs unchecked, and the build went out.
     const records = syntheticRecords(3);
     await writeSyntheticDist(dir, records);
-    const manifestFile = join(dir, 'manifest.json');
-    const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as { settings: Record<string, string> };
-    manifest.settings = { baseUrl: 'https://pepe.example', apiUrl: 'https://api.pepe.example', cdnUrl: 'https://cdn.pepe.example' };
-    await writeFile(manifestFile, JSON.stringify(manifest));
+    await editManifest(() => ({ baseUrl: 'https://pepe.example', apiUrl: 'https://api.pepe.example', cdnUrl: 'https://cdn.pepe.example' }));
     const result = await publish();
     expect(result.ok).toBe(false);
     expect(result.problems.map((p) => p.code)).toEqual(['settings-mismatch', 'settings-mismatch']);
@@ -464,10 +490,8 @@ describe('pepe publish against s3rver', () => {
     );
     expect(result.problems[1]!.message).toContain('does not start with https://cdn.pepe.example/images/ (cdnUrl in manifest.json)');
     expect(counting.counts.PUT ?? 0).toBe(0);
-    expect(counting.counts.GET ?? 0).toBe(0);
     // Only the settings were wrong: with them put back, the same folder publishes.
-    manifest.settings = { baseUrl: 'https://pepe.example.test', apiUrl: 'https://api.example.test', cdnUrl: 'https://cdn.example.test' };
-    await writeFile(manifestFile, JSON.stringify(manifest));
+    await editManifest(() => ({ baseUrl: 'https://pepe.example.test', apiUrl: 'https://api.example.test', cdnUrl: 'https://cdn.example.test' }));
     expect((await publish()).problems).toEqual([]);
   });
 
@@ -519,8 +543,78 @@ describe('pepe publish against s3rver', () => {
     }
   });
 
+  it('publishes one added record at 1k with a bounded number of PUTs and reads, and a no-op with three requests', async () => {
+    const records = syntheticRecords(1000);
+    await writeSyntheticDist(dir, records);
+    expect((await publish({ concurrency: 16 })).ok).toBe(true);
+    const before = await readManifestRootKeys();
+    const added = syntheticRecords(1, 'added-1k')[0]!;
+    await writeSyntheticDist(dir, [...records, added]);
+    const segments = await newSegmentKeys(before);
+    counting.reset();
+    const result = await publish();
+    expect(result.problems).toEqual([]);
+    // The record's 3 files, its segment and the function data's, the root and the run marker: not one per record.
+    expect([...counting.putKeys].sort()).toEqual([`images/${added.id}${added.ext}`, `api/pepe/${added.id}`, `v1/pepe/${added.id}`, ...segments, '_build/manifest.json', '_build/publish-run'].sort());
+    expect(segments).toHaveLength(2);
+    expect(counting.counts.GET).toBeLessThanOrEqual(2 + segments.length);
+    expect(result.bytes.uploaded).toBeLessThan(100_000);
+    counting.reset();
+    expect((await publish()).counts.uploaded).toBe(0);
+    expect(counting.counts).toEqual({ GET: 2, HEAD: 1 });
+  }, 300_000);
+
+  it('--takedown deletes a removed record\'s original, renditions and documents in one run, remembers its bytes, and refuses while it is still built', async () => {
+    const records = syntheticRecords(3);
+    const perRecord = (r: SyntheticRecord) => ({
+      [`site/p/${r.id}`]: `<!doctype html><title>${r.id}</title>\n`,
+      [`site/oembed/${r.id}.json`]: '{"type": "photo"}\n',
+      [`site/api/similar/${r.id}`]: '{"data": [], "error": null}\n',
+      [`site/images/${r.id}-320w-0123456789abcdef.webp`]: `rendition of ${r.id}`,
+    });
+    const extra = (list: SyntheticRecord[]) => Object.assign({}, ...list.map(perRecord)) as Record<string, string>;
+    await writeSyntheticDist(dir, records, { extra: extra(records) });
+    expect((await publish()).ok).toBe(true);
+    const gone = records[0]!;
+    const keys = [`api/pepe/${gone.id}`, `api/similar/${gone.id}`, `images/${gone.id}${gone.ext}`, `images/${gone.id}-320w-0123456789abcdef.webp`, `oembed/${gone.id}.json`, `p/${gone.id}`, `v1/pepe/${gone.id}`];
+    for (const key of keys) await expect(head(key)).resolves.toBeDefined();
+    // Still in the build: refused, nothing written.
+    counting.reset();
+    const refused = await publish({ takedown: [gone.id] });
+    expect(refused.ok).toBe(false);
+    expect(refused.problems.map((p) => p.code)).toEqual(['takedown-still-built']);
+    expect(refused.problems[0]!.message).toContain(`record ${gone.id} is still in the build`);
+    expect(counting.counts.PUT ?? 0).toBe(0);
+    // Removed and rebuilt: one run deletes every key of the record, after the new documents are up.
+    await writeSyntheticDist(dir, records.slice(1), { extra: extra(records.slice(1)) });
+    const taken = await publish({ takedown: [gone.id] });
+    expect(taken.problems).toEqual([]);
+    expect(taken.takedown!.deleted).toEqual([...keys].sort());
+    for (const key of keys) await expect(head(key), key).rejects.toMatchObject({ $metadata: { httpStatusCode: 404 } });
+    expect(taken.takedown!.urls).toContain(`https://cdn.example.test/images/${gone.id}${gone.ext}`);
+    expect(taken.takedown!.urls).toContain(`https://pepe.example.test/p/${gone.id}`);
+    for (const key of keys.filter((k) => k.startsWith('api/') || k.startsWith('v1/') || k.startsWith('images/'))) expect(siteKeys(taken.plan!.kept.map((k) => k.key))).not.toContain(key);
+    // The image's bytes are remembered: its key never comes back with others.
+    const state = JSON.parse(String(await (await counting.client.send(new GetObjectCommand({ Bucket: bucket, Key: '_build/publish-state.json' }))).Body!.transformToString())) as { gone: Record<string, string> };
+    expect(state.gone[`images/${gone.id}${gone.ext}`]).toBe(createHash('sha256').update(gone.image).digest('hex'));
+    await writeSyntheticDist(dir, [{ ...gone, image: Buffer.from('another picture') }, ...records.slice(1)]);
+    expect((await publish()).problems.map((p) => p.code)).toEqual(['image-changed']);
+  });
+
+  it('deletes every per-record document of a removed record on the first --delete-stale run', async () => {
+    const records = syntheticRecords(3);
+    const gone = records[0]!;
+    await writeSyntheticDist(dir, records, { extra: { [`site/p/${gone.id}`]: '<!doctype html>\n', [`site/oembed/${gone.id}.json`]: '{}\n', [`site/api/similar/${gone.id}`]: '{}\n' } });
+    expect((await publish()).ok).toBe(true);
+    await writeSyntheticDist(dir, records.slice(1));
+    const first = await publish({ deleteStale: true });
+    expect(siteKeys(first.plan!.deletions)).toEqual([`api/pepe/${gone.id}`, `api/similar/${gone.id}`, `oembed/${gone.id}.json`, `p/${gone.id}`, `v1/pepe/${gone.id}`]);
+    // The image waits (a cached document may still point at it), and the run says so.
+    expect(first.plan!.kept.map((k) => k.key)).toContain(`images/${gone.id}${gone.ext}`);
+  });
+
   it('a dry run prints the plan from the bucket and writes nothing', async () => {
-    const written = await writeSyntheticDist(dir, syntheticRecords(3));
+    const written = bucketPaths(await writeSyntheticDist(dir, syntheticRecords(3)));
     const result = await publish({ dryRun: true });
     expect(result.ok).toBe(true);
     expect(result.plan!.uploads.map((o) => o.path).sort()).toEqual([...written].sort());

@@ -10,11 +10,13 @@ import { randomUUID } from 'node:crypto';
 import { JSON_OBJECT_STORAGE_MAX_AGE_SECONDS } from '../../functions/core/cache-policy.js';
 import type { SiteUrls } from '../../functions/core/record.js';
 import { error, type Problem, warning } from '../shared/problems.js';
+import { join } from 'node:path';
 import { headersFingerprint, planObjects, recheckMetadata, type RemoteManifest } from './bucket-plan.js';
-import { type Manifest, manifestShapeError, sha256Of } from '../shared/manifest.js';
-import { readLocalBuild, readVerified } from './local-build.js';
+import { diffManifests, MANIFEST_FILE, type ManifestDiff, type ManifestEntry, type ManifestRoot, manifestShapeError, parseSegment, segmentDigits, segmentFile, segmentFiles, type SegmentRef, sha256Of } from '../shared/manifest.js';
+import { readRegularFileSync } from '../shared/read-regular-file.js';
+import { readLocalBuild, readLocalRoot, readVerified } from './local-build.js';
 import { type LocalObject, localObjects } from './local-objects.js';
-import { GROUP_ORDER, RUN_MARKER_NAME, STATE_NAME, keyForPath, normalisePrefix } from './object-keys.js';
+import { GROUP_ORDER, RUN_MARKER_NAME, STATE_NAME, isBucketPath, keyForPath, normalisePrefix } from './object-keys.js';
 import { DEFAULT_CONCURRENCY } from './concurrency.js';
 import { runPool } from './run-pool.js';
 import { createS3Client } from './s3-client.js';
@@ -73,15 +75,41 @@ async function defaultHeaders(file: string): Promise<(urlPath: string) => Record
 async function readRemoteManifest(client: S3Like, bucket: string, key: string): Promise<RemoteManifest | null> {
   const fetched = await getObjectOrNull(client, bucket, key);
   if (!fetched) return null;
-  let manifest: Manifest | null = null;
+  let root: ManifestRoot | null = null;
   try {
     const parsed: unknown = JSON.parse(fetched.bytes.toString('utf8'));
-    if (manifestShapeError(parsed) === null) manifest = parsed as Manifest;
+    if (manifestShapeError(parsed) === null) root = parsed as ManifestRoot;
   } catch {
     // Unreadable: every key is then checked against its own metadata instead.
   }
-  return { manifest, sha256: sha256Of(fetched.bytes), etag: fetched.etag, lastModified: fetched.lastModified, run: fetched.metadata.run ?? '', headers: fetched.metadata.headers ?? '' };
+  return { root, sha256: sha256Of(fetched.bytes), etag: fetched.etag, lastModified: fetched.lastModified, run: fetched.metadata.run ?? '', headers: fetched.metadata.headers ?? '' };
 }
+
+/** A segment the bucket's root names that is missing or not what it names: the run lists instead of diffing. */
+class RemoteSegmentUnusable extends Error {}
+
+/** The entries of the bucket's segment `key`, checked against the hash its root gives. */
+async function readRemoteSegment(client: S3Like, bucket: string, prefix: string, root: ManifestRoot, key: string, ref: SegmentRef): Promise<Map<string, ManifestEntry>> {
+  const fetched = await getObjectOrNull(client, bucket, keyForPath(prefix, segmentFile(ref.sha256)));
+  const parsed = fetched === null ? 'is missing' : parseSegment(fetched.bytes, key, ref, segmentDigits(root.counts.records));
+  if (typeof parsed === 'string') throw new RemoteSegmentUnusable(`segment ${key} of the bucket's manifest ${parsed}`);
+  return parsed;
+}
+
+/** Every entry of the bucket's manifest (a listing run: what it says of objects whose ETag is not an MD5). */
+async function remoteEntriesOf(client: S3Like, bucket: string, prefix: string, root: ManifestRoot, concurrency: number): Promise<Map<string, ManifestEntry> | null> {
+  const entries = new Map<string, ManifestEntry>();
+  const failure = await runPool(Object.entries(root.segments), concurrency, async ([key, ref]) => {
+    for (const [path, entry] of await readRemoteSegment(client, bucket, prefix, root, key, ref)) entries.set(path, entry);
+  });
+  if (failure instanceof RemoteSegmentUnusable) return null;
+  if (failure) throw failure;
+  return entries;
+}
+
+/** Files of one record: its original and renditions (`images/<id>…`) and its documents. */
+const RECORD_DOCUMENTS = (id: string): string[] => [`p/${id}`, `oembed/${id}.json`, `api/pepe/${id}`, `v1/pepe/${id}`, `api/similar/${id}`];
+const isRecordDocument = (prefix: string, key: string): boolean => /^(?:p|api\/pepe|v1\/pepe|api\/similar)\/[^/]+$|^oembed\/[^/]+\.json$/.test(key.slice(prefix.length));
 
 export async function publishBuild(options: PublishOptions, deps: PublishDeps = {}): Promise<PublishResult> {
   const timings: Record<string, number> = {};
@@ -94,12 +122,14 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
   const dryRun = options.dryRun ?? false;
   let bytesDone = 0;
   let retryable = false;
+  let takedown: PublishResult['takedown'];
   const result = (ok: boolean, problems: Problem[], plan?: PublishPlan, uploaded = 0, deleted = 0): PublishResult => ({
     ok,
     dryRun,
     problems,
     ...(plan ? { plan } : {}),
-    counts: { uploaded, skipped: plan?.skips.length ?? 0, deleted, kept: plan?.kept.length ?? 0 },
+    ...(takedown ? { takedown } : {}),
+    counts: { uploaded, skipped: (plan?.skips.length ?? 0) + (plan?.unread ?? 0), deleted, kept: plan?.kept.length ?? 0 },
     bytes: { uploaded: bytesDone, total: plan?.uploadBytes ?? 0 },
     timings,
     retryable,
@@ -107,10 +137,11 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
   const progress = (p: PublishProgress) => options.onProgress?.(p);
   const prefix = normalisePrefix(options.prefix);
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+  const dir = options.dir ?? 'dist';
 
   progress({ phase: 'reading-build', objectsDone: 0, objectsTotal: 0, bytesDone: 0, bytesTotal: 0 });
-  const local = await readLocalBuild(options.dir ?? 'dist');
-  if (!local.ok) return result(false, local.problems);
+  const localRoot = await readLocalRoot(dir);
+  if (!localRoot.ok) return result(false, localRoot.problems);
   let headersForPath = deps.headersForPath;
   if (!headersForPath) {
     try {
@@ -122,9 +153,9 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
       return result(false, [error('netlify-config', message.startsWith(`${file}: `) ? message.slice(file.length + 2) : message, file)]);
     }
   }
-  const built = localObjects(local.build, prefix, headersForPath);
-  if (built.problems.length > 0) return result(false, built.problems);
-  const warnings = localUrlWarnings(local.build.manifest.settings);
+  const headers = headersFingerprint(headersForPath);
+  const warnings = localUrlWarnings(localRoot.root.settings);
+  const takedownIds = [...new Set(options.takedown ?? [])];
   lap('readBuild');
 
   const client = deps.client ?? createS3Client({ endpoint: options.endpoint, region: options.region, maxAttempts: options.maxAttempts });
@@ -136,29 +167,65 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
   try {
     progress({ phase: 'reading-bucket', objectsDone: 0, objectsTotal: 0, bytesDone: 0, bytesTotal: 0 });
     const markerKey = `${prefix}${RUN_MARKER_NAME}`;
+    const rootKey = keyForPath(prefix, MANIFEST_FILE);
     // The state is read on every run: its record of deleted images guards their keys (bucket-plan.ts).
     const [remoteManifest, marker, previousStateText] = await settled([
-      readRemoteManifest(client, bucket, built.manifest.key),
+      readRemoteManifest(client, bucket, rootKey),
       headMetadata(client, bucket, markerKey),
       getObjectOrNull(client, bucket, stateKey).then((state) => state?.bytes.toString('utf8') ?? null),
     ] as const);
     const previousState = parseState(previousStateText);
-    // Fast path: the last run that wrote anything finished (see RUN_MARKER_NAME), so the
-    // manifest is the bucket's exact description. --delete-stale always lists: it must
-    // also find keys no manifest ever listed (left by interrupted runs); --verify lists to
-    // find objects deleted behind the publisher's back, which are then uploaded again.
-    const fast = !options.deleteStale && !options.verify && remoteManifest?.manifest != null && remoteManifest.run !== '' && marker?.run === remoteManifest.run;
-    const listing = fast ? null : await listAllObjects(client, bucket, prefix);
+    const remoteRoot = remoteManifest?.root ?? null;
+    // Diff path: the last run that wrote anything finished (see RUN_MARKER_NAME), so the
+    // bucket's root describes it exactly, and the headers rules are those it was written
+    // with: only the segments whose hash differs are read, and only the files they name are
+    // checked and planned. --verify lists and checks everything (objects deleted behind the
+    // publisher's back are uploaded again); so does a run without a usable root.
+    const rootTrusted = !options.verify && remoteRoot !== null && remoteManifest!.run !== '' && marker?.run === remoteManifest!.run && remoteManifest!.headers === headers;
+    let diff: ManifestDiff | null = null;
+    if (rootTrusted) {
+      diff = await diffManifests(remoteRoot, localRoot.root, (side, key, ref) =>
+        side === 'from' ? readRemoteSegment(client, bucket, prefix, remoteRoot, key, ref) : Promise.resolve(localSegment(key)),
+      ).catch((cause: unknown) => {
+        if (cause instanceof RemoteSegmentUnusable || cause instanceof LocalSegmentProblem) return null;
+        throw cause;
+      });
+    }
+    // The local segments a diff reads, checked against their hash (a problem stops the run below, with the full check's words).
+    function localSegment(key: string): Map<string, ManifestEntry> {
+      const ref = localRoot.ok ? localRoot.root.segments[key] : undefined;
+      const file = join(dir, segmentFile(ref!.sha256));
+      let parsed: Map<string, ManifestEntry> | string;
+      try {
+        parsed = parseSegment(readRegularFileSync(file), key, ref!, segmentDigits(localRoot.ok ? localRoot.root.counts.records : 0));
+      } catch {
+        parsed = 'cannot be read';
+      }
+      if (typeof parsed === 'string') throw new LocalSegmentProblem(parsed);
+      return parsed;
+    }
+    const local = await readLocalBuild(dir, localRoot, diff ? { paths: diff.changed, segmentsNotIn: remoteRoot! } : undefined);
+    if (!local.ok) return result(false, local.problems);
+    const built = localObjects(local.build, prefix, headersForPath);
+    if (built.problems.length > 0) return result(false, built.problems);
+    // A takedown is refused while the build still holds the record: its documents would come back.
+    const stillBuilt = takedownIds.filter((id) => ['site/p/', 'site/api/pepe/'].some((folder) => local.build.lists(`${folder}${id}`)));
+    if (stillBuilt.length > 0) {
+      return result(false, stillBuilt.map((id) => error('takedown-still-built', `record ${id} is still in the build (${dir}): remove its image and sidecar from the content folder, run pepe build, then pepe publish --takedown ${id}`)));
+    }
+    // --delete-stale and --takedown list: they must also find keys no manifest ever listed (left by interrupted runs).
+    const listing = diff !== null && !options.deleteStale && takedownIds.length === 0 ? null : await listAllObjects(client, bucket, prefix);
     const readLocal = async (object: LocalObject) => {
       const bytes = await readVerified(local.build.dir, object);
       return Buffer.isBuffer(bytes) ? bytes : null;
     };
-    const planned = await planObjects({ client, bucket, prefix, objects: built.objects, listing, remoteManifest, concurrency, deletedImages: previousState.gone, readLocal });
+    // What the bucket's manifest says of the planned paths: from the diff, or (a listing run) every entry.
+    const remoteEntries = diff !== null ? diff.previous : remoteRoot !== null ? await remoteEntriesOf(client, bucket, prefix, remoteRoot, concurrency) : null;
+    const planned = await planObjects({ client, bucket, prefix, objects: built.objects, listing: diff !== null ? null : listing, remoteManifest, remoteEntries, concurrency, deletedImages: previousState.gone, readLocal });
     if (planned.error) throw planned.error;
     if (planned.problems.length > 0) return result(false, planned.problems);
     // Same bytes do not mean same headers: when Content-Type / Cache-Control may differ from
     // what the manifest's publish stored (netlify.toml or the cache policy changed), check each skipped object.
-    const headers = headersFingerprint(built.objects);
     const headersChanged = remoteManifest?.headers !== headers;
     const rechecked = headersChanged ? await recheckMetadata(client, bucket, planned.planned, concurrency) : { planned: planned.planned, error: null };
     if (rechecked.error) throw rechecked.error;
@@ -168,32 +235,46 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
     const skips = rechecked.planned.filter((o) => o.reason === 'unchanged');
     // The manifest goes up whenever anything else did, so its date again covers every object (see
     // bucket-plan.ts), and when the headers fingerprint it carries is not this build's.
-    const manifestChanged = remoteManifest?.sha256 !== built.manifest.sha256 || headersChanged;
+    const manifestChanged = remoteManifest?.sha256 !== built.manifest.sha256 || remoteManifest?.headers !== headers;
     if (uploads.length > 0 || manifestChanged) uploads.push({ ...built.manifest, reason: remoteManifest ? 'changed' : 'new' });
     else skips.push({ ...built.manifest, reason: 'unchanged' });
 
-    const wanted = new Set([...built.objects.map((o) => o.key), built.manifest.key, stateKey, markerKey]);
-    // On the fast path only the previous manifest's keys are known: enough to report them.
-    const bucketKeys = listing ? [...listing.keys()] : Object.keys(remoteManifest?.manifest?.files ?? {}).map((path) => keyForPath(prefix, path));
-    const candidates = bucketKeys.filter((key) => !wanted.has(key));
-    // Only keys this publication wrote are ever deleted (own-keys.ts); on the fast path every candidate came from its manifest.
+    // Keys this build no longer wants: from the listing (every key the build does not list), or from the diff.
+    const localSegments = new Set(segmentFiles(local.build.root));
+    const oldSegmentKeys = remoteRoot === null ? [] : segmentFiles(remoteRoot).filter((path) => !localSegments.has(path)).map((path) => keyForPath(prefix, path));
+    let candidates: string[];
+    if (listing !== null) {
+      const named = new Set(segmentFiles(local.build.root).map((path) => keyForPath(prefix, path)));
+      const wanted = (key: string): boolean => {
+        if (key === rootKey || key === stateKey || key === markerKey || named.has(key)) return true;
+        if (key.startsWith(`${prefix}_build/`)) return false;
+        return local.build.lists(`site/${key.slice(prefix.length)}`);
+      };
+      candidates = [...listing.keys()].filter((key) => !wanted(key));
+    } else {
+      candidates = [...(diff?.removed.keys() ?? [])].filter(isBucketPath).map((path) => keyForPath(prefix, path)).concat(oldSegmentKeys);
+    }
+    const takedownKeys = takedownIds.length === 0 || listing === null ? new Set<string>() : new Set(candidates.filter((key) => takedownIds.some((id) => isKeyOfRecord(prefix, key, id))));
+    const remoteKnown = new Set([...(remoteEntries?.keys() ?? [])].map((path) => keyForPath(prefix, path)));
+    // Only keys this publication wrote are ever deleted (own-keys.ts); on the diff path every candidate came from its manifest.
     const ownership =
-      listing === null || !options.deleteStale
+      listing === null || (!options.deleteStale && takedownKeys.size === 0)
         ? { owned: candidates, foreign: [] }
         : await ownStaleKeys({
             staleKeys: candidates,
             prefix,
-            known: new Set([...Object.keys(remoteManifest?.manifest?.files ?? {}).map((path) => keyForPath(prefix, path)), ...Object.keys(previousState.retired)]),
+            known: new Set([...remoteKnown, ...oldSegmentKeys, ...[...(diff?.removed.keys() ?? [])].map((path) => keyForPath(prefix, path)), ...Object.keys(previousState.retired)]),
             listed: listing.keys(),
             head: (key) => headMetadata(client, bucket, key),
             concurrency,
           });
     const clock = deps.now ?? (() => new Date());
-    const decide = () =>
-      decideStale({
-        staleKeys: ownership.owned,
+    const decide = () => {
+      const decision = decideStale({
+        staleKeys: ownership.owned.filter((key) => !takedownKeys.has(key)),
         isImageKey: (key) => key.startsWith(`${prefix}images/`),
-        isLeafDocument: (key) => key.startsWith(`${prefix}api/pepe/`) || key.startsWith(`${prefix}v1/pepe/`) || key.startsWith(`${prefix}api/similar/`),
+        // Every per-record document goes at once: nothing points at it once its record is gone, and a removed record must stop being served.
+        isLeafDocument: (key) => isRecordDocument(prefix, key),
         // Stored no-store (object-metadata.ts): no cache can serve them once deleted.
         isUncacheable: (key) => key.startsWith(`${prefix}_build/`),
         deleteStale: options.deleteStale ?? false,
@@ -201,8 +282,17 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
         now: clock(),
         maxAgeSeconds: JSON_OBJECT_STORAGE_MAX_AGE_SECONDS,
       });
+      // A takedown deletes its record's keys now, whatever their clocks, and forgets those clocks.
+      const owned = new Set(ownership.owned);
+      const taken = [...takedownKeys].filter((key) => owned.has(key)).sort();
+      for (const key of taken) delete decision.state.retired[key];
+      return { ...decision, deleteNow: [...decision.deleteNow, ...taken] };
+    };
     let decision = decide();
-    plan = { uploads, skips, deletions: decision.deleteNow, kept: [...decision.keep, ...ownership.foreign], uploadBytes: uploads.reduce((n, o) => n + o.size, 0) };
+    // On the diff path, the objects its segments name that it never had to read: unchanged by construction.
+    const bucketFiles = Object.entries(local.build.root.segments).reduce((n, [key, ref]) => n + (key === 'site' || key.startsWith('site/') || key.startsWith('id:') ? ref.files : 0), 0);
+    const unread = diff === null ? 0 : bucketFiles + Object.keys(local.build.root.segments).length - built.objects.length;
+    plan = { uploads, skips, unread, deletions: decision.deleteNow, kept: [...decision.keep, ...ownership.foreign], uploadBytes: uploads.reduce((n, o) => n + o.size, 0) };
     lap('readBucket');
     if (dryRun) return result(true, warnings, plan);
 
@@ -215,7 +305,7 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
     } else if (listing !== null && remoteManifest?.run && marker?.run !== remoteManifest.run) {
       // A run died after its marker and wrote nothing since: this run listed the bucket and
       // found every object as the manifest describes it, so the manifest's run is marked
-      // finished again and the next run may take the fast path (else every later run lists).
+      // finished again and the next run may take the diff path (else every later run lists).
       await writeMarker(remoteManifest.run);
     }
     const report = (phase: PublishProgress['phase']) =>
@@ -232,12 +322,13 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
     lap('upload');
     if (uploads.length > 0) {
       report('verifying');
-      // Large runs: list everything once. Small runs: HEAD every image the uploaded JSON points at.
+      // Large runs: list everything once. Small runs: HEAD every uploaded key and every image the uploaded JSON points at.
       const uploadedJson = uploads.filter((o) => o.group === 'json').map((o) => o.key);
       const referenced = uploadedJson.flatMap((key) => built.references.get(key) ?? []);
-      const full = listing === null ? referenced.length + uploads.length > 1000 : true;
-      await verifyBucket(client, bucket, full ? [...built.objects.map((o) => o.key), ...referenced] : [...uploads.filter((o) => o.group !== 'manifest').map((o) => o.key), ...referenced], full ? { list: prefix } : { head: concurrency });
-      await writeManifest(client, bucket, uploads.at(-1)!, local.build.manifestBytes, remoteManifest?.etag ?? null, runId, headers);
+      const expected = [...uploads.filter((o) => o.group !== 'manifest').map((o) => o.key), ...referenced, ...(diff === null ? built.objects.map((o) => o.key) : [])];
+      const full = diff === null || expected.length > 1000;
+      await verifyBucket(client, bucket, expected, full ? { list: prefix } : { head: concurrency });
+      await writeManifest(client, bucket, uploads.at(-1)!, local.build.rootBytes, remoteManifest?.etag ?? null, runId, headers);
       uploaded += 1;
       bytesDone += built.manifest.size;
       report('uploading');
@@ -247,12 +338,13 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
     // Decided again now that the JSON of this run is in place: a clock started by this run
     // counts from when the documents that no longer point at its key were replaced, not from
     // the plan (a long upload would otherwise eat into the cache-expiry margin).
-    if (options.deleteStale && uploads.length > 0) {
+    const deleting = options.deleteStale || takedownKeys.size > 0;
+    if (deleting && uploads.length > 0) {
       decision = decide();
       plan.deletions = decision.deleteNow;
       plan.kept = [...decision.keep, ...ownership.foreign];
     }
-    if (options.deleteStale && (decision.deleteNow.length > 0 || stateText(decision.state) !== (previousStateText ?? stateText(parseState(null))))) {
+    if (deleting && (decision.deleteNow.length > 0 || stateText(decision.state) !== (previousStateText ?? stateText(parseState(null))))) {
       progress({ phase: 'deleting', objectsDone: 0, objectsTotal: decision.deleteNow.length, bytesDone: 0, bytesTotal: 0 });
       // Each deleted image's bytes are remembered, so that its key never comes back with others.
       const deletedImages = decision.deleteNow.filter((key) => key.startsWith(`${prefix}images/`));
@@ -274,6 +366,16 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
       });
       lap('delete');
     }
+    if (takedownIds.length > 0) {
+      const keys = decision.deleteNow.filter((key) => takedownKeys.has(key));
+      const { baseUrl, cdnUrl } = local.build.root.settings;
+      const bases = [...new Set([baseUrl, cdnUrl].map((url) => url.replace(/\/+$/, '')))];
+      const urls = keys.flatMap((key) => {
+        const path = key.slice(prefix.length);
+        return path.startsWith('images/') ? bases.map((base) => `${base}/${path}`) : [`${bases[0]}/${path}`];
+      });
+      takedown = { ids: takedownIds, deleted: keys, urls };
+    }
     return result(true, warnings, plan, uploaded, deleted);
   } catch (cause) {
     retryable = cause instanceof S3OperationError && cause.transient;
@@ -281,3 +383,12 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
   }
 }
 
+/** A local segment a diff needs that is not what the root names: the full check then says which and why. */
+class LocalSegmentProblem extends Error {}
+
+/** Whether `key` is one of record `id`'s: its original or a rendition (`images/<id>.<ext>`, `images/<id>-…`), or a per-record document. */
+function isKeyOfRecord(prefix: string, key: string, id: string): boolean {
+  const path = key.slice(prefix.length);
+  if (path.startsWith(`images/${id}.`) || path.startsWith(`images/${id}-`)) return true;
+  return RECORD_DOCUMENTS(id).includes(path);
+}

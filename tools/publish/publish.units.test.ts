@@ -13,6 +13,7 @@ import { imageReferences } from './references.js';
 import { S3OperationError } from './s3-operations.js';
 import { decideStale } from './stale-policy.js';
 import { syntheticRecords, writeSyntheticDist } from './testing/synthetic-dist.js';
+import { loadManifest } from '../shared/manifest.js';
 
 let temp: TempDir;
 beforeAll(async () => {
@@ -32,8 +33,8 @@ describe('build folder validation', () => {
     await writeSyntheticDist(dir, syntheticRecords(1));
     await writeFile(join(dir, 'manifest.json'), '{"format": 1,');
     expect(await readLocalBuild(dir)).toMatchObject({ ok: false, problems: [{ code: 'invalid-manifest' }] });
-    await writeFile(join(dir, 'manifest.json'), JSON.stringify({ format: 2, version: 'x', files: {} }));
-    expect(await readLocalBuild(dir)).toMatchObject({ ok: false, problems: [{ code: 'invalid-manifest', message: expect.stringContaining('format 2') }] });
+    await writeFile(join(dir, 'manifest.json'), JSON.stringify({ format: 3, version: 'x', segments: {} }));
+    expect(await readLocalBuild(dir)).toMatchObject({ ok: false, problems: [{ code: 'invalid-manifest', message: expect.stringContaining('format 3') }] });
   });
 
   // The build's own check, so publish no longer takes a manifest the build would refuse (one without "settings" went out with no image URL checked).
@@ -75,7 +76,7 @@ describe('build folder validation', () => {
     const dir = join(temp.path, 'edited');
     const records = syntheticRecords(3);
     await writeSyntheticDist(dir, records);
-    const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as { files: Record<string, { size: number }> };
+    const manifest = (await loadManifest(dir))!;
     const grown = `site/v1/pepe/${records[2]!.id}`;
     await writeFile(join(dir, `site/api/pepe/${records[0]!.id}`), '{}');
     await writeFile(join(dir, `site/images/${records[1]!.id}${records[1]!.ext}`), 'x');
@@ -100,7 +101,7 @@ describe('build folder validation', () => {
     const records = syntheticRecords(1);
     await writeSyntheticDist(dir, records);
     const path = `site/images/${records[0]!.id}${records[0]!.ext}`;
-    const listed = (JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as { files: Record<string, { size: number; sha256: string }> }).files[path]!;
+    const listed = (await loadManifest(dir))!.files[path]!;
     for (const device of ['/dev/zero', '/dev/urandom']) {
       await rm(join(dir, path), { force: true });
       await symlink(device, join(dir, path));
@@ -124,6 +125,7 @@ describe('keys and metadata', () => {
     expect(keyForPath('p/', 'site/images/a.png')).toBe('p/images/a.png');
     expect(keyForPath('', 'data/catalogue.mjs')).toBe('_build/data/catalogue.mjs');
     expect(keyForPath('p/', 'manifest.json')).toBe('p/_build/manifest.json');
+    expect(keyForPath('p/', `manifest/${'a'.repeat(64)}.json`)).toBe(`p/_build/manifest/${'a'.repeat(64)}.json`);
   });
 
   it('normalises prefixes and refuses bad prefixes and bucket names with the flag named', () => {

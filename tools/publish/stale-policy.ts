@@ -7,8 +7,10 @@
  * cached JSON point at a missing image. So deletion is two-phase, with the clock kept in
  * the bucket (`_build/publish-state.json`, `retired: { key: ISO time }`):
  *
- * 1. A stale by-id answer (`api/pepe/<id>`, `v1/pepe/<id>`) is deleted at once: nothing in
- *    the bucket points at it, and a removed record (a takedown) should stop being served.
+ * 1. A stale per-record document (`p/<id>`, `oembed/<id>.json`, `api/pepe/<id>`,
+ *    `v1/pepe/<id>`, `api/similar/<id>`) is deleted at once: nothing the build keeps points at
+ *    it, and a removed record should stop being served. (`pepe publish --takedown` also deletes
+ *    the record's images at once.)
  * 2. Any other stale document (pages, assets, build files, other JSON) is recorded as retired
  *    by the first successful `--delete-stale` run that sees it, and deleted by a later one
  *    once the max age has passed since then (pages may still point at old assets).
@@ -17,7 +19,7 @@
  *    cacheable, until its DeleteObjects), and is deleted a max age after that. Documents no
  *    cache may keep (`no-store`, the build files under `_build/`) do not count.
  *
- * So after a record is removed, its JSON goes on the first `--delete-stale` run, the next one
+ * So after a record is removed, its documents go on the first `--delete-stale` run, the next one
  * starts its image's clock, and the image goes on a run ≥ 5 min after that. Without --delete-stale nothing is deleted and no clock runs.
  * Times are the publishing machine's clock.
  */
@@ -35,7 +37,8 @@ export interface PublishState {
 
 export interface StaleDecision {
   deleteNow: string[];
-  keep: { key: string; reason: string }[];
+  /** `until`: when its clock lets a later `--delete-stale` run delete it (absent: not yet running). */
+  keep: { key: string; reason: string; until?: string }[];
   state: PublishState;
 }
 
@@ -91,7 +94,7 @@ export function decideStale(options: {
       deleteNow.push(key);
     } else {
       retired[key] = since;
-      keep.push({ key, reason: `retired at ${since}; cached copies may still point at it until ${dueAt(since).toISOString()}` });
+      keep.push({ key, reason: `retired at ${since}; cached copies may still point at it until ${dueAt(since).toISOString()}`, until: dueAt(since).toISOString() });
     }
   };
   const isLeaf = options.isLeafDocument ?? (() => false);
@@ -104,9 +107,8 @@ export function decideStale(options: {
   // the bucket (and may be fetched into a cache) until its DeleteObjects, which may fail or
   // never happen. An image's clock starts on a later run, which no longer sees them.
   // Documents stored no-store do not count: no cached copy of them outlives their deletion.
-  // They used to: a real build renames its data pieces file (`_build/data/pieces-<hash>.txt`)
-  // whenever the catalogue changes, so each such run brought a new stale document, which dropped
-  // a running image clock, and under CI publishing every few minutes a removed image was never deleted.
+  // Every catalogue change leaves old manifest segments (`_build/manifest/<sha256>.json`) stale: were
+  // they counted, each run would drop a running image clock, and under CI a removed image would never go.
   const isUncacheable = options.isUncacheable ?? (() => false);
   const documentsLeft = documents.filter((key) => !isUncacheable(key)).length;
   for (const key of sorted.filter(isImageKey)) {

@@ -26,6 +26,12 @@ export interface PublishOptions {
   /** Delete keys the build no longer lists, once safe (see stale-policy.ts). */
   deleteStale?: boolean;
   /**
+   * Record ids already removed from the build: their original, renditions and documents are
+   * deleted at once, after this run's documents are up (no clock), and each image's sha256 is
+   * remembered as `gone`. Refused while the build still holds the record.
+   */
+  takedown?: string[];
+  /**
    * List the bucket even when the last run finished: the fast path trusts the bucket's
    * manifest, so an object deleted behind the publisher's back (a lifecycle rule, a manual
    * cleanup) is found and uploaded again only by a run that lists.
@@ -80,10 +86,12 @@ export interface PlannedObject {
 export interface PublishPlan {
   uploads: PlannedObject[];
   skips: PlannedObject[];
+  /** Objects a run that diffs the roots knows unchanged without reading them (the segments that did not change name them). */
+  unread?: number;
   /** Stale keys deleted by this run (empty without --delete-stale). */
   deletions: string[];
   /** Stale keys kept for now: without --delete-stale, or not yet safe to delete (cached JSON may still reference them). */
-  kept: { key: string; reason: string }[];
+  kept: { key: string; reason: string; until?: string }[];
   uploadBytes: number;
 }
 
@@ -98,6 +106,8 @@ export interface PublishResult {
   bytes: { uploaded: number; total: number };
   /** Milliseconds per phase, for the summary and the benchmark. */
   timings: Record<string, number>;
+  /** What a takedown deleted, and the public URLs whose CDN copies must be purged. */
+  takedown?: { ids: string[]; deleted: string[]; urls: string[] };
   /** A failure that running again as it is may get past (network, throttling, a server error); false for refusals and failures that need a fix. */
   retryable: boolean;
 }

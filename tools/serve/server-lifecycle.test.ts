@@ -3,6 +3,7 @@
  * function and the static files, set-up errors a maintainer can act on, graceful close,
  * and the `pepe serve` command itself in a child process (signals, printed URLs).
  */
+import { createManifest, loadManifest, writeManifestFiles } from '../shared/manifest.js';
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
@@ -266,9 +267,9 @@ describe('set-up errors', () => {
     const damaged = join(site.root, 'damaged-manifest-dist');
     await cp(site.distDir, damaged, { recursive: true });
     const file = join(damaged, 'manifest.json');
-    const good = JSON.parse(await readFile(file, 'utf8')) as { files: Record<string, unknown>; settings?: unknown };
+    const good = JSON.parse(await readFile(file, 'utf8')) as { segments: Record<string, unknown>; settings?: unknown };
     for (const [manifest, why] of [
-      [{ ...good, files: { ...good.files, 'site/index.html': null } }, 'lists "site/index.html" without a valid {sha256, size}'],
+      [{ ...good, segments: { ...good.segments, site: null } }, 'lists segment "site" without a valid {sha256, files, bytes}'],
       [{ ...good, settings: undefined }, 'has no "settings" object with baseUrl, apiUrl and cdnUrl'],
     ] as const) {
       await writeFile(file, JSON.stringify(manifest));
@@ -317,10 +318,8 @@ describe('set-up errors', () => {
 async function addStreamedFile(): Promise<number> {
   const size = 48 * 1024 * 1024;
   await writeFile(join(site.distDir, 'site', 'big.bin'), Buffer.alloc(size, 7));
-  const manifestFile = join(site.distDir, 'manifest.json');
-  const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as { files: Record<string, unknown> };
-  manifest.files['site/big.bin'] = { sha256: 'ab'.repeat(32), size };
-  await writeFile(manifestFile, JSON.stringify(manifest));
+  const manifest = (await loadManifest(site.distDir))!;
+  await writeManifestFiles(site.distDir, createManifest(new Map(Object.entries(manifest.files)).set('site/big.bin', { sha256: 'ab'.repeat(32), size }), manifest.settings, manifest.counts));
   return size;
 }
 

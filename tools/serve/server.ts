@@ -8,7 +8,7 @@ import { access } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { basename, dirname, join, resolve } from 'node:path';
-import { readManifestSync } from '../shared/manifest.js';
+import { readManifestRootSync } from '../shared/manifest.js';
 import { errorBodyA, errorBodyB } from '../../functions/core/bodies.js';
 import { answerFromCdnCache } from './cached-fast-path.js';
 import { CdnCache } from './cdn-cache.js';
@@ -475,5 +475,5 @@ function watchForRebuilds(options: ServeOptions, state: ChainState): () => void 
 
 /** The catalogue version of the build in `dir`, for the reload message; null when unreadable. */
 function manifestVersion(dir: string): string | null {
-  return readManifestSync(dir)?.version ?? null;
+  return readManifestRootSync(dir)?.version ?? null;
 }

@@ -1,48 +1,77 @@
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_URLS } from '../testing/fixture-catalogue.js';
 import { createHash } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { catalogueVersion, createManifest, loadManifest, loadManifestSync, type Manifest, MANIFEST_FILE, manifestJson, readManifest, readManifestSync, sameHeader, sha256Of, stableJson, UnusableManifestError } from './manifest.js';
+import { catalogueVersion, createManifest, diffManifests, loadManifest, loadManifestSync, MANIFEST_FILE, manifestEntry, manifestJson, newSegmentFiles, readManifest, readManifestSync, sameHeader, segmentDigits, segmentFile, segmentKeyOf, type SegmentRef, sha256Of, stableJson, UnusableManifestError, writeManifestFiles } from './manifest.js';
 import { makeNamedPipe, timed } from '../testing/named-pipe.js';
 import { makeTempDir } from '../testing/temp-dir.js';
 
-const entries = new Map([
-  ['site/v1/pepe/b', { sha256: 'bb', size: 2 }],
-  ['data/catalogue.mjs', { sha256: 'cc', size: 30 }],
-  ['site/api/pepe/a', { sha256: 'aa', size: 1 }],
-]);
+
+const ID = (n: number) => `${n.toString(16).padStart(8, '0')}-0000-4000-8000-000000000000`;
+const h = (text: string) => createHash('sha256').update(text).digest('hex');
 
 describe('manifest serialisation', () => {
-  it('manifestJson is byte-equal to the generic stable JSON', () => {
-    const manifest = createManifest(entries, FIXTURE_URLS, { records: 1, images: 1 });
-    expect(manifestJson(manifest)).toBe(stableJson(manifest));
-    const empty = createManifest(new Map(), FIXTURE_URLS, { records: 0, images: 0 });
-    expect(manifestJson(empty)).toBe(stableJson(empty));
-    const odd = createManifest(new Map([['site/images/é "q".png', { sha256: 'dd', size: 0 }], ...entries]), FIXTURE_URLS, { records: 2, images: 2 });
-    expect(manifestJson(odd)).toBe(stableJson(odd));
-    expect(JSON.parse(manifestJson(odd))).toEqual(odd);
-    // Every character class the plain-string shortcut must leave to JSON.stringify: backslash, quote, controls, DEL, non-ASCII, lone surrogates.
-    const oddPaths = ['back\\slash', 'quo"te', 'tab\t', 'del\u007f', 'ctl\u0001', 'ü', 'lone\ud800'];
-    const escaped = createManifest(new Map([...oddPaths.map((path) => [path, { sha256: path, size: 1.5 }] as const), ...entries]), FIXTURE_URLS, { records: 2, images: 2 });
-    expect(manifestJson(escaped)).toBe(stableJson(escaped));
-    expect(manifestJson(manifest).indexOf('data/catalogue.mjs')).toBeLessThan(manifestJson(manifest).indexOf('site/api/pepe/a'));
+  it('keys a per-record path by the first digits of its id, any other by its top folders', () => {
+    const id = '3fa85f64-5717-4562-b3fc-2c963f66afa6';
+    for (const path of [`site/images/${id}.png`, `site/images/${id}-320w-0123456789abcdef.webp`, `site/api/pepe/${id}`, `site/v1/pepe/${id}`, `site/api/similar/${id}`, `site/p/${id}`, `site/oembed/${id}.json`, `site/api/listing/${id}`]) {
+      expect(segmentKeyOf(path, 2), path).toBe('id:3f');
+      expect(segmentKeyOf(path, 3), path).toBe('id:3fa');
+    }
+    expect(segmentKeyOf('site/index.html', 2)).toBe('site');
+    expect(segmentKeyOf('site/api/pages/created_at_asc/1', 2)).toBe('site/api');
+    expect(segmentKeyOf('site/api/pepe/not-an-id', 2)).toBe('site/api');
+    expect(segmentKeyOf('site/dataset/pepes.jsonl', 2)).toBe('site/dataset');
+    expect(segmentKeyOf('data/pieces-x.txt', 2)).toBe('data');
+    expect(segmentKeyOf('functions/pepe.mjs', 2)).toBe('functions');
+    expect([0, 4096, 4097, 65536, 65537, 100_000, 1_000_000, 1_048_577].map(segmentDigits)).toEqual([1, 1, 2, 2, 3, 3, 3, 4]);
   });
 
-  it('the version is the sha256 of the files member as written, and a parsed manifest serialises to the same bytes', () => {
-    const manifest = createManifest(entries, FIXTURE_URLS, { records: 1, images: 1 });
+  it('the root names each segment by the sha256 of its file; the version is the sha256 of the segments member as written', () => {
+    const entries = new Map([
+      [`site/api/pepe/${ID(1)}`, { sha256: h('a'), size: 1 }],
+      [`site/images/${ID(1)}.png`, { sha256: h('b'), size: 2 }],
+      [`site/api/pepe/${ID(0x20000000)}`, { sha256: h('c'), size: 3 }],
+      ['data/catalogue.mjs', { sha256: h('d'), size: 30 }],
+      ['site/index.html', { sha256: h('e'), size: 4 }],
+    ]);
+    const manifest = createManifest(entries, FIXTURE_URLS, { records: 2, images: 2 });
+    expect(Object.keys(manifest.segments)).toEqual(['data', 'id:0', 'id:2', 'site']);
     const text = manifestJson(manifest);
-    const member = '\n  "files": ';
-    const files = text.slice(text.indexOf(member) + member.length, text.indexOf(',\n  "format"'));
-    expect(JSON.parse(files)).toEqual(manifest.files);
-    expect(manifest.version).toBe(createHash('sha256').update(files).digest('hex'));
-    expect(catalogueVersion(manifest.files)).toBe(manifest.version);
-    const parsed = JSON.parse(text) as Manifest;
-    expect(manifestJson(parsed)).toBe(text);
-    expect(catalogueVersion(parsed.files)).toBe(manifest.version);
-    // Any change to a file's entry is a new version.
-    const changed = createManifest(new Map([...entries, ['site/api/pepe/a', { sha256: 'aa', size: 2 }]]), FIXTURE_URLS, { records: 1, images: 1 });
-    expect(changed.version).not.toBe(manifest.version);
+    const parsed = JSON.parse(text) as Record<string, unknown>;
+    expect(parsed).toEqual({ counts: { files: 5, images: 2, records: 2 }, format: 2, segments: manifest.segments, settings: FIXTURE_URLS, version: manifest.version });
+    // Keys sorted at every level, as stableJson orders them.
+    expect(Object.keys(parsed)).toEqual(Object.keys(JSON.parse(stableJson(parsed)) as object));
+    const member = '\n  "segments": ';
+    const segments = text.slice(text.indexOf(member) + member.length, text.indexOf(',\n  "settings"'));
+    expect(manifest.version).toBe(h(segments));
+    expect(catalogueVersion(manifest.segments)).toBe(manifest.version);
+    for (const { path, text: body } of newSegmentFiles(manifest)) {
+      const key = Object.keys(manifest.segments).find((k) => segmentFile(manifest.segments[k]!.sha256) === path)!;
+      expect(h(body)).toBe(manifest.segments[key]!.sha256);
+      expect(Buffer.byteLength(body)).toBe(manifest.segments[key]!.bytes);
+      expect(JSON.parse(body)).toEqual({ files: Object.fromEntries([...entries].filter(([p]) => segmentKeyOf(p, 1) === key).sort(([a], [b]) => (a < b ? -1 : 1))) });
+    }
+    expect(manifest.files).toEqual(Object.fromEntries([...entries].sort(([a], [b]) => (a < b ? -1 : 1))));
+    expect(manifestEntry(manifest, 'data/catalogue.mjs')).toEqual({ sha256: h('d'), size: 30 });
+    // Any change to a file's entry is a new version; the same files in another order are the same.
+    expect(createManifest(new Map([...entries, ['site/index.html', { sha256: h('e'), size: 5 }]]), FIXTURE_URLS, { records: 2, images: 2 }).version).not.toBe(manifest.version);
+    expect(createManifest(new Map([...entries].reverse()), FIXTURE_URLS, { records: 2, images: 2 }).version).toBe(manifest.version);
+    // Odd characters are escaped as JSON.stringify would.
+    const odd = createManifest(new Map([['site/é "q"\\\u0001', { sha256: h('x'), size: 0 }]]), FIXTURE_URLS, { records: 0, images: 0 });
+    expect(JSON.parse(newSegmentFiles(odd)[0]!.text)).toEqual({ files: { 'site/é "q"\\\u0001': { sha256: h('x'), size: 0 } } });
+  });
+
+  it('a rebuild serialises only the segments holding changed paths, and ends with the bytes a full build writes', () => {
+    const entries = new Map<string, { sha256: string; size: number }>(Array.from({ length: 40 }, (_, n) => [`site/api/pepe/${ID(n * 0x10000000 + n)}`, { sha256: h(String(n)), size: n }] as const).slice(0, 16));
+    const first = createManifest(entries, FIXTURE_URLS, { records: 16, images: 0 });
+    expect(newSegmentFiles(first)).toHaveLength(16);
+    const changedPath = `site/api/pepe/${ID(3 * 0x10000000 + 3)}`;
+    const next = new Map(entries).set(changedPath, { sha256: h('changed'), size: 9 });
+    const rebuilt = createManifest(next, FIXTURE_URLS, { records: 16, images: 0 }, { previous: first, changed: [changedPath] });
+    expect(newSegmentFiles(rebuilt).map((s) => s.path)).toEqual([segmentFile(rebuilt.segments['id:3']!.sha256)]);
+    const full = createManifest(next, FIXTURE_URLS, { records: 16, images: 0 });
+    expect(manifestJson(rebuilt)).toBe(manifestJson(full));
   });
 
   it('sha256Of gives the hex sha256 of bytes, and of text as its UTF-8 bytes', () => {
@@ -53,46 +82,55 @@ describe('manifest serialisation', () => {
   });
 
   it('sameHeader notices a settings or count change', () => {
-    const a = createManifest(entries, FIXTURE_URLS, { records: 1, images: 1 });
-    expect(sameHeader(a, createManifest(entries, FIXTURE_URLS, { records: 1, images: 1 }))).toBe(true);
-    expect(sameHeader(a, createManifest(entries, { ...FIXTURE_URLS, cdnUrl: 'https://cdn.example' }, { records: 1, images: 1 }))).toBe(false);
-    expect(sameHeader(a, createManifest(entries, FIXTURE_URLS, { records: 2, images: 1 }))).toBe(false);
+    const a = createManifest(hashed, FIXTURE_URLS, { records: 1, images: 1 });
+    expect(sameHeader(a, createManifest(hashed, FIXTURE_URLS, { records: 1, images: 1 }))).toBe(true);
+    expect(sameHeader(a, createManifest(hashed, { ...FIXTURE_URLS, cdnUrl: 'https://cdn.example' }, { records: 1, images: 1 }))).toBe(false);
+    expect(sameHeader(a, createManifest(hashed, FIXTURE_URLS, { records: 2, images: 1 }))).toBe(false);
     expect(sameHeader(a, { ...a, version: 'other' })).toBe(false);
   });
 
-  it('sorts the paths whatever order the build found them in', () => {
-    // Every order, including strictly descending (the already-sorted check compares neighbours).
-    const sorted = createManifest(new Map([['a', { sha256: '1', size: 1 }], ['b', { sha256: '2', size: 2 }]]), FIXTURE_URLS, { records: 0, images: 0 });
-    const reversed = createManifest(new Map([['b', { sha256: '2', size: 2 }], ['a', { sha256: '1', size: 1 }]]), FIXTURE_URLS, { records: 0, images: 0 });
-    expect(Object.keys(reversed.files)).toEqual(['a', 'b']);
-    expect(manifestJson(reversed)).toBe(manifestJson(sorted));
-    expect(catalogueVersion({ b: { sha256: '2', size: 2 }, a: { sha256: '1', size: 1 } })).toBe(sorted.version);
-  });
-
-  it("orders paths as `.sort()` does (code units), astral and accented ones included", () => {
-    const paths = ['site/b', 'site/B', 'site/é', 'site/e\u0301', 'site/\u{1F438}', 'site/\uFFFD', 'site/a/b', 'site/a-b', 'site/a.b', 'data/x', 'site/10', 'site/9'];
-    const shuffled = [...paths.slice(5), ...paths.slice(0, 5).reverse()];
-    const manifest = createManifest(new Map(shuffled.map((p, i) => [p, { sha256: String(i), size: i }])), FIXTURE_URLS, { records: 0, images: 0 });
-    expect(Object.keys(manifest.files)).toEqual([...paths].sort());
+  it('diffManifests reads only the segments whose hash differs and names the changed and removed paths', async () => {
+    const entries = new Map<string, { sha256: string; size: number }>(Array.from({ length: 16 }, (_, n) => [`site/p/${ID(n * 0x10000000)}`, { sha256: h(String(n)), size: n }] as const));
+    const from = createManifest(entries, FIXTURE_URLS, { records: 16, images: 0 });
+    const next = new Map(entries);
+    next.delete(`site/p/${ID(0)}`);
+    next.set(`site/p/${ID(0x50000000)}`, { sha256: h('x'), size: 1 });
+    next.set('site/index.html', { sha256: h('i'), size: 2 });
+    const to = createManifest(next, FIXTURE_URLS, { records: 16, images: 0 });
+    const read: string[] = [];
+    const diff = await diffManifests(from, to, async (side, key) => {
+      read.push(`${side} ${key}`);
+      const m = side === 'from' ? from : to;
+      return new Map(Object.entries(m.files).filter(([p]) => segmentKeyOf(p, 1) === key));
+    });
+    expect(read.sort()).toEqual(['from id:0', 'from id:5', 'to id:5', 'to site']);
+    expect([...diff.changed.keys()].sort()).toEqual(['site/index.html', `site/p/${ID(0x50000000)}`]);
+    expect([...diff.removed.keys()]).toEqual([`site/p/${ID(0)}`]);
   });
 });
 
-/** `entries` with real sha256s: what a build writes, and all that readManifest takes. */
-const hashed = new Map([...entries].map(([path, { size }]) => [path, { sha256: createHash('sha256').update(path).digest('hex'), size }]));
+/** A few entries with real sha256s: what a build writes. */
+const hashed = new Map([
+  [`site/v1/pepe/${ID(2)}`, { sha256: h('b'), size: 2 }],
+  ['data/catalogue.mjs', { sha256: h('c'), size: 30 }],
+  [`site/api/pepe/${ID(1)}`, { sha256: h('a'), size: 1 }],
+]);
 
 describe('reading the previous manifest', () => {
-  it('reads a manifest of ours and treats any other file as no manifest (no reuse from it)', async () => {
+  it('reads a manifest of ours and its segments, and a format-1 manifest of an earlier version', async () => {
     const temp = await makeTempDir('pepe-manifest-test-');
     try {
       const manifest = createManifest(hashed, FIXTURE_URLS, { records: 1, images: 1 });
-      await writeFile(join(temp.path, MANIFEST_FILE), manifestJson(manifest));
+      await writeManifestFiles(temp.path, manifest);
       expect((await readManifest(temp.path))?.version).toBe(manifest.version);
-      expect(readManifestSync(temp.path)?.version).toBe(manifest.version);
-      // Another format (a later version of the tool) describes files this build cannot trust.
-      await writeFile(join(temp.path, MANIFEST_FILE), manifestJson(manifest).replace('"format": 1', '"format": 2'));
-      expect(await readManifest(temp.path)).toBeNull();
-      expect(readManifestSync(temp.path)).toBeNull();
-      for (const text of ['{"format": 1}', 'null', '{"format": 1, "files": ']) {
+      expect(readManifestSync(temp.path)?.files).toEqual(manifest.files);
+      // Format 1 (every entry in the one file) is read, so that the next build reuses its output.
+      const legacy = { counts: { files: 3, images: 1, records: 1 }, files: manifest.files, format: 1, settings: FIXTURE_URLS, version: 'v1' };
+      await writeFile(join(temp.path, MANIFEST_FILE), stableJson(legacy));
+      const read = await loadManifest(temp.path);
+      expect(read?.files).toEqual(manifest.files);
+      expect(read?.segments).toEqual({});
+      for (const text of ['{"format": 3}', 'null', '{"format": 2, "segments": ']) {
         await writeFile(join(temp.path, MANIFEST_FILE), text);
         expect(await readManifest(temp.path), text).toBeNull();
         expect(readManifestSync(temp.path), text).toBeNull();
@@ -102,29 +140,23 @@ describe('reading the previous manifest', () => {
     }
   });
 
-  // The build checked only `format` and that `files` was of type object: `"files": null`, a
-  // missing `settings` or `counts` or a null entry then failed later with a TypeError, and a
-  // `../` path was a file the build would remove from outside its output folder.
-  it('says what is wrong with a manifest that is there but damaged, naming the file', async () => {
+  it('says what is wrong with a manifest or a segment that is there but damaged, naming the file', async () => {
     const temp = await makeTempDir('pepe-manifest-test-');
     const file = join(temp.path, MANIFEST_FILE);
-    const good = JSON.parse(manifestJson(createManifest(hashed, FIXTURE_URLS, { records: 1, images: 1 }))) as Record<string, unknown>;
-    const goodFiles = good.files as Record<string, unknown>;
+    const manifest = createManifest(hashed, FIXTURE_URLS, { records: 1, images: 1 });
+    await writeManifestFiles(temp.path, manifest);
+    const good = JSON.parse(manifestJson(manifest)) as Record<string, unknown>;
+    const segments = good.segments as Record<string, SegmentRef>;
     const cases: [unknown, string][] = [
       [null, 'is not a JSON object'],
-      [{ ...good, format: 2 }, 'has format 2, this version of pepe reads format 1'],
+      [{ ...good, format: 3 }, 'has format 3, this version of pepe reads format 2'],
       [{ ...good, version: 7 }, 'has no "version" string'],
-      [{ ...good, files: null }, 'has no "files" object'],
-      [{ ...good, files: [] }, 'has no "files" object'],
+      [{ ...good, segments: null }, 'has no "segments" object'],
       [{ ...good, settings: undefined }, 'has no "settings" object with baseUrl, apiUrl and cdnUrl'],
-      [{ ...good, settings: { ...FIXTURE_URLS, cdnUrl: null } }, 'has no "settings" object with baseUrl, apiUrl and cdnUrl'],
       [{ ...good, counts: { records: 1, images: 1 } }, 'has no "counts" object with records, images and files'],
-      [{ ...good, files: { ...goodFiles, 'site/x': null } }, 'lists "site/x" without a valid {sha256, size}'],
-      [{ ...good, files: { ...goodFiles, 'site/x': { sha256: 'aa', size: 1 } } }, 'lists "site/x" without a valid {sha256, size}'],
-      [{ ...good, files: { ...goodFiles, 'site/x': { sha256: 'a'.repeat(64), size: -1 } } }, 'lists "site/x" without a valid {sha256, size}'],
-      [{ ...good, files: { ...goodFiles, '../x': { sha256: 'a'.repeat(64), size: 1 } } }, 'lists an invalid path "../x"'],
-      [{ ...good, files: { ...goodFiles, '/etc/x': { sha256: 'a'.repeat(64), size: 1 } } }, 'lists an invalid path "/etc/x"'],
-      [{ ...good, files: { ...goodFiles, 'manifest.json': { sha256: 'a'.repeat(64), size: 1 } } }, 'lists an invalid path "manifest.json"'],
+      [{ ...good, segments: { ...segments, x: { sha256: 'aa', files: 1, bytes: 1 } } }, 'lists segment "x" without a valid {sha256, files, bytes}'],
+      [{ ...good, counts: { records: 1, images: 1, files: 4 } }, 'counts 4 files but its segments list 3'],
+      [{ ...good, version: 'a'.repeat(64) }, 'has a "version" that is not the sha256 of its "segments"'],
     ];
     try {
       for (const [value, why] of cases) {
@@ -135,10 +167,16 @@ describe('reading the previous manifest', () => {
         expect(() => loadManifestSync(temp.path), why).toThrow(`${file} ${why}`);
         expect(await readManifest(temp.path), why).toBeNull();
       }
-      await writeFile(file, '{"format": 1, "files": ');
+      await writeFile(file, '{"format": 2, "segments": ');
       await expect(loadManifest(temp.path)).rejects.toThrow(`${file} is not valid JSON`);
-      await writeFile(file, manifestJson(createManifest(hashed, FIXTURE_URLS, { records: 1, images: 1 })));
-      expect(await loadManifest(temp.path)).toEqual(good);
+      await writeFile(file, manifestJson(manifest));
+      expect((await loadManifest(temp.path))?.files).toEqual(manifest.files);
+      // A segment edited, or missing.
+      const segment = join(temp.path, segmentFile(segments['data']!.sha256));
+      await writeFile(segment, '{"files":{}}\n');
+      await expect(loadManifest(temp.path)).rejects.toThrow(`${segment} is not the segment "data" the manifest names (its sha256 or size differs)`);
+      await rm(segment);
+      await expect(loadManifest(temp.path)).rejects.toThrow(`${segment} is missing`);
       expect(await loadManifest(join(temp.path, 'nowhere'))).toBeNull();
     } finally {
       await temp.cleanup();

@@ -1,7 +1,15 @@
 /**
- * `dist/manifest.json`: every output file with its sha256 and size, the catalogue version
- * (a hash over those lines), counts and the settings the build baked in. Publishing diffs
- * against it; the build reuses unchanged files from it.
+ * The build manifest: every output file with its sha256 and size, split so that a change
+ * rewrites only the parts it touches (as a git tree does).
+ *
+ * - `dist/manifest.json`, the root and commit point: `format: 2`, `version`, `settings`,
+ *   `counts` and `segments`: segment key → `{sha256, files, bytes}`. `version` is the sha256
+ *   of the `segments` member as written there, so two builds with the same output share it.
+ * - `dist/manifest/<sha256>.json`, one per segment: `{"files": {path: {sha256, size}}}`, keys
+ *   sorted, one file a line; named by the sha256 of its bytes, so never rewritten in place.
+ *
+ * A path that holds a record id goes to the segment of the id's first `d` hex digits
+ * (`segmentDigits`), any other to the segment of its top folders (`segmentKeyOf`).
  */
 import { hash } from 'node:crypto';
 import { join } from 'node:path';
@@ -9,18 +17,82 @@ import type { SiteUrls } from '../../functions/core/record.js';
 import { NotAFileError, readRegularFile, readRegularFileSync } from './read-regular-file.js';
 
 export const MANIFEST_FILE = 'manifest.json';
+/** The folder of the segment files, beside the root. */
+export const SEGMENT_FOLDER = 'manifest';
+/** The output-relative path of the segment file with this sha256. */
+export const segmentFile = (sha256: string): string => `${SEGMENT_FOLDER}/${sha256}.json`;
 
 export interface ManifestEntry {
   sha256: string;
   size: number;
 }
 
-export interface Manifest {
-  format: 1;
+/** What the root says of one segment: its file's sha256 and size, and how many paths it lists. */
+export interface SegmentRef {
+  sha256: string;
+  files: number;
+  bytes: number;
+}
+
+export interface ManifestCounts {
+  records: number;
+  images: number;
+  files: number;
+}
+
+/** `manifest.json` itself. */
+export interface ManifestRoot {
+  format: 2;
   version: string;
   settings: SiteUrls;
-  counts: { records: number; images: number; files: number };
-  files: Record<string, ManifestEntry>;
+  counts: ManifestCounts;
+  segments: Record<string, SegmentRef>;
+}
+
+/** A root with its segments' entries at hand. */
+export interface Manifest extends ManifestRoot {
+  /** Every listed file, sorted; assembled on first access (hot paths use `manifestEntry`). */
+  readonly files: Record<string, ManifestEntry>;
+}
+
+/** Per manifest: its segments' entries, and the text of the segments this process serialised (the ones to write). */
+interface SegmentState {
+  entries: Map<string, Map<string, ManifestEntry>>;
+  texts: Map<string, string>;
+}
+const states = new WeakMap<ManifestRoot, SegmentState>();
+
+/**
+ * Records per id segment at most: 256 (about 1,500–2,000 paths: an original, its renditions
+ * and five documents each). The digits grow with the catalogue: 1 up to 4,096 records, 2 up to
+ * 65,536, 3 up to 1,048,576, 4 beyond. Crossing a step re-keys (rewrites) every id segment once.
+ */
+export const RECORDS_PER_SEGMENT = 256;
+
+export function segmentDigits(records: number): number {
+  let digits = 1;
+  while (records > RECORDS_PER_SEGMENT * 16 ** digits) digits++;
+  return digits;
+}
+
+/** The folders whose files are named by a record id (`<id>`, `<id>.json`, `<id><ext>`, `<id>-<width>w-<hash>.webp`). */
+const ID_PATH = /^site\/(?:images|api\/pepe|v1\/pepe|api\/similar|api\/listing|p|oembed)\/([0-9a-fA-F]{8})-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?:[.-][^/]*)?$/;
+
+/**
+ * The segment of an output path: `id:<first digits of the id>` for a per-record file, else its
+ * top folders: `site/<folder>` for a site file in a folder, `site` for one at the site's root,
+ * `<folder>` for a build file (`data`, `functions`).
+ */
+export function segmentKeyOf(path: string, digits: number): string {
+  const id = ID_PATH.exec(path);
+  if (id) return `id:${id[1]!.slice(0, digits).toLowerCase()}`;
+  const first = path.indexOf('/');
+  if (first < 0) return '.';
+  if (path.startsWith('site/')) {
+    const second = path.indexOf('/', first + 1);
+    return second < 0 ? 'site' : path.slice(0, second);
+  }
+  return path.slice(0, first);
 }
 
 /** JSON with object keys sorted at every level, 2-space indent, trailing newline: byte-stable. */
@@ -35,18 +107,6 @@ export function stableJson(value: unknown): string {
   return `${JSON.stringify(sortKeys(value), null, 2)}\n`;
 }
 
-/**
- * Keys in code-unit order (what `.sort()` yields), sorting only when they are not already:
- * checking 30k keys is ~20× cheaper than sorting them. Sorted with `<` rather than by
- * `.sort()`'s default comparison, which converts both sides with ToString first: the 30k
- * output paths of a 10k build (images in content order, then the answers) take 8–12 ms
- * against 20–28 ms in a fresh process. Same order: `<` on strings compares code units too.
- */
-function sortedKeys(keys: string[]): string[] {
-  for (let i = 1; i < keys.length; i++) if (keys[i - 1]! > keys[i]!) return keys.sort(byCodeUnits);
-  return keys;
-}
-
 const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Strings that JSON.stringify leaves as they are between its quotes (printable ASCII, no `"` or `\\`): every path and hash a build makes. */
@@ -55,23 +115,26 @@ const jsonString = (text: string): string => (PLAIN_JSON_STRING.test(text) ? `"$
 /** A finite number prints the same through a template as through JSON.stringify (both use Number's toString). */
 const jsonNumber = (value: number): string => (Number.isFinite(value) ? `${value}` : JSON.stringify(value));
 
-/**
- * The `files` member exactly as manifest.json holds it (`JSON.stringify(files, null, 2)` one
- * level deep), from paths in order. One pass over 30k entries, no intermediate objects: this,
- * the version hash and the rest of the file cost about half of what building a sorted object,
- * a list of version lines and a copy for `JSON.stringify` did (~50 ms at 10k images). Quoting
- * plain strings with a template instead of 60k JSON.stringify calls halves it again (62 → 24 ms
- * for 30k entries, measured); the tests hold the text byte-equal to `stableJson`.
- */
-function filesJson(paths: readonly string[], entryOf: (path: string) => ManifestEntry): string {
-  if (paths.length === 0) return '{}';
-  const members = new Array<string>(paths.length);
+/** A segment file's text: its paths sorted (code units), one a line. */
+export function segmentJson(entries: ReadonlyMap<string, ManifestEntry>): string {
+  const paths = [...entries.keys()].sort(byCodeUnits);
+  const lines = new Array<string>(paths.length);
   for (let i = 0; i < paths.length; i++) {
-    const path = paths[i]!;
-    const { sha256, size } = entryOf(path);
-    members[i] = `    ${jsonString(path)}: {\n      "sha256": ${jsonString(sha256)},\n      "size": ${jsonNumber(size)}\n    }`;
+    const { sha256, size } = entries.get(paths[i]!)!;
+    lines[i] = `${jsonString(paths[i]!)}:{"sha256":${jsonString(sha256)},"size":${jsonNumber(size)}}`;
   }
-  return `{\n${members.join(',\n')}\n  }`;
+  return `{"files":{\n${lines.join(',\n')}\n}}\n`;
+}
+
+/** The `segments` member exactly as manifest.json holds it (one segment a line), whose sha256 is the version. */
+function segmentsJson(segments: Record<string, SegmentRef>): string {
+  const keys = Object.keys(segments).sort(byCodeUnits);
+  if (keys.length === 0) return '{}';
+  const lines = keys.map((key) => {
+    const { bytes, files, sha256 } = segments[key]!;
+    return `    ${jsonString(key)}: {"bytes": ${jsonNumber(bytes)}, "files": ${jsonNumber(files)}, "sha256": ${jsonString(sha256)}}`;
+  });
+  return `{\n${lines.join(',\n')}\n  }`;
 }
 
 /**
@@ -81,61 +144,105 @@ function filesJson(paths: readonly string[], entryOf: (path: string) => Manifest
  */
 export const sha256Of = (bytes: string | Uint8Array): string => hash('sha256', bytes, 'hex');
 
-/**
- * The catalogue version: the sha256 of the `files` member of manifest.json, as written there
- * (paths sorted, each with its sha256 and size). Two builds with the same output files have
- * the same version, whatever else happened.
- */
-export function catalogueVersion(files: Record<string, ManifestEntry>): string {
-  return sha256Of(filesJsonOf(files));
-}
+/** The catalogue version of a root's segments: the sha256 of its `segments` member as written. */
+export const catalogueVersion = (segments: Record<string, SegmentRef>): string => sha256Of(segmentsJson(segments));
 
-/** `filesJson` of a manifest's `files` object (one parsed from disk, or built by hand). */
-const filesJsonOf = (files: Record<string, ManifestEntry>): string => filesJson(sortedKeys(Object.keys(files)), (path) => files[path]!);
-
-/** The text of `files` of manifests made by createManifest (never modified afterwards), so that manifestJson does not serialise them again. */
-const filesTexts = new WeakMap<Manifest, string>();
-
-export function createManifest(files: Map<string, ManifestEntry>, settings: SiteUrls, counts: { records: number; images: number }): Manifest {
-  const paths = sortedKeys([...files.keys()]);
-  const text = filesJson(paths, (path) => files.get(path)!);
-  const manifest = {
-    format: 1,
-    version: sha256Of(text),
-    settings: { baseUrl: settings.baseUrl, apiUrl: settings.apiUrl, cdnUrl: settings.cdnUrl },
-    counts: { ...counts, files: files.size },
-  } as Manifest;
-  // The sorted object is made on first access only: a build needs the text, not the object.
+function withState(root: ManifestRoot, state: SegmentState): Manifest {
+  const manifest = root as Manifest;
+  states.set(root, state);
   Object.defineProperty(manifest, 'files', {
-    enumerable: true,
+    enumerable: false,
     configurable: true,
     get() {
       const sorted: Record<string, ManifestEntry> = {};
-      for (const path of paths) sorted[path] = files.get(path)!;
-      Object.defineProperty(manifest, 'files', { value: sorted, enumerable: true, writable: true, configurable: true });
+      for (const path of manifestPaths(manifest).sort(byCodeUnits)) sorted[path] = manifestEntry(manifest, path)!;
       return sorted;
     },
   });
-  filesTexts.set(manifest, text);
   return manifest;
 }
 
+const stateOf = (manifest: ManifestRoot): SegmentState => {
+  const state = states.get(manifest);
+  if (!state) throw new Error('manifest without its segments: read it with loadManifest or make it with createManifest');
+  return state;
+};
+
 /**
- * `stableJson(manifest)` without its generic key sorting (the manifest's keys have a fixed
- * order, and `files` is sorted by createManifest, so it is not sorted again). Tested
- * byte-equal to `stableJson`.
+ * The manifest of `files`. With `reuse`, a segment of `reuse.previous` that holds none of
+ * `reuse.changed` (paths written or removed since) is taken as it is: not serialised nor hashed again.
  */
-export function manifestJson(manifest: Manifest): string {
+export function createManifest(
+  files: ReadonlyMap<string, ManifestEntry>,
+  settings: SiteUrls,
+  counts: { records: number; images: number },
+  reuse?: { previous: Manifest | null; changed: Iterable<string> },
+): Manifest {
+  const digits = segmentDigits(counts.records);
+  const entries = new Map<string, Map<string, ManifestEntry>>();
+  for (const [path, entry] of files) {
+    const key = segmentKeyOf(path, digits);
+    let segment = entries.get(key);
+    if (!segment) entries.set(key, (segment = new Map()));
+    segment.set(path, entry);
+  }
+  const previous = reuse?.previous ?? null;
+  const touched = new Set<string>();
+  for (const path of reuse?.changed ?? []) touched.add(segmentKeyOf(path, digits));
+  const segments: Record<string, SegmentRef> = {};
+  const texts = new Map<string, string>();
+  for (const key of [...entries.keys()].sort(byCodeUnits)) {
+    const kept = previous !== null && !touched.has(key) ? previous.segments[key] : undefined;
+    if (kept !== undefined && kept.files === entries.get(key)!.size) {
+      segments[key] = kept;
+      continue;
+    }
+    const text = segmentJson(entries.get(key)!);
+    texts.set(key, text);
+    segments[key] = { sha256: sha256Of(text), files: entries.get(key)!.size, bytes: Buffer.byteLength(text) };
+  }
+  const root: ManifestRoot = {
+    format: 2,
+    version: catalogueVersion(segments),
+    settings: { baseUrl: settings.baseUrl, apiUrl: settings.apiUrl, cdnUrl: settings.cdnUrl },
+    counts: { ...counts, files: files.size },
+    segments,
+  };
+  return withState(root, { entries, texts });
+}
+
+/** The entry of `path`, or undefined when the manifest does not list it. */
+export function manifestEntry(manifest: Manifest, path: string): ManifestEntry | undefined {
+  const { entries } = stateOf(manifest);
+  return entries.get(segmentKeyOf(path, segmentDigits(manifest.counts.records)))?.get(path);
+}
+
+/** Every listed path, in no particular order. */
+export function manifestPaths(manifest: Manifest): string[] {
+  const paths: string[] = [];
+  for (const segment of stateOf(manifest).entries.values()) for (const path of segment.keys()) paths.push(path);
+  return paths;
+}
+
+/** The segment files `manifest` needs that its maker serialised (the others are already on disk): output-relative path and text. */
+export function newSegmentFiles(manifest: Manifest): { path: string; text: string }[] {
+  const { texts } = stateOf(manifest);
+  return [...texts].map(([key, text]) => ({ path: segmentFile(manifest.segments[key]!.sha256), text }));
+}
+
+/** The segment files a root names (output-relative). */
+export const segmentFiles = (root: ManifestRoot): string[] => Object.values(root.segments).map((ref) => segmentFile(ref.sha256));
+
+/** `manifest.json`'s text (keys sorted as `stableJson` would, the segments one a line). */
+export function manifestJson(manifest: ManifestRoot): string {
   const { settings, counts } = manifest;
-  const text = filesTexts.get(manifest) ?? filesJsonOf(manifest.files);
-  // The files text goes where this placeholder is: the first string of the skeleton (counts are numbers).
-  const placeholder = '\u0000files';
+  const placeholder = '\u0000segments';
   const quotedPlaceholder = JSON.stringify(placeholder);
   const skeleton = JSON.stringify(
     {
       counts: { files: counts.files, images: counts.images, records: counts.records },
-      files: placeholder,
       format: manifest.format,
+      segments: placeholder,
       settings: { apiUrl: settings.apiUrl, baseUrl: settings.baseUrl, cdnUrl: settings.cdnUrl },
       version: manifest.version,
     },
@@ -143,12 +250,12 @@ export function manifestJson(manifest: Manifest): string {
     2,
   );
   const at = skeleton.indexOf(quotedPlaceholder);
-  return `${skeleton.slice(0, at)}${text}${skeleton.slice(at + quotedPlaceholder.length)}\n`;
+  return `${skeleton.slice(0, at)}${segmentsJson(manifest.segments)}${skeleton.slice(at + quotedPlaceholder.length)}\n`;
 }
 
-/** Whether two manifests agree on everything but `files` (format, version, settings, counts). */
-export function sameHeader(a: Manifest, b: Manifest): boolean {
-  const keys = (m: Manifest) => JSON.stringify([m.format, m.version, m.settings.baseUrl, m.settings.apiUrl, m.settings.cdnUrl, m.counts.records, m.counts.images, m.counts.files]);
+/** Whether two manifests agree on everything but their entries (format, version, settings, counts). */
+export function sameHeader(a: ManifestRoot, b: ManifestRoot): boolean {
+  const keys = (m: ManifestRoot) => JSON.stringify([m.format, m.version, m.settings.baseUrl, m.settings.apiUrl, m.settings.cdnUrl, m.counts.records, m.counts.images, m.counts.files]);
   return keys(a) === keys(b);
 }
 
@@ -156,82 +263,164 @@ const SHA256 = /^[0-9a-f]{64}$/;
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isCount = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0;
 
-/** An empty, `.` or `..` segment (a leading `/` is an empty first one): one regexp test instead of a split, ~3× cheaper over 30k paths. */
+/** An empty, `.` or `..` segment (a leading `/` is an empty first one): one regexp test instead of a split. */
 const BAD_SEGMENT = /(?:^|\/)\.{0,2}(?:\/|$)/;
-/** A path a build can have written: relative, no empty, `.` or `..` segment, not the manifest itself. */
-const isOutputPath = (path: string): boolean => path !== MANIFEST_FILE && !BAD_SEGMENT.test(path);
+/** A path a build can have written: relative, no empty, `.` or `..` part, not the manifest itself nor a segment file. */
+const isOutputPath = (path: string): boolean => path !== MANIFEST_FILE && !path.startsWith(`${SEGMENT_FOLDER}/`) && !BAD_SEGMENT.test(path);
 
 /**
  * What is wrong with a parsed manifest.json, in words that follow the file's name, or null for
- * one `createManifest` could have made. The one check of build, serve and publish: each of
- * them used to check less (the build only `format` and that `files` was of type object, so
- * `"files": null` or a missing `settings` stopped it with a TypeError, and a `../` path would
- * have been removed from outside the output folder as a file the build no longer makes).
+ * a root `createManifest` could have made: the one check of build, serve and publish.
  */
 export function manifestShapeError(value: unknown): string | null {
   if (!isObject(value)) return 'is not a JSON object';
-  if (value.format !== 1) return `has format ${JSON.stringify(value.format)}, this version of pepe reads format 1`;
+  if (value.format !== 2) return `has format ${JSON.stringify(value.format)}, this version of pepe reads format 2`;
   if (typeof value.version !== 'string') return 'has no "version" string';
-  const { settings, counts, files } = value;
+  const { settings, counts, segments } = value;
   if (!isObject(settings) || typeof settings.baseUrl !== 'string' || typeof settings.apiUrl !== 'string' || typeof settings.cdnUrl !== 'string') return 'has no "settings" object with baseUrl, apiUrl and cdnUrl';
   if (!isObject(counts) || !isCount(counts.records) || !isCount(counts.images) || !isCount(counts.files)) return 'has no "counts" object with records, images and files';
-  if (!isObject(files)) return 'has no "files" object';
-  for (const path in files) {
-    const entry = files[path] as { sha256?: unknown; size?: unknown } | null;
-    if (typeof entry !== 'object' || entry === null || typeof entry.sha256 !== 'string' || !SHA256.test(entry.sha256) || !isCount(entry.size)) return `lists "${path}" without a valid {sha256, size}`;
-    if (!isOutputPath(path)) return `lists an invalid path "${path}"`;
+  if (!isObject(segments)) return 'has no "segments" object';
+  let files = 0;
+  for (const key in segments) {
+    const ref = segments[key] as Partial<SegmentRef> | null;
+    if (!isObject(ref) || typeof ref.sha256 !== 'string' || !SHA256.test(ref.sha256) || !isCount(ref.files) || !isCount(ref.bytes)) return `lists segment "${key}" without a valid {sha256, files, bytes}`;
+    files += ref.files!;
   }
+  if (files !== counts.files) return `counts ${counts.files as number} files but its segments list ${files}`;
+  if (value.version !== catalogueVersion(segments as Record<string, SegmentRef>)) return 'has a "version" that is not the sha256 of its "segments"';
   return null;
 }
 
-/** A manifest.json that is there but cannot be used; the message names the file and says what is wrong with it. */
+/**
+ * The entries of segment `key` from its file's `bytes`, or a reason (words that follow the
+ * file's name) why they are not the segment `ref` names. `trusted`: bytes this build wrote
+ * (the hash and shape checks are skipped).
+ */
+export function parseSegment(bytes: Buffer, key: string, ref: SegmentRef, digits: number, trusted = false): Map<string, ManifestEntry> | string {
+  if (!trusted && (bytes.length !== ref.bytes || sha256Of(bytes) !== ref.sha256)) return `is not the segment "${key}" the manifest names (its sha256 or size differs)`;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return 'is not valid JSON';
+  }
+  const files = isObject(parsed) ? parsed.files : undefined;
+  if (!isObject(files)) return 'has no "files" object';
+  const entries = new Map<string, ManifestEntry>();
+  for (const path in files) {
+    const entry = files[path] as Partial<ManifestEntry> | null;
+    if (!trusted) {
+      if (!isObject(entry) || typeof entry.sha256 !== 'string' || !SHA256.test(entry.sha256) || !isCount(entry.size)) return `lists "${path}" without a valid {sha256, size}`;
+      if (!isOutputPath(path)) return `lists an invalid path "${path}"`;
+      if (segmentKeyOf(path, digits) !== key) return `lists "${path}", which belongs to segment "${segmentKeyOf(path, digits)}", not "${key}"`;
+    }
+    entries.set(path, entry as ManifestEntry);
+  }
+  if (entries.size !== ref.files) return `lists ${entries.size} files, the manifest says ${ref.files}`;
+  return entries;
+}
+
+/** A manifest.json (or one of its segments) that is there but cannot be used; the message names the file and says what is wrong with it. */
 export class UnusableManifestError extends Error {
   constructor(
     readonly file: string,
-    /** In words that follow the file's name: 'is not valid JSON (…)', 'has no "files" object'. */
+    /** In words that follow the file's name: 'is not valid JSON (…)', 'has no "segments" object'. */
     readonly why: string,
   ) {
     super(`${file} ${why}`);
   }
 }
 
-/** null when reading `file` failed because there is none (no manifest); else throws UnusableManifestError saying why. */
-function noManifestOrThrow(file: string, failure: unknown): null {
+/** null when reading `file` failed because there is none; else throws UnusableManifestError saying why. */
+function noFileOrThrow(file: string, failure: unknown): null {
   const code = (failure as NodeJS.ErrnoException).code;
   if (code === 'ENOENT') return null;
   if (failure instanceof NotAFileError) throw new UnusableManifestError(file, `is ${failure.kind}, not a file`);
   throw new UnusableManifestError(file, code === 'EISDIR' ? 'is a folder, not a file' : `cannot be read (${code ?? String(failure)})`);
 }
 
-/** The manifest in `bytes` read from `file`, checked unless `trusted`; throws UnusableManifestError. */
-function parseManifest(file: string, bytes: Buffer, trusted = false): Manifest {
+/**
+ * A manifest.json of format 1 (one file listing every path, written by earlier versions),
+ * read as a root without segment files so that the next build can reuse its output and write
+ * format 2; null when `value` is not one.
+ */
+function legacyManifest(value: unknown): Manifest | null {
+  if (!isObject(value) || value.format !== 1 || !isObject(value.files) || typeof value.version !== 'string') return null;
+  const { settings, counts, files } = value as { settings: unknown; counts: unknown; files: Record<string, unknown> };
+  if (!isObject(settings) || !isObject(counts) || !isCount(counts.records) || !isCount(counts.images)) return null;
+  const digits = segmentDigits(counts.records as number);
+  const entries = new Map<string, Map<string, ManifestEntry>>();
+  for (const path in files) {
+    const entry = files[path] as Partial<ManifestEntry> | null;
+    if (!isObject(entry) || typeof entry.sha256 !== 'string' || !SHA256.test(entry.sha256) || !isCount(entry.size) || !isOutputPath(path)) return null;
+    const key = segmentKeyOf(path, digits);
+    let segment = entries.get(key);
+    if (!segment) entries.set(key, (segment = new Map()));
+    segment.set(path, { sha256: entry.sha256, size: entry.size! });
+  }
+  const root = { format: 2, version: value.version, settings, counts: { ...counts, files: Object.keys(files).length }, segments: {} } as unknown as ManifestRoot;
+  return withState(root, { entries, texts: new Map() });
+}
+
+/** The root in `bytes` read from `file`, checked unless `trusted`; throws UnusableManifestError. */
+export function parseManifestRoot(file: string, bytes: Buffer, trusted = false): ManifestRoot {
   let parsed: unknown;
   try {
     parsed = JSON.parse(bytes.toString('utf8'));
   } catch {
     throw new UnusableManifestError(file, 'is not valid JSON');
   }
-  if (trusted) return parsed as Manifest;
+  const legacy = legacyManifest(parsed);
+  if (legacy !== null) return legacy;
+  if (trusted) return parsed as ManifestRoot;
   const why = manifestShapeError(parsed);
   if (why !== null) throw new UnusableManifestError(file, why);
-  return parsed as Manifest;
-}
-
-/** `<outDir>/manifest.json` checked, or null when there is none; throws UnusableManifestError when it is there but not a build's manifest. */
-export async function loadManifest(outDir: string, options: LoadManifestOptions = {}): Promise<Manifest | null> {
-  const file = join(outDir, MANIFEST_FILE);
-  const bytes = await readRegularFile(file).catch((failure: unknown) => noManifestOrThrow(file, failure));
-  return bytes === null ? null : parseManifest(file, bytes, options.writtenByLastBuild?.() === true);
+  return parsed as ManifestRoot;
 }
 
 export interface LoadManifestOptions {
   /**
-   * Asked after the read: whether the file still has the stat (size, mtime, ctime, inode) the
-   * last build recorded when it wrote it. Then the bytes read are that build's own manifest,
-   * and the shape check (~20 ms at 30k entries, on every build that changes the output) is
-   * skipped; any edit since, by hand or by a tool, changes the ctime and so gets the check.
+   * Asked after the root is read: whether it still has the stat the last build recorded when it
+   * wrote it. Then the root and the segments it names are that build's own (segment files are
+   * named by their hash and never written in place), and the hash and shape checks are skipped.
    */
   writtenByLastBuild?: () => boolean;
+}
+
+/** `<outDir>/manifest.json` without its segments, checked, or null when there is none. */
+export async function loadManifestRoot(outDir: string): Promise<ManifestRoot | null> {
+  const file = join(outDir, MANIFEST_FILE);
+  const bytes = await readRegularFile(file).catch((failure: unknown) => noFileOrThrow(file, failure));
+  return bytes === null ? null : parseManifestRoot(file, bytes);
+}
+
+function withSegments(outDir: string, root: ManifestRoot, read: (file: string) => Buffer, trusted: boolean): Manifest {
+  if (states.has(root)) return root as Manifest; // a format-1 manifest, its entries read with it
+  const digits = segmentDigits(root.counts.records);
+  const entries = new Map<string, Map<string, ManifestEntry>>();
+  for (const [key, ref] of Object.entries(root.segments)) {
+    const file = join(outDir, segmentFile(ref.sha256));
+    let bytes: Buffer | null;
+    try {
+      bytes = read(file);
+    } catch (failure) {
+      bytes = noFileOrThrow(file, failure);
+    }
+    if (bytes === null) throw new UnusableManifestError(file, `is missing (a segment ${join(outDir, MANIFEST_FILE)} names)`);
+    const parsed = parseSegment(bytes, key, ref, digits, trusted);
+    if (typeof parsed === 'string') throw new UnusableManifestError(file, parsed);
+    entries.set(key, parsed);
+  }
+  return withState(root, { entries, texts: new Map() });
+}
+
+/** `<outDir>/manifest.json` and its segments, checked, or null when there is none; throws UnusableManifestError when it is there but not a build's manifest. */
+export async function loadManifest(outDir: string, options: LoadManifestOptions = {}): Promise<Manifest | null> {
+  const file = join(outDir, MANIFEST_FILE);
+  const bytes = await readRegularFile(file).catch((failure: unknown) => noFileOrThrow(file, failure));
+  if (bytes === null) return null;
+  const trusted = options.writtenByLastBuild?.() === true;
+  return withSegments(outDir, parseManifestRoot(file, bytes, trusted), readRegularFileSync, trusted);
 }
 
 /** `loadManifest` for a synchronous caller. */
@@ -241,12 +430,12 @@ export function loadManifestSync(outDir: string): Manifest | null {
   try {
     bytes = readRegularFileSync(file);
   } catch (failure) {
-    bytes = noManifestOrThrow(file, failure);
+    bytes = noFileOrThrow(file, failure);
   }
-  return bytes === null ? null : parseManifest(file, bytes);
+  return bytes === null ? null : withSegments(outDir, parseManifestRoot(file, bytes), readRegularFileSync, false);
 }
 
-/** `readManifest` for a lazy getter. */
+/** `loadManifestSync` for a lazy getter: null when there is none or it is not usable. */
 export function readManifestSync(outDir: string): Manifest | null {
   try {
     return loadManifestSync(outDir);
@@ -255,7 +444,74 @@ export function readManifestSync(outDir: string): Manifest | null {
   }
 }
 
+/** The root alone (its version, settings, counts), or null when there is none or it is not usable. */
+export function readManifestRootSync(outDir: string): ManifestRoot | null {
+  try {
+    return parseManifestRoot(join(outDir, MANIFEST_FILE), readRegularFileSync(join(outDir, MANIFEST_FILE)));
+  } catch {
+    return null;
+  }
+}
+
 /** The previous build's manifest, or null when there is none or it is not one of ours (`loadManifest` says why). */
 export async function readManifest(outDir: string): Promise<Manifest | null> {
   return loadManifest(outDir).catch(() => null);
+}
+
+/** What changed between two manifests, found from their roots: only segments whose hash differs are read. */
+export interface ManifestDiff {
+  /** Paths `to` lists with another entry than `from`, or that `from` does not list. */
+  changed: Map<string, ManifestEntry>;
+  /** Paths `from` lists and `to` does not, with `from`'s entry. */
+  removed: Map<string, ManifestEntry>;
+  /** `from`'s entries of the changed paths it lists. */
+  previous: Map<string, ManifestEntry>;
+  /** Segment keys whose hash differs (on either side). */
+  segments: string[];
+}
+
+/**
+ * The paths that differ between `from` and `to` (either may be a root of another build, a
+ * bucket's), reading only the segments whose hash differs; `read(side, key)` gives a
+ * segment's entries. Works across a change of digits (the keys then differ, the paths do not).
+ */
+export async function diffManifests(
+  from: ManifestRoot,
+  to: ManifestRoot,
+  read: (side: 'from' | 'to', key: string, ref: SegmentRef) => Promise<ReadonlyMap<string, ManifestEntry>>,
+): Promise<ManifestDiff> {
+  const keys = new Set([...Object.keys(from.segments), ...Object.keys(to.segments)]);
+  const differing = [...keys].filter((key) => from.segments[key]?.sha256 !== to.segments[key]?.sha256).sort(byCodeUnits);
+  const before = new Map<string, ManifestEntry>();
+  const after = new Map<string, ManifestEntry>();
+  await Promise.all(
+    differing.flatMap((key) => [
+      ...(from.segments[key] ? [read('from', key, from.segments[key]).then((entries) => entries.forEach((entry, path) => before.set(path, entry)))] : []),
+      ...(to.segments[key] ? [read('to', key, to.segments[key]).then((entries) => entries.forEach((entry, path) => after.set(path, entry)))] : []),
+    ]),
+  );
+  const changed = new Map<string, ManifestEntry>();
+  const removed = new Map<string, ManifestEntry>();
+  const previous = new Map<string, ManifestEntry>();
+  for (const [path, entry] of after) {
+    const old = before.get(path);
+    if (old !== undefined && old.sha256 === entry.sha256 && old.size === entry.size) continue;
+    changed.set(path, entry);
+    if (old !== undefined) previous.set(path, old);
+  }
+  for (const [path, entry] of before) if (!after.has(path)) removed.set(path, entry);
+  return { changed, removed, previous, segments: differing };
+}
+
+/** A manifest (`Manifest`) from a root and its segments' entries, for a reader that fetched them itself (publish). */
+export function manifestOf(root: ManifestRoot, entries: Map<string, Map<string, ManifestEntry>>): Manifest {
+  return withState(root, { entries, texts: new Map() });
+}
+
+/** Writes `manifest` into `dir` as a build does (segments first, the root last), for tools that make a build folder without building (benchmarks, test fixtures). */
+export async function writeManifestFiles(dir: string, manifest: Manifest): Promise<void> {
+  const { mkdir, writeFile } = await import('node:fs/promises');
+  await mkdir(join(dir, SEGMENT_FOLDER), { recursive: true });
+  for (const segment of newSegmentFiles(manifest)) await writeFile(join(dir, segment.path), segment.text);
+  await writeFile(join(dir, MANIFEST_FILE), manifestJson(manifest));
 }

@@ -26,7 +26,11 @@ Options:
   --concurrency N       parallel requests, ${MIN_CONCURRENCY}–${MAX_CONCURRENCY} (default: ${DEFAULT_CONCURRENCY})
   --dry-run             read the bucket and print the plan; write nothing
   --delete-stale        delete keys the build no longer lists, once no cached JSON can
-                        point at them (two runs ≥ 5 minutes apart; see the README)
+                        point at them (two runs ≥ 5 minutes apart; see the README); a
+                        removed record's documents go on the first run
+  --takedown ID…        delete these removed records' images, renditions and documents
+                        now (remove them from the content and build first); prints the
+                        URLs whose CDN copies must be purged
   --verify              list the bucket even when the last run finished, and upload again
                         any object missing from it (deleted by a lifecycle rule or by hand);
                         without it a run trusts the manifest the last finished run wrote
@@ -92,6 +96,39 @@ function printPlan(io: Io, result: PublishResult): void {
   io.stdout(`plan: ${plan.uploads.length} uploads (${mb(plan.uploadBytes)}), ${plan.skips.length} unchanged, ${plan.deletions.length} deletions, ${plan.kept.length} stale kept\n`);
 }
 
+/** The stale keys a run kept (the first few and a count), and when a `--delete-stale` run can delete the first of them. */
+function printKept(io: Io, result: PublishResult, deleteStale: boolean): void {
+  const kept = result.plan?.kept ?? [];
+  if (kept.length === 0) return;
+  const shown = kept.slice(0, 5).map((k) => k.key).join(', ');
+  io.stdout(`stale kept: ${shown}${kept.length > 5 ? ` and ${kept.length - 5} more` : ''}\n`);
+  if (!deleteStale) {
+    io.stdout('run pepe publish --delete-stale to delete them once no cached document can point at them\n');
+    return;
+  }
+  const due = kept.flatMap((k) => (k.until ? [Date.parse(k.until)] : []));
+  if (due.length === 0) io.stdout('run pepe publish --delete-stale again: stale documents still in the bucket hold the images\' clocks back until they are deleted\n');
+  else {
+    const at = Math.min(...due);
+    const minutes = Math.max(0, Math.ceil((at - Date.now()) / 60_000));
+    io.stdout(`run pepe publish --delete-stale again after ${new Date(at).toISOString()} (in ${minutes} min) to delete the first of them\n`);
+  }
+}
+
+/** What a takedown deleted, and the purge a CDN needs: its cached copies of these immutable URLs outlive the deletion. */
+function printTakedown(io: Io, result: PublishResult): void {
+  const t = result.takedown;
+  if (!t) return;
+  io.stdout(`takedown of ${t.ids.join(', ')}: ${t.deleted.length} key(s) deleted\n`);
+  for (const key of t.deleted) io.stdout(`deleted ${key}\n`);
+  io.stdout(
+    'CDN caches may keep these URLs for up to 30 days (images are served immutable): purge them now.\n' +
+      '  Netlify: a new deploy clears its CDN (deploy again after this takedown).\n' +
+      '  A CDN in front of the bucket: purge these URLs (e.g. a CloudFront invalidation, a Cloudflare purge by URL):\n',
+  );
+  for (const url of t.urls) io.stdout(`  ${url}\n`);
+}
+
 export default {
   name: 'publish',
   summary: 'sync a build to an S3-compatible bucket',
@@ -106,6 +143,7 @@ export default {
       concurrency: { type: 'string' },
       'dry-run': { type: 'boolean' },
       'delete-stale': { type: 'boolean' },
+      takedown: { type: 'string', multiple: true },
       verify: { type: 'boolean' },
       'netlify-toml': { type: 'string' },
     });
@@ -128,6 +166,9 @@ export default {
     const envName = values.endpoint !== undefined || io.env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS === 'true' ? undefined : (['AWS_ENDPOINT_URL_S3', 'AWS_ENDPOINT_URL'] as const).find((name) => io.env[name]);
     const endpoint = values.endpoint ?? (envName ? io.env[envName] : undefined);
     if (endpoint !== undefined) checkEndpoint(endpoint, envName ?? '--endpoint');
+    // `--takedown a b` and `--takedown a --takedown b` alike; each must be a record id.
+    const takedown = (values.takedown ?? []).flatMap((value) => value.split(/[\s,]+/)).filter((id) => id !== '');
+    for (const id of takedown) if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id)) throw new UsageError(`--takedown takes record ids (lowercase UUIDs, as in the sidecars), got "${id}"`);
     const { publishBuild } = await import('../../publish/publish.js');
     const started = Date.now();
     const result = await publishBuild({
@@ -139,6 +180,7 @@ export default {
       concurrency: intFlag('concurrency', values.concurrency, DEFAULT_CONCURRENCY, MIN_CONCURRENCY, MAX_CONCURRENCY),
       dryRun: values['dry-run'] ?? false,
       deleteStale: values['delete-stale'] ?? false,
+      ...(takedown.length > 0 ? { takedown } : {}),
       verify: values.verify ?? false,
       netlifyToml: resolve(io.cwd, values['netlify-toml'] ?? 'netlify.toml'),
       ...(io.isTTY ? { onProgress: progressLine(io) } : {}),
@@ -154,6 +196,8 @@ export default {
     } else if (result.ok) {
       const c = result.counts;
       io.stdout(`published to ${target}: ${c.uploaded} uploaded (${mb(result.bytes.uploaded)}), ${c.skipped} unchanged, ${c.deleted} deleted, ${c.kept} stale kept, in ${seconds} s\n`);
+      printKept(io, result, values['delete-stale'] ?? false);
+      printTakedown(io, result);
     } else if (result.counts.uploaded === 0) {
       io.stderr(`publish to ${target} stopped before writing anything (${seconds} s): ${result.retryable ? 'run again' : 'fix the problem above, then run again'}\n`);
     } else {

@@ -1,4 +1,4 @@
-import { readManifest } from '../../shared/manifest.js';
+import { loadManifestRoot } from '../../shared/manifest.js';
 import { outFlag } from '../../serve/fresh-build.js';
 import { intFlag, parseFlags } from '../args.js';
 import { type Command, type Io, UsageError } from '../../shared/io.js';
@@ -47,7 +47,7 @@ function exampleUrls(url: string): string[] {
 
 /** The answers link to the URLs baked in at build time; say so when they point elsewhere. */
 async function bakedBaseUrl(dir: string): Promise<string | null> {
-  return (await readManifest(dir))?.settings.baseUrl ?? null;
+  return (await loadManifestRoot(dir).catch(() => null))?.settings.baseUrl ?? null;
 }
 
 /**

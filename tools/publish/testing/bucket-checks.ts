@@ -5,8 +5,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Manifest } from '../../shared/manifest.js';
-import { keyForPath } from '../object-keys.js';
+import { loadManifest, MANIFEST_FILE, type ManifestRoot, manifestShapeError, parseSegment, segmentDigits, segmentFile, segmentFiles } from '../../shared/manifest.js';
+import { isBucketPath, keyForPath } from '../object-keys.js';
 import type { StoredObject } from './memory-s3.js';
 
 /**
@@ -35,9 +35,11 @@ export function danglingReferences(objects: Map<string, StoredObject>, prefix = 
 /** Differences between the bucket and the build in `dir` (keys missing, extra, or with other bytes). */
 export async function bucketMismatches(objects: Map<string, StoredObject>, dir: string, prefix = '', allowExtra: (key: string) => boolean = () => false): Promise<string[]> {
   const manifestBytes = await readFile(join(dir, 'manifest.json'));
-  const manifest = JSON.parse(manifestBytes.toString('utf8')) as Manifest;
+  const manifest = (await loadManifest(dir))!;
   const expected = new Map<string, Buffer>([[keyForPath(prefix, 'manifest.json'), manifestBytes]]);
-  for (const path of Object.keys(manifest.files)) expected.set(keyForPath(prefix, path), await readFile(join(dir, path)));
+  for (const path of segmentFiles(manifest)) expected.set(keyForPath(prefix, path), await readFile(join(dir, path)));
+  // Only the site goes to the bucket: the function's data and bundle are deployed with the function.
+  for (const path of Object.keys(manifest.files).filter(isBucketPath)) expected.set(keyForPath(prefix, path), await readFile(join(dir, path)));
   const problems: string[] = [];
   for (const [key, bytes] of expected) {
     const stored = objects.get(key);
@@ -46,4 +48,24 @@ export async function bucketMismatches(objects: Map<string, StoredObject>, dir: 
   }
   for (const key of objects.keys()) if (!expected.has(key) && !allowExtra(key)) problems.push(`extra ${key}`);
   return problems;
+}
+
+/** Keys the bucket's root names (its segments, and the site files they list) that the bucket does not hold; [] without a root. */
+export function rootMissing(objects: Map<string, StoredObject>, prefix = ''): string[] {
+  const root = objects.get(keyForPath(prefix, MANIFEST_FILE));
+  if (!root) return [];
+  const parsed = JSON.parse(root.bytes.toString('utf8')) as ManifestRoot;
+  if (manifestShapeError(parsed) !== null) return [];
+  const missing: string[] = [];
+  for (const [key, ref] of Object.entries(parsed.segments)) {
+    const segment = objects.get(keyForPath(prefix, segmentFile(ref.sha256)));
+    if (!segment) {
+      missing.push(keyForPath(prefix, segmentFile(ref.sha256)));
+      continue;
+    }
+    const entries = parseSegment(segment.bytes, key, ref, segmentDigits(parsed.counts.records));
+    if (typeof entries === 'string') missing.push(`${keyForPath(prefix, segmentFile(ref.sha256))}: ${entries}`);
+    else for (const path of entries.keys()) if (isBucketPath(path) && !objects.has(keyForPath(prefix, path))) missing.push(keyForPath(prefix, path));
+  }
+  return missing;
 }

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { makeFolders } from '../../shared/make-folders.js';
+import { createManifest, segmentFiles, writeManifestFiles } from '../../shared/manifest.js';
 
 const SYNTHETIC_SETTINGS = { apiUrl: 'https://api.example.test', baseUrl: 'https://pepe.example.test', cdnUrl: 'https://cdn.example.test' };
 
@@ -56,22 +57,15 @@ export async function writeSyntheticDist(dir: string, records: SyntheticRecord[]
   for (const [path, text] of Object.entries(options.extra ?? {})) files.set(path, Buffer.from(text));
   files.set('functions/pepe.mjs', Buffer.from(`export default () => new Response('{}');\nexport const config = { path: ['/api/*'], preferStatic: true };\n`));
 
-  const entries: Record<string, { sha256: string; size: number }> = {};
+  const entries = new Map<string, { sha256: string; size: number }>();
   await rm(dir, { recursive: true, force: true });
   for (const path of [...files.keys()].sort()) {
     const bytes = files.get(path)!;
     await makeFolders(dirname(join(dir, path)));
     await writeFile(join(dir, path), bytes);
-    entries[path] = { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length };
+    entries.set(path, { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length });
   }
-  const lines = Object.entries(entries).map(([path, e]) => `${path} ${e.sha256} ${e.size}`);
-  const manifest = {
-    counts: { files: files.size, images: records.length, records: records.length },
-    files: entries,
-    format: 1,
-    settings: s,
-    version: createHash('sha256').update(lines.join('\n')).digest('hex'),
-  };
-  await writeFile(join(dir, 'manifest.json'), stable(manifest));
-  return [...files.keys(), 'manifest.json'];
+  const manifest = createManifest(entries, s, { records: records.length, images: records.length });
+  await writeManifestFiles(dir, manifest);
+  return [...files.keys(), 'manifest.json', ...segmentFiles(manifest)];
 }
