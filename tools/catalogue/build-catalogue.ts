@@ -11,7 +11,7 @@ import { compareRecords, type PepeRecord, type SiteUrls } from '../../functions/
 import { type AnalyseContentOptions, type AnalysedItem, type AnalyseStats, analyseContent, dateProblems, defaultCacheDir, effectiveLimits, sortProblems } from './analyse-content.js';
 import { openRenditions, type RenditionEntry, renditionFileName, renditionFiles, renditionFolder, type RenditionRun, thumbnailsOf } from './renditions.js';
 import type { RenditionSettings } from '../image/renditions.js';
-import { createManifest, loadManifest, type Manifest, MANIFEST_FILE, readManifestSync, sha256Of, UnusableManifestError } from '../shared/manifest.js';
+import { createManifest, loadManifest, manifestEntry, type Manifest, MANIFEST_FILE, readManifestSync, sha256Of, UnusableManifestError } from '../shared/manifest.js';
 import { nearDuplicateProblems } from './near-duplicate-problems.js';
 import { error, type Problem, warning } from '../shared/problems.js';
 import { diskFullProblem, isDiskFull } from './disk-full.js';
@@ -247,11 +247,11 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
 
   // Renditions of the valid images: made during the analysis, from the cache, or encoded now.
   // A rendition the previous output already holds under every name it gets is not linked again: its cache file is not read.
-  const previousFiles = (await previousManifest())?.files;
+  const previousOutput = await previousManifest();
   const idsBySource = new Map<string, string[]>();
   for (const item of analysis.items) idsBySource.set(item.sha256, [...(idsBySource.get(item.sha256) ?? []), item.record.id]);
   const inOutput = (sourceSha: string, entry: RenditionEntry) =>
-    previousFiles !== undefined && (idsBySource.get(sourceSha) ?? []).every((id) => previousFiles[`site/images/${renditionFileName(id, entry)}`]?.sha256 === entry.sha256);
+    previousOutput !== null && (idsBySource.get(sourceSha) ?? []).every((id) => manifestEntry(previousOutput, `site/images/${renditionFileName(id, entry)}`)?.sha256 === entry.sha256);
   const made = await renditions.finish(
     analysis.items.map((item) => ({ sha256: item.sha256, file: item.file, abs: item.abs, width: item.record.width, animated: item.animated })),
     inOutput,
