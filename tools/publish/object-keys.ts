@@ -49,19 +49,24 @@ export function isImagePath(path: string): boolean {
   return path.startsWith('site/images/');
 }
 
-/** JSON documents, and not the dataset's JSON Lines (`application/jsonl`), which no JSON parser reads whole. */
 /** Whether a build file goes to the bucket: the site; the function's data and bundle are deployed with the function, and a bucket never serves them. */
 export const isBucketPath = (path: string): boolean => path.startsWith('site/');
 
+/** JSON documents, and not the dataset's JSON Lines (`application/jsonl`), which no JSON parser reads whole. */
 export const isJsonType = (contentType: string): boolean => /^application\/json\s*(;|$)/.test(contentType);
+
+/** The documents a client starts from, each pointing into a set of its own kind: they go up once that set is there. */
+const HEADS = new Set(['site/api/listing/head', 'site/sitemap.xml', 'site/dataset/index.json']);
 
 /**
  * Images first (JSON points at them), then assets (pages point at them), then JSON, then
- * pages, then the feeds and sitemaps that list pages, then the function bundle and data, the manifest last: at every moment each
- * published document only points at objects already there.
+ * pages, then the feeds and sitemaps that list pages, then the heads (the listing's, the
+ * sitemap index, the dataset's index), the manifest last: at every moment each published
+ * document a client starts from only points at objects already there.
  */
 export function uploadGroupFor(path: string, contentType: string): UploadGroup {
   if (path === MANIFEST_PATH) return 'manifest';
+  if (HEADS.has(path)) return 'head';
   if (!path.startsWith('site/')) return 'build';
   if (isImagePath(path)) return 'image';
   if (isJsonType(contentType)) return 'json';
@@ -71,4 +76,4 @@ export function uploadGroupFor(path: string, contentType: string): UploadGroup {
   return 'asset';
 }
 
-export const GROUP_ORDER: readonly UploadGroup[] = ['image', 'asset', 'json', 'page', 'listing', 'build', 'manifest'];
+export const GROUP_ORDER: readonly UploadGroup[] = ['image', 'asset', 'json', 'page', 'listing', 'head', 'build', 'manifest'];

@@ -39,6 +39,10 @@ describe('a published catalogue read back over HTTP', () => {
     // The dataset's index goes up once its shards are there.
     expect(Math.max(...shards)).toBeLessThan(at('cat/dataset/index.json'));
     expect(lastImage).toBeLessThan(at('cat/api/listing/head'));
+    // A head goes up once every document it points into is there: the listing's pages, the sitemap's files.
+    const after = (prefix: string, head: string) => expect(Math.max(...counting.putKeys.filter((key) => key.startsWith(prefix) && key !== head).map(at)), head).toBeLessThan(at(head));
+    after('cat/api/listing/', 'cat/api/listing/head');
+    after('cat/sitemaps/', 'cat/sitemap.xml');
     const sharePages = counting.putKeys.filter((key) => key.startsWith('cat/p/')).map(at);
     for (const key of ['cat/feed.xml', 'cat/feed.json', 'cat/sitemap.xml']) expect(Math.min(...sharePages), key).toBeLessThan(at(key));
     // The fixture build keeps the default localhost URLs: published all the same, with a warning saying so.

@@ -62,7 +62,7 @@ export interface PublishProgress {
 }
 
 /** The upload groups, in the order they reach the bucket. */
-export type UploadGroup = 'image' | 'asset' | 'json' | 'page' | 'listing' | 'build' | 'manifest';
+export type UploadGroup = 'image' | 'asset' | 'json' | 'page' | 'listing' | 'head' | 'build' | 'manifest';
 
 /** One object of the build as it will be stored. */
 export interface PlannedObject {
