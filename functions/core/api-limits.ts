@@ -1,5 +1,5 @@
 /**
- * The accepted values of every API parameter (api-behaviour.md), in one place: the query
+ * The accepted values of every API parameter (the specification), in one place: the query
  * parser enforces them, the zod schemas (and so the OpenAPI document) describe them.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The HTTP rules shared by every answer (api-behaviour.md, "HTTP behaviour"): JSON headers,
+ * The HTTP rules shared by every answer (the specification, "HTTP behaviour"): JSON headers,
  * CORS, caching by kind of answer, strong ETags with If-None-Match → 304, HEAD without
  * body, the OPTIONS preflight.
  */
@@ -72,7 +72,7 @@ function ifNoneMatchHits(header: string | null, etag: string): boolean {
 }
 
 /**
- * What every answer carries, errors and the preflight included (api-behaviour.md: CORS `*`):
+ * What every answer carries, errors and the preflight included (the specification: CORS `*`):
  * a page on any origin may read it and its ETag; nosniff keeps the JSON from being run as
  * anything else. `pepe serve`'s own error answers take the same set (tools/serve/error-answers.ts).
  */

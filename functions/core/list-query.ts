@@ -62,7 +62,7 @@ function integer(name: string, raw: string | undefined, range: { min: number; ma
 }
 
 /**
- * `page`: any decimal integer ≥ 1 (api-behaviour.md sets no upper bound). One with more than
+ * `page`: any decimal integer ≥ 1 (the specification sets no upper bound). One with more than
  * 15 digits is past the end of any catalogue: its value is Infinity, and `text` keeps its
  * exact digits for the echo in `meta.pagination.page`.
  */
@@ -148,7 +148,7 @@ export function parseListQueryA(rawQuery: string): Parsed<ListRequestA> {
   const randomWord = booleanWord('random', q.random);
   if (!randomWord.ok) return randomWord;
   // The spec: sort is "Ignored when random is true". So a valid sort is accepted with
-  // random=true (echoed in meta.sort, as api-behaviour.md asks: "the requested or default
+  // random=true (echoed in meta.sort, as the specification asks: "the requested or default
   // value, also when random=true") and has no effect on the order; see variant-a.ts. An
   // unknown value was refused above, random or not ("400, also when random=true").
   const random = randomWord.value === true;

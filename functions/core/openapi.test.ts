@@ -67,7 +67,7 @@ describe('the OpenAPI document', () => {
     const limit = doc.paths['/api/pepe'].get.parameters[0];
     expect(limit.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 25, default: 1 });
     expect(doc.paths['/v1/pepe'].get.parameters[0].schema).toMatchObject({ minimum: 1, maximum: 100 });
-    // Any page of 1 or more is accepted (api-behaviour.md: "decimal integer ≥ 1"): no maximum promised.
+    // Any page of 1 or more is accepted (the specification: "decimal integer ≥ 1"): no maximum promised.
     expect(doc.paths['/api/pepe'].get.parameters[1].schema).toEqual({ default: 1, type: 'integer', minimum: 1 });
     expect(doc.components.schemas.PaginationMeta.properties.page).toEqual({ type: 'integer', minimum: 1 });
     for (const status of ['200', '304', '400', '405', '500']) expect(doc.paths['/api/pepe'].get.responses).toHaveProperty(status);

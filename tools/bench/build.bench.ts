@@ -187,7 +187,7 @@ const FLOOR_ROUNDS = 2;
 /**
  * The full-decode floors against the issue's naive pipeline, all in a fresh process
  * (decode-floor.ts says why), on every image of the corpus or an even sample of FLOOR_SAMPLE.
- * Any pipeline that computes api-behaviour.md's phash decodes every pixel, so floor ÷ naive is
+ * Any pipeline that computes the specification's phash decodes every pixel, so floor ÷ naive is
  * the most such a build can reach against the naive pipeline with nothing else to do.
  */
 async function decodeFloorRun(ctx: BenchContext, files: string[]): Promise<DecodeFloorResult> {

@@ -101,7 +101,7 @@ export default {
     ]);
 
     // The issue's naive baseline hashes with libvips' greyscale and resampler: how often is
-    // its phash not the one api-behaviour.md defines (which analyseImage computes)?
+    // its phash not the one the specification defines (which analyseImage computes)?
     const sample = images.slice(0, ctx.quick ? 100 : 300);
     const histogram = new Map<number, number>();
     for (const bytes of sample) {

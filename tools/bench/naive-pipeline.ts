@@ -3,11 +3,11 @@
  * sharp and the npm blurhash package.
  * - `naiveAnalyse` (the issue's baseline): a metadata read and one sharp resize per hash
  *   (libvips shrinks on load), and the npm encoder's per-pixel `Math.cos`/`Math.pow`. Its
- *   phash is not api-behaviour.md's: libvips' greyscale and resampler are not Pillow's.
+ *   phash is not the specification's: libvips' greyscale and resampler are not Pillow's.
  * - `naiveExactAnalyse`: the same hashes as the build, written plainly: one full decode,
  *   then the reference JS of pixels.ts and pil-resize.ts, and npm `blurhash`.
  * - `fullDecodeOnly` and `streamedDecodeOnly`: not pipelines but floors. Any pipeline that
- *   computes api-behaviour.md's phash decodes every pixel of the first frame (Pillow resizes
+ *   computes the specification's phash decodes every pixel of the first frame (Pillow resizes
  *   the full-resolution image; a decoder that shrinks on load gives other pixels, hence other
  *   hashes). `fullDecodeOnly` decodes them into one buffer, as sharp hands pixels to
  *   JavaScript, and does nothing else. `streamedDecodeOnly` has libvips decode them all but

@@ -1,6 +1,6 @@
 /**
  * Warnings for images whose bytes changed under the id they were built with before. A
- * published image URL is immutable (cached for 30 days, api-behaviour.md): a changed picture
+ * published image URL is immutable (cached for 30 days, the specification): a changed picture
  * needs a new id. `pepe publish` refuses such an image against the bucket; the build can only
  * see its own previous output, so it warns (a maintainer's local build is where an image
  * edited in place shows up first).

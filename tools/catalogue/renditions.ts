@@ -11,7 +11,7 @@
  * links into the output to check its bytes against its hash (`verified`); an added image
  * encodes its own only. A changed encoder or setting (renditionEncoderKey) re-encodes all.
  * In the output each rendition is `images/<id>-<width>w-<hash16>.webp`: the name carries the
- * hash of the bytes, so a URL never serves other bytes (api-behaviour.md, immutable images).
+ * hash of the bytes, so a URL never serves other bytes (the specification, immutable images).
  * Renditions of images no build used for RETIRED_KEEP_MS are deleted (as feature-cache.ts keeps
  * features: a branch switched away from and back to must not re-encode).
  */

@@ -1,7 +1,7 @@
 /**
  * The sidecar format: ONE strict zod schema is the source of truth for what maintainers
  * may write next to an image, and `parseSidecar` turns a sidecar's text into the
- * normalised fields of a record (api-behaviour.md) or into problems naming the field and value.
+ * normalised fields of a record (the specification) or into problems naming the field and value.
  */
 import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
  * Everything the catalogue measures from one image, from its bytes: format (magic bytes),
- * upright size, phash (api-behaviour.md), blurhash (4x3), and the 32x32 thumbnail and texture
+ * upright size, phash (the specification), blurhash (4x3), and the 32x32 thumbnail and texture
  * map used to confirm near-duplicates. One decode per image; the rest is plain JS on the pixels, which the
  * result hands on (the build reduces its renditions from them: renditions.ts).
  */
@@ -34,7 +34,7 @@ export interface ImageAnalysis {
   /** Upright (after EXIF orientation); the canvas a viewer draws every frame on (format.ts `frameLayout`). */
   width: number;
   height: number;
-  /** 16 lowercase hex digits, api-behaviour.md's definition. */
+  /** 16 lowercase hex digits, the specification's definition. */
   phash: string;
   /** 4x3 components. */
   blurhash: string;

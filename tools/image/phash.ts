@@ -1,5 +1,5 @@
 /**
- * The 64-bit DCT perceptual hash of api-behaviour.md, equal to Python
+ * The 64-bit DCT perceptual hash of the specification, equal to Python
  * `imagehash.phash(image)` (hash_size 8, highfreq_factor 4) for opaque images:
  * Pillow greyscale → Pillow LANCZOS 32x32 → scipy `dct` (type II, unnormalised) along
  * axis 0 then axis 1 → top-left 8x8 → bit where coefficient > median → row-major hex.

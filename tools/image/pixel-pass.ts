@@ -3,7 +3,7 @@
  * Pillow greyscale, 32x32 area-weighted thumbnail sums and Pillow's horizontal Lanczos pass, with
  * the Lanczos dot products eight taps at a time (i16 dot products in SIMD), fed the frame in
  * cache-sized chunks of rows; then Pillow's vertical pass over the 32 columns, all at once. The phash is defined on the
- * full-resolution image (api-behaviour.md: what imagehash.phash computes), so every pixel
+ * full-resolution image (the specification: what imagehash.phash computes), so every pixel
  * goes through the Lanczos filter; in plain JS that pass cost ~17 ns per pixel, more than
  * the decode. The same arithmetic in pixels.ts + pil-resize.ts remains the reference, and
  * the path for frames this pass does not take (grey decodes, sides under 32 px).

@@ -2,7 +2,7 @@
  * The answers `pepe serve` makes itself when something goes wrong (no function answer, no
  * file): 500s, 405s, 404s, 503s, 400s. Every one carries CORS `*` (and nosniff): a browser
  * refuses a cross-origin page any answer without `Access-Control-Allow-Origin`, so the API's
- * clients on other origins (api-behaviour.md: CORS `*` on every JSON answer, and on images)
+ * clients on other origins (the specification: CORS `*` on every JSON answer, and on images)
  * saw a network failure in place of the status and the message, and could not tell "no such
  * image" or "try again later" from the server being down.
  *

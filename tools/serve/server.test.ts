@@ -468,7 +468,7 @@ describe('HTTP rules', () => {
       expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
       expect(head).toContain('content-type: application/json; charset=utf-8');
       expect(head).toContain('access-control-allow-origin: *');
-      // api-behaviour.md: every JSON response carries these (the handler's answers do).
+      // the specification: every JSON response carries these (the handler's answers do).
       expect(head).toContain('access-control-expose-headers: ETag');
       expect(head).toContain('x-content-type-options: nosniff');
       const message = 'the request could not be parsed as HTTP/1.1: percent-encode spaces and characters outside ASCII in the URL (e.g. %C3%A9 for é)';

@@ -278,7 +278,7 @@ function unparsableRequestAnswer(error: NodeJS.ErrnoException & { rawPacket?: Bu
   const lineEnd = packet.indexOf('\r\n');
   const requestLine = lineEnd === -1 ? packet : packet.slice(0, lineEnd);
   const [status, message] = parseProblem(error, packet, requestLine, lineEnd);
-  // api-behaviour.md: a 405 is METHOD_NOT_ALLOWED, as the handler answers other methods.
+  // the specification: a 405 is METHOD_NOT_ALLOWED, as the handler answers other methods.
   const code = status.startsWith('405') ? 'METHOD_NOT_ALLOWED' : 'VALIDATION_ERROR';
   // Any method token, also one in lower case (`get`), which is why the parser refused it; the
   // target in origin form (/v1/…) or absolute form (http://host/v1/…), as requestUrl reads both.

@@ -10,7 +10,7 @@
  * functions/, node_modules linked, dist/), starts `netlify dev --offline` there (static files
  * from dist/site with netlify.toml's headers, functions/pepe.ts run by Netlify's function
  * runtime) and `pepe serve` over the same dist/, sends each request to both and compares
- * status, the headers api-behaviour.md names, and the body's bytes. Each difference is
+ * status, the headers the specification names, and the body's bytes. Each difference is
  * classified against EXPLAINED (netlify dev's own behaviour, with its reason) or is new; the
  * table lists every difference, and the exit status is 0 only when each one is explained.
  * Random answers are compared on status and headers only.
@@ -26,7 +26,7 @@ import { startServer } from '../serve/server.js';
 import { buildFixtureSite } from './fixture-catalogue.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
-/** The headers api-behaviour.md names (plus Vary, which decides what a cache may reuse). */
+/** The headers the specification names (plus Vary, which decides what a cache may reuse). */
 const COMPARED = [
   'content-type',
   'cache-control',

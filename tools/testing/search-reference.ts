@@ -1,5 +1,5 @@
 /**
- * Test oracle: the search rules of api-behaviour.md written as plainly as possible (no
+ * Test oracle: the search rules of the specification written as plainly as possible (no
  * index, every document scanned), for comparing the real index against on random corpora.
  */
 import { letterCount, searchWords } from '../../functions/core/search/normalise.js';

@@ -1,5 +1,5 @@
 /**
- * The one text normalisation of search (api-behaviour.md "Search semantics"), used for
+ * The one text normalisation of search (the specification, "Search"), used for
  * documents at build time and for queries at run time, so both sides always agree.
  */
 

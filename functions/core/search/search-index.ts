@@ -1,5 +1,5 @@
 /**
- * Full-text search over the catalogue (api-behaviour.md "Search semantics"), runtime
+ * Full-text search over the catalogue (the specification, "Search"), runtime
  * neutral (no node:fs): built at `pepe build` time, bundled into the function, loaded
  * lazily at run time. Design notes: functions/README.md, "Search".
  */

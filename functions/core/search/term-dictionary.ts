@@ -10,7 +10,7 @@ import type { StoredFieldPostings, StoredSearchIndex } from './search-types.js';
 /** Piece i of the catalogue's texts (read on first use). */
 export type TextPiece = (index: number) => string;
 
-/** Query words shorter than this never get typo tolerance (api-behaviour.md). */
+/** Query words shorter than this never get typo tolerance (the specification). */
 const FUZZY_MIN_LETTERS = 4;
 
 /** How a term was reached from a query word; relevance weighs them differently. */
