@@ -42,7 +42,7 @@ async function builtTwice(name: string): Promise<BuildOptions & { cacheDir: stri
 async function addImage(contentDir: string, n: number): Promise<void> {
   const { bytes, ext } = await fixtureImage(60 + n);
   await writeFile(join(contentDir, `added-${n}${ext}`), bytes);
-  await writeFile(join(contentDir, `added-${n}.json`), JSON.stringify({ id: fixtureId(`cache-files-added-${n}`), description: null, tags: null, created_at: '2027-02-01T00:00:00Z' }));
+  await writeFile(join(contentDir, `added-${n}.json`), JSON.stringify({ id: fixtureId(`cache-files-added-${n}`), description: null, tags: null, created_at: '2026-02-01T00:00:00Z' }));
 }
 
 type Kind = { name: string; words: string; make: (file: string) => Promise<() => Promise<void>> };

@@ -233,7 +233,7 @@ describe('sidecarDateProblems', () => {
     expect(sidecarDateProblems(dates(new Date(now + CLOCK_SKEW_MS).toISOString()), 'a.json', 'error', now)).toEqual([]);
     const ahead = sidecarDateProblems(dates(new Date(now + CLOCK_SKEW_MS + 1000).toISOString()), 'a.json', 'error', now);
     expect(ahead.map((p) => [p.severity, p.code, p.file])).toEqual([['error', 'date-in-future', 'a.json']]);
-    expect(ahead[0]!.message).toContain("this machine's clock says 2026-06-01T12:00:00.000Z");
+    expect(ahead[0]!.message).toContain("this machine's clock says 2026-06-01)");
   });
 
   it('names a future updated_at on its own, and an updated_at before created_at', () => {
