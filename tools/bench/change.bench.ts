@@ -4,7 +4,7 @@
  * built by a fresh `pepe build` process and published to an in-memory S3 bucket. Per change:
  * files the build wrote and deleted and their bytes, PUTs and bytes uploaded (the added
  * record's own images apart), the fresh build against a no-change build of the same minutes,
- * and the publish. Then a no-op publish. The content is small fixture pictures with dates an
+ * and the publish (without `--delete-stale`). Then a no-op publish, and one with `--delete-stale`. The content is small fixture pictures with dates an
  * hour apart, kept in .bench/ and put back as it was after every run.
  */
 import { spawn } from 'node:child_process';
@@ -93,13 +93,13 @@ interface Published {
   deletes: number;
 }
 
-/** Publishes `outDir` to the bucket (stale keys deleted, clocks moved past their wait) and counts what it wrote. */
-async function publish(s3: MemoryS3, outDir: string, ownId: string | null, clock: { now: number }): Promise<Published> {
+/** Publishes `outDir` to the bucket (with `deleteStale`, clocks moved past their wait) and counts what it wrote. */
+async function publish(s3: MemoryS3, outDir: string, ownId: string | null, clock: { now: number }, deleteStale = false): Promise<Published> {
   const before = new Map([...s3.objects].map(([key, object]) => [key, object.etag]));
   const puts = s3.calls.PutObject ?? 0;
   const deletes = s3.calls.DeleteObjects ?? 0;
   const started = performance.now();
-  const result = await publishBuild({ bucket: BUCKET, dir: outDir, deleteStale: true, netlifyToml: join(REPO, 'netlify.toml') }, { client: s3, now: () => new Date(clock.now) });
+  const result = await publishBuild({ bucket: BUCKET, dir: outDir, deleteStale, netlifyToml: join(REPO, 'netlify.toml') }, { client: s3, now: () => new Date(clock.now) });
   const seconds = (performance.now() - started) / 1000;
   clock.now += 3_600_000;
   if (!result.ok) throw new Error(`publish failed: ${result.problems.map((p) => p.message).slice(0, 3).join('; ')}`);
@@ -187,6 +187,19 @@ async function runSize(ctx: BenchContext, count: number): Promise<Record<string,
       'fresh build s': '',
       'no-change build s (median so far)': round(median([...noChange]), 2),
       'publish s': round(noop.seconds, 2),
+    });
+    // Stale keys are deleted by a run of their own, as a workflow's `--delete-stale` does: it lists the bucket.
+    const stale = await publish(s3, outDir, null, clock, true);
+    rows.push({
+      records: count,
+      change: '`--delete-stale` after the changes',
+      'files written / deleted': `0 / ${stale.deletes} DeleteObjects`,
+      'MB written': 0,
+      PUTs: stale.puts,
+      'MB uploaded (besides its own images)': round(stale.bytes / 1e6, 2),
+      'fresh build s': '',
+      'no-change build s (median so far)': round(median([...noChange]), 2),
+      'publish s': round(stale.seconds, 2),
     });
   } finally {
     await replaceText(edited, original);
