@@ -446,29 +446,36 @@ const OFF = new Uint8Array(PIXELS);
  */
 function localFigures(fine: Uint8Array, off: Uint8Array, lab: Float32Array): { localPixels: number; offBox: number; drawingBox: number } {
   let localPixels = 0;
-  let [top, bottom, left, right] = [SIDE, -1, SIDE, -1];
-  let [dTop, dBottom, dLeft, dRight] = [SIDE, -1, SIDE, -1];
+  const offBox = new PixelBox();
+  const drawing = new PixelBox();
   for (let p = 0; p < PIXELS; p++) {
     const i = p * 3;
-    if ((lab[i]! - lab[0]!) ** 2 + (lab[i + 1]! - lab[1]!) ** 2 + (lab[i + 2]! - lab[2]!) ** 2 > MIX_STEP * MIX_STEP) {
-      const r = (p / SIDE) | 0;
-      const c = p % SIDE;
-      if (r < dTop) dTop = r;
-      if (r > dBottom) dBottom = r;
-      if (c < dLeft) dLeft = c;
-      if (c > dRight) dRight = c;
-    }
+    if ((lab[i]! - lab[0]!) ** 2 + (lab[i + 1]! - lab[1]!) ** 2 + (lab[i + 2]! - lab[2]!) ** 2 > MIX_STEP * MIX_STEP) drawing.add(p);
     if (fine[p] === 1) localPixels++;
-    if (off[p] === 1 || fine[p] === 1) {
-      const r = (p / SIDE) | 0;
-      const c = p % SIDE;
-      if (r < top) top = r;
-      if (r > bottom) bottom = r;
-      if (c < left) left = c;
-      if (c > right) right = c;
-    }
+    if (off[p] === 1 || fine[p] === 1) offBox.add(p);
   }
-  return { localPixels, offBox: bottom < 0 ? 0 : (bottom - top + 1) * (right - left + 1), drawingBox: dBottom < 0 ? 0 : (dBottom - dTop + 1) * (dRight - dLeft + 1) };
+  return { localPixels, offBox: offBox.area(), drawingBox: drawing.area() };
+}
+
+/** The bounding box of the thumbnail pixels added to it, in pixels (0 when none was). */
+class PixelBox {
+  private top = SIDE;
+  private bottom = -1;
+  private left = SIDE;
+  private right = -1;
+
+  add(p: number): void {
+    const r = (p / SIDE) | 0;
+    const c = p % SIDE;
+    if (r < this.top) this.top = r;
+    if (r > this.bottom) this.bottom = r;
+    if (c < this.left) this.left = c;
+    if (c > this.right) this.right = c;
+  }
+
+  area(): number {
+    return this.bottom < 0 ? 0 : (this.bottom - this.top + 1) * (this.right - this.left + 1);
+  }
 }
 
 /** 1 where a pixel's 3×3 neighbourhood has one colour (every neighbour within MIX_STEP, ΔE76): nothing for a clip to mix. */
