@@ -15,7 +15,7 @@
  */
 import { analyseImage } from '../image/analyse-image.js';
 import { CONFIRM_DEFAULTS, DEFAULT_PHASH_THRESHOLD, type DupeItem, type DupePair, findNearDuplicates, judgePair } from '../dupes/near-duplicates.js';
-import { THUMB_KEY_RADIUS, thumbKey } from '../dupes/thumb-compare.js';
+import { THUMB_KEY_RADIUS, thumbKey } from '../dupes/compare/key.js';
 import { type Hash64, hammingDistance, pairsWithinDistance, pairsWithinDistanceBruteForce, parseHash } from '../../functions/core/multi-index.js';
 import { renderFrog } from '../sample/draw-frog.js';
 import { emojiFaces, type FlatParams, flatShapes, renderFlat } from '../sample/flat-pictures.js';

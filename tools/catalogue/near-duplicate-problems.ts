@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
 import { type Hash64, hammingDistance, parseHash } from '../../functions/core/multi-index.js';
 import { DEFAULT_PHASH_THRESHOLD, type DupePair, findNearDuplicates } from '../dupes/near-duplicates.js';
-import { THUMB_KEY_RADIUS, thumbKey } from '../dupes/thumb-compare.js';
+import { THUMB_KEY_RADIUS, thumbKey } from '../dupes/compare/key.js';
 import type { AnalysedItem } from './analyse-content.js';
 import type { Problem } from '../shared/problems.js';
 import { readCacheJson } from './cache-files.js';
@@ -48,7 +48,7 @@ export function dupeItems(items: AnalysedItem[], thumbKeys?: readonly Hash64[]) 
 /** The detection code itself: a change to tools/dupes/ invalidates every cached pair. Read synchronously, as build-extras.ts explains. */
 function codeKey(): string {
   const hash = createHash('sha256');
-  for (const path of fg.sync('*.ts', { cwd: DUPES_DIR, ignore: ['*.test.ts'] }).sort()) hash.update(path).update(readFileSync(join(DUPES_DIR, path)));
+  for (const path of fg.sync('**/*.ts', { cwd: DUPES_DIR, ignore: ['**/*.test.ts'] }).sort()) hash.update(path).update(readFileSync(join(DUPES_DIR, path)));
   return hash.digest('hex');
 }
 

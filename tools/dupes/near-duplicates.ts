@@ -4,24 +4,17 @@
  * the same drawing recoloured (another skin, shirt, background or palette).
  *
  * Two stages: the phash finds candidates fast (multi-index.ts, no all-pairs loop), then each
- * candidate is confirmed on the 32×32 colour thumbnails and the aspect ratio (thumb-compare.ts:
+ * candidate is confirmed on the 32×32 colour thumbnails and the aspect ratio (compare/:
  * the global edit undone, what remains must be scattered edges, not a region). judgePair gives
  * the figures and the rule that decided (`pepe dupes --explain`). The defaults below were
  * chosen by measurement (tools/bench/dupes.bench.ts).
  */
 import { type Hash64, hammingDistance, pairsWithinDistance, parseHash } from '../../functions/core/multi-index.js';
-import {
-  aspectDifference,
-  type CompareSettings,
-  compareLab,
-  layoutDifference,
-  textureDifference,
-  THUMB_KEY_RADIUS,
-  type ThumbComparison,
-  thumbKey,
-  thumbLayout,
-  thumbToLab,
-} from './thumb-compare.js';
+import { type CompareSettings, compareLab, type ThumbComparison } from './compare/compare.js';
+import { THUMB_KEY_RADIUS, thumbKey } from './compare/key.js';
+import { thumbToLab } from './compare/lab.js';
+import { aspectDifference, layoutDifference, thumbLayout } from './compare/layout.js';
+import { textureDifference } from './compare/texture.js';
 
 export interface DupeItem {
   id: string;

@@ -23,7 +23,7 @@ const DEFAULT_MAX_PIXELS = 50_000_000;
 const DEFAULT_MAX_FRAMES = 1_000;
 const DEFAULT_MAX_TOTAL_PIXELS = 200_000_000;
 const DEFAULT_TIMEOUT_MS = 10_000;
-/** Side of the thumbnail near-duplicate confirmation compares (tools/dupes/thumb-compare.ts). */
+/** Side of the thumbnail near-duplicate confirmation compares (tools/dupes/compare/). */
 const THUMB_SIZE = 32;
 
 export interface ImageAnalysis {
