@@ -1,32 +1,10 @@
-/**
- * The confirmation step's measurements: how far apart are two 32×32 colour thumbnails once
- * every global edit a copy may carry is undone, and is what remains scattered (edges moved by
- * a re-encode or a resize) or concentrated in a region (a recolour, another detail)?
- *
- * 1. Tone: a gamma or contrast tool applies one curve to every sRGB channel, a brightness
- *    tool (sharp's modulate) scales lightness in Lab, keeping chroma; sRGB then clips each
- *    channel. So both kinds are fitted (channel curves by least squares on the values the
- *    other picture did not clip; lightness by a mid-tone ratio and affine and power fits),
- *    a's pixels are mapped through each and through sRGB's clipping, and the one leaving
- *    the fewest changed pixels is kept. A fit no edit can produce (see MAX_LIGHTNESS_GAIN)
- *    is not used: a recolour is then compared as it is.
- * 2. Alignment: a crop of a few percent shifts every edge by up to a cell. When many pixels
- *    differ but few in regions, the crop is estimated from row and column profiles, the tone
- *    fitted again on the aligned thumbnails, and each cell of the cropped one compared with
- *    the range of the cells of the other it lies between (envelopeFigures).
- * 3. What remains: a pixel "changed" when its colour is still more than `tolerance` off (ΔE76,
- *    chroma at half weight: JPEG and WebP keep colour at half resolution, so edges bleed).
- *    Edges moved by a re-encode, a resize or the resampling are lines a pixel or two wide; a
- *    recoloured shirt, skin or background, or a hat, is an area. `regionPixels` counts the
- *    changed pixels whose whole 3×3 neighbourhood changed too (an erosion), so lines count 0;
- *    `fineRegionPixels` the same at a finer tolerance, for an area in a close shade.
- */
+/** Two 32×32 thumbnails compared once a copy's global edit and crop are undone (tools/dupes/README.md, step 2). */
 import { bestCuts, type Crop, envelopeFigures, MAX_CROP_REGION, profile, resampleInto } from './crop.js';
 import { BYTES, PIXELS } from './lab.js';
 import { type CompareSettings, flatCells, residualFigures } from './residual.js';
+import { applyTone, fitTone, type Tone } from './tone.js';
 
 export type { CompareSettings } from './residual.js';
-import { applyTone, fitTone, type Tone } from './tone.js';
 
 
 export interface ThumbComparison {
@@ -54,7 +32,7 @@ export interface ThumbComparison {
   offBox: number;
   /** Area (pixels) of the box around the drawing: every pixel of one thumbnail off the colour of its top-left corner by more than ΔE 3. */
   drawingBox: number;
-  /** With a crop: the changed pixels before it was undone (a real crop moved every edge: 146–366 on the benchmark, 8–20× what remains). */
+  /** With a crop: the changed pixels before it was undone (a real crop moves every edge, so many more than remain). */
   uncroppedChangedPixels?: number;
 }
 
@@ -90,7 +68,7 @@ export function compareLab(a: Float32Array, b: Float32Array, settings: CompareSe
 /** compareLab with a the darker thumbnail (its crop names them as given). */
 function compareDarkerToLighter(a: Float32Array, b: Float32Array, settings: CompareSettings): ThumbComparison {
   const asIs: ThumbComparison = { crop: null, lighter: 'b', ...bestTone(a, b, settings) };
-  // A crop moves edges, not areas: as they are, 3% crops have 0–16 region pixels, a recolour hundreds.
+  // A crop moves edges, not areas: with many region pixels as they are, the pair is a recolour, not a crop.
   if (asIs.changedPixels <= settings.alignAbove || asIs.regionPixels > MAX_CROP_REGION) return asIs;
   let best = asIs;
   for (const cropped of ['a', 'b'] as const) {

@@ -1,3 +1,4 @@
+/** Crops: a small crop of either thumbnail estimated from row and column profiles, and the residual against the cells it lies between. */
 import { type CompareSettings, eroded } from './residual.js';
 import { BYTES, CHROMA_WEIGHT, PIXELS, SIDE } from './lab.js';
 
@@ -78,11 +79,10 @@ export function resampleInto(uncropped: Float32Array, crop: Omit<Crop, 'cropped'
 
 /**
  * The residual of a crop: each cell of the cropped thumbnail against the box (per Lab channel,
- * least to greatest) of the 2×2 uncropped cells it lies between. A 3% crop moves every edge by
- * a fraction of a cell, so a cell on an outline averages another share of line and fill than
- * any interpolation of the uncropped cells predicts (measured: 150–250 changed pixels after
- * bilinear resampling, with a few region pixels around the eyes), but its colour still lies
- * between theirs. A recoloured area does not: all its neighbours have the old colour.
+ * least to greatest) of the 2×2 uncropped cells it lies between. A small crop moves every edge
+ * by a fraction of a cell, so a cell on an outline averages another share of line and fill
+ * than any interpolation of the uncropped cells predicts, but its colour still lies between
+ * theirs. A recoloured area does not: all its neighbours have the old colour.
  */
 export function envelopeFigures(uncropped: Float32Array, cropped: Float32Array, crop: Omit<Crop, 'cropped'>, { tolerance, fineTolerance }: CompareSettings) {
   const changed = new Uint8Array(PIXELS);
@@ -122,8 +122,8 @@ export function envelopeFigures(uncropped: Float32Array, cropped: Float32Array, 
 }
 
 
-/** Largest total share of a side a crop may cut (issue 25: at most 3%), and the search step. */
+/** Largest total share of a side a crop may cut (a copy's crop is small), and the search step. */
 const MAX_CROP = 0.04;
-/** Region pixels (as they are) above which no crop is looked for: 3% crops have 0–14 on seed 2024, 0–16 on seeds 7 and 99. */
+/** Region pixels (as they are) above which no crop is looked for: a crop moves lines, not areas. */
 export const MAX_CROP_REGION = 32;
 const CROP_STEP = 0.005;

@@ -1,12 +1,11 @@
+/** The second candidate key, from the thumbnail: it finds copies whose phash moved beyond the threshold. */
 import { greyBlocks } from './layout.js';
 
 /**
  * The second candidate key: 64 bits, one per 4×4-pixel block of the thumbnail, set when the
- * block's mean grey is above the median block. Coarser than the phash and so steadier: the
- * phash of a flat cartoon moves up to 16–22 bits under JPEG q40, WebP, a 150% resize, +15%
- * brightness or a 3% crop (its DCT coefficients sit close to their median), while this key
- * keeps all but a few of the benchmark's planted copies within THUMB_KEY_RADIUS. It cannot
- * tell look-alike drawings apart at all: its candidates go through the layout check.
+ * block's mean grey is above the median block. Coarser than the phash and so steadier under
+ * a copy's edits (a flat cartoon's DCT coefficients sit close to their median, so its phash
+ * moves far). It cannot tell look-alike drawings apart: its candidates meet the layout check.
  */
 export function thumbKey(rgb: Uint8Array): { hi: number; lo: number } {
   const blocks = greyBlocks(rgb, 2);

@@ -1,3 +1,5 @@
+/** Colour conversion for 32×32 thumbnails: sRGB bytes, linear light and CIE Lab (D65), and the colour difference the comparison counts in. */
+/** The thumbnail's side, pixel count and packed RGB byte count. */
 export const SIDE = 32;
 export const PIXELS = SIDE * SIDE;
 export const BYTES = PIXELS * 3;

@@ -1,3 +1,4 @@
+/** The cheap gates before the colour comparison: the aspect ratio and the grey layout over 2×2-pixel blocks. */
 import { SIDE } from './lab.js';
 
 /** Same shape: |ln(aspect a / aspect b)|. Resizing keeps the aspect to a pixel's rounding. */

@@ -1,3 +1,4 @@
+/** What remains once an edit is undone: changed, region and fine region pixels, and the figures of a local recolour. */
 import { CHROMA_WEIGHT, MIX_STEP, PIXELS, SIDE } from './lab.js';
 
 export interface CompareSettings {
@@ -9,6 +10,7 @@ export interface CompareSettings {
   fineTolerance: number;
 }
 
+/** How many times the tolerance a cell next to a clipped one may be darker than predicted: it may mix clipped and unclipped pixels. */
 const CLIP_SLACK = 3;
 
 /**

@@ -1,13 +1,10 @@
+/** A pattern in one picture where the other is plain, which a 32×32 thumbnail averages away (the texture maps of tools/image). */
 import type { ThumbComparison } from './compare.js';
 import { sourceOf } from './crop.js';
 import { encode, labF, labFInverse, LINEAR, SIDE } from './lab.js';
 import { channelCurve, lightnessOf, type Tone } from './tone.js';
 
-/**
- * Texture map values (twice the standard deviation, tools/image/pixels.ts `bandDeviations`) of
- * a patterned cell and of a plain one. JPEG q40's block noise on a plain background reaches 3;
- * snow's specks 6–15, dots, stripes and rays more.
- */
+/** Texture map values (tools/image/pixels.ts `bandDeviations`) of a patterned cell and of a plain one: a re-encode's block noise stays under the first. */
 export const TEXTURE_PATTERNED = 4;
 export const TEXTURE_PLAIN = 1;
 

@@ -1,3 +1,4 @@
+/** Tone fitting: the global edit (brightness, contrast, gamma) that maps one thumbnail onto the other, and its application through sRGB clipping. */
 import { BYTES, CHROMA_WEIGHT, clip, decode, encode, labToLinear, labToSrgb, LINEAR_RGB, linearToLab, MIX_STEP, PIXELS, SIDE } from './lab.js';
 
 /**
@@ -252,14 +253,9 @@ export function applyTone(a: Float32Array, tone: Tone): { mapped: Float32Array; 
   return { mapped: out, clipped };
 }
 
-/**
- * Share of the pixels not left at white or black that an edit moves. Brightness, contrast and
- * gamma copies move 95% or more on seed 2024 (and on every other seed), so 0.85 leaves a
- * margin; a close skin shade moves 15–35%, a pale background a shade off 61–79% (seeds 7, 99,
- * 123), which a mild curve would otherwise "explain".
- */
+/** Share of the pixels not left at white or black that an edit moves: a recolour of one area moves fewer, and a mild curve would otherwise "explain" it. */
 const GLOBAL_SHARE = 0.85;
-/** Lightness within this of white or black: a pixel there that did not move says nothing about an edit (gamma barely moves L 96). */
+/** Lightness within this of white or black: a pixel there that did not move says nothing about an edit (gamma barely moves near-white). */
 const FIXED_L = 5;
 
 /** How far out of the gamut (linear RGB above 1) a predicted pixel must go to count as clipped, and how much more a difference may be next to one. */
@@ -271,5 +267,5 @@ const MAX_LIGHTNESS_OFFSET = 20;
 const MAX_GAMMA = 1.4;
 /** L units by which a pixel may miss the first lightness fit and still take part in the second. */
 const OUTLIER_L = 4;
-/** Largest chroma gain (or its inverse) of a plausible edit: +15% contrast raises chroma ~15–20%. */
+/** Largest chroma gain (or its inverse) of a plausible edit: a contrast edit raises chroma too. */
 const MAX_CHROMA_GAIN = 1.3;
