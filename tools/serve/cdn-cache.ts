@@ -18,36 +18,26 @@
  * grew the process by 400 MB; expired 400/404 entries were never dropped.)
  */
 import { createHash } from 'node:crypto';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-import { type Encoding, MIN_COMPRESS_BYTES } from './compression.js';
-import { isCompressible } from './content-types.js';
-
-/** A cached answer as cached-fast-path.ts sends it: flat headers (Age included) and the body, the same every time. */
-export interface FastAnswer {
-  headers: string[];
-  body: Buffer;
-}
+import type { Encoding } from './compression.js';
+import { type BaseHeaders, forwardedHeaders, functionBaseHeaders, hasCompressedForms, type HeaderValues, mayCompress, type ReadyForms } from './response-headers.js';
 
 export interface CachedAnswer {
   status: number;
-  /** Response headers, lowercase names, as the edge forwards them (`forwardedHeaders`). */
-  headers: Record<string, string | string[]>;
+  /** Response headers, lowercase names, as the edge forwards them (response-headers.ts `forwardedHeaders`). */
+  headers: HeaderValues;
+  /** What every form of it carries (response-headers.ts `functionBaseHeaders`). */
+  base: BaseHeaders;
   body: Buffer;
   expiresAt: number;
   /** Compressed forms, made on first demand. */
   variants: Partial<Record<Encoding, Buffer>>;
-  /** Complete headers of the common uncompressed answer (all but Age), built on first use. */
-  plainHeaders?: Record<string, string | string[] | number>;
+  /** The answer per form sent, built on first use (function-response.ts `cachedForm`). */
+  forms?: ReadyForms;
   /**
    * Set once the request chain itself routed this key to the function (not only a rewrite
    * did): only then may cached-fast-path.ts answer the key before the chain runs.
    */
   routed?: boolean;
-  /** cached-fast-path.ts: the ready answer per form sent (plain, or a compressed encoding). */
-  fastForms?: Partial<Record<'identity' | Encoding, FastAnswer>>;
-  /** cached-fast-path.ts: whether a client accepting br/gzip gets another form of this answer. */
-  compressedForms?: boolean;
   /** What the entry is charged against the cache's budget (entryCost). */
   cost: number;
   /** When it was stored (the cache's clock, ms). */
@@ -99,36 +89,14 @@ export const COLLECT_AFTER_DROPPED_BYTES = 8 * 1024 * 1024;
 export const MAX_CDN_CACHE_ENTRY_BYTES = 1024 * 1024;
 
 /**
- * The function's headers as the edge forwards them to the client: without
- * `Netlify-CDN-Cache-Control`, which only Netlify's CDN reads and strips before the browser
- * (Netlify's caching guide, github.com/netlify/context-and-tools, skills/netlify-caching).
- */
-export function forwardedHeaders(headers: Record<string, string | string[]>): Record<string, string | string[]> {
-  if (headers['netlify-cdn-cache-control'] === undefined) return headers;
-  const { 'netlify-cdn-cache-control': _cdnOnly, ...forwarded } = headers;
-  return forwarded;
-}
-
-/** Whether the edge may compress this answer: a text type the function did not encode itself. */
-export function isCompressibleAnswer(headers: Record<string, string | string[]>): boolean {
-  const contentType = headers['content-type'];
-  return typeof contentType === 'string' && isCompressible(contentType) && headers['content-encoding'] === undefined;
-}
-
-/** Whether an answer is sent compressed to a client that accepts it: a 200 text answer worth compressing. */
-export function hasCompressedForms(status: number, headers: Record<string, string | string[]>, body: Buffer): boolean {
-  return status === 200 && body.length >= MIN_COMPRESS_BYTES && isCompressibleAnswer(headers);
-}
-
-/**
  * The bytes an entry is charged: its key (ASCII: the URL parser's normal form), its header
  * text four times (as forwarded, complete with the edge's, and as flat lists per form), its
  * body, twice the body for the brotli and gzip forms when it has them, and ENTRY_OVERHEAD_BYTES.
  */
-export function entryCost(key: string, status: number, headers: Record<string, string | string[]>, body: Buffer): number {
+export function entryCost(key: string, status: number, headers: HeaderValues, body: Buffer): number {
   let headerBytes = 0;
   for (const [name, value] of Object.entries(headers)) headerBytes += name.length + (Array.isArray(value) ? value.join('').length : value.length);
-  const bodies = body.length * (hasCompressedForms(status, headers, body) ? 3 : 1);
+  const bodies = body.length * (hasCompressedForms({ compressible: mayCompress(headers) }, status, body.length) ? 3 : 1);
   return key.length + 4 * headerBytes + bodies + ENTRY_OVERHEAD_BYTES;
 }
 
@@ -150,7 +118,7 @@ function browserMaxAge(value: string | string[] | undefined): number {
 }
 
 /** Seconds the CDN may keep an answer, or 0 when it must not (RFC 9213 targeted field, Netlify's name). */
-export function cdnLifetimeSeconds(headers: Record<string, string | string[]>): number {
+export function cdnLifetimeSeconds(headers: HeaderValues): number {
   const value = headers['netlify-cdn-cache-control'];
   if (typeof value !== 'string' || headers['netlify-vary'] !== undefined) return 0;
   const directives = value.toLowerCase().split(',').map((d) => d.trim());
@@ -165,16 +133,18 @@ function keyOf(url: string): string {
   return url.length <= MAX_PLAIN_KEY_LENGTH ? url : `#${createHash('sha256').update(url).digest('base64url')}`;
 }
 
-/**
- * Collects the old generation (soon, in a task of its own). `gc` comes from a context of its own,
- * so the function bundle and everything else in the process never see a global `gc`.
- */
-let collectOldGeneration = (): void => {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as (options: { type: 'major'; execution: 'async' }) => void;
-  collectOldGeneration = () => gc({ type: 'major', execution: 'async' });
-  collectOldGeneration();
-};
+/** How the cache is sized, timed and told to collect (every field optional). */
+export interface CdnCacheOptions {
+  /** The budget in bytes (entryCost); default MAX_CDN_CACHE_BYTES. */
+  maxBytes?: number;
+  /** The clock entries are stored, aged and expired by (default Date.now; tests move it). */
+  now?: () => number;
+  /**
+   * Called each time the bodies of dropped entries add up to COLLECT_AFTER_DROPPED_BYTES: the
+   * process owner collects the old generation there (tools/cli/commands/serve.ts); default none.
+   */
+  collect?: () => void;
+}
 
 export class CdnCache {
   private readonly entries = new Map<string, CachedAnswer>();
@@ -183,12 +153,15 @@ export class CdnCache {
   /** Body bytes of entries dropped since the last collection (COLLECT_AFTER_DROPPED_BYTES). */
   private dropped = 0;
 
-  constructor(
-    private readonly maxBytes = MAX_CDN_CACHE_BYTES,
-    private readonly collect: () => void = () => collectOldGeneration(),
-    /** The clock entries are stored, aged and expired by (tests move it). */
-    private readonly now: () => number = Date.now,
-  ) {}
+  private readonly maxBytes: number;
+  private readonly now: () => number;
+  private readonly collect: () => void;
+
+  constructor(options: CdnCacheOptions = {}) {
+    this.maxBytes = options.maxBytes ?? MAX_CDN_CACHE_BYTES;
+    this.now = options.now ?? Date.now;
+    this.collect = options.collect ?? (() => {});
+  }
 
   /**
    * The `Age` a hit is sent with: HIT_AGE, except for an answer whose browser `max-age` runs
@@ -214,7 +187,7 @@ export class CdnCache {
   }
 
   /** Stores a GET answer when the function's headers allow it, with the headers the edge forwards; returns the stored entry or null. */
-  store(url: string, status: number, functionHeaders: Record<string, string | string[]>, body: Buffer, now = this.now()): CachedAnswer | null {
+  store(url: string, status: number, functionHeaders: HeaderValues, body: Buffer, now = this.now()): CachedAnswer | null {
     const key = keyOf(url);
     const seconds = cdnLifetimeSeconds(functionHeaders);
     const headers = forwardedHeaders(functionHeaders);
@@ -228,7 +201,7 @@ export class CdnCache {
       this.dropEntry(previous);
     }
     const ages = browserMaxAge(headers['cache-control']) >= seconds;
-    const entry: CachedAnswer = { status, headers, body, expiresAt: now + seconds * 1000, variants: {}, cost, storedAt: now, ages };
+    const entry: CachedAnswer = { status, headers, base: functionBaseHeaders(headers), body, expiresAt: now + seconds * 1000, variants: {}, cost, storedAt: now, ages };
     this.entries.set(key, entry);
     this.charged += cost;
     for (const [oldKey, old] of this.entries) {

@@ -15,7 +15,8 @@ import { buildCatalogue } from '../catalogue/build-catalogue.js';
 import { buildFixtureSite, FIXTURE_URLS, fixtureId, fixtureImage, type FixtureSite } from '../testing/fixture-catalogue.js';
 import { closeClient, json, raw } from './http-client.test-helper.js';
 import { type ChainState, handleRequest } from './request-chain.js';
-import { loadState, type RunningServer, startServer } from './server.js';
+import { loadState } from './reload.js';
+import { type RunningServer, startServer } from './server.js';
 
 const NETLIFY_TOML = fileURLToPath(new URL('../../netlify.toml', import.meta.url));
 

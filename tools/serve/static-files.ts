@@ -17,6 +17,7 @@ import { loadManifest, UnusableManifestError } from '../shared/manifest.js';
 import { readRegularFile } from '../shared/read-regular-file.js';
 import { compressBest, type Encoding, MIN_COMPRESS_BYTES } from './compression.js';
 import { freshBuild } from './fresh-build.js';
+import type { ReadyForms } from './response-headers.js';
 
 /** Files above this are streamed rather than kept in memory. */
 const MAX_CACHED_FILE_BYTES = 4 * 1024 * 1024;
@@ -37,12 +38,10 @@ export interface CachedBody {
   body: Buffer;
   etag: string;
   compressed: Partial<Record<Encoding, Promise<Buffer>>>;
-  /** The compressed forms made so far, for the early answer (static-fast-path.ts), which never waits. */
+  /** The compressed forms made so far, for the answers that never wait (static-response.ts `staticForm`). */
   compressedReady: Partial<Record<Encoding, Buffer>>;
-  /** The complete headers of the common answer (200, uncompressed), built on first use. */
-  plainHeaders?: Record<string, string | number>;
-  /** The same as a flat `[name, value, …]` list, per form sent (plain, or an encoding), for the early answer (static-fast-path.ts). */
-  headerLists?: Partial<Record<'identity' | Encoding, string[]>>;
+  /** The 200 answer per form, built on first use (response-headers.ts `readyForm`). */
+  forms?: ReadyForms;
 }
 
 /** Files Netlify itself reads and never serves. */
