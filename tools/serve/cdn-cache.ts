@@ -1,7 +1,7 @@
 /**
  * The CDN cache in front of the function, as on Netlify: an answer carrying
  * `Netlify-CDN-Cache-Control: public, durable, s-maxage=N` is kept for N seconds or until
- * the next deploy (for `pepe serve`: until restart), keyed by the full URL, so the
+ * the next deploy (for `pepe serve`: the next build, reload.ts), keyed by the full URL, so the
  * function runs once per URL. Answers without that header (random ones are `no-store`)
  * always reach the function.
  *
@@ -9,13 +9,12 @@
  * stale-while-revalidate.
  *
  * Bounded by what an entry really holds, not by its body alone: the key is the full path and
- * query, chosen by the client (up to ~16 KB each), so an entry is charged its key, its headers
- * (kept up to four times: as sent, complete, and as the early answer's flat lists), its body,
- * the compressed forms it may get (twice the body, reserved at once) and a fixed overhead for
- * the objects around them. Past MAX_CDN_CACHE_BYTES the least recently used entries go;
- * expired ones are swept at most every SWEEP_INTERVAL_MS. (Counting bodies only, 20,000
- * requests for unique 15 KB paths held ≈ 17 KB per entry against ≈ 150 bytes counted, and
- * grew the process by 400 MB; expired 400/404 entries were never dropped.)
+ * query, chosen by the client (up to ~16 KB each), so an entry is charged its key, its header
+ * text (four times: as forwarded, as the base and in its ready forms), its body, the
+ * compressed forms it may get (twice the body, reserved at once) and a fixed overhead for the
+ * objects around them. Past MAX_CDN_CACHE_BYTES the least recently used entries go; expired
+ * ones are swept at most every SWEEP_INTERVAL_MS. The attacks bench holds the process to its
+ * bound (tools/bench/README.md; README.md, "Bounded memory").
  */
 import { createHash } from 'node:crypto';
 import type { Encoding } from './compression.js';
@@ -48,10 +47,8 @@ export interface CachedAnswer {
 
 /**
  * Total bytes the cache may hold, keys, headers, bodies, compressed forms and overhead counted
- * (entryCost); past it the least recently used answers go. About 500 list pages of 10 KB with
- * their compressed forms. 16 MB, not 32: V8 lets the heap grow well past what is live before
- * it collects, so with 32 MB 20,000 unique 15 KB URLs still grew the process by 88 MB (≈ 43 MB
- * of it the requests' own garbage, as with the cache off), with 16 MB by 57 MB (attacks bench).
+ * (entryCost): about 500 list pages of 10 KB with their compressed forms. Small, because V8
+ * lets the heap grow well past what is live before it collects (the attacks bench).
  */
 export const MAX_CDN_CACHE_BYTES = 16 * 1024 * 1024;
 /**
@@ -63,26 +60,19 @@ const ENTRY_OVERHEAD_BYTES = 2048;
 /**
  * Keys longer than this are kept as their SHA-256 (`#` + base64url): no API URL a client
  * builds from the documented parameters comes close (search is capped at 200 characters), but
- * a client can send 16 KB ones. Kept whole, every evicted one was 15 KB of old-generation
- * garbage, and V8 let the heap grow far past the budget before collecting it: 20,000 unique
- * 15 KB paths grew the process by 180 MB with the budget counting keys, against ≈ 50 MB
- * with the cache off. Hashed, the garbage per entry is the entry.
+ * a client can send 16 KB ones, and each evicted long key is old-generation garbage V8 lets
+ * pile up far past the budget. Hashed, the garbage per entry is the entry.
  */
 const MAX_PLAIN_KEY_LENGTH = 512;
 /** Expired entries are swept (all at once, on a store) at most this often; between sweeps they are dropped when met or evicted. */
 const SWEEP_INTERVAL_MS = 10_000;
 /**
- * After the bodies of this many bytes of dropped entries (evicted, expired, replaced), the old
- * generation is collected. A body is a Buffer, memory outside V8's heap that outlives its
- * entry until V8 next collects the old generation, and V8 starts that only once about 64 MB
- * of such memory has piled up (its external memory soft limit); glibc then keeps the freed
- * pages. 20,000 unique list pages grew the process by 85–95 MB, 40–50 MB of it dropped
- * bodies; collecting every 8 MB, by 41–51 MB (attacks bench, with the serve process's young
- * generation bounded: tools/cli/tuned-allocator.mjs). The price: a forced collection is
- * atomic (20–45 ms on a busy machine), and 20,000 unique list pages, each evicting one, took
- * 20–27% more CPU. Collecting only when the memory outside the heap had grown 16 MB above its
- * lowest since the last one cost 6–12% and grew the process by 77 MB. Answers served from the
- * cache drop nothing and pay nothing.
+ * After the bodies of this many bytes of dropped entries (evicted, expired, replaced), the
+ * cache calls `collect`. A body is a Buffer, memory outside V8's heap that outlives its entry
+ * until V8 next collects the old generation, which it starts only once about 64 MB of such
+ * memory has piled up; glibc then keeps the freed pages. Answers served from the cache drop
+ * nothing and pay nothing; the cost and the gain are the attacks bench's (README.md,
+ * "Bounded memory").
  */
 export const COLLECT_AFTER_DROPPED_BYTES = 8 * 1024 * 1024;
 /** A single answer above this is not cached (no API answer comes close). */
@@ -105,9 +95,9 @@ export function entryCost(key: string, status: number, headers: HeaderValues, bo
  * (until the next deploy), during which the function would answer the same bytes, so a hit is
  * as current as a fresh answer. Its real time in the cache would count against the browser's
  * `max-age=60` (RFC 9111 4.2.3 adds Age to a response's age): an answer cached for more than
- * a minute arrived already stale, so browsers, and a CDN in front of a self-hosted
- * `pepe serve`, never reused it and revalidated every request. (Fastly's advice for
- * Surrogate-Control is the same: reset Age on delivery.)
+ * a minute would arrive already stale, so browsers, and a CDN in front of a self-hosted
+ * `pepe serve`, would revalidate every request. (Fastly's advice for Surrogate-Control is the
+ * same: reset Age on delivery.)
  */
 export const HIT_AGE = '0';
 

@@ -96,7 +96,7 @@ async function invoke(req: IncomingMessage, res: ServerResponse, { url, match, o
     return { status: response.status, headers, body };
   } catch (error) {
     onError(`function ${match.fn.name} failed on ${req.method} ${url.pathname}${url.search}`, error);
-    sendApiError(req, res, 500, 'INTERNAL_SERVER_ERROR', INTERNAL_ERROR_MESSAGE);
+    sendApiError(req, res, { status: 500, code: 'INTERNAL_SERVER_ERROR', message: INTERNAL_ERROR_MESSAGE });
     return null;
   }
 }
@@ -106,7 +106,7 @@ export function sendFunction(req: IncomingMessage, res: ServerResponse, call: Fu
   const method = req.method ?? 'GET';
   if (FORBIDDEN_METHODS.has(method)) {
     // The function's path: the API's 405, as the handler answers every other method it does not serve.
-    sendApiError(req, res, 405, 'METHOD_NOT_ALLOWED', `method "${method}" is not allowed; use ${STATIC_METHODS}`, { allow: STATIC_METHODS });
+    sendApiError(req, res, { status: 405, code: 'METHOD_NOT_ALLOWED', message: `method "${method}" is not allowed; use ${STATIC_METHODS}`, headers: { allow: STATIC_METHODS } });
     return;
   }
   // HEAD is answered from the GET entry, as CDNs do; only GET answers are stored.

@@ -46,7 +46,7 @@ export function unparsableRequestAnswer(error: ParserError): string {
   const lineEnd = packet.indexOf('\r\n');
   const requestLine = lineEnd === -1 ? packet : packet.slice(0, lineEnd);
   const [status, message] = parseProblem(error, { packet, requestLine, lineEnd });
-  // the specification: a 405 is METHOD_NOT_ALLOWED, as the handler answers other methods.
+  // functions/SPECIFICATION.md: a 405 is METHOD_NOT_ALLOWED, as the handler answers other methods.
   const notAllowed = status.startsWith('405');
   const code = notAllowed ? 'METHOD_NOT_ALLOWED' : 'VALIDATION_ERROR';
   // Any method token, also one in lower case (`get`), which is why the parser refused it; the

@@ -126,7 +126,7 @@ function openPiecesFiles(root: string): string[] {
 }
 
 describe.runIf(process.platform === 'linux')('the pieces file of a replaced build', () => {
-  it('is closed once the new build has been served for the grace period: every rebuild used to leave its deleted pieces file open, its disk space taken, until pepe serve stopped', async () => {
+  it('is closed once the new build has been served for the grace period: no rebuild leaves its deleted pieces file open, its disk space taken, until pepe serve stops', async () => {
     const own = await buildFixtureSite({ count: 3 });
     const versions: (string | null)[] = [];
     const serving = await startServer({ dir: own.distDir, port: 0, host: '127.0.0.1', netlifyToml: NETLIFY_TOML, releaseGraceMs: 200, onReload: ({ version }) => versions.push(version) });

@@ -1,5 +1,5 @@
 /**
- * Netlify's request chain for one request (deployment.md, "The chosen routing"):
+ * Netlify's request chain for one request (README.md, "The chain"):
  *
  * 1. a function whose `config.path` matches (behind the CDN cache, cdn-cache.ts); with `preferStatic`, only when no static
  *    file exists at the path (for GET/HEAD: other methods always reach the function, so
@@ -66,15 +66,14 @@ function urlFor(target: string, origin: string): URL | null {
 }
 
 export async function handleRequest(serving: ChainState, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  // The build as it is now, for the whole request: a reload replaces the fields of `serving`
-  // (server.ts), possibly while this request waits for a file. Read after that wait, the new
-  // build's CDN cache stored the old function's answer, served until the build after
-  // (a record taken down kept answering 200 at its by-id URL).
+  // The build as it is now, for the whole request: a reload (reload.ts) replaces the fields of
+  // `serving`, possibly while this request waits for a file, and the new build's CDN cache must
+  // never store the old function's answer.
   const state: ChainState = { ...serving };
   const url = requestUrl(req, state.origin);
   if (!url) {
     const message = `the request target must be a path such as /api/pepe (got ${JSON.stringify((req.url ?? '').slice(0, 100))})`;
-    sendApiError(req, res, 400, 'VALIDATION_ERROR', message);
+    sendApiError(req, res, { status: 400, code: 'VALIDATION_ERROR', message });
     return;
   }
   const method = req.method ?? 'GET';
@@ -120,7 +119,7 @@ export async function handleRequest(serving: ChainState, req: IncomingMessage, r
 }
 
 function sendMethodNotAllowed(req: IncomingMessage, res: ServerResponse): void {
-  sendPlainError(req, res, 405, 'Method Not Allowed\n', { allow: STATIC_METHODS });
+  sendPlainError(req, res, { status: 405, text: 'Method Not Allowed\n', headers: { allow: STATIC_METHODS } });
 }
 
 const NOT_FOUND_HTML = '<!doctype html><html lang="en"><meta charset="utf-8"><title>Not found</title><h1>Not found</h1><p>Nothing is published at this address. The API lives under <a href="/api/pepe">/api/pepe</a> and <a href="/v1/pepe">/v1/pepe</a>.</p></html>\n';

@@ -154,7 +154,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   // An Expect other than 100-continue: Node's own answer is a bare 417 (no JSON, no CORS).
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     const expect = JSON.stringify(String(req.headers.expect).slice(0, 100));
-    sendApiError(req, res, 417, 'VALIDATION_ERROR', `the Expect header asks for ${expect}, which this server does not offer: send no Expect header (or 100-continue)`);
+    sendApiError(req, res, { status: 417, code: 'VALIDATION_ERROR', message: `the Expect header asks for ${expect}, which this server does not offer: send no Expect header (or 100-continue)` });
   });
   // CONNECT never reaches the request handler: Node hands over the socket.
   server.on('connect', (_req: IncomingMessage, socket: Socket) => socket.end(CONNECT_ANSWER));
@@ -185,14 +185,14 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 /** One request: the early answers first, then the chain; a failure is the API's 500, or a cut connection once the answer began. */
 function answer(state: ChainState, req: IncomingMessage, res: ServerResponse): void {
   if (lacksHost(req)) {
-    sendApiError(req, res, 400, 'VALIDATION_ERROR', 'an HTTP/1.1 request must carry a Host header (RFC 9112 3.2): send Host with the name of this server');
+    sendApiError(req, res, { status: 400, code: 'VALIDATION_ERROR', message: 'an HTTP/1.1 request must carry a Host header (RFC 9112 3.2): send Host with the name of this server' });
     return;
   }
   if (state.staticRoutes.answer(req, res)) return;
   if (state.cdnCache !== null && answerFromCdnCache(state.cdnCache, req, res)) return;
   handleRequest(state, req, res).catch((error: unknown) => {
     state.onError(`unexpected failure on ${req.method} ${req.url}`, error);
-    if (!res.headersSent) sendApiError(req, res, 500, 'INTERNAL_SERVER_ERROR', INTERNAL_ERROR_MESSAGE);
+    if (!res.headersSent) sendApiError(req, res, { status: 500, code: 'INTERNAL_SERVER_ERROR', message: INTERNAL_ERROR_MESSAGE });
     else res.destroy();
   });
 }

@@ -84,7 +84,7 @@ export class StaticSite {
   /**
    * The listed files that are not on disk (paths below the site folder, e.g. `index.html`),
    * for the start-up check: a build folder that lost some (deleted by hand, a partial copy)
-   * was served without a word, its gallery URL printed and answered 404.
+   * must not be served as if whole.
    */
   async missingFiles(): Promise<string[]> {
     const missing: string[] = [];
@@ -131,9 +131,8 @@ export class StaticSite {
 
   /**
    * The whole body in memory with its ETag, or null when the file is too large to cache (stream
-   * it). Requests that arrive while the file is being read share that one read: each used to
-   * read a copy of its own, and one connection pipelining 20,000 requests for a 33 KB image
-   * not yet read (every file, after start-up or a rebuild) held 20,000 copies (+730 MB).
+   * it). Requests that arrive while the file is being read share that one read: a copy each
+   * would let one connection pipelining requests for a file not yet read hold a copy per request.
    */
   body(entry: StaticEntry): Promise<CachedBody | null> {
     const cached = this.cache.get(entry.urlPath);
@@ -148,8 +147,7 @@ export class StaticSite {
   }
 
   private async read(entry: StaticEntry): Promise<CachedBody> {
-    // Opened without blocking and refused unless a regular file: a named pipe in the file's
-    // place held a thread-pool thread for ever, and four of them every file read of the server.
+    // Opened without blocking and refused unless a regular file: a named pipe would hold a thread-pool thread for ever.
     const body = await readRegularFile(entry.file);
     const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
     const fresh: CachedBody = { body, etag, compressed: {}, compressedReady: {} };

@@ -126,13 +126,12 @@ async function streamFile(req: IncomingMessage, res: ServerResponse, { base, ent
       }
       if (info.size !== entry.size) {
         stream.destroy();
-        sendPlainError(req, res, 503, 'A new build is being put in place; try again in a moment.\n', { 'retry-after': '1' });
+        sendPlainError(req, res, { status: 503, text: 'A new build is being put in place; try again in a moment.\n', headers: { 'retry-after': '1' } });
         done(true);
         return;
       }
       res.writeHead(status, headers);
-      // pipeline, not pipe: when the client goes away mid-answer, the file is closed too (pipe
-      // left it open, one descriptor per aborted download, for as long as the process ran).
+      // pipeline, not pipe: when the client goes away mid-answer, the file is closed too.
       pipeline(stream, res, () => done(true));
     });
   });
