@@ -60,7 +60,7 @@ export function similarLists(records: readonly { id: string; phash: string }[]):
     hashes.push(hash);
     ranks.push(rank);
   });
-  // Most records have no neighbour: they share one empty list (100k fresh arrays cost ~1 s).
+  // Most records have no neighbour: they share one empty list rather than allocate one each.
   const none: Neighbour[] = [];
   const lists: Neighbour[][] = new Array<Neighbour[]>(records.length).fill(none);
   const add = (rank: number, neighbour: Neighbour) => (lists[rank] === none ? (lists[rank] = [neighbour]) : lists[rank]!.push(neighbour));

@@ -1,5 +1,5 @@
 /**
- * `pepe serve` under the cheap attacks of issue 27, on loopback: `pepe serve --workers 1` (its
+ * `pepe serve` under cheap attacks (slow clients, floods, oversized requests), on loopback: `pepe serve --workers 1` (its
  * own process, started as a user starts it, a fresh one per attack so that each starts from
  * the same idle state and a cold image) over the sample catalogue (content/), built here.
  * Each attack runs for at most 60 s while the server's RSS is sampled (/proc, every 20 ms)

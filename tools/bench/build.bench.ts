@@ -205,8 +205,8 @@ async function decodeFloorRun(ctx: BenchContext, files: string[]): Promise<Decod
 }
 
 /**
- * A cold build's CPU per image against the full-decode floor of the same run (issue 26's
- * target), the analysis alone (the build making no rendition, like-for-like with the floor,
+ * A cold build's CPU per image against the full-decode floor of the same run (the cold-build
+ * target of tools/bench/README.md), the analysis alone (the build making no rendition, like-for-like with the floor,
  * which makes none) and the whole build; and the renditions' share of the cold build, from the
  * two builds' wall and CPU times.
  */
