@@ -29,7 +29,7 @@ import { percentile, round, type Bench, type BenchContext } from './context.js';
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const PEPE = join(REPO, 'tools', 'pepe.mjs');
 const MB = 1024 * 1024;
-/** Every attack stops after this, finished or not (the bound). */
+/** Every attack stops after this, finished or not: the bound the attack targets are stated for. */
 const ATTACK_LIMIT_MS = 60_000;
 /** How long the pipelining connection is held open without reading. */
 const PIPELINE_HOLD_MS = 10_000;

@@ -1,6 +1,6 @@
 /**
  * The full-decode floors (`fullDecodeOnly`, `streamedDecodeOnly`, `fullDecodeFreed`: naive-pipeline.ts) against
- * the issue's naive pipeline, and the renditions' encode floor (`encodeOnly`), in a Node process of its own: `node --import tsx decode-floor.ts
+ * the naive pipeline, and the renditions' encode floor (`encodeOnly`), in a Node process of its own: `node --import tsx decode-floor.ts
  * LIST ROUNDS`, LIST a file of image paths (one per line). The four alternate for ROUNDS
  * rounds; the best round of each is printed as JSON on stdout. Spawned by build.bench.ts.
  *

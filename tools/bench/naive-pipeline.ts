@@ -1,7 +1,7 @@
 /**
  * The naive baselines the benchmarks compare against: what one would write first with
  * sharp and the npm blurhash package.
- * - `naiveAnalyse` (the issue's baseline): a metadata read and one sharp resize per hash
+ * - `naiveAnalyse` (the images bench's baseline): a metadata read and one sharp resize per hash
  *   (libvips shrinks on load), and the npm encoder's per-pixel `Math.cos`/`Math.pow`. Its
  *   phash is not the specification's: libvips' greyscale and resampler are not Pillow's.
  * - `naiveExactAnalyse`: the same hashes as the build, written plainly: one full decode,
