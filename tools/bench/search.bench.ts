@@ -19,7 +19,7 @@ import { seededRandom } from '../shared/seeded-random.js';
 /** Distinct queries per corpus; every one is run ROUNDS times (first round reported apart: cold posting decode). */
 const QUERY_COUNT = 400;
 const ROUNDS = 5;
-/** Plain MiniSearch takes up to ~0.5 s per query at 100k: a sample of the same queries, once. */
+/** Plain MiniSearch is slow per query at 100k records: a sample of the same queries, once. */
 const BASELINE_QUERIES = 120;
 
 /** A word as users would type it: frequency-weighted from the corpus, half cut to a 3–5 letter prefix. */
