@@ -4,7 +4,7 @@ import { checkBucketName, normalisePrefix } from '../../publish/object-keys.js';
 import type { PublishProgress, PublishResult } from '../../publish/types.js';
 import { intFlag, parseFlags } from '../args.js';
 import { type Command, type Io, UsageError } from '../../shared/io.js';
-import { printProblems } from '../print-results.js';
+import { printProblems, type StatusLine, statusLine } from '../print-results.js';
 import { refuseEmptyFlags } from '../content-flags.js';
 
 const usage = `Usage: pepe publish --bucket NAME [options]
@@ -69,7 +69,7 @@ function checkEndpoint(raw: string, source = '--endpoint'): void {
 }
 
 /** One overwritten status line on a terminal, at most every 100 ms. */
-function progressLine(io: Io): (p: PublishProgress) => void {
+function progressLine(line: StatusLine): (p: PublishProgress) => void {
   // Rates count from the first upload, not from reading the build and the bucket.
   let started = 0;
   let last = 0;
@@ -83,7 +83,7 @@ function progressLine(io: Io): (p: PublishProgress) => void {
       p.phase === 'uploading' || p.phase === 'verifying' || p.phase === 'deleting'
         ? ` ${p.objectsDone}/${p.objectsTotal} objects, ${mb(p.bytesDone)}/${mb(p.bytesTotal)}, ${(p.objectsDone / seconds).toFixed(0)} obj/s, ${mb(p.bytesDone / seconds)}/s`
         : '';
-    io.stderr(`\r\x1b[2K${p.phase}${detail}`);
+    line.draw(`${p.phase}${detail}`);
   };
 }
 
@@ -171,6 +171,7 @@ export default {
     for (const id of takedown) if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id)) throw new UsageError(`--takedown takes record ids (lowercase UUIDs, as in the sidecars), got "${id}"`);
     const { publishBuild } = await import('../../publish/publish.js');
     const started = Date.now();
+    const status = statusLine(io);
     const result = await publishBuild({
       bucket: values.bucket,
       prefix,
@@ -183,9 +184,9 @@ export default {
       ...(takedown.length > 0 ? { takedown } : {}),
       verify: values.verify ?? false,
       netlifyToml: resolve(io.cwd, values['netlify-toml'] ?? 'netlify.toml'),
-      ...(io.isTTY ? { onProgress: progressLine(io) } : {}),
+      ...(io.isTTY ? { onProgress: progressLine(status) } : {}),
     });
-    if (io.isTTY) io.stderr('\r\x1b[2K');
+    status.clear();
     printProblems(io, result.problems);
     const target = `s3://${values.bucket}/${prefix}`;
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
