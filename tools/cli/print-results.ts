@@ -3,23 +3,17 @@
  * terminal would act on; problems, the summary line and the one redrawn status line.
  */
 import type { AnalyseProgress } from '../catalogue/analyse-content.js';
-import { formatProblem, type Problem } from '../shared/problems.js';
+import { formatProblem, type Problem, TERMINAL_UNSAFE } from '../shared/problems.js';
 import { formatSummary, type SummaryFigures, ttyProgress } from './progress.js';
 import type { Io } from '../shared/io.js';
 
-/**
- * Characters a terminal acts on instead of showing: C0 controls but the line feed (ESC starts
- * sequences that recolour, move the cursor or retitle the window; BEL rings), DEL, C1 controls
- * (U+009B is a one-character CSI), bidirectional controls (U+202E shows `gpj.exe` as
- * `exe.jpg`), the line and paragraph separators, and lone surrogates.
- */
-const TERMINAL_UNSAFE = /[\p{Cc}\p{Bidi_Control}\p{Cs}\u2028\u2029]/gu;
 const NAMED: Record<string, string> = { '\r': '\\r', '\t': '\\t' };
 
 /**
- * `text` with every terminal-unsafe character but `\n` written as an escape (`\r`, `\t`,
- * `\u001b`, `\u202e`): all of them are BMP code points, so a JSON document stays valid JSON
- * with the same value.
+ * `text` with every character a terminal acts on but `\n` written as an escape: ESC starts
+ * sequences that clear, move the cursor or retitle the window, U+009B is a one-character CSI,
+ * U+202E shows `gpj.exe` as `exe.jpg`. Each escape (`\r`, `\t`, `\u001b`, `\u202e`) is a BMP
+ * code point's, so a JSON document stays valid JSON with the same value.
  */
 export const terminalText = (text: string): string =>
   text.replace(TERMINAL_UNSAFE, (c) => (c === '\n' ? c : (NAMED[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)));

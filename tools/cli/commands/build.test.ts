@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -295,6 +296,24 @@ describe('an image without a sidecar', () => {
     const again = captureIo({ cwd: temp.path });
     expect(await runMain(args, again)).toBe(1);
     expect(again.err()).toContain('[already-in-catalogue]');
+  });
+
+  it('named with a bidi override, gets the name ANSI-C quoted: shown escaped, and bash reads it back as the name', async () => {
+    const dir = join(temp.path, 'bidi content');
+    await cp(content, dir, { recursive: true });
+    const image = await fixtureImage(33);
+    const name = `frog-\u202egnp${image.ext}`;
+    await writeFile(join(dir, name), image.bytes);
+    const io = captureIo({ cwd: temp.path });
+    expect(await runMain(['check', '--content', 'bidi content'], io)).toBe(1);
+    expect(io.err()).not.toContain('\u202e');
+    const command = /run `([^`]+)` to give it one where it is/.exec(io.err())?.[1];
+    expect(command).toMatch(/^npx pepe add \$'.*\/bidi content\/frog-\\u202egnp\.\w+' --content /);
+    const args = execFileSync('bash', ['-c', `printf '%s\\0' ${command!.slice('npx pepe '.length)}`]).toString().split('\0').slice(0, -1);
+    expect(args[1]).toBe(join(dir, name));
+    const addIo = captureIo({ cwd: temp.path });
+    expect(await runMain(args, addIo), addIo.err()).toBe(0);
+    expect(await readFile(join(dir, `frog-\u202egnp.json`), 'utf8')).toContain('"id"');
   });
 
   it('named with a leading "-", gets ./-name in the command, which pepe add would otherwise read as a flag', async () => {
