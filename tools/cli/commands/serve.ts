@@ -117,8 +117,10 @@ export default {
         io.stderr(`pepe serve: ${error instanceof Error ? error.message : String(error)}\n`);
         return 1;
       }
+      // Listening before the banner says "Press Ctrl-C": a signal right after it stops the server gracefully.
+      const stopping = stopSignal(true);
       await printBanner(io, dir, pool.url, pool.port, `${workers} worker processes`);
-      const stop = await Promise.race([stopSignal(true).then((signal) => ({ signal })), pool.lost.then((lost) => ({ lost }))]);
+      const stop = await Promise.race([stopping.then((signal) => ({ signal })), pool.lost.then((lost) => ({ lost }))]);
       if ('lost' in stop) {
         // Exit non-zero, so a supervisor (systemd, Docker) restarts it or an operator sees it.
         io.stderr(`pepe serve: ${stop.lost}\n`);
@@ -178,8 +180,9 @@ export default {
       leaveCluster();
       return 0;
     }
+    const stopping = stopSignal(true);
     await printBanner(io, dir, server.url, server.port, 'one process');
-    const signal = await stopSignal(true);
+    const signal = await stopping;
     io.stderr(`pepe serve: ${signal} received, finishing in-flight requests…\n`);
     await server.close();
     io.stderr('pepe serve: stopped.\n');
