@@ -89,10 +89,14 @@ async function readRemoteManifest(client: S3Like, bucket: string, prefix: string
   let root: ManifestRoot | null = null;
   if (manifestShapeError(parsed) === null) {
     const remote = parsed as ManifestRoot;
+    // The segments of each tree the build shares with the bucket: taken from the build, not fetched.
     const localTrees = new Map<string, Record<string, SegmentRef>>();
     for (const [key, ref] of Object.entries(local.segments)) {
       const tree = treeKeyOf(key);
-      if (tree !== null && local.trees[tree]?.sha256 === remote.trees[tree]?.sha256) (localTrees.get(tree) ?? localTrees.set(tree, {}).get(tree)!)[key] = ref;
+      if (tree === null || local.trees[tree]?.sha256 !== remote.trees[tree]?.sha256) continue;
+      let refs = localTrees.get(tree);
+      if (!refs) localTrees.set(tree, (refs = {}));
+      refs[key] = ref;
     }
     const trees = new Map<string, Record<string, SegmentRef>>();
     let usable = true;
