@@ -13,7 +13,7 @@ import type { PepeRecord } from '../../functions/core/record.js';
 import { startServer, type RunningServer } from '../serve/server.js';
 import { FIXTURE_URLS, type FixtureSite } from '../testing/fixture-catalogue.js';
 import {
-  apiIds as apiIdsAt, cardIds, DESKTOP, FIXTURE_COUNT, PAGE_SIZE, PHONE, poll, REPO_ROOT, startGalleryHarness, statusText, TEST_OUTPUT, waitForCards,
+  apiIds as apiIdsAt, cardIds, dialogOpen, DESKTOP, FIXTURE_COUNT, PAGE_SIZE, PHONE, poll, REPO_ROOT, startGalleryHarness, statusText, TEST_OUTPUT, waitForCards,
   type GalleryHarness,
 } from '../testing/page-harness.js';
 import { hammingDistance } from '../image/phash.js';
@@ -320,6 +320,153 @@ describe('gallery page in Chromium', { timeout: 60_000 }, () => {
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('grid');
   });
 
+  it('reaches every control with Tab in reading order, in the page and in the detail view, and never leaves the open dialog', async () => {
+    const page = await openPage();
+    await page.goto(`${server.url}/`);
+    await waitForCards(page, PAGE_SIZE);
+    await poll(() => page.locator('#daily .card').count()).toBe(1);
+    // Opened without a click, which would move where Tab starts from.
+    await page.evaluate(() => ((document.getElementById('tag-browser') as HTMLDetailsElement).open = true));
+    await page.locator('#tag-list .tag-entry').first().waitFor();
+    // Forward from the top of the page: every control in document order, then around again.
+    const expected = await tabbables(page, 'body');
+    expect(expected.length).toBeGreaterThan(PAGE_SIZE + 10);
+    expect(await tabWalk(page, expected.length)).toEqual(expected);
+
+    const record = newestFirst.find((r) => r.artist !== null && r.source_url !== null)!;
+    await page.locator(`#grid .card[data-id="${record.id}"]`).focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.locator('dialog#detail');
+    await poll(() => dialog.locator('.credits').count()).toBe(1);
+    await poll(() => dialog.locator('.similar').textContent()).not.toContain('Looking for similar');
+    const inDialog = await tabbables(page, 'dialog#detail');
+    expect(inDialog).toContain('Share');
+    // Twice round from the close button: each control of the modal dialog in order, nothing
+    // behind it; past the last one the focus visits the browser's own controls, then comes back.
+    const walked = (await tabWalk(page, 2 * (inDialog.length + 2))).filter((name) => name !== '<body>' && name !== '<dialog>');
+    const fromClose = [...inDialog.slice(inDialog.indexOf('Close') + 1), ...inDialog.slice(0, inDialog.indexOf('Close') + 1)];
+    expect(walked.slice(0, 2 * inDialog.length)).toEqual([...fromClose, ...fromClose]);
+  });
+
+  it('activates every kind of control with Enter or Space, and gives the focus back where it was', async () => {
+    const page = await openPage();
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+    await page.goto(`${server.url}/`);
+    await waitForCards(page, PAGE_SIZE);
+    // The skip link leads to the grid.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to the pepes');
+    await page.keyboard.press('Enter');
+    await poll(() => page.evaluate(() => document.activeElement?.id)).toBe('grid');
+
+    // Toggle buttons: Space, then Enter.
+    await page.getByRole('button', { name: 'Oldest' }).focus();
+    await page.keyboard.press('Space');
+    await poll(() => new URL(page.url()).searchParams.get('sort')).toBe('oldest');
+    await page.getByRole('button', { name: 'Newest' }).focus();
+    await page.keyboard.press('Enter');
+    await poll(() => new URL(page.url()).searchParams.has('sort')).toBe(false);
+
+    // A select changes with the arrow keys.
+    await page.locator('#animated').focus();
+    await page.keyboard.press('ArrowDown');
+    await poll(() => new URL(page.url()).searchParams.get('animated')).toBe('false');
+    await page.keyboard.press('ArrowUp');
+    await poll(() => new URL(page.url()).searchParams.has('animated')).toBe(false);
+
+    // The tag list opens with Space; a tag opens with Enter, a "hide" with Space.
+    await page.locator('#tag-browser summary').focus();
+    await page.keyboard.press('Space');
+    const firstTag = page.locator('#tag-list .tag-entry a').first();
+    await firstTag.waitFor();
+    await firstTag.focus();
+    await page.keyboard.press('Enter');
+    await poll(() => new URL(page.url()).searchParams.get('tags')).not.toBeNull();
+    await page.locator('#tag-list .hide-tag').nth(1).focus();
+    await page.keyboard.press('Space');
+    await poll(() => new URL(page.url()).searchParams.get('exclude')).not.toBeNull();
+    // A filter chip is removed with Enter; the focus goes to the grid, not to <body>.
+    await page.locator('#active-filters button').first().focus();
+    await page.keyboard.press('Enter');
+    await poll(() => page.locator('#active-filters button').count()).toBe(1);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('grid');
+    await page.locator('a.brand').focus();
+    await page.keyboard.press('Enter');
+    await poll(() => new URL(page.url()).search).toBe('');
+
+    // Random with Enter: the detail view opens on its close button; Escape gives the focus back to Random.
+    await page.locator('#random').focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.locator('dialog#detail');
+    await poll(() => dialogOpen(page)).toBe(true);
+    expect(await page.evaluate(() => document.activeElement?.classList.contains('detail-close'))).toBe(true);
+    await page.keyboard.press('Escape');
+    await poll(() => dialogOpen(page)).toBe(false);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('random');
+
+    // In the detail view: Next with Enter, Copy with Space, the embed code with Enter, Close with Space.
+    await waitForCards(page, PAGE_SIZE);
+    const first = newestFirst[0]!;
+    await page.locator(`#grid .card[data-id="${first.id}"]`).focus();
+    await page.keyboard.press('Enter');
+    await poll(() => dialogOpen(page)).toBe(true);
+    await dialog.locator('.detail-next').focus();
+    await page.keyboard.press('Enter');
+    await poll(() => new URL(page.url()).searchParams.get('pepe')).toBe(newestFirst[1]!.id);
+    await dialog.getByRole('button', { name: 'Copy Image URL' }).focus();
+    await page.keyboard.press('Space');
+    await poll(() => dialog.locator('.copy-row .copy-feedback').nth(1).textContent()).toBe('Copied');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(await dialog.locator('#copy-image-url').inputValue());
+    await dialog.locator('.embed summary').focus();
+    await page.keyboard.press('Enter');
+    await poll(() => dialog.locator('#embed-code').isVisible()).toBe(true);
+    await dialog.locator('.detail-close').focus();
+    await page.keyboard.press('Space');
+    await poll(() => dialogOpen(page)).toBe(false);
+    expect(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.id)).toBe(first.id);
+
+    // "By picture" opens the file chooser from the keyboard.
+    await page.locator('#picture-input').focus();
+    const chooser = page.waitForEvent('filechooser');
+    await page.keyboard.press('Space');
+    await (await chooser).setFiles({ name: 'noise.png', mimeType: 'image/png', buffer: await unrelatedPicture() });
+    await poll(() => page.locator('#picture-result').textContent()).toContain('Nothing close to your picture is in the catalogue');
+    await page.locator('#picture-search-close').focus();
+    await page.keyboard.press('Enter');
+    expect(await page.locator('#picture-search').isHidden()).toBe(true);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('picture-input');
+  });
+
+  it('shares from the detail view: the browser\'s share sheet where it has one, the link copied where not', async () => {
+    const record = newestFirst[0]!;
+    const shareUrl = `${server.url}/p/${record.id}`;
+    // Without Web Share (Chromium on Linux has none; removed so the test does not depend on the platform).
+    const plain = await openPage();
+    await plain.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+    await plain.addInitScript(() => delete (Navigator.prototype as { share?: unknown }).share);
+    await plain.goto(`${server.url}/?pepe=${record.id}`);
+    const copy = plain.getByRole('button', { name: 'Share', exact: true });
+    await copy.focus();
+    await plain.keyboard.press('Enter');
+    await poll(() => plain.locator('.actions .copy-feedback').textContent()).toBe('Link copied');
+    expect(await plain.evaluate(() => navigator.clipboard.readText())).toBe(shareUrl);
+
+    // With it: the OS share sheet is the one thing no local server can stand in for, so it is recorded.
+    const sharing = await openPage(PHONE);
+    await sharing.addInitScript(() => {
+      const w = window as unknown as { shared: unknown[] };
+      w.shared = [];
+      Object.defineProperty(Navigator.prototype, 'share', { configurable: true, value: async (data: unknown) => void w.shared.push(data) });
+      Object.defineProperty(Navigator.prototype, 'canShare', { configurable: true, value: () => true });
+    });
+    await sharing.goto(`${server.url}/?pepe=${record.id}`);
+    const share = sharing.getByRole('button', { name: 'Share…' });
+    await share.focus();
+    await sharing.keyboard.press('Space');
+    await poll(() => sharing.evaluate(() => (window as unknown as { shared: unknown[] }).shared)).toEqual([{ title: record.description ?? (record.tags ? `Pepe tagged ${record.tags.join(', ')}` : `Pepe ${record.id.slice(0, 8)}`), url: shareUrl }]);
+    expect(await sharing.getByRole('button', { name: 'Share', exact: true }).count()).toBe(0);
+  });
+
   it('jumps to the search box with "/", closes the detail view on a backdrop click, and resets from the brand link', async () => {
     const page = await openPage();
     await page.goto(`${server.url}/?q=smug`);
@@ -600,6 +747,32 @@ function contrast(foreground: string, background: string): number {
   };
   const [high, low] = [luminance(channels(foreground)), luminance(bg)].sort((a, b) => b - a);
   return (high! + 0.05) / (low! + 0.05);
+}
+
+/** Names of the elements the Tab key can reach inside `scope`, in document order (visible, not inert). */
+function tabbables(page: Page, scope: string): Promise<string[]> {
+  return page.locator(scope).evaluate((root) => {
+    const selector = 'a[href], button, input, select, textarea, summary, [tabindex]:not([tabindex="-1"])';
+    return [...root.querySelectorAll<HTMLElement>(selector)]
+      .filter((el) => !el.closest('[hidden], [inert], dialog:not([open])') && !(el as HTMLButtonElement).disabled && el.getClientRects().length > 0)
+      .filter((el) => !el.closest('details:not([open])') || el.matches('details > summary'))
+      .map((el) => el.getAttribute('aria-label') || el.textContent?.trim() || el.id || (el as HTMLInputElement).value || el.tagName);
+  });
+}
+
+/** Presses Tab `count` times, naming the element focused after each press as tabbables() does (`<body>`: the browser's own controls; `<dialog>`: a scrolling dialog, focusable to scroll it). */
+async function tabWalk(page: Page, count: number): Promise<string[]> {
+  const names: string[] = [];
+  for (let press = 0; press < count; press++) {
+    await page.keyboard.press('Tab');
+    names.push(await page.evaluate(() => {
+      const el = document.activeElement as HTMLElement;
+      if (el === document.body) return '<body>';
+      if (el instanceof HTMLDialogElement) return '<dialog>';
+      return el.getAttribute('aria-label') || el.textContent?.trim() || el.id || (el as HTMLInputElement).value || el.tagName;
+    }));
+  }
+  return names;
 }
 
 /** The policy the site's pages are served with (netlify.toml), enforced here on every document. */
