@@ -73,10 +73,7 @@ export function createDetail(dialog: HTMLDialogElement, client: ApiClient, actio
     onClose();
   });
   dialog.querySelector('.detail-close')!.addEventListener('click', () => onClose());
-  // A click on the backdrop lands on the dialog element itself, outside its content box. Only
-  // a single press that also started there closes: a text selection dragged out of the box
-  // (the id, the description) ends with a click on the dialog too, and so does the second
-  // click of a double-click whose first click opened the view.
+  // Only a single press that starts on the backdrop closes: a dragged selection or a double-click's second click ends there too.
   let pressOnBackdrop = false;
   dialog.addEventListener('pointerdown', (event) => {
     pressOnBackdrop = event.target === dialog;

@@ -125,8 +125,7 @@ export function createGrid(
     shownPepes.push(...fresh);
     const sizes = cardSizes(elements.list);
     const eager = Math.max(EAGER_CARDS, columnCount(elements.list));
-    // The first row at once, the rest a few cards per task: one task for the whole page would
-    // block input and paint for as long. The footer is hidden meanwhile, so it never jumps down.
+    // The first row at once, the rest in short tasks; the footer hidden meanwhile so it never jumps.
     elements.footer.hidden = true;
     for (let start = 0, end = Math.max(eager, CARDS_PER_TASK); start < fresh.length; start = end, end += CARDS_PER_TASK) {
       if (start > 0) {
@@ -145,8 +144,7 @@ export function createGrid(
     elements.status.textContent = loadedText;
     elements.list.hidden = shown === 0;
     setFooter(hasNext || shown === 0 ? '' : `That is all ${plural(page.totalItems, 'pepe', 'pepes')}.`);
-    // The observer only reports changes; re-observing makes it check again whether the
-    // sentinel is still in range (a tall screen can show more than one page).
+    // Re-observing makes the observer check again: a tall screen can show more than one page.
     observer.unobserve(elements.sentinel);
     if (hasNext) observer.observe(elements.sentinel);
   }
