@@ -218,8 +218,7 @@ export function createApiClient(base: string, pageOrigin: string): ApiClient {
       const result = await getJson(`/api/pepe?${params}`, signal);
       if (!result.ok) return result;
       const pepe = result.value.data;
-      // The API answers a search that matches nothing with some other pepe and found=false:
-      // not a random pick among the matches, so it is not offered as one.
+      // With no match the API answers some other pepe (found=false): not a pick among matches.
       const found = (result.value.meta as { search?: { found?: boolean } } | undefined)?.search?.found !== false;
       if (search !== '' && !found) return { ok: false, aborted: false, message: `no pepe matches “${search}”.` };
       return isPepe(pepe) ? { ok: true, value: pepe } : { ok: false, aborted: false, message: search !== '' || filters.tags.length ? 'no pepe matches these filters.' : 'The catalogue is empty.' };

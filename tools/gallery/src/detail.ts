@@ -73,10 +73,7 @@ export function createDetail(dialog: HTMLDialogElement, client: ApiClient, actio
     onClose();
   });
   dialog.querySelector('.detail-close')!.addEventListener('click', () => onClose());
-  // A click on the backdrop lands on the dialog element itself, outside its content box. Only
-  // a single press that also started there closes: a text selection dragged out of the box
-  // (the id, the description) ends with a click on the dialog too, and so does the second
-  // click of a double-click whose first click opened the view.
+  // Only a single press that starts on the backdrop closes: a dragged selection or a double-click's second click ends there too.
   let pressOnBackdrop = false;
   dialog.addEventListener('pointerdown', (event) => {
     pressOnBackdrop = event.target === dialog;
@@ -128,12 +125,13 @@ export function createDetail(dialog: HTMLDialogElement, client: ApiClient, actio
     const copies = document.createElement('div');
     copies.className = 'copies';
     // The share page first: the link that previews with its picture when pasted into a chat.
-    copies.append(copyRow('Share link', client.shareUrlFor(pepe.id)), copyRow('Image URL', pepe.url), copyRow('API URL', client.apiUrlFor(pepe.id)));
+    const shareRow = copyRow('Share link', client.shareUrlFor(pepe.id));
+    copies.append(shareRow, copyRow('Image URL', pepe.url), copyRow('API URL', client.apiUrlFor(pepe.id)));
 
     const info = document.createElement('div');
     info.className = 'detail-info';
     if (!pepe.tags?.length) tags.append(Object.assign(document.createElement('li'), { className: 'muted', textContent: 'No tags' }));
-    info.append(actionRow(pepe), tags, credits(pepe), facts, copies, embed(pepe), feeds());
+    info.append(actionRow(pepe, shareRow.querySelector('input')!), tags, credits(pepe), facts, copies, embed(pepe), feeds());
     const similar = document.createElement('section');
     similar.className = 'similar';
     similar.setAttribute('aria-labelledby', 'similar-title');
@@ -155,19 +153,22 @@ export function createDetail(dialog: HTMLDialogElement, client: ApiClient, actio
     });
   }
 
-  /** Download, and native share where the browser has it. */
-  function actionRow(pepe: Pepe): HTMLElement {
+  /** Download, and Share: the browser's share sheet where it has one, else the share link copied. */
+  function actionRow(pepe: Pepe, shareField: HTMLInputElement): HTMLElement {
     const row = document.createElement('div');
     row.className = 'actions';
     const download = Object.assign(document.createElement('a'), { className: 'button', href: client.imageSrcFor(pepe), textContent: 'Download' });
     download.download = pepe.file_name;
-    row.append(download);
     const shareData = { title: pepeTitle(pepe), url: client.shareUrlFor(pepe.id) };
-    if (typeof navigator.share === 'function' && (navigator.canShare?.(shareData) ?? true)) {
-      const share = Object.assign(document.createElement('button'), { type: 'button', className: 'button', textContent: 'Share…' });
-      share.addEventListener('click', () => void navigator.share(shareData).catch(() => undefined));
-      row.append(share);
-    }
+    const native = typeof navigator.share === 'function' && (navigator.canShare?.(shareData) ?? true);
+    const share = Object.assign(document.createElement('button'), { type: 'button', className: 'button share', textContent: native ? 'Share…' : 'Share' });
+    const feedback = copyFeedback();
+    share.addEventListener('click', () => {
+      // A dismissed share sheet rejects: nothing to report.
+      if (native) void navigator.share(shareData).catch(() => undefined);
+      else void copyText(shareData.url, shareField).then((copied) => feedback.show(copied ? 'Link copied' : 'Press Ctrl+C to copy the link'));
+    });
+    row.append(download, share, feedback.element);
     return row;
   }
 
@@ -280,21 +281,27 @@ function copyRow(label: string, value: string): HTMLElement {
   button.className = 'button';
   button.textContent = 'Copy';
   button.setAttribute('aria-label', `Copy ${label}`);
-  const feedback = document.createElement('span');
-  feedback.className = 'copy-feedback';
-  feedback.setAttribute('role', 'status');
-  // One timer per row: a second copy restarts the 2 s, or the first copy's timer would wipe
-  // the second's "Copied" early (after what is left of the first 2 s).
-  let clearFeedback: ReturnType<typeof setTimeout> | undefined;
-  button.addEventListener('click', () => {
-    void copyText(value, input).then((copied) => {
-      clearTimeout(clearFeedback);
-      feedback.textContent = copied ? 'Copied' : 'Press Ctrl+C to copy';
-      clearFeedback = setTimeout(() => (feedback.textContent = ''), COPY_FEEDBACK_MS);
-    });
-  });
-  row.append(labelEl, input, button, feedback);
+  const feedback = copyFeedback();
+  button.addEventListener('click', () => void copyText(value, input).then((copied) => feedback.show(copied ? 'Copied' : 'Press Ctrl+C to copy')));
+  row.append(labelEl, input, button, feedback.element);
   return row;
+}
+
+/** A status line beside a copy button that says what happened, for COPY_FEEDBACK_MS. */
+function copyFeedback(): { element: HTMLElement; show(text: string): void } {
+  const element = document.createElement('span');
+  element.className = 'copy-feedback';
+  element.setAttribute('role', 'status');
+  // One timer per line: a second copy restarts it, or the first copy's timer would wipe the second's message early.
+  let clear: ReturnType<typeof setTimeout> | undefined;
+  return {
+    element,
+    show(text) {
+      clearTimeout(clear);
+      element.textContent = text;
+      clear = setTimeout(() => (element.textContent = ''), COPY_FEEDBACK_MS);
+    },
+  };
 }
 
 /** The async Clipboard API needs a secure context; otherwise fall back to selecting the field. */

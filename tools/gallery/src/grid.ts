@@ -29,6 +29,12 @@ export interface Grid {
  */
 export const EAGER_CARDS = 4;
 
+/** Cards built per task after the first row: each task stays well under the 50 ms of a long task on a slow phone. */
+const CARDS_PER_TASK = 6;
+
+/** Resolves in a later task, so the browser can handle input and paint in between. */
+const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
 /** Columns of the grid as laid out now (0 when hidden). */
 function columnCount(list: HTMLElement): number {
   const tracks = getComputedStyle(list).gridTemplateColumns;
@@ -104,9 +110,9 @@ export function createGrid(
     setFooter('Loading pepes…');
     const result = await client.list({ ...current, page: nextPage }, signal);
     if (signal.aborted) return; // a newer query owns the grid now
-    loading = false;
-    elements.list.setAttribute('aria-busy', 'false');
     if (!result.ok) {
+      loading = false;
+      elements.list.setAttribute('aria-busy', 'false');
       // The status line is the live region: a later page's failure is announced there too.
       elements.status.textContent = nextPage === 1 ? 'The pepes could not be loaded.' : loadedText + MORE_FAILED;
       setFooter(result.message, true);
@@ -119,7 +125,18 @@ export function createGrid(
     shownPepes.push(...fresh);
     const sizes = cardSizes(elements.list);
     const eager = Math.max(EAGER_CARDS, columnCount(elements.list));
-    elements.list.append(...fresh.map((pepe, index) => card(pepe, page.page === 1 && index < eager, sizes)));
+    // The first row at once, the rest in short tasks; the footer hidden meanwhile so it never jumps.
+    elements.footer.hidden = true;
+    for (let start = 0, end = Math.max(eager, CARDS_PER_TASK); start < fresh.length; start = end, end += CARDS_PER_TASK) {
+      if (start > 0) {
+        await nextTask();
+        if (signal.aborted) return;
+      }
+      elements.list.append(...fresh.slice(start, end).map((pepe, index) => card(pepe, page.page === 1 && start + index < eager, sizes)));
+    }
+    elements.footer.hidden = false;
+    loading = false;
+    elements.list.setAttribute('aria-busy', 'false');
     hasNext = page.hasNext;
     nextPage = page.page + 1;
     const shown = shownIds.size;
@@ -127,8 +144,7 @@ export function createGrid(
     elements.status.textContent = loadedText;
     elements.list.hidden = shown === 0;
     setFooter(hasNext || shown === 0 ? '' : `That is all ${plural(page.totalItems, 'pepe', 'pepes')}.`);
-    // The observer only reports changes; re-observing makes it check again whether the
-    // sentinel is still in range (a tall screen can show more than one page).
+    // Re-observing makes the observer check again: a tall screen can show more than one page.
     observer.unobserve(elements.sentinel);
     if (hasNext) observer.observe(elements.sentinel);
   }
@@ -150,6 +166,7 @@ export function createGrid(
       shownIds = new Set();
       shownPepes = [];
       loading = false;
+      elements.footer.hidden = false;
       elements.list.replaceChildren();
       elements.status.textContent = next.search.trim() ? `Searching for “${next.search.trim()}”…` : 'Loading pepes…';
       void loadNext();

@@ -71,8 +71,7 @@ function start(): void {
     if (state.pepe) detail.open(state.pepe, known.get(state.pepe));
     else if (detail.isOpen) {
       detail.close();
-      // Back to what opened it; when that is gone (a tag link replaced the grid, or the view
-      // was opened from a URL), to the grid rather than to <body>.
+      // Back to what opened it, else (replaced, or opened from a URL) to the grid, never <body>.
       if (returnFocus?.isConnected) returnFocus.focus();
       else byId('grid').focus({ preventScroll: true });
       returnFocus = null;
@@ -219,8 +218,7 @@ function start(): void {
     debounce = undefined;
     const search = searchText(searchInput.value);
     if (shown && search.trim() === shown.search.trim() && !shown.pepe) return;
-    // Box cleared: back to the grid the search started from, instead of a second copy of it
-    // that would make the next Back press do nothing.
+    // Box cleared: back to the grid the search started from; a second copy would make Back do nothing.
     if (mayStepBack && search.trim() === '' && history.state?.searchEntry) return history.back();
     // The first keystroke of a search gets its own history entry, so back returns to the full grid.
     const starts = shown!.search.trim() === '';

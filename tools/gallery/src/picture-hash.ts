@@ -12,8 +12,7 @@ export const MAX_PICTURE_PIXELS = 50_000_000;
 export async function pictureHash(blob: Blob): Promise<{ ok: true; phash: string } | { ok: false; message: string }> {
   let bitmap: ImageBitmap;
   try {
-    // Straight (not premultiplied) alpha and no colour management: the samples as the file
-    // holds them, which is what the build reads.
+    // Straight alpha, no colour management: the samples as the file holds them, as the build reads them.
     bitmap = await createImageBitmap(blob, { premultiplyAlpha: 'none', colorSpaceConversion: 'none', imageOrientation: 'from-image' });
   } catch {
     return { ok: false, message: 'This browser cannot read that file as a picture (try a PNG, JPEG, GIF or WebP).' };
