@@ -44,7 +44,7 @@ const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 /** Targets from issue 5. */
 const FIRST_SCREEN_BUDGET_BYTES = 300 * 1024;
-/** Targets from issue 22: everything the first screen transfers (HTML, script, CSS, JSON, images). */
+/** First-screen budgets: everything the first screen transfers (HTML, script, CSS, JSON, images). */
 const FIRST_SCREEN_TOTAL_BUDGET = { desktop: 400 * 1024, phone: 250 * 1024 };
 
 interface Measurement {
