@@ -9,9 +9,8 @@ import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
 import type { PepeRecord, SiteUrls } from '../../functions/core/record.js';
 import { bundleFunction } from './bundle-function.js';
-import { readCacheJson } from './cache/cache-files.js';
-import { makeFolders, makeFoldersSync } from '../shared/make-folders.js';
-import { replaceFile } from '../shared/replace-file.js';
+import { cacheMemo } from './cache/memo.js';
+import { makeFoldersSync } from '../shared/make-folders.js';
 import { sha256Of } from '../shared/manifest.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -32,7 +31,7 @@ const GALLERY_MODULE = join(REPO_ROOT, 'tools', 'gallery', 'write-gallery.ts');
  * instead of starting esbuild (~0.3–0.5 s of CPU at 1k images). Each file's sha256 is checked
  * before use: the cache is trusted by content only.
  */
-const GENERATED_FILE = 'generated.json';
+const GENERATED = cacheMemo('generated.json', (value): value is GeneratedGroup[] => Array.isArray(value));
 
 /** Output-relative path → the file's text and its sha256. */
 type GeneratedFiles = Record<string, { text: string; sha256: string }>;
@@ -55,11 +54,6 @@ export interface GeneratedExtras {
   reused: { bundle: boolean; gallery: boolean };
   /** Saves what was made now into the cache (after the output is written: a cache failure is only warned about). */
   save: () => Promise<void>;
-}
-
-async function loadGenerated(cacheDir: string): Promise<GeneratedGroup[]> {
-  const saved = await readCacheJson(join(cacheDir, GENERATED_FILE));
-  return Array.isArray(saved) ? (saved as GeneratedGroup[]) : [];
 }
 
 /** The group saved under `key`, when every file in it still has its recorded sha256. */
@@ -94,7 +88,7 @@ function readGroup(stagingDir: string, paths: string[]): GeneratedFiles {
  * output folder: from the build cache when `inputs` match a saved group, else made by esbuild.
  */
 export async function generateExtras(stagingDir: string, inputs: GeneratorInputs): Promise<GeneratedExtras> {
-  const saved = await loadGenerated(inputs.cacheDir);
+  const saved = (await GENERATED.load(inputs.cacheDir)) ?? [];
   const bundleKey = sha256Of(`bundle\n${inputs.context}\n${inputs.dataModuleSha256}`);
   const galleryKey = sha256Of(`gallery\n${inputs.context}`);
   const cachedBundle = usableGroup(saved, bundleKey);
@@ -118,8 +112,7 @@ export async function generateExtras(stagingDir: string, inputs: GeneratorInputs
     // A gallery-less checkout has no gallery group to keep.
     const kept = groups.filter((group) => Object.keys(group.files).length > 0);
     if (reused.bundle && reused.gallery && saved.length === kept.length) return;
-    await makeFolders(inputs.cacheDir);
-    await replaceFile(join(inputs.cacheDir, GENERATED_FILE), JSON.stringify(kept));
+    await GENERATED.save(inputs.cacheDir, kept);
   };
   return { paths: [...bundled.value, ...galleried.value], reused, save };
 }

@@ -26,14 +26,14 @@ import { makeFolders } from '../shared/make-folders.js';
 import { error, type Problem } from '../shared/problems.js';
 import { readRegularFile } from '../shared/read-regular-file.js';
 import { replaceFile } from '../shared/replace-file.js';
-import { readCacheJson } from './cache/cache-files.js';
+import { cacheMemo } from './cache/memo.js';
 import { CacheLog, frameDocument, readCacheDocuments } from './cache/cache-log.js';
 import { readContentFileSync } from './scan-content.js';
 import type { PlannedFile } from './write-output.js';
 
 export const RENDITIONS_INDEX = 'renditions.bin';
 /** The index's former file, one JSON document: read when there is no renditions.bin, so that an upgrade encodes nothing again. */
-const LEGACY_INDEX = 'renditions.json';
+const LEGACY_INDEX = cacheMemo('renditions.json', (value): value is Partial<IndexJson> => typeof value === 'object' && value !== null);
 /** Deltas are appended while they weigh less than this or half the base document (as build-cache.bin's: feature-cache.ts). */
 const LOG_FLOOR_BYTES = 64 * 1024;
 const RENDITIONS_DIR = 'renditions';
@@ -138,8 +138,7 @@ async function loadIndex(cacheDir: string, encoder: string, log: CacheLog): Prom
   const bytes = await readRegularFile(join(cacheDir, RENDITIONS_INDEX)).catch(() => null);
   const read = bytes === null ? null : readCacheDocuments(bytes);
   if (read === null) {
-    const legacy = (await readCacheJson(join(cacheDir, LEGACY_INDEX))) as Partial<IndexJson> | null;
-    return sourcesOf(legacy, encoder) ?? new Map();
+    return sourcesOf(await LEGACY_INDEX.load(cacheDir), encoder) ?? new Map();
   }
   const [base, ...deltas] = read.documents as [Partial<IndexJson> | null, ...(IndexDelta | null)[]];
   const index = sourcesOf(base, encoder);
@@ -267,7 +266,7 @@ export async function openRenditions(options: RenditionsOptions): Promise<Rendit
       const frame = frameDocument({ encoder, sources } satisfies IndexJson, true);
       await replaceFile(file, frame);
       log.rewritten(frame.length);
-      rmSync(join(cacheDir, LEGACY_INDEX), { force: true });
+      rmSync(join(cacheDir, LEGACY_INDEX.file), { force: true });
     }
     dirty.clear();
   };

@@ -10,7 +10,7 @@
  */
 import { type Stats, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { oddKind, readRegularFile } from '../../shared/read-regular-file.js';
+import { oddKind } from '../../shared/read-regular-file.js';
 import { error, type Problem, warning } from '../../shared/problems.js';
 
 /**
@@ -70,17 +70,4 @@ export function cacheFileProblems(cacheDir: string): Problem[] {
     }
   }
   return problems;
-}
-
-// Reading the build cache's JSON files. The cache is only an optimisation: a file that is
-// missing, unreadable, torn by a crash, not JSON, or not a file at all reads as null, and the
-// caller rebuilds what it held (and writes it again). Read without blocking, and only when a
-// regular file: a named pipe here blocked the build for ever, and a symlink to /dev/zero was
-// read up to 2 GB.
-export async function readCacheJson(file: string): Promise<unknown> {
-  try {
-    return JSON.parse((await readRegularFile(file)).toString('utf8'));
-  } catch {
-    return null;
-  }
 }

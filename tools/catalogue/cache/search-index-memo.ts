@@ -14,14 +14,9 @@
  * hash of the first `docCount` current docs equals the saved one.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { join } from 'node:path';
 import { buildSearchIndex, extendSearchIndex } from '../../../functions/core/search/build-index.js';
 import { SEARCH_INDEX_FORMAT, type SearchDoc, type SearchIndexData } from '../../../functions/core/search/search-types.js';
-import { readCacheJson } from './cache-files.js';
-import { replaceFile } from '../../shared/replace-file.js';
-import { makeFolders } from '../../shared/make-folders.js';
-
-const FILE = 'search-index.json';
+import { cacheMemo } from './memo.js';
 
 interface SavedIndex {
   context: string;
@@ -47,11 +42,7 @@ const isSaved = (value: unknown): value is SavedIndex => {
   return typeof saved?.context === 'string' && typeof saved.docsHash === 'string' && saved.index?.format === SEARCH_INDEX_FORMAT && Number.isSafeInteger(saved.index.docCount);
 };
 
-async function loadSaved(cacheDir: string, context: string): Promise<SavedIndex | null> {
-  // None yet, or damaged (null): built from scratch and saved again.
-  const saved = await readCacheJson(join(cacheDir, FILE));
-  return isSaved(saved) && saved.context === context ? saved : null;
-}
+const SEARCH_INDEX = cacheMemo('search-index.json', isSaved, (saved) => saved.context);
 
 /**
  * The search index builder for one build (`compileCatalogue`'s `searchIndex` option),
@@ -60,7 +51,7 @@ async function loadSaved(cacheDir: string, context: string): Promise<SavedIndex 
  * it is safe whether or not the build then writes its output.
  */
 export async function memoizedSearchIndex(cacheDir: string, context: string) {
-  const saved = await loadSaved(cacheDir, context);
+  const saved = await SEARCH_INDEX.load(cacheDir, context);
   let built: SavedIndex | null = null;
   let run: SearchIndexRun | null = null;
   return {
@@ -87,11 +78,9 @@ export async function memoizedSearchIndex(cacheDir: string, context: string) {
     },
     /** What `build` did, or null before it ran. */
     run: (): SearchIndexRun | null => run,
-    /** Saves the index `build` made, unless it is the saved one; written whole, then renamed into place. */
+    /** Saves the index `build` made, unless it is the saved one. */
     async save(): Promise<void> {
-      if (built === null || built.docsHash === saved?.docsHash) return;
-      await makeFolders(cacheDir);
-      await replaceFile(join(cacheDir, FILE), JSON.stringify(built));
+      if (built !== null && built.docsHash !== saved?.docsHash) await SEARCH_INDEX.save(cacheDir, built);
     },
   };
 }
