@@ -22,6 +22,8 @@
  * when they have many images to decode (tuned-decoding.ts).
  */
 import { spawnSync } from 'node:child_process';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 
 const MALLOC_TUNABLES = 'glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold=4194304:glibc.malloc.hugetlb=1';
 
@@ -80,4 +82,22 @@ export function execWithServeFlags(script, args) {
   const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
   if (given.some((flag) => flag.startsWith('--max-semi-space-size'))) return;
   process.execve(process.execPath, [process.execPath, ...SERVE_V8_FLAGS, ...process.execArgv, script, ...args], process.env);
+}
+
+/** @type {((options: { type: 'major'; execution: 'async' }) => void) | undefined} */
+let gc;
+
+/**
+ * Starts an old-generation collection (incremental, in a task of its own) in `pepe serve`'s
+ * process, which its CDN cache asks for after dropping enough answers (tools/serve/README.md,
+ * "Bounded memory"): their bodies are Buffers outside V8's heap, freed only when the old
+ * generation is collected. `gc` comes from a context of its own, so the function bundle and
+ * everything else in the process never see a global `gc`.
+ */
+export function collectOldGeneration() {
+  if (gc === undefined) {
+    setFlagsFromString('--expose-gc');
+    gc = runInNewContext('gc');
+  }
+  gc({ type: 'major', execution: 'async' });
 }

@@ -2,6 +2,7 @@ import { loadManifestRoot } from '../../shared/manifest.js';
 import { outFlag } from '../../serve/fresh-build.js';
 import { intFlag, parseFlags } from '../args.js';
 import { type Command, type Io, UsageError } from '../../shared/io.js';
+import { collectOldGeneration } from '../tuned-allocator.mjs';
 
 const DEFAULT_PORT = 8888;
 
@@ -140,6 +141,7 @@ export default {
         port,
         host,
         cdnCache,
+        collect: collectOldGeneration,
         ...(values.port === undefined ? { otherPort: OTHER_PORT_VIA_ENV } : {}),
         // A new build that cannot be loaded is the operator's to fix: its message, without a stack trace.
         onError: (message, error) => io.stderr(`pepe serve: ${message}\n${error instanceof ServeSetupError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
