@@ -13,7 +13,7 @@
  *   catalogue) nor named after the JSONL (an image's bytes can change under the same record:
  *   the `image-changed` warning);
  * - `dataset/index.json` lists the shards in order with size, sha256, record count, first and
- *   last id, plus the totals: the one file every change rewrites (~400 bytes a shard). A new
+ *   last id, plus the totals: the one file every change rewrites (one line a shard). A new
  *   name, not `manifest.json`'s: its shape is new, and an old `pepe export` stops with a 404
  *   naming the file rather than misreading it. URLs in it are relative to it, so a mirror
  *   serves them under its own address.
@@ -26,9 +26,8 @@ import { type ChunkShape, contentChunks } from '../shared/content-chunks.js';
 import { sha256Of } from '../shared/manifest.js';
 
 /**
- * Records per shard: a boundary on average every 1,000 (~0.55 MB at ~550 bytes a record), a
- * cut at 2,000 (~1.1 MB; the 4,000 first proposed let shards reach ~2.2 MB), so an edit
- * rewrites at most about a megabyte and a million records make an index of a few hundred KB.
+ * Records per shard: a boundary on average every 1,000, a cut at 2,000, so an edit rewrites
+ * at most about a megabyte and a million records make an index of a few hundred KB.
  */
 export const DATASET_SHARD_SHAPE: ChunkShape = { mean: 1000, max: 2000 };
 

@@ -1,8 +1,6 @@
 /**
  * The files a build keeps in its cache folder, and what a build does when one of them is not
- * a regular file. Each reader already reads such a thing as no cache (read-regular-file.ts:
- * a named pipe blocked the build for ever waiting for a writer, a device such as /dev/zero
- * was read up to 2 GB, and a socket or a folder stopped it with a stack trace), and each
+ * a regular file. Each reader already reads such a thing as no cache (memo.ts), and each
  * writer renames its file into place (replace-file.ts), which replaces a pipe, a socket or a
  * symlink to a device, so the cache heals; the build says so in one warning line. A folder
  * cannot be renamed over, and is not the build's to delete: the build refuses it, before any

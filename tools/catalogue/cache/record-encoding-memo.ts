@@ -3,8 +3,8 @@
  * build encodes only the records that are new or changed. A record's encoded form depends on
  * the record and the text dictionary alone, and the dictionary lists its pieces in text
  * order (text-dictionary.ts), so adding an image mostly leaves it as it was: then every
- * other record's encoding is the saved one (~60–100 ms of a 10k build, see tools/catalogue/README.md). When
- * the dictionary differs, everything is encoded again; the output never depends on the memo.
+ * other record's encoding is the saved one. When the dictionary differs, everything is
+ * encoded again; the output never depends on the memo.
  *
  * `encoded-records.json` holds the build context (URLs and generator code, which covers the
  * codec), the dictionary text, and each record's digest (the sha256 of its JSON,

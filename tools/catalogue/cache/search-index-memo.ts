@@ -2,11 +2,10 @@
  * The last build's search index, kept in the build cache so that the next build indexes only
  * what is new. Docs are in rank order (ascending created_at), so an image added with the
  * newest date (what `pepe add` does) appends one doc: every earlier doc is as it was, and
- * `extendSearchIndex` runs MiniSearch over the new doc alone (~110 ms → ~15 ms at 10k
- * images, see tools/catalogue/README.md). A build whose records changed but whose searchable texts did not
- * (an image replaced, a date fixed after the last rank) reuses the index as it is. Anything
- * else (an edited description, a removed image, an image dated in the past) is indexed
- * from scratch.
+ * `extendSearchIndex` runs MiniSearch over the new doc alone. A build whose records changed
+ * but whose searchable texts did not (an image replaced, a date fixed after the last rank)
+ * reuses the index as it is. Anything else (an edited description, a removed image, an
+ * image dated in the past) is indexed from scratch.
  *
  * `search-index.json` holds the index, the number of docs and a hash of those docs' texts
  * in order, and the build context (URLs and generator code, which includes the tokenizer
