@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { analyseImage } from '../image/analyse-image.js';
-import { bombGif } from '../image/fixtures.js';
+import { bombGif } from '../image/fixtures/test-images.js';
 import { FIXTURE_URLS, fixtureId, fixtureImage, makeFixtureContent } from '../testing/fixture-catalogue.js';
 import { snapshotDir } from '../testing/snapshot-dir.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
@@ -329,10 +329,10 @@ describe('a good build', () => {
       expect(manifest.files[path]!.sha256).toBe(snapshot[path]!.sha256);
       expect(manifest.files[path]!.size).toBe((await stat(join(goodDist, path))).size);
     }
-    expect(manifest.version).toBe(catalogueVersion(manifest.segments));
+    expect(manifest.version).toBe(catalogueVersion(manifest));
     expect(manifest.counts).toEqual({ records: 6, images: 6, files: listed.length });
     expect(manifest.settings).toEqual(FIXTURE_URLS);
-    expect(manifest.format).toBe(2);
+    expect(manifest.format).toBe(3);
     expect(listed).toContain('functions/pepe.mjs');
     expect(listed).toContain('data/catalogue.mjs');
   });
@@ -352,7 +352,7 @@ describe('a good build', () => {
     const damages: [string, (manifest: Record<string, unknown>) => void, string][] = [
       ['segments-null', (m) => void (m.segments = null), 'has no "segments" object'],
       ['no-settings', (m) => void delete m.settings, 'has no "settings" object with baseUrl, apiUrl and cdnUrl'],
-      ['version', (m) => void (m.version = 'a'.repeat(64)), 'has a "version" that is not the sha256 of its "segments"'],
+      ['version', (m) => void (m.version = 'a'.repeat(64)), 'has a "version" that is not the sha256 of its "segments" and "trees"'],
     ];
     for (const [name, damage, why] of damages) {
       const out = join(temp.path, `damaged-${name}`, 'dist');

@@ -75,6 +75,8 @@ export interface BuildResult {
   /** false when the output folder was left exactly as it was. */
   changed: boolean;
   stats: BuildStats;
+  /** Set when `beforeDecoding` declined: the images that wait to be decoded (nothing written). */
+  declined?: number;
 }
 
 /**
@@ -146,6 +148,7 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   // Each image the analysis decodes hands its pixels to its renditions (renditions.ts): no second decode.
   const renditions = await openRenditions({ cacheDir, limits, concurrency: options.concurrency, settings: options.renditions });
   const analysis = await analyseContent({ ...options, contentDir, cacheDir, writeCache: true, scan, onDecoded: renditions.fromDecoded });
+  if (analysis.declined !== undefined) return { ...refusedBuild([], started), declined: analysis.declined };
   const dupesStart = performance.now();
   const dupes = await nearDuplicateProblems(analysis.items, 'warning', { dir: cacheDir, write: true });
   const problems = sortProblems([...cacheFiles, ...analysis.problems, ...dateProblems(analysis.items, 'warning'), ...(await outDirProblems(contentDir, recovery, last)), ...dupes]);

@@ -13,7 +13,7 @@
  *   catalogue) nor named after the JSONL (an image's bytes can change under the same record:
  *   the `image-changed` warning);
  * - `dataset/index.json` lists the shards in order with size, sha256, record count, first and
- *   last id, plus the totals: the one file every change rewrites (one line a shard). A new
+ *   last id, plus the totals: the one file every change rewrites (~400 bytes a shard). A new
  *   name, not `manifest.json`'s: its shape is new, and an old `pepe export` stops with a 404
  *   naming the file rather than misreading it. URLs in it are relative to it, so a mirror
  *   serves them under its own address.
@@ -26,8 +26,10 @@ import { type ChunkShape, contentChunks } from '../shared/content-chunks.js';
 import { sha256Of } from '../shared/manifest.js';
 
 /**
- * Records per shard: a boundary on average every 1,000, a cut at 2,000, so an edit rewrites
- * at most about a megabyte and a million records make an index of a few hundred KB.
+ * Records per shard: a boundary on average every 1,000 (~0.57 MB at 100k), a cut at 2,000
+ * (~1.1 MB), so an edit rewrites at most about a megabyte. A change uploads its shard and the
+ * index (~580 bytes a shard: 58 KB at 100k, ~0.6 MB at 1M); their sum is least at a mean of
+ * about √(580·N/570): ~320 at 100k, ~1,000 at 1M, the design point, so 1,000 (1.2 MB a change at 1M).
  */
 export const DATASET_SHARD_SHAPE: ChunkShape = { mean: 1000, max: 2000 };
 

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { join } from 'node:path';
 import fg from 'fast-glob';
-import { MANIFEST_FILE, type ManifestEntry, SEGMENT_FOLDER, type ManifestRoot, manifestShapeError, parseSegment, segmentDigits, segmentFile, segmentFiles, segmentKeyOf, sha256Of } from '../shared/manifest.js';
+import { MANIFEST_FILE, type ManifestEntry, SEGMENT_FOLDER, type ManifestRoot, manifestShapeError, parseSegment, readTreesSync, segmentDigits, segmentFile, segmentFiles, segmentKeyOf, sha256Of, UnusableManifestError } from '../shared/manifest.js';
 import { isBucketPath } from './object-keys.js';
 import { error, type Problem } from '../shared/problems.js';
 import { NotAFileError, oddKindAt, readAtMostSync, readRegularFile, readRegularFileSync } from '../shared/read-regular-file.js';
@@ -43,9 +43,9 @@ export interface LocalBuild {
 export type LocalBuildResult = { ok: true; build: LocalBuild } | { ok: false; problems: Problem[] };
 
 /**
- * Files are read synchronously, in slices with a turn of the event loop between them:
- * for 30k small files `fs/promises.readFile` costs ten times the CPU (measured: 3.7 s vs
- * 0.3 s), which alone would break the 2-second no-op republish.
+ * Files are read synchronously, in slices with a turn of the event loop between them: for
+ * thousands of small files `fs/promises.readFile` costs several times the CPU, which alone
+ * would break the no-op republish target (tools/bench/README.md).
  */
 const READ_SLICE = 500;
 /** Documents below this size keep their bytes after the check (`LocalFile.bytes` says why). */
@@ -91,7 +91,7 @@ class SegmentProblem extends Error {
   }
 }
 
-/** Reads and checks `<dir>/manifest.json` alone (a few KB): what a publish plans from. */
+/** Reads and checks `<dir>/manifest.json` and its trees (a few KB each): what a publish plans from. */
 export async function readLocalRoot(dir: string): Promise<{ ok: true; root: ManifestRoot; bytes: Buffer } | { ok: false; problems: Problem[] }> {
   const manifestPath = join(dir, MANIFEST_FILE);
   let bytes: Buffer;
@@ -110,7 +110,12 @@ export async function readLocalRoot(dir: string): Promise<{ ok: true; root: Mani
   }
   const shapeError = manifestShapeError(parsed);
   if (shapeError) return { ok: false, problems: [error('invalid-manifest', `${shapeError}: ${FRESH_BUILD}`, manifestPath)] };
-  return { ok: true, root: parsed as ManifestRoot, bytes };
+  try {
+    return { ok: true, root: readTreesSync(dir, parsed as ManifestRoot), bytes };
+  } catch (cause) {
+    if (!(cause instanceof UnusableManifestError)) throw cause;
+    return { ok: false, problems: [error(cause.why.startsWith('is missing') ? 'missing-file' : 'file-mismatch', `${cause.why}: ${FRESH_BUILD}`, cause.file)] };
+  }
 }
 
 /**
@@ -190,7 +195,7 @@ export async function readLocalBuild(dir: string, given?: { root: ManifestRoot; 
       }
     }
   }
-  // The segments to upload: every one (a listing run checks each against the bucket), or those the bucket's root does not name.
+  // The segments and trees to upload: every one (a listing run checks each against the bucket), or those the bucket's root does not name.
   const uploadKeys = Object.keys(root.segments).filter((key) => !only || only.segmentsNotIn.segments[key]?.sha256 !== root.segments[key]!.sha256);
   const segments: LocalFile[] = [];
   try {
@@ -201,6 +206,14 @@ export async function readLocalBuild(dir: string, given?: { root: ManifestRoot; 
   } catch (cause) {
     if (cause instanceof SegmentProblem) problems.push(cause.problem);
     else throw cause;
+  }
+  for (const [key, ref] of Object.entries(root.trees)) {
+    if (only && only.segmentsNotIn.trees[key]?.sha256 === ref.sha256) continue;
+    const file = join(dir, segmentFile(ref.sha256));
+    const bytes = readListed(file, ref.bytes);
+    // Checked by readLocalRoot a moment ago: anything else now is a folder changed under the publish.
+    if (!Buffer.isBuffer(bytes) || sha256Of(bytes) !== ref.sha256) problems.push(error('file-mismatch', `a tree of manifest.json changed during the publish: ${FRESH_BUILD}`, file));
+    else segments.push(describeFile(segmentFile(ref.sha256), bytes));
   }
   if (problems.length > 0) return { ok: false, problems };
   const lists = (path: string): boolean => {

@@ -123,8 +123,8 @@ describe('pepe publish against s3rver', () => {
     const before = await readManifestRootKeys();
     await writeSyntheticDist(dir, [...records, added]);
     const segments = await newSegmentKeys(before);
-    // The new record's segment and the function data's: the function's data itself is not uploaded.
-    expect(segments).toHaveLength(2);
+    // The new record's segment, its tree and the function data's segment: the function's data itself is not uploaded.
+    expect(segments).toHaveLength(3);
     counting.reset();
     const result = await publish();
     expect(result.ok).toBe(true);
@@ -157,7 +157,7 @@ describe('pepe publish against s3rver', () => {
     expect(counting.counts.PUT ?? 0).toBe(0);
     await writeSyntheticDist(dir, [...records, syntheticRecords(1, 'new')[0]!]);
     counting.reset();
-    expect((await publish({ netlifyToml: changedToml })).counts.uploaded).toBe(6); // image, two by-id answers, two segments, manifest
+    expect((await publish({ netlifyToml: changedToml })).counts.uploaded).toBe(7); // image, two by-id answers, two segments and a tree, manifest
     expect(counting.counts.HEAD).toBeLessThan(10);
   });
 
@@ -554,9 +554,9 @@ describe('pepe publish against s3rver', () => {
     counting.reset();
     const result = await publish();
     expect(result.problems).toEqual([]);
-    // The record's 3 files, its segment and the function data's, the root and the run marker: not one per record.
+    // The record's 3 files, its segment, its tree and the function data's segment, the root and the run marker: not one per record.
     expect([...counting.putKeys].sort()).toEqual([`images/${added.id}${added.ext}`, `api/pepe/${added.id}`, `v1/pepe/${added.id}`, ...segments, '_build/manifest.json', '_build/publish-run'].sort());
-    expect(segments).toHaveLength(2);
+    expect(segments).toHaveLength(3);
     expect(counting.counts.GET).toBeLessThanOrEqual(2 + segments.length);
     expect(result.bytes.uploaded).toBeLessThan(100_000);
     counting.reset();

@@ -12,7 +12,7 @@ import type { SiteUrls } from '../../functions/core/record.js';
 import { error, type Problem, warning } from '../shared/problems.js';
 import { join } from 'node:path';
 import { headersFingerprint, planObjects, recheckMetadata, type RemoteManifest } from './bucket-plan.js';
-import { diffManifests, MANIFEST_FILE, type ManifestDiff, type ManifestEntry, type ManifestRoot, manifestShapeError, parseSegment, segmentDigits, segmentFile, segmentFiles, type SegmentRef, sha256Of } from '../shared/manifest.js';
+import { diffManifests, MANIFEST_FILE, type ManifestDiff, type ManifestEntry, type ManifestRoot, manifestShapeError, mergeTrees, parseSegment, parseTree, segmentDigits, segmentFile, segmentFiles, type SegmentRef, sha256Of, treeKeyOf } from '../shared/manifest.js';
 import { readRegularFileSync } from '../shared/read-regular-file.js';
 import { readLocalBuild, readLocalRoot, readVerified } from './local-build.js';
 import { type LocalObject, localObjects } from './local-objects.js';
@@ -72,15 +72,44 @@ async function defaultHeaders(file: string): Promise<(urlPath: string) => Record
   return (urlPath) => headersForPath(config, urlPath);
 }
 
-async function readRemoteManifest(client: S3Like, bucket: string, key: string): Promise<RemoteManifest | null> {
-  const fetched = await getObjectOrNull(client, bucket, key);
+/**
+ * The bucket's root with its trees' segments; a tree the local root also has (same hash) is
+ * taken from it, so only the trees a change touched are read. Unreadable, or a tree missing or
+ * not what the root names: no root, and every key is then checked against its own metadata.
+ */
+async function readRemoteManifest(client: S3Like, bucket: string, prefix: string, local: ManifestRoot, concurrency: number): Promise<RemoteManifest | null> {
+  const fetched = await getObjectOrNull(client, bucket, keyForPath(prefix, MANIFEST_FILE));
   if (!fetched) return null;
-  let root: ManifestRoot | null = null;
+  let parsed: unknown = null;
   try {
-    const parsed: unknown = JSON.parse(fetched.bytes.toString('utf8'));
-    if (manifestShapeError(parsed) === null) root = parsed as ManifestRoot;
+    parsed = JSON.parse(fetched.bytes.toString('utf8'));
   } catch {
-    // Unreadable: every key is then checked against its own metadata instead.
+    // Unreadable: as a root of another shape.
+  }
+  let root: ManifestRoot | null = null;
+  if (manifestShapeError(parsed) === null) {
+    const remote = parsed as ManifestRoot;
+    // The segments of each tree the build shares with the bucket: taken from the build, not fetched.
+    const localTrees = new Map<string, Record<string, SegmentRef>>();
+    for (const [key, ref] of Object.entries(local.segments)) {
+      const tree = treeKeyOf(key);
+      if (tree === null || local.trees[tree]?.sha256 !== remote.trees[tree]?.sha256) continue;
+      let refs = localTrees.get(tree);
+      if (!refs) localTrees.set(tree, (refs = {}));
+      refs[key] = ref;
+    }
+    const trees = new Map<string, Record<string, SegmentRef>>();
+    let usable = true;
+    const failure = await runPool(Object.entries(remote.trees), concurrency, async ([key, ref]) => {
+      if (local.trees[key]?.sha256 === ref.sha256) return void trees.set(key, localTrees.get(key) ?? {});
+      const object = await getObjectOrNull(client, bucket, keyForPath(prefix, segmentFile(ref.sha256)));
+      const refs = object === null ? 'is missing' : parseTree(object.bytes, key, ref);
+      if (typeof refs === 'string') usable = false;
+      else trees.set(key, refs);
+    });
+    if (failure) throw failure;
+    const merged = usable ? mergeTrees(remote, trees) : null;
+    root = typeof merged === 'string' ? null : merged;
   }
   return { root, sha256: sha256Of(fetched.bytes), etag: fetched.etag, lastModified: fetched.lastModified, run: fetched.metadata.run ?? '', headers: fetched.metadata.headers ?? '' };
 }
@@ -170,7 +199,7 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
     const rootKey = keyForPath(prefix, MANIFEST_FILE);
     // The state is read on every run: its record of deleted images guards their keys (bucket-plan.ts).
     const [remoteManifest, marker, previousStateText] = await settled([
-      readRemoteManifest(client, bucket, rootKey),
+      readRemoteManifest(client, bucket, prefix, localRoot.root, concurrency),
       headMetadata(client, bucket, markerKey),
       getObjectOrNull(client, bucket, stateKey).then((state) => state?.bytes.toString('utf8') ?? null),
     ] as const);
@@ -291,7 +320,7 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
     let decision = decide();
     // On the diff path, the objects its segments name that it never had to read: unchanged by construction.
     const bucketFiles = Object.entries(local.build.root.segments).reduce((n, [key, ref]) => n + (key === 'site' || key.startsWith('site/') || key.startsWith('id:') ? ref.files : 0), 0);
-    const unread = diff === null ? 0 : bucketFiles + Object.keys(local.build.root.segments).length - built.objects.length;
+    const unread = diff === null ? 0 : bucketFiles + segmentFiles(local.build.root).length - built.objects.length;
     plan = { uploads, skips, unread, deletions: decision.deleteNow, kept: [...decision.keep, ...ownership.foreign], uploadBytes: uploads.reduce((n, o) => n + o.size, 0) };
     lap('readBucket');
     if (dryRun) return result(true, warnings, plan);

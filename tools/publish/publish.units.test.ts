@@ -33,11 +33,11 @@ describe('build folder validation', () => {
     await writeSyntheticDist(dir, syntheticRecords(1));
     await writeFile(join(dir, 'manifest.json'), '{"format": 1,');
     expect(await readLocalBuild(dir)).toMatchObject({ ok: false, problems: [{ code: 'invalid-manifest' }] });
-    await writeFile(join(dir, 'manifest.json'), JSON.stringify({ format: 3, version: 'x', segments: {} }));
-    expect(await readLocalBuild(dir)).toMatchObject({ ok: false, problems: [{ code: 'invalid-manifest', message: expect.stringContaining('format 3') }] });
+    await writeFile(join(dir, 'manifest.json'), JSON.stringify({ format: 4, version: 'x', segments: {} }));
+    expect(await readLocalBuild(dir)).toMatchObject({ ok: false, problems: [{ code: 'invalid-manifest', message: expect.stringContaining('format 4') }] });
   });
 
-  // The build's own check, so publish no longer takes a manifest the build would refuse (one without "settings" went out with no image URL checked).
+  // The build's own check, so publish never takes a manifest the build would refuse (one without "settings" would go out with no image URL checked).
   it('refuses a manifest without settings, saying to build again from scratch (the build refuses to write over it)', async () => {
     const dir = join(temp.path, 'no-settings');
     await writeSyntheticDist(dir, syntheticRecords(1));

@@ -3,7 +3,7 @@ import { FIXTURE_URLS } from '../testing/fixture-catalogue.js';
 import { createHash } from 'node:crypto';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { catalogueVersion, createManifest, diffManifests, loadManifest, loadManifestSync, MANIFEST_FILE, manifestEntry, manifestJson, newSegmentFiles, readManifest, readManifestSync, sameHeader, segmentDigits, segmentFile, segmentKeyOf, type SegmentRef, sha256Of, stableJson, UnusableManifestError, writeManifestFiles } from './manifest.js';
+import { catalogueVersion, createManifest, diffManifests, loadManifest, loadManifestSync, MANIFEST_FILE, manifestEntry, manifestJson, newSegmentFiles, readManifest, readManifestSync, sameHeader, segmentDigits, segmentFile, segmentFiles, segmentKeyOf, type SegmentRef, sha256Of, stableJson, treeKeyOf, type TreeRef, UnusableManifestError, writeManifestFiles } from './manifest.js';
 import { makeNamedPipe, timed } from '../testing/named-pipe.js';
 import { makeTempDir } from '../testing/temp-dir.js';
 
@@ -25,9 +25,10 @@ describe('manifest serialisation', () => {
     expect(segmentKeyOf('data/pieces-x.txt', 2)).toBe('data');
     expect(segmentKeyOf('functions/pepe.mjs', 2)).toBe('functions');
     expect([0, 4096, 4097, 65536, 65537, 100_000, 1_000_000, 1_048_577].map(segmentDigits)).toEqual([1, 1, 2, 2, 3, 3, 3, 4]);
+    expect(['id:3', 'id:3f', 'id:3fa', 'id:3fa8', 'site', 'data'].map(treeKeyOf)).toEqual(['id:', 'id:3', 'id:3f', 'id:3f', null, null]);
   });
 
-  it('the root names each segment by the sha256 of its file; the version is the sha256 of the segments member as written', () => {
+  it('the root names each folder segment and each tree of id segments by the sha256 of its file; the version is the sha256 of those members as written', () => {
     const entries = new Map([
       [`site/api/pepe/${ID(1)}`, { sha256: h('a'), size: 1 }],
       [`site/images/${ID(1)}.png`, { sha256: h('b'), size: 2 }],
@@ -39,14 +40,20 @@ describe('manifest serialisation', () => {
     expect(Object.keys(manifest.segments)).toEqual(['data', 'id:0', 'id:2', 'site']);
     const text = manifestJson(manifest);
     const parsed = JSON.parse(text) as Record<string, unknown>;
-    expect(parsed).toEqual({ counts: { files: 5, images: 2, records: 2 }, format: 2, segments: manifest.segments, settings: FIXTURE_URLS, version: manifest.version });
+    const { data, site } = manifest.segments;
+    expect(parsed).toEqual({ counts: { files: 5, images: 2, records: 2 }, format: 3, segments: { data, site }, settings: FIXTURE_URLS, trees: manifest.trees, version: manifest.version });
+    expect(Object.keys(manifest.trees)).toEqual(['id:']);
     // Keys sorted at every level, as stableJson orders them.
     expect(Object.keys(parsed)).toEqual(Object.keys(JSON.parse(stableJson(parsed)) as object));
-    const member = '\n  "segments": ';
-    const segments = text.slice(text.indexOf(member) + member.length, text.indexOf(',\n  "settings"'));
-    expect(manifest.version).toBe(h(segments));
-    expect(catalogueVersion(manifest.segments)).toBe(manifest.version);
+    const member = (name: string, next: string) => text.slice(text.indexOf(`\n  "${name}": `) + name.length + 7, text.indexOf(`,\n  "${next}"`));
+    expect(manifest.version).toBe(h(`${member('segments', 'settings')}\n${member('trees', 'version')}`));
+    expect(catalogueVersion(manifest)).toBe(manifest.version);
+    // The tree lists the id segments, one a line, as the root lists its own.
+    const tree = newSegmentFiles(manifest).find((file) => file.path === segmentFile(manifest.trees['id:']!.sha256))!;
+    expect(JSON.parse(tree.text)).toEqual({ segments: { 'id:0': manifest.segments['id:0'], 'id:2': manifest.segments['id:2'] } });
+    expect(manifest.trees['id:']).toEqual({ sha256: h(tree.text), segments: 2, bytes: Buffer.byteLength(tree.text) });
     for (const { path, text: body } of newSegmentFiles(manifest)) {
+      if (path === tree.path) continue;
       const key = Object.keys(manifest.segments).find((k) => segmentFile(manifest.segments[k]!.sha256) === path)!;
       expect(h(body)).toBe(manifest.segments[key]!.sha256);
       expect(Buffer.byteLength(body)).toBe(manifest.segments[key]!.bytes);
@@ -65,13 +72,30 @@ describe('manifest serialisation', () => {
   it('a rebuild serialises only the segments holding changed paths, and ends with the bytes a full build writes', () => {
     const entries = new Map<string, { sha256: string; size: number }>(Array.from({ length: 40 }, (_, n) => [`site/api/pepe/${ID(n * 0x10000000 + n)}`, { sha256: h(String(n)), size: n }] as const).slice(0, 16));
     const first = createManifest(entries, FIXTURE_URLS, { records: 16, images: 0 });
-    expect(newSegmentFiles(first)).toHaveLength(16);
+    expect(newSegmentFiles(first)).toHaveLength(17); // and the one tree
     const changedPath = `site/api/pepe/${ID(3 * 0x10000000 + 3)}`;
     const next = new Map(entries).set(changedPath, { sha256: h('changed'), size: 9 });
     const rebuilt = createManifest(next, FIXTURE_URLS, { records: 16, images: 0 }, { previous: first, changed: [changedPath] });
-    expect(newSegmentFiles(rebuilt).map((s) => s.path)).toEqual([segmentFile(rebuilt.segments['id:3']!.sha256)]);
+    expect(newSegmentFiles(rebuilt).map((s) => s.path)).toEqual([segmentFile(rebuilt.segments['id:3']!.sha256), segmentFile(rebuilt.trees['id:']!.sha256)]);
     const full = createManifest(next, FIXTURE_URLS, { records: 16, images: 0 });
     expect(manifestJson(rebuilt)).toBe(manifestJson(full));
+    expect(newSegmentFiles(full).map((s) => s.path).sort()).toEqual(segmentFiles(full).sort());
+  });
+
+  it('at three digits a change rewrites the root, the segment and the one tree above it (16 segments), never the other trees', () => {
+    const records = 70_000;
+    const entries = new Map<string, { sha256: string; size: number }>();
+    for (let n = 0; n < 4096; n++) entries.set(`site/api/pepe/${ID(n * 0x100000)}`, { sha256: h(String(n)), size: n });
+    const first = createManifest(entries, FIXTURE_URLS, { records, images: 0 });
+    expect(Object.keys(first.trees)).toHaveLength(256);
+    expect(Object.values(first.trees).every((tree) => tree.segments === 16)).toBe(true);
+    const root = manifestJson(first);
+    expect(Buffer.byteLength(root)).toBeLessThan(40_000);
+    const changedPath = `site/api/pepe/${ID(0xabc00000)}`;
+    const next = new Map(entries).set(changedPath, { sha256: h('changed'), size: 1 });
+    const rebuilt = createManifest(next, FIXTURE_URLS, { records, images: 0 }, { previous: first, changed: [changedPath] });
+    expect(newSegmentFiles(rebuilt).map((s) => s.path)).toEqual([segmentFile(rebuilt.segments['id:abc']!.sha256), segmentFile(rebuilt.trees['id:ab']!.sha256)]);
+    expect(Object.keys(rebuilt.trees).filter((key) => rebuilt.trees[key]!.sha256 !== first.trees[key]!.sha256)).toEqual(['id:ab']);
   });
 
   it('sha256Of gives the hex sha256 of bytes, and of text as its UTF-8 bytes', () => {
@@ -117,7 +141,7 @@ const hashed = new Map([
 ]);
 
 describe('reading the previous manifest', () => {
-  it('reads a manifest of ours and its segments, and a format-1 manifest of an earlier version', async () => {
+  it('reads a manifest of ours and its segments, and format-1 and format-2 manifests of earlier versions', async () => {
     const temp = await makeTempDir('pepe-manifest-test-');
     try {
       const manifest = createManifest(hashed, FIXTURE_URLS, { records: 1, images: 1 });
@@ -130,7 +154,13 @@ describe('reading the previous manifest', () => {
       const read = await loadManifest(temp.path);
       expect(read?.files).toEqual(manifest.files);
       expect(read?.segments).toEqual({});
-      for (const text of ['{"format": 3}', 'null', '{"format": 2, "segments": ']) {
+      // Format 2 (every segment in the root, no trees): its segment files are read as they are.
+      await writeManifestFiles(temp.path, manifest);
+      const flatSegments = `{\n${Object.keys(manifest.segments).sort().map((key) => `    ${JSON.stringify(key)}: {"bytes": ${manifest.segments[key]!.bytes}, "files": ${manifest.segments[key]!.files}, "sha256": "${manifest.segments[key]!.sha256}"}`).join(',\n')}\n  }`;
+      const flat = { counts: manifest.counts, format: 2, segments: manifest.segments, settings: FIXTURE_URLS, version: h(flatSegments) };
+      await writeFile(join(temp.path, MANIFEST_FILE), JSON.stringify(flat));
+      expect((await loadManifest(temp.path))?.files).toEqual(manifest.files);
+      for (const text of ['{"format": 4}', 'null', '{"format": 3, "segments": ']) {
         await writeFile(join(temp.path, MANIFEST_FILE), text);
         expect(await readManifest(temp.path), text).toBeNull();
         expect(readManifestSync(temp.path), text).toBeNull();
@@ -147,16 +177,19 @@ describe('reading the previous manifest', () => {
     await writeManifestFiles(temp.path, manifest);
     const good = JSON.parse(manifestJson(manifest)) as Record<string, unknown>;
     const segments = good.segments as Record<string, SegmentRef>;
+    const trees = good.trees as Record<string, TreeRef>;
     const cases: [unknown, string][] = [
       [null, 'is not a JSON object'],
-      [{ ...good, format: 3 }, 'has format 3, this version of pepe reads format 2'],
+      [{ ...good, format: 4 }, 'has format 4, this version of pepe reads format 3'],
+      [{ ...good, trees: null }, 'has no "trees" object'],
+      [{ ...good, trees: { ...trees, 'id:x': trees['id:'] } }, 'lists tree "id:x" without a valid {sha256, segments, bytes}'],
+      [{ ...good, segments: { ...segments, 'id:0': segments['data'] } }, 'lists segment "id:0" outside its tree'],
       [{ ...good, version: 7 }, 'has no "version" string'],
       [{ ...good, segments: null }, 'has no "segments" object'],
       [{ ...good, settings: undefined }, 'has no "settings" object with baseUrl, apiUrl and cdnUrl'],
       [{ ...good, counts: { records: 1, images: 1 } }, 'has no "counts" object with records, images and files'],
       [{ ...good, segments: { ...segments, x: { sha256: 'aa', files: 1, bytes: 1 } } }, 'lists segment "x" without a valid {sha256, files, bytes}'],
-      [{ ...good, counts: { records: 1, images: 1, files: 4 } }, 'counts 4 files but its segments list 3'],
-      [{ ...good, version: 'a'.repeat(64) }, 'has a "version" that is not the sha256 of its "segments"'],
+      [{ ...good, version: 'a'.repeat(64) }, 'has a "version" that is not the sha256 of its "segments" and "trees"'],
     ];
     try {
       for (const [value, why] of cases) {
@@ -167,7 +200,7 @@ describe('reading the previous manifest', () => {
         expect(() => loadManifestSync(temp.path), why).toThrow(`${file} ${why}`);
         expect(await readManifest(temp.path), why).toBeNull();
       }
-      await writeFile(file, '{"format": 2, "segments": ');
+      await writeFile(file, '{"format": 3, "segments": ');
       await expect(loadManifest(temp.path)).rejects.toThrow(`${file} is not valid JSON`);
       await writeFile(file, manifestJson(manifest));
       expect((await loadManifest(temp.path))?.files).toEqual(manifest.files);
@@ -177,6 +210,16 @@ describe('reading the previous manifest', () => {
       await expect(loadManifest(temp.path)).rejects.toThrow(`${segment} is not the segment "data" the manifest names (its sha256 or size differs)`);
       await rm(segment);
       await expect(loadManifest(temp.path)).rejects.toThrow(`${segment} is missing`);
+      // A tree edited, or missing; a root whose counts disagree with its segments.
+      const tree = join(temp.path, segmentFile(trees['id:']!.sha256));
+      await writeFile(tree, '{"segments":{}}\n');
+      await expect(loadManifest(temp.path)).rejects.toThrow(`${tree} is not the tree "id:" the manifest names (its sha256 or size differs)`);
+      await rm(tree);
+      await expect(loadManifest(temp.path)).rejects.toThrow(`${tree} is missing`);
+      await writeManifestFiles(temp.path, manifest);
+      const miscounted = { ...good, counts: { records: 1, images: 1, files: 4 } };
+      await writeFile(file, JSON.stringify({ ...miscounted, version: catalogueVersion(miscounted as never) }));
+      await expect(loadManifest(temp.path)).rejects.toThrow(`${file} counts 4 files but its segments list 3`);
       expect(await loadManifest(join(temp.path, 'nowhere'))).toBeNull();
     } finally {
       await temp.cleanup();

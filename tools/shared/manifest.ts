@@ -2,14 +2,20 @@
  * The build manifest: every output file with its sha256 and size, split so that a change
  * rewrites only the parts it touches (as a git tree does).
  *
- * - `dist/manifest.json`, the root and commit point: `format: 2`, `version`, `settings`,
- *   `counts` and `segments`: segment key → `{sha256, files, bytes}`. `version` is the sha256
- *   of the `segments` member as written there, so two builds with the same output share it.
+ * - `dist/manifest.json`, the root and commit point: `format: 3`, `version`, `settings`,
+ *   `counts`, `segments` (the few segments of folders: key → `{sha256, files, bytes}`) and
+ *   `trees` (tree key → `{sha256, segments, bytes}`). `version` is the sha256 of the
+ *   `segments` and `trees` members as written there, so two builds with the same output share it.
+ * - `dist/manifest/<sha256>.json`, one per tree: `{"segments": {key: {sha256, files, bytes}}}`,
+ *   the id segments whose key starts with the tree's (`treeKeyOf`), so that the root stays a few
+ *   KB and a change rewrites the trees of the segments it touches, as git's trees do.
  * - `dist/manifest/<sha256>.json`, one per segment: `{"files": {path: {sha256, size}}}`, keys
- *   sorted, one file a line; named by the sha256 of its bytes, so never rewritten in place.
+ *   sorted, one file a line. Trees and segments are named by the sha256 of their bytes, so never
+ *   rewritten in place.
  *
  * A path that holds a record id goes to the segment of the id's first `d` hex digits
  * (`segmentDigits`), any other to the segment of its top folders (`segmentKeyOf`).
+ * In memory a root's `segments` holds every segment, its trees' included (`mergeTrees`).
  */
 import { hash } from 'node:crypto';
 import { join } from 'node:path';
@@ -40,13 +46,21 @@ export interface ManifestCounts {
   files: number;
 }
 
-/** `manifest.json` itself. */
+/** What the root says of one tree: its file's sha256 and size, and how many segments it lists. */
+export interface TreeRef {
+  sha256: string;
+  segments: number;
+  bytes: number;
+}
+
+/** `manifest.json` itself; `segments` also holds the trees' segments once they are read (`mergeTrees`). */
 export interface ManifestRoot {
-  format: 2;
+  format: 3;
   version: string;
   settings: SiteUrls;
   counts: ManifestCounts;
   segments: Record<string, SegmentRef>;
+  trees: Record<string, TreeRef>;
 }
 
 /** A root with its segments' entries at hand. */
@@ -55,10 +69,11 @@ export interface Manifest extends ManifestRoot {
   readonly files: Record<string, ManifestEntry>;
 }
 
-/** Per manifest: its segments' entries, and the text of the segments this process serialised (the ones to write). */
+/** Per manifest: its segments' entries, and the text of the segments and trees this process serialised (the ones to write). */
 interface SegmentState {
   entries: Map<string, Map<string, ManifestEntry>>;
   texts: Map<string, string>;
+  treeTexts?: Map<string, string>;
 }
 const states = new WeakMap<ManifestRoot, SegmentState>();
 
@@ -73,6 +88,17 @@ export function segmentDigits(records: number): number {
   let digits = 1;
   while (records > RECORDS_PER_SEGMENT * 16 ** digits) digits++;
   return digits;
+}
+
+/**
+ * The tree of a segment: `id:` and the first half of its digits (none for one digit), so the
+ * root and each tree list about the same number of entries (at 3 digits: 256 trees of 16
+ * segments, ~1.8 KB each, and a root of ~30 KB); null for a folder's segment, which the root lists itself.
+ */
+export function treeKeyOf(segmentKey: string): string | null {
+  if (!segmentKey.startsWith('id:')) return null;
+  const digits = segmentKey.length - 3;
+  return `id:${segmentKey.slice(3, 3 + (digits === 1 ? 0 : Math.ceil(digits / 2)))}`;
 }
 
 /** The folders whose files are named by a record id (`<id>`, `<id>.json`, `<id><ext>`, `<id>-<width>w-<hash>.webp`). */
@@ -126,7 +152,7 @@ export function segmentJson(entries: ReadonlyMap<string, ManifestEntry>): string
   return `{"files":{\n${lines.join(',\n')}\n}}\n`;
 }
 
-/** The `segments` member exactly as manifest.json holds it (one segment a line), whose sha256 is the version. */
+/** The `segments` member of a format-2 root (one segment a line), whose sha256 was its version. */
 function segmentsJson(segments: Record<string, SegmentRef>): string {
   const keys = Object.keys(segments).sort(byCodeUnits);
   if (keys.length === 0) return '{}';
@@ -137,6 +163,32 @@ function segmentsJson(segments: Record<string, SegmentRef>): string {
   return `{\n${lines.join(',\n')}\n  }`;
 }
 
+/** The root's own segments (not in a tree). */
+const directSegments = (segments: Record<string, SegmentRef>): Record<string, SegmentRef> =>
+  Object.fromEntries(Object.entries(segments).filter(([key]) => treeKeyOf(key) === null));
+
+/** The `trees` member exactly as manifest.json holds it (one tree a line). */
+function treesJson(trees: Record<string, TreeRef>): string {
+  const keys = Object.keys(trees).sort(byCodeUnits);
+  if (keys.length === 0) return '{}';
+  const lines = keys.map((key) => {
+    const { bytes, segments, sha256 } = trees[key]!;
+    return `    ${jsonString(key)}: {"bytes": ${jsonNumber(bytes)}, "segments": ${jsonNumber(segments)}, "sha256": ${jsonString(sha256)}}`;
+  });
+  return `{\n${lines.join(',\n')}\n  }`;
+}
+
+/** A tree file's text: its segments sorted (code units), one a line. */
+export function treeJson(segments: Record<string, SegmentRef>): string {
+  const lines = Object.keys(segments)
+    .sort(byCodeUnits)
+    .map((key) => {
+      const { bytes, files, sha256 } = segments[key]!;
+      return `${jsonString(key)}:{"bytes":${jsonNumber(bytes)},"files":${jsonNumber(files)},"sha256":${jsonString(sha256)}}`;
+    });
+  return `{"segments":{\n${lines.join(',\n')}\n}}\n`;
+}
+
 /**
  * The hex sha256 the tools record and compare for bytes or text (UTF-8): a manifest entry, a
  * cache key, an object's `x-amz-meta-sha256`. One-shot `crypto.hash` (Node ≥ 20.12): ~3× faster
@@ -144,8 +196,8 @@ function segmentsJson(segments: Record<string, SegmentRef>): string {
  */
 export const sha256Of = (bytes: string | Uint8Array): string => hash('sha256', bytes, 'hex');
 
-/** The catalogue version of a root's segments: the sha256 of its `segments` member as written. */
-export const catalogueVersion = (segments: Record<string, SegmentRef>): string => sha256Of(segmentsJson(segments));
+/** The catalogue version of a root: the sha256 of its `segments` (its own ones) and `trees` members as written. */
+export const catalogueVersion = (root: Pick<ManifestRoot, 'segments' | 'trees'>): string => sha256Of(`${segmentsJson(directSegments(root.segments))}\n${treesJson(root.trees)}`);
 
 function withState(root: ManifestRoot, state: SegmentState): Manifest {
   const manifest = root as Manifest;
@@ -201,14 +253,32 @@ export function createManifest(
     texts.set(key, text);
     segments[key] = { sha256: sha256Of(text), files: entries.get(key)!.size, bytes: Buffer.byteLength(text) };
   }
+  // Every tree is serialised (a few hundred lines in all); only those the previous root lacks are written.
+  const grouped = new Map<string, Record<string, SegmentRef>>();
+  for (const key in segments) {
+    const tree = treeKeyOf(key);
+    if (tree === null) continue;
+    let members = grouped.get(tree);
+    if (!members) grouped.set(tree, (members = {}));
+    members[key] = segments[key]!;
+  }
+  const trees: Record<string, TreeRef> = {};
+  const treeTexts = new Map<string, string>();
+  for (const key of [...grouped.keys()].sort(byCodeUnits)) {
+    const text = treeJson(grouped.get(key)!);
+    const ref = { sha256: sha256Of(text), segments: Object.keys(grouped.get(key)!).length, bytes: Buffer.byteLength(text) };
+    if (previous?.trees[key]?.sha256 !== ref.sha256) treeTexts.set(key, text);
+    trees[key] = ref;
+  }
   const root: ManifestRoot = {
-    format: 2,
-    version: catalogueVersion(segments),
+    format: 3,
+    version: catalogueVersion({ segments, trees }),
     settings: { baseUrl: settings.baseUrl, apiUrl: settings.apiUrl, cdnUrl: settings.cdnUrl },
     counts: { ...counts, files: files.size },
     segments,
+    trees,
   };
-  return withState(root, { entries, texts });
+  return withState(root, { entries, texts, treeTexts });
 }
 
 /** The entry of `path`, or undefined when the manifest does not list it. */
@@ -224,14 +294,17 @@ export function manifestPaths(manifest: Manifest): string[] {
   return paths;
 }
 
-/** The segment files `manifest` needs that its maker serialised (the others are already on disk): output-relative path and text. */
+/** The segment and tree files `manifest` needs that its maker serialised (the others are already on disk): output-relative path and text. */
 export function newSegmentFiles(manifest: Manifest): { path: string; text: string }[] {
-  const { texts } = stateOf(manifest);
-  return [...texts].map(([key, text]) => ({ path: segmentFile(manifest.segments[key]!.sha256), text }));
+  const { texts, treeTexts } = stateOf(manifest);
+  return [
+    ...[...texts].map(([key, text]) => ({ path: segmentFile(manifest.segments[key]!.sha256), text })),
+    ...[...(treeTexts ?? [])].map(([key, text]) => ({ path: segmentFile(manifest.trees[key]!.sha256), text })),
+  ];
 }
 
-/** The segment files a root names (output-relative). */
-export const segmentFiles = (root: ManifestRoot): string[] => Object.values(root.segments).map((ref) => segmentFile(ref.sha256));
+/** The segment and tree files a root names (output-relative). */
+export const segmentFiles = (root: ManifestRoot): string[] => [...Object.values(root.segments), ...Object.values(root.trees)].map((ref) => segmentFile(ref.sha256));
 
 /** `manifest.json`'s text (keys sorted as `stableJson` would, the segments one a line). */
 export function manifestJson(manifest: ManifestRoot): string {
@@ -244,13 +317,14 @@ export function manifestJson(manifest: ManifestRoot): string {
       format: manifest.format,
       segments: placeholder,
       settings: { apiUrl: settings.apiUrl, baseUrl: settings.baseUrl, cdnUrl: settings.cdnUrl },
+      trees: `${placeholder}trees`,
       version: manifest.version,
     },
     null,
     2,
   );
-  const at = skeleton.indexOf(quotedPlaceholder);
-  return `${skeleton.slice(0, at)}${segmentsJson(manifest.segments)}${skeleton.slice(at + quotedPlaceholder.length)}\n`;
+  const quotedTrees = JSON.stringify(`${placeholder}trees`);
+  return `${skeleton.replace(quotedPlaceholder, () => segmentsJson(directSegments(manifest.segments))).replace(quotedTrees, () => treesJson(manifest.trees))}\n`;
 }
 
 /** Whether two manifests agree on everything but their entries (format, version, settings, counts). */
@@ -274,21 +348,100 @@ const isOutputPath = (path: string): boolean => path !== MANIFEST_FILE && !path.
  */
 export function manifestShapeError(value: unknown): string | null {
   if (!isObject(value)) return 'is not a JSON object';
-  if (value.format !== 2) return `has format ${JSON.stringify(value.format)}, this version of pepe reads format 2`;
+  if (value.format !== 3) return `has format ${JSON.stringify(value.format)}, this version of pepe reads format 3`;
+  return rootShapeError(value, true);
+}
+
+const badSegmentRef = (ref: Partial<SegmentRef> | null): boolean => !isObject(ref) || typeof ref.sha256 !== 'string' || !SHA256.test(ref.sha256) || !isCount(ref.files) || !isCount(ref.bytes);
+
+/** `manifestShapeError` past the format: with `trees` (format 3), or without (format 2, where the segments count the files). */
+function rootShapeError(value: Record<string, unknown>, withTrees: boolean): string | null {
   if (typeof value.version !== 'string') return 'has no "version" string';
-  const { settings, counts, segments } = value;
+  const { settings, counts, segments, trees } = value;
   if (!isObject(settings) || typeof settings.baseUrl !== 'string' || typeof settings.apiUrl !== 'string' || typeof settings.cdnUrl !== 'string') return 'has no "settings" object with baseUrl, apiUrl and cdnUrl';
   if (!isObject(counts) || !isCount(counts.records) || !isCount(counts.images) || !isCount(counts.files)) return 'has no "counts" object with records, images and files';
   if (!isObject(segments)) return 'has no "segments" object';
   let files = 0;
   for (const key in segments) {
-    const ref = segments[key] as Partial<SegmentRef> | null;
-    if (!isObject(ref) || typeof ref.sha256 !== 'string' || !SHA256.test(ref.sha256) || !isCount(ref.files) || !isCount(ref.bytes)) return `lists segment "${key}" without a valid {sha256, files, bytes}`;
-    files += ref.files!;
+    if (badSegmentRef(segments[key] as Partial<SegmentRef> | null)) return `lists segment "${key}" without a valid {sha256, files, bytes}`;
+    if (withTrees && treeKeyOf(key) !== null) return `lists segment "${key}" outside its tree`;
+    files += (segments[key] as SegmentRef).files;
   }
-  if (files !== counts.files) return `counts ${counts.files as number} files but its segments list ${files}`;
-  if (value.version !== catalogueVersion(segments as Record<string, SegmentRef>)) return 'has a "version" that is not the sha256 of its "segments"';
+  if (!withTrees) {
+    if (files !== counts.files) return `counts ${counts.files as number} files but its segments list ${files}`;
+    return value.version === sha256Of(segmentsJson(segments as Record<string, SegmentRef>)) ? null : 'has a "version" that is not the sha256 of its "segments"';
+  }
+  if (!isObject(trees)) return 'has no "trees" object';
+  for (const key in trees) {
+    const ref = trees[key] as Partial<TreeRef> | null;
+    if (!/^id:[0-9a-f]*$/.test(key) || !isObject(ref) || typeof ref.sha256 !== 'string' || !SHA256.test(ref.sha256) || !isCount(ref.segments) || !isCount(ref.bytes)) return `lists tree "${key}" without a valid {sha256, segments, bytes}`;
+  }
+  if (value.version !== catalogueVersion({ segments: segments as Record<string, SegmentRef>, trees: trees as Record<string, TreeRef> })) return 'has a "version" that is not the sha256 of its "segments" and "trees"';
   return null;
+}
+
+/**
+ * The segment refs of tree `key` from its file's `bytes`, or a reason (words that follow the
+ * file's name) why they are not the tree `ref` names. `trusted`: bytes this build wrote.
+ */
+export function parseTree(bytes: Buffer, key: string, ref: TreeRef, trusted = false): Record<string, SegmentRef> | string {
+  if (!trusted && (bytes.length !== ref.bytes || sha256Of(bytes) !== ref.sha256)) return `is not the tree "${key}" the manifest names (its sha256 or size differs)`;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return 'is not valid JSON';
+  }
+  const segments = isObject(parsed) ? parsed.segments : undefined;
+  if (!isObject(segments)) return 'has no "segments" object';
+  let count = 0;
+  for (const segment in segments) {
+    count++;
+    if (trusted) continue;
+    if (badSegmentRef(segments[segment] as Partial<SegmentRef> | null)) return `lists segment "${segment}" without a valid {sha256, files, bytes}`;
+    if (!/^id:[0-9a-f]+$/.test(segment) || treeKeyOf(segment) !== key) return `lists segment "${segment}", which does not belong to tree "${key}"`;
+  }
+  if (count !== ref.segments) return `lists ${count} segments, the manifest says ${ref.segments}`;
+  return segments as Record<string, SegmentRef>;
+}
+
+/**
+ * The root with its trees' segments (`trees`: each tree's refs, from `parseTree`) in `segments`,
+ * or why not (words that follow the root's name): a tree missing, or the files not adding up.
+ */
+export function mergeTrees(root: ManifestRoot, trees: ReadonlyMap<string, Record<string, SegmentRef>>): ManifestRoot | string {
+  const segments: Record<string, SegmentRef> = { ...directSegments(root.segments) };
+  for (const key in root.trees) {
+    const refs = trees.get(key);
+    if (refs === undefined) return `names tree "${key}", which was not read`;
+    Object.assign(segments, refs);
+  }
+  let files = 0;
+  for (const key in segments) files += segments[key]!.files;
+  if (files !== root.counts.files) return `counts ${root.counts.files} files but its segments list ${files}`;
+  return { ...root, segments };
+}
+
+/** A root's trees read from `outDir` and merged (`mergeTrees`); throws UnusableManifestError naming the file at fault. */
+export function readTreesSync(outDir: string, root: ManifestRoot, trusted = false, read: (file: string) => Buffer = readRegularFileSync): ManifestRoot {
+  if (states.has(root) || flatRoots.has(root)) return root;
+  const trees = new Map<string, Record<string, SegmentRef>>();
+  for (const [key, ref] of Object.entries(root.trees)) {
+    const file = join(outDir, segmentFile(ref.sha256));
+    let bytes: Buffer | null;
+    try {
+      bytes = read(file);
+    } catch (failure) {
+      bytes = noFileOrThrow(file, failure);
+    }
+    if (bytes === null) throw new UnusableManifestError(file, `is missing (a tree ${join(outDir, MANIFEST_FILE)} names)`);
+    const parsed = parseTree(bytes, key, ref, trusted);
+    if (typeof parsed === 'string') throw new UnusableManifestError(file, parsed);
+    trees.set(key, parsed);
+  }
+  const merged = mergeTrees(root, trees);
+  if (typeof merged === 'string') throw new UnusableManifestError(join(outDir, MANIFEST_FILE), merged);
+  return merged;
 }
 
 /**
@@ -339,6 +492,9 @@ function noFileOrThrow(file: string, failure: unknown): null {
   throw new UnusableManifestError(file, code === 'EISDIR' ? 'is a folder, not a file' : `cannot be read (${code ?? String(failure)})`);
 }
 
+/** Roots of format 2 (every segment in the root, no trees), read so that the next build can reuse their output and write format 3. */
+const flatRoots = new WeakSet<ManifestRoot>();
+
 /**
  * A manifest.json of format 1 (one file listing every path, written by earlier versions),
  * read as a root without segment files so that the next build can reuse its output and write
@@ -358,7 +514,7 @@ function legacyManifest(value: unknown): Manifest | null {
     if (!segment) entries.set(key, (segment = new Map()));
     segment.set(path, { sha256: entry.sha256, size: entry.size! });
   }
-  const root = { format: 2, version: value.version, settings, counts: { ...counts, files: Object.keys(files).length }, segments: {} } as unknown as ManifestRoot;
+  const root = { format: 3, version: value.version, settings, counts: { ...counts, files: Object.keys(files).length }, segments: {}, trees: {} } as unknown as ManifestRoot;
   return withState(root, { entries, texts: new Map() });
 }
 
@@ -372,6 +528,13 @@ export function parseManifestRoot(file: string, bytes: Buffer, trusted = false):
   }
   const legacy = legacyManifest(parsed);
   if (legacy !== null) return legacy;
+  if (isObject(parsed) && parsed.format === 2) {
+    const why = rootShapeError(parsed, false);
+    if (why !== null) throw new UnusableManifestError(file, why);
+    const flat = { ...parsed, format: 3, trees: {} } as unknown as ManifestRoot;
+    flatRoots.add(flat);
+    return flat;
+  }
   if (trusted) return parsed as ManifestRoot;
   const why = manifestShapeError(parsed);
   if (why !== null) throw new UnusableManifestError(file, why);
@@ -387,15 +550,16 @@ export interface LoadManifestOptions {
   writtenByLastBuild?: () => boolean;
 }
 
-/** `<outDir>/manifest.json` without its segments, checked, or null when there is none. */
+/** `<outDir>/manifest.json` and its trees (every segment's ref) without the segments, checked, or null when there is none. */
 export async function loadManifestRoot(outDir: string): Promise<ManifestRoot | null> {
   const file = join(outDir, MANIFEST_FILE);
   const bytes = await readRegularFile(file).catch((failure: unknown) => noFileOrThrow(file, failure));
-  return bytes === null ? null : parseManifestRoot(file, bytes);
+  return bytes === null ? null : readTreesSync(outDir, parseManifestRoot(file, bytes));
 }
 
 function withSegments(outDir: string, root: ManifestRoot, read: (file: string) => Buffer, trusted: boolean): Manifest {
   if (states.has(root)) return root as Manifest; // a format-1 manifest, its entries read with it
+  root = readTreesSync(outDir, root, trusted, read);
   const digits = segmentDigits(root.counts.records);
   const entries = new Map<string, Map<string, ManifestEntry>>();
   for (const [key, ref] of Object.entries(root.segments)) {
@@ -444,7 +608,7 @@ export function readManifestSync(outDir: string): Manifest | null {
   }
 }
 
-/** The root alone (its version, settings, counts), or null when there is none or it is not usable. */
+/** The root alone (its version, settings, counts; its trees not read), or null when there is none or it is not usable. */
 export function readManifestRootSync(outDir: string): ManifestRoot | null {
   try {
     return parseManifestRoot(join(outDir, MANIFEST_FILE), readRegularFileSync(join(outDir, MANIFEST_FILE)));

@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadManifest, MANIFEST_FILE, type ManifestRoot, manifestShapeError, parseSegment, segmentDigits, segmentFile, segmentFiles } from '../../shared/manifest.js';
+import { loadManifest, MANIFEST_FILE, type ManifestRoot, manifestShapeError, mergeTrees, parseSegment, parseTree, segmentDigits, segmentFile, segmentFiles, type SegmentRef } from '../../shared/manifest.js';
 import { isBucketPath, keyForPath } from '../object-keys.js';
 import type { StoredObject } from './memory-s3.js';
 
@@ -50,13 +50,23 @@ export async function bucketMismatches(objects: Map<string, StoredObject>, dir: 
   return problems;
 }
 
-/** Keys the bucket's root names (its segments, and the site files they list) that the bucket does not hold; [] without a root. */
+/** Keys the bucket's root names (its trees, their segments, and the site files they list) that the bucket does not hold; [] without a root. */
 export function rootMissing(objects: Map<string, StoredObject>, prefix = ''): string[] {
   const root = objects.get(keyForPath(prefix, MANIFEST_FILE));
   if (!root) return [];
-  const parsed = JSON.parse(root.bytes.toString('utf8')) as ManifestRoot;
-  if (manifestShapeError(parsed) !== null) return [];
+  const file = JSON.parse(root.bytes.toString('utf8')) as ManifestRoot;
+  if (manifestShapeError(file) !== null) return [];
   const missing: string[] = [];
+  const trees = new Map<string, Record<string, SegmentRef>>();
+  for (const [key, ref] of Object.entries(file.trees)) {
+    const tree = objects.get(keyForPath(prefix, segmentFile(ref.sha256)));
+    const refs = tree === undefined ? 'is missing' : parseTree(tree.bytes, key, ref);
+    if (typeof refs === 'string') missing.push(`${keyForPath(prefix, segmentFile(ref.sha256))}: ${refs}`);
+    else trees.set(key, refs);
+  }
+  if (missing.length > 0) return missing;
+  const parsed = mergeTrees(file, trees);
+  if (typeof parsed === 'string') return [`${MANIFEST_FILE}: ${parsed}`];
   for (const [key, ref] of Object.entries(parsed.segments)) {
     const segment = objects.get(keyForPath(prefix, segmentFile(ref.sha256)));
     if (!segment) {
