@@ -325,7 +325,7 @@ export function uniqueSlug(base: string, taken: (candidate: string) => boolean):
 
 // Writes a set of new files all or nothing, for `pepe add`: an image copied without its
 // sidecar (or the first of two images without the second) is a half-done import that the
-// next build reports as an error, and the user was told nothing was added.
+// next build reports as an error, while the user is told nothing was added.
 // 1. Stage: every file is written whole to a hidden temporary name beside its destination
 // (hidden, so a build ignores one left behind by a killed process; same folder, so the
 // next step is a link within one filesystem).

@@ -116,8 +116,8 @@ const publishedExtOf = (file: string): string => {
 };
 
 /**
- * A sidecar's text, or the problem that keeps it from being read. Synchronous for the reason
- * given in read-content-file.ts (the thread pool is busy decoding); never follows a symlink.
+ * A sidecar's text, or the problem that keeps it from being read. Synchronous, as every
+ * content read (`readContentFileSync`): the thread pool is busy decoding; never follows a symlink.
  */
 function readSidecar(file: ContentFile): { text: string } | { problem: Problem } {
   let read;
@@ -301,7 +301,7 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   const worker = async () => {
     while (nextMiss < misses.length) await handle(misses[nextMiss++]!, false);
   };
-  // One libvips thread per image while several decode at once (measured: tools/image/README.md, tools/bench/HISTORY.md).
+  // One libvips thread per image while several decode at once (tools/image/README.md).
   const restoreSharp = misses.length > 0 ? await configureSharpForBatch() : () => undefined;
   try {
     await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 4) }, worker));
@@ -331,8 +331,8 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
 /**
  * An analysed item whose thumbnail is read from its features only on access (a cached
  * thumbnail comes from disk, and only duplicate detection needs it). A class, not an object
- * literal with a getter: a rebuild makes 10k of these, and a literal's getter costs an
- * accessor definition and a closure each (~3× slower to create).
+ * literal with a getter: a rebuild makes one per image, and a literal's getter costs an
+ * accessor definition and a closure each.
  */
 class Item implements AnalysedItem {
   readonly animated: boolean;

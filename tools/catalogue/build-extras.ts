@@ -9,16 +9,15 @@ import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
 import type { PepeRecord, SiteUrls } from '../../functions/core/record.js';
 import { bundleFunction } from './bundle-function.js';
-import { readCacheJson } from './cache/cache-files.js';
-import { makeFolders, makeFoldersSync } from '../shared/make-folders.js';
-import { replaceFile } from '../shared/replace-file.js';
+import { cacheMemo } from './cache/memo.js';
+import { makeFoldersSync } from '../shared/make-folders.js';
 import { sha256Of } from '../shared/manifest.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /**
  * Everything whose change can change the build's result: answers and data (functions/core),
- * layout (tools/build), image analysis and near-duplicates (their results are cached by file
- * stat, and the no-change fast path of unchanged-content.ts skips them), bundle, gallery.
+ * layout (tools/catalogue), image analysis and near-duplicates (their results are cached by
+ * file stat, and the no-change path of cache/unchanged-content.ts skips them), bundle, gallery.
  */
 const GENERATOR_SOURCES = ['functions/**/*.ts', 'tools/catalogue/**/*.ts', 'tools/image/**/*.ts', 'tools/dupes/**/*.ts', 'tools/gallery/**', 'tools/shared/content-chunks.ts', 'package-lock.json'];
 const GALLERY_MODULE = join(REPO_ROOT, 'tools', 'gallery', 'write-gallery.ts');
@@ -29,10 +28,10 @@ const GALLERY_MODULE = join(REPO_ROOT, 'tools', 'gallery', 'write-gallery.ts');
  * data module, the gallery from the code alone (both hashes include `context`, which covers
  * the generators' sources and the lockfile, so esbuild's version too). A fresh clone with the
  * cache restored, or a rebuild whose catalogue data did not change, writes them from here
- * instead of starting esbuild (~0.3–0.5 s of CPU at 1k images). Each file's sha256 is checked
- * before use: the cache is trusted by content only.
+ * instead of starting esbuild. Each file's sha256 is checked before use: the cache is trusted
+ * by content only.
  */
-const GENERATED_FILE = 'generated.json';
+const GENERATED = cacheMemo('generated.json', (value): value is GeneratedGroup[] => Array.isArray(value));
 
 /** Output-relative path → the file's text and its sha256. */
 type GeneratedFiles = Record<string, { text: string; sha256: string }>;
@@ -55,11 +54,6 @@ export interface GeneratedExtras {
   reused: { bundle: boolean; gallery: boolean };
   /** Saves what was made now into the cache (after the output is written: a cache failure is only warned about). */
   save: () => Promise<void>;
-}
-
-async function loadGenerated(cacheDir: string): Promise<GeneratedGroup[]> {
-  const saved = await readCacheJson(join(cacheDir, GENERATED_FILE));
-  return Array.isArray(saved) ? (saved as GeneratedGroup[]) : [];
 }
 
 /** The group saved under `key`, when every file in it still has its recorded sha256. */
@@ -94,12 +88,12 @@ function readGroup(stagingDir: string, paths: string[]): GeneratedFiles {
  * output folder: from the build cache when `inputs` match a saved group, else made by esbuild.
  */
 export async function generateExtras(stagingDir: string, inputs: GeneratorInputs): Promise<GeneratedExtras> {
-  const saved = await loadGenerated(inputs.cacheDir);
+  const saved = (await GENERATED.load(inputs.cacheDir)) ?? [];
   const bundleKey = sha256Of(`bundle\n${inputs.context}\n${inputs.dataModuleSha256}`);
   const galleryKey = sha256Of(`gallery\n${inputs.context}`);
   const cachedBundle = usableGroup(saved, bundleKey);
   const cachedGallery = usableGroup(saved, galleryKey);
-  // Both run esbuild, which bundles on its own threads: side by side they take ~40 ms instead of ~60.
+  // Both run esbuild, which bundles on its own threads: side by side rather than one after the other.
   // Both settle before a failure is reported: the caller deletes the staging folder then, and the other must not write into it again.
   // A cached group is written synchronously, but inside an async function: a full disk then rejects its promise instead of throwing past the other one, which would be left running unawaited.
   const writeCached = async (files: GeneratedFiles) => writeGroup(stagingDir, files);
@@ -118,8 +112,7 @@ export async function generateExtras(stagingDir: string, inputs: GeneratorInputs
     // A gallery-less checkout has no gallery group to keep.
     const kept = groups.filter((group) => Object.keys(group.files).length > 0);
     if (reused.bundle && reused.gallery && saved.length === kept.length) return;
-    await makeFolders(inputs.cacheDir);
-    await replaceFile(join(inputs.cacheDir, GENERATED_FILE), JSON.stringify(kept));
+    await GENERATED.save(inputs.cacheDir, kept);
   };
   return { paths: [...bundled.value, ...galleried.value], reused, save };
 }
@@ -134,9 +127,9 @@ async function writeGalleryIfPresent(stagingDir: string): Promise<string[]> {
 }
 
 /**
- * Synchronous on purpose: ~100 small files read one `await readFile` after another cost
- * 70–90 ms of round trips through the thread pool (four each: open, stat, read, close),
- * against ~5 ms read in a row; every build, the no-change one included, waits for this hash.
+ * Synchronous on purpose: small files read one `await readFile` after another pay four round
+ * trips through the thread pool each (open, stat, read, close); every build, the no-change one
+ * included, waits for this hash.
  */
 function generatorSourcesHash(): string {
   const hash = createHash('sha256');
@@ -165,7 +158,7 @@ export function buildContext(urls: SiteUrls, chunks?: object): string {
  * before compiling, so a rebuild with nothing changed skips compiling, bundling and writing.
  */
 export function buildInputs(records: PepeRecord[], imageHashes: Map<string, string>, context: string): BuildInputs {
-  // One string, one hash call for the fingerprint: 10k `update` calls cost more than the hashing itself.
+  // One string, one hash call for the fingerprint: an `update` call per record costs more than the hashing itself.
   const lines = [context];
   const recordDigests = new Map<string, string>();
   for (const record of records) {

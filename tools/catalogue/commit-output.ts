@@ -51,8 +51,8 @@ export function newTransactionDir(outDir: string, id: string): string {
 
 /**
  * Recovery reads the manifest and a killed build's journal only when regular files, opened
- * without blocking (read-regular-file.ts): either one a named pipe blocked the next build for
- * ever, in the main thread; anything else but a file reads as none.
+ * without blocking (read-regular-file.ts): a named pipe in either place would block the next
+ * build for ever, in the main thread; anything else but a file reads as none.
  */
 const readJsonSync = (file: string): unknown => JSON.parse(readRegularFileSync(file).toString('utf8'));
 
@@ -127,10 +127,9 @@ export function commitStaged(txnDir: string, journal: Journal, beforeStep?: () =
 
 /**
  * Up to this many old files, a finished transaction is deleted in this process: a few unlinks
- * (well under a millisecond for one added image's ~10), where spawning `rm` cost 15–30 ms of
- * this thread (a fork of a ~300 MB process) plus a second process competing for the CPU.
- * Above it (a build that replaced or removed thousands of files) the build does not wait for
- * the unlinks: `rm -rf` in the background.
+ * cost less than forking the build process for `rm` and a second process competing for the
+ * CPU. Above it (a build that replaced or removed thousands of files) the build does not wait
+ * for the unlinks: `rm -rf` in the background.
  */
 export const REMOVE_IN_PROCESS_MAX = 500;
 

@@ -289,7 +289,7 @@ class Run {
         if (!entry) break;
         // Another created_at of the same length (the seconds), written in place (same inode),
         // and the file's mtime put back exactly as it was (touch -r, to the nanosecond): size,
-        // mtime and inode all unchanged; only the ctime shows the edit (tools/catalogue/README.md, "What counts
+        // mtime and inode all unchanged; only the ctime shows the edit (tools/catalogue/cache/README.md, "What counts
         // as unchanged"). An edit within the same timestamp tick is not generated: not covered.
         const file = this.abs(entry, '.json');
         const ref = join(this.root, 'mtime-ref');

@@ -4,7 +4,7 @@
  * what JSON wanted there, or the JavaScript habit JSON lacks (comments, single quotes, bare
  * keys). Node 20's JSON.parse names neither for the commonest hand-editing slip (`Unexpected
  * token ']', ..."gs": ["a",],\r\n\t"crea"... is not valid JSON`, for a trailing comma), and
- * prints a CRLF file's line ends as `\r\n`: a maintainer was left to hunt through the file.
+ * prints a CRLF file's line ends as `\r\n`, leaving a maintainer to hunt through the file.
  * Called only once JSON.parse has failed, so it favours plain code over speed; a stack rather
  * than recursion, as a sidecar may nest 10,000 deep.
  */

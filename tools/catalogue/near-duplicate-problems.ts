@@ -18,13 +18,9 @@ import { DEFAULT_PHASH_THRESHOLD, type DupePair, findNearDuplicates } from '../d
 import { THUMB_KEY_RADIUS, thumbKey } from '../dupes/compare/key.js';
 import type { AnalysedItem } from './analyse-content.js';
 import type { Problem } from '../shared/problems.js';
-import { readCacheJson } from './cache/cache-files.js';
-import { makeFolders } from '../shared/make-folders.js';
-import { replaceFile } from '../shared/replace-file.js';
+import { cacheMemo, hasMembers } from './cache/memo.js';
 
 const DUPES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'dupes');
-const CACHE_FILE = 'near-duplicates.json';
-const ITEMS_FILE = 'near-duplicates-items.json';
 
 export function dupeItems(items: AnalysedItem[], thumbKeys?: readonly Hash64[]) {
   return items.map((item, k) => ({
@@ -74,6 +70,10 @@ interface ItemsCache {
   thumbKeys: string[];
 }
 
+const PAIRS = cacheMemo<PairCache>('near-duplicates.json', (value): value is PairCache => hasMembers<PairCache>({ key: 'string', pairs: 'object' })(value) && value.format === 3);
+/** Keyed by the pairs' key: items are trusted only together with pairs made from them. */
+const ITEMS = cacheMemo<ItemsCache>('near-duplicates-items.json', hasMembers({ key: 'string', code: 'string', signatures: 'object', thumbKeys: 'object' }), (saved) => saved.key);
+
 const keyHex = (key: Hash64) => key.hi.toString(16).padStart(8, '0') + key.lo.toString(16).padStart(8, '0');
 
 /** Each item's thumbnail key: from the cache for an unchanged item (same signature), else from its thumbnail. */
@@ -121,9 +121,6 @@ function incrementalPairs(items: AnalysedItem[], sigs: string[], keys: Hash64[],
   return [...kept, ...fresh].sort(byFiles);
 }
 
-/** A cache file as T, or null when missing or damaged (readCacheJson): the shape is checked by the caller (format, key). */
-const readJson = async <T>(file: string): Promise<T | null> => (await readCacheJson(file)) as T | null;
-
 /** The detector's pairs, incrementally from the cached ones when there are any. `write: false` only reads (`pepe check`). */
 export async function nearDuplicatePairs(items: AnalysedItem[], cache?: { dir: string; write: boolean }): Promise<DupePair[]> {
   // No items, no pairs; the cache is left as it is (a missing content folder must not clear it).
@@ -131,21 +128,16 @@ export async function nearDuplicatePairs(items: AnalysedItem[], cache?: { dir: s
   const code = codeKey();
   const sigs = items.map(signature);
   const key = createHash('sha256').update(code).update('\n').update(sigs.join('\n')).digest('hex');
-  const pairsFile = join(cache.dir, CACHE_FILE);
-  const itemsFile = join(cache.dir, ITEMS_FILE);
-  const cached = await readJson<PairCache>(pairsFile);
-  if (cached?.format === 3 && cached.key === key) return cached.pairs;
-  const itemsCache = cached?.format === 3 ? await readJson<ItemsCache>(itemsFile) : null;
-  const valid = itemsCache && itemsCache.key === cached?.key && itemsCache.code === code && itemsCache.thumbKeys?.length === itemsCache.signatures.length ? itemsCache : null;
+  const cached = await PAIRS.load(cache.dir);
+  if (cached?.key === key) return cached.pairs;
+  const itemsCache = cached === null ? null : await ITEMS.load(cache.dir, cached.key);
+  const valid = itemsCache?.code === code && itemsCache.thumbKeys.length === itemsCache.signatures.length ? itemsCache : null;
   const keys = thumbKeysOf(items, sigs, valid);
   const pairs = (valid && incrementalPairs(items, sigs, keys, { signatures: valid.signatures, pairs: cached!.pairs })) ?? findNearDuplicates(dupeItems(items, keys));
   if (cache.write) {
-    await makeFolders(cache.dir);
-    const itemsNext: ItemsCache = { key, code, signatures: sigs, thumbKeys: keys.map(keyHex) };
-    const pairsNext: PairCache = { format: 3, key, pairs };
     // Items first: a pairs file is only ever trusted together with items under the same key.
-    await replaceFile(itemsFile, JSON.stringify(itemsNext));
-    await replaceFile(pairsFile, JSON.stringify(pairsNext));
+    await ITEMS.save(cache.dir, { key, code, signatures: sigs, thumbKeys: keys.map(keyHex) });
+    await PAIRS.save(cache.dir, { format: 3, key, pairs });
   }
   return pairs;
 }

@@ -2,8 +2,7 @@
  * The static answer files of a build (`precomputedFiles` of functions/core), planned
  * incrementally: the by-id answers of records known to be unchanged (answer-digests.ts) are
  * planned from the previous manifest's entry without being generated or hashed at all;
- * only new or changed records' answers are rendered. At 10k images that skips rendering and
- * hashing 20k bodies (~250 ms) when one image is added.
+ * only new or changed records' answers are rendered.
  *
  * The API's answers come from the core's `catalogueAnswerFiles` and `recordAnswerFiles`, the
  * same two functions `precomputedFiles` is made of, so a new kind of answer is declared once;
@@ -41,7 +40,7 @@ export interface PlanOptions {
 /**
  * Output-relative planned files (`site/…`); `known(id, path)` gives the unchanged entry of a
  * by-id answer or per-pepe document, if any. The ids come from `data.ids` when the data was
- * just compiled (decoding 10k ids from the compact records cost ~20 ms of a fresh process).
+ * just compiled (decoding them again from the compact records costs more than keeping them).
  * `imageSha256` (by image file name) goes into the dataset's checksums (site-documents.ts).
  */
 export function planAnswers(data: CatalogueData & { ids?: readonly string[] }, known: KnownAnswer, imageSha256: (fileName: string) => string, options: PlanOptions = {}): PlannedFile[] {

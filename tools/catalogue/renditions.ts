@@ -12,8 +12,8 @@
  * encodes its own only. A changed encoder or setting (renditionEncoderKey) re-encodes all.
  * In the output each rendition is `images/<id>-<width>w-<hash16>.webp`: the name carries the
  * hash of the bytes, so a URL never serves other bytes (the specification, immutable images).
- * Renditions of images no build used for RETIRED_KEEP_MS are deleted (as feature-cache.ts keeps
- * features: a branch switched away from and back to must not re-encode).
+ * Renditions of images no build used for RETIRED_KEEP_MS are deleted (as cache/feature-cache.ts
+ * keeps features: a branch switched away from and back to must not re-encode).
  */
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
@@ -26,19 +26,19 @@ import { makeFolders } from '../shared/make-folders.js';
 import { error, type Problem } from '../shared/problems.js';
 import { readRegularFile } from '../shared/read-regular-file.js';
 import { replaceFile } from '../shared/replace-file.js';
-import { readCacheJson } from './cache/cache-files.js';
+import { cacheMemo } from './cache/memo.js';
 import { CacheLog, frameDocument, readCacheDocuments } from './cache/cache-log.js';
 import { readContentFileSync } from './scan-content.js';
 import type { PlannedFile } from './write-output.js';
 
 export const RENDITIONS_INDEX = 'renditions.bin';
 /** The index's former file, one JSON document: read when there is no renditions.bin, so that an upgrade encodes nothing again. */
-const LEGACY_INDEX = 'renditions.json';
-/** Deltas are appended while they weigh less than this or half the base document (as build-cache.bin's: feature-cache.ts). */
+const LEGACY_INDEX = cacheMemo('renditions.json', (value): value is Partial<IndexJson> => typeof value === 'object' && value !== null);
+/** Deltas are appended while they weigh less than this or half the base document (as build-cache.bin's: cache/feature-cache.ts). */
 const LOG_FLOOR_BYTES = 64 * 1024;
 const RENDITIONS_DIR = 'renditions';
 const RENDITION_TYPE = 'image/webp';
-/** Renditions of an image no build used are kept this long (see feature-cache.ts, RETIRED_KEEP_MS). */
+/** Renditions of an image no build used are kept this long (see cache/feature-cache.ts, RETIRED_KEEP_MS). */
 const RETIRED_KEEP_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** One rendition in the cache. */
@@ -107,7 +107,7 @@ export interface RenditionsOptions {
 /** The folder of the cached rendition files. */
 export const renditionFolder = (cacheDir: string): string => join(cacheDir, RENDITIONS_DIR);
 const cacheFileName = (sha256: string) => `${sha256}.webp`;
-/** A cached rendition's path in `folder` (renditionFolder's): joined by hand, since a path.join per file cost ~85 ms at 10k images. */
+/** A cached rendition's path in `folder` (renditionFolder's): joined by hand, since a path.join per file adds up over a catalogue. */
 const cacheFileIn = (folder: string, sha256: string): string => `${folder}${sep}${cacheFileName(sha256)}`;
 export const renditionCacheFile = (cacheDir: string, sha256: string): string => cacheFileIn(renditionFolder(cacheDir), sha256);
 
@@ -130,16 +130,15 @@ const sourcesOf = (json: Partial<IndexJson> | null, encoder: string): Map<string
 
 /**
  * The index: a base document, then the deltas later builds appended (cache-log.ts framing, as
- * build-cache.bin): one added image appends a few hundred bytes where rewriting the whole index
- * cost ~50 ms at 10k images. Another encoder's index, a torn tail or a corrupt file is rewritten
- * whole at the next save; what is unreadable reads as no index.
+ * build-cache.bin): one added image appends a few hundred bytes instead of rewriting the whole
+ * index. Another encoder's index, a torn tail or a corrupt file is rewritten whole at the next
+ * save; what is unreadable reads as no index.
  */
 async function loadIndex(cacheDir: string, encoder: string, log: CacheLog): Promise<Map<string, SourceRow>> {
   const bytes = await readRegularFile(join(cacheDir, RENDITIONS_INDEX)).catch(() => null);
   const read = bytes === null ? null : readCacheDocuments(bytes);
   if (read === null) {
-    const legacy = (await readCacheJson(join(cacheDir, LEGACY_INDEX))) as Partial<IndexJson> | null;
-    return sourcesOf(legacy, encoder) ?? new Map();
+    return sourcesOf(await LEGACY_INDEX.load(cacheDir), encoder) ?? new Map();
   }
   const [base, ...deltas] = read.documents as [Partial<IndexJson> | null, ...(IndexDelta | null)[]];
   const index = sourcesOf(base, encoder);
@@ -155,9 +154,9 @@ async function loadIndex(cacheDir: string, encoder: string, log: CacheLog): Prom
 }
 
 /**
- * The names of the regular files in the cache's folder, listed once per build: one stat per
- * cached file cost ~170 ms of a one-added rebuild at 10k images, the listing ~30 ms. A file's
- * name is its hash and it is only ever written whole (replaceFile), so being there is enough.
+ * The names of the regular files in the cache's folder, listed once per build: cheaper than a
+ * stat per cached file. A file's name is its hash and it is only ever written whole
+ * (replaceFile), so being there is enough.
  */
 function cachedNames(cacheDir: string): Set<string> {
   try {
@@ -267,7 +266,7 @@ export async function openRenditions(options: RenditionsOptions): Promise<Rendit
       const frame = frameDocument({ encoder, sources } satisfies IndexJson, true);
       await replaceFile(file, frame);
       log.rewritten(frame.length);
-      rmSync(join(cacheDir, LEGACY_INDEX), { force: true });
+      rmSync(join(cacheDir, LEGACY_INDEX.file), { force: true });
     }
     dirty.clear();
   };

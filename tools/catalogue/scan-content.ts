@@ -16,7 +16,7 @@ import type { StatKey } from './cache/stat-keyed-map.js';
 /** Extensions accepted as image content (lowercase). `.jpeg` publishes as `.jpg`. */
 export const CONTENT_IMAGE_EXTS = new Set(['.png', '.jpg', '.jpeg', '.gif', '.webp', '.avif']);
 
-/** A listed file, with the lstat fields the build cache keys on (stat-keyed-map.ts). */
+/** A listed file, with the lstat fields the build cache keys on (cache/stat-keyed-map.ts). */
 export interface ContentFile extends StatKey {
   /** Content-relative path, forward slashes. */
   rel: string;
@@ -36,7 +36,7 @@ export interface ContentScan {
   loneSidecars: ContentFile[];
 }
 
-/** `resolve(root, rel)` for a resolved root; plain concatenation on POSIX (20k resolve calls cost ~20 ms). */
+/** `resolve(root, rel)` for a resolved root; plain concatenation on POSIX, where a resolve per file adds up. */
 const absOf = (root: string, rel: string): string => (sep === '/' ? `${root === '/' ? '' : root}/${rel}` : resolve(root, rel));
 
 /** What the scan keeps of an entry's lstat. */
@@ -46,8 +46,8 @@ interface EntryStat extends StatKey {
 
 /**
  * The fields the build uses, copied out of the Stats object at once: the Stats objects then
- * die young, instead of 20k of them (at 10k images) surviving the walk and being copied by
- * every garbage collection of the young generation on the way (~20–30 ms of GC per build).
+ * die young, instead of two per image surviving the walk and being copied by every garbage
+ * collection of the young generation on the way.
  */
 const entryStat = (stats: Stats): EntryStat => ({
   kind: stats.isDirectory() ? 'directory' : stats.isSymbolicLink() ? 'symlink' : stats.isFile() ? 'file' : 'other',
@@ -104,10 +104,9 @@ async function symlinkProblem(realRoot: string, abs: string, rel: string): Promi
  * Every entry below `root` except folders (not descending into hidden names or symlinked
  * folders) with its lstat, sorted by path. fast-glob walks (one `readdir` with file types per
  * folder; symlinks are listed, never followed); each entry is lstat-ed here, keeping only the
- * fields the build uses, since fast-glob's own `stats` option keeps 20k Stats objects alive
- * until the walk ends (~110 ms at 10k images against ~85 ms this way, measured; the walk
- * itself is ~25 ms of it, the 20k lstat calls the rest). `unique: false`: a walk lists each
- * path once, and the check costs a 20k-entry Set (~10 ms).
+ * fields the build uses, since fast-glob's own `stats` option keeps every Stats object alive
+ * until the walk ends. `unique: false`: a walk lists each path once, so the check's Set is
+ * pure cost.
  */
 function listEntries(root: string): { path: string; stats: EntryStat }[] {
   // `**/*`, not `**`: fast-glob turns `**` into a regex whose `.` stops at a line break, so

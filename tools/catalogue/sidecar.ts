@@ -14,7 +14,7 @@ import { normaliseTag } from '../../functions/core/filters.js';
 
 /**
  * Bytes of one sidecar. Real ones hold a few hundred; a huge one read whole would end the run
- * (600 MB of text is past V8's longest string: a stack trace instead of a problem).
+ * (past V8's longest string: a stack trace instead of a problem).
  */
 export const MAX_SIDECAR_BYTES = 1024 * 1024;
 

@@ -39,8 +39,8 @@ function validateSiteUrl(raw: string, origin: string): { ok: true; url: string }
 
 /**
  * A PORT that `pepe serve` would refuse (not a whole number from 0 to 65535) is refused here
- * too, when the local default is used: `PORT=abc pepe build` baked in port 8888 without a
- * word, and only the serve after it said what was wrong.
+ * too, when the local default is used: else `PORT=abc pepe build` would bake in port 8888
+ * without a word, and only the serve after it would say what was wrong.
  */
 function badPort(env: NodeJS.ProcessEnv): string | null {
   const port = env.PORT;

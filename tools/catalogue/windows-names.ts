@@ -4,8 +4,8 @@
  * LPT0–9, CONIN$, CONOUT$, whatever the extension), holds one of `< > : " | ? * \` or a control
  * character, or ends in a dot or a space ("error: invalid path 'content/aux.png'"); the
  * clone or pull fails for every Windows maintainer, not just for that file. Linux and macOS
- * accept all of them, so a build there never noticed; this is an error where it is still
- * cheap to rename (the pull request's check), as case-collisions.ts does for letter case.
+ * accept all of them; this is an error where it is still cheap to rename (the pull
+ * request's check), as `caseCollisions` (scan-content.ts) is for letter case.
  */
 import type { ContentScan } from './scan-content.js';
 import { error, type Problem } from '../shared/problems.js';
@@ -15,9 +15,8 @@ const DEVICE_NAME = /^(?:con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|c
 const FORBIDDEN = /[<>:"|?*\\\u0000-\u001f]/g;
 /**
  * Matches every path that could have a fault above (and few others): a forbidden character, a
- * part ending in a dot or a space, or a part starting like a device name. One test per path
- * instead of splitting it into parts: the scan of 20k content files paid 13–70 ms for this
- * check before (70 in a fresh process), ~1 ms now.
+ * part ending in a dot or a space, or a part starting like a device name: one test per path
+ * is cheaper than splitting every path into parts.
  */
 const MAYBE_FAULT = /[<>:"|?*\\\u0000-\u001f]|[. ](?:\/|$)|(?:^|\/)(?:con|prn|aux|nul|com|lpt)/i;
 

@@ -5,7 +5,7 @@
  * folder and the flag to change instead of failing midway with EACCES and a stack trace, or
  * never ending: Node's `mkdir(…, { recursive: true })` retries for ever when the kernel answers
  * ENOENT for a folder whose parent exists (procfs does, for any new name), so
- * `pepe build --out /proc/x` used to spin at full CPU.
+ * `pepe build --out /proc/x` would spin at full CPU.
  */
 import { accessSync, constants, lstatSync, mkdtempSync, rmdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';

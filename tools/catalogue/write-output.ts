@@ -32,9 +32,9 @@ export interface PlannedFile {
   copyFrom?: string;
   /**
    * A build-cache file named by its sha256 and only ever replaced by a rename, never written in
-   * place (renditions): hard-linked, which costs a directory entry instead of a copy (~40 ms
-   * against ~2 s for the 2,841 renditions of 1k images here); copied where it cannot be linked
-   * (another filesystem). The output is likewise only ever replaced by renames (commit-output.ts).
+   * place (renditions): hard-linked, which costs a directory entry instead of a copy; copied
+   * where it cannot be linked (another filesystem). The output is likewise only ever replaced
+   * by renames (commit-output.ts).
    */
   linkFrom?: string;
   /** Written to the staging folder even when unchanged, because a generator reads it there (data/catalogue.mjs). */

@@ -1,21 +1,16 @@
 /**
- * Skips hashing the by-id answers of records that did not change. Each by-id file
+ * Skips rendering and hashing the answers whose inputs did not change. Each by-id file
  * (`site/api/pepe/<id>`, `site/v1/pepe/<id>`) is a function of its one record, the URLs and
  * the generator code only; when all three are as they were for the build that produced the
- * output's current manifest, the file's sha256 and size are that manifest's. Hashing 20k
- * answer bodies is ~100 ms of a one-image rebuild at 10k images.
+ * output's current manifest, the file's sha256 and size are that manifest's. Listing pages
+ * alike, by a digest of their inputs.
  *
- * `answers.json` in the build cache records, for the build that produced manifest `version`
- * in `outDir`: a context (URLs + generator sources) and a digest of each record. It is used
- * only when the output still holds exactly that manifest version.
+ * `answers.json` records, for the build that produced manifest `version` in `outDir`: the
+ * context (URLs + generator sources) and a digest of each record and of each page's inputs.
+ * It is used only when the output still holds exactly that manifest version.
  */
-import { join } from 'node:path';
-import { readCacheJson } from './cache-files.js';
 import { type Manifest, type ManifestEntry, manifestEntry } from '../../shared/manifest.js';
-import { makeFolders } from '../../shared/make-folders.js';
-import { replaceFile } from '../../shared/replace-file.js';
-
-const FILE = 'answers.json';
+import { cacheMemo, hasMembers } from './memo.js';
 
 export interface AnswerDigests {
   outDir: string;
@@ -26,16 +21,8 @@ export interface AnswerDigests {
   documents?: Record<string, string>;
 }
 
-export async function loadAnswerDigests(cacheDir: string): Promise<AnswerDigests | null> {
-  const saved = (await readCacheJson(join(cacheDir, FILE))) as AnswerDigests | null;
-  // Used only when its version and context match, and then only record by record: a foreign shape is no record.
-  return saved !== null && typeof saved === 'object' && typeof saved.records === 'object' && saved.records !== null ? saved : null;
-}
-
-export async function saveAnswerDigests(cacheDir: string, digests: AnswerDigests): Promise<void> {
-  await makeFolders(cacheDir);
-  await replaceFile(join(cacheDir, FILE), JSON.stringify(digests));
-}
+/** Keyed at use (`usable`): by the previous manifest's version, known only once it is parsed. */
+export const ANSWER_DIGESTS = cacheMemo<AnswerDigests>('answers.json', hasMembers({ records: 'object' }));
 
 const usable = (saved: AnswerDigests | null, current: { outDir: string; context: string }, previous: Manifest | null): saved is AnswerDigests =>
   saved !== null && previous !== null && saved.outDir === current.outDir && saved.version === previous.version && saved.context === current.context;

@@ -1,8 +1,6 @@
 /**
  * The files a build keeps in its cache folder, and what a build does when one of them is not
- * a regular file. Each reader already reads such a thing as no cache (read-regular-file.ts:
- * a named pipe blocked the build for ever waiting for a writer, a device such as /dev/zero
- * was read up to 2 GB, and a socket or a folder stopped it with a stack trace), and each
+ * a regular file. Each reader already reads such a thing as no cache (memo.ts), and each
  * writer renames its file into place (replace-file.ts), which replaces a pipe, a socket or a
  * symlink to a device, so the cache heals; the build says so in one warning line. A folder
  * cannot be renamed over, and is not the build's to delete: the build refuses it, before any
@@ -10,7 +8,7 @@
  */
 import { type Stats, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { oddKind, readRegularFile } from '../../shared/read-regular-file.js';
+import { oddKind } from '../../shared/read-regular-file.js';
 import { error, type Problem, warning } from '../../shared/problems.js';
 
 /**
@@ -70,17 +68,4 @@ export function cacheFileProblems(cacheDir: string): Problem[] {
     }
   }
   return problems;
-}
-
-// Reading the build cache's JSON files. The cache is only an optimisation: a file that is
-// missing, unreadable, torn by a crash, not JSON, or not a file at all reads as null, and the
-// caller rebuilds what it held (and writes it again). Read without blocking, and only when a
-// regular file: a named pipe here blocked the build for ever, and a symlink to /dev/zero was
-// read up to 2 GB.
-export async function readCacheJson(file: string): Promise<unknown> {
-  try {
-    return JSON.parse((await readRegularFile(file)).toString('utf8'));
-  } catch {
-    return null;
-  }
 }

@@ -2,7 +2,7 @@
  * The framing of the build cache file: a magic line, then length-prefixed JSON documents
  * (u32 little-endian byte length, then UTF-8 JSON). The first is the full cache; each later
  * one is a delta appended by a save that changed little (one added image appends a few
- * hundred bytes instead of rewriting ~5 MB at 10k images). A torn last document (a crash
+ * hundred bytes instead of rewriting the whole file). A torn last document (a crash
  * mid-append) is reported, not applied, so the next save rewrites the whole file.
  */
 const MAGIC = 'PEPECACHE4\n';

@@ -43,7 +43,7 @@ export type CachedFeatures = Pick<ImageAnalysis, 'format' | 'ext' | 'mime' | 'wi
 
 /**
  * Features read from the cache file; the thumbnail is read from the thumbnail file on first
- * access. A class rather than a literal with a getter: 10k are made per load (~3× faster).
+ * access. A class rather than a literal with a getter: one is made per image per load.
  */
 class LoadedFeatures implements CachedFeatures {
   private loaded: Uint8Array | undefined;
@@ -80,7 +80,7 @@ type FeatureRow = [sha256: string, format: ImageFormat, ext: ImageExt, mime: str
 /**
  * A checksum of what a feature row publishes, bound to the image's sha256: a row edited by
  * hand or damaged on disk no longer matches and is analysed again rather than published. Not
- * a signature: whoever recomputes it can forge a row (tools/catalogue/README.md, cache trust).
+ * a signature: whoever recomputes it can forge a row (README.md, cache trust).
  */
 function featureCheck(sha: string, format: string, ext: string, mime: string, width: number, height: number, phash: string, blurhash: string, animated: number): string {
   return sha256Of(`${FEATURE_CHECK_DOMAIN}\n${sha}\n${format}\n${ext}\n${mime}\n${width}\n${height}\n${phash}\n${blurhash}\n${animated}`).slice(0, 16);
@@ -122,9 +122,9 @@ const LOG_FLOOR_BYTES = 256 * 1024;
 /**
  * How long the features of an image no build uses any more are kept. In a git checkout an
  * image leaves the content folder and comes back all the time: a branch switched away from
- * and back to, a deleted image reverted, an older commit checked out and built. Pruned at
- * once, each return decoded the image again (20 6-megapixel photos of a branch: 1.4 s →
- * 3.1 s per switch back). Kept a month, and at most RETIRED_MAX of them, oldest dropped first.
+ * and back to, a deleted image reverted, an older commit checked out and built; pruned at
+ * once, each return would decode the image again. Kept a month, and at most RETIRED_MAX of
+ * them, oldest dropped first.
  */
 const RETIRED_KEEP_MS = 30 * 24 * 60 * 60 * 1000;
 /** Unused features kept at most: each costs a 4 KB thumbnail slot and ~150 bytes of JSON. */
@@ -155,7 +155,7 @@ export class FeatureCache {
 
   static async load(cacheDir: string, featureVersion: string, sidecarRules = sidecarRulesVersion()): Promise<FeatureCache> {
     const cache = new FeatureCache(cacheDir, featureVersion, sidecarRules);
-    // Only a regular file, opened without blocking: a named pipe here blocked the build for ever and /dev/zero was read without end; anything else reads as no cache.
+    // Only a regular file, opened without blocking (a named pipe would block for ever, /dev/zero never end); anything else reads as no cache.
     const bytes = await readRegularFile(cache.file).catch(() => null);
     if (bytes) cache.decode(bytes);
     return cache;

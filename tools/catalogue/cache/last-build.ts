@@ -1,15 +1,21 @@
 /**
- * `last-build.json` in the cache folder: what the last successful build wrote and from what,
- * so that a rebuild can prove its output still stands (build-catalogue.ts) without reading it.
+ * What the last build left for this one: `last-build.json` (what it wrote into which output,
+ * from what), `records.json`, and the memos of its answers, search index and record encodings.
+ * Opened once before the scan, reading last-build.json alone (the no-change path reads nothing
+ * else); each memo is read on first use, at most once; all are saved once, after the commit.
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
+import type { PepeRecord } from '../../../functions/core/record.js';
+import { loadManifest, type Manifest, MANIFEST_FILE, readManifestSync, UnusableManifestError } from '../../shared/manifest.js';
 import type { Problem } from '../../shared/problems.js';
-import { readCacheJson } from './cache-files.js';
-import { makeFolders } from '../../shared/make-folders.js';
-import { replaceFile } from '../../shared/replace-file.js';
+import { ANSWER_DIGESTS, type AnswerDigests } from './answer-digests.js';
+import { cacheMemo, hasMembers } from './memo.js';
+import { memoizedRecordEncoding } from './record-encoding-memo.js';
+import { memoizedSearchIndex } from './search-index-memo.js';
+import { loadRecords, recordsFile, saveRecords } from './unchanged-content.js';
 
-export interface LastBuild {
+interface LastBuildJson {
   outDir: string;
   fingerprint: string;
   /** The manifest version that build produced. */
@@ -17,13 +23,13 @@ export interface LastBuild {
   /** Its number of files, and the stat of the manifest.json it left (proves the output still holds it). */
   files?: number;
   manifestStat?: FileStatKey | null;
-  /** unchanged-content.ts: the content listing's stat fingerprint, and what that build reported. */
+  /** The content listing's stat fingerprint (unchanged-content.ts), and what that build reported. */
   unchanged?: UnchangedContent;
   /** The stat of the records file that build left in the cache folder. */
   recordsStat?: FileStatKey | null;
 }
 
-/** What a rebuild of unchanged content reports without analysing anything (unchanged-content.ts). */
+/** What a rebuild of unchanged content reports without analysing anything. */
 export interface UnchangedContent {
   statFingerprint: string;
   problems: Problem[];
@@ -31,27 +37,149 @@ export interface UnchangedContent {
   records: number;
 }
 
-export interface FileStatKey {
+interface FileStatKey {
   size: number;
   mtimeMs: number;
   ino: number;
 }
 
-export function statKey(path: string): FileStatKey | null {
+function statKey(path: string): FileStatKey | null {
   const info = statSync(path, { throwIfNoEntry: false });
   return info ? { size: info.size, mtimeMs: info.mtimeMs, ino: info.ino } : null;
 }
 
-export const sameStatKey = (a: FileStatKey | null | undefined, b: FileStatKey | null): boolean =>
-  !!a && !!b && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino;
+const sameStatKey = (a: FileStatKey | null | undefined, b: FileStatKey | null): boolean => !!a && !!b && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino;
 
-const LAST_BUILD_FILE = 'last-build.json';
+/** Keyed by the output folder: another folder's last build says nothing about this one. */
+const LAST_BUILD = cacheMemo<LastBuildJson>('last-build.json', hasMembers({ outDir: 'string', fingerprint: 'string', version: 'string' }), (saved) => saved.outDir);
 
-export async function loadLastBuild(cacheDir: string): Promise<LastBuild | null> {
-  return (await readCacheJson(join(cacheDir, LAST_BUILD_FILE))) as LastBuild | null;
+/** What the build saves for the next one once its output is committed. */
+export interface BuildMade {
+  fingerprint: string;
+  context: string;
+  recordDigests: ReadonlyMap<string, string>;
+  /** Path → digest of the inputs of each document made of several records (plan-answers.ts). */
+  documents: ReadonlyMap<string, string>;
+  /** The manifest the commit left. */
+  manifest: Manifest;
+  /** What else this build made for the next one (the generated files), saved with the rest. */
+  memos: readonly Memo[];
 }
 
-export async function saveLastBuild(cacheDir: string, last: LastBuild): Promise<void> {
-  await makeFolders(cacheDir);
-  await replaceFile(join(cacheDir, LAST_BUILD_FILE), `${JSON.stringify(last)}\n`);
+/** A cache file this build made, saved on request. */
+interface Memo {
+  save(): Promise<void>;
+}
+
+export class LastBuild {
+  /** The output's manifest.json when it is there but not a build's (damaged, edited, a pipe). */
+  unusableManifest: UnusableManifestError | null = null;
+  private previous: Promise<Manifest | null> | undefined;
+  private parsed: Manifest | null | undefined;
+  private answers: Promise<AnswerDigests | null> | undefined;
+  /** The saving of the compile's memos: a failure is held for `save`. */
+  private memosSaved: Promise<{ failure: unknown } | null> = Promise.resolve(null);
+
+  private constructor(
+    readonly cacheDir: string,
+    readonly outDir: string,
+    private readonly json: LastBuildJson | null,
+    /** The output still holds the manifest.json the last build left (same stat): it need not be parsed to be trusted. */
+    readonly outputIntact: boolean,
+  ) {}
+
+  static async open(cacheDir: string, outDir: string): Promise<LastBuild> {
+    const json = await LAST_BUILD.load(cacheDir, outDir);
+    return new LastBuild(cacheDir, outDir, json, json !== null && sameStatKey(json.manifestStat, statKey(join(outDir, MANIFEST_FILE))));
+  }
+
+  /** What the last build reported, when its output stands and the content listing and settings (`statFingerprint`) are as then. */
+  unchanged(statFingerprint: string | null): UnchangedContent | null {
+    const unchanged = this.json?.unchanged;
+    const stands = this.outputIntact && statFingerprint !== null && unchanged?.statFingerprint === statFingerprint && sameStatKey(this.json!.recordsStat, statKey(recordsFile(this.cacheDir)));
+    return stands ? unchanged! : null;
+  }
+
+  /** Whether the output stands and was made from the same inputs (`fingerprint`: records, image bytes, URLs, code). */
+  madeFrom(fingerprint: string): boolean {
+    return this.outputIntact && this.json!.fingerprint === fingerprint;
+  }
+
+  /** The number of files in the last build's output. */
+  get files(): number {
+    return this.json?.files ?? 0;
+  }
+
+  /** The records of the last build (read on demand: a maintainer's `pepe build` never needs them). */
+  records(): PepeRecord[] {
+    return loadRecords(this.cacheDir);
+  }
+
+  /** The output's manifest, parsed once; null when there is none or it is unusable (`unusableManifest` says why). */
+  previousManifest(): Promise<Manifest | null> {
+    // Parsed without its checks when its stat is still the one the last build recorded.
+    const trusted = () => this.outputIntact && sameStatKey(this.json!.manifestStat, statKey(join(this.outDir, MANIFEST_FILE)));
+    return (this.previous ??= loadManifest(this.outDir, { writtenByLastBuild: trusted }).then(
+      (manifest) => (this.parsed = manifest),
+      (failure: unknown) => {
+        if (!(failure instanceof UnusableManifestError)) throw failure;
+        this.unusableManifest = failure;
+        return (this.parsed = null);
+      },
+    ));
+  }
+
+  /** The output's manifest as parsed, or a reader of it for a result that may never be asked for it. */
+  outputManifest(): Manifest | (() => Manifest | null) {
+    return this.parsed ?? (() => readManifestSync(this.outDir));
+  }
+
+  /** The answer digests the last build saved, read once. */
+  answerDigests(): Promise<AnswerDigests | null> {
+    return (this.answers ??= ANSWER_DIGESTS.load(this.cacheDir));
+  }
+
+  /** The search index and record encoding memos for this build's `context`, each read from its file. */
+  async compileMemos(context: string, recordDigests: ReadonlyMap<string, string>) {
+    const [searchIndex, recordEncoding] = await Promise.all([memoizedSearchIndex(this.cacheDir, context), memoizedRecordEncoding(this.cacheDir, context, recordDigests)]);
+    return { searchIndex, recordEncoding };
+  }
+
+  /**
+   * Records that this content gave the last build's output: from now on its listing alone can
+   * prove it. Saved only by builds that change nothing, so that those that do (one image
+   * added…) never pay for writing the records.
+   */
+  async keepUnchanged(records: PepeRecord[], unchanged: UnchangedContent): Promise<void> {
+    saveRecords(this.cacheDir, records);
+    await LAST_BUILD.save(this.cacheDir, { ...this.json!, unchanged, recordsStat: statKey(recordsFile(this.cacheDir)) });
+  }
+
+  /**
+   * Runs `write` while the compile's memos are saved: each is only ever used for the very
+   * inputs it was made from, so it holds whether or not the output is then written, and the
+   * thread is idle while the write waits for esbuild. None is left writing once `write` settles.
+   */
+  async savingMemos<T>(memos: readonly Memo[], write: () => Promise<T>): Promise<T> {
+    this.memosSaved = Promise.all(memos.map((memo) => memo.save())).then(
+      () => null,
+      (failure: unknown) => ({ failure }),
+    );
+    try {
+      return await write();
+    } finally {
+      await this.memosSaved;
+    }
+  }
+
+  /** Saves what this build made, after its commit: last-build.json last, since it vouches for the output. */
+  async save(made: BuildMade): Promise<void> {
+    const held = await this.memosSaved;
+    if (held !== null) throw held.failure;
+    await Promise.all(made.memos.map((memo) => memo.save()));
+    const { version } = made.manifest;
+    await ANSWER_DIGESTS.save(this.cacheDir, { outDir: this.outDir, version, context: made.context, records: Object.fromEntries(made.recordDigests), documents: Object.fromEntries(made.documents) });
+    const manifestStat = statKey(join(this.outDir, MANIFEST_FILE));
+    await LAST_BUILD.save(this.cacheDir, { outDir: this.outDir, fingerprint: made.fingerprint, version, files: made.manifest.counts.files, manifestStat });
+  }
 }

@@ -3,20 +3,15 @@
  * build encodes only the records that are new or changed. A record's encoded form depends on
  * the record and the text dictionary alone, and the dictionary lists its pieces in text
  * order (text-dictionary.ts), so adding an image mostly leaves it as it was: then every
- * other record's encoding is the saved one (~60–100 ms of a 10k build, see tools/catalogue/README.md). When
- * the dictionary differs, everything is encoded again; the output never depends on the memo.
+ * other record's encoding is the saved one. When the dictionary differs, everything is
+ * encoded again; the output never depends on the memo.
  *
  * `encoded-records.json` holds the build context (URLs and generator code, which covers the
  * codec), the dictionary text, and each record's digest (the sha256 of its JSON,
  * build-extras.ts `buildInputs`, which covers every field) with its encoded form.
  */
-import { join } from 'node:path';
 import type { PepeRecord } from '../../../functions/core/record.js';
-import { readCacheJson } from './cache-files.js';
-import { replaceFile } from '../../shared/replace-file.js';
-import { makeFolders } from '../../shared/make-folders.js';
-
-const FILE = 'encoded-records.json';
+import { cacheMemo } from './memo.js';
 
 interface SavedEncodings {
   context: string;
@@ -43,11 +38,7 @@ const isSaved = (value: unknown): value is SavedEncodings => {
   );
 };
 
-async function loadSaved(cacheDir: string, context: string): Promise<SavedEncodings | null> {
-  // None yet, or damaged (null): built from scratch and saved again.
-  const saved = await readCacheJson(join(cacheDir, FILE));
-  return isSaved(saved) && saved.context === context ? saved : null;
-}
+const ENCODED_RECORDS = cacheMemo('encoded-records.json', isSaved, (saved) => saved.context);
 
 /**
  * The record encoder for one build (`compileCatalogue`'s `encodeRecords` option), reading the
@@ -55,7 +46,7 @@ async function loadSaved(cacheDir: string, context: string): Promise<SavedEncodi
  * build (build-extras.ts `buildInputs`). `save()` keeps what was encoded for the next build.
  */
 export async function memoizedRecordEncoding(cacheDir: string, context: string, digests: ReadonlyMap<string, string>) {
-  const saved = await loadSaved(cacheDir, context);
+  const saved = await ENCODED_RECORDS.load(cacheDir, context);
   let built: SavedEncodings | null = null;
   let run: RecordEncodingRun | null = null;
   return {
@@ -84,11 +75,10 @@ export async function memoizedRecordEncoding(cacheDir: string, context: string, 
     },
     /** What `encode` did, or null before it ran. */
     run: (): RecordEncodingRun | null => run,
-    /** Saves the encodings `encode` made, unless they are the saved ones; written whole, then renamed into place. */
+    /** Saves the encodings `encode` made, unless they are the saved ones. */
     async save(): Promise<void> {
       if (built === null || (run?.encoded === 0 && saved !== null && saved.digests.length === built.digests.length && saved.dictionary === built.dictionary)) return;
-      await makeFolders(cacheDir);
-      await replaceFile(join(cacheDir, FILE), JSON.stringify(built));
+      await ENCODED_RECORDS.save(cacheDir, built);
     },
   };
 }

@@ -2,11 +2,10 @@
  * The last build's search index, kept in the build cache so that the next build indexes only
  * what is new. Docs are in rank order (ascending created_at), so an image added with the
  * newest date (what `pepe add` does) appends one doc: every earlier doc is as it was, and
- * `extendSearchIndex` runs MiniSearch over the new doc alone (~110 ms → ~15 ms at 10k
- * images, see tools/catalogue/README.md). A build whose records changed but whose searchable texts did not
- * (an image replaced, a date fixed after the last rank) reuses the index as it is. Anything
- * else (an edited description, a removed image, an image dated in the past) is indexed
- * from scratch.
+ * `extendSearchIndex` runs MiniSearch over the new doc alone. A build whose records changed
+ * but whose searchable texts did not (an image replaced, a date fixed after the last rank)
+ * reuses the index as it is. Anything else (an edited description, a removed image, an
+ * image dated in the past) is indexed from scratch.
  *
  * `search-index.json` holds the index, the number of docs and a hash of those docs' texts
  * in order, and the build context (URLs and generator code, which includes the tokenizer
@@ -14,14 +13,9 @@
  * hash of the first `docCount` current docs equals the saved one.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { join } from 'node:path';
 import { buildSearchIndex, extendSearchIndex } from '../../../functions/core/search/build-index.js';
 import { SEARCH_INDEX_FORMAT, type SearchDoc, type SearchIndexData } from '../../../functions/core/search/search-types.js';
-import { readCacheJson } from './cache-files.js';
-import { replaceFile } from '../../shared/replace-file.js';
-import { makeFolders } from '../../shared/make-folders.js';
-
-const FILE = 'search-index.json';
+import { cacheMemo } from './memo.js';
 
 interface SavedIndex {
   context: string;
@@ -47,11 +41,7 @@ const isSaved = (value: unknown): value is SavedIndex => {
   return typeof saved?.context === 'string' && typeof saved.docsHash === 'string' && saved.index?.format === SEARCH_INDEX_FORMAT && Number.isSafeInteger(saved.index.docCount);
 };
 
-async function loadSaved(cacheDir: string, context: string): Promise<SavedIndex | null> {
-  // None yet, or damaged (null): built from scratch and saved again.
-  const saved = await readCacheJson(join(cacheDir, FILE));
-  return isSaved(saved) && saved.context === context ? saved : null;
-}
+const SEARCH_INDEX = cacheMemo('search-index.json', isSaved, (saved) => saved.context);
 
 /**
  * The search index builder for one build (`compileCatalogue`'s `searchIndex` option),
@@ -60,7 +50,7 @@ async function loadSaved(cacheDir: string, context: string): Promise<SavedIndex 
  * it is safe whether or not the build then writes its output.
  */
 export async function memoizedSearchIndex(cacheDir: string, context: string) {
-  const saved = await loadSaved(cacheDir, context);
+  const saved = await SEARCH_INDEX.load(cacheDir, context);
   let built: SavedIndex | null = null;
   let run: SearchIndexRun | null = null;
   return {
@@ -87,11 +77,9 @@ export async function memoizedSearchIndex(cacheDir: string, context: string) {
     },
     /** What `build` did, or null before it ran. */
     run: (): SearchIndexRun | null => run,
-    /** Saves the index `build` made, unless it is the saved one; written whole, then renamed into place. */
+    /** Saves the index `build` made, unless it is the saved one. */
     async save(): Promise<void> {
-      if (built === null || built.docsHash === saved?.docsHash) return;
-      await makeFolders(cacheDir);
-      await replaceFile(join(cacheDir, FILE), JSON.stringify(built));
+      if (built !== null && built.docsHash !== saved?.docsHash) await SEARCH_INDEX.save(cacheDir, built);
     },
   };
 }

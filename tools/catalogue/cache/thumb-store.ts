@@ -1,7 +1,7 @@
 /**
  * The build cache's thumbnail file, `thumbs-<generation>.bin`: 32×32 RGB thumbnails, each
- * followed by its 32×32 texture map, in fixed-size slots (4 KB). Thumbnails are only needed to confirm near-duplicate candidates, so they
- * are read lazily, slot by slot (loading a 10k-image cache reads ~5 MB, not ~45 MB).
+ * followed by its 32×32 texture map, in fixed-size slots (4 KB). Thumbnails are only needed to
+ * confirm near-duplicate candidates, so they are read lazily, slot by slot.
  * New thumbnails are appended; the file is rewritten under a new generation name only when
  * more than half of it is dead, and the old generation is deleted only after the cache JSON
  * naming the new one is in place (see feature-cache.ts), so a crash never pairs a JSON with
@@ -47,8 +47,8 @@ export class ThumbStore {
   /**
    * Takes over a recorded state if its file is a regular file of the expected length; false
    * (deleted, truncated, not a file) invalidates every thumbnail. A named pipe or a symlink to
-   * /dev/null has the length of an empty file: adopted, the next thumbnails were appended to
-   * it, blocking the build for ever or vanishing.
+   * /dev/null has the length of an empty file: adopted, the next thumbnails would be appended
+   * to it, blocking the build for ever or vanishing.
    */
   adopt(state: ThumbState): boolean {
     let bytes: number;

@@ -1,13 +1,13 @@
 /**
  * The fast path of a rebuild with nothing changed. The build cache already trusts a file whose
- * size, mtime and inode are unchanged (stat-keyed-map.ts). When that holds for every file of
+ * size, mtime, ctime and inode are unchanged (stat-keyed-map.ts). When that holds for every file of
  * the content folder, and the URLs, limits and build code are those of the last build that
  * succeeded into the same, intact output folder, this build's result is that build's result:
  * nothing needs to be read, parsed, hashed or compared. The last build's records are kept in
  * the cache folder for callers that ask for them (read only then).
  *
- * The slower no-change path (build-catalogue.ts: same records and image hashes as the last
- * build) still catches the rest, e.g. a file touched without being changed.
+ * The slower no-change path (last-build.ts `madeFrom`: same records and image hashes as the
+ * last build) still catches the rest, e.g. a file touched without being changed.
  */
 import { join } from 'node:path';
 import type { PepeRecord } from '../../../functions/core/record.js';
@@ -28,7 +28,7 @@ export const recordsFile = (cacheDir: string): string => join(cacheDir, RECORDS_
  */
 export function contentStatFingerprint(scan: ContentScan, settings: Record<string, unknown>): string | null {
   if (scan.problems.length > 0) return null;
-  // One string, one hash call (20k `update` calls cost more than the hashing).
+  // One string, one hash call: an `update` call per file costs more than the hashing.
   const lines = [JSON.stringify(settings)];
   for (const { image, sidecar } of scan.pairs) {
     lines.push(`${image.rel}\t${image.size}\t${image.mtimeMs}\t${image.ctimeMs}\t${image.ino}\t${sidecar.rel}\t${sidecar.size}\t${sidecar.mtimeMs}\t${sidecar.ctimeMs}\t${sidecar.ino}`);
@@ -42,6 +42,6 @@ export function saveRecords(cacheDir: string, records: PepeRecord[]): void {
 }
 
 export function loadRecords(cacheDir: string): PepeRecord[] {
-  // Only a regular file, opened without blocking: a named pipe here blocked the caller for ever.
+  // Only a regular file, opened without blocking: a named pipe would block the caller for ever.
   return JSON.parse(readRegularFileSync(recordsFile(cacheDir)).toString('utf8')) as PepeRecord[];
 }
