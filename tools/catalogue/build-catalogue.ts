@@ -29,6 +29,7 @@ import { cachePlacementProblem } from './cache-placement.js';
 import { cacheFileProblems } from './cache-files.js';
 import { memoizedRecordEncoding, type RecordEncodingRun } from './record-encoding-memo.js';
 import { memoizedSearchIndex, type SearchIndexRun } from './search-index-memo.js';
+import { memoizedSimilarLists } from './similar-lists-memo.js';
 import { loadEsbuild } from './bundle-function.js';
 
 export interface BuildOptions extends Omit<AnalyseContentOptions, 'writeCache' | 'onDecoded'> {
@@ -293,8 +294,8 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   const planOptions = { chunks: options.chunks, knownPage: unchangedDocuments(savedDigests, { outDir, context: inputs.context }, previous), recordDigests: inputs.recordDigests, pageInputs };
 
   const compileStart = performance.now();
-  const [searchIndex, recordEncoding] = await Promise.all([memoizedSearchIndex(cacheDir, inputs.context), memoizedRecordEncoding(cacheDir, inputs.context, inputs.recordDigests)]);
-  const data = compileCatalogue(records, options.urls, { searchIndex: searchIndex.build, encodeRecords: recordEncoding.encode });
+  const [searchIndex, recordEncoding, similar] = await Promise.all([memoizedSearchIndex(cacheDir, inputs.context), memoizedRecordEncoding(cacheDir, inputs.context, inputs.recordDigests), memoizedSimilarLists(cacheDir, inputs.context)]);
+  const data = compileCatalogue(records, options.urls, { searchIndex: searchIndex.build, encodeRecords: recordEncoding.encode, similarLists: similar.make });
   stats.searchIndex = searchIndex.run();
   stats.recordEncoding = recordEncoding.run();
   const files: PlannedFile[] = analysis.items.map((item) => ({
@@ -316,9 +317,9 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   const counts = { records: records.length, images: analysis.items.length };
   // The memos are saved while writeOutput waits for esbuild, after its write loop (this thread
   // is idle then): safe before the output is written, since each memo is only ever used for
-  // the very inputs it was made from (search-index-memo.ts, record-encoding-memo.ts). A failure
+  // the very inputs it was made from (search-index-memo.ts, record-encoding-memo.ts, similar-lists-memo.ts). A failure
   // is held until the output is written, and then reported like the other cache files'.
-  const memosSaved = Promise.all([searchIndex.save(), recordEncoding.save()]).then(() => null, (failure: unknown) => ({ failure }));
+  const memosSaved = Promise.all([searchIndex.save(), recordEncoding.save(), similar.save()]).then(() => null, (failure: unknown) => ({ failure }));
   writing.folder = 'output';
   let written: Awaited<ReturnType<typeof writeOutput>>;
   let generated: GeneratedExtras | undefined;
