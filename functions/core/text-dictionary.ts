@@ -28,7 +28,7 @@ export const TAG_PIECES = /"(?:[^"\\]|\\.)*",?/g;
  * and it keeps every piece's code when counts move but the chosen set does not (one image
  * added to 10k synthetic records: the same set 28 times in 40, the same saving order once):
  * then every other record encodes as before, and the build reuses its last encoding
- * (tools/catalogue/record-encoding-memo.ts).
+ * (tools/catalogue/cache/record-encoding-memo.ts).
  */
 export function buildDictionary(fields: { text: string; pieces: RegExp }[]): string[] {
   const counts = new Map<string, number>();

@@ -12,7 +12,7 @@ import { resolve, basename, extname, isAbsolute, normalize, relative, sep, dirna
 import { findNearDuplicates } from '../dupes/near-duplicates.js';
 import { FEATURE_VERSION, analyseImage } from '../image/analyse-image.js';
 import { type AnalyseFn, LIMITS, analyseContent, defaultCacheDir } from './analyse-content.js';
-import { FeatureCache } from './feature-cache.js';
+import { FeatureCache } from './cache/feature-cache.js';
 import { dupeItems } from './near-duplicate-problems.js';
 import { folderProblem, CONTENT_IMAGE_EXTS, foldKey, pathBelow } from './scan-content.js';
 import { type Problem, warning, error } from '../shared/problems.js';

@@ -10,10 +10,10 @@ import { FEATURE_VERSION, analyseImage } from '../image/analyse-image.js';
 import { configureSharpForBatch } from '../image/decode.js';
 import { releasePixelPass } from '../image/pixel-pass.js';
 import { type ImageBytes, type ImageFileContext, type ImageOutcome, analyseImageFile, readImageBytes } from './analyse-image-file.js';
-import { type CachedFeatures, FeatureCache } from './feature-cache.js';
+import { type CachedFeatures, FeatureCache } from './cache/feature-cache.js';
 import { error, warning, type Problem } from '../shared/problems.js';
 import { caseCollisions, folderProblem, type ContentFile, type ContentPair, type ContentScan, scanContent, readContentFileSync, unreadableProblem } from './scan-content.js';
-import { cachePlacementProblem } from './cache-placement.js';
+import { cachePlacementProblem } from './cache/cache-placement.js';
 import { MAX_SIDECAR_BYTES, type NormalisedSidecar, parseSidecar, sidecarDateProblems, sidecarText } from './sidecar.js';
 import { windowsNameProblems } from './windows-names.js';
 

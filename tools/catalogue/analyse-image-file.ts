@@ -8,7 +8,7 @@
 import type { analyseImage } from '../image/analyse-image.js';
 import { releaseFrame } from '../image/decode.js';
 import { describeUnsupported, detectFormat } from '../image/format.js';
-import { type CachedFeatures, type FeatureCache, THUMB_BYTES } from './feature-cache.js';
+import { type CachedFeatures, type FeatureCache, THUMB_BYTES } from './cache/feature-cache.js';
 import { sha256Of } from '../shared/manifest.js';
 import { error, type Problem } from '../shared/problems.js';
 import { readContentFileSync, type ContentPair, unreadableProblem } from './scan-content.js';

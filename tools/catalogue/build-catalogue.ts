@@ -18,18 +18,18 @@ import { diskFullProblem, isDiskFull } from './disk-full.js';
 import { recoverOutput } from './commit-output.js';
 import { type ChunkShapes, planAnswers } from './plan-answers.js';
 import { byteLength, type PlannedFile, writeOutput } from './write-output.js';
-import { loadAnswerDigests, saveAnswerDigests, unchangedAnswers, unchangedDocuments } from './answer-digests.js';
+import { loadAnswerDigests, saveAnswerDigests, unchangedAnswers, unchangedDocuments } from './cache/answer-digests.js';
 import { buildContext, buildInputs, type GeneratedExtras, generateExtras } from './build-extras.js';
-import { type LastBuild, loadLastBuild, sameStatKey, saveLastBuild, statKey } from './last-build.js';
+import { type LastBuild, loadLastBuild, sameStatKey, saveLastBuild, statKey } from './cache/last-build.js';
 import { FEATURE_VERSION } from '../image/analyse-image.js';
 import { writeAccessProblem } from './write-access.js';
 import { changedImageWarnings } from './changed-images.js';
-import { contentStatFingerprint, loadRecords, recordsFile, saveRecords } from './unchanged-content.js';
-import { cachePlacementProblem } from './cache-placement.js';
-import { cacheFileProblems } from './cache-files.js';
-import { memoizedRecordEncoding, type RecordEncodingRun } from './record-encoding-memo.js';
-import { memoizedSearchIndex, type SearchIndexRun } from './search-index-memo.js';
-import { memoizedSimilarLists } from './similar-lists-memo.js';
+import { contentStatFingerprint, loadRecords, recordsFile, saveRecords } from './cache/unchanged-content.js';
+import { cachePlacementProblem } from './cache/cache-placement.js';
+import { cacheFileProblems } from './cache/cache-files.js';
+import { memoizedRecordEncoding, type RecordEncodingRun } from './cache/record-encoding-memo.js';
+import { memoizedSearchIndex, type SearchIndexRun } from './cache/search-index-memo.js';
+import { memoizedSimilarLists } from './cache/similar-lists-memo.js';
 import { loadEsbuild } from './bundle-function.js';
 
 export interface BuildOptions extends Omit<AnalyseContentOptions, 'writeCache' | 'onDecoded'> {

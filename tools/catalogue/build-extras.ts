@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
 import type { PepeRecord, SiteUrls } from '../../functions/core/record.js';
 import { bundleFunction } from './bundle-function.js';
-import { readCacheJson } from './cache-files.js';
+import { readCacheJson } from './cache/cache-files.js';
 import { makeFolders, makeFoldersSync } from '../shared/make-folders.js';
 import { replaceFile } from '../shared/replace-file.js';
 import { sha256Of } from '../shared/manifest.js';

@@ -18,7 +18,7 @@ import { DEFAULT_PHASH_THRESHOLD, type DupePair, findNearDuplicates } from '../d
 import { THUMB_KEY_RADIUS, thumbKey } from '../dupes/thumb-compare.js';
 import type { AnalysedItem } from './analyse-content.js';
 import type { Problem } from '../shared/problems.js';
-import { readCacheJson } from './cache-files.js';
+import { readCacheJson } from './cache/cache-files.js';
 import { makeFolders } from '../shared/make-folders.js';
 import { replaceFile } from '../shared/replace-file.js';
 

@@ -15,7 +15,7 @@
 import { type CatalogueData, catalogueAnswerFiles, recordAnswerFiles } from '../../functions/core/catalogue.js';
 import { openCatalogue } from '../../functions/core/catalogue-runtime.js';
 import type { Neighbour } from '../../functions/core/similar.js';
-import type { KnownAnswer, KnownDocument } from './answer-digests.js';
+import type { KnownAnswer, KnownDocument } from './cache/answer-digests.js';
 import { siteDocuments } from './site-documents.js';
 import { listingFiles } from './static-listing.js';
 import type { ChunkShape } from '../shared/content-chunks.js';

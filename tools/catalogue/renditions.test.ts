@@ -11,7 +11,7 @@ import { IMAGE_CACHE_CONTROL } from '../../functions/core/cache-policy.js';
 import { raw } from '../serve/http-client.test-helper.js';
 import { startServer } from '../serve/server.js';
 import { buildCatalogue } from './build-catalogue.js';
-import { readCacheDocuments } from './cache-log.js';
+import { readCacheDocuments } from './cache/cache-log.js';
 import { makeRenditions, renditionCacheFile, type RenditionSource } from './renditions.js';
 
 vi.setConfig({ testTimeout: 60_000 });

@@ -26,8 +26,8 @@ import { makeFolders } from '../shared/make-folders.js';
 import { error, type Problem } from '../shared/problems.js';
 import { readRegularFile } from '../shared/read-regular-file.js';
 import { replaceFile } from '../shared/replace-file.js';
-import { readCacheJson } from './cache-files.js';
-import { CacheLog, frameDocument, readCacheDocuments } from './cache-log.js';
+import { readCacheJson } from './cache/cache-files.js';
+import { CacheLog, frameDocument, readCacheDocuments } from './cache/cache-log.js';
 import { readContentFileSync } from './scan-content.js';
 import type { PlannedFile } from './write-output.js';
 

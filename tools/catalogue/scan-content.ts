@@ -11,7 +11,7 @@ import { readlink, realpath } from 'node:fs/promises';
 import { isAbsolute, relative, sep, dirname, resolve } from 'node:path';
 import { shellWord, shownPath } from '../shared/shell-path.js';
 import { type Problem, error } from '../shared/problems.js';
-import type { StatKey } from './stat-keyed-map.js';
+import type { StatKey } from './cache/stat-keyed-map.js';
 
 /** Extensions accepted as image content (lowercase). `.jpeg` publishes as `.jpg`. */
 export const CONTENT_IMAGE_EXTS = new Set(['.png', '.jpg', '.jpeg', '.gif', '.webp', '.avif']);

@@ -73,7 +73,7 @@ function postingRanks(postings: string, offset: number, docCount: number): numbe
 
 /**
  * `buildSearchIndex(docs)`, byte for byte, given `previous` = `buildSearchIndex` of the first
- * `previous.docCount` of `docs` (the caller proves that; tools/catalogue/search-index-memo.ts).
+ * `previous.docCount` of `docs` (the caller proves that; tools/catalogue/cache/search-index-memo.ts).
  * Only the docs after those go through MiniSearch: a document's postings depend on that
  * document alone (MiniSearch indexes each one independently, term → field → document), so the
  * earlier docs' postings are read back from `previous` and the new ranks appended to them.

@@ -5,8 +5,8 @@
  * with the site, and the build's commit of the output replaces them.
  */
 import { resolve, sep } from 'node:path';
-import { pathBelow } from './scan-content.js';
-import { error, type Problem } from '../shared/problems.js';
+import { pathBelow } from '../scan-content.js';
+import { error, type Problem } from '../../shared/problems.js';
 
 /** The scan skips hidden names (content/.cache is never read as content), so only a visible path inside is refused. */
 const visibleInside = (rel: string) => rel === '' || !rel.split(sep).some((part) => part.startsWith('.'));

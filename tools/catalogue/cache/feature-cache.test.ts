@@ -1,11 +1,11 @@
 import { lstat, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeNamedPipe } from '../testing/named-pipe.js';
-import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
+import { makeNamedPipe } from '../../testing/named-pipe.js';
+import { makeTempDir, type TempDir } from '../../testing/temp-dir.js';
 import { frameDocument, readCacheDocuments } from './cache-log.js';
 import { CACHE_FILE, type CachedFeatures, FeatureCache, TEXTURE_BYTES, THUMB_BYTES } from './feature-cache.js';
-import { sidecarRulesVersion } from './sidecar.js';
+import { sidecarRulesVersion } from '../sidecar.js';
 
 let temp: TempDir;
 beforeEach(async () => {

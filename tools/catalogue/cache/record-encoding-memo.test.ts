@@ -1,11 +1,11 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { compileCatalogue } from '../../functions/core/catalogue.js';
-import type { PepeRecord } from '../../functions/core/record.js';
-import { FIXTURE_URLS } from '../testing/fixture-catalogue.js';
-import { sha256Of } from '../shared/manifest.js';
-import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
+import { compileCatalogue } from '../../../functions/core/catalogue.js';
+import type { PepeRecord } from '../../../functions/core/record.js';
+import { FIXTURE_URLS } from '../../testing/fixture-catalogue.js';
+import { sha256Of } from '../../shared/manifest.js';
+import { makeTempDir, type TempDir } from '../../testing/temp-dir.js';
 import { memoizedRecordEncoding } from './record-encoding-memo.js';
 
 const uuid = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;

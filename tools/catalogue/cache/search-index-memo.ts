@@ -15,11 +15,11 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import { join } from 'node:path';
-import { buildSearchIndex, extendSearchIndex } from '../../functions/core/search/build-index.js';
-import { SEARCH_INDEX_FORMAT, type SearchDoc, type SearchIndexData } from '../../functions/core/search/search-types.js';
+import { buildSearchIndex, extendSearchIndex } from '../../../functions/core/search/build-index.js';
+import { SEARCH_INDEX_FORMAT, type SearchDoc, type SearchIndexData } from '../../../functions/core/search/search-types.js';
 import { readCacheJson } from './cache-files.js';
-import { replaceFile } from '../shared/replace-file.js';
-import { makeFolders } from '../shared/make-folders.js';
+import { replaceFile } from '../../shared/replace-file.js';
+import { makeFolders } from '../../shared/make-folders.js';
 
 const FILE = 'search-index.json';
 

@@ -10,8 +10,8 @@
  */
 import { type Stats, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { oddKind, readRegularFile } from '../shared/read-regular-file.js';
-import { error, type Problem, warning } from '../shared/problems.js';
+import { oddKind, readRegularFile } from '../../shared/read-regular-file.js';
+import { error, type Problem, warning } from '../../shared/problems.js';
 
 /**
  * Every file name a build writes into the cache folder, but the thumbnail file

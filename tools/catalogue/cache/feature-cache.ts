@@ -16,17 +16,17 @@
  */
 import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ImageExt } from '../../functions/core/record.js';
-import type { ImageAnalysis } from '../image/analyse-image.js';
-import type { ImageFormat } from '../image/format.js';
+import type { ImageExt } from '../../../functions/core/record.js';
+import type { ImageAnalysis } from '../../image/analyse-image.js';
+import type { ImageFormat } from '../../image/format.js';
 import { CacheLog, frameDocument, readCacheDocuments } from './cache-log.js';
-import { readRegularFile } from '../shared/read-regular-file.js';
-import { replaceFile } from '../shared/replace-file.js';
-import { type NormalisedSidecar, sidecarRulesVersion } from './sidecar.js';
+import { readRegularFile } from '../../shared/read-regular-file.js';
+import { replaceFile } from '../../shared/replace-file.js';
+import { type NormalisedSidecar, sidecarRulesVersion } from '../sidecar.js';
 import { type StatKey, StatKeyedMap, type StatRow } from './stat-keyed-map.js';
 import { TEXTURE_BYTES, THUMB_BYTES, type ThumbState, ThumbStore } from './thumb-store.js';
-import { makeFolders } from '../shared/make-folders.js';
-import { sha256Of } from '../shared/manifest.js';
+import { makeFolders } from '../../shared/make-folders.js';
+import { sha256Of } from '../../shared/manifest.js';
 
 export { TEXTURE_BYTES, THUMB_BYTES };
 export const CACHE_FILE = 'build-cache.bin';

@@ -11,10 +11,10 @@
  * build-extras.ts `buildInputs`, which covers every field) with its encoded form.
  */
 import { join } from 'node:path';
-import type { PepeRecord } from '../../functions/core/record.js';
+import type { PepeRecord } from '../../../functions/core/record.js';
 import { readCacheJson } from './cache-files.js';
-import { replaceFile } from '../shared/replace-file.js';
-import { makeFolders } from '../shared/make-folders.js';
+import { replaceFile } from '../../shared/replace-file.js';
+import { makeFolders } from '../../shared/make-folders.js';
 
 const FILE = 'encoded-records.json';
 

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { similarLists } from '../../functions/core/catalogue.js';
-import { compareRecords, type PepeRecord } from '../../functions/core/record.js';
-import { testId, testRecords } from '../testing/test-catalogue.js';
-import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
+import { similarLists } from '../../../functions/core/catalogue.js';
+import { compareRecords, type PepeRecord } from '../../../functions/core/record.js';
+import { testId, testRecords } from '../../testing/test-catalogue.js';
+import { makeTempDir, type TempDir } from '../../testing/temp-dir.js';
 import { memoizedSimilarLists } from './similar-lists-memo.js';
 
 let temp: TempDir;

@@ -1,9 +1,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildSearchIndex } from '../../functions/core/search/build-index.js';
-import type { SearchDoc } from '../../functions/core/search/search-types.js';
-import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
+import { buildSearchIndex } from '../../../functions/core/search/build-index.js';
+import type { SearchDoc } from '../../../functions/core/search/search-types.js';
+import { makeTempDir, type TempDir } from '../../testing/temp-dir.js';
 import { memoizedSearchIndex } from './search-index-memo.js';
 
 const docs = (n: number, from = 0): SearchDoc[] =>

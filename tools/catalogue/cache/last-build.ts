@@ -4,10 +4,10 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Problem } from '../shared/problems.js';
+import type { Problem } from '../../shared/problems.js';
 import { readCacheJson } from './cache-files.js';
-import { makeFolders } from '../shared/make-folders.js';
-import { replaceFile } from '../shared/replace-file.js';
+import { makeFolders } from '../../shared/make-folders.js';
+import { replaceFile } from '../../shared/replace-file.js';
 
 export interface LastBuild {
   outDir: string;

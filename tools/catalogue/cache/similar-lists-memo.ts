@@ -9,12 +9,12 @@
  * records whose phash is the one it was made from.
  */
 import { join } from 'node:path';
-import { similarLists, type SimilarListsOf, updateSimilarLists } from '../../functions/core/catalogue.js';
-import type { PepeRecord } from '../../functions/core/record.js';
-import type { Neighbour } from '../../functions/core/similar.js';
+import { similarLists, type SimilarListsOf, updateSimilarLists } from '../../../functions/core/catalogue.js';
+import type { PepeRecord } from '../../../functions/core/record.js';
+import type { Neighbour } from '../../../functions/core/similar.js';
 import { readCacheJson } from './cache-files.js';
-import { replaceFile } from '../shared/replace-file.js';
-import { makeFolders } from '../shared/make-folders.js';
+import { replaceFile } from '../../shared/replace-file.js';
+import { makeFolders } from '../../shared/make-folders.js';
 
 const FILE = 'similar-lists.json';
 

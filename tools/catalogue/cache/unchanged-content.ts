@@ -10,12 +10,12 @@
  * build) still catches the rest, e.g. a file touched without being changed.
  */
 import { join } from 'node:path';
-import type { PepeRecord } from '../../functions/core/record.js';
-import type { ContentScan } from './scan-content.js';
-import { makeFoldersSync } from '../shared/make-folders.js';
-import { sha256Of } from '../shared/manifest.js';
-import { readRegularFileSync } from '../shared/read-regular-file.js';
-import { replaceFileSync } from '../shared/replace-file.js';
+import type { PepeRecord } from '../../../functions/core/record.js';
+import type { ContentScan } from '../scan-content.js';
+import { makeFoldersSync } from '../../shared/make-folders.js';
+import { sha256Of } from '../../shared/manifest.js';
+import { readRegularFileSync } from '../../shared/read-regular-file.js';
+import { replaceFileSync } from '../../shared/replace-file.js';
 
 const RECORDS_FILE = 'records.json';
 

@@ -11,9 +11,9 @@
  */
 import { join } from 'node:path';
 import { readCacheJson } from './cache-files.js';
-import { type Manifest, type ManifestEntry, manifestEntry } from '../shared/manifest.js';
-import { makeFolders } from '../shared/make-folders.js';
-import { replaceFile } from '../shared/replace-file.js';
+import { type Manifest, type ManifestEntry, manifestEntry } from '../../shared/manifest.js';
+import { makeFolders } from '../../shared/make-folders.js';
+import { replaceFile } from '../../shared/replace-file.js';
 
 const FILE = 'answers.json';
 

@@ -10,14 +10,14 @@ import { cp, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogueModuleSource, compileCatalogue } from '../../functions/core/catalogue.js';
-import { FIXTURE_URLS, fixtureId, fixtureImage, makeFixtureContent } from '../testing/fixture-catalogue.js';
-import { makeNamedPipe, type NamedPipe } from '../testing/named-pipe.js';
-import { snapshotDir } from '../testing/snapshot-dir.js';
-import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
-import { buildCatalogue, type BuildOptions } from './build-catalogue.js';
+import { catalogueModuleSource, compileCatalogue } from '../../../functions/core/catalogue.js';
+import { FIXTURE_URLS, fixtureId, fixtureImage, makeFixtureContent } from '../../testing/fixture-catalogue.js';
+import { makeNamedPipe, type NamedPipe } from '../../testing/named-pipe.js';
+import { snapshotDir } from '../../testing/snapshot-dir.js';
+import { makeTempDir, type TempDir } from '../../testing/temp-dir.js';
+import { buildCatalogue, type BuildOptions } from '../build-catalogue.js';
 import { CACHE_FILE_NAMES, CACHE_FOLDER_NAMES } from './cache-files.js';
-import { checkContent } from './check-content.js';
+import { checkContent } from '../check-content.js';
 
 let temp: TempDir;
 let baseContent: string;
@@ -151,7 +151,7 @@ describe.skipIf(process.platform === 'win32')('a build whose cache files are not
     await rm(join(own.cacheDir, 'answers.json'));
     await symlink('/dev/zero', join(own.cacheDir, 'answers.json'));
     await addImage(own.contentDir, 2);
-    const child = spawnSync(process.execPath, [join(import.meta.dirname, '../pepe.mjs'), 'build', '--content', own.contentDir, '--out', own.outDir, '--cache', own.cacheDir], { encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL' });
+    const child = spawnSync(process.execPath, [join(import.meta.dirname, '../../pepe.mjs'), 'build', '--content', own.contentDir, '--out', own.outDir, '--cache', own.cacheDir], { encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL' });
     expect(child.status, child.stderr).toBe(0);
     expect(child.stderr).not.toMatch(/\n\s+at /);
     expect(`${child.stdout}${child.stderr}`).toMatch(new RegExp(`^warning: ${join(own.cacheDir, 'answers.json').replace(/[.]/g, '\\.')}: is a device, not a file: read as no cache, and replaced by this build's answers\\.json \\[unusable-cache-file\\]$`, 'm'));
