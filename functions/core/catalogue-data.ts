@@ -26,9 +26,9 @@ export interface CatalogueData {
    * of the data, as pieces each written with `escapeForSource` (source-text.ts: printable ASCII
    * and TAB only), one after the other with nothing between them. The function reads a piece
    * from the file when a request first needs it (piece-file.ts), so a cold start reads a few
-   * pieces, not the catalogue: a module holding them all made Node read, decode and scan the
-   * whole text before the first answer (≈ 150 ms at 100k records; functions/README.md, "Data layout,
-   * chosen for cold start"). The fields below point into the pieces by index.
+   * pieces, not the catalogue: a module holding them all makes Node read, decode and scan the
+   * whole text before the first answer (functions/README.md, "Data layout, chosen for cold
+   * start"). The fields below point into the pieces by index.
    *
    * Pieces 0 .. chunks - 1 are the record chunks: every record in rank order (ascending
    * created_at, ties by id), each in the compact form of record-codec.ts (14 fields, the id
@@ -76,9 +76,9 @@ export const EXT_CODES = ['.png', '.jpg', '.gif', '.webp', '.avif'] as const;
 /**
  * Longest piece of the long texts (`idOrder`, postings, posting offsets): a piece is what a
  * first request reads. The term list, the dictionary and the OpenAPI document are one piece
- * each, however long (≈ 37, 37 and 55 KB for 100k synthetic records).
+ * each, however long.
  */
 export const MAX_PIECE = 65_536;
 
-/** Records per chunk: ≈ 37 KB of text for typical records, so a record costs one small read (functions/README.md, "Data layout, chosen for cold start"). */
+/** Records per chunk: small enough that a record costs one small read (functions/README.md, "Data layout, chosen for cold start"). */
 export const CHUNK_SIZE = 256;

@@ -69,7 +69,7 @@ export function openCatalogue(data: CatalogueData, pieces?: PieceSource): Catalo
   }
   /**
    * Piece i as written (escaped). A chunk is never unescaped as a whole: a first answer
-   * touches up to 25 chunks, and copying each (≈ 37 KB) cost more than the answer itself.
+   * touches up to 25 chunks, and copying each would cost more than the answer itself.
    */
   const written = pieces ?? piecesInMemory(data);
   /** Piece i unescaped (the texts other than chunks), kept: most hold no escape mark, so this is the piece itself. */

@@ -24,30 +24,6 @@ import { buildDictionary, dictionaryEncoder, TAG_PIECES, WORD_PIECES } from './t
 
 export type { CatalogueData } from './catalogue-data.js';
 
-/** Variant A object, keys in the seed's order, then the extensions: the reference the compact codec is tested against. */
-export function recordJsonA(record: PepeRecord, urls: SiteUrls): string {
-  const fileName = `${record.id}${record.file_ext}`;
-  return JSON.stringify({
-    id: record.id,
-    file_name: fileName,
-    file_ext: record.file_ext,
-    file_size: record.file_size,
-    tags: record.tags && record.tags.length > 0 ? record.tags : null,
-    description: record.description,
-    url: `${urls.baseUrl}/images/${fileName}`,
-    phash: record.phash,
-    created_at: record.created_at,
-    updated_at: record.updated_at,
-    width: record.width,
-    height: record.height,
-    blurhash: record.blurhash,
-    thumbnails: record.thumbnails.map((t) => ({ url: `${urls.baseUrl}/images/${t.file_name}`, width: t.width, height: t.height, type: t.type })),
-    artist: record.artist,
-    source_url: record.source_url,
-    license: record.license,
-  });
-}
-
 /**
  * Encoded records in chunks of CHUNK_SIZE, each chunk = the packed offsets of its records
  * (relative to the end of that header, so reading a record never scans for separators),
@@ -84,7 +60,7 @@ export function similarLists(records: readonly { id: string; phash: string }[]):
     hashes.push(hash);
     ranks.push(rank);
   });
-  // Most records have no neighbour: they share one empty list (100k fresh arrays cost ~1 s).
+  // Most records have no neighbour: they share one empty list rather than allocate one each.
   const none: Neighbour[] = [];
   const lists: Neighbour[][] = new Array<Neighbour[]>(records.length).fill(none);
   const add = (rank: number, neighbour: Neighbour) => (lists[rank] === none ? (lists[rank] = [neighbour]) : lists[rank]!.push(neighbour));

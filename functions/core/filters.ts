@@ -83,9 +83,8 @@ export interface FilterIndex {
   tagCounts(): TagCount[];
   /**
    * The ranks the filters keep, as a bitset (bit r of word r >>> 5): a buffer reused by every
-   * call, valid until the next one (requests are answered synchronously). A fresh pair of
-   * bitsets per request (25 KB at 100k records) was garbage enough to start a full mark of the
-   * heap every few hundred filtered requests on Node 24 (functions/README.md).
+   * call, valid until the next one (requests are answered synchronously): a fresh pair of
+   * bitsets per request is garbage enough to start full marks of the heap (functions/README.md).
    */
   bits(filters: Filters): Uint32Array;
 }

@@ -41,7 +41,7 @@ function route(catalogue: Catalogue, url: URL, random: RandomSource, now: () => 
   const path = raw.length > 1 && raw.endsWith('/') ? raw.slice(0, -1) : raw;
   const query = url.search.slice(1);
   if (path === OPENAPI_PATH) return { status: 200, body: catalogue.openapi(), caching: 'deterministic' };
-  // Deprecated for the static listing; answered here since the build no longer writes them.
+  // Deprecated for the static listing: the build writes no files for them, so the function answers.
   if (path.startsWith(`${PAGES_PATH}/`)) return sortedPageA(catalogue, path.slice(PAGES_PATH.length + 1));
   // The listing is static files only: a page the function sees is not (or no longer) in the chain.
   if (path === LISTING_PATH || path.startsWith(`${LISTING_PATH}/`)) {

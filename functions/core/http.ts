@@ -36,9 +36,8 @@ const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
 /**
  * Strong ETag of a body: equal bodies, equal tags (a 2×32-bit hash of its UTF-8 bytes plus
  * the length of its text). The bytes are read four at a time, as little-endian words: a cold
- * process runs this loop in V8's interpreter, where hashing a 15 KB list page a character at a
- * time was a quarter of what the first answer cost beyond a function that only answers
- * (functions/README.md, "Cold start"). `bytes` is TextEncoder's: a buffer of its own, at offset 0.
+ * process runs this loop in V8's interpreter, where a character at a time is a large part of
+ * the first answer's cost (functions/README.md, "Cold start"). `bytes` is TextEncoder's: a buffer of its own, at offset 0.
  */
 function etagOf(body: string, bytes: Uint8Array): string {
   const imul = Math.imul;

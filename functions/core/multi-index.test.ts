@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Hash64, hammingDistance, pairsWithinDistance, pairsWithinDistanceBruteForce, parseHash, segmentLayout } from './multi-index.js';
+import { referencePairs } from '../../tools/testing/search-reference.js';
+import { type Hash64, hammingDistance, pairsBySegments, pairsWithinDistance, parseHash } from './multi-index.js';
 
 const hash64 = fc.record({ hi: fc.nat({ max: 0xffffffff }), lo: fc.nat({ max: 0xffffffff }) });
 
@@ -22,7 +23,7 @@ describe('pairsWithinDistance (multi-index hashing)', () => {
   it('finds exactly the pairs the all-pairs loop finds, at every threshold', () => {
     fc.assert(
       fc.property(clusteredHashes, fc.integer({ min: 0, max: 16 }), (hashes: Hash64[], threshold) => {
-        expect(pairsWithinDistance(hashes, threshold)).toEqual(pairsWithinDistanceBruteForce(hashes, threshold));
+        expect(pairsWithinDistance(hashes, threshold)).toEqual(referencePairs(hashes, threshold));
       }),
       { numRuns: 300 },
     );
@@ -30,8 +31,8 @@ describe('pairsWithinDistance (multi-index hashing)', () => {
 
   it('finds the same pairs with any segment count, i.e. with search radius 0 to 4 per segment', () => {
     fc.assert(
-      fc.property(clusteredHashes, fc.integer({ min: 0, max: 16 }), fc.integer({ min: 4, max: 17 }), (hashes: Hash64[], threshold, segments) => {
-        expect(pairsWithinDistance(hashes, threshold, segments)).toEqual(pairsWithinDistanceBruteForce(hashes, threshold));
+      fc.property(clusteredHashes, fc.integer({ min: 0, max: 16 }), fc.integer({ min: 4, max: 32 }), (hashes: Hash64[], threshold, segments) => {
+        expect(pairsBySegments(hashes, threshold, segments)).toEqual(referencePairs(hashes, threshold));
       }),
       { numRuns: 300 },
     );
@@ -50,18 +51,11 @@ describe('pairsWithinDistance (multi-index hashing)', () => {
   it('rejects a threshold outside 0..31', () => {
     expect(() => pairsWithinDistance([], 32)).toThrow(/0\.\.31/);
     expect(() => pairsWithinDistance([], 1.5)).toThrow(/whole number/);
+    expect(() => pairsBySegments([], 3, 3)).toThrow(/segmentCount must be a whole number 4\.\.32/);
   });
 });
 
 describe('hash helpers', () => {
-  it('segments cover all 64 bits without overlap', () => {
-    for (let count = 1; count <= 32; count++) {
-      const layout = segmentLayout(count);
-      expect(layout.reduce((sum, s) => sum + s.length, 0)).toBe(64);
-      layout.forEach((s, k) => expect(s.start).toBe(k === 0 ? 0 : layout[k - 1]!.start + layout[k - 1]!.length));
-    }
-  });
-
   it('parses 16 hex digits and refuses anything else', () => {
     expect(parseHash('0123456789abcdef')).toEqual({ hi: 0x01234567, lo: 0x89abcdef });
     expect(parseHash('0123456789ABCDEF')).toEqual({ hi: 0x01234567, lo: 0x89abcdef });

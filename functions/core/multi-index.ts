@@ -49,7 +49,7 @@ function segmentValue(hi: number, lo: number, start: number, length: number): nu
 }
 
 /** Segment boundaries: `count` segments as equal as possible (64 = 7·9 + 1 → one 10-bit segment). */
-export function segmentLayout(count: number): { start: number; length: number }[] {
+function segmentLayout(count: number): { start: number; length: number }[] {
   const layout: { start: number; length: number }[] = [];
   let start = 0;
   for (let k = 0; k < count; k++) {
@@ -101,22 +101,31 @@ function chooseSegmentCount(n: number, threshold: number): number {
   return best;
 }
 
+function checkThreshold(threshold: number): void {
+  if (!Number.isInteger(threshold) || threshold < 0 || threshold > 31) throw new RangeError(`threshold must be a whole number 0..31, got ${threshold}`);
+}
+
 /**
  * All pairs (i < j) with Hamming distance ≤ threshold, each once, sorted by (i, j).
  *
- * With m segments, a pair within `threshold` bits differs in at most ⌊threshold / m⌋ bits in
- * at least one segment (pigeonhole). m = threshold + 1 gives radius 0 (exact segment
- * matches); for catalogue-sized inputs fewer, longer segments probed at radius 1–2 do less
- * work, so m is chosen per call. threshold must be a whole number 0..31.
+ * m = threshold + 1 segments give radius 0 (exact segment matches); for catalogue-sized
+ * inputs fewer, longer segments probed at radius 1–2 do less work, so m is chosen per call.
+ * threshold must be a whole number 0..31.
  */
-export function pairsWithinDistance(hashes: readonly Hash64[], threshold: number, segmentCount?: number): HashPair[] {
-  if (!Number.isInteger(threshold) || threshold < 0 || threshold > 31) throw new RangeError(`threshold must be a whole number 0..31, got ${threshold}`);
-  if (segmentCount !== undefined && !(Number.isInteger(segmentCount) && segmentCount >= 4 && segmentCount <= 32)) {
-    throw new RangeError(`segmentCount must be a whole number 4..32, got ${segmentCount}`);
-  }
+export function pairsWithinDistance(hashes: readonly Hash64[], threshold: number): HashPair[] {
+  checkThreshold(threshold);
+  return pairsBySegments(hashes, threshold, chooseSegmentCount(hashes.length, threshold));
+}
+
+/**
+ * The same pairs found with `segmentCount` (4..32) segments, each probed within
+ * ⌊threshold / segmentCount⌋ bits (pigeonhole): the count changes only the work, never the answer.
+ */
+export function pairsBySegments(hashes: readonly Hash64[], threshold: number, segmentCount: number): HashPair[] {
+  checkThreshold(threshold);
+  if (!(Number.isInteger(segmentCount) && segmentCount >= 4 && segmentCount <= 32)) throw new RangeError(`segmentCount must be a whole number 4..32, got ${segmentCount}`);
   const n = hashes.length;
-  // segmentCount: only for tests that must exercise every radius; callers let the cost model choose.
-  const m = segmentCount ?? chooseSegmentCount(n, threshold);
+  const m = segmentCount;
   const radius = Math.floor(threshold / m);
   const layout = segmentLayout(m);
   const segments = new Uint32Array(m * n);
@@ -160,16 +169,4 @@ export function pairsWithinDistance(hashes: readonly Hash64[], threshold: number
     }
   }
   return pairs.sort((a, b) => a.i - b.i || a.j - b.j);
-}
-
-/** The plain all-pairs loop: the reference for tests and the benchmark's baseline. */
-export function pairsWithinDistanceBruteForce(hashes: readonly Hash64[], threshold: number): HashPair[] {
-  const pairs: HashPair[] = [];
-  for (let i = 0; i < hashes.length; i++) {
-    for (let j = i + 1; j < hashes.length; j++) {
-      const distance = hammingDistance(hashes[i]!, hashes[j]!);
-      if (distance <= threshold) pairs.push({ i, j, distance });
-    }
-  }
-  return pairs;
 }

@@ -107,7 +107,7 @@ describe('piecesFileReader', () => {
     const pipeDir = await folderWith('pipe', null);
     const pipe = makeNamedPipe(join(pipeDir, NAME));
     try {
-      // Opening it for reading used to wait for a writer, for ever (the pipe's helper ends that wait after 3 s).
+      // Opening a pipe for reading waits for a writer, for ever, unless opened without blocking (the pipe's helper ends that wait).
       const { ms, error } = await timed(() => piecesFileReader(NAME, LENGTHS, [folderUrl(pipeDir)])(0));
       expect(String(error)).toContain(`catalogue pieces file ${join(pipeDir, NAME)} is not a regular file`);
       expect(ms).toBeLessThan(1000);

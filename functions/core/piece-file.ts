@@ -2,9 +2,8 @@
  * The function's side of the pieces file (catalogue-data.ts, `piecesFile`): piece i is read
  * from the file at its offset on first use, and kept. Why a file and not the module: Node
  * reads a module whole, into a buffer and then a string, and V8 scans all of it before the
- * first answer; on the VM we measure, every new page of memory costs ≈ 14 µs, so a 16.8 MB
- * module (100k records) cost ≈ 150 ms before any code ran. A first answer reads a few pieces
- * of at most 64 KB each (functions/README.md, "Data layout, chosen for cold start").
+ * first answer, page of fresh memory by page; a first answer reads a few pieces of at most
+ * MAX_PIECE characters each (functions/README.md, "Data layout, chosen for cold start").
  *
  * The file is looked for in each of `folders` in turn, because the function runs from two
  * layouts: our bundle sits in `dist/functions/` beside `dist/data/`, while Netlify's copy of
@@ -14,7 +13,7 @@
 import type { PieceSource } from './catalogue-data.js';
 
 // Not `import … from 'node:fs'`: an ES import of node:fs builds its module facade, which runs
-// every lazy getter of fs and so loads its streams (≈ 3.5 ms of a cold start, measured).
+// every lazy getter of fs and so loads its streams, a visible part of a cold start.
 // process.getBuiltinModule (Node ≥ 20.16; package.json asks for 20.19) does not.
 const { closeSync, constants, fstatSync, openSync, readSync } = process.getBuiltinModule('node:fs');
 const { fileURLToPath } = process.getBuiltinModule('node:url');
@@ -73,8 +72,8 @@ export interface PiecesFileReader extends PieceSource {
   check(): void;
   /**
    * Closes the file. `pepe serve` calls it on the handler of a build it replaced, once no
-   * request can reach that handler any more: the open file kept a deleted pieces file's disk
-   * space taken for as long as `pepe serve` ran (16.7 MB per rebuild at 100k records). A read
+   * request can reach that handler any more: an open file keeps a deleted pieces file's disk
+   * space taken for as long as `pepe serve` runs. A read
    * after it opens the file by its name again (and fails, naming it, once it is gone).
    */
   release(): void;

@@ -1,9 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { recordJsonA } from './catalogue.js';
 import type { PepeRecord } from './record.js';
 import { encodeRecord as encodeWith, recordComposer, recordTexts } from './record-codec.js';
-import { testRecords, TEST_URLS } from '../../tools/testing/test-catalogue.js';
+import { recordJsonA, testRecords, TEST_URLS } from '../../tools/testing/test-catalogue.js';
 import { buildDictionary, dictionaryEncoder, dictionaryPieces, TAG_PIECES, WORD_PIECES } from './text-dictionary.js';
 
 // A dictionary from the test records plus pieces holding the escape mark, as compileCatalogue builds it.

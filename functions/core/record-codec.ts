@@ -1,7 +1,7 @@
 /**
  * The compact text form of a record inside the function's data module, and the variant A/B
  * JSON composed from it. Why not store each record's JSON: the data module is scanned by
- * V8 on every cold start (≈ 4.5 ms per MB), and the JSON repeats keys, the id three times
+ * V8 on every cold start, in proportion to its size, and the JSON repeats keys, the id three times
  * and the base URL; this form is about a third of the size. Composing a record's JSON from
  * it is a string template (no JSON.parse/stringify per request) and yields exactly the
  * bytes of `JSON.stringify` (held equal by record-codec.test.ts).

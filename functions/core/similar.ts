@@ -14,8 +14,8 @@ import { decodeBitmap, encodeBytes } from './search/posting-codec.js';
  * pictures sit around 32 bits apart (a random pair is within 7 bits about once in 10¹¹), while
  * look-alike cartoons crowd close: in the dupes benchmark's 1,000 look-alike frogs each image
  * has ~10 others within 6 bits. 7 is the widest cut-off at the near-duplicate index's cheapest
- * setting (4 segments probed at radius 1): 8 to 11 need radius 2, measured 3× the time at 100k
- * records (6.6 s against 1.9 s on a loaded machine).
+ * setting (4 segments probed at radius 1): 8 to 11 need radius 2, several times the build's
+ * pairing time at 100k records.
  */
 export const SIMILAR_MAX_DISTANCE = 7;
 /** At most this many similar pepes per record, the nearest first. */

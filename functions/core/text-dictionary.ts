@@ -2,7 +2,7 @@
  * A shared dictionary of frequent text pieces (description words with their trailing
  * space, quoted tags with their comma) so the data module holds each only once: a piece
  * becomes `~` + WIDTH base64url digits, and a literal `~` is written `~~`. Why: the data
- * module's size is the cold start (V8 scans every byte, ≈ 4.5 ms per MB), and words
+ * module's size is the cold start (V8 scans every byte), and words
  * are most of a record's bytes. Expanding is one indexOf loop per field (no regex).
  */
 import { scannedStarts, type PieceStarts } from './joined-text.js';
@@ -73,8 +73,8 @@ const COMMA_CODE = 44;
  * What the regex path gives (`/<pieces>|~/g`, each piece replaced by its code or, when it has
  * none, by itself with `~` doubled; a `~` outside pieces doubled), found by a plain scan:
  * `pieceEnd(text, at)` is the end of the piece starting at `at`, or -1 when none starts there.
- * The build encodes two texts per record, and a regex callback per piece made that ~40 ms
- * (descriptions) and ~30 ms (tags) of a fresh 10k build. Each scanner below is held equal to
+ * The build encodes two texts per record, where a regex callback per piece is a visible part
+ * of a fresh build. Each scanner below is held equal to
  * the regex path for any text by text-dictionary.test.ts.
  */
 function encodeByScan(text: string, codes: Map<string, string>, pieceEnd: (text: string, at: number) => number): string {
@@ -128,8 +128,8 @@ export type PieceLookup = (index: number) => string;
 
 /**
  * Run-time side: the pieces of the TAB-joined dictionary text, each sliced out when a record
- * refers to it. Why not `split('\t')`: that made 4,096 strings (≈ 140 KB of young heap) on
- * the first answer of a cold process, to use a few dozen; the catalogue stores where each
+ * refers to it. Why not `split('\t')`: that makes thousands of strings on the first answer
+ * of a cold process, to use a few dozen; the catalogue stores where each
  * piece starts (`starts`, ../joined-text.ts), and a text held in memory is scanned for them.
  */
 export function dictionaryPieces(text: string, starts: PieceStarts = scannedStarts(text, '\t')): PieceLookup {

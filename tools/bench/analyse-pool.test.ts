@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { analyseImage } from '../image/analyse-image.js';
 import { createAnalysePool } from './analyse-pool.js';
-import { EXPECTED_PHASH, readFixture } from '../image/fixtures.js';
+import { EXPECTED_PHASH, readFixture } from '../image/fixtures/test-images.js';
 
 // Worker start-up compiles the TypeScript sources with tsx: seconds on a loaded machine.
 describe('analyse pool (real worker threads)', { timeout: 60_000 }, () => {

@@ -176,7 +176,7 @@ async function benchSize(ctx: BenchContext, count: number, rows: { latency: Reco
     const { p50, p99, max, majorGcs } = await latency(fresh, tagUrls, 1);
     rows.latency.push({ records: count, case: name, 'p50 ms': p50, 'p99 ms': p99, 'max ms': max, 'major GCs': majorGcs });
   }
-  // The issue's target: a filtered search's p99 within 2× the unfiltered search's, same queries, same run.
+  // The target (tools/bench/README.md): a filtered search's p99 within 2× the unfiltered search's, same queries, same run.
   const p99Of = (name: string) => Number(rows.latency.find((row) => row.records === count && row.case === name)!['p99 ms']);
   rows.latency.push({ records: count, case: `${FILTERED_SEARCH}: p99 ratio to the same searches unfiltered`, 'p50 ms': '', 'p99 ms': round(p99Of(FILTERED_SEARCH) / p99Of(SEARCH), 2), 'max ms': '', 'major GCs': '' });
 

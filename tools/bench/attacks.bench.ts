@@ -1,5 +1,5 @@
 /**
- * `pepe serve` under the cheap attacks of issue 27, on loopback: `pepe serve --workers 1` (its
+ * `pepe serve` under cheap attacks (slow clients, floods, oversized requests), on loopback: `pepe serve --workers 1` (its
  * own process, started as a user starts it, a fresh one per attack so that each starts from
  * the same idle state and a cold image) over the sample catalogue (content/), built here.
  * Each attack runs for at most 60 s while the server's RSS is sampled (/proc, every 20 ms)
@@ -29,7 +29,7 @@ import { percentile, round, type Bench, type BenchContext } from './context.js';
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const PEPE = join(REPO, 'tools', 'pepe.mjs');
 const MB = 1024 * 1024;
-/** Every attack stops after this, finished or not (the issue's bound). */
+/** Every attack stops after this, finished or not: the bound the attack targets are stated for. */
 const ATTACK_LIMIT_MS = 60_000;
 /** How long the pipelining connection is held open without reading. */
 const PIPELINE_HOLD_MS = 10_000;

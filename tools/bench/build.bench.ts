@@ -185,7 +185,7 @@ const FLOOR_SAMPLE = 2000;
 const FLOOR_ROUNDS = 2;
 
 /**
- * The full-decode floors against the issue's naive pipeline, all in a fresh process
+ * The full-decode floors against the naive pipeline, all in a fresh process
  * (decode-floor.ts says why), on every image of the corpus or an even sample of FLOOR_SAMPLE.
  * Any pipeline that computes the specification's phash decodes every pixel, so floor ÷ naive is
  * the most such a build can reach against the naive pipeline with nothing else to do.
@@ -205,8 +205,8 @@ async function decodeFloorRun(ctx: BenchContext, files: string[]): Promise<Decod
 }
 
 /**
- * A cold build's CPU per image against the full-decode floor of the same run (issue 26's
- * target), the analysis alone (the build making no rendition, like-for-like with the floor,
+ * A cold build's CPU per image against the full-decode floor of the same run (the cold-build
+ * target of tools/bench/README.md), the analysis alone (the build making no rendition, like-for-like with the floor,
  * which makes none) and the whole build; and the renditions' share of the cold build, from the
  * two builds' wall and CPU times.
  */
@@ -293,7 +293,7 @@ async function runSize(ctx: BenchContext, count: number) {
   const bare = await bareBuild();
   ctx.log('naive pipeline');
   const naive = await pipelineRate(corpus.files, naiveAnalyse);
-  // The issue's naive pipeline computes a different phash (libvips' greyscale and resampler);
+  // The naive pipeline computes a different phash (libvips' greyscale and resampler);
   // this one computes ours, plainly: the baseline for the same outputs.
   ctx.log('naive exact pipeline');
   const naiveExact = await pipelineRate(corpus.files, naiveExactAnalyse);

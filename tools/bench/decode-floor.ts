@@ -1,14 +1,12 @@
 /**
  * The full-decode floors (`fullDecodeOnly`, `streamedDecodeOnly`, `fullDecodeFreed`: naive-pipeline.ts) against
- * the issue's naive pipeline, and the renditions' encode floor (`encodeOnly`), in a Node process of its own: `node --import tsx decode-floor.ts
+ * the naive pipeline, and the renditions' encode floor (`encodeOnly`), in a Node process of its own: `node --import tsx decode-floor.ts
  * LIST ROUNDS`, LIST a file of image paths (one per line). The four alternate for ROUNDS
  * rounds; the best round of each is printed as JSON on stdout. Spawned by build.bench.ts.
  *
  * A process of its own because the floor depends on the state of the process it runs in, and a
- * floor must be taken at its best. On the 1k corpus (2026-11-25): 1.6–1.8× the naive pipeline's
- * rate in a fresh process; 1.26× right after a cold build in the same process, 1.17–1.19× in the
- * bench process after the build and the naive exact pipeline. A large heap alone did not do it
- * (453 MB of live objects: 1.72×). The naive pipeline's rate moved less than 10% in those runs.
+ * floor must be taken at its best: in a process that has just run a build it is markedly
+ * slower, while the naive pipeline's rate barely moves (tools/bench/HISTORY.md).
  */
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';

@@ -9,6 +9,7 @@
  *
  * Records are synthetic (synthetic-records.ts); each image is random bytes of 1–8 KB under
  * its record's name (export checks size and hash, not pixels), so the run writes ~45 MB.
+ * `PEPE_BENCH_EXPORT_RSS_ONLY=1` measures only the peak RSS (minutes at 100k, not an hour).
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -44,6 +45,7 @@ export default {
   name: 'export',
   async run(ctx) {
     const count = Number(process.env.PEPE_BENCH_EXPORT_SIZE ?? (ctx.quick ? 2_000 : 10_000));
+    const rssOnly = process.env.PEPE_BENCH_EXPORT_RSS_ONLY === '1';
     const random = seededRandom(0x5eed);
     const images = new Map<string, Buffer>();
     const records = syntheticRecords(count).map((record) => {
@@ -59,7 +61,7 @@ export default {
     const documentMs: number[] = [];
     let answers: { path: string; body: string }[] = [];
     let documents: { path: string; body?: string }[] = [];
-    for (let r = 0; r < ROUNDS; r++) {
+    for (let r = 0; r < (rssOnly ? 1 : ROUNDS); r++) {
       const a = time(() => precomputedFiles(data));
       const d = time(() => siteDocuments(openCatalogue(data), { imageSha256: (name) => sha.get(name)! }));
       answers = a.value;
@@ -72,65 +74,67 @@ export default {
     const shardBytes = documents.filter((file) => file.path.startsWith('dataset/shards/') && file.path.endsWith('.jsonl')).map((file) => Buffer.byteLength(file.body!)).sort((a, b) => a - b);
     const sumBytes = sizeOf('dataset/shards/') - shardBytes.reduce((sum, n) => sum + n, 0);
     const jsonl = documents.filter((file) => file.path.endsWith('.jsonl')).map((file) => file.body!).join('');
-    ctx.table(`documents at ${count} records`, [
-      { document: `dataset/shards/*.jsonl (${shardBytes.length} shards: min / median / max KB ${kb(shardBytes[0] ?? 0)} / ${kb(median(shardBytes))} / ${kb(shardBytes.at(-1) ?? 0)})`, 'KB': kb(Buffer.byteLength(jsonl)), 'gzip KB': kb(gzipSync(jsonl).length), 'bytes per record': round(Buffer.byteLength(jsonl) / count, 0) },
-      { document: 'dataset/shards/*.sha256', 'KB': kb(sumBytes), 'gzip KB': '', 'bytes per record': round(sumBytes / count, 0) },
-      { document: 'dataset/index.json', 'KB': kb(Buffer.byteLength(body('dataset/index.json'))), 'gzip KB': '', 'bytes per record': '' },
-      { document: 'feed.xml (50)', 'KB': kb(Buffer.byteLength(body('feed.xml'))), 'gzip KB': kb(gzipSync(body('feed.xml')).length), 'bytes per record': '' },
-      { document: 'feed.json (50)', 'KB': kb(Buffer.byteLength(body('feed.json'))), 'gzip KB': kb(gzipSync(body('feed.json')).length), 'bytes per record': '' },
-      { document: 'p/<id> (all)', 'KB': kb(sizeOf('p/')), 'gzip KB': '', 'bytes per record': round(sizeOf('p/') / count, 0) },
-      { document: 'oembed/<id>.json (all)', 'KB': kb(sizeOf('oembed/')), 'gzip KB': '', 'bytes per record': round(sizeOf('oembed/') / count, 0) },
-      { document: 'sitemap.xml', 'KB': kb(Buffer.byteLength(body('sitemap.xml'))), 'gzip KB': kb(gzipSync(body('sitemap.xml')).length), 'bytes per record': '' },
-    ]);
-    ctx.table(`rendering at ${count} records (median of ${ROUNDS})`, [
-      { case: 'baseline: precomputedFiles (by-id answers, tags, OpenAPI)', files: answers.length, ms: round(median(answerMs), 0), ratio: 1 },
-      { case: 'siteDocuments (share pages, oEmbed, feeds, dataset, sitemap)', files: documents.length, ms: round(median(documentMs), 0), ratio: round(median(documentMs) / median(answerMs), 2) },
-    ]);
+    if (!rssOnly) {
+      ctx.table(`documents at ${count} records`, [
+        { document: `dataset/shards/*.jsonl (${shardBytes.length} shards: min / median / max KB ${kb(shardBytes[0] ?? 0)} / ${kb(median(shardBytes))} / ${kb(shardBytes.at(-1) ?? 0)})`, 'KB': kb(Buffer.byteLength(jsonl)), 'gzip KB': kb(gzipSync(jsonl).length), 'bytes per record': round(Buffer.byteLength(jsonl) / count, 0) },
+        { document: 'dataset/shards/*.sha256', 'KB': kb(sumBytes), 'gzip KB': '', 'bytes per record': round(sumBytes / count, 0) },
+        { document: 'dataset/index.json', 'KB': kb(Buffer.byteLength(body('dataset/index.json'))), 'gzip KB': '', 'bytes per record': '' },
+        { document: 'feed.xml (50)', 'KB': kb(Buffer.byteLength(body('feed.xml'))), 'gzip KB': kb(gzipSync(body('feed.xml')).length), 'bytes per record': '' },
+        { document: 'feed.json (50)', 'KB': kb(Buffer.byteLength(body('feed.json'))), 'gzip KB': kb(gzipSync(body('feed.json')).length), 'bytes per record': '' },
+        { document: 'p/<id> (all)', 'KB': kb(sizeOf('p/')), 'gzip KB': '', 'bytes per record': round(sizeOf('p/') / count, 0) },
+        { document: 'oembed/<id>.json (all)', 'KB': kb(sizeOf('oembed/')), 'gzip KB': '', 'bytes per record': round(sizeOf('oembed/') / count, 0) },
+        { document: 'sitemap.xml', 'KB': kb(Buffer.byteLength(body('sitemap.xml'))), 'gzip KB': kb(gzipSync(body('sitemap.xml')).length), 'bytes per record': '' },
+      ]);
+      ctx.table(`rendering at ${count} records (median of ${ROUNDS})`, [
+        { case: 'baseline: precomputedFiles (by-id answers, tags, OpenAPI)', files: answers.length, ms: round(median(answerMs), 0), ratio: 1 },
+        { case: 'siteDocuments (share pages, oEmbed, feeds, dataset, sitemap)', files: documents.length, ms: round(median(documentMs), 0), ratio: round(median(documentMs) / median(answerMs), 2) },
+      ]);
 
-    // What one change makes the dataset write: the files not there before (content-addressed) plus the index, against rewriting it whole.
-    const datasetOf = (changed: typeof records) => {
-      const catalogue = openCatalogue(compileCatalogue(changed, URLS));
-      const lines = Array.from({ length: catalogue.count }, (_, rank) => catalogue.jsonA(rank));
-      const rows = lines.map((line) => JSON.parse(line) as { id: string; file_name: string }).map((pepe, rank) => ({ id: pepe.id, fileName: pepe.file_name, line: lines[rank]! }));
-      return time(() => new Map(datasetFiles(rows, { catalogueVersion: catalogue.data.version, imageSha256: (name) => sha.get(name) ?? '0'.repeat(64) }).map((file) => [file.path, file.body])));
-    };
-    const before = datasetOf(records);
-    const whole = [...before.value.values()].reduce((sum, text) => sum + Buffer.byteLength(text), 0);
-    const newest = records.reduce((latest, record) => (record.created_at > latest ? record.created_at : latest), '');
-    const added = { ...records[0]!, id: '0f0e0d0c-0b0a-4908-8706-050403020100', created_at: new Date(Date.parse(newest) + 1000).toISOString() };
-    const middle = records[records.length >> 1]!;
-    const changes: [string, typeof records][] = [
-      ['add one (newest)', [...records, { ...added, updated_at: added.created_at }]],
-      ['edit one tag list', records.map((record) => (record === middle ? { ...record, tags: ['edited'] } : record))],
-    ];
-    ctx.table(`dataset bytes written per change at ${count} records`, [
-      { change: 'baseline: the whole dataset rewritten (as pepes.jsonl + images.sha256 were)', files: before.value.size, 'KB written': kb(whole), ratio: 1 },
-      ...changes.map(([change, changed]) => {
-        const after = datasetOf(changed).value;
-        const written = [...after].filter(([path, text]) => before.value.get(path) !== text);
-        const bytes = written.reduce((sum, [, text]) => sum + Buffer.byteLength(text), 0);
-        return { change, files: written.length, 'KB written': kb(bytes), ratio: round(bytes / whole, 3) };
-      }),
-    ]);
-    // Rendering the dataset from its records' lines: the shards against the two whole files a build wrote before (baseline), interleaved.
-    const rows = (() => {
-      const catalogue = openCatalogue(data);
-      return Array.from({ length: catalogue.count }, (_, rank) => {
-        const line = catalogue.jsonA(rank);
-        const pepe = JSON.parse(line) as { id: string; file_name: string };
-        return { id: pepe.id, fileName: pepe.file_name, line };
-      });
-    })();
-    const wholeMs: number[] = [];
-    const shardMs: number[] = [];
-    for (let r = 0; r < 2 * ROUNDS + 1; r++) {
-      wholeMs.push(time(() => [rows.map((row) => `${row.line}\n`).join(''), rows.map((row) => `${sha.get(row.fileName)}  images/${row.fileName}\n`).join('')].map((text) => createHash('sha256').update(text).digest('hex'))).ms);
-      shardMs.push(time(() => datasetFiles(rows, { catalogueVersion: data.version, imageSha256: (name) => sha.get(name)! })).ms);
+      // What one change makes the dataset write: the files not there before (content-addressed) plus the index, against rewriting it whole.
+      const datasetOf = (changed: typeof records) => {
+        const catalogue = openCatalogue(compileCatalogue(changed, URLS));
+        const lines = Array.from({ length: catalogue.count }, (_, rank) => catalogue.jsonA(rank));
+        const rows = lines.map((line) => JSON.parse(line) as { id: string; file_name: string }).map((pepe, rank) => ({ id: pepe.id, fileName: pepe.file_name, line: lines[rank]! }));
+        return time(() => new Map(datasetFiles(rows, { catalogueVersion: catalogue.data.version, imageSha256: (name) => sha.get(name) ?? '0'.repeat(64) }).map((file) => [file.path, file.body])));
+      };
+      const before = datasetOf(records);
+      const whole = [...before.value.values()].reduce((sum, text) => sum + Buffer.byteLength(text), 0);
+      const newest = records.reduce((latest, record) => (record.created_at > latest ? record.created_at : latest), '');
+      const added = { ...records[0]!, id: '0f0e0d0c-0b0a-4908-8706-050403020100', created_at: new Date(Date.parse(newest) + 1000).toISOString() };
+      const middle = records[records.length >> 1]!;
+      const changes: [string, typeof records][] = [
+        ['add one (newest)', [...records, { ...added, updated_at: added.created_at }]],
+        ['edit one tag list', records.map((record) => (record === middle ? { ...record, tags: ['edited'] } : record))],
+      ];
+      ctx.table(`dataset bytes written per change at ${count} records`, [
+        { change: 'baseline: the whole dataset rewritten (as pepes.jsonl + images.sha256 were)', files: before.value.size, 'KB written': kb(whole), ratio: 1 },
+        ...changes.map(([change, changed]) => {
+          const after = datasetOf(changed).value;
+          const written = [...after].filter(([path, text]) => before.value.get(path) !== text);
+          const bytes = written.reduce((sum, [, text]) => sum + Buffer.byteLength(text), 0);
+          return { change, files: written.length, 'KB written': kb(bytes), ratio: round(bytes / whole, 3) };
+        }),
+      ]);
+      // Rendering the dataset from its records' lines: the shards against the two whole files a build wrote before (baseline), interleaved.
+      const rows = (() => {
+        const catalogue = openCatalogue(data);
+        return Array.from({ length: catalogue.count }, (_, rank) => {
+          const line = catalogue.jsonA(rank);
+          const pepe = JSON.parse(line) as { id: string; file_name: string };
+          return { id: pepe.id, fileName: pepe.file_name, line };
+        });
+      })();
+      const wholeMs: number[] = [];
+      const shardMs: number[] = [];
+      for (let r = 0; r < 2 * ROUNDS + 1; r++) {
+        wholeMs.push(time(() => [rows.map((row) => `${row.line}\n`).join(''), rows.map((row) => `${sha.get(row.fileName)}  images/${row.fileName}\n`).join('')].map((text) => createHash('sha256').update(text).digest('hex'))).ms);
+        shardMs.push(time(() => datasetFiles(rows, { catalogueVersion: data.version, imageSha256: (name) => sha.get(name)! })).ms);
+      }
+      ctx.table(`rendering the dataset at ${count} records, every build (median of ${2 * ROUNDS + 1}, interleaved)`, [
+        { case: 'baseline: pepes.jsonl + images.sha256 whole, hashed', ms: round(median(wholeMs), 1), ratio: 1 },
+        { case: 'datasetFiles: shards, their checksums, the index', ms: round(median(shardMs), 1), ratio: round(median(shardMs) / median(wholeMs), 2) },
+      ]);
     }
-    ctx.table(`rendering the dataset at ${count} records, every build (median of ${2 * ROUNDS + 1}, interleaved)`, [
-      { case: 'baseline: pepes.jsonl + images.sha256 whole, hashed', ms: round(median(wholeMs), 1), ratio: 1 },
-      { case: 'datasetFiles: shards, their checksums, the index', ms: round(median(shardMs), 1), ratio: round(median(shardMs) / median(wholeMs), 2) },
-    ]);
 
     // A build folder as `pepe build` writes it, with the images.
     ctx.log(`writing ${count} images and the build`);
@@ -161,27 +165,29 @@ export default {
         await Promise.all(Array.from({ length: DEFAULT_CONCURRENCY }, worker));
         return performance.now() - start;
       };
-      const floorMs: number[] = [];
-      const freshMs: number[] = [];
-      const resumeMs: number[] = [];
-      for (let r = 0; r < ROUNDS; r++) {
-        ctx.log(`export round ${r + 1} of ${ROUNDS}`);
-        floorMs.push(await floor());
-        const to = join(ctx.tmpRoot, `export-${r}`);
-        const fresh = await exportDataset({ from: server.url, to });
-        if (!fresh.ok || fresh.fetched !== count) throw new Error(`export failed: ${fresh.problems.map((p) => p.message).join('; ')}`);
-        freshMs.push(fresh.seconds * 1000);
-        const resumed = await exportDataset({ from: server.url, to });
-        if (!resumed.ok || resumed.kept !== count) throw new Error('resumed export fetched again');
-        resumeMs.push(resumed.seconds * 1000);
+      if (!rssOnly) {
+        const floorMs: number[] = [];
+        const freshMs: number[] = [];
+        const resumeMs: number[] = [];
+        for (let r = 0; r < ROUNDS; r++) {
+          ctx.log(`export round ${r + 1} of ${ROUNDS}`);
+          floorMs.push(await floor());
+          const to = join(ctx.tmpRoot, `export-${r}`);
+          const fresh = await exportDataset({ from: server.url, to });
+          if (!fresh.ok || fresh.fetched !== count) throw new Error(`export failed: ${fresh.problems.map((p) => p.message).join('; ')}`);
+          freshMs.push(fresh.seconds * 1000);
+          const resumed = await exportDataset({ from: server.url, to });
+          if (!resumed.ok || resumed.kept !== count) throw new Error('resumed export fetched again');
+          resumeMs.push(resumed.seconds * 1000);
+        }
+        const base = median(floorMs);
+        const megabytes = [...images.values()].reduce((sum, bytes) => sum + bytes.length, 0) / 1e6;
+        ctx.table(`pepe export of ${count} records (${round(megabytes, 1)} MB of images) from pepe serve on loopback, concurrency ${DEFAULT_CONCURRENCY}, median of ${ROUNDS}`, [
+          { case: 'baseline: fetch every image, bodies read and dropped', s: round(base / 1000, 2), 'images/s': round(count / (base / 1000), 0), ratio: 1 },
+          { case: 'pepe export, empty folder (index, shards, checks, every image written)', s: round(median(freshMs) / 1000, 2), 'images/s': round(count / (median(freshMs) / 1000), 0), ratio: round(median(freshMs) / base, 2) },
+          { case: 'pepe export again, everything there (hash every file, fetch none)', s: round(median(resumeMs) / 1000, 2), 'images/s': round(count / (median(resumeMs) / 1000), 0), ratio: round(median(resumeMs) / base, 2) },
+        ]);
       }
-      const base = median(floorMs);
-      const megabytes = [...images.values()].reduce((sum, bytes) => sum + bytes.length, 0) / 1e6;
-      ctx.table(`pepe export of ${count} records (${round(megabytes, 1)} MB of images) from pepe serve on loopback, concurrency ${DEFAULT_CONCURRENCY}, median of ${ROUNDS}`, [
-        { case: 'baseline: fetch every image, bodies read and dropped', s: round(base / 1000, 2), 'images/s': round(count / (base / 1000), 0), ratio: 1 },
-        { case: 'pepe export, empty folder (index, shards, checks, every image written)', s: round(median(freshMs) / 1000, 2), 'images/s': round(count / (median(freshMs) / 1000), 0), ratio: round(median(freshMs) / base, 2) },
-        { case: 'pepe export again, everything there (hash every file, fetch none)', s: round(median(resumeMs) / 1000, 2), 'images/s': round(count / (median(resumeMs) / 1000), 0), ratio: round(median(resumeMs) / base, 2) },
-      ]);
       // Peak RSS of `pepe export` as a user runs it, against a child that plainly downloads the same files (shards, then images) to disk.
       ctx.log('peak RSS of pepe export and of a plain download, as child processes');
       const list = join(ctx.tmpRoot, 'files.txt');

@@ -1,6 +1,6 @@
 /**
  * Per-image analysis throughput: `analyseImage` (one full decode, the WebAssembly pixel
- * pass, table-driven blurhash) against the issue's naive pipeline (metadata + two sharp
+ * pass, table-driven blurhash) against the naive pipeline (metadata + two sharp
  * resizes + npm blurhash) and a naive exact one (full decode + plain JS), on the same
  * synthetic corpus in the same run, so the ratios are what counts. Also: the pool with 2
  * workers, the per-stage split, and how often the naive pipeline's phash is not the spec's.
@@ -100,7 +100,7 @@ export default {
       },
     ]);
 
-    // The issue's naive baseline hashes with libvips' greyscale and resampler: how often is
+    // The naive baseline hashes with libvips' greyscale and resampler: how often is
     // its phash not the one the specification defines (which analyseImage computes)?
     const sample = images.slice(0, ctx.quick ? 100 : 300);
     const histogram = new Map<number, number>();

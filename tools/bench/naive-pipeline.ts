@@ -1,7 +1,7 @@
 /**
  * The naive baselines the benchmarks compare against: what one would write first with
  * sharp and the npm blurhash package.
- * - `naiveAnalyse` (the issue's baseline): a metadata read and one sharp resize per hash
+ * - `naiveAnalyse` (the images bench's baseline): a metadata read and one sharp resize per hash
  *   (libvips shrinks on load), and the npm encoder's per-pixel `Math.cos`/`Math.pow`. Its
  *   phash is not the specification's: libvips' greyscale and resampler are not Pillow's.
  * - `naiveExactAnalyse`: the same hashes as the build, written plainly: one full decode,
@@ -75,9 +75,8 @@ export async function fullDecodeFreed(bytes: Buffer): Promise<number> {
 /**
  * Every pixel of the first frame decoded, only the last row kept (see the module comment).
  * libvips reads sequentially, so reaching the last row reads every row before it (a cut JPEG
- * fails here, although its first row alone decodes: tested). On 1.5–4 megapixel images the
- * first row alone took 1.3–1.6 ms, the last 3.8 ms (PNG) and 9.4–9.9 ms (JPEG), the whole frame
- * into memory 13–20 ms (PNG) and 36–49 ms (JPEG). Should a decoder skip work for rows it is
+ * fails here, although its first row alone decodes: tested); the first row alone costs a
+ * fraction of the last, the whole frame into memory more. Should a decoder skip work for rows it is
  * not asked for, this floor is only lower, which keeps "floor ÷ naive < 2" a valid bound.
  */
 export async function streamedDecodeOnly(bytes: Buffer): Promise<number> {

@@ -9,10 +9,9 @@
  * process, all started at once. The load generator gets about one core of the two: wrk with
  * one thread (Debian package `wrk`, when installed) and autocannon in this process, one table
  * each. Every case is loaded for a bounded time in each of three interleaved rounds, and a
- * ratio is the median of its per-round ratios (measureRounds says why). autocannon, a Node client, spends as much CPU per answer as the
- * servers do (40–50 µs for a 13 kB list page): in slow hours it tops out near 34–44k req/s
- * here, below nginx, so its ratios say as much about the client as about the servers; wrk's
- * do not.
+ * ratio is the median of its per-round ratios (measureRounds says why). autocannon, a Node
+ * client, spends as much CPU per answer as the servers do and tops out below nginx, so its
+ * ratios say as much about the client as about the servers; wrk's do not.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -336,9 +335,9 @@ async function startServers(ctx: BenchContext, setup: { distDir: string; id: str
 
 /**
  * Loads every case in turn, `rounds` times over: each round measures the baselines and every
- * case within a minute or two, so a ratio is taken between figures of the same minutes. This
- * VM's speed drifts by up to 2× within an hour; one baseline run for a whole table made the
- * ratios swing by as much.
+ * case within a minute or two, so a ratio is taken between figures of the same minutes: a
+ * shared VM's speed drifts within an hour, and one baseline run for a whole table would carry
+ * that drift into every ratio.
  */
 async function measureRounds(ctx: BenchContext, generator: LoadGenerator, cases: LoadCase[], setup: { seconds: number; rounds: number }): Promise<Map<string, Load[]>> {
   const samples = new Map<string, Load[]>(cases.map((c) => [c.name, []]));

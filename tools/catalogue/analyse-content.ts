@@ -52,19 +52,12 @@ export interface AnalyseContentOptions {
   scan?: ContentScan;
   /**
    * Called once the images that are not in the cache are known, before any is decoded, with
-   * their number; returning false stops the analysis there with `DecodingDeclined` (the CLI
-   * then decodes them in a process whose malloc is tuned for it: tools/cli/tuned-decoding.ts).
+   * their number; returning false stops the analysis there, with `declined` set in the result
+   * (the CLI then decodes them in a process whose malloc is tuned for it: tools/cli/tuned-decoding.ts).
    */
   beforeDecoding?: (uncached: number) => boolean;
   /** Given each image decoded, with its pixels (analyse-image-file.ts); awaited before the next. */
   onDecoded?: ImageFileContext['onDecoded'];
-}
-
-/** analyseContent stopped before decoding, as `beforeDecoding` asked. */
-export class DecodingDeclined extends Error {
-  constructor(readonly uncached: number) {
-    super(`${uncached} images to analyse: declined in this process`);
-  }
 }
 
 export interface AnalyseProgress {
@@ -111,6 +104,8 @@ export interface ContentAnalysis {
   items: AnalysedItem[];
   problems: Problem[];
   stats: AnalyseStats;
+  /** Set when `beforeDecoding` declined: the images that wait to be decoded (nothing analysed or written). */
+  declined?: number;
 }
 
 export const defaultCacheDir = (contentDir: string): string => resolve(contentDir, '..', '.pepe-cache');
@@ -299,7 +294,7 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   });
   if (misses.length > 0 && options.beforeDecoding) {
     const uncached = uncachedImages(scan.pairs, misses, imageContext);
-    if (uncached.count > 0 && !options.beforeDecoding(uncached.count)) throw new DecodingDeclined(uncached.count);
+    if (uncached.count > 0 && !options.beforeDecoding(uncached.count)) return { ...nothingAnalysed([], started), declined: uncached.count };
     alreadyRead = uncached.read;
   }
   let nextMiss = 0;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { analyseImage } from '../image/analyse-image.js';
-import { bombGif } from '../image/fixtures.js';
+import { bombGif } from '../image/fixtures/test-images.js';
 import { FIXTURE_URLS, fixtureId, fixtureImage, makeFixtureContent } from '../testing/fixture-catalogue.js';
 import { snapshotDir } from '../testing/snapshot-dir.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';

@@ -76,6 +76,8 @@ export interface BuildResult {
   /** false when the output folder was left exactly as it was. */
   changed: boolean;
   stats: BuildStats;
+  /** Set when `beforeDecoding` declined: the images that wait to be decoded (nothing written). */
+  declined?: number;
 }
 
 /**
@@ -209,6 +211,7 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   // its renditions cost no second decode and encode while the analysis goes on.
   const renditions = await openRenditions({ cacheDir, limits: effectiveLimits(options.limits), concurrency: options.concurrency, settings: options.renditions });
   const analysis = await analyseContent({ ...options, contentDir, cacheDir, writeCache: true, scan, onDecoded: renditions.fromDecoded });
+  if (analysis.declined !== undefined) return { ...refusedBuild([], started), declined: analysis.declined };
   const dupesStart = performance.now();
   const dupes = await nearDuplicateProblems(analysis.items, 'warning', { dir: cacheDir, write: true });
   const busy: Problem[] = recovery.state === 'busy' ? [error('bad-out-dir', `another pepe build (pid ${recovery.pid}) is writing the output folder "${outDir}": wait for it to finish (if no build is running, delete "${recovery.txnDir}")`)] : [];

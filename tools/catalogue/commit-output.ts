@@ -42,14 +42,6 @@ export interface Journal {
   retiredSegments?: string[];
 }
 
-/** Test hook: a fault injected after this many commit steps; `crash` skips the in-process rollback (as a killed process would). */
-export interface CommitFault {
-  afterSteps: number;
-  crash?: boolean;
-}
-
-export class SimulatedCrash extends Error {}
-
 const JOURNAL = 'journal.json';
 const txnPrefix = (outDir: string) => `.${basename(outDir)}.txn-`;
 
@@ -88,47 +80,46 @@ function linkFile(from: string, to: string): void {
   linkSync(from, to);
 }
 
-/** Runs the commit described by `journal` (files staged in `<txnDir>/new`); rolls back and rethrows on failure. */
-export function commitStaged(txnDir: string, journal: Journal, fault?: CommitFault): void {
+/**
+ * Runs the commit described by `journal` (files staged in `<txnDir>/new`); rolls back and rethrows
+ * on failure. `beforeStep` runs before each rename, link or unlink, so that a test can fail or
+ * kill the commit at any step.
+ */
+export function commitStaged(txnDir: string, journal: Journal, beforeStep?: () => void): void {
   const tmp = join(txnDir, `${JOURNAL}.tmp`);
   writeFileSync(tmp, JSON.stringify(journal));
   renameSync(tmp, join(txnDir, JOURNAL));
   const out = (p: string) => join(journal.outDir, p);
   const staged = (p: string) => join(txnDir, 'new', p);
   const backup = (p: string) => join(txnDir, 'old', p);
-  let steps = 0;
-  const step = () => {
-    if (fault && ++steps > fault.afterSteps) throw fault.crash ? new SimulatedCrash('simulated crash during commit') : new Error('injected commit failure');
-  };
   try {
     for (const dir of journal.createdDirs) {
-      step();
+      beforeStep?.();
       mkdirSync(out(dir));
     }
     for (const path of journal.replaced) {
-      step();
+      beforeStep?.();
       linkFile(out(path), backup(path));
-      step();
+      beforeStep?.();
       renameSync(staged(path), out(path));
     }
     for (const path of journal.added) {
-      step();
+      beforeStep?.();
       renameSync(staged(path), out(path));
     }
     for (const path of journal.removed) {
-      step();
+      beforeStep?.();
       moveFile(out(path), backup(path));
     }
-    step();
+    beforeStep?.();
     if (existsSync(out(MANIFEST_FILE))) linkFile(out(MANIFEST_FILE), backup(MANIFEST_FILE));
     renameSync(staged(MANIFEST_FILE), out(MANIFEST_FILE));
-    // Committed. Only a simulated crash can stop here (to test recovery of a committed transaction).
-    if (fault?.crash && steps + 1 > fault.afterSteps) throw new SimulatedCrash('simulated crash after the commit point');
-    deleteRetiredSegments(journal, fault?.crash && steps + 2 > fault.afterSteps ? 1 : undefined);
   } catch (failure) {
-    if (!(failure instanceof SimulatedCrash)) rollback(txnDir, journal);
+    rollback(txnDir, journal);
     throw failure;
   }
+  // Committed: never rolled back from here; `recoverOutput` finishes this cleanup after a crash.
+  deleteRetiredSegments(journal, beforeStep);
   pruneEmptyDirs(journal.outDir, journal.removed);
   // What is left: the old versions of replaced and removed files in `old/`, the manifest's, and staged files found unchanged.
   retire(txnDir, journal.replaced.length + journal.removed.length);
@@ -236,11 +227,10 @@ export function recoverOutput(outDir: string): Recovery {
   return result;
 }
 
-/** Deletes the old segments of a committed transaction (`crashAfter`: tests stop after that many, as a killed process would). */
-function deleteRetiredSegments(journal: Journal, crashAfter?: number): void {
-  const retired = journal.retiredSegments ?? [];
-  for (const [index, path] of retired.entries()) {
-    if (crashAfter !== undefined && index >= crashAfter) throw new SimulatedCrash('simulated crash while deleting old manifest segments');
+/** Deletes the old segments of a committed transaction. */
+function deleteRetiredSegments(journal: Journal, beforeStep?: () => void): void {
+  for (const path of journal.retiredSegments ?? []) {
+    beforeStep?.();
     rmSync(join(journal.outDir, path), { force: true });
   }
 }

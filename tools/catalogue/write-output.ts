@@ -18,7 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { constants, copyFileSync, existsSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { type CommitFault, commitStaged, type Journal, newTransactionDir, removeInBackground, SimulatedCrash } from './commit-output.js';
+import { commitStaged, type Journal, newTransactionDir, removeInBackground } from './commit-output.js';
 import { type Manifest, type ManifestEntry, MANIFEST_FILE, manifestEntry, manifestJson, manifestPaths, newSegmentFiles, sameHeader, segmentFiles, sha256Of } from '../shared/manifest.js';
 import { makeFoldersSync } from '../shared/make-folders.js';
 
@@ -56,8 +56,8 @@ export interface WriteOutputOptions {
   generate?: (stagingDir: string) => Promise<string[]>;
   /** The manifest of `entries`; with `reuse`, only the segments of the paths written or removed are serialised again (shared/manifest.ts `createManifest`). */
   manifestFor: (entries: Map<string, ManifestEntry>, reuse?: { previous: Manifest; changed: readonly string[] }) => Manifest;
-  /** Tests only: inject a failure (or a simulated crash) into the in-place commit. */
-  commitFault?: CommitFault;
+  /** Runs before each step of an incremental build's in-place commit (commit-output.ts `commitStaged`). */
+  beforeCommitStep?: () => void;
 }
 
 export interface WriteOutputResult {
@@ -163,15 +163,12 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
     const named = new Set(segmentFiles(manifest));
     const journal = journalFor(outDir, manifest.version, [...written, ...segments.map((segment) => segment.path)], removed, previous);
     // The previous build's segments that the new root no longer names go once it is in place.
-    commitStaged(txnDir, { ...journal, retiredSegments: [...previousSegments].filter((path) => !named.has(path)).sort() }, options.commitFault);
+    commitStaged(txnDir, { ...journal, retiredSegments: [...previousSegments].filter((path) => !named.has(path)).sort() }, options.beforeCommitStep);
     return { changed: true, manifest, written, kept, removed };
   } catch (failure) {
-    // After a simulated crash the transaction folder stays, as a real crash would leave it.
-    if (!(failure instanceof SimulatedCrash)) {
-      // A generator still writing into the staging folder would make it again after the rm.
-      await generating?.catch(() => undefined);
-      if (existsSync(txnDir)) rmSync(txnDir, { recursive: true, force: true });
-    }
+    // A generator still writing into the staging folder would make it again after the rm.
+    await generating?.catch(() => undefined);
+    if (existsSync(txnDir)) rmSync(txnDir, { recursive: true, force: true });
     throw failure;
   }
 }

@@ -1,29 +1,21 @@
 /**
- * Runs the CLI from an esbuild bundle of its TypeScript instead of through tsx's loader.
+ * Runs the CLI from an esbuild bundle of its TypeScript instead of through tsx, whose loader
+ * compiles every import on a thread Node 20 waits for (why, and the figures: tools/cli/README.md).
  *
- * Why: tsx compiles each module on a loader thread that Node 20 asks synchronously for every
- * import, and `pepe build` imports about a hundred modules. Measured on the 2-core VM:
- * `pepe build --help` 0.68–0.82 s through tsx against 0.22–0.27 s from the bundle, `pepe serve
- * --help` 0.26 s against 0.09 s, and a fresh `pepe build` of an unchanged 10k catalogue
- * 0.97–1.28 s against 0.75–0.85 s of wall time. A maintainer pays that on every command.
- *
- * How: the bundle is made on first use and whenever a source it was made from changes, into
- * `node_modules/.cache/pepe-cli/` (≈ 0.2–0.3 s, once). Every run checks the size and mtime of
- * each input esbuild reported (≈ 200 `stat`s, ~2 ms here), like make does.
+ * The bundle is made on first use and whenever a source it was made from changes, into
+ * `node_modules/.cache/pepe-cli/`; every run compares the size and mtime of each input esbuild
+ * reported, like make does.
  * - Commands stay separate chunks (`splitting`), so `pepe serve` still never loads sharp.
  * - `import.meta.url` in our sources becomes the source file's own URL, so paths next to a
  *   source (the wasm pixel pass, the gallery sources, the function entry) resolve as they do
  *   under tsx.
- * - The dependencies in INLINED are bundled, with everything they import (zod alone costs
- *   ~80 ms to import as its many files; fast-glob and its ~20 CommonJS packages ~25–30 ms
- *   through Node's CommonJS loader against ~8 ms bundled, measured in fresh processes); the
- *   others (native or binary ones: sharp, esbuild; the AWS SDK) load from node_modules as
- *   usual. Bundled CommonJS calls `require` for Node's built-in modules, which an ES module
- *   lacks: every output file starts with one made by `createRequire` (BANNER).
+ * - The dependencies in INLINED are bundled with everything they import (as many small files
+ *   they import slowly); native or binary ones (sharp, esbuild; the AWS SDK) load from
+ *   node_modules as usual. Bundled CommonJS calls `require` for Node's built-in modules, which
+ *   an ES module lacks: every output file starts with one made by `createRequire` (BANNER).
  * - Source maps are on, so a stack trace names TypeScript lines, as under tsx. That lets the
- *   bundle drop whitespace and simplify syntax (names are kept): V8 compiles ~25% fewer bytes
- *   at every start (the largest chunk 834 → 640 kB; `pepe build --help` ~25 ms less CPU).
- * - zod's 63 locales besides English are left out (zodWithoutLocales: that chunk 640 → 348 kB).
+ *   bundle drop whitespace and simplify syntax (names are kept): V8 compiles fewer bytes.
+ * - zod's locales besides English are left out (zodWithoutLocales).
  *
  * When no bundle can be made (no esbuild, a read-only node_modules, a compile error) tools/pepe.mjs
  * runs the CLI through tsx: slower, same behaviour. `PEPE_CLI_TSX=1` forces that path, and
@@ -101,8 +93,7 @@ async function compile(root, entry, cacheDir, key) {
     platform: 'node',
     target: 'node20',
     sourcemap: 'linked',
-    // Stack traces point at the source files, which are on disk: the maps need not carry them
-    // (with them, Node parsed ~2 MB of maps at every start; without, a tenth of that).
+    // Stack traces point at the source files, which are on disk: maps without them parse faster at every start.
     sourcesContent: false,
     minifyWhitespace: true,
     minifySyntax: true,

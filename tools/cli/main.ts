@@ -1,4 +1,5 @@
 import { type Command, type Io, UsageError, processIo } from '../shared/io.js';
+import { terminalIo } from './print-results.js';
 
 /** Subcommands are loaded lazily so that `pepe serve` does not load sharp, nor `pepe build` the S3 SDK. */
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ default: Command }> }> = {
@@ -22,8 +23,12 @@ export { processIo } from '../shared/io.js';
 /** The command called `name`: own keys only (`pepe constructor` is an unknown command, not Object's constructor). */
 const commandNamed = (name: string | undefined) => (name !== undefined && Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined);
 
-/** Runs one command line and returns the exit code; only this function turns errors into text. */
-export async function runMain(argv: string[], io: Io = processIo()): Promise<number> {
+/**
+ * Runs one command line and returns the exit code; only this function turns errors into text.
+ * Everything any command prints goes through `terminalIo`, which escapes control and bidi characters.
+ */
+export async function runMain(argv: string[], rawIo: Io = processIo()): Promise<number> {
+  const io = terminalIo(rawIo);
   // `pepe help build` is `pepe build --help`, as in git and npm.
   const [name, ...rest] = argv[0] === 'help' && commandNamed(argv[1]) ? [argv[1]!, '--help'] : argv;
   if (!name) {

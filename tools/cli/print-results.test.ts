@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { captureIo } from '../testing/capture-io.js';
-import { printProblems, printSummary, withProgress } from './print-results.js';
+import { printProblems, printSummary, statusLine, terminalIo, terminalText, withProgress } from './print-results.js';
 
 const CLEAR_LINE = '\r\x1b[2K';
 
@@ -44,5 +44,42 @@ describe('printProblems and printSummary', () => {
     expect(io.err()).toBe(
       'error: a.json: not valid JSON [invalid-json]\nwarning: renamed [extension-mismatch]\ncontent has errors: 1 image, 1 warning, 1 error, 0 cache hits, 0.50 s\n',
     );
+  });
+});
+
+/** What a hostile file name, sidecar or server answer may hold: ESC sequences (erase, retitle), BEL, C1 CSI, a bidi override, CR, tab, a line separator. */
+const HOSTILE = 'a\u001b[2J\u001b]0;pwned\u0007b\u009b1Ac\u202egnp.exe\rd\te\u2028f\u007f';
+const UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/;
+
+describe('terminalIo', () => {
+  it('escapes every control and bidi character on stdout and stderr, keeping line feeds', () => {
+    const raw = captureIo();
+    const io = terminalIo(raw);
+    io.stdout(`${HOSTILE}\n`);
+    io.stderr(`${HOSTILE}\n`);
+    const shown = 'a\\u001b[2J\\u001b]0;pwned\\u0007b\\u009b1Ac\\u202egnp.exe\\rd\\te\\u2028f\\u007f\n';
+    expect(raw.out()).toBe(shown);
+    expect(raw.err()).toBe(shown);
+    expect(raw.out() + raw.err()).not.toMatch(UNSAFE);
+    // Wrapping twice escapes once.
+    expect(terminalIo(io)).toBe(io);
+  });
+
+  it('keeps a JSON document valid JSON with the same value', () => {
+    const value = [{ file: HOSTILE, description: 'é \u{1f438} \u0085' }];
+    const text = terminalText(JSON.stringify(value, null, 2));
+    expect(text).not.toMatch(UNSAFE);
+    expect(JSON.parse(text)).toEqual(value);
+  });
+
+  it('draws the status line with its own control sequence and escapes its text', () => {
+    const raw = captureIo({ isTTY: true });
+    const line = statusLine(terminalIo(raw));
+    line.clear();
+    expect(raw.err()).toBe('');
+    line.draw(`uploading ${HOSTILE}`);
+    line.clear();
+    expect(raw.err()).toBe(`${CLEAR_LINE}uploading ${terminalText(HOSTILE)}${CLEAR_LINE}`);
+    expect(raw.err().replaceAll(CLEAR_LINE, '')).not.toMatch(UNSAFE);
   });
 });

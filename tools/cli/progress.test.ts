@@ -6,16 +6,15 @@ describe('progress and summary text', () => {
     expect(formatProgress({ done: 50, total: 150, decoded: 50, elapsedMs: 2000 })).toBe('50/150 images, 25 images/s, 4 s left');
   });
 
-  it('draws only on a terminal and clears its line at the end', () => {
-    let written = '';
-    const off = ttyProgress((t) => void (written += t), false);
-    off.onProgress({ done: 1, total: 1, decoded: 1, elapsedMs: 10 });
-    off.done();
-    expect(written).toBe('');
-    const on = ttyProgress((t) => void (written += t), true, 0);
-    on.onProgress({ done: 1, total: 2, decoded: 1, elapsedMs: 1000 });
-    on.done();
-    expect(written).toBe('\r\x1b[2K1/2 images, 1 images/s, 1 s left\r\x1b[2K');
+  it('draws only on a terminal, at most once per interval but always the last', () => {
+    const drawn: string[] = [];
+    ttyProgress((line) => drawn.push(line), false)({ done: 1, total: 1, decoded: 1, elapsedMs: 10 });
+    expect(drawn).toEqual([]);
+    const on = ttyProgress((line) => drawn.push(line), true, 60_000);
+    on({ done: 1, total: 3, decoded: 1, elapsedMs: 1000 });
+    on({ done: 2, total: 3, decoded: 2, elapsedMs: 2000 });
+    on({ done: 3, total: 3, decoded: 3, elapsedMs: 3000 });
+    expect(drawn).toEqual(['1/3 images, 1 images/s, 2 s left', '3/3 images, 1 images/s, 0 s left']);
   });
 
   it('summarises a run in one line', () => {

@@ -1,4 +1,4 @@
-/** Text for the TTY progress line and the one-line summary (pure functions: the CLI prints them). */
+/** Text for the TTY progress line and the one-line summary (the CLI prints them through print-results.ts). */
 import type { AnalyseProgress } from '../catalogue/analyse-content.js';
 
 export function formatProgress(p: AnalyseProgress): string {
@@ -9,24 +9,17 @@ export function formatProgress(p: AnalyseProgress): string {
 }
 
 /**
- * A progress callback that redraws one stderr line at most every `intervalMs`, and only on a
- * terminal (a CI log would otherwise fill with carriage returns). `done()` clears the line.
+ * A progress callback that redraws the status line at most every `intervalMs`, and only on a
+ * terminal (a CI log would otherwise fill with carriage returns).
  */
-export function ttyProgress(write: (text: string) => void, isTTY: boolean, intervalMs = 100) {
-  let last = 0;
-  let drawn = false;
-  return {
-    onProgress: (p: AnalyseProgress) => {
-      if (!isTTY) return;
-      const now = performance.now();
-      if (now - last < intervalMs && p.done !== p.total) return;
-      last = now;
-      drawn = true;
-      write(`\r\x1b[2K${formatProgress(p)}`);
-    },
-    done: () => {
-      if (drawn) write('\r\x1b[2K');
-    },
+export function ttyProgress(draw: (line: string) => void, isTTY: boolean, intervalMs = 100): (p: AnalyseProgress) => void {
+  let last = -Infinity;
+  return (p) => {
+    if (!isTTY) return;
+    const now = performance.now();
+    if (now - last < intervalMs && p.done !== p.total) return;
+    last = now;
+    draw(formatProgress(p));
   };
 }
 

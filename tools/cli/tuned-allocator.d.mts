@@ -3,3 +3,4 @@ export declare function rerunWithTunedAllocator(script: string, args: string[]):
 export declare function tunedRerunPossible(): boolean;
 export declare const SERVE_V8_FLAGS: string[];
 export declare function execWithServeFlags(script: string, args: string[]): void;
+export declare function collectOldGeneration(): void;

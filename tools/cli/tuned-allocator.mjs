@@ -11,17 +11,16 @@
  * - `hugetlb=1` (glibc ≥ 2.35; older ones ignore it): those mappings use transparent huge
  *   pages where the kernel allows them (`madvise`), so mapping a fresh frame costs one page
  *   fault per 2 MB instead of one per 4 KB.
- * Measured on the 10k realistic corpus, fresh `pepe build`, same machine (tools/cli/README.md and tools/bench/HISTORY.md; formerly "Build
- * figures"): defaults + 2 arenas 466 MB peak RSS, 220 CPU-s; + the threshold 339 MB but
- * 251 CPU-s (57 s of it page faults); + huge pages 380 MB, 194 CPU-s, the fastest run. (A GC
- * every 30 ms changed nothing: the memory was never garbage waiting to be collected.) glibc
- * reads these once, when the process starts, so only a new process can have them.
+ * The figures of each setting: tools/cli/README.md and tools/bench/HISTORY.md. glibc reads
+ * these once, when the process starts, so only a new process can have them.
  *
  * Plain JavaScript, so that `pepe add` and `dupes` can re-run before loading the CLI at all
- * (one bare Node start-up, ~65–90 ms here); `pepe build` and `check` call it later, and only
- * when they have many images to decode (tuned-decoding.ts).
+ * (one bare Node start-up); `pepe build` and `check` call it later, and only when they have
+ * many images to decode (tuned-decoding.ts).
  */
 import { spawnSync } from 'node:child_process';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 
 const MALLOC_TUNABLES = 'glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold=4194304:glibc.malloc.hugetlb=1';
 
@@ -55,14 +54,9 @@ export function rerunWithTunedAllocator(script, args) {
 
 /**
  * V8 flags for `pepe serve`'s processes. `--max-semi-space-size=4` (MB): Node 24 sizes the
- * young generation from the machine's memory, here up to 64 MB per semi-space, and a server
- * under load fills it before V8 collects it: 20,000 unique list pages grew one process by
- * 190 MB, 128 MB of it the young generation; with 4 MB semi-spaces by 85–95 MB (attacks bench,
- * tools/serve/README.md). Uncached 10k-record list pages (the function's heaviest answer) cost
- * the same server CPU per request as with the default (median 388 against 401 µs, 5
- * interleaved wrk runs); 8 MB would save 13% of it, but grew the process by 48–60 MB instead
- * of 41–51 MB under the control load, too close to the 64 MB bound. V8 sizes its heap once,
- * at start-up, so only a new process has them.
+ * young generation from the machine's memory, and a server under load fills it before V8
+ * collects it; 4 MB semi-spaces bound that growth at the same CPU per request (figures:
+ * tools/serve/README.md). V8 sizes its heap once, at start-up, so only a new process has them.
  */
 export const SERVE_V8_FLAGS = ['--max-semi-space-size=4'];
 
@@ -80,4 +74,22 @@ export function execWithServeFlags(script, args) {
   const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
   if (given.some((flag) => flag.startsWith('--max-semi-space-size'))) return;
   process.execve(process.execPath, [process.execPath, ...SERVE_V8_FLAGS, ...process.execArgv, script, ...args], process.env);
+}
+
+/** @type {((options: { type: 'major'; execution: 'async' }) => void) | undefined} */
+let gc;
+
+/**
+ * Starts an old-generation collection (incremental, in a task of its own) in `pepe serve`'s
+ * process, which its CDN cache asks for after dropping enough answers (tools/serve/README.md,
+ * "Bounded memory"): their bodies are Buffers outside V8's heap, freed only when the old
+ * generation is collected. `gc` comes from a context of its own, so the function bundle and
+ * everything else in the process never see a global `gc`.
+ */
+export function collectOldGeneration() {
+  if (gc === undefined) {
+    setFlagsFromString('--expose-gc');
+    gc = runInNewContext('gc');
+  }
+  gc({ type: 'major', execution: 'async' });
 }

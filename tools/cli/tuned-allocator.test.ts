@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TempDir, makeTempDir } from '../testing/temp-dir.js';
+import { collectOldGeneration } from './tuned-allocator.mjs';
 
 const helper = pathToFileURL(join(import.meta.dirname, 'tuned-allocator.mjs')).href;
 
@@ -88,5 +89,22 @@ describe.runIf(process.platform !== 'win32')('execWithServeFlags', () => {
     ['in NODE_OPTIONS', [], { NODE_OPTIONS: '--max-semi-space-size=16' }, []],
   ])('leaves a size the user set %s alone', (_where, nodeArgs, env, execArgv) => {
     expect(run(nodeArgs, env)).toMatchObject({ status: 0, execArgv });
+  });
+});
+
+describe('collectOldGeneration', () => {
+  it('starts a real collection, leaving no global gc behind', async () => {
+    let majors = 0;
+    const { constants, PerformanceObserver } = await import('node:perf_hooks');
+    const oldGeneration = constants.NODE_PERFORMANCE_GC_MAJOR | constants.NODE_PERFORMANCE_GC_INCREMENTAL;
+    const observer = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) if (((entry as unknown as { detail?: { kind?: number } }).detail?.kind ?? 0) & oldGeneration) majors++;
+    });
+    observer.observe({ entryTypes: ['gc'] });
+    collectOldGeneration();
+    collectOldGeneration();
+    await expect.poll(() => majors, { timeout: 10_000 }).toBeGreaterThan(0);
+    observer.disconnect();
+    expect('gc' in globalThis).toBe(false);
   });
 });

@@ -4,7 +4,7 @@ import { cp, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyseImage } from '../image/analyse-image.js';
-import { analyseContent, DecodingDeclined } from '../catalogue/analyse-content.js';
+import { analyseContent } from '../catalogue/analyse-content.js';
 import { fixtureId, fixtureImage, makeFixtureContent } from '../testing/fixture-catalogue.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 import type { Io } from '../shared/io.js';
@@ -18,8 +18,8 @@ function work(uncached: number) {
   const hooks: (((n: number) => boolean) | undefined)[] = [];
   const run = async (beforeDecoding?: (n: number) => boolean) => {
     hooks.push(beforeDecoding);
-    if (beforeDecoding?.(uncached) === false) throw new DecodingDeclined(uncached);
-    return 'built';
+    if (beforeDecoding?.(uncached) === false) return { declined: uncached };
+    return { built: true };
   };
   return { run, hooks };
 }
@@ -27,14 +27,14 @@ function work(uncached: number) {
 describe('withTunedDecoding', () => {
   it('just runs the work where no tuned process can be had (tests, other platforms, malloc tuned by the user)', async () => {
     const w = work(1000);
-    expect(await withTunedDecoding(io(), w.run)).toEqual({ done: 'built' });
+    expect(await withTunedDecoding(io(), w.run)).toEqual({ done: { built: true } });
     expect(w.hooks).toEqual([undefined]);
   });
 
   it(`decodes up to ${DECODES_WITHOUT_TUNING} images in this process`, async () => {
     const w = work(DECODES_WITHOUT_TUNING);
     let reruns = 0;
-    expect(await withTunedDecoding(io(() => ++reruns), w.run)).toEqual({ done: 'built' });
+    expect(await withTunedDecoding(io(() => ++reruns), w.run)).toEqual({ done: { built: true } });
     expect(reruns).toBe(0);
   });
 
@@ -46,7 +46,7 @@ describe('withTunedDecoding', () => {
 
   it('decodes here after all when the tuned process cannot be started', async () => {
     const w = work(500);
-    expect(await withTunedDecoding(io(() => null), w.run)).toEqual({ done: 'built' });
+    expect(await withTunedDecoding(io(() => null), w.run)).toEqual({ done: { built: true } });
     expect(w.hooks).toHaveLength(2);
     expect(w.hooks[1]).toBeUndefined();
   });
@@ -71,8 +71,8 @@ describe('analyseContent before decoding', () => {
       return analyseImage(bytes, options);
     };
     const cacheDir = join(temp.path, 'cache');
-    const stopped = analyseContent({ contentDir: join(temp.path, 'content'), cacheDir, analyse, beforeDecoding: (n) => n <= DECODES_WITHOUT_TUNING });
-    await expect(stopped).rejects.toEqual(new DecodingDeclined(DECODES_WITHOUT_TUNING + 2));
+    const stopped = await analyseContent({ contentDir: join(temp.path, 'content'), cacheDir, analyse, beforeDecoding: (n) => n <= DECODES_WITHOUT_TUNING });
+    expect(stopped).toMatchObject({ declined: DECODES_WITHOUT_TUNING + 2, items: [], problems: [] });
     expect(decodes).toBe(0);
     expect(existsSync(cacheDir)).toBe(false);
   });

@@ -459,6 +459,16 @@ describe('pepe export against a hostile server', { timeout: 120_000 }, () => {
     }
   });
 
+  it('prints what a hostile server sends with every control and bidi character escaped, on a terminal too', async () => {
+    // A bidi override, a C1 CSI and an ESC sequence that retitles the window, in a record's file_name.
+    catalogue([0, 1, 2, 3, 4, 5], { name: (i, name) => (i === 5 ? `\u202e\u009b2J\u001b]0;x\u0007${name}` : name) });
+    const io = captureIo({ cwd: temp.path, isTTY: true });
+    expect(await runMain(['export', '--from', url, '--to', 'hostile-cli'], io)).toBe(1);
+    expect(io.err()).toMatch(/line \d+ is not a pepe record the catalogue could publish .*: "\\u202e\\u009b2J\\u001b\]0;x\\u0007/);
+    // The status line's own clear-line sequence is the only control sequence printed.
+    expect(io.err().replaceAll('\r\u001b[2K', '')).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+  });
+
   it('resumes across a change of the catalogue: verified images kept, shards read again from the new index', async () => {
     const ids = Array.from({ length: 30 }, (_, i) => i);
     const before = catalogue(ids);

@@ -2,7 +2,7 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { analyseImage, type ImageAnalysis } from './analyse-image.js';
 import { releaseFrame } from './decode.js';
-import { bombGif, EXPECTED_PHASH, readFixture } from './fixtures.js';
+import { bombGif, EXPECTED_PHASH, readFixture } from './fixtures/test-images.js';
 import { paintPicture } from '../testing/paint-picture.js';
 import { hammingDistance } from './phash.js';
 

@@ -2,7 +2,7 @@ import { decode, encode } from 'blurhash';
 import { describe, expect, it } from 'vitest';
 import { analyseImage } from './analyse-image.js';
 import { encodeBlurhash } from './blurhash-encoder.js';
-import { readFixture } from './fixtures.js';
+import { readFixture } from './fixtures/test-images.js';
 import { seededRandom } from '../shared/seeded-random.js';
 import { paintPicture } from '../testing/paint-picture.js';
 import sharp from 'sharp';

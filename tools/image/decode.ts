@@ -18,7 +18,7 @@ export interface DecodeOptions {
 }
 
 let sharpLoaded: Promise<typeof Sharp> | undefined;
-/** sharp, imported on first use: a rebuild that decodes nothing does not pay its ~40 ms import. */
+/** sharp, imported on first use: a rebuild that decodes nothing does not pay for its import. */
 const loadSharp = (): Promise<typeof Sharp> => (sharpLoaded ??= import('sharp').then((module) => module.default));
 
 export type DecodeResult =

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyseImage, detectFormat } from './analyse-image.js';
 import { describeUnsupported, frameLayout } from './format.js';
-import { bombGif, readFixture } from './fixtures.js';
+import { bombGif, readFixture } from './fixtures/test-images.js';
 
 describe('detectFormat', () => {
   it.each([

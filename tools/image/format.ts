@@ -79,8 +79,8 @@ export function describeUnsupported(bytes: Uint8Array): string {
  * not exceed). Null canvas: the format has none of its own (JPEG, AVIF, a simple WebP), and
  * the decoded size is the canvas. AVIF counts as one frame: libvips reads its primary image.
  *
- * A decoder may report a frame, not the canvas: libvips gave a GIF with a 7000×7000 screen
- * and 50,000 frames of 1×1 pixel as 1×1, published so, a decode bomb for every browser.
+ * A decoder may report a frame, not the canvas: libvips gives a GIF with a huge screen and
+ * thousands of 1×1 frames as 1×1, which published so is a decode bomb for every browser.
  */
 export interface FrameLayout {
   frames: number;

@@ -9,8 +9,8 @@
  * the path for frames this pass does not take (grey decodes, sides under 32 px).
  *
  * pixel-pass.wasm is the WAT compiled by `npm run build:wasm` and committed (a test fails
- * when it is stale): loading it takes ~1 ms, where compiling the WAT with wabt at run
- * time took ~70 ms, a tenth of a one-image rebuild.
+ * when it is stale): loading it is far cheaper than compiling the WAT with wabt at run time,
+ * which would be a visible part of a one-image rebuild.
  */
 import { readFileSync } from 'node:fs';
 import { lanczosCoefficients, pilResizeTo32 } from './pil-resize.js';
@@ -37,8 +37,7 @@ export function pixelPass(): PassExports {
 /**
  * Drops this thread's instance, so that its memory can be collected: a WebAssembly memory only
  * grows, and it holds a chunk of rows plus one byte per row and column of the 32-column
- * intermediate (under 1 MB for most frames, 50 MB for a frame 32 px wide and 1.5 M rows tall).
- * The next image instantiates it again (~0.4 ms).
+ * intermediate, which a very tall frame makes large. The next image instantiates it again, cheaply.
  */
 export function releasePixelPass(): void {
   instance = undefined;

@@ -24,45 +24,19 @@ export interface RenditionSettings {
   kernel: 'nearest' | 'linear' | 'cubic' | 'mitchell' | 'lanczos2' | 'lanczos3';
 }
 
+/** Each setting was chosen by measurement: tools/image/README.md, "Renditions", and `npm run bench -- --only renditions`. */
 export const RENDITION_SETTINGS: RenditionSettings = {
-  /**
-   * Grid cards and previews are shown ~180–230 CSS px wide: 256 covers 1× screens, 512 the
-   * 1.75–3× ones (Chromium takes it up to ~4 device px per CSS px before the original). 512 is
-   * there by measurement: with 256 and 768 alone, Lighthouse mobile (412 px at 1.75×, cards ~330
-   * device px) took the 768 px copies and failed uses-responsive-images (4 images, 107 KiB over
-   * its 12 KiB allowance). A 768 px copy for the detail view was dropped by measurement: it was
-   * 40 % of the renditions' CPU (the detail view shows the 512 px copy, then the original).
-   */
+  /** Cards are shown about 200 CSS px wide: 256 for 1× screens, 512 for denser ones; no larger copy pays for its CPU. */
   widths: [256, 512],
-  /**
-   * WebP quality. Measured on the bench corpus (256 / 768 px): 70 → 75 → 80 → 90 cost 0.92 → 1 →
-   * 1.31 → 2.5× the bytes for mean SSIM 0.953 → 0.955 → 0.963 → 0.980 (drawings: 0.9885 →
-   * 0.9894 → 0.9915 → 0.9953); 75 is where each step up starts costing a third more bytes.
-   */
+  /** WebP quality: where each step up starts costing a third more bytes for little SSIM. */
   quality: 75,
   /** Alpha plane quality: stickers' edges stay clean well below 100. */
   alphaQuality: 80,
-  /**
-   * libwebp effort 0–6: 0. Encoding is most of a rendition's cost: reduced from the decoded
-   * frame, effort 2 took 1.2–1.4× effort 0's CPU (renditions bench; 125 bench images at
-   * 256/512/768 px: 35 against 24.5 ms per image) for 13–15 % fewer bytes at the same SSIM;
-   * effort 1 took 1–1.27× for 8 % fewer; effort 4 about twice effort 2's CPU for 4 % fewer.
-   */
+  /** libwebp effort 0–6: encoding is most of a rendition's cost, and higher efforts save few bytes for it. */
   effort: 0,
-  /**
-   * libwebp's sharp-YUV conversion (better chroma at colour edges): off. Measured, it cost 1.6–3×
-   * the encode time and 6–12 % more bytes for +0.0004–0.0024 luma SSIM.
-   */
+  /** libwebp's sharp-YUV conversion (better chroma at colour edges): slower and larger for no visible gain. */
   smartSubsample: false,
-  /**
-   * Reduction kernel: linear (a triangle filter spanning the reduction factor: averages, no
-   * ringing). Measured on the 1k build corpus (250 images, each variant in the same run, CPU
-   * per image): lanczos3 15.4 ms → linear 13.2 ms (−14 %; −6 to −21 % over six runs; mitchell
-   * −2 %) for 6 % fewer bytes and
-   * luma SSIM to the lanczos3 reduction 0.9602 → 0.9567 (512 px) and 0.9414 → 0.9364 (256 px):
-   * softer, about what quality 75 → 70 costs. The WebP encode alone is 57 % of lanczos3's
-   * cost, so no reduction, however cheap, takes the renditions below that.
-   */
+  /** Reduction kernel: linear (a triangle filter spanning the reduction factor: averages, no ringing), cheaper than lanczos3 and barely softer. */
   kernel: 'linear',
 };
 
@@ -89,9 +63,8 @@ export interface EncodedRendition {
 /**
  * The widths an image of `width` upright pixels gets copies at: each width it reaches, and, when
  * it is narrower than the largest but wider than the copies it has, one at its own width (never
- * upscaled). Without it a 500 px image had only its 256 px copy, and a 1.75× phone showing
- * cards ~330 device px wide took the original (PNG, GIF) instead: Lighthouse's
- * uses-responsive-images and modern-image-formats failures this issue is about.
+ * upscaled): otherwise a dense phone showing an image between two widths takes the original
+ * (PNG, GIF), which Lighthouse's uses-responsive-images and modern-image-formats fail.
  */
 export function renditionWidths(width: number, settings: RenditionSettings = RENDITION_SETTINGS): number[] {
   const widths = settings.widths.filter((w) => w <= width);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { classifyDecodeFailure } from './decode.js';
-import { readFixture } from './fixtures.js';
+import { readFixture } from './fixtures/test-images.js';
 import { detectFormat } from './format.js';
 import { isTruncated } from './truncation.js';
 

@@ -2,7 +2,7 @@
  * Whether an image file ends before its own structure says it should. Used to classify a
  * decode failure whose message is lost: libvips keeps one error buffer for all threads, so
  * under concurrent decodes a failure can arrive as "Unknown error" (or empty), and the
- * message alone no longer tells truncated from undecodable. The bytes always do.
+ * message alone cannot tell truncated from undecodable. The bytes always do.
  */
 import type { ImageFormat } from './format.js';
 

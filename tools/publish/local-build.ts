@@ -43,9 +43,9 @@ export interface LocalBuild {
 export type LocalBuildResult = { ok: true; build: LocalBuild } | { ok: false; problems: Problem[] };
 
 /**
- * Files are read synchronously, in slices with a turn of the event loop between them:
- * for 30k small files `fs/promises.readFile` costs ten times the CPU (measured: 3.7 s vs
- * 0.3 s), which alone would break the 2-second no-op republish.
+ * Files are read synchronously, in slices with a turn of the event loop between them: for
+ * thousands of small files `fs/promises.readFile` costs several times the CPU, which alone
+ * would break the no-op republish target (tools/bench/README.md).
  */
 const READ_SLICE = 500;
 /** Documents below this size keep their bytes after the check (`LocalFile.bytes` says why). */

@@ -1,6 +1,6 @@
 /**
- * Where each build file goes in the bucket (CONTRACT.md): `site/X` → `<prefix>X`, any other
- * file `Y` → `<prefix>_build/Y`, the manifest → `<prefix>_build/manifest.json`. Also the
+ * Where each build file goes in the bucket (tools/catalogue/README.md, "Build output"):
+ * `site/X` → `<prefix>X`, any other file `Y` → `<prefix>_build/Y`, the manifest → `<prefix>_build/manifest.json`. Also the
  * upload group of each key, which fixes the order objects reach the bucket.
  */
 import { UsageError } from '../shared/io.js';

@@ -134,9 +134,9 @@ describe('pepe publish (CLI)', () => {
   });
 
   it('exits 2 naming the flag when --dir, --netlify-toml, --prefix or --region is empty (an unset shell variable) or --prefix/--region is malformed', async () => {
-    // Each used to run: --dir '' read the working folder as the build, --netlify-toml '' the
-    // working folder as the config, --prefix '' published at the bucket root, --region '' took
-    // the default; --prefix a//b failed as "not an S3 API", --region 'us east' as "run again".
+    // Unchecked, --dir '' would read the working folder as the build, --netlify-toml '' the
+    // working folder as the config, --prefix '' publish at the bucket root, --region '' take
+    // the default; --prefix a//b would fail as "not an S3 API", --region 'us east' as "run again".
     for (const [flag, value, message] of [
       ['--dir', '', '--dir is empty: name the build folder (is a shell variable unset?)'],
       ['--netlify-toml', '', '--netlify-toml is empty: name the netlify.toml file (is a shell variable unset?)'],
@@ -216,8 +216,8 @@ describe('pepe publish (CLI)', () => {
     const args = ['--bucket', 'pepe-cli', '--netlify-toml', join(ROOT, 'netlify.toml')];
     const rerun = /stopped before writing anything \([\d.]+ s\): fix the problem above, then run again\n$/;
     try {
-      // The marker's HEAD fails first, and its 403 has no body: it used to be the one reported,
-      // as "access denied: the credentials need s3:ListBucket…", for a key that does not exist.
+      // The marker's HEAD fails first, and its 403 has no body: reported as such, it would read
+      // "access denied: the credentials need s3:ListBucket…" for a key that does not exist.
       process.env.AWS_ACCESS_KEY_ID = 'NO-SUCH-KEY';
       for (let i = 0; i < 3; i += 1) {
         const refused = await run(...args, '--endpoint', s3.endpoint);
@@ -253,7 +253,7 @@ describe('pepe publish (CLI)', () => {
       '--bucket', 'pepe-cli', '--endpoint', s3.endpoint, '--dir', join(temp.path, 'dist'), '--netlify-toml', join(ROOT, 'netlify.toml'),
     );
     expect(result.code).toBe(1);
-    // It used to say "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE": all three were set.
+    // Not "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE": all three are set.
     expect(result.err).toContain('no AWS credentials found for AWS_PROFILE=pepe-no-such-profile, which takes precedence over AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY: check that profile in ~/.aws/config and ~/.aws/credentials, or unset AWS_PROFILE');
     expect(result.err).not.toContain('S3RVER');
     expect(result.err).toMatch(/stopped before writing anything \([\d.]+ s\): fix the problem above, then run again\n$/);

@@ -37,7 +37,7 @@ describe('build folder validation', () => {
     expect(await readLocalBuild(dir)).toMatchObject({ ok: false, problems: [{ code: 'invalid-manifest', message: expect.stringContaining('format 3') }] });
   });
 
-  // The build's own check, so publish no longer takes a manifest the build would refuse (one without "settings" went out with no image URL checked).
+  // The build's own check, so publish never takes a manifest the build would refuse (one without "settings" would go out with no image URL checked).
   it('refuses a manifest without settings, saying to build again from scratch (the build refuses to write over it)', async () => {
     const dir = join(temp.path, 'no-settings');
     await writeSyntheticDist(dir, syntheticRecords(1));

@@ -69,7 +69,7 @@ function remedyFor(status: number | undefined, errorName: string, detail: string
   if (errorName === 'InvalidAccessKeyId' || errorName === 'SignatureDoesNotMatch') return 'the credentials were refused: check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY';
   if (errorName === 'AccessDenied') return ACCESS_DENIED;
   // A 403 without an S3 error code: the reply to a HEAD has no body, so an unknown access key
-  // or a wrong secret looks exactly like a missing permission (this used to name only the latter).
+  // or a wrong secret looks exactly like a missing permission, so the message names both.
   if (status === 403) return `access denied or the credentials were refused (the reply names no reason): check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, and that ${NEEDED_PERMISSIONS}`;
   return null;
 }

@@ -1,6 +1,6 @@
 /**
- * "The same picture again": the edits a near-duplicate detector must see through (issue 25:
- * re-encoded JPEG q40–85, WebP q75, resized 50–150%, brightness and contrast ±15%, gamma
+ * "The same picture again": the edits a near-duplicate detector must see through
+ * (re-encoded JPEG q40–85, WebP q75, resized 50–150%, brightness and contrast ±15%, gamma
  * 0.8–1.2, a crop of at most 3%, PNG → GIF with a palette). Resizes come at several scales
  * because maintainers re-export at arbitrary sizes: one half is the only scale at which whole
  * source pixels fall into each thumbnail cell of the copy, so it alone cannot show whether the

@@ -36,7 +36,7 @@ describe('CdnCache', () => {
   const small = entryCost('/a', 200, durable, Buffer.alloc(4));
 
   it('drops the least recently used answers past its byte budget', () => {
-    const cache = new CdnCache(2 * small + 1);
+    const cache = new CdnCache({ maxBytes: 2 * small + 1 });
     cache.store('/a', 200, durable, Buffer.alloc(4));
     cache.store('/b', 200, durable, Buffer.alloc(4));
     cache.get('/a'); // /a is now the most recently used
@@ -47,7 +47,7 @@ describe('CdnCache', () => {
   });
 
   it('fills its byte budget exactly before dropping anything', () => {
-    const cache = new CdnCache(2 * small);
+    const cache = new CdnCache({ maxBytes: 2 * small });
     cache.store('/a', 200, durable, Buffer.alloc(4));
     cache.store('/b', 200, durable, Buffer.alloc(4));
     expect(cache.get('/a')).not.toBeNull();
@@ -55,7 +55,7 @@ describe('CdnCache', () => {
   });
 
   it('gives back the bytes of an answer that expired', () => {
-    const cache = new CdnCache(2 * small);
+    const cache = new CdnCache({ maxBytes: 2 * small });
     cache.store('/o', 200, durable, Buffer.alloc(4), 0);
     cache.store('/p', 200, durable, Buffer.alloc(4), 0);
     expect(cache.get('/o', 300_000)).toBeNull();
@@ -71,7 +71,7 @@ describe('CdnCache', () => {
 
   it('keeps long URLs as hashes: 2,000 unique 15 KB URLs hold no 15 KB key and stay within the budget', () => {
     const budget = 1024 * 1024;
-    const cache = new CdnCache(budget);
+    const cache = new CdnCache({ maxBytes: budget });
     const body = Buffer.from('{"data":null,"error":{"code":"NOT_FOUND","message":"No such path"}}');
     const url = (n: number) => `/api/${'a'.repeat(15_000)}${n}`;
     for (let n = 0; n < 2000; n++) cache.store(url(n), 404, { ...durable, 'content-type': 'application/json' }, body);
@@ -109,7 +109,7 @@ describe('CdnCache', () => {
   it('collects the old generation each time the bodies of dropped answers (evicted, expired, replaced) add up to COLLECT_AFTER_DROPPED_BYTES', () => {
     let collections = 0;
     const body = Buffer.alloc(64 * 1024);
-    const cache = new CdnCache(4 * entryCost('/page/0', 200, durable, body), () => collections++);
+    const cache = new CdnCache({ maxBytes: 4 * entryCost('/page/0', 200, durable, body), collect: () => collections++ });
     const perCollection = COLLECT_AFTER_DROPPED_BYTES / body.length;
     // Four fit; every later store evicts one body.
     for (let n = 0; n < 4 + perCollection - 1; n++) cache.store(`/page/${n}`, 200, durable, body);
@@ -123,13 +123,5 @@ describe('CdnCache', () => {
     expect(collections).toBe(1);
     expect(cache.get('/short', 1_000)).toBeNull();
     expect(collections).toBe(2);
-  });
-
-  it('starts a real collection by default, without a global gc', () => {
-    const body = Buffer.alloc(MAX_CDN_CACHE_ENTRY_BYTES);
-    const cache = new CdnCache(entryCost('/0', 200, durable, body));
-    // Each store evicts the one before: the ninth has dropped 8 MB.
-    for (let n = 0; n <= COLLECT_AFTER_DROPPED_BYTES / body.length; n++) expect(cache.store(`/${n}`, 200, durable, body)).not.toBeNull();
-    expect('gc' in globalThis).toBe(false);
   });
 });

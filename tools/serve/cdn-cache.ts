@@ -1,7 +1,7 @@
 /**
  * The CDN cache in front of the function, as on Netlify: an answer carrying
  * `Netlify-CDN-Cache-Control: public, durable, s-maxage=N` is kept for N seconds or until
- * the next deploy (for `pepe serve`: until restart), keyed by the full URL, so the
+ * the next deploy (for `pepe serve`: the next build, reload.ts), keyed by the full URL, so the
  * function runs once per URL. Answers without that header (random ones are `no-store`)
  * always reach the function.
  *
@@ -9,45 +9,34 @@
  * stale-while-revalidate.
  *
  * Bounded by what an entry really holds, not by its body alone: the key is the full path and
- * query, chosen by the client (up to ~16 KB each), so an entry is charged its key, its headers
- * (kept up to four times: as sent, complete, and as the early answer's flat lists), its body,
- * the compressed forms it may get (twice the body, reserved at once) and a fixed overhead for
- * the objects around them. Past MAX_CDN_CACHE_BYTES the least recently used entries go;
- * expired ones are swept at most every SWEEP_INTERVAL_MS. (Counting bodies only, 20,000
- * requests for unique 15 KB paths held ≈ 17 KB per entry against ≈ 150 bytes counted, and
- * grew the process by 400 MB; expired 400/404 entries were never dropped.)
+ * query, chosen by the client (up to ~16 KB each), so an entry is charged its key, its header
+ * text (four times: as forwarded, as the base and in its ready forms), its body, the
+ * compressed forms it may get (twice the body, reserved at once) and a fixed overhead for the
+ * objects around them. Past MAX_CDN_CACHE_BYTES the least recently used entries go; expired
+ * ones are swept at most every SWEEP_INTERVAL_MS. The attacks bench holds the process to its
+ * bound (tools/bench/README.md; README.md, "Bounded memory").
  */
 import { createHash } from 'node:crypto';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-import { type Encoding, MIN_COMPRESS_BYTES } from './compression.js';
-import { isCompressible } from './content-types.js';
-
-/** A cached answer as cached-fast-path.ts sends it: flat headers (Age included) and the body, the same every time. */
-export interface FastAnswer {
-  headers: string[];
-  body: Buffer;
-}
+import type { Encoding } from './compression.js';
+import { type BaseHeaders, forwardedHeaders, functionBaseHeaders, hasCompressedForms, type HeaderValues, mayCompress, type ReadyForms } from './response-headers.js';
 
 export interface CachedAnswer {
   status: number;
-  /** Response headers, lowercase names, as the edge forwards them (`forwardedHeaders`). */
-  headers: Record<string, string | string[]>;
+  /** Response headers, lowercase names, as the edge forwards them (response-headers.ts `forwardedHeaders`). */
+  headers: HeaderValues;
+  /** What every form of it carries (response-headers.ts `functionBaseHeaders`). */
+  base: BaseHeaders;
   body: Buffer;
   expiresAt: number;
   /** Compressed forms, made on first demand. */
   variants: Partial<Record<Encoding, Buffer>>;
-  /** Complete headers of the common uncompressed answer (all but Age), built on first use. */
-  plainHeaders?: Record<string, string | string[] | number>;
+  /** The answer per form sent, built on first use (function-response.ts `cachedForm`). */
+  forms?: ReadyForms;
   /**
    * Set once the request chain itself routed this key to the function (not only a rewrite
    * did): only then may cached-fast-path.ts answer the key before the chain runs.
    */
   routed?: boolean;
-  /** cached-fast-path.ts: the ready answer per form sent (plain, or a compressed encoding). */
-  fastForms?: Partial<Record<'identity' | Encoding, FastAnswer>>;
-  /** cached-fast-path.ts: whether a client accepting br/gzip gets another form of this answer. */
-  compressedForms?: boolean;
   /** What the entry is charged against the cache's budget (entryCost). */
   cost: number;
   /** When it was stored (the cache's clock, ms). */
@@ -58,10 +47,8 @@ export interface CachedAnswer {
 
 /**
  * Total bytes the cache may hold, keys, headers, bodies, compressed forms and overhead counted
- * (entryCost); past it the least recently used answers go. About 500 list pages of 10 KB with
- * their compressed forms. 16 MB, not 32: V8 lets the heap grow well past what is live before
- * it collects, so with 32 MB 20,000 unique 15 KB URLs still grew the process by 88 MB (≈ 43 MB
- * of it the requests' own garbage, as with the cache off), with 16 MB by 57 MB (attacks bench).
+ * (entryCost): about 500 list pages of 10 KB with their compressed forms. Small, because V8
+ * lets the heap grow well past what is live before it collects (the attacks bench).
  */
 export const MAX_CDN_CACHE_BYTES = 16 * 1024 * 1024;
 /**
@@ -73,62 +60,33 @@ const ENTRY_OVERHEAD_BYTES = 2048;
 /**
  * Keys longer than this are kept as their SHA-256 (`#` + base64url): no API URL a client
  * builds from the documented parameters comes close (search is capped at 200 characters), but
- * a client can send 16 KB ones. Kept whole, every evicted one was 15 KB of old-generation
- * garbage, and V8 let the heap grow far past the budget before collecting it: 20,000 unique
- * 15 KB paths grew the process by 180 MB with the budget counting keys, against ≈ 50 MB
- * with the cache off. Hashed, the garbage per entry is the entry.
+ * a client can send 16 KB ones, and each evicted long key is old-generation garbage V8 lets
+ * pile up far past the budget. Hashed, the garbage per entry is the entry.
  */
 const MAX_PLAIN_KEY_LENGTH = 512;
 /** Expired entries are swept (all at once, on a store) at most this often; between sweeps they are dropped when met or evicted. */
 const SWEEP_INTERVAL_MS = 10_000;
 /**
- * After the bodies of this many bytes of dropped entries (evicted, expired, replaced), the old
- * generation is collected. A body is a Buffer, memory outside V8's heap that outlives its
- * entry until V8 next collects the old generation, and V8 starts that only once about 64 MB
- * of such memory has piled up (its external memory soft limit); glibc then keeps the freed
- * pages. 20,000 unique list pages grew the process by 85–95 MB, 40–50 MB of it dropped
- * bodies; collecting every 8 MB, by 41–51 MB (attacks bench, with the serve process's young
- * generation bounded: tools/cli/tuned-allocator.mjs). The price: a forced collection is
- * atomic (20–45 ms on a busy machine), and 20,000 unique list pages, each evicting one, took
- * 20–27% more CPU. Collecting only when the memory outside the heap had grown 16 MB above its
- * lowest since the last one cost 6–12% and grew the process by 77 MB. Answers served from the
- * cache drop nothing and pay nothing.
+ * After the bodies of this many bytes of dropped entries (evicted, expired, replaced), the
+ * cache calls `collect`. A body is a Buffer, memory outside V8's heap that outlives its entry
+ * until V8 next collects the old generation, which it starts only once about 64 MB of such
+ * memory has piled up; glibc then keeps the freed pages. Answers served from the cache drop
+ * nothing and pay nothing; the cost and the gain are the attacks bench's (README.md,
+ * "Bounded memory").
  */
 export const COLLECT_AFTER_DROPPED_BYTES = 8 * 1024 * 1024;
 /** A single answer above this is not cached (no API answer comes close). */
 export const MAX_CDN_CACHE_ENTRY_BYTES = 1024 * 1024;
 
 /**
- * The function's headers as the edge forwards them to the client: without
- * `Netlify-CDN-Cache-Control`, which only Netlify's CDN reads and strips before the browser
- * (Netlify's caching guide, github.com/netlify/context-and-tools, skills/netlify-caching).
- */
-export function forwardedHeaders(headers: Record<string, string | string[]>): Record<string, string | string[]> {
-  if (headers['netlify-cdn-cache-control'] === undefined) return headers;
-  const { 'netlify-cdn-cache-control': _cdnOnly, ...forwarded } = headers;
-  return forwarded;
-}
-
-/** Whether the edge may compress this answer: a text type the function did not encode itself. */
-export function isCompressibleAnswer(headers: Record<string, string | string[]>): boolean {
-  const contentType = headers['content-type'];
-  return typeof contentType === 'string' && isCompressible(contentType) && headers['content-encoding'] === undefined;
-}
-
-/** Whether an answer is sent compressed to a client that accepts it: a 200 text answer worth compressing. */
-export function hasCompressedForms(status: number, headers: Record<string, string | string[]>, body: Buffer): boolean {
-  return status === 200 && body.length >= MIN_COMPRESS_BYTES && isCompressibleAnswer(headers);
-}
-
-/**
  * The bytes an entry is charged: its key (ASCII: the URL parser's normal form), its header
  * text four times (as forwarded, complete with the edge's, and as flat lists per form), its
  * body, twice the body for the brotli and gzip forms when it has them, and ENTRY_OVERHEAD_BYTES.
  */
-export function entryCost(key: string, status: number, headers: Record<string, string | string[]>, body: Buffer): number {
+export function entryCost(key: string, status: number, headers: HeaderValues, body: Buffer): number {
   let headerBytes = 0;
   for (const [name, value] of Object.entries(headers)) headerBytes += name.length + (Array.isArray(value) ? value.join('').length : value.length);
-  const bodies = body.length * (hasCompressedForms(status, headers, body) ? 3 : 1);
+  const bodies = body.length * (hasCompressedForms({ compressible: mayCompress(headers) }, status, body.length) ? 3 : 1);
   return key.length + 4 * headerBytes + bodies + ENTRY_OVERHEAD_BYTES;
 }
 
@@ -137,9 +95,9 @@ export function entryCost(key: string, status: number, headers: Record<string, s
  * (until the next deploy), during which the function would answer the same bytes, so a hit is
  * as current as a fresh answer. Its real time in the cache would count against the browser's
  * `max-age=60` (RFC 9111 4.2.3 adds Age to a response's age): an answer cached for more than
- * a minute arrived already stale, so browsers, and a CDN in front of a self-hosted
- * `pepe serve`, never reused it and revalidated every request. (Fastly's advice for
- * Surrogate-Control is the same: reset Age on delivery.)
+ * a minute would arrive already stale, so browsers, and a CDN in front of a self-hosted
+ * `pepe serve`, would revalidate every request. (Fastly's advice for Surrogate-Control is the
+ * same: reset Age on delivery.)
  */
 export const HIT_AGE = '0';
 
@@ -150,7 +108,7 @@ function browserMaxAge(value: string | string[] | undefined): number {
 }
 
 /** Seconds the CDN may keep an answer, or 0 when it must not (RFC 9213 targeted field, Netlify's name). */
-export function cdnLifetimeSeconds(headers: Record<string, string | string[]>): number {
+export function cdnLifetimeSeconds(headers: HeaderValues): number {
   const value = headers['netlify-cdn-cache-control'];
   if (typeof value !== 'string' || headers['netlify-vary'] !== undefined) return 0;
   const directives = value.toLowerCase().split(',').map((d) => d.trim());
@@ -165,16 +123,18 @@ function keyOf(url: string): string {
   return url.length <= MAX_PLAIN_KEY_LENGTH ? url : `#${createHash('sha256').update(url).digest('base64url')}`;
 }
 
-/**
- * Collects the old generation (soon, in a task of its own). `gc` comes from a context of its own,
- * so the function bundle and everything else in the process never see a global `gc`.
- */
-let collectOldGeneration = (): void => {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as (options: { type: 'major'; execution: 'async' }) => void;
-  collectOldGeneration = () => gc({ type: 'major', execution: 'async' });
-  collectOldGeneration();
-};
+/** How the cache is sized, timed and told to collect (every field optional). */
+export interface CdnCacheOptions {
+  /** The budget in bytes (entryCost); default MAX_CDN_CACHE_BYTES. */
+  maxBytes?: number;
+  /** The clock entries are stored, aged and expired by (default Date.now; tests move it). */
+  now?: () => number;
+  /**
+   * Called each time the bodies of dropped entries add up to COLLECT_AFTER_DROPPED_BYTES: the
+   * process owner collects the old generation there (tools/cli/commands/serve.ts); default none.
+   */
+  collect?: () => void;
+}
 
 export class CdnCache {
   private readonly entries = new Map<string, CachedAnswer>();
@@ -183,12 +143,15 @@ export class CdnCache {
   /** Body bytes of entries dropped since the last collection (COLLECT_AFTER_DROPPED_BYTES). */
   private dropped = 0;
 
-  constructor(
-    private readonly maxBytes = MAX_CDN_CACHE_BYTES,
-    private readonly collect: () => void = () => collectOldGeneration(),
-    /** The clock entries are stored, aged and expired by (tests move it). */
-    private readonly now: () => number = Date.now,
-  ) {}
+  private readonly maxBytes: number;
+  private readonly now: () => number;
+  private readonly collect: () => void;
+
+  constructor(options: CdnCacheOptions = {}) {
+    this.maxBytes = options.maxBytes ?? MAX_CDN_CACHE_BYTES;
+    this.now = options.now ?? Date.now;
+    this.collect = options.collect ?? (() => {});
+  }
 
   /**
    * The `Age` a hit is sent with: HIT_AGE, except for an answer whose browser `max-age` runs
@@ -214,7 +177,7 @@ export class CdnCache {
   }
 
   /** Stores a GET answer when the function's headers allow it, with the headers the edge forwards; returns the stored entry or null. */
-  store(url: string, status: number, functionHeaders: Record<string, string | string[]>, body: Buffer, now = this.now()): CachedAnswer | null {
+  store(url: string, status: number, functionHeaders: HeaderValues, body: Buffer, now = this.now()): CachedAnswer | null {
     const key = keyOf(url);
     const seconds = cdnLifetimeSeconds(functionHeaders);
     const headers = forwardedHeaders(functionHeaders);
@@ -228,7 +191,7 @@ export class CdnCache {
       this.dropEntry(previous);
     }
     const ages = browserMaxAge(headers['cache-control']) >= seconds;
-    const entry: CachedAnswer = { status, headers, body, expiresAt: now + seconds * 1000, variants: {}, cost, storedAt: now, ages };
+    const entry: CachedAnswer = { status, headers, base: functionBaseHeaders(headers), body, expiresAt: now + seconds * 1000, variants: {}, cost, storedAt: now, ages };
     this.entries.set(key, entry);
     this.charged += cost;
     for (const [oldKey, old] of this.entries) {

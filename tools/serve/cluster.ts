@@ -84,21 +84,8 @@ export async function startWorkers(options: { count: number; exec: string; args:
     [first] = await Promise.all(Array.from({ length: options.count }, fork));
   } catch (error) {
     stopping = true;
-    await stopAll();
+    await stopAllWorkers();
     throw error;
-  }
-
-  async function stopAll(): Promise<void> {
-    const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead());
-    await Promise.all(
-      workers.map(
-        (worker) =>
-          new Promise<void>((done) => {
-            worker.once('exit', () => done());
-            worker.process.kill('SIGTERM');
-          }),
-      ),
-    );
   }
 
   return {
@@ -106,8 +93,22 @@ export async function startWorkers(options: { count: number; exec: string; args:
     port: first!.port,
     async stop() {
       stopping = true;
-      await stopAll();
+      await stopAllWorkers();
     },
     lost,
   };
+}
+
+/** SIGTERM to every live worker; resolves when all have exited. */
+async function stopAllWorkers(): Promise<void> {
+  const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead());
+  await Promise.all(
+    workers.map(
+      (worker) =>
+        new Promise<void>((done) => {
+          worker.once('exit', () => done());
+          worker.process.kill('SIGTERM');
+        }),
+    ),
+  );
 }

@@ -67,8 +67,7 @@ describe('answers from the CDN cache', () => {
     const first = await raw(base, path);
     expect(first.headers['cache-status']).toBe('"pepe serve"; fwd=miss; stored');
     expect(freshSecondsLeft(first)).toBe(60);
-    // Long enough for the entry to be a second old: Age used to count it, so an answer kept
-    // longer than max-age (60 s) reached every browser already stale.
+    // Long enough for the entry to be a second old: counted in Age, an answer kept longer than max-age would reach browsers stale.
     await sleep(1100);
     const cases: [string, string, Record<string, string>][] = [
       ['early answer, plain', path, {}],

@@ -1,7 +1,7 @@
 /**
- * What the early answers (cached-fast-path.ts, static-fast-path.ts) read of a request, and
- * the header list they send. They read `rawHeaders`, not `req.headers`: Node builds that
- * object lazily, only when it is read, and building it is a good part of a hot request.
+ * What the early answers (cached-fast-path.ts, static-fast-path.ts) read of a request. They
+ * read `rawHeaders`, not `req.headers`: Node builds that object lazily, only when it is read,
+ * and building it is a good part of a hot request.
  */
 import type { IncomingMessage } from 'node:http';
 
@@ -21,16 +21,6 @@ export function unconditionalAcceptEncoding(req: IncomingMessage): { acceptEncod
     }
   }
   return { acceptEncoding };
-}
-
-/** A header object as the flat `[name, value, …]` list `res.writeHead` takes without building anything per request. */
-export function flatHeaderList(headers: Record<string, string | number | string[] | undefined>): string[] {
-  const list: string[] = [];
-  for (const [name, value] of Object.entries(headers)) {
-    if (Array.isArray(value)) for (const item of value) list.push(name, item);
-    else if (value !== undefined) list.push(name, String(value));
-  }
-  return list;
 }
 
 /**

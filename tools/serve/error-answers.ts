@@ -2,9 +2,9 @@
  * The answers `pepe serve` makes itself when something goes wrong (no function answer, no
  * file): 500s, 405s, 404s, 503s, 400s. Every one carries CORS `*` (and nosniff): a browser
  * refuses a cross-origin page any answer without `Access-Control-Allow-Origin`, so the API's
- * clients on other origins (the specification: CORS `*` on every JSON answer, and on images)
- * saw a network failure in place of the status and the message, and could not tell "no such
- * image" or "try again later" from the server being down.
+ * clients on other origins (functions/SPECIFICATION.md: CORS `*` on every JSON answer, and on
+ * images) would see a network failure in place of the status and the message, and could not
+ * tell "no such image" or "try again later" from the server being down.
  *
  * Where the API itself would answer (a path of the function, /api and /v1), the error is the
  * API's JSON envelope (variant B's shape under /v1), as the function's own errors are; the
@@ -38,21 +38,27 @@ function targetPath(target: string): string {
 /** Variant B's paths: its errors have its envelope. */
 const isVariantB = (path: string): boolean => path === '/v1' || path.startsWith('/v1/');
 
+/** An error answer: its status, what it says, and headers it adds (Allow, Retry-After). */
+interface ErrorAnswer {
+  status: number;
+  headers?: OutgoingHttpHeaders;
+}
+
 /** The API's JSON error envelope for `target` (variant B's under /v1, else A's), with the headers of every JSON answer and no-store. */
-export function sendApiError(req: IncomingMessage, res: ServerResponse, status: number, code: ErrorCode, message: string, extra: OutgoingHttpHeaders = {}): void {
-  const body = isVariantB(targetPath(req.url ?? '')) ? errorBodyB(code, message) : errorBodyA(code, message);
-  sendError(req, res, status, 'application/json; charset=utf-8', body, extra);
+export function sendApiError(req: IncomingMessage, res: ServerResponse, error: ErrorAnswer & { code: ErrorCode; message: string }): void {
+  const body = isVariantB(targetPath(req.url ?? '')) ? errorBodyB(error.code, error.message) : errorBodyA(error.code, error.message);
+  sendError(req, res, { ...error, contentType: 'application/json; charset=utf-8', body });
 }
 
 /** A short plain-text error (a static file's 405 or 503), readable cross-origin, never stored. */
-export function sendPlainError(req: IncomingMessage, res: ServerResponse, status: number, text: string, extra: OutgoingHttpHeaders = {}): void {
-  sendError(req, res, status, 'text/plain; charset=utf-8', text, extra);
+export function sendPlainError(req: IncomingMessage, res: ServerResponse, error: ErrorAnswer & { text: string }): void {
+  sendError(req, res, { ...error, contentType: 'text/plain; charset=utf-8', body: error.text });
 }
 
 /** Every error answer's headers: its type, CORS, no-store, its length; no body for HEAD. */
-function sendError(req: IncomingMessage, res: ServerResponse, status: number, contentType: string, body: string, extra: OutgoingHttpHeaders): void {
+function sendError(req: IncomingMessage, res: ServerResponse, { status, headers, contentType, body }: ErrorAnswer & { contentType: string; body: string }): void {
   res.writeHead(status, {
-    ...extra,
+    ...headers,
     'content-type': contentType,
     ...CROSS_ORIGIN_ERROR_HEADERS,
     'cache-control': NO_STORE,

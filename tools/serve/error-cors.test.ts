@@ -6,7 +6,7 @@
  * `Access-Control-Allow-Origin` is a network failure to the page. The build is a small one made
  * here, so that each failure can be real: a function bundle that throws on /api/boom and
  * /v1/boom, a listed "image" that is a folder (EISDIR), two that are named pipes (a small one,
- * read into memory, and a large one, streamed: each used to wait for a writer for ever), two
+ * read into memory, and a large one, streamed: each would wait for a writer for ever), two
  * that are devices (symlinks to /dev/zero and /dev/urandom, which never end), a large file
  * whose size changed since the listing.
  */

@@ -44,9 +44,7 @@ export async function loadFunctions(dir: string, generation = 0): Promise<Loaded
   const fix = freshBuild(dirname(resolve(dir)));
   for (const file of names) {
     const where = join(dir, file);
-    // Only a regular file: import() of a named pipe waited for a writer for ever, and of a
-    // device (a symlink to /dev/zero) read without end, and `pepe serve` never started nor
-    // said why.
+    // Only a regular file: import() of a named pipe waits for a writer for ever, of a device reads without end.
     const odd = oddKindAt(where);
     if (odd !== null) throw new Error(`${where} is ${odd}, not a file: ${fix}`);
     const url = pathToFileURL(resolve(where)).href + (generation > 0 ? `?generation=${generation}` : '');
@@ -54,7 +52,7 @@ export async function loadFunctions(dir: string, generation = 0): Promise<Loaded
     try {
       mod = await import(url);
     } catch (error) {
-      // A damaged or hand-edited bundle: the bare "Unexpected token '{'" named neither the file nor the fix.
+      // A damaged or hand-edited bundle: the bare "Unexpected token '{'" names neither the file nor the fix.
       throw new Error(`${where}: the function bundle cannot be loaded (${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}): ${fix}`);
     }
     if (typeof mod.default !== 'function') throw new Error(`${where}: the default export must be the function handler (request, context) => Response; ${fix}`);

@@ -15,7 +15,8 @@ import { buildCatalogue } from '../catalogue/build-catalogue.js';
 import { buildFixtureSite, FIXTURE_URLS, fixtureId, fixtureImage, type FixtureSite } from '../testing/fixture-catalogue.js';
 import { closeClient, json, raw } from './http-client.test-helper.js';
 import { type ChainState, handleRequest } from './request-chain.js';
-import { loadState, type RunningServer, startServer } from './server.js';
+import { loadState } from './reload.js';
+import { type RunningServer, startServer } from './server.js';
 
 const NETLIFY_TOML = fileURLToPath(new URL('../../netlify.toml', import.meta.url));
 
@@ -125,7 +126,7 @@ function openPiecesFiles(root: string): string[] {
 }
 
 describe.runIf(process.platform === 'linux')('the pieces file of a replaced build', () => {
-  it('is closed once the new build has been served for the grace period: every rebuild used to leave its deleted pieces file open, its disk space taken, until pepe serve stopped', async () => {
+  it('is closed once the new build has been served for the grace period: no rebuild leaves its deleted pieces file open, its disk space taken, until pepe serve stops', async () => {
     const own = await buildFixtureSite({ count: 3 });
     const versions: (string | null)[] = [];
     const serving = await startServer({ dir: own.distDir, port: 0, host: '127.0.0.1', netlifyToml: NETLIFY_TOML, releaseGraceMs: 200, onReload: ({ version }) => versions.push(version) });

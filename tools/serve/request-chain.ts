@@ -1,5 +1,5 @@
 /**
- * Netlify's request chain for one request (deployment.md, "The chosen routing"):
+ * Netlify's request chain for one request (README.md, "The chain"):
  *
  * 1. a function whose `config.path` matches (behind the CDN cache, cdn-cache.ts); with `preferStatic`, only when no static
  *    file exists at the path (for GET/HEAD: other methods always reach the function, so
@@ -19,7 +19,8 @@ import type { NetlifyConfig } from '../shared/netlify-config.js';
 import { type CompiledRedirect, findRedirect } from './redirects.js';
 import type { StaticSite } from './static-files.js';
 import type { StaticRoutes } from './static-fast-path.js';
-import { STATIC_METHODS, sendStatic } from './static-response.js';
+import { STATIC_METHODS } from './response-headers.js';
+import { sendStatic } from './static-response.js';
 import { decodeUnreserved } from '../../functions/core/http.js';
 
 export interface ChainState {
@@ -65,15 +66,14 @@ function urlFor(target: string, origin: string): URL | null {
 }
 
 export async function handleRequest(serving: ChainState, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  // The build as it is now, for the whole request: a reload replaces the fields of `serving`
-  // (server.ts), possibly while this request waits for a file. Read after that wait, the new
-  // build's CDN cache stored the old function's answer, served until the build after
-  // (a record taken down kept answering 200 at its by-id URL).
+  // The build as it is now, for the whole request: a reload (reload.ts) replaces the fields of
+  // `serving`, possibly while this request waits for a file, and the new build's CDN cache must
+  // never store the old function's answer.
   const state: ChainState = { ...serving };
   const url = requestUrl(req, state.origin);
   if (!url) {
     const message = `the request target must be a path such as /api/pepe (got ${JSON.stringify((req.url ?? '').slice(0, 100))})`;
-    sendApiError(req, res, 400, 'VALIDATION_ERROR', message);
+    sendApiError(req, res, { status: 400, code: 'VALIDATION_ERROR', message });
     return;
   }
   const method = req.method ?? 'GET';
@@ -85,12 +85,12 @@ export async function handleRequest(serving: ChainState, req: IncomingMessage, r
     const file = fn.fn.preferStatic && (method === 'GET' || method === 'HEAD') ? state.site.lookup(url.pathname) : null;
     if (file) {
       // sendStatic answers the hot path synchronously; await only when it could not.
-      const sent = sendStatic(state.site, state.config, req, res, file);
+      const sent = sendStatic(req, res, { site: state.site, config: state.config, entry: file });
       if (sent === true || (sent !== false && (await sent))) return state.staticRoutes.remember(req.url, url.pathname, file);
     }
     // Routed (may be answered early next time) only when no static file stands in the way:
     // one that vanished since start-up (ENOENT) could come back.
-    return sendFunction(req, res, url, fn, state.onError, state.cdnCache, file === null);
+    return sendFunction(req, res, { url, match: fn, onError: state.onError, cache: state.cdnCache, routed: file === null });
   }
 
   const redirect = findRedirect(state.redirects, url, (pathname) => state.site.lookup(pathname) !== null);
@@ -102,24 +102,24 @@ export async function handleRequest(serving: ChainState, req: IncomingMessage, r
   if (redirect?.kind === 'rewrite') {
     const target = new URL(redirect.pathname + redirect.search, url);
     const targetFn = matchFunction(state.functions, target.pathname);
-    if (targetFn) return sendFunction(req, res, target, targetFn, state.onError, state.cdnCache);
+    if (targetFn) return sendFunction(req, res, { url: target, match: targetFn, onError: state.onError, cache: state.cdnCache });
     const file = state.site.lookup(target.pathname);
     if (file && !readsFile) return sendMethodNotAllowed(req, res);
-    if (file && (await sendStatic(state.site, state.config, req, res, file, redirect.status, redirect.headers))) return;
+    if (file && (await sendStatic(req, res, { site: state.site, config: state.config, entry: file, status: redirect.status, extra: redirect.headers }))) return;
     return sendNotFound(state, req, res);
   }
 
   const file = state.site.lookup(url.pathname);
   if (file) {
     if (!readsFile) return sendMethodNotAllowed(req, res);
-    const sent = sendStatic(state.site, state.config, req, res, file);
+    const sent = sendStatic(req, res, { site: state.site, config: state.config, entry: file });
     if (sent === true || (sent !== false && (await sent))) return state.staticRoutes.remember(req.url, url.pathname, file);
   }
   return sendNotFound(state, req, res);
 }
 
 function sendMethodNotAllowed(req: IncomingMessage, res: ServerResponse): void {
-  sendPlainError(req, res, 405, 'Method Not Allowed\n', { allow: STATIC_METHODS });
+  sendPlainError(req, res, { status: 405, text: 'Method Not Allowed\n', headers: { allow: STATIC_METHODS } });
 }
 
 const NOT_FOUND_HTML = '<!doctype html><html lang="en"><meta charset="utf-8"><title>Not found</title><h1>Not found</h1><p>Nothing is published at this address. The API lives under <a href="/api/pepe">/api/pepe</a> and <a href="/v1/pepe">/v1/pepe</a>.</p></html>\n';
@@ -127,7 +127,7 @@ const NOT_FOUND_HTML = '<!doctype html><html lang="en"><meta charset="utf-8"><ti
 async function sendNotFound(state: ChainState, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const page = state.site.lookup('/404.html');
   // CORS on both: a page on another origin asking for an image that is not there must see a 404, not a network failure.
-  if (page && (req.method === 'GET' || req.method === 'HEAD') && (await sendStatic(state.site, state.config, req, res, page, 404, CROSS_ORIGIN_ERROR_HEADERS as Record<string, string>))) return;
+  if (page && (req.method === 'GET' || req.method === 'HEAD') && (await sendStatic(req, res, { site: state.site, config: state.config, entry: page, status: 404, extra: CROSS_ORIGIN_ERROR_HEADERS }))) return;
   res.writeHead(404, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', ...CROSS_ORIGIN_ERROR_HEADERS, 'content-length': Buffer.byteLength(NOT_FOUND_HTML) });
   res.end(req.method === 'HEAD' ? undefined : NOT_FOUND_HTML);
 }

@@ -153,7 +153,7 @@ describe('set-up errors', () => {
     }
   });
 
-  // It used to start, and answer every search and list with a 500 while logging the missing file per request.
+  // Started anyway, it would answer every search and list with a 500.
   it('refuses a build whose function pieces file is missing or damaged, naming the file and the fix', async () => {
     const broken = join(site.root, 'no-pieces-dist');
     await cp(site.distDir, broken, { recursive: true });
@@ -541,7 +541,6 @@ describe('pepe serve (child process)', () => {
       await new Promise((done) => setTimeout(done, 300));
       expect(output.stderr).not.toContain('Note:');
       // Built for another port (PORT set in the terminal that built): said at once, with the fix.
-      // It used to be said only at start-up, so the answers silently linked to the other port.
       await build('http://localhost:8888');
       await expect.poll(() => output.stderr, { timeout: 10_000 }).toContain(note);
       closeClient();

@@ -287,7 +287,7 @@ describe('images and other static files', () => {
       const before = process.memoryUsage().arrayBuffers;
       socket.write(`GET /images/${largest.id}${largest.file_ext} HTTP/1.1\r\nHost: localhost\r\n\r\n`.repeat(1000));
       await new Promise((done) => setTimeout(done, 500));
-      // Each request in flight used to read a copy of its own, all held until sent.
+      // Not a copy per request in flight, each held until sent.
       expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(100 * largest.file_size);
       // More than 128 waiting: the server closed the connection rather than hold them all.
       await closed;

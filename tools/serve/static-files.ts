@@ -17,6 +17,7 @@ import { loadManifest, UnusableManifestError } from '../shared/manifest.js';
 import { readRegularFile } from '../shared/read-regular-file.js';
 import { compressBest, type Encoding, MIN_COMPRESS_BYTES } from './compression.js';
 import { freshBuild } from './fresh-build.js';
+import type { ReadyForms } from './response-headers.js';
 
 /** Files above this are streamed rather than kept in memory. */
 const MAX_CACHED_FILE_BYTES = 4 * 1024 * 1024;
@@ -37,12 +38,10 @@ export interface CachedBody {
   body: Buffer;
   etag: string;
   compressed: Partial<Record<Encoding, Promise<Buffer>>>;
-  /** The compressed forms made so far, for the early answer (static-fast-path.ts), which never waits. */
+  /** The compressed forms made so far, for the answers that never wait (static-response.ts `staticForm`). */
   compressedReady: Partial<Record<Encoding, Buffer>>;
-  /** The complete headers of the common answer (200, uncompressed), built on first use. */
-  plainHeaders?: Record<string, string | number>;
-  /** The same as a flat `[name, value, …]` list, per form sent (plain, or an encoding), for the early answer (static-fast-path.ts). */
-  headerLists?: Partial<Record<'identity' | Encoding, string[]>>;
+  /** The 200 answer per form, built on first use (response-headers.ts `readyForm`). */
+  forms?: ReadyForms;
 }
 
 /** Files Netlify itself reads and never serves. */
@@ -85,7 +84,7 @@ export class StaticSite {
   /**
    * The listed files that are not on disk (paths below the site folder, e.g. `index.html`),
    * for the start-up check: a build folder that lost some (deleted by hand, a partial copy)
-   * was served without a word, its gallery URL printed and answered 404.
+   * must not be served as if whole.
    */
   async missingFiles(): Promise<string[]> {
     const missing: string[] = [];
@@ -132,9 +131,8 @@ export class StaticSite {
 
   /**
    * The whole body in memory with its ETag, or null when the file is too large to cache (stream
-   * it). Requests that arrive while the file is being read share that one read: each used to
-   * read a copy of its own, and one connection pipelining 20,000 requests for a 33 KB image
-   * not yet read (every file, after start-up or a rebuild) held 20,000 copies (+730 MB).
+   * it). Requests that arrive while the file is being read share that one read: a copy each
+   * would let one connection pipelining requests for a file not yet read hold a copy per request.
    */
   body(entry: StaticEntry): Promise<CachedBody | null> {
     const cached = this.cache.get(entry.urlPath);
@@ -149,8 +147,7 @@ export class StaticSite {
   }
 
   private async read(entry: StaticEntry): Promise<CachedBody> {
-    // Opened without blocking and refused unless a regular file: a named pipe in the file's
-    // place held a thread-pool thread for ever, and four of them every file read of the server.
+    // Opened without blocking and refused unless a regular file: a named pipe would hold a thread-pool thread for ever.
     const body = await readRegularFile(entry.file);
     const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
     const fresh: CachedBody = { body, etag, compressed: {}, compressedReady: {} };

@@ -1,119 +1,67 @@
 /**
- * Answers a request with a static file: Content-Type by extension unless netlify.toml sets
- * one, every matching `[[headers]]` value, a strong ETag with If-None-Match → 304, HEAD
- * without body, and brotli/gzip for text types when accepted. No range requests.
+ * Answers a request with a static file: the headers response-headers.ts decides for it, a
+ * strong ETag with If-None-Match → 304, HEAD without body, and brotli/gzip for text types when
+ * accepted. No range requests.
  */
 import { createReadStream, fstatSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream';
-import { STATIC_DEFAULT_CACHE_CONTROL } from '../../functions/core/cache-policy.js';
+import type { NetlifyConfig } from '../shared/netlify-config.js';
 import { NONBLOCKING_READ, refuseUnlessFile } from '../shared/read-regular-file.js';
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { type Encoding, etagForEncoding, MIN_COMPRESS_BYTES, negotiateEncoding, varyWithEncoding } from './compression.js';
-import { contentTypeFor, isCompressible } from './content-types.js';
-import { headersForPath, type NetlifyConfig } from '../shared/netlify-config.js';
+import { type Encoding, negotiateEncoding } from './compression.js';
 import { sendPlainError } from './error-answers.js';
+import { answerHeaders, type BaseHeaders, etagMatches, hasCompressedForms, notModifiedHeaders, type ReadyForm, readyForm, STATIC_METHODS, staticBaseHeaders } from './response-headers.js';
 import { type CachedBody, type StaticEntry, type StaticSite, streamEtag } from './static-files.js';
 
-export const STATIC_METHODS = 'GET, HEAD, OPTIONS';
-
-/** Headers that depend only on the file's path, computed once per path. */
-const baseHeadersCache = new WeakMap<StaticEntry, { headers: Record<string, string>; compressible: boolean }>();
-
-function baseHeaders(config: NetlifyConfig, entry: StaticEntry): { headers: Record<string, string>; compressible: boolean } {
-  let found = baseHeadersCache.get(entry);
-  if (!found) {
-    const headers: Record<string, string> = { 'content-type': contentTypeFor(entry.urlPath) };
-    // netlify.toml wins over the extension table, whatever the letter case of its names.
-    for (const [name, value] of Object.entries(headersForPath(config, entry.urlPath))) headers[name.toLowerCase()] = value;
-    headers['cache-control'] ??= STATIC_DEFAULT_CACHE_CONTROL;
-    const compressible = isCompressible(headers['content-type']);
-    if (compressible) headers.vary = varyWithEncoding(headers.vary);
-    found = { headers, compressible };
-    baseHeadersCache.set(entry, found);
-  }
-  return found;
-}
-
-/** Every header of the common answer (200, uncompressed) of a file in memory: the same each time, so built once. */
-export function plainStaticHeaders(config: NetlifyConfig, entry: StaticEntry, cached: CachedBody): Record<string, string | number> {
-  cached.plainHeaders ??= { ...baseHeaders(config, entry).headers, etag: cached.etag, 'content-length': cached.body.length };
-  return cached.plainHeaders;
-}
-
-/** The headers of the 200 answer of a file in memory sent compressed with `encoding` (as sendStaticFully builds them). */
-export function encodedStaticHeaders(config: NetlifyConfig, entry: StaticEntry, cached: CachedBody, encoding: Encoding, compressed: Buffer): Record<string, string | number> {
-  return { ...baseHeaders(config, entry).headers, 'content-encoding': encoding, etag: etagForEncoding(cached.etag, encoding), 'content-length': compressed.length };
-}
-
-/** Whether a client that accepts compression gets a compressed form of this file (as sendStaticFully decides). */
-export function hasCompressedForms(config: NetlifyConfig, entry: StaticEntry, cached: CachedBody): boolean {
-  return baseHeaders(config, entry).compressible && cached.body.length >= MIN_COMPRESS_BYTES;
-}
-
-/** Weak comparison, as If-None-Match requires; `*` matches any representation. */
-export function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (!ifNoneMatch) return false;
-  const bare = etag.replace(/^W\//, '');
-  return ifNoneMatch.split(',').some((tag) => {
-    const t = tag.trim();
-    return t === '*' || t.replace(/^W\//, '') === bare;
-  });
+/** What to answer with: the file, and a status and headers a redirect rule or the 404 page sets. */
+export interface StaticAnswer {
+  site: StaticSite;
+  config: NetlifyConfig;
+  entry: StaticEntry;
+  /** 200, or the status of a rewrite rule or of the 404 page. */
+  status?: number;
+  /** Headers set on top of the file's own. */
+  extra?: Readonly<Record<string, string>>;
 }
 
 /**
- * A 304's headers: those of the 200 it stands for (ETag, Cache-Control, Vary, CORS…) without
- * the representation metadata RFC 9110 15.4.5 says a 304 should not carry (Content-Type,
- * Content-Encoding, Content-Length). Static files and function answers (function-response.ts)
- * both send their 304s through it.
+ * The ready answer of a file in memory in the form `encoding` (null: plain), or undefined when
+ * that compressed form is not made yet. The chain's common answer and the early answer
+ * (static-fast-path.ts) both send it.
  */
-export function notModifiedHeaders(headers: OutgoingHttpHeaders): OutgoingHttpHeaders {
-  const { 'content-type': _type, 'content-encoding': _encoding, 'content-length': _length, ...rest } = headers;
-  return rest;
+export function staticForm(config: NetlifyConfig, entry: StaticEntry, cached: CachedBody, encoding: Encoding | null): ReadyForm | undefined {
+  const body = encoding === null ? cached.body : cached.compressedReady[encoding];
+  if (body === undefined) return undefined;
+  return readyForm((cached.forms ??= {}), staticBaseHeaders(config, entry), { encoding, etag: cached.etag }, body);
 }
 
-/** The default "no extra headers", compared by identity to recognise the hot path. */
-const NO_EXTRA: Record<string, string> = Object.freeze({}) as Record<string, string>;
+/** The encoding a client accepting `acceptEncoding` gets this file in: null when plain. */
+export function staticEncoding(config: NetlifyConfig, entry: StaticEntry, cached: CachedBody, acceptEncoding: string | undefined): Encoding | null {
+  return hasCompressedForms(staticBaseHeaders(config, entry), 200, cached.body.length) ? negotiateEncoding(acceptEncoding) : null;
+}
 
 /**
- * Serves `entry` with `status` (200, or the status of a 404/410 redirect rule). Returns
- * false when the file vanished from disk. The common case (a GET for a body already in
- * memory, no conditional, no compression) is answered synchronously with headers built once.
+ * Serves a static file. Returns false when the file vanished from disk. The common case (a
+ * GET for a plain 200 of a body already in memory, no conditional) is answered synchronously.
  */
-export function sendStatic(
-  site: StaticSite,
-  config: NetlifyConfig,
-  req: IncomingMessage,
-  res: ServerResponse,
-  entry: StaticEntry,
-  status = 200,
-  extra: Record<string, string> = NO_EXTRA,
-): boolean | Promise<boolean> {
+export function sendStatic(req: IncomingMessage, res: ServerResponse, answer: StaticAnswer): boolean | Promise<boolean> {
+  const { site, config, entry } = answer;
   const cached = site.peek(entry);
-  if (cached && status === 200 && req.method === 'GET' && extra === NO_EXTRA) {
-    const { compressible } = baseHeaders(config, entry);
-    const { 'if-none-match': ifNoneMatch, 'accept-encoding': acceptEncoding } = req.headers;
-    if (ifNoneMatch === undefined && (!compressible || negotiateEncoding(acceptEncoding) === null)) {
-      res.writeHead(200, plainStaticHeaders(config, entry, cached));
-      res.end(cached.body);
+  if (cached && req.method === 'GET' && answer.status === undefined && answer.extra === undefined && req.headers['if-none-match'] === undefined) {
+    const form = staticEncoding(config, entry, cached, req.headers['accept-encoding']) === null ? staticForm(config, entry, cached, null) : undefined;
+    if (form) {
+      res.writeHead(200, form.list);
+      res.end(form.body);
       return true;
     }
   }
-  return sendStaticFully(site, config, req, res, entry, status, extra);
+  return sendStaticFully(req, res, answer);
 }
 
-async function sendStaticFully(
-  site: StaticSite,
-  config: NetlifyConfig,
-  req: IncomingMessage,
-  res: ServerResponse,
-  entry: StaticEntry,
-  status: number,
-  extra: Record<string, string>,
-): Promise<boolean> {
-  const { headers: base, compressible } = baseHeaders(config, entry);
-  const headers: OutgoingHttpHeaders = { ...base, ...extra };
+async function sendStaticFully(req: IncomingMessage, res: ServerResponse, { site, config, entry, status = 200, extra }: StaticAnswer): Promise<boolean> {
+  const base = staticBaseHeaders(config, entry);
   if (req.method === 'OPTIONS') {
-    delete headers['content-type'];
+    const { 'content-type': _type, ...headers } = answerHeaders(base, { encoding: null, extra });
     res.writeHead(204, { ...headers, allow: STATIC_METHODS });
     res.end();
     return true;
@@ -125,39 +73,32 @@ async function sendStaticFully(
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw error;
   }
-  if (!cached) return streamFile(req, res, entry, status, headers);
+  if (!cached) return streamFile(req, res, { base, entry, status, extra });
 
   let body = cached.body;
-  let etag = cached.etag;
-  const encoding = compressible && status === 200 ? negotiateEncoding(req.headers['accept-encoding']) : null;
-  if (encoding) {
-    const compressed = site.compressed(cached, encoding);
-    if (compressed) {
-      body = await compressed;
-      etag = etagForEncoding(etag, encoding);
-      headers['content-encoding'] = encoding;
-    }
-  }
-  headers.etag = etag;
-  if (status === 200 && etagMatches(req.headers['if-none-match'], etag)) {
+  let encoding: Encoding | null = status === 200 && base.compressible ? negotiateEncoding(req.headers['accept-encoding']) : null;
+  const compressed = encoding ? site.compressed(cached, encoding) : null;
+  if (compressed) body = await compressed;
+  else encoding = null;
+  const headers = answerHeaders(base, { encoding, etag: cached.etag, extra, length: body.length });
+  if (status === 200 && etagMatches(req.headers['if-none-match'], headers.etag as string)) {
     res.writeHead(304, notModifiedHeaders(headers));
     res.end();
     return true;
   }
-  headers['content-length'] = body.length;
   res.writeHead(status, headers);
   res.end(req.method === 'HEAD' ? undefined : body);
   return true;
 }
 
-async function streamFile(req: IncomingMessage, res: ServerResponse, entry: StaticEntry, status: number, headers: OutgoingHttpHeaders): Promise<boolean> {
-  headers.etag = await streamEtag(entry);
-  if (status === 200 && etagMatches(req.headers['if-none-match'], headers.etag)) {
+/** A file too large to keep in memory, read from disk for this answer. */
+async function streamFile(req: IncomingMessage, res: ServerResponse, { base, entry, status, extra }: { base: BaseHeaders; entry: StaticEntry; status: number; extra?: Readonly<Record<string, string>> }): Promise<boolean> {
+  const headers = answerHeaders(base, { encoding: null, etag: await streamEtag(entry), extra, length: entry.size });
+  if (status === 200 && etagMatches(req.headers['if-none-match'], headers.etag as string)) {
     res.writeHead(304, notModifiedHeaders(headers));
     res.end();
     return true;
   }
-  headers['content-length'] = entry.size;
   if (req.method === 'HEAD') {
     res.writeHead(status, headers);
     res.end();
@@ -185,13 +126,12 @@ async function streamFile(req: IncomingMessage, res: ServerResponse, entry: Stat
       }
       if (info.size !== entry.size) {
         stream.destroy();
-        sendPlainError(req, res, 503, 'A new build is being put in place; try again in a moment.\n', { 'retry-after': '1' });
+        sendPlainError(req, res, { status: 503, text: 'A new build is being put in place; try again in a moment.\n', headers: { 'retry-after': '1' } });
         done(true);
         return;
       }
       res.writeHead(status, headers);
-      // pipeline, not pipe: when the client goes away mid-answer, the file is closed too (pipe
-      // left it open, one descriptor per aborted download, for as long as the process ran).
+      // pipeline, not pipe: when the client goes away mid-answer, the file is closed too.
       pipeline(stream, res, () => done(true));
     });
   });

@@ -121,7 +121,7 @@ describe('loadNetlifyConfig on a file it cannot read', () => {
     }
   });
 
-  // A named pipe used to block pepe serve and pepe publish for ever (open() waits for a writer); /dev/null read as a configuration without a single header rule.
+  // A named pipe would block pepe serve and pepe publish for ever (open() waits for a writer); /dev/null would read as a configuration without a single header rule.
   it.skipIf(process.platform === 'win32')('refuses a named pipe at once, and a device, naming what it is', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'pepe-netlify-toml-'));
     try {

@@ -23,6 +23,12 @@ const UNPRINTABLE = /[\p{Cc}\p{Bidi_Control}\p{Noncharacter_Code_Point}\p{Cs}\u2
 const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /**
+ * What a terminal acts on instead of showing: C0 and C1 controls, DEL, bidirectional controls,
+ * the line and paragraph separators, lone surrogates (the CLI escapes them in all it prints).
+ */
+export const TERMINAL_UNSAFE = /[\p{Cc}\p{Bidi_Control}\p{Cs}\u2028\u2029]/gu;
+
+/**
  * `text` for a terminal. File names come from pull requests: a control character in one is
  * written as an escape (`\n`, `\u001b`, `\u202e`), so a name can neither break a line, send
  * terminal escape sequences (erase the line above, recolour) nor reorder what is shown.

@@ -39,8 +39,8 @@ const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
  * OPEN_FLAGS as the `flags` of createReadStream or readFileSync (Node takes the number there
  * too, though its types say string), for a caller that checks the opened file itself. A caller
  * reading thousands of files that knows each one's size uses `readAtMostSync` instead: the
- * stat of `readRegularFileSync` costs ~3 µs a file, ~10% of `pepe publish` reading a 10k build
- * (measured 2026-11-25), and a device read whole never ends.
+ * stat of `readRegularFileSync` is a visible share of `pepe publish` reading a large build,
+ * and a device read whole never ends.
  */
 export const NONBLOCKING_READ = OPEN_FLAGS as unknown as string;
 

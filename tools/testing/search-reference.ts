@@ -1,9 +1,11 @@
 /**
- * Test oracle: the search rules of the specification written as plainly as possible (no
- * index, every document scanned), for comparing the real index against on random corpora.
+ * Test oracles: the search rules of the specification, and the near-pair search of similar
+ * images, written as plainly as possible (every document or pair scanned), for comparing the
+ * real indexes against on random corpora.
  */
 import { letterCount, searchWords } from '../../functions/core/search/normalise.js';
 import type { SearchDoc, SearchField } from '../../functions/core/search/search-types.js';
+import { type Hash64, hammingDistance, type HashPair } from '../../functions/core/multi-index.js';
 
 /** Textbook Levenshtein distance (dynamic programming). */
 export function levenshtein(a: string, b: string): number {
@@ -27,4 +29,16 @@ export function referenceMatch(docs: SearchDoc[], query: string, field: SearchFi
     docs.flatMap((_, rank) => (queryWords.every((q) => docWords[rank]!.some((w) => matches(w, q))) ? [rank] : []));
   const strictRanks = run(strict);
   return strictRanks.length > 0 ? strictRanks : run(tolerant);
+}
+
+/** Near pairs by the plain all-pairs loop: the oracle of the multi-index tests and the baseline of its benchmark. */
+export function referencePairs(hashes: readonly Hash64[], threshold: number): HashPair[] {
+  const pairs: HashPair[] = [];
+  for (let i = 0; i < hashes.length; i++) {
+    for (let j = i + 1; j < hashes.length; j++) {
+      const distance = hammingDistance(hashes[i]!, hashes[j]!);
+      if (distance <= threshold) pairs.push({ i, j, distance });
+    }
+  }
+  return pairs;
 }

@@ -76,3 +76,27 @@ export function idsNewestFirst(count = 30): string[] {
     .map((r) => r.id)
     .reverse();
 }
+
+/** Variant A object as plain JSON.stringify makes it, keys in the seed's order, then the extensions: the oracle of the compact codec. */
+export function recordJsonA(record: PepeRecord, urls: SiteUrls): string {
+  const fileName = `${record.id}${record.file_ext}`;
+  return JSON.stringify({
+    id: record.id,
+    file_name: fileName,
+    file_ext: record.file_ext,
+    file_size: record.file_size,
+    tags: record.tags && record.tags.length > 0 ? record.tags : null,
+    description: record.description,
+    url: `${urls.baseUrl}/images/${fileName}`,
+    phash: record.phash,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+    width: record.width,
+    height: record.height,
+    blurhash: record.blurhash,
+    thumbnails: record.thumbnails.map((t) => ({ url: `${urls.baseUrl}/images/${t.file_name}`, width: t.width, height: t.height, type: t.type })),
+    artist: record.artist,
+    source_url: record.source_url,
+    license: record.license,
+  });
+}

@@ -18,9 +18,8 @@ const ascending = (a: number, b: number) => a - b;
 
 /**
  * The index's contents through MiniSearch's public serialisation (`toJSON`), the only way its
- * API hands out the postings. Reading its private fields instead saved ~90 ms at 10k records
- * and ~1.3 s at 100k on a cold build, but would break silently with a MiniSearch release that
- * reshapes them; a rebuild only indexes the added docs (extendSearchIndex), so the copy costs
+ * API hands out the postings. Reading its private fields instead is faster on a cold build,
+ * but would break silently with a MiniSearch release that reshapes them; a rebuild only indexes the added docs (extendSearchIndex), so the copy costs
  * nothing there (tools/bench/HISTORY.md, "Search index through the public API").
  */
 export function indexContents(miniSearch: MiniSearch<IndexedDoc>): IndexContents {

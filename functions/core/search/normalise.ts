@@ -39,7 +39,7 @@ export function searchWords(text: string): string[] {
   if (ASCII.test(text)) {
     // Same words as below for ASCII text (NFKD, the case round trip and the mark/sigma folds change nothing, and
     // the only ASCII letters and digits are [a-z0-9] after lowercasing), without the Unicode
-    // property regexes: compiling those costs ~4 ms on the first query of a cold process.
+    // property regexes, whose compiling is a visible part of a cold process's first query.
     return text.toLowerCase().split(ASCII_SEPARATORS).filter((word) => word.length > 0);
   }
   const { marks, separators } = unicodePatterns();

@@ -63,10 +63,8 @@ export function rankSelector(bits: Uint32Array): { size: number; at(k: number): 
 
 /**
  * The set ranks, ascending, in an array of exactly their number: a counting pass first, then
- * one filling pass. Until 2026-11-25 the ranks went into a scratch array of one slot per
- * record (400 KB at 100k records) and were then copied out: on a cold process's first search
- * that allocation alone took ≈ 2 ms at 100k (fresh memory, page by page), far more than
- * reading the bitset (3,125 words) twice.
+ * one filling pass: a scratch array of one slot per record would be fresh memory, paid page by
+ * page on a cold process's first search, far more than reading the bitset twice.
  */
 export function ranksOf(bits: Uint32Array): Uint32Array {
   let count = 0;

@@ -9,9 +9,9 @@ export interface IndexedDoc {
 }
 
 /**
- * The ONE MiniSearch configuration of the project. An index must be read with exactly the
- * options it was built with, so the build, the run-time loader and the benchmark baseline
- * all import this constant and nothing else.
+ * The ONE MiniSearch configuration of the project: an index must be read with exactly the
+ * options it was built with, so the build (build-index.ts) and the benchmark's MiniSearch
+ * baseline both import this constant.
  */
 export const SEARCH_OPTIONS: Options<IndexedDoc> = {
   /** Records are identified by rank; their uuids live in the catalogue, not in the index. */
@@ -30,6 +30,4 @@ export const SEARCH_OPTIONS: Options<IndexedDoc> = {
   tokenize: (text) => searchWords(text),
   /** Tokens are already normalised; an identity keeps MiniSearch from lowercasing twice. */
   processTerm: (term) => term,
-  /** Only used by a plain MiniSearch over this index (the benchmark baseline): our rules and weights. */
-  searchOptions: { prefix: true, combineWith: 'AND', boost: { tags: 2 } },
 };

@@ -28,8 +28,8 @@ export interface TermMatch {
 
 /**
  * Posting lists of one field, decoded one term at a time on first use and then kept. A Map,
- * not an array of termCount slots: a query decodes a few lists, and the two arrays cost
- * ≈ 72 KB of young heap per 4.6k terms on the first search of a cold process.
+ * not an array of termCount slots: a query decodes a few lists, and two arrays of one slot per
+ * term would be young heap allocated on the first search of a cold process.
  */
 export class FieldLists {
   private readonly decoded = new Map<number, Posting>();
@@ -79,8 +79,8 @@ export class FieldLists {
  * The run-time view of SearchIndexData: MiniSearch's term dictionary as a sorted list.
  * Prefix lookup is a binary search (a prefix's terms are one contiguous run) and typo
  * lookup one pass over the list, so loading builds nothing: MiniSearch's radix tree
- * (SearchableMap) would answer the same lookups but costs 20–30 ms to build in a cold
- * process, more than the whole cold-start budget at 10k records.
+ * (SearchableMap) would answer the same lookups but costs more to build in a cold process
+ * than the whole cold-start budget (tools/bench/README.md).
  */
 export class TermDictionary {
   readonly docCount: number;

@@ -2,8 +2,8 @@ import { scannedStarts, type PieceStarts } from '../joined-text.js';
 
 /**
  * The index's sorted terms, read in place from their space-separated text: a term is sliced
- * out only when it is asked for. Why not `split(' ')`: that made one string per term (≈ 150 KB
- * of young heap for 4.6k terms) on the first search of a cold process, which needs a few dozen.
+ * out only when it is asked for. Why not `split(' ')`: that makes one string per term on the
+ * first search of a cold process, which needs a few dozen.
  * The catalogue stores where each term starts (stored-index.ts, ../joined-text.ts), so the
  * binary search of a first query reads about 30 of them in place.
  */

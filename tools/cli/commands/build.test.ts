@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -6,10 +7,14 @@ import { fixtureImage, fixtureContentFolder } from '../../testing/fixture-catalo
 import { snapshotDir } from '../../testing/snapshot-dir.js';
 import type { TempDir } from '../../testing/temp-dir.js';
 import { captureIo } from '../../testing/capture-io.js';
+import { spawnServe } from '../../testing/serve-process.js';
 import { runMain } from '../main.js';
 
 // Real builds (analysis + esbuild bundle) on a machine shared with other jobs.
 vi.setConfig({ testTimeout: 60_000 });
+
+/** What a terminal acts on instead of showing: C0 controls but the line feed, DEL, C1 controls, bidi controls. */
+const UNSAFE_ON_TERMINAL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
 let temp: TempDir;
 let content: string;
@@ -71,6 +76,22 @@ describe('pepe build', () => {
       'error: two\\nlines.txt: its name holds a line break: rename it [line-break-in-name]',
     ]);
     expect(io.err()).not.toMatch(/[\u001b\u009b\u000b\u202e]/);
+    // pepe build prints the same problems, as escaped.
+    const built = captureIo({ cwd: temp.path });
+    expect(await runMain(['build', '--content', 'control-names', '--out', 'control-dist'], built)).toBe(1);
+    expect(built.err()).toContain('error: \\u009b1Ac1.txt: ".txt" is not a supported image format');
+    expect(built.out() + built.err()).not.toMatch(UNSAFE_ON_TERMINAL);
+  });
+
+  it('pepe serve prints a folder name holding control and bidi characters escaped, from start to stop', async () => {
+    const dir = join(temp.path, 'dist\u001b]0;pwned\u0007\u009b2J\u202e');
+    await cp(join(temp.path, 'dist'), dir, { recursive: true });
+    const served = await spawnServe(dir);
+    served.child.kill('SIGINT');
+    expect(await served.exited).toBe(0);
+    expect(served.output.stdout).toContain('dist\\u001b]0;pwned\\u0007\\u009b2J\\u202e at http://');
+    expect(served.output.stdout + served.output.stderr).not.toMatch(UNSAFE_ON_TERMINAL);
+    expect(served.output.stderr).toContain('pepe serve: stopped.');
   });
 
   it('exits 2 on an unknown flag or an invalid URL, with usage', async () => {
@@ -228,9 +249,15 @@ describe('pepe add', () => {
     await writeFile(join(temp.path, 'fine.png'), bytes);
     const before = await snapshotDir(dir);
     const io = captureIo({ cwd: temp.path });
-    expect(await runMain(['add', 'fine.png', 'drawing.svg', 'cut.jpg', '--content', 'add-bad'], io)).toBe(1);
+    // A name that retitles the terminal, rings it, moves its cursor (C1 CSI) and reverses the rest.
+    const hostile = 'x\u001b]0;pwned\u0007\u009b2A\u202egvs.svg';
+    await writeFile(join(temp.path, hostile), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+    expect(await runMain(['add', 'fine.png', 'drawing.svg', 'cut.jpg', hostile, '--content', 'add-bad'], io)).toBe(1);
     expect(io.err()).toMatch(/drawing\.svg.*\[unsupported-format\]/);
     expect(io.err()).toMatch(/cut\.jpg.*\[truncated\]/);
+    expect(io.err()).toContain('x\\u001b]0;pwned\\u0007\\u009b2A\\u202egvs.svg');
+    expect(io.out() + io.err()).not.toMatch(UNSAFE_ON_TERMINAL);
+    await rm(join(temp.path, hostile));
     expect(await snapshotDir(dir)).toEqual(before);
     await rm(join(temp.path, 'drawing.svg'));
   });
@@ -269,6 +296,24 @@ describe('an image without a sidecar', () => {
     const again = captureIo({ cwd: temp.path });
     expect(await runMain(args, again)).toBe(1);
     expect(again.err()).toContain('[already-in-catalogue]');
+  });
+
+  it('named with a bidi override, gets the name ANSI-C quoted: shown escaped, and bash reads it back as the name', async () => {
+    const dir = join(temp.path, 'bidi content');
+    await cp(content, dir, { recursive: true });
+    const image = await fixtureImage(33);
+    const name = `frog-\u202egnp${image.ext}`;
+    await writeFile(join(dir, name), image.bytes);
+    const io = captureIo({ cwd: temp.path });
+    expect(await runMain(['check', '--content', 'bidi content'], io)).toBe(1);
+    expect(io.err()).not.toContain('\u202e');
+    const command = /run `([^`]+)` to give it one where it is/.exec(io.err())?.[1];
+    expect(command).toMatch(/^npx pepe add \$'.*\/bidi content\/frog-\\u202egnp\.\w+' --content /);
+    const args = execFileSync('bash', ['-c', `printf '%s\\0' ${command!.slice('npx pepe '.length)}`]).toString().split('\0').slice(0, -1);
+    expect(args[1]).toBe(join(dir, name));
+    const addIo = captureIo({ cwd: temp.path });
+    expect(await runMain(args, addIo), addIo.err()).toBe(0);
+    expect(await readFile(join(dir, `frog-\u202egnp.json`), 'utf8')).toContain('"id"');
   });
 
   it('named with a leading "-", gets ./-name in the command, which pepe add would otherwise read as a flag', async () => {

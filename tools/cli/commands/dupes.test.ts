@@ -145,6 +145,11 @@ describe('pepe dupes', () => {
       expect(await runMain(['dupes', '--content', 'content', '--explain', 'no-such-id', 'smug-copy.jpg'], io)).toBe(1);
       expect(io.err()).toContain('error: "no-such-id" is neither an id nor an image of the content folder, nor a readable file');
       expect(io.out()).toBe('');
+      // An argument that retitles the terminal and reverses the rest is shown escaped.
+      const hostile = captureIo({ cwd: temp.path });
+      expect(await runMain(['dupes', '--content', 'content', '--explain', '\u001b]0;pwned\u0007\u009b2J\u202egpj.exe', 'smug-copy.jpg'], hostile)).toBe(1);
+      expect(hostile.err()).toContain('error: "\\u001b]0;pwned\\u0007\\u009b2J\\u202egpj.exe" is neither an id');
+      expect(hostile.err()).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
     });
 
     it('refuses one image, three, or a stray argument without --explain, with exit 2', async () => {

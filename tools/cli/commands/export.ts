@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import { DEFAULT_CONCURRENCY, type ExportProgress, exportDataset } from '../../export/export-dataset.js';
 import { type Command, UsageError } from '../../shared/io.js';
-import { formatProblem } from '../../shared/problems.js';
 import { intFlag, parseFlags } from '../args.js';
+import { printProblems, statusLine } from '../print-results.js';
 
 const MAX_CONCURRENCY = 64;
 
@@ -59,14 +59,15 @@ export default {
     const to = resolve(io.cwd, values.to);
     const concurrency = intFlag('concurrency', values.concurrency, DEFAULT_CONCURRENCY, 1, MAX_CONCURRENCY);
     // One line, redrawn on a terminal at most every 200 ms; elsewhere (a CI log) every 10 %.
-    let lastDraw = 0;
+    const line = statusLine(io);
+    let lastDraw = -Infinity;
     let lastTenth = -1;
     const onProgress = (p: ExportProgress) => {
       const now = performance.now();
       if (io.isTTY) {
         if (now - lastDraw < 200 && p.done !== p.total) return;
         lastDraw = now;
-        io.stderr(`\r\x1b[2K${formatExportProgress(p)}`);
+        line.draw(formatExportProgress(p));
       } else {
         const tenth = Math.floor((p.done / p.total) * 10);
         if (tenth === lastTenth) return;
@@ -75,8 +76,8 @@ export default {
       }
     };
     const result = await exportDataset({ from, to, concurrency, onProgress });
-    if (io.isTTY && lastDraw > 0) io.stderr('\r\x1b[2K');
-    for (const problem of result.problems) io.stderr(`${formatProblem(problem)}\n`);
+    line.clear();
+    printProblems(io, result.problems);
     const figures = `${result.records} records, ${result.fetched} images fetched (${megabytes(result.bytes)}), ${result.kept} already there, ${result.seconds.toFixed(1)} s`;
     if (result.ok) {
       io.stdout(`Exported ${from} to ${to}: ${figures}\n`);

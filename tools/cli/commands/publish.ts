@@ -4,7 +4,7 @@ import { checkBucketName, normalisePrefix } from '../../publish/object-keys.js';
 import type { PublishProgress, PublishResult } from '../../publish/types.js';
 import { intFlag, parseFlags } from '../args.js';
 import { type Command, type Io, UsageError } from '../../shared/io.js';
-import { printProblems } from '../print-results.js';
+import { printProblems, type StatusLine, statusLine } from '../print-results.js';
 import { refuseEmptyFlags } from '../content-flags.js';
 
 const usage = `Usage: pepe publish --bucket NAME [options]
@@ -46,8 +46,7 @@ const mb = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`;
 /**
  * An http(s) URL with a host and a valid port, no path and no user name or password: the
  * bucket goes in --bucket, the credentials come from the AWS chain. The value is echoed with
- * anything before an "@" of its authority masked: a password there used to be printed (CI logs)
- * and was otherwise ignored, the requests being signed with the chain's keys.
+ * anything before an "@" of its authority masked, so that a password there never reaches a CI log.
  */
 function checkEndpoint(raw: string, source = '--endpoint'): void {
   const shown = raw.replace(/^((?:[a-z][a-z0-9+.-]*:)?\/\/)?[^/?#]*@/i, '$1***@');
@@ -69,7 +68,7 @@ function checkEndpoint(raw: string, source = '--endpoint'): void {
 }
 
 /** One overwritten status line on a terminal, at most every 100 ms. */
-function progressLine(io: Io): (p: PublishProgress) => void {
+function progressLine(line: StatusLine): (p: PublishProgress) => void {
   // Rates count from the first upload, not from reading the build and the bucket.
   let started = 0;
   let last = 0;
@@ -83,7 +82,7 @@ function progressLine(io: Io): (p: PublishProgress) => void {
       p.phase === 'uploading' || p.phase === 'verifying' || p.phase === 'deleting'
         ? ` ${p.objectsDone}/${p.objectsTotal} objects, ${mb(p.bytesDone)}/${mb(p.bytesTotal)}, ${(p.objectsDone / seconds).toFixed(0)} obj/s, ${mb(p.bytesDone / seconds)}/s`
         : '';
-    io.stderr(`\r\x1b[2K${p.phase}${detail}`);
+    line.draw(`${p.phase}${detail}`);
   };
 }
 
@@ -148,21 +147,15 @@ export default {
       'netlify-toml': { type: 'string' },
     });
     if (values.bucket === undefined) throw new UsageError('--bucket NAME is required');
-    // An empty value (`--dir "$DIST"` with DIST unset) used to mean the current folder (--dir:
-    // read as the build; --netlify-toml: a folder), the bucket root (--prefix) or the default
-    // region (--region): refused, naming the flag, like build's --content and --out.
+    // An empty value (`--dir "$DIST"` with DIST unset) would mean the current folder, the bucket root or the default region: refused, naming the flag.
     refuseEmptyFlags(values, { dir: 'name the build folder', 'netlify-toml': 'name the netlify.toml file', prefix: 'leave --prefix out to publish at the bucket root', region: 'leave --region out for the default' });
     checkBucketName(values.bucket);
     const prefix = normalisePrefix(values.prefix);
-    // The SDK takes a region only as a hostname component and otherwise fails every request,
-    // which read as a network failure ("run again").
+    // The SDK takes a region only as a hostname component and otherwise fails every request, as if the network had.
     if (values.region !== undefined && !/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i.test(values.region)) {
       throw new UsageError(`--region must be a region name such as us-east-1 (letters, digits and hyphens) (got "${values.region}")`);
     }
-    // The SDK also takes its endpoint from AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL (as the aws CLI
-    // does, e.g. for MinIO in CI). Left to the SDK alone, such an endpoint got neither path-style
-    // addressing (bucket.minio:9000: "nothing answers", "check --endpoint") nor a default region:
-    // it is now taken as --endpoint is, the flag winning.
+    // AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL (MinIO in CI) is taken as --endpoint is, the flag winning: left to the SDK it gets no path-style addressing.
     const envName = values.endpoint !== undefined || io.env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS === 'true' ? undefined : (['AWS_ENDPOINT_URL_S3', 'AWS_ENDPOINT_URL'] as const).find((name) => io.env[name]);
     const endpoint = values.endpoint ?? (envName ? io.env[envName] : undefined);
     if (endpoint !== undefined) checkEndpoint(endpoint, envName ?? '--endpoint');
@@ -171,6 +164,7 @@ export default {
     for (const id of takedown) if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id)) throw new UsageError(`--takedown takes record ids (lowercase UUIDs, as in the sidecars), got "${id}"`);
     const { publishBuild } = await import('../../publish/publish.js');
     const started = Date.now();
+    const status = statusLine(io);
     const result = await publishBuild({
       bucket: values.bucket,
       prefix,
@@ -183,9 +177,9 @@ export default {
       ...(takedown.length > 0 ? { takedown } : {}),
       verify: values.verify ?? false,
       netlifyToml: resolve(io.cwd, values['netlify-toml'] ?? 'netlify.toml'),
-      ...(io.isTTY ? { onProgress: progressLine(io) } : {}),
+      ...(io.isTTY ? { onProgress: progressLine(status) } : {}),
     });
-    if (io.isTTY) io.stderr('\r\x1b[2K');
+    status.clear();
     printProblems(io, result.problems);
     const target = `s3://${values.bucket}/${prefix}`;
     const seconds = ((Date.now() - started) / 1000).toFixed(1);

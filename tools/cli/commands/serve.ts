@@ -2,6 +2,7 @@ import { loadManifestRoot } from '../../shared/manifest.js';
 import { outFlag } from '../../serve/fresh-build.js';
 import { intFlag, parseFlags } from '../args.js';
 import { type Command, type Io, UsageError } from '../../shared/io.js';
+import { collectOldGeneration } from '../tuned-allocator.mjs';
 
 const DEFAULT_PORT = 8888;
 
@@ -95,7 +96,7 @@ export default {
     const { values } = parseFlags(argv, { dir: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, 'no-cdn-cache': { type: 'boolean' }, workers: { type: 'string' } });
     const dir = values.dir ?? 'dist';
     const envPort = io.env.PORT;
-    // Out of range too (PORT=70000 used to be reported as "--port must be…", a flag not given).
+    // Checked here, out of range too, so the message names PORT and not a --port the user never gave.
     if (values.port === undefined && envPort !== undefined && (!/^\d+$/.test(envPort) || Number(envPort) > 65535)) {
       throw new UsageError(`the PORT environment variable must be a whole number from 0 to 65535 (got "${envPort}")`);
     }
@@ -116,8 +117,10 @@ export default {
         io.stderr(`pepe serve: ${error instanceof Error ? error.message : String(error)}\n`);
         return 1;
       }
+      // Listening before the banner says "Press Ctrl-C": a signal right after it stops the server gracefully.
+      const stopping = stopSignal(true);
       await printBanner(io, dir, pool.url, pool.port, `${workers} worker processes`);
-      const stop = await Promise.race([stopSignal(true).then((signal) => ({ signal })), pool.lost.then((lost) => ({ lost }))]);
+      const stop = await Promise.race([stopping.then((signal) => ({ signal })), pool.lost.then((lost) => ({ lost }))]);
       if ('lost' in stop) {
         // Exit non-zero, so a supervisor (systemd, Docker) restarts it or an operator sees it.
         io.stderr(`pepe serve: ${stop.lost}\n`);
@@ -140,6 +143,7 @@ export default {
         port,
         host,
         cdnCache,
+        collect: collectOldGeneration,
         ...(values.port === undefined ? { otherPort: OTHER_PORT_VIA_ENV } : {}),
         // A new build that cannot be loaded is the operator's to fix: its message, without a stack trace.
         onError: (message, error) => io.stderr(`pepe serve: ${message}\n${error instanceof ServeSetupError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
@@ -147,8 +151,7 @@ export default {
         onReload: ({ version }) => {
           if (isClusterWorker() && clusterWorkerId() !== 1) return;
           io.stderr(`pepe serve: a new build is in ${dir}; now serving catalogue ${version ?? '(unknown version)'}\n`);
-          // A build made for another port (PORT set in the terminal that built) is said at once,
-          // as at start-up: its answers link to a port nothing may be listening on.
+          // Said at once, as at start-up: a build made for another port links to one nothing may listen on.
           if (servedPort === null) return;
           void otherPortNote(dir, servedPort).then(
             (note) => {
@@ -177,8 +180,9 @@ export default {
       leaveCluster();
       return 0;
     }
+    const stopping = stopSignal(true);
     await printBanner(io, dir, server.url, server.port, 'one process');
-    const signal = await stopSignal(true);
+    const signal = await stopping;
     io.stderr(`pepe serve: ${signal} received, finishing in-flight requests…\n`);
     await server.close();
     io.stderr('pepe serve: stopped.\n');

@@ -1,5 +1,5 @@
 /**
- * Writes a build output folder shaped like `pepe build`'s (CONTRACT.md: site/images, the
+ * Writes a build output folder shaped like `pepe build`'s (tools/catalogue/README.md, "Build output": site/images, the
  * extensionless by-id JSON of both variants, openapi.json, a page, data/ and functions/,
  * manifest.json) without running the build: publish tests and the 10k benchmark need
  * many records and exact control over which bytes change, not real image analysis.

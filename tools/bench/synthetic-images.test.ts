@@ -2,8 +2,8 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { syntheticImageCorpus } from '../bench/synthetic-images.js';
-import { detectFormat } from './format.js';
+import { syntheticImageCorpus } from './synthetic-images.js';
+import { detectFormat } from '../image/format.js';
 import sharp from 'sharp';
 
 describe('synthetic benchmark corpus', { timeout: 120_000 }, () => {
