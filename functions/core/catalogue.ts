@@ -18,7 +18,7 @@ import { encodeRecord, recordTexts } from './record-codec.js';
 import { escapeForSource } from './source-text.js';
 import { storeStarts } from './joined-text.js';
 import { storeFilters } from './filters.js';
-import { pairsWithinDistance, parseHash, type Hash64 } from './multi-index.js';
+import { pairsWithinDistance, parseHash, popcount32, type Hash64 } from './multi-index.js';
 import { SIMILAR_LIMIT, SIMILAR_MAX_DISTANCE, storeHashes, storeSimilar, type Neighbour } from './similar.js';
 import { buildDictionary, dictionaryEncoder, TAG_PIECES, WORD_PIECES } from './text-dictionary.js';
 
@@ -76,6 +76,81 @@ export function similarLists(records: readonly { id: string; phash: string }[]):
   return lists;
 }
 
+/** A build's similar lists with what they were made from: ids and phashes in rank order, each list as ranks (similarLists' order). */
+export interface SimilarListsOf {
+  ids: readonly string[];
+  phashes: readonly string[];
+  lists: readonly (readonly number[])[];
+}
+
+/** Records whose phash is new or gone, and lists that lost a member, beyond which `updateSimilarLists` does the whole search again. */
+const MAX_SIMILAR_UPDATES = 64;
+
+/**
+ * `similarLists(records)`, made from a previous build's lists when few records were added,
+ * removed or given another phash: those are compared with every record (a pass over 8 bytes a
+ * record), and a list that lost a member to them is made again the same way. Every other list
+ * keeps its members (their phashes are unchanged) and takes in the new ones within reach:
+ * what the whole search finds, since a removed record outside a list's nearest SIMILAR_LIMIT
+ * never decided it. Null when more changed than MAX_SIMILAR_UPDATES: then search it all.
+ */
+export function updateSimilarLists(previous: SimilarListsOf, records: readonly { id: string; phash: string }[]): Neighbour[][] | null {
+  const hashes = records.map((record) => parseHash(record.phash));
+  const previousRank = new Map<string, number>();
+  previous.ids.forEach((id, rank) => previousRank.set(id, rank));
+  // Previous rank → current rank, -1 when that record is gone or has another phash now.
+  const rankNow = new Int32Array(previous.ids.length).fill(-1);
+  const fresh: number[] = [];
+  records.forEach((record, rank) => {
+    const before = previousRank.get(record.id);
+    if (before !== undefined && previous.phashes[before] === record.phash) rankNow[before] = rank;
+    else fresh.push(rank);
+  });
+  const gone = rankNow.reduce((count, rank) => count + (rank === -1 ? 1 : 0), 0);
+  if (fresh.length + gone > MAX_SIMILAR_UPDATES) return null;
+  const within = (rank: number, others: Iterable<number>): Neighbour[] => {
+    const out: Neighbour[] = [];
+    const hash = hashes[rank];
+    if (hash === null || hash === undefined) return out;
+    for (const other of others) {
+      const theirs = hashes[other];
+      if (other === rank || theirs === null || theirs === undefined) continue;
+      const distance = popcount32((hash.hi ^ theirs.hi) >>> 0) + popcount32((hash.lo ^ theirs.lo) >>> 0);
+      if (distance <= SIMILAR_MAX_DISTANCE) out.push({ rank: other, distance });
+    }
+    return out;
+  };
+  const everyRank = { *[Symbol.iterator]() { for (let rank = 0; rank < records.length; rank++) yield rank; } };
+  const nearest = (list: Neighbour[]) => list.sort((a, b) => a.distance - b.distance || (records[a.rank]!.id < records[b.rank]!.id ? -1 : 1)).slice(0, SIMILAR_LIMIT);
+  const none: Neighbour[] = [];
+  const lists = new Array<Neighbour[]>(records.length).fill(none);
+  const isFresh = new Uint8Array(records.length);
+  for (const rank of fresh) isFresh[rank] = 1;
+  // The fresh records' neighbours, and each of them as a neighbour of those.
+  const gained = new Map<number, Neighbour[]>();
+  for (const rank of fresh) {
+    const found = within(rank, everyRank);
+    if (found.length > 0) lists[rank] = nearest(found);
+    for (const { rank: other, distance } of found) if (!isFresh[other]) gained.set(other, [...(gained.get(other) ?? []), { rank, distance }]);
+  }
+  let remade = 0;
+  for (let before = 0; before < previous.ids.length; before++) {
+    const rank = rankNow[before]!;
+    if (rank === -1) continue;
+    const kept: Neighbour[] = [];
+    for (const entry of previous.lists[before] ?? []) {
+      const member = rankNow[Math.floor(entry / 32)]!;
+      if (member === -1) break;
+      kept.push({ rank: member, distance: entry % 32 });
+    }
+    const lost = kept.length < (previous.lists[before]?.length ?? 0);
+    if (lost && ++remade > MAX_SIMILAR_UPDATES) return null;
+    const list = lost ? within(rank, everyRank) : [...kept, ...(gained.get(rank) ?? [])];
+    if (list.length > 0) lists[rank] = lost || gained.has(rank) ? nearest(list) : list;
+  }
+  return lists;
+}
+
 export interface CompileOptions {
   /** Makes the search index of the docs in rank order; must return `buildSearchIndex(docs)` (the build passes a memoized one). */
   searchIndex?: (docs: SearchDoc[]) => SearchIndexData;
@@ -85,6 +160,8 @@ export interface CompileOptions {
    * records it encoded for the same dictionary from its last build.
    */
   encodeRecords?: (dictionary: string, records: readonly PepeRecord[], encode: (rank: number) => string) => string[];
+  /** Makes each record's similar pepes (records in rank order); must return `similarLists(records)` (the build passes a memoized one). */
+  similarLists?: (records: readonly PepeRecord[]) => Neighbour[][];
   /** Longest piece of the long texts (default MAX_PIECE); tests make it small to cut every list into several pieces. */
   maxPiece?: number;
 }
@@ -121,7 +198,7 @@ export function compileCatalogue(records: PepeRecord[], urls: SiteUrls, options:
   const searchIndex = storeSearchIndex((options.searchIndex ?? buildSearchIndex)(sorted.map((r) => ({ tags: r.tags, description: r.description }))), maxPiece, addPiece);
   const openapi = addPiece(`${JSON.stringify(openApiDocument(urls), null, 2)}\n`);
   const filters = storeFilters(sorted, maxPiece, addPiece);
-  const similar = storeSimilar(similarLists(sorted), maxPiece, addPiece);
+  const similar = storeSimilar((options.similarLists ?? similarLists)(sorted), maxPiece, addPiece);
   const hashes = storeHashes(sorted.map((record) => record.phash), maxPiece, addPiece);
   // `animated` is the one record field the encoded records do not hold (the filters do).
   const animated = sorted.map((record) => (record.animated ? '1' : '0')).join('');
@@ -191,14 +268,22 @@ export function catalogueAnswerFiles(catalogue: Catalogue): { path: string; body
 /**
  * The precomputed answers of the record at `rank` (site-relative paths), bodies rendered on
  * demand. `own`: the answer depends on this record alone, so a build may keep it while the
- * record is unchanged; the similar pepes change with the other records too.
+ * record is unchanged. `shows`: the answer depends on these other records and their distances
+ * alone (the similar pepes), so a build may keep it while they are the same and unchanged.
  */
-export function recordAnswerFiles(catalogue: Catalogue, rank: number, id: string): { path: string; body: () => string; own: boolean }[] {
+export function recordAnswerFiles(catalogue: Catalogue, rank: number, id: string): RecordAnswerFile[] {
   return [
     { path: `api/pepe/${id}`, body: () => byIdBodyA(catalogue, rank), own: true },
     { path: `v1/pepe/${id}`, body: () => byIdBodyB(catalogue, rank), own: true },
-    { path: `api/similar/${id}`, body: () => similarBody(catalogue, rank), own: false },
+    { path: `api/similar/${id}`, body: () => similarBody(catalogue, rank), own: false, shows: () => catalogue.similar(rank) },
   ];
+}
+
+export interface RecordAnswerFile {
+  path: string;
+  body: () => string;
+  own: boolean;
+  shows?: () => readonly Neighbour[];
 }
 
 /**

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { compileCatalogue } from './catalogue.js';
+import fc from 'fast-check';
+import { compileCatalogue, similarLists, type SimilarListsOf, updateSimilarLists } from './catalogue.js';
 import { createHandler } from './handler.js';
-import type { PepeRecord } from './record.js';
+import { compareRecords, type PepeRecord } from './record.js';
 import { SIMILAR_LIMIT, SIMILAR_MAX_DISTANCE } from './similar.js';
 import { similarQuery } from './schemas.js';
 import { call, testCatalogue, testId, testRecords, TEST_URLS } from '../../tools/testing/test-catalogue.js';
@@ -84,6 +85,29 @@ describe('GET /api/similar/{id}', () => {
     }
     expect(reference(own[0]!)).toHaveLength(SIMILAR_LIMIT);
     expect(reference(own[26]!)).toEqual([]);
+  });
+
+  it('are the same lists when made from a previous build\'s after records are added, removed or given another phash', () => {
+    const of = (records: readonly PepeRecord[]): SimilarListsOf => {
+      const lists = similarLists(records);
+      return { ids: records.map((r) => r.id), phashes: records.map((r) => r.phash), lists: lists.map((list) => list.map((n) => n.rank * 32 + n.distance)) };
+    };
+    fc.assert(
+      fc.property(fc.array(fc.record({ kind: fc.constantFrom('add', 'remove', 'rehash'), pick: fc.nat(60), flips: fc.nat(9) }), { minLength: 1, maxLength: 5 }), (edits) => {
+        let records = [...own];
+        for (const edit of edits) {
+          const at = edit.pick % records.length;
+          if (edit.kind === 'add') records.push(hashed(28 + edit.pick, edit.pick % 2 ? A : B, edit.flips));
+          else if (edit.kind === 'remove' && records.length > 1) records.splice(at, 1);
+          else records[at] = { ...records[at]!, phash: hex((edit.pick % 2 ? A : B) ^ ((1n << BigInt(edit.flips)) - 1n)) };
+        }
+        records = [...new Map(records.map((r) => [r.id, r])).values()].sort(compareRecords);
+        expect(updateSimilarLists(of(own), records)).toEqual(similarLists(records));
+      }),
+      { numRuns: 200, seed: 35 },
+    );
+    // More changed than it pays to follow: the whole search instead.
+    expect(updateSimilarLists(of(own), own.map((r) => ({ ...r, phash: hex(A ^ 0xffn) })).concat(Array.from({ length: 70 }, (_, i) => hashed(100 + i, B, 1))))).toBeNull();
   });
 
   it('is symmetric where neither list is cut at 12', async () => {

@@ -302,8 +302,8 @@ interface Run {
 async function compileData(run: Run, records: PepeRecord[], items: AnalysedItem[], renditions: Map<string, RenditionEntry[]>) {
   const { options, last, stats, inputs } = run;
   const compileStart = performance.now();
-  const { searchIndex, recordEncoding } = await last.compileMemos(inputs.context, inputs.recordDigests);
-  const data = compileCatalogue(records, options.urls, { searchIndex: searchIndex.build, encodeRecords: recordEncoding.encode });
+  const { searchIndex, recordEncoding, similar } = await last.compileMemos(inputs.context, inputs.recordDigests);
+  const data = compileCatalogue(records, options.urls, { searchIndex: searchIndex.build, encodeRecords: recordEncoding.encode, similarLists: similar.make });
   stats.searchIndex = searchIndex.run();
   stats.recordEncoding = recordEncoding.run();
   const files: PlannedFile[] = items.map((item) => ({ path: originalPath(item), sha256: item.sha256, size: item.record.file_size, copyFrom: item.abs }));
@@ -314,7 +314,7 @@ async function compileData(run: Run, records: PepeRecord[], items: AnalysedItem[
     files.push({ path, body, sha256: sha256Of(body), size: byteLength(body), neededByGenerate: path === 'data/catalogue.mjs' });
   }
   stats.timings.compileMs = performance.now() - compileStart;
-  return { data, files, memos: [searchIndex, recordEncoding] };
+  return { data, files, memos: [searchIndex, recordEncoding, similar] };
 }
 
 const originalPath = (item: AnalysedItem) => `site/images/${item.record.id}${item.record.file_ext}`;

@@ -23,6 +23,7 @@ export const CACHE_FILE_NAMES = [
   'answers.json',
   'encoded-records.json',
   'search-index.json',
+  'similar-lists.json',
   'near-duplicates.json',
   'near-duplicates-items.json',
   'renditions.bin',

@@ -13,6 +13,7 @@ import { ANSWER_DIGESTS, type AnswerDigests } from './answer-digests.js';
 import { cacheMemo, hasMembers } from './memo.js';
 import { memoizedRecordEncoding } from './record-encoding-memo.js';
 import { memoizedSearchIndex } from './search-index-memo.js';
+import { memoizedSimilarLists } from './similar-lists-memo.js';
 import { loadRecords, recordsFile, saveRecords } from './unchanged-content.js';
 
 interface LastBuildJson {
@@ -139,10 +140,10 @@ export class LastBuild {
     return (this.answers ??= ANSWER_DIGESTS.load(this.cacheDir));
   }
 
-  /** The search index and record encoding memos for this build's `context`, each read from its file. */
+  /** The search index, record encoding and similar lists memos for this build's `context`, each read from its file. */
   async compileMemos(context: string, recordDigests: ReadonlyMap<string, string>) {
-    const [searchIndex, recordEncoding] = await Promise.all([memoizedSearchIndex(this.cacheDir, context), memoizedRecordEncoding(this.cacheDir, context, recordDigests)]);
-    return { searchIndex, recordEncoding };
+    const [searchIndex, recordEncoding, similar] = await Promise.all([memoizedSearchIndex(this.cacheDir, context), memoizedRecordEncoding(this.cacheDir, context, recordDigests), memoizedSimilarLists(this.cacheDir, context)]);
+    return { searchIndex, recordEncoding, similar };
   }
 
   /**

@@ -1,0 +1,48 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { similarLists } from '../../../functions/core/catalogue.js';
+import { compareRecords, type PepeRecord } from '../../../functions/core/record.js';
+import { testId, testRecords } from '../../testing/test-catalogue.js';
+import { makeTempDir, type TempDir } from '../../testing/temp-dir.js';
+import { memoizedSimilarLists } from './similar-lists-memo.js';
+
+let temp: TempDir;
+beforeEach(async () => {
+  temp = await makeTempDir('pepe-similar-memo-');
+});
+afterEach(() => temp.cleanup());
+
+/** Records in rank order, their phashes a few bits from one another: every list is full. */
+const near = (n: number, from = 0): PepeRecord[] =>
+  testRecords(n + from)
+    .slice(from)
+    .map((record, i) => ({ ...record, id: testId(from + i), phash: (0x0f0f_0f0f_0f0f_0f0fn ^ BigInt((from + i) % 64)).toString(16).padStart(16, '0') }))
+    .sort(compareRecords);
+
+/** One build's use of the memo: make the lists of `records`, save them; returns what it did. */
+async function listsOnce(records: PepeRecord[], context = 'context-1') {
+  const memo = await memoizedSimilarLists(temp.path, context);
+  expect(memo.make(records)).toEqual(similarLists(records));
+  await memo.save();
+  return memo.run();
+}
+
+describe('the similar lists kept in the build cache', () => {
+  it('follows a few added, removed or rehashed records from the last build, and searches whole otherwise', async () => {
+    const first = near(40);
+    expect(await listsOnce(first)).toBe('searched');
+    const added = [...first, ...near(2, 40)].sort(compareRecords);
+    expect(await listsOnce(added)).toBe('updated');
+    expect(await listsOnce(added.filter((_, i) => i !== 5))).toBe('updated');
+    expect(await listsOnce(added.map((r, i) => (i === 3 ? { ...r, phash: 'ffffffffffffffff' } : r)))).toBe('updated');
+    expect(await listsOnce(near(100, 200))).toBe('searched');
+  });
+
+  it('searches whole for other code or URLs, and when its file is damaged', async () => {
+    await listsOnce(near(20));
+    expect(await listsOnce(near(20), 'context-2')).toBe('searched');
+    await writeFile(join(temp.path, 'similar-lists.json'), '{"context":"context-2","ids":[1],"phashes":[],"lists":[]}');
+    expect(await listsOnce(near(20), 'context-2')).toBe('searched');
+  });
+});

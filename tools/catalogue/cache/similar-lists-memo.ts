@@ -1,0 +1,66 @@
+/**
+ * The last build's similar lists (`similarLists` in functions/core/catalogue.ts), kept in the
+ * build cache so that the next build compares only the records added, removed or given another
+ * phash with the others (`updateSimilarLists`), instead of searching every pair again.
+ *
+ * `similar-lists.json` holds the build context (URLs and generator code, which covers the
+ * cut-off and the limit), the ids and phashes in rank order, and each rank's list as
+ * rank × 32 + distance. The output never depends on the memo: a list is only ever taken for
+ * records whose phash is the one it was made from.
+ */
+import { similarLists, type SimilarListsOf, updateSimilarLists } from '../../../functions/core/catalogue.js';
+import type { PepeRecord } from '../../../functions/core/record.js';
+import type { Neighbour } from '../../../functions/core/similar.js';
+import { cacheMemo } from './memo.js';
+
+interface SavedLists extends SimilarListsOf {
+  context: string;
+}
+
+/** How the similar lists of a build were made: from the last build's, or searched whole. */
+export type SimilarListsRun = 'updated' | 'searched';
+
+const isSaved = (value: unknown): value is SavedLists => {
+  const saved = value as SavedLists | null;
+  return (
+    typeof saved?.context === 'string' &&
+    Array.isArray(saved.ids) &&
+    Array.isArray(saved.phashes) &&
+    Array.isArray(saved.lists) &&
+    saved.ids.length === saved.phashes.length &&
+    saved.ids.length === saved.lists.length &&
+    saved.lists.every((list) => Array.isArray(list) && list.every((entry) => Number.isSafeInteger(entry) && entry >= 0 && entry < saved.ids.length * 32))
+  );
+};
+
+const SIMILAR_LISTS = cacheMemo('similar-lists.json', isSaved, (saved) => saved.context);
+
+const sameStrings = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((value, i) => value === b[i]);
+
+/**
+ * The similar-lists maker for one build (`compileCatalogue`'s `similarLists` option), reading
+ * the saved lists first. `save()` keeps what it made for the next build.
+ */
+export async function memoizedSimilarLists(cacheDir: string, context: string) {
+  // None yet, damaged or of other code (null): searched whole and saved again.
+  const saved = await SIMILAR_LISTS.load(cacheDir, context);
+  let built: SavedLists | null = null;
+  let run: SimilarListsRun | null = null;
+  return {
+    make(records: readonly PepeRecord[]): Neighbour[][] {
+      const updated = saved === null ? null : updateSimilarLists(saved, records);
+      const lists = updated ?? similarLists(records);
+      run = updated === null ? 'searched' : 'updated';
+      built = { context, ids: records.map((record) => record.id), phashes: records.map((record) => record.phash), lists: lists.map((list) => list.map(({ rank, distance }) => rank * 32 + distance)) };
+      return lists;
+    },
+    /** What `make` did, or null before it ran. */
+    run: (): SimilarListsRun | null => run,
+    /** Saves the lists `make` made; written whole, then renamed into place. */
+    async save(): Promise<void> {
+      // Same ids and phashes in the same order: the same lists.
+      if (built === null || (saved !== null && sameStrings(saved.ids, built.ids) && sameStrings(saved.phashes, built.phashes))) return;
+      await SIMILAR_LISTS.save(cacheDir, built);
+    },
+  };
+}
