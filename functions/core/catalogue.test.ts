@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CHUNK_SIZE } from './catalogue-data.js';
-import { catalogueDataFiles, catalogueModuleSource, compileCatalogue, precomputedFiles, type CatalogueData, type CompiledCatalogue } from './catalogue.js';
+import { catalogueDataFiles, catalogueModuleSource, compileCatalogue, type CatalogueData, type CompiledCatalogue } from './catalogue.js';
 import { compareRecords } from './record.js';
 import { openCatalogue } from './catalogue-runtime.js';
 import { piecesFileReader } from './piece-file.js';
@@ -12,7 +12,7 @@ import type { PieceSource } from './catalogue-data.js';
 import { numberAt } from './packed-numbers.js';
 import { idKey } from './record-codec.js';
 import { createHandler } from './handler.js';
-import { call, recordJsonA, testRecords, TEST_URLS } from '../../tools/testing/test-catalogue.js';
+import { call, precomputedFiles, recordJsonA, testRecords, TEST_URLS } from '../../tools/testing/test-catalogue.js';
 
 const tricky = testRecords(12);
 tricky[0]!.description = 'line one\nline two \u2028 it\'s "quoted" \\ back\\slash ${x} `tick` </script>';

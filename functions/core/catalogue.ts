@@ -9,7 +9,7 @@ import { buildSearchIndex, type SearchDoc, type SearchIndexData } from './search
 import { storeSearchIndex } from './search/stored-index.js';
 import { SEARCH_INDEX_FORMAT } from './search/search-types.js';
 import { hashString } from './shuffle.js';
-import { openCatalogue, type Catalogue } from './catalogue-runtime.js';
+import type { Catalogue } from './catalogue-runtime.js';
 import { byIdBodyA, byIdBodyB } from './bodies.js';
 import { similarBody, tagsBody } from './discovery.js';
 import { CHUNK_SIZE, MAX_PIECE, type CatalogueData, type CatalogueWithPieces } from './catalogue-data.js';
@@ -286,16 +286,3 @@ export interface RecordAnswerFile {
   shows?: () => readonly Neighbour[];
 }
 
-/**
- * Every precomputed answer, each byte-equal to the handler's body for that URL (sorted by
- * path): what the build plans incrementally (tools/catalogue/plan-answers.ts) from the same
- * two functions above, for tests and benchmarks that want the whole set at once.
- */
-export function precomputedFiles(data: CatalogueData): { path: string; body: string }[] {
-  const catalogue = openCatalogue(data);
-  const files = catalogueAnswerFiles(catalogue);
-  for (let rank = 0; rank < catalogue.count; rank++) {
-    for (const file of recordAnswerFiles(catalogue, rank, catalogue.id(rank))) files.push({ path: file.path, body: file.body() });
-  }
-  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-}

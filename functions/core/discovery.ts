@@ -2,7 +2,7 @@
  * Variant A's discovery answers: every tag with its count (`GET /api/tags`), the pepes that
  * look like one (`GET /api/similar/{id}`) or like a picture (`GET /api/similar?phash=`), and
  * the pepe of the day (`GET /api/daily`). The tags and the by-id lists are also written as
- * static files by the build (catalogue.ts, precomputedFiles), byte-equal to these bodies; the
+ * static files by the build (catalogue.ts, catalogueAnswerFiles), byte-equal to these bodies; the
  * function answers them for ids in another letter case, trailing slashes and unknown or
  * malformed ids.
  */

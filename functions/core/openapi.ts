@@ -1,7 +1,7 @@
 /**
  * The OpenAPI 3.1 document of both variants, generated from the zod schemas in
  * schemas.ts (the same schemas the tests validate real answers with). Served statically
- * at /api/openapi.json (built by `precomputedFiles`) and by the function.
+ * at /api/openapi.json (written by the build through `catalogueAnswerFiles`) and by the function.
  */
 import { z } from 'zod';
 import { DAILY_PATH, LIMIT_A, LISTING_HEAD_PATH, LISTING_PATH, OPENAPI_PATH, PAGE_SORTS, PAGES_PATH, SIMILAR_PATH, TAGS_PATH, VARIANT_A_LIST_PATHS, VARIANT_B_LIST_PATH } from './api-limits.js';

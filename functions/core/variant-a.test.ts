@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compileCatalogue, precomputedFiles } from './catalogue.js';
+import { compileCatalogue } from './catalogue.js';
+import { precomputedFiles } from '../../tools/testing/test-catalogue.js';
 import { createHandler } from './handler.js';
 import { seededRandom } from './shuffle.js';
 import { call, idsNewestFirst, testCatalogue, testRecords, TEST_URLS } from '../../tools/testing/test-catalogue.js';

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { catalogueDataFiles, precomputedFiles } from '../../functions/core/catalogue.js';
+import { catalogueDataFiles } from '../../functions/core/catalogue.js';
+import { precomputedFiles } from '../testing/test-catalogue.js';
 import { testCatalogue } from '../testing/test-catalogue.js';
 import { bundleFunction, loadEsbuild } from './bundle-function.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compileCatalogue, precomputedFiles } from '../../functions/core/catalogue.js';
+import { compileCatalogue } from '../../functions/core/catalogue.js';
+import { precomputedFiles } from '../testing/test-catalogue.js';
 import type { PepeRecord } from '../../functions/core/record.js';
 import { FIXTURE_URLS } from '../testing/fixture-catalogue.js';
 import { planAnswers } from './plan-answers.js';

@@ -3,7 +3,8 @@
  * descriptions, untagged and undescribed records, equal created_at (ties broken by id),
  * accents, every file type.
  */
-import { compileCatalogue, type CompiledCatalogue } from '../../functions/core/catalogue.js';
+import { type CatalogueData, catalogueAnswerFiles, compileCatalogue, type CompiledCatalogue, recordAnswerFiles } from '../../functions/core/catalogue.js';
+import { openCatalogue } from '../../functions/core/catalogue-runtime.js';
 import type { ImageExt, PepeRecord, SiteUrls } from '../../functions/core/record.js';
 
 export const TEST_URLS: SiteUrls = { baseUrl: 'https://pepe.example', apiUrl: 'https://api.pepe.example', cdnUrl: 'https://cdn.pepe.example' };
@@ -99,4 +100,18 @@ export function recordJsonA(record: PepeRecord, urls: SiteUrls): string {
     source_url: record.source_url,
     license: record.license,
   });
+}
+
+/**
+ * Every precomputed answer, each byte-equal to the handler's body for that URL (sorted by
+ * path): the whole set the build plans incrementally (tools/catalogue/plan-answers.ts) from
+ * the same two functions of functions/core/catalogue.ts.
+ */
+export function precomputedFiles(data: CatalogueData): { path: string; body: string }[] {
+  const catalogue = openCatalogue(data);
+  const files = catalogueAnswerFiles(catalogue);
+  for (let rank = 0; rank < catalogue.count; rank++) {
+    for (const file of recordAnswerFiles(catalogue, rank, catalogue.id(rank))) files.push({ path: file.path, body: file.body() });
+  }
+  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
