@@ -422,19 +422,25 @@ export function mergeTrees(root: ManifestRoot, trees: ReadonlyMap<string, Record
   return { ...root, segments };
 }
 
+/** The bytes of a tree or segment the root names; a missing one is an UnusableManifestError naming it. */
+function readMember(outDir: string, ref: { sha256: string }, kind: 'tree' | 'segment', read: (file: string) => Buffer): { file: string; bytes: Buffer } {
+  const file = join(outDir, segmentFile(ref.sha256));
+  let bytes: Buffer | null;
+  try {
+    bytes = read(file);
+  } catch (failure) {
+    bytes = noFileOrThrow(file, failure);
+  }
+  if (bytes === null) throw new UnusableManifestError(file, `is missing (a ${kind} ${join(outDir, MANIFEST_FILE)} names)`);
+  return { file, bytes };
+}
+
 /** A root's trees read from `outDir` and merged (`mergeTrees`); throws UnusableManifestError naming the file at fault. */
 export function readTreesSync(outDir: string, root: ManifestRoot, trusted = false, read: (file: string) => Buffer = readRegularFileSync): ManifestRoot {
   if (states.has(root) || flatRoots.has(root)) return root;
   const trees = new Map<string, Record<string, SegmentRef>>();
   for (const [key, ref] of Object.entries(root.trees)) {
-    const file = join(outDir, segmentFile(ref.sha256));
-    let bytes: Buffer | null;
-    try {
-      bytes = read(file);
-    } catch (failure) {
-      bytes = noFileOrThrow(file, failure);
-    }
-    if (bytes === null) throw new UnusableManifestError(file, `is missing (a tree ${join(outDir, MANIFEST_FILE)} names)`);
+    const { file, bytes } = readMember(outDir, ref, 'tree', read);
     const parsed = parseTree(bytes, key, ref, trusted);
     if (typeof parsed === 'string') throw new UnusableManifestError(file, parsed);
     trees.set(key, parsed);
@@ -563,14 +569,7 @@ function withSegments(outDir: string, root: ManifestRoot, read: (file: string) =
   const digits = segmentDigits(root.counts.records);
   const entries = new Map<string, Map<string, ManifestEntry>>();
   for (const [key, ref] of Object.entries(root.segments)) {
-    const file = join(outDir, segmentFile(ref.sha256));
-    let bytes: Buffer | null;
-    try {
-      bytes = read(file);
-    } catch (failure) {
-      bytes = noFileOrThrow(file, failure);
-    }
-    if (bytes === null) throw new UnusableManifestError(file, `is missing (a segment ${join(outDir, MANIFEST_FILE)} names)`);
+    const { file, bytes } = readMember(outDir, ref, 'segment', read);
     const parsed = parseSegment(bytes, key, ref, digits, trusted);
     if (typeof parsed === 'string') throw new UnusableManifestError(file, parsed);
     entries.set(key, parsed);
