@@ -381,19 +381,29 @@ function rootShapeError(value: Record<string, unknown>, withTrees: boolean): str
 }
 
 /**
- * The segment refs of tree `key` from its file's `bytes`, or a reason (words that follow the
- * file's name) why they are not the tree `ref` names. `trusted`: bytes this build wrote.
+ * The object `member` of a tree's or segment's bytes, checked against the `ref` the manifest
+ * names unless `trusted`; or a reason (words that follow the file's name) why it is not.
  */
-export function parseTree(bytes: Buffer, key: string, ref: TreeRef, trusted = false): Record<string, SegmentRef> | string {
-  if (!trusted && (bytes.length !== ref.bytes || sha256Of(bytes) !== ref.sha256)) return `is not the tree "${key}" the manifest names (its sha256 or size differs)`;
+function memberOf(bytes: Buffer, named: { kind: 'tree' | 'segment'; key: string; ref: { bytes: number; sha256: string }; member: string }, trusted: boolean): Record<string, unknown> | string {
+  const { kind, key, ref, member } = named;
+  if (!trusted && (bytes.length !== ref.bytes || sha256Of(bytes) !== ref.sha256)) return `is not the ${kind} "${key}" the manifest names (its sha256 or size differs)`;
   let parsed: unknown;
   try {
     parsed = JSON.parse(bytes.toString('utf8'));
   } catch {
     return 'is not valid JSON';
   }
-  const segments = isObject(parsed) ? parsed.segments : undefined;
-  if (!isObject(segments)) return 'has no "segments" object';
+  const value = isObject(parsed) ? parsed[member] : undefined;
+  return isObject(value) ? value : `has no "${member}" object`;
+}
+
+/**
+ * The segment refs of tree `key` from its file's `bytes`, or a reason (words that follow the
+ * file's name) why they are not the tree `ref` names. `trusted`: bytes this build wrote.
+ */
+export function parseTree(bytes: Buffer, key: string, ref: TreeRef, trusted = false): Record<string, SegmentRef> | string {
+  const segments = memberOf(bytes, { kind: 'tree', key, ref, member: 'segments' }, trusted);
+  if (typeof segments === 'string') return segments;
   let count = 0;
   for (const segment in segments) {
     count++;
@@ -456,15 +466,8 @@ export function readTreesSync(outDir: string, root: ManifestRoot, trusted = fals
  * (the hash and shape checks are skipped).
  */
 export function parseSegment(bytes: Buffer, key: string, ref: SegmentRef, digits: number, trusted = false): Map<string, ManifestEntry> | string {
-  if (!trusted && (bytes.length !== ref.bytes || sha256Of(bytes) !== ref.sha256)) return `is not the segment "${key}" the manifest names (its sha256 or size differs)`;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    return 'is not valid JSON';
-  }
-  const files = isObject(parsed) ? parsed.files : undefined;
-  if (!isObject(files)) return 'has no "files" object';
+  const files = memberOf(bytes, { kind: 'segment', key, ref, member: 'files' }, trusted);
+  if (typeof files === 'string') return files;
   const entries = new Map<string, ManifestEntry>();
   for (const path in files) {
     const entry = files[path] as Partial<ManifestEntry> | null;
