@@ -5,8 +5,8 @@ import { ranksOf } from './rank-set.js';
 import { SEARCH_OPTIONS, type IndexedDoc } from './search-options.js';
 import { SEARCH_INDEX_FORMAT, type FieldPostings, type SearchDoc, type SearchIndexData } from './search-types.js';
 
-/** One term of MiniSearch's index: the ranks of the documents holding it, per field id, ascending (or their segment, encoded already). */
-export type TermPostings = [term: string, ranksByField: Map<number, number[] | string>];
+/** One term of MiniSearch's index: the ranks of the documents holding it, per field id, ascending. */
+export type TermPostings = [term: string, ranksByField: Map<number, number[]>];
 
 /** Field name → MiniSearch's field id, and every term's postings (in MiniSearch's order). */
 export interface IndexContents {
@@ -64,14 +64,6 @@ export function buildSearchIndex(docs: SearchDoc[]): SearchIndexData {
   return encodeIndex(indexedContents(docs), docs.length);
 }
 
-/** The ranks of a term's postings in one field: a kept list segment decoded (its ranks are the same now), or none. */
-function ranksOfEntry(entry: number[] | string | undefined, docCount: number): number[] {
-  if (entry === undefined) return [];
-  if (typeof entry !== 'string') return entry;
-  const posting = decodePosting(entry, 0, docCount);
-  return Array.from(posting.kind === KIND_LIST ? posting.ranks : ranksOf(posting.bits));
-}
-
 /** Two ascending lists of distinct ranks as one. */
 function mergeRanks(a: readonly number[], b: readonly number[]): number[] {
   if (b.length === 0) return a as number[];
@@ -111,31 +103,21 @@ export function updateSearchIndex(previous: SearchIndexData, docs: readonly Sear
   }
   const added = indexedContents(fresh.map((rank) => docs[rank]!), (i) => fresh[i]!);
   const { fieldIds } = added;
-  // A list segment whose docs all keep their rank is the same text for more docs (a list never turns into a bitmap as docs are added).
-  const keepsLists = docs.length >= known;
-  const byTermText = new Map<string, Map<number, number[] | string>>();
+  const byTermText = new Map<string, Map<number, number[]>>();
   const terms = previous.terms === '' ? [] : previous.terms.split(' ');
   for (const [field, fieldId] of [[previous.tags, fieldIds.tags!], [previous.description, fieldIds.description!]] as const) {
     for (let t = 0; t < terms.length; t++) {
-      const start = numberAt(field.offsets, field.offsetWidth, t);
-      const posting = decodePosting(field.postings, start, known);
-      let kept: number[] | string;
-      if (posting.kind === KIND_LIST && keepsLists && posting.ranks.every((before) => rankNow[before] === before)) {
-        if (posting.count === 0) continue;
-        kept = field.postings.slice(start, t + 1 < terms.length ? numberAt(field.offsets, field.offsetWidth, t + 1) : field.postings.length);
-      } else {
-        const ranks: number[] = [];
-        for (const before of posting.kind === KIND_LIST ? posting.ranks : ranksOf(posting.bits)) {
-          const rank = rankNow[before]!;
-          if (rank !== -1) ranks.push(rank);
-        }
-        if (ranks.length === 0) continue;
-        if (!inOrder) ranks.sort(ascending);
-        kept = ranks;
+      const posting = decodePosting(field.postings, numberAt(field.offsets, field.offsetWidth, t), known);
+      const ranks: number[] = [];
+      for (const before of posting.kind === KIND_LIST ? posting.ranks : ranksOf(posting.bits)) {
+        const rank = rankNow[before]!;
+        if (rank !== -1) ranks.push(rank);
       }
+      if (ranks.length === 0) continue;
+      if (!inOrder) ranks.sort(ascending);
       let ranksByField = byTermText.get(terms[t]!);
       if (ranksByField === undefined) byTermText.set(terms[t]!, (ranksByField = new Map()));
-      ranksByField.set(fieldId, kept);
+      ranksByField.set(fieldId, ranks);
     }
   }
   for (const [term, addedByField] of added.terms) {
@@ -144,7 +126,7 @@ export function updateSearchIndex(previous: SearchIndexData, docs: readonly Sear
       byTermText.set(term, addedByField);
       continue;
     }
-    for (const [fieldId, ranks] of addedByField) ranksByField.set(fieldId, mergeRanks(ranksOfEntry(ranksByField.get(fieldId), known), ranks as number[]));
+    for (const [fieldId, ranks] of addedByField) ranksByField.set(fieldId, mergeRanks(ranksByField.get(fieldId) ?? [], ranks));
   }
   return encodeIndex({ fieldIds, terms: [...byTermText] }, docs.length);
 }

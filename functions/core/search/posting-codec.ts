@@ -170,9 +170,8 @@ export function decodePosting(text: string, offset: number, docCount: number): P
 }
 
 /** One field's postings (search-types.ts) of the given rank lists, one segment per term, in order. */
-export function encodeFieldPostings(rankLists: readonly (readonly number[] | string)[], docCount: number): FieldPostings {
-  // A string is a segment already encoded for these docs (build-index.ts `updateSearchIndex`).
-  const segments = rankLists.map((ranks) => (typeof ranks === 'string' ? ranks : encodePosting(ranks, docCount)));
+export function encodeFieldPostings(rankLists: readonly (readonly number[])[], docCount: number): FieldPostings {
+  const segments = rankLists.map((ranks) => encodePosting(ranks, docCount));
   const offsets: number[] = [];
   let offset = 0;
   for (const segment of segments) {
