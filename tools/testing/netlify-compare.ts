@@ -26,6 +26,7 @@ import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { STATIC_DEFAULT_CACHE_CONTROL } from '../../functions/core/cache-policy.js';
 import { startServer } from '../serve/server.js';
 import { buildFixtureSite, type FixtureSite } from './fixture-catalogue.js';
 
@@ -236,9 +237,6 @@ async function netlifyHeaderRules(netlifyBin: string, netlifyToml: string): Prom
   };
 }
 
-/** Netlify's Cache-Control for a file no rule gives one (docs.netlify.com, Caching overview). */
-const NETLIFY_DEFAULT_CACHE_CONTROL = 'public, max-age=0, must-revalidate';
-
 /** The build's own names a probe needs: a record, a listing page, a dataset shard, a gallery asset. */
 interface Targets {
   id: string;
@@ -420,7 +418,7 @@ try {
       if (!probe.random && ours.bodySha !== theirs.bodySha) differ('body', `${ours.bytes} B`, `${theirs.bytes} B`);
       // What netlify dev's static server hides: a file's headers as Netlify's own parser reads netlify.toml.
       if (source === 'file' && ours.status === 200 && (probe.method === 'GET' || probe.method === 'HEAD')) {
-        const rules = { 'cache-control': NETLIFY_DEFAULT_CACHE_CONTROL, ...rulesFor(new URL(probe.path, 'http://x').pathname) };
+        const rules = { 'cache-control': STATIC_DEFAULT_CACHE_CONTROL, ...rulesFor(new URL(probe.path, 'http://x').pathname) };
         for (const [name, value] of Object.entries(rules)) if (COMPARED.includes(name) && ours.headers[name] !== value) differ(`[[headers]] ${name}`, ours.headers[name] ?? '—', value);
       }
       if (found.some((d) => d.field === 'body') && process.env.SHOW_BODIES) console.log(`${request}\n  ours: ${ours.body.slice(0, 400)}\n  theirs: ${theirs.body.slice(0, 400)}`);
