@@ -435,7 +435,8 @@ try {
     }
     const unused = EXPLAINED.filter((entry) => !differences.some((d) => explanationOf(d) === entry.reason));
     for (const entry of unused) console.log(`\nnote: no difference needed the explanation "${entry.reason}" (netlify dev may have changed)`);
-    console.log(`\n${list.length} requests: ${same} the same, ${list.length - same} with differences; ${differences.length} differences, ${differences.length - unexplained} explained, ${unexplained} new`);
+    const cli = JSON.parse(await readFile(join(dirname(dirname(await realpath(netlifyBin))), 'package.json'), 'utf8')) as { version: string };
+    console.log(`\nnetlify-cli ${cli.version}, Node ${process.version}: ${list.length} requests: ${same} the same, ${list.length - same} with differences; ${differences.length} differences, ${differences.length - unexplained} explained, ${unexplained} new`);
     process.exitCode = unexplained === 0 ? 0 : 1;
   } finally {
     await pepe.close();
