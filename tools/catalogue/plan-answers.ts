@@ -1,108 +1,163 @@
 /**
- * The static answer files of a build (`precomputedFiles` of functions/core), planned
- * incrementally: the by-id answers of records known to be unchanged (answer-digests.ts) are
- * planned from the previous manifest's entry without being generated or hashed at all;
- * only new or changed records' answers are rendered. A similar-pepes answer is kept likewise
- * while the records it shows and their distances are unchanged (a digest of them, saved with
- * the listing pages' inputs), so a change renders only the answers that show a changed record.
+ * The static answer files of a build (`precomputedFiles` of functions/core), planned in
+ * proportion to the change: what the previous build made of the same inputs is taken from its
+ * manifest (answer-digests.ts) without being rendered, hashed or digested again.
+ *
+ * - A record is *changed* when its digest is not the saved one (added, edited, moved by a new
+ *   created_at) or its image's sha256 is not the previous manifest's. Its by-id answers and
+ *   per-pepe documents are rendered; every other record's are the previous entries, one Map
+ *   lookup each in its manifest segment.
+ * - A similar-pepes answer shows the records within SIMILAR_MAX_DISTANCE bits of its own phash
+ *   (their ids, distances and variant A text): it can differ only for a record within that
+ *   distance of a changed or removed record's phash, new or old (the old one read from the
+ *   previous `api/pepe/<id>`, checked against its manifest entry). Those are rendered; with
+ *   more changes than SIMILAR_SEARCHES, or an old phash that cannot be read, all are.
+ * - Listing pages, sitemap files and dataset shards are kept while none of their records
+ *   changed and their count, last id and links are the saved ones (answer-digests.ts `keptChunk`).
+ * - The catalogue-wide answers, the feeds, the heads and indexes are rendered every time: they
+ *   are small.
  *
  * The API's answers come from the core's `catalogueAnswerFiles` and `recordAnswerFiles`, the
- * same two functions `precomputedFiles` is made of, so a new kind of answer is declared once;
- * `siteDocuments` adds share pages, feeds, dataset and sitemap, `listingFiles` the static
- * listing, whose pages are skipped like by-id answers when their inputs are unchanged. A test
- * holds the full plan (nothing known) byte-equal to `precomputedFiles` plus those.
+ * same two functions `precomputedFiles` is made of, so a new kind of answer is declared once. A
+ * test holds the full plan (nothing known) byte-equal to `precomputedFiles` plus the documents,
+ * and the property test (incremental-build.property.test.ts) every incremental plan byte-equal
+ * to a full build.
  */
 import { type CatalogueData, catalogueAnswerFiles, recordAnswerFiles } from '../../functions/core/catalogue.js';
-import { openCatalogue } from '../../functions/core/catalogue-runtime.js';
-import type { Neighbour } from '../../functions/core/similar.js';
-import type { KnownAnswer, KnownDocument } from './cache/answer-digests.js';
-import { siteDocuments } from './site-documents.js';
+import { type Catalogue, openCatalogue } from '../../functions/core/catalogue-runtime.js';
+import { parseHash } from '../../functions/core/multi-index.js';
+import { SIMILAR_MAX_DISTANCE } from '../../functions/core/similar.js';
+import type { ChunkReuse, PreviousAnswers } from './cache/answer-digests.js';
+import { sharePath, oembedPath, siteDocuments } from './site-documents.js';
 import { listingFiles } from './static-listing.js';
 import type { ChunkShape } from '../shared/content-chunks.js';
-import { sha256Of } from '../shared/manifest.js';
+import { type ManifestEntry, sha256Of } from '../shared/manifest.js';
 import { byteLength, type PlannedFile } from './write-output.js';
 
 const rendered = (path: string, body: string): PlannedFile => ({ path, body, sha256: sha256Of(body), size: byteLength(body) });
+const keptFile = (path: string, entry: ManifestEntry): PlannedFile => ({ path, sha256: entry.sha256, size: entry.size, unchanged: true });
 
-/** How the static listing and the sitemaps are cut (defaults: LISTING_CHUNKS, SITEMAP_CHUNKS); tests make them small. */
+/**
+ * Changed or removed records whose phash is searched for the similar answers it may alter (a
+ * pass over every phash each, ~1 ms at 100k records); past it, every similar answer is rendered.
+ */
+const SIMILAR_SEARCHES = 256;
+
+/** How the static listing, the sitemaps and the dataset are cut (defaults: LISTING_CHUNKS, SITEMAP_CHUNKS, DATASET_SHARD_SHAPE); tests make them small. */
 export interface ChunkShapes {
   listing?: ChunkShape;
   sitemaps?: ChunkShape;
+  dataset?: ChunkShape;
 }
 
 export interface PlanOptions {
   chunks?: ChunkShapes;
-  /** The previous entry of a listing page made from the same inputs (answer-digests.ts). */
-  knownPage?: KnownDocument;
-  /** Record id → digest of the record (build-extras.ts), of which listing pages' inputs are made. */
+  /** The previous build's output as the saved digests vouch for it (answer-digests.ts `previousAnswers`), null when nothing can be taken from it. */
+  previous?: PreviousAnswers | null;
+  /** Record id → digest of the record (build-extras.ts). */
   recordDigests?: ReadonlyMap<string, string>;
-  /** Filled with each listing page's inputs digest (by output path), to be saved for the next build. */
-  pageInputs?: Map<string, string>;
+  /** Filled with each chunked document's inputs (by key), to be saved for the next build. */
+  documents?: Map<string, string>;
 }
 
+/** A published image: its file name (`<id><ext>`) and sha256. */
+export type ImageOf = (id: string) => { fileName: string; sha256: string };
+
 /**
- * Output-relative planned files (`site/…`); `known(id, path)` gives the unchanged entry of a
- * by-id answer or per-pepe document, if any. The ids come from `data.ids` when the data was
- * just compiled (decoding them again from the compact records costs more than keeping them).
- * `imageSha256` (by image file name) goes into the dataset's checksums (site-documents.ts).
+ * Output-relative planned files (`site/…`). The ids come from `data.ids` when the data was just
+ * compiled (decoding them again from the compact records costs more than keeping them).
+ * `image(id)` gives each record's image, whose sha256 goes into the dataset's checksums.
  */
-export function planAnswers(data: CatalogueData & { ids?: readonly string[] }, known: KnownAnswer, imageSha256: (fileName: string) => string, options: PlanOptions = {}): PlannedFile[] {
+export function planAnswers(data: CatalogueData & { ids?: readonly string[] }, image: ImageOf, options: PlanOptions = {}): PlannedFile[] {
   const catalogue = openCatalogue(data);
   const ids = data.ids ?? Array.from({ length: catalogue.count }, (_, rank) => catalogue.id(rank));
+  const previous = (options.recordDigests && options.previous) || null;
   const files: PlannedFile[] = catalogueAnswerFiles(catalogue).map(({ path, body }) => rendered(`site/${path}`, body));
-  const { knownPage, recordDigests, pageInputs } = options;
-  const listing = listingFiles(catalogue, ids, {
-    shape: options.chunks?.listing,
-    recordDigest: recordDigests && ((id) => recordDigests.get(id)),
-    unchanged: knownPage && ((path, inputs) => knownPage(`site/${path}`, inputs) !== undefined),
-  });
-  for (const file of listing) {
-    const path = `site/${file.path}`;
-    if (file.inputs !== undefined) pageInputs?.set(path, file.inputs);
-    const old = file.body === undefined ? knownPage!(path, file.inputs!)! : undefined;
-    files.push(old ? { path, sha256: old.sha256, size: old.size, unchanged: true } : rendered(path, file.body!));
-  }
-  // Answers made of the same inputs are the same bytes (every record without similar pepes shows the same empty list): rendered once.
-  const byInputs = new Map<string, PlannedFile>();
-  for (let rank = 0; rank < catalogue.count; rank++) {
-    const id = ids[rank]!;
-    for (const answer of recordAnswerFiles(catalogue, rank, id)) {
-      const path = `site/${answer.path}`;
-      const inputs = answer.shows && recordDigests ? shownInputs(answer.shows(), ids, recordDigests) : undefined;
-      // No body: an unchanged file is never written (its entry is the previous manifest's, so
-      // writeOutput need not look it up again).
-      const old = answer.own ? known(id, path) : inputs ? knownPage?.(path, inputs) : undefined;
-      if (old) files.push({ path, sha256: old.sha256, size: old.size, unchanged: true });
-      else if (inputs === undefined) files.push(rendered(path, answer.body()));
-      else {
-        const same = byInputs.get(inputs) ?? rendered(path, answer.body());
-        byInputs.set(inputs, same);
-        files.push({ ...same, path });
+
+  // Each record's previous entries: its by-id answers and documents are kept only when all are there.
+  const changed = new Uint8Array(catalogue.count).fill(1);
+  const ownPaths = (id: string) => [`site/api/pepe/${id}`, `site/v1/pepe/${id}`, `site/${sharePath(id).slice(1)}`, `site/${oembedPath(id).slice(1)}`];
+  const similarPath = (id: string) => `site/api/similar/${id}`;
+  const keptSimilar: (ManifestEntry | undefined)[] = new Array(catalogue.count);
+  const changedIds: string[] = [];
+  if (previous !== null) {
+    for (let rank = 0; rank < catalogue.count; rank++) {
+      const id = ids[rank]!;
+      const segment = previous.records[id] === options.recordDigests!.get(id) ? previous.recordEntries(id) : undefined;
+      const { fileName, sha256 } = image(id);
+      if (segment === undefined || segment.get(`site/images/${fileName}`)?.sha256 !== sha256) {
+        changedIds.push(id);
+        continue;
       }
-      // The shared empty list is not saved: it costs one lookup in writeOutput instead of an entry per record.
-      if (inputs) pageInputs?.set(path, inputs);
+      const paths = ownPaths(id);
+      const own = paths.map((path) => segment.get(path));
+      if (own.includes(undefined)) {
+        changedIds.push(id);
+        continue;
+      }
+      changed[rank] = 0;
+      for (let k = 0; k < paths.length; k++) files.push(keptFile(paths[k]!, own[k]!));
+      keptSimilar[rank] = segment.get(similarPath(id));
     }
   }
-  for (const file of siteDocuments(catalogue, { imageSha256, sitemapChunks: options.chunks?.sitemaps, unchanged: (id, path) => known(id, `site/${path}`) !== undefined })) {
-    const path = `site/${file.path}`;
-    const old = file.body === undefined ? known(file.id!, path)! : undefined;
-    files.push(old ? { path, sha256: old.sha256, size: old.size, unchanged: true } : rendered(path, file.body!));
+
+  const current = options.recordDigests;
+  const removed = previous === null ? [] : Object.keys(previous.records).filter((id) => !current!.has(id));
+  const similarAgain = similarToRender(catalogue, changed, [...changedIds.filter((id) => previous?.records[id] !== undefined), ...removed], previous);
+  // Answers made of the same inputs are the same bytes (every record without similar pepes shows the same empty list): rendered once.
+  let noneSimilar: PlannedFile | undefined;
+  const pepeRanks: number[] = [];
+  for (let rank = 0; rank < catalogue.count; rank++) {
+    const id = ids[rank]!;
+    const kept = similarAgain?.[rank] === 0 ? keptSimilar[rank] : undefined;
+    if (kept) files.push(keptFile(similarPath(id), kept));
+    if (changed[rank] === 0 && kept) continue;
+    if (changed[rank] === 1) pepeRanks.push(rank);
+    for (const answer of recordAnswerFiles(catalogue, rank, id)) {
+      const path = `site/${answer.path}`;
+      if (answer.own ? changed[rank] === 0 : kept) continue;
+      if (answer.own || catalogue.similar(rank).length > 0) files.push(rendered(path, answer.body()));
+      else files.push({ ...(noneSimilar ??= rendered(path, answer.body())), path });
+    }
   }
+
+  const reuse: ChunkReuse | undefined = previous
+    ? {
+        changed,
+        saved: (key) => previous.document(key),
+        entry: (path) => previous.entry(`site/${path}`),
+        remember: (key, inputs) => options.documents?.set(key, inputs),
+      }
+    : options.documents && { changed, saved: () => undefined, entry: () => undefined, remember: (key, inputs) => options.documents!.set(key, inputs) };
+  const documents = [
+    ...listingFiles(catalogue, ids, { shape: options.chunks?.listing, reuse }),
+    ...siteDocuments(catalogue, { imageSha256: (_name, id) => image(id).sha256, ids, pepeRanks, reuse, sitemapChunks: options.chunks?.sitemaps, datasetShape: options.chunks?.dataset }),
+  ];
+  for (const file of documents) files.push(file.kept ? keptFile(`site/${file.path}`, file.kept) : rendered(`site/${file.path}`, file.body!));
   return files;
 }
 
 /**
- * A digest of the records an answer shows (`RecordAnswerFile.shows`) and their distances, '' when
- * it shows none, undefined when one has no digest: with the URLs and the code (the context), all
- * its bytes are made of.
+ * Flags (1) the ranks whose similar answer may differ from the previous build's: the changed
+ * records and those within SIMILAR_MAX_DISTANCE bits of the phash, now or before, of a changed
+ * or removed record (`gone`: those that were in the previous build). Undefined when all may.
  */
-function shownInputs(shown: readonly Neighbour[], ids: readonly string[], recordDigests: ReadonlyMap<string, string>): string | undefined {
-  if (shown.length === 0) return '';
-  const parts: string[] = [];
-  for (const { rank, distance } of shown) {
-    const digest = recordDigests.get(ids[rank]!);
-    if (digest === undefined) return undefined;
-    parts.push(`${distance} ${digest}`);
+function similarToRender(catalogue: Catalogue, changed: Uint8Array, gone: readonly string[], previous: PreviousAnswers | null): Uint8Array | undefined {
+  if (previous === null) return undefined;
+  const again = Uint8Array.from(changed);
+  const changedRanks: number[] = [];
+  for (let rank = 0; rank < changed.length && changedRanks.length + gone.length <= SIMILAR_SEARCHES; rank++) if (changed[rank] === 1) changedRanks.push(rank);
+  if (changedRanks.length + gone.length > SIMILAR_SEARCHES) return undefined;
+  const phashes: (string | null)[] = changedRanks.map((rank) => (JSON.parse(catalogue.jsonA(rank)) as { phash: string | null }).phash);
+  for (const id of gone) {
+    const old = previous.read(`site/api/pepe/${id}`);
+    if (old === undefined) return undefined;
+    phashes.push((JSON.parse(old.toString('utf8')) as { data: { phash: string | null } }).data.phash);
   }
-  return sha256Of(parts.join('\n'));
+  for (const phash of phashes) {
+    const hash = phash === null ? null : parseHash(phash);
+    if (hash === null) continue;
+    for (const { rank } of catalogue.nearHash(hash, SIMILAR_MAX_DISTANCE)) again[rank] = 1;
+  }
+  return again;
 }

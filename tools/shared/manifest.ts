@@ -287,6 +287,11 @@ export function manifestEntry(manifest: Manifest, path: string): ManifestEntry |
   return entries.get(segmentKeyOf(path, segmentDigits(manifest.counts.records)))?.get(path);
 }
 
+/** The entries of the segment holding the files named by record `id` (`segmentKeyOf`): a planner looks up all of a record's files in one. */
+export function recordEntries(manifest: Manifest, id: string): ReadonlyMap<string, ManifestEntry> | undefined {
+  return stateOf(manifest).entries.get(`id:${id.slice(0, segmentDigits(manifest.counts.records)).toLowerCase()}`);
+}
+
 /** Every listed path, in no particular order. */
 export function manifestPaths(manifest: Manifest): string[] {
   const paths: string[] = [];
