@@ -63,7 +63,7 @@ describe('planAnswers', () => {
     // The previous build as answer-digests.ts gives it: every entry of the first plan, one segment for all.
     const previousOf = (records: Record<string, string>): PreviousAnswers => ({
       records,
-      recordEntries: () => entries,
+      forEachEntry: (visit) => entries.forEach((entry, path) => visit(path, entry)),
       entry: (path) => entries.get(path),
       document: (key) => documents.get(key),
       read: (path) => {
@@ -105,7 +105,7 @@ describe('planAnswers', () => {
       const edited = far.ids[2]!;
       const previous: PreviousAnswers = {
         records: Object.fromEntries(recordDigests),
-        recordEntries: () => farEntries,
+        forEachEntry: (visit) => farEntries.forEach((entry, path) => visit(path, entry)),
         entry: (path) => farEntries.get(path),
         document: () => undefined,
         read: (path) => Buffer.from(farFirst.find((file) => file.path === path)!.body as string),
@@ -116,12 +116,20 @@ describe('planAnswers', () => {
 
     it('renders again the files and the dataset shard of a record whose image changed under the same id', () => {
       const id = data.ids[5]!;
-      const planned = planAnswers(data, (other) => (other === id ? { fileName: `${id}.png`, sha256: 'f'.repeat(64) } : image(other)), { chunks: shapes, recordDigests, previous: previousOf(Object.fromEntries(recordDigests)) });
+      const planned = planAnswers(data, (other) => (other === id ? { fileName: `${id}.png`, sha256: 'f'.repeat(64) } : image(other)), { chunks: shapes, recordDigests, imageChanged: new Set([id]), previous: previousOf(Object.fromEntries(recordDigests)) });
       const again = renderedPaths(planned);
       expect(again).toEqual(expect.arrayContaining([`site/api/pepe/${id}`, `site/p/${id}`]));
       const sums = planned.filter((file) => file.path.endsWith('.sha256') && !file.unchanged);
       expect(sums).toHaveLength(1);
       expect(sums[0]!.body).toContain(`${'f'.repeat(64)}  images/${id}.png`);
+    });
+
+    it('renders every per-record file when the previous output lacks one of them', () => {
+      const missing = `site/oembed/${data.ids[1]}.json`;
+      const previous = { ...previousOf(Object.fromEntries(recordDigests)), forEachEntry: (visit: (path: string, entry: { sha256: string; size: number }) => void) => entries.forEach((entry, path) => path !== missing && visit(path, entry)) };
+      const planned = planAnswers(data, image, { chunks: shapes, recordDigests, previous });
+      expect(renderedPaths(planned).filter((path) => path.startsWith('site/oembed/'))).toHaveLength(7);
+      expect(planned.map((file) => file.path).sort()).toEqual(first.map((file) => file.path).sort());
     });
 
     it('renders every similar answer when a removed record\'s phash cannot be read back', () => {

@@ -4,9 +4,9 @@
  * manifest (answer-digests.ts) without being rendered, hashed or digested again.
  *
  * - A record is *changed* when its digest is not the saved one (added, edited, moved by a new
- *   created_at) or its image's sha256 is not the previous manifest's. Its by-id answers and
- *   per-pepe documents are rendered; every other record's are the previous entries, one Map
- *   lookup each in its manifest segment.
+ *   created_at) or its image was written again (`imageChanged`). Its by-id answers and
+ *   per-pepe documents are rendered; every other record's are the previous entries, taken in
+ *   one walk of the previous manifest (`keepPerRecordFiles`).
  * - A similar-pepes answer shows the records within SIMILAR_MAX_DISTANCE bits of its own phash
  *   (their ids, distances and variant A text): it can differ only for a record within that
  *   distance of a changed or removed record's phash, new or old (the old one read from the
@@ -56,12 +56,24 @@ export interface PlanOptions {
   previous?: PreviousAnswers | null;
   /** Record id → digest of the record (build-extras.ts). */
   recordDigests?: ReadonlyMap<string, string>;
+  /** Ids of the records whose image's bytes are not the previous manifest's (the write compared them). */
+  imageChanged?: ReadonlySet<string>;
   /** Filled with each chunked document's inputs (by key), to be saved for the next build. */
   documents?: Map<string, string>;
 }
 
 /** A published image: its file name (`<id><ext>`) and sha256. */
 export type ImageOf = (id: string) => { fileName: string; sha256: string };
+
+/** The files every record has, by the path prefix and suffix around its id; `own`: made of the record alone. */
+const PER_RECORD = [
+  { prefix: 'site/api/pepe/', suffix: '', own: true },
+  { prefix: 'site/v1/pepe/', suffix: '', own: true },
+  { prefix: `site${sharePath('')}`, suffix: '', own: true },
+  { prefix: `site${oembedPath('').slice(0, -'.json'.length)}`, suffix: '.json', own: true },
+  { prefix: 'site/api/similar/', suffix: '', own: false },
+] as const;
+const OWN_FILES = PER_RECORD.filter((kind) => kind.own).length;
 
 /**
  * Output-relative planned files (`site/…`). The ids come from `data.ids` when the data was just
@@ -74,48 +86,32 @@ export function planAnswers(data: CatalogueData & { ids?: readonly string[] }, i
   const previous = (options.recordDigests && options.previous) || null;
   const files: PlannedFile[] = catalogueAnswerFiles(catalogue).map(({ path, body }) => rendered(`site/${path}`, body));
 
-  // Each record's previous entries: its by-id answers and documents are kept only when all are there.
   const changed = new Uint8Array(catalogue.count).fill(1);
-  const ownPaths = (id: string) => [`site/api/pepe/${id}`, `site/v1/pepe/${id}`, `site/${sharePath(id).slice(1)}`, `site/${oembedPath(id).slice(1)}`];
-  const similarPath = (id: string) => `site/api/similar/${id}`;
-  const keptSimilar: (ManifestEntry | undefined)[] = new Array(catalogue.count);
   const changedIds: string[] = [];
+  const removed: string[] = [];
   if (previous !== null) {
+    const digests = options.recordDigests!;
     for (let rank = 0; rank < catalogue.count; rank++) {
       const id = ids[rank]!;
-      const segment = previous.records[id] === options.recordDigests!.get(id) ? previous.recordEntries(id) : undefined;
-      const { fileName, sha256 } = image(id);
-      if (segment === undefined || segment.get(`site/images/${fileName}`)?.sha256 !== sha256) {
-        changedIds.push(id);
-        continue;
-      }
-      const paths = ownPaths(id);
-      const own = paths.map((path) => segment.get(path));
-      if (own.includes(undefined)) {
-        changedIds.push(id);
-        continue;
-      }
-      changed[rank] = 0;
-      for (let k = 0; k < paths.length; k++) files.push(keptFile(paths[k]!, own[k]!));
-      keptSimilar[rank] = segment.get(similarPath(id));
+      if (previous.records[id] === digests.get(id) && options.imageChanged?.has(id) !== true) changed[rank] = 0;
+      else changedIds.push(id);
     }
+    for (const id in previous.records) if (!digests.has(id)) removed.push(id);
   }
+  const similarAgain = similarToRender(catalogue, changed, [...changedIds.filter((id) => previous!.records[id] !== undefined), ...removed], previous);
+  const keptAll = previous !== null && keepPerRecordFiles(files, previous, catalogue.count, changedIds, removed, ids, similarAgain);
+  if (!keptAll) changed.fill(1);
 
-  const current = options.recordDigests;
-  const removed = previous === null ? [] : Object.keys(previous.records).filter((id) => !current!.has(id));
-  const similarAgain = similarToRender(catalogue, changed, [...changedIds.filter((id) => previous?.records[id] !== undefined), ...removed], previous);
   // Answers made of the same inputs are the same bytes (every record without similar pepes shows the same empty list): rendered once.
   let noneSimilar: PlannedFile | undefined;
   const pepeRanks: number[] = [];
   for (let rank = 0; rank < catalogue.count; rank++) {
-    const id = ids[rank]!;
-    const kept = similarAgain?.[rank] === 0 ? keptSimilar[rank] : undefined;
-    if (kept) files.push(keptFile(similarPath(id), kept));
-    if (changed[rank] === 0 && kept) continue;
+    const similar = !keptAll || similarAgain === undefined || similarAgain[rank] === 1;
+    if (changed[rank] === 0 && !similar) continue;
     if (changed[rank] === 1) pepeRanks.push(rank);
-    for (const answer of recordAnswerFiles(catalogue, rank, id)) {
+    for (const answer of recordAnswerFiles(catalogue, rank, ids[rank]!)) {
       const path = `site/${answer.path}`;
-      if (answer.own ? changed[rank] === 0 : kept) continue;
+      if (answer.own ? changed[rank] === 0 : !similar) continue;
       if (answer.own || catalogue.similar(rank).length > 0) files.push(rendered(path, answer.body()));
       else files.push({ ...(noneSimilar ??= rendered(path, answer.body())), path });
     }
@@ -135,6 +131,45 @@ export function planAnswers(data: CatalogueData & { ids?: readonly string[] }, i
   ];
   for (const file of documents) files.push(file.kept ? keptFile(`site/${file.path}`, file.kept) : rendered(`site/${file.path}`, file.body!));
   return files;
+}
+
+/**
+ * Adds to `files` the previous entries of every per-record file that stays: all of the previous
+ * manifest's but those of changed and removed records and the similar answers to render. The
+ * previous manifest is walked once, its own path strings compared with a set of the few left
+ * out, so no path is built nor hashed per record. False (and `files` as it was) when the counts
+ * show a file missing from the previous output: then every per-record file is rendered.
+ */
+function keepPerRecordFiles(files: PlannedFile[], previous: PreviousAnswers, count: number, changedIds: readonly string[], removed: readonly string[], ids: readonly string[], similarAgain: Uint8Array | undefined): boolean {
+  const left = new Set<string>();
+  for (const id of [...changedIds, ...removed]) for (const kind of PER_RECORD) left.add(`${kind.prefix}${id}${kind.suffix}`);
+  let similarRendered = similarAgain === undefined ? count : 0;
+  if (similarAgain !== undefined) {
+    for (let rank = 0; rank < count; rank++) {
+      if (similarAgain[rank] === 0) continue;
+      similarRendered++;
+      left.add(`${PER_RECORD[4].prefix}${ids[rank]}`);
+    }
+  }
+  const start = files.length;
+  let own = 0;
+  let similar = 0;
+  previous.forEachEntry((path, entry) => {
+    // Half the paths are images: out first.
+    if (path.startsWith('site/images/') || !path.startsWith('site/') || left.has(path)) return;
+    for (const kind of PER_RECORD) {
+      if (!path.startsWith(kind.prefix) || !path.endsWith(kind.suffix)) continue;
+      if (kind.own) own++;
+      else if (similarAgain === undefined) return;
+      else similar++;
+      files.push(keptFile(path, entry));
+      return;
+    }
+  });
+  const unchanged = count - changedIds.length;
+  if (own === OWN_FILES * unchanged && similar === count - similarRendered) return true;
+  files.length = start;
+  return false;
 }
 
 /**

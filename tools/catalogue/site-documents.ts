@@ -251,6 +251,22 @@ function sitemapFiles(ids: readonly string[], base: string, shape: ChunkShape, r
 /** Crawlers are welcome on pages and images; the API, the dataset and the oEmbed documents are for programs that ask for them. */
 const robotsTxt = (base: string): string => `User-agent: *\nDisallow: /api/\nDisallow: /v1/\nDisallow: /dataset/\nDisallow: /oembed/\n\nSitemap: ${base}/sitemap.xml\n`;
 
+/** A dataset record whose text is made only if its shard is rendered (a class: one shape for all, getters on the prototype). */
+class LazyRecord implements DatasetRecord {
+  private text: string | undefined;
+  constructor(
+    private readonly catalogue: Catalogue,
+    private readonly rank: number,
+    readonly id: string,
+  ) {}
+  get line(): string {
+    return (this.text ??= this.catalogue.jsonA(this.rank));
+  }
+  get fileName(): string {
+    return (JSON.parse(this.line) as Pepe).file_name;
+  }
+}
+
 export interface SiteDocumentOptions {
   /** The sha256 of each published image, by file name (`<id><ext>`) and id. */
   imageSha256: (fileName: string, id: string) => string;
@@ -292,20 +308,7 @@ export function siteDocuments(catalogue: Catalogue, options: SiteDocumentOptions
   for (let rank = catalogue.count - 1; rank >= Math.max(0, catalogue.count - FEED_SIZE); rank--) newest.push(pepeAt(rank));
   files.push({ path: 'feed.xml', body: atomFeed(newest, urls) }, { path: 'feed.json', body: jsonFeed(newest, urls) });
 
-  // File names and lines are read only for the shards rendered.
-  const records = ids.map((id, rank): DatasetRecord => {
-    let line: string | undefined;
-    const lineOf = () => (line ??= catalogue.jsonA(rank));
-    return {
-      id,
-      get line() {
-        return lineOf();
-      },
-      get fileName() {
-        return (JSON.parse(lineOf()) as Pepe).file_name;
-      },
-    };
-  });
+  const records = ids.map((id, rank) => new LazyRecord(catalogue, rank, id));
   files.push(...datasetFiles(records, { catalogueVersion: catalogue.data.version, imageSha256: options.imageSha256, shape: options.datasetShape, reuse: options.reuse }));
   files.push(...sitemapFiles(ids, base, options.sitemapChunks ?? SITEMAP_CHUNKS, options.reuse), { path: 'robots.txt', body: robotsTxt(base) });
   return files;

@@ -287,9 +287,9 @@ export function manifestEntry(manifest: Manifest, path: string): ManifestEntry |
   return entries.get(segmentKeyOf(path, segmentDigits(manifest.counts.records)))?.get(path);
 }
 
-/** The entries of the segment holding the files named by record `id` (`segmentKeyOf`): a planner looks up all of a record's files in one. */
-export function recordEntries(manifest: Manifest, id: string): ReadonlyMap<string, ManifestEntry> | undefined {
-  return stateOf(manifest).entries.get(`id:${id.slice(0, segmentDigits(manifest.counts.records)).toLowerCase()}`);
+/** Calls `visit` with every listed path and its entry, in no particular order (no lookup: the paths are the segments' own strings). */
+export function forEachEntry(manifest: Manifest, visit: (path: string, entry: ManifestEntry) => void): void {
+  for (const segment of stateOf(manifest).entries.values()) segment.forEach((entry, path) => visit(path, entry));
 }
 
 /** Every listed path, in no particular order. */
