@@ -487,7 +487,7 @@ function rootShapeError(value: Record<string, unknown>, withTrees: boolean): str
     const ref = trees[key] as Partial<TreeRef> | null;
     if (!/^id:[0-9a-f]*$/.test(key) || !isObject(ref) || typeof ref.sha256 !== 'string' || !SHA256.test(ref.sha256) || !isCount(ref.segments) || !isCount(ref.bytes)) return `lists tree "${key}" without a valid {sha256, segments, bytes}`;
   }
-  if (value.version !== catalogueVersion({ segments: segments as Record<string, SegmentRef>, trees: trees as Record<string, TreeRef>, ...(delta ? { delta: delta as DeltaRef } : {}) })) return 'has a "version" that is not the sha256 of its "segments", "trees" and "delta"';
+  if (value.version !== catalogueVersion({ segments: segments as Record<string, SegmentRef>, trees: trees as Record<string, TreeRef>, ...(delta ? { delta: delta as DeltaRef } : {}) })) return `has a "version" that is not the sha256 of its "segments"${delta ? ', "trees" and "delta"' : ' and "trees"'}`;
   return null;
 }
 
