@@ -577,6 +577,7 @@ describe('pepe publish against s3rver', () => {
     expect(changed.problems).toEqual([]);
     const documents = [...edited, next].flatMap((record) => [`api/pepe/${record.id}`, `v1/pepe/${record.id}`]);
     expect([...counting.putKeys].sort()).toEqual([`images/${next.id}${next.ext}`, ...documents, ...rebuiltSegments, '_build/manifest.json', '_build/publish-run'].sort());
+    expect(counting.putKeys.at(-1)).toBe('_build/manifest.json');
     // The root, the state and the bucket's delta (its segments are the build's: not read).
     expect(counting.counts.GET).toBe(3);
     // A listing run that checks every key against the build (the delta applied) finds nothing to upload.

@@ -75,7 +75,11 @@ export async function writeSyntheticDist(dir: string, records: SyntheticRecord[]
   const changed = previous === null ? [] : [...entries.keys(), ...Object.keys(previous.files)].filter((path) => previous.files[path]?.sha256 !== entries.get(path)?.sha256);
   const manifest = createManifest(entries, s, { records: records.length, images: records.length }, previous ? { previous, changed } : undefined);
   const made = new Set(newSegmentFiles(manifest).map((file) => file.path));
-  for (const path of segmentFiles(manifest)) if (!made.has(path)) await writeFile(join(dir, path), kept.get(path)!);
+  for (const path of segmentFiles(manifest)) {
+    if (made.has(path)) continue;
+    await makeFolders(dirname(join(dir, path)));
+    await writeFile(join(dir, path), kept.get(path)!);
+  }
   await writeManifestFiles(dir, manifest);
   return [...files.keys(), 'manifest.json', ...segmentFiles(manifest)];
 }
