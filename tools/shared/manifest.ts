@@ -320,13 +320,13 @@ export function createManifest(
   // Fold: the segments the delta changes most, a few a build, more past its bound; and those written whole anyway.
   const grouped = linesByKey(lines, digits);
   const fold = new Set([...grouped.keys()].filter((key) => touched.has(key) || !viaDelta(key)));
-  let kept = lines.size;
-  for (const key of fold) kept -= grouped.get(key)!.size;
-  if (kept > DELTA_FOLD_FROM) {
+  let remaining = lines.size;
+  for (const key of fold) remaining -= grouped.get(key)!.size;
+  if (remaining > DELTA_FOLD_FROM) {
     const densest = [...grouped.keys()].filter((key) => !fold.has(key)).sort((a, b) => grouped.get(b)!.size - grouped.get(a)!.size || byCodeUnits(a, b));
-    for (let i = 0; i < densest.length && (i < DELTA_FOLD_PER_BUILD || kept > DELTA_MAX_LINES); i++) {
+    for (let i = 0; i < densest.length && (i < DELTA_FOLD_PER_BUILD || remaining > DELTA_MAX_LINES); i++) {
       fold.add(densest[i]!);
-      kept -= grouped.get(densest[i]!)!.size;
+      remaining -= grouped.get(densest[i]!)!.size;
     }
   }
   for (const key of fold) {
