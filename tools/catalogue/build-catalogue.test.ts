@@ -11,7 +11,7 @@ import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 import type { AnalyseFn } from './analyse-content.js';
 import { buildCatalogue, type BuildOptions } from './build-catalogue.js';
 import { catalogueDataFiles, catalogueModuleSource, compileCatalogue } from '../../functions/core/catalogue.js';
-import { catalogueVersion, createManifest, loadManifest, segmentFiles, writeManifestFiles } from '../shared/manifest.js';
+import { catalogueVersion, createManifest, loadManifest, manifestJson, segmentFiles, writeManifestFiles } from '../shared/manifest.js';
 
 // Real builds (analysis + esbuild bundle) on a machine shared with other jobs.
 vi.setConfig({ testTimeout: 60_000 });
@@ -332,7 +332,7 @@ describe('a good build', () => {
     expect(manifest.version).toBe(catalogueVersion(manifest));
     expect(manifest.counts).toEqual({ records: 6, images: 6, files: listed.length });
     expect(manifest.settings).toEqual(FIXTURE_URLS);
-    expect(manifest.format).toBe(3);
+    expect(manifest.format).toBe(4);
     expect(listed).toContain('functions/pepe.mjs');
     expect(listed).toContain('data/catalogue.mjs');
   });
@@ -395,6 +395,22 @@ describe('a good build', () => {
 });
 
 describe('incremental rebuilds', () => {
+  it('reads the format-3 manifest of the previous version, and writes format 4 on the next build', async () => {
+    const out = join(temp.path, 'dist-format-3');
+    const cache = join(temp.path, 'cache-format-3');
+    expect((await buildCatalogue({ contentDir: baseContent, outDir: out, cacheDir: cache, urls: FIXTURE_URLS })).ok).toBe(true);
+    const built = (await loadManifest(out))!;
+    expect(built.delta).toBeUndefined();
+    // The root as the previous version wrote it: a full build has no delta, so the same members and version.
+    await writeFile(join(out, 'manifest.json'), manifestJson({ ...built, format: 3 }));
+    expect((await loadManifest(out))!.format).toBe(3);
+    expect((await buildCatalogue({ contentDir: baseContent, outDir: out, cacheDir: cache, urls: FIXTURE_URLS })).ok).toBe(true);
+    const upgraded = (await loadManifest(out))!;
+    expect(upgraded.format).toBe(4);
+    expect(upgraded.version).toBe(built.version);
+    expect(upgraded.files).toEqual(built.files);
+  });
+
   it('decodes nothing and writes nothing when nothing changed', async () => {
     const spy = countingAnalyse();
     const distInode = (await stat(goodDist)).ino;

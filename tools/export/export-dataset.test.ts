@@ -16,7 +16,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runMain } from '../cli/main.js';
 import { startServer, type RunningServer } from '../serve/server.js';
 import { captureIo } from '../testing/capture-io.js';
-import { buildFixtureSite, type FixtureSite } from '../testing/fixture-catalogue.js';
+import { buildCatalogue } from '../catalogue/build-catalogue.js';
+import { loadManifestRoot } from '../shared/manifest.js';
+import { buildFixtureSite, FIXTURE_URLS, fixtureId, fixtureImage, type FixtureSite } from '../testing/fixture-catalogue.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 import { datasetFiles } from '../catalogue/dataset-shards.js';
 import { testId } from '../testing/test-catalogue.js';
@@ -204,6 +206,27 @@ describe('pepe export', { timeout: 60_000 }, () => {
     const usage = captureIo();
     expect(await runMain(['export', '--from', 'ftp://example.org', '--to', 'x'], usage)).toBe(2);
     expect(usage.err()).toContain('--from must start with http:// or https:// (got "ftp://example.org")');
+  });
+
+  // Last in this block: it rebuilds the shared fixture site.
+  it('resumes across a rebuild whose manifest holds a delta, served by pepe serve', async () => {
+    const to = join(temp.path, 'across-rebuild');
+    expect((await exportDataset({ from: server.url, to, concurrency: 3 })).problems).toEqual([]);
+    // One record added, rebuilt in place: its id segment's paths and the similar lists naming it go to the manifest's delta.
+    const image = await fixtureImage(COUNT + 7);
+    await writeFile(join(site.contentDir, `zz-added${image.ext}`), image.bytes);
+    await writeFile(join(site.contentDir, 'zz-added.json'), JSON.stringify({ id: fixtureId('export-across-rebuild'), description: 'added', tags: ['added'], created_at: '2030-01-01T00:00:00.000Z' }));
+    expect((await buildCatalogue({ contentDir: site.contentDir, outDir: site.distDir, cacheDir: site.cacheDir, urls: FIXTURE_URLS })).ok).toBe(true);
+    expect((await loadManifestRoot(site.distDir))!.delta?.files).toBeGreaterThan(0);
+    const rebuilt = await startServer({ dir: site.distDir, port: 0, host: '127.0.0.1', netlifyToml: NETLIFY_TOML });
+    try {
+      const again = await exportDataset({ from: rebuilt.url, to, concurrency: 3 });
+      expect(again.problems).toEqual([]);
+      expect(again).toMatchObject({ ok: true, records: COUNT + 1, fetched: 1, kept: COUNT });
+      await expectFinishedImagesIntact(to);
+    } finally {
+      await rebuilt.close();
+    }
   });
 });
 

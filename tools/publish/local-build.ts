@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { join } from 'node:path';
 import fg from 'fast-glob';
-import { MANIFEST_FILE, type ManifestEntry, SEGMENT_FOLDER, type ManifestRoot, manifestShapeError, parseSegment, readTreesSync, segmentDigits, segmentFile, segmentFiles, segmentKeyOf, sha256Of, UnusableManifestError } from '../shared/manifest.js';
+import { MANIFEST_FILE, type ManifestEntry, SEGMENT_FOLDER, type ManifestRoot, manifestShapeError, parseSegment, readTreesSync, segmentDigits, segmentFile, segmentFiles, segmentKeyOf, sha256Of, UnusableManifestError, withDeltaLines } from '../shared/manifest.js';
 import { isBucketPath } from './object-keys.js';
 import { error, type Problem } from '../shared/problems.js';
 import { NotAFileError, oddKindAt, readAtMostSync, readRegularFile, readRegularFileSync } from '../shared/read-regular-file.js';
@@ -36,7 +36,7 @@ export interface LocalBuild {
   files: LocalFile[];
   /** Whether the build lists `path` (reads its segment on first use). */
   lists: (path: string) => boolean;
-  /** The entries of the build's segment `key` (checked against its hash), read once. */
+  /** The entries of the build's segment `key` (its file checked against its hash), the delta applied, read once. */
   segment: (key: string) => Map<string, ManifestEntry>;
 }
 
@@ -91,7 +91,7 @@ class SegmentProblem extends Error {
   }
 }
 
-/** Reads and checks `<dir>/manifest.json` and its trees (a few KB each): what a publish plans from. */
+/** Reads and checks `<dir>/manifest.json`, its trees (a few KB each) and its delta: what a publish plans from. */
 export async function readLocalRoot(dir: string): Promise<{ ok: true; root: ManifestRoot; bytes: Buffer } | { ok: false; problems: Problem[] }> {
   const manifestPath = join(dir, MANIFEST_FILE);
   let bytes: Buffer;
@@ -142,8 +142,9 @@ export async function readLocalBuild(dir: string, given?: { root: ManifestRoot; 
     const parsed = parseSegment(bytes, key, ref, digits);
     if (typeof parsed === 'string') throw new SegmentProblem(error('file-mismatch', `${parsed}: ${FRESH_BUILD}`, file));
     segmentBytes.set(key, bytes);
-    entriesOf.set(key, parsed);
-    return parsed;
+    const entries = withDeltaLines(root, key, parsed);
+    entriesOf.set(key, entries);
+    return entries;
   };
   const problems: Problem[] = [];
   let entries: [string, ManifestEntry][];
@@ -207,12 +208,13 @@ export async function readLocalBuild(dir: string, given?: { root: ManifestRoot; 
     if (cause instanceof SegmentProblem) problems.push(cause.problem);
     else throw cause;
   }
-  for (const [key, ref] of Object.entries(root.trees)) {
-    if (only && only.segmentsNotIn.trees[key]?.sha256 === ref.sha256) continue;
+  const treesAndDelta = [...Object.entries(root.trees).map(([key, ref]) => ({ ref, kind: 'a tree', sent: only?.segmentsNotIn.trees[key]?.sha256 })), ...(root.delta ? [{ ref: root.delta, kind: 'the delta', sent: only?.segmentsNotIn.delta?.sha256 }] : [])];
+  for (const { ref, kind, sent } of treesAndDelta) {
+    if (sent === ref.sha256) continue;
     const file = join(dir, segmentFile(ref.sha256));
     const bytes = readListed(file, ref.bytes);
     // Checked by readLocalRoot a moment ago: anything else now is a folder changed under the publish.
-    if (!Buffer.isBuffer(bytes) || sha256Of(bytes) !== ref.sha256) problems.push(error('file-mismatch', `a tree of manifest.json changed during the publish: ${FRESH_BUILD}`, file));
+    if (!Buffer.isBuffer(bytes) || sha256Of(bytes) !== ref.sha256) problems.push(error('file-mismatch', `${kind} of manifest.json changed during the publish: ${FRESH_BUILD}`, file));
     else segments.push(describeFile(segmentFile(ref.sha256), bytes));
   }
   if (problems.length > 0) return { ok: false, problems };

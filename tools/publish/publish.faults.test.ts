@@ -42,7 +42,9 @@ async function interruptedThenRerun(removed: number[], changed: number[], added:
   const dirB = join(temp.path, `b${runNumber++}`);
   const { a, b } = scenario(removed, changed, added);
   await writeSyntheticDist(dirA, a);
-  await writeSyntheticDist(dirB, b);
+  // B rebuilt from A as a build does (its id segments' changes in the delta), in a folder of its own.
+  await writeSyntheticDist(dirB, a);
+  await writeSyntheticDist(dirB, b, { incremental: true });
   const store = new MemoryS3('pepe-faults');
   expect((await publish(dirA, store)).ok).toBe(true);
 

@@ -19,7 +19,7 @@ import { countingClient, type CountingClient } from './testing/counting-client.j
 import { startS3rver, type S3rverProcess } from './testing/s3rver-process.js';
 import { syntheticRecords, writeSyntheticDist, type SyntheticRecord } from './testing/synthetic-dist.js';
 import type { PublishOptions, S3Like } from './types.js';
-import { createManifest, loadManifest, loadManifestRoot, type ManifestRoot, segmentFiles, writeManifestFiles } from '../shared/manifest.js';
+import { createManifest, loadManifest, loadManifestRoot, type ManifestRoot, segmentFile, segmentFiles, writeManifestFiles } from '../shared/manifest.js';
 import type { SiteUrls } from '../../functions/core/record.js';
 import { RENDITION_SETTINGS } from '../image/renditions.js';
 
@@ -562,6 +562,26 @@ describe('pepe publish against s3rver', () => {
     counting.reset();
     expect((await publish()).counts.uploaded).toBe(0);
     expect(counting.counts).toEqual({ GET: 2, HEAD: 1 });
+    // Rebuilt as a build does, the changed id segments' paths go to the delta: a description edited in
+    // two records and one added is their files, the delta, the function data's segment, the root and the marker.
+    const edited = [records[3]!, records[700]!].map((record) => ({ ...record, description: `${record.description} (edited)` }));
+    const next = syntheticRecords(1, 'added-1k-2')[0]!;
+    const beforeDelta = await readManifestRootKeys();
+    await writeSyntheticDist(dir, [...records.filter((record) => !edited.some((e) => e.id === record.id)), ...edited, added, next], { incremental: true });
+    const root = (await loadManifestRoot(dir))!;
+    expect(root.delta?.files).toBe(7);
+    const rebuiltSegments = await newSegmentKeys(beforeDelta);
+    expect([...rebuiltSegments].sort()).toEqual([`_build/${segmentFile(root.segments.data!.sha256)}`, `_build/${segmentFile(root.delta!.sha256)}`].sort());
+    counting.reset();
+    const changed = await publish();
+    expect(changed.problems).toEqual([]);
+    const documents = [...edited, next].flatMap((record) => [`api/pepe/${record.id}`, `v1/pepe/${record.id}`]);
+    expect([...counting.putKeys].sort()).toEqual([`images/${next.id}${next.ext}`, ...documents, ...rebuiltSegments, '_build/manifest.json', '_build/publish-run'].sort());
+    expect(counting.putKeys.at(-1)).toBe('_build/manifest.json');
+    // The root, the state and the bucket's delta (its segments are the build's: not read).
+    expect(counting.counts.GET).toBe(3);
+    // A listing run that checks every key against the build (the delta applied) finds nothing to upload.
+    expect((await publish({ verify: true })).counts.uploaded).toBe(0);
   }, 300_000);
 
   it('--takedown deletes a removed record\'s original, renditions and documents in one run, remembers its bytes, and refuses while it is still built', async () => {

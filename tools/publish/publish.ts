@@ -12,7 +12,7 @@ import type { SiteUrls } from '../../functions/core/record.js';
 import { error, type Problem, warning } from '../shared/problems.js';
 import { join } from 'node:path';
 import { headersFingerprint, planObjects, recheckMetadata, type RemoteManifest } from './bucket-plan.js';
-import { diffManifests, MANIFEST_FILE, type ManifestDiff, type ManifestEntry, type ManifestRoot, manifestShapeError, mergeTrees, parseSegment, parseTree, segmentDigits, segmentFile, segmentFiles, type SegmentRef, sha256Of, treeKeyOf } from '../shared/manifest.js';
+import { type DeltaLines, deltaOf, diffManifests, MANIFEST_FILE, type ManifestDiff, type ManifestEntry, type ManifestRoot, manifestShapeError, mergeTrees, parseDelta, parseSegment, parseTree, segmentDigits, segmentFile, segmentFiles, type SegmentRef, sha256Of, treeKeyOf, withDeltaLines } from '../shared/manifest.js';
 import { readRegularFileSync } from '../shared/read-regular-file.js';
 import { readLocalBuild, readLocalRoot, readVerified } from './local-build.js';
 import { type LocalObject, localObjects } from './local-objects.js';
@@ -73,9 +73,10 @@ async function defaultHeaders(file: string): Promise<(urlPath: string) => Record
 }
 
 /**
- * The bucket's root with its trees' segments; a tree the local root also has (same hash) is
- * taken from it, so only the trees a change touched are read. Unreadable, or a tree missing or
- * not what the root names: no root, and every key is then checked against its own metadata.
+ * The bucket's root with its trees' segments and its delta; a tree or delta the local root
+ * also has (same hash) is taken from it, so only the trees a change touched and a new delta are
+ * read. Unreadable, or a tree or the delta missing or not what the root names: no root, and
+ * every key is then checked against its own metadata.
  */
 async function readRemoteManifest(client: S3Like, bucket: string, prefix: string, local: ManifestRoot, concurrency: number): Promise<RemoteManifest | null> {
   const fetched = await getObjectOrNull(client, bucket, keyForPath(prefix, MANIFEST_FILE));
@@ -108,7 +109,14 @@ async function readRemoteManifest(client: S3Like, bucket: string, prefix: string
       else trees.set(key, refs);
     });
     if (failure) throw failure;
-    const merged = usable ? mergeTrees(remote, trees) : null;
+    let delta: DeltaLines | string | null = null;
+    if (remote.delta && remote.delta.sha256 === local.delta?.sha256) delta = deltaOf(local);
+    else if (remote.delta) {
+      const object = await getObjectOrNull(client, bucket, keyForPath(prefix, segmentFile(remote.delta.sha256)));
+      delta = object === null ? 'is missing' : parseDelta(object.bytes, remote.delta, segmentDigits(remote.counts.records));
+    }
+    if (typeof delta === 'string') usable = false;
+    const merged = usable ? mergeTrees(remote, trees, delta as DeltaLines | null) : null;
     root = typeof merged === 'string' ? null : merged;
   }
   return { root, sha256: sha256Of(fetched.bytes), etag: fetched.etag, lastModified: fetched.lastModified, run: fetched.metadata.run ?? '', headers: fetched.metadata.headers ?? '' };
@@ -129,7 +137,7 @@ async function readRemoteSegment(client: S3Like, bucket: string, prefix: string,
 async function remoteEntriesOf(client: S3Like, bucket: string, prefix: string, root: ManifestRoot, concurrency: number): Promise<Map<string, ManifestEntry> | null> {
   const entries = new Map<string, ManifestEntry>();
   const failure = await runPool(Object.entries(root.segments), concurrency, async ([key, ref]) => {
-    for (const [path, entry] of await readRemoteSegment(client, bucket, prefix, root, key, ref)) entries.set(path, entry);
+    for (const [path, entry] of withDeltaLines(root, key, await readRemoteSegment(client, bucket, prefix, root, key, ref))) entries.set(path, entry);
   });
   if (failure instanceof RemoteSegmentUnusable) return null;
   if (failure) throw failure;
@@ -319,7 +327,8 @@ export async function publishBuild(options: PublishOptions, deps: PublishDeps = 
     };
     let decision = decide();
     // On the diff path, the objects its segments name that it never had to read: unchanged by construction.
-    const bucketFiles = Object.entries(local.build.root.segments).reduce((n, [key, ref]) => n + (key === 'site' || key.startsWith('site/') || key.startsWith('id:') ? ref.files : 0), 0);
+    // The delta changes only id segments' paths, all of them bucket files.
+    const bucketFiles = Object.entries(local.build.root.segments).reduce((n, [key, ref]) => n + (key === 'site' || key.startsWith('site/') || key.startsWith('id:') ? ref.files : 0), local.build.root.delta?.net ?? 0);
     const unread = diff === null ? 0 : bucketFiles + segmentFiles(local.build.root).length - built.objects.length;
     plan = { uploads, skips, unread, deletions: decision.deleteNow, kept: [...decision.keep, ...ownership.foreign], uploadBytes: uploads.reduce((n, o) => n + o.size, 0) };
     lap('readBucket');

@@ -1,15 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_URLS } from '../testing/fixture-catalogue.js';
 import { createHash } from 'node:crypto';
-import { rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { catalogueVersion, createManifest, diffManifests, loadManifest, loadManifestSync, MANIFEST_FILE, manifestEntry, manifestJson, newSegmentFiles, readManifest, readManifestSync, sameHeader, segmentDigits, segmentFile, segmentFiles, segmentKeyOf, type SegmentRef, sha256Of, stableJson, treeKeyOf, type TreeRef, UnusableManifestError, writeManifestFiles } from './manifest.js';
+import { catalogueVersion, createManifest, DELTA_FOLD_PER_BUILD, DELTA_MAX_LINES, diffManifests, loadManifest, loadManifestSync, MANIFEST_FILE, manifestEntry, manifestJson, newSegmentFiles, readManifest, readManifestSync, parseSegment, sameHeader, segmentDigits, segmentFile, segmentJson, segmentKeyOf, type SegmentRef, sha256Of, stableJson, treeKeyOf, type TreeRef, UnusableManifestError, writeManifestFiles } from './manifest.js';
 import { makeNamedPipe, timed } from '../testing/named-pipe.js';
 import { makeTempDir } from '../testing/temp-dir.js';
+import { seededRandom } from './seeded-random.js';
 
 
 const ID = (n: number) => `${n.toString(16).padStart(8, '0')}-0000-4000-8000-000000000000`;
 const h = (text: string) => createHash('sha256').update(text).digest('hex');
+const parseSegmentFile = async (dir: string, key: string, ref: SegmentRef) => {
+  const parsed = parseSegment(await readFile(join(dir, segmentFile(ref.sha256))), key, ref, 1);
+  if (typeof parsed === 'string') throw new Error(parsed);
+  return parsed;
+};
 
 describe('manifest serialisation', () => {
   it('keys a per-record path by the first digits of its id, any other by its top folders', () => {
@@ -41,7 +47,7 @@ describe('manifest serialisation', () => {
     const text = manifestJson(manifest);
     const parsed = JSON.parse(text) as Record<string, unknown>;
     const { data, site } = manifest.segments;
-    expect(parsed).toEqual({ counts: { files: 5, images: 2, records: 2 }, format: 3, segments: { data, site }, settings: FIXTURE_URLS, trees: manifest.trees, version: manifest.version });
+    expect(parsed).toEqual({ counts: { files: 5, images: 2, records: 2 }, format: 4, segments: { data, site }, settings: FIXTURE_URLS, trees: manifest.trees, version: manifest.version });
     expect(Object.keys(manifest.trees)).toEqual(['id:']);
     // Keys sorted at every level, as stableJson orders them.
     expect(Object.keys(parsed)).toEqual(Object.keys(JSON.parse(stableJson(parsed)) as object));
@@ -69,20 +75,28 @@ describe('manifest serialisation', () => {
     expect(JSON.parse(newSegmentFiles(odd)[0]!.text)).toEqual({ files: { 'site/é "q"\\\u0001': { sha256: h('x'), size: 0 } } });
   });
 
-  it('a rebuild serialises only the segments holding changed paths, and ends with the bytes a full build writes', () => {
-    const entries = new Map<string, { sha256: string; size: number }>(Array.from({ length: 40 }, (_, n) => [`site/api/pepe/${ID(n * 0x10000000 + n)}`, { sha256: h(String(n)), size: n }] as const).slice(0, 16));
+  it('a rebuild serialises only the folder segments holding changed paths; the changes of an id segment go to the delta', () => {
+    const entries = new Map<string, { sha256: string; size: number }>(Array.from({ length: 16 }, (_, n) => [`site/api/pepe/${ID(n * 0x10000000 + n)}`, { sha256: h(String(n)), size: n }] as const));
+    entries.set('site/index.html', { sha256: h('i'), size: 1 });
     const first = createManifest(entries, FIXTURE_URLS, { records: 16, images: 0 });
-    expect(newSegmentFiles(first)).toHaveLength(17); // and the one tree
+    expect(newSegmentFiles(first)).toHaveLength(18); // and the one tree
     const changedPath = `site/api/pepe/${ID(3 * 0x10000000 + 3)}`;
-    const next = new Map(entries).set(changedPath, { sha256: h('changed'), size: 9 });
-    const rebuilt = createManifest(next, FIXTURE_URLS, { records: 16, images: 0 }, { previous: first, changed: [changedPath] });
-    expect(newSegmentFiles(rebuilt).map((s) => s.path)).toEqual([segmentFile(rebuilt.segments['id:3']!.sha256), segmentFile(rebuilt.trees['id:']!.sha256)]);
-    const full = createManifest(next, FIXTURE_URLS, { records: 16, images: 0 });
-    expect(manifestJson(rebuilt)).toBe(manifestJson(full));
-    expect(newSegmentFiles(full).map((s) => s.path).sort()).toEqual(segmentFiles(full).sort());
+    const next = new Map(entries).set(changedPath, { sha256: h('changed'), size: 9 }).set('site/index.html', { sha256: h('j'), size: 2 });
+    const rebuilt = createManifest(next, FIXTURE_URLS, { records: 16, images: 0 }, { previous: first, changed: [changedPath, 'site/index.html'] });
+    expect(rebuilt.delta).toBeDefined();
+    expect(newSegmentFiles(rebuilt).map((s) => s.path)).toEqual([segmentFile(rebuilt.segments['site']!.sha256), segmentFile(rebuilt.delta!.sha256)]);
+    expect(rebuilt.trees).toEqual(first.trees);
+    const delta = newSegmentFiles(rebuilt).at(-1)!.text;
+    expect(delta).toBe(`{"files":{\n"${changedPath}":{"sha256":"${h('changed')}","size":9}\n}}\n`);
+    expect(rebuilt.delta).toEqual({ sha256: h(delta), files: 1, bytes: Buffer.byteLength(delta), net: 0 });
+    expect(rebuilt.files).toEqual(createManifest(next, FIXTURE_URLS, { records: 16, images: 0 }).files);
+    // The change undone: the delta is empty again, and the root is a full build's.
+    const undone = createManifest(entries, FIXTURE_URLS, { records: 16, images: 0 }, { previous: rebuilt, changed: [changedPath, 'site/index.html'] });
+    expect(undone.delta).toBeUndefined();
+    expect(manifestJson(undone)).toBe(manifestJson(first));
   });
 
-  it('at three digits a change rewrites the root, the segment and the one tree above it (16 segments), never the other trees', () => {
+  it('at three digits a change rewrites the root and the delta, never a tree', () => {
     const records = 70_000;
     const entries = new Map<string, { sha256: string; size: number }>();
     for (let n = 0; n < 4096; n++) entries.set(`site/api/pepe/${ID(n * 0x100000)}`, { sha256: h(String(n)), size: n });
@@ -91,12 +105,66 @@ describe('manifest serialisation', () => {
     expect(Object.values(first.trees).every((tree) => tree.segments === 16)).toBe(true);
     const root = manifestJson(first);
     expect(Buffer.byteLength(root)).toBeLessThan(40_000);
-    const changedPath = `site/api/pepe/${ID(0xabc00000)}`;
-    const next = new Map(entries).set(changedPath, { sha256: h('changed'), size: 1 });
-    const rebuilt = createManifest(next, FIXTURE_URLS, { records, images: 0 }, { previous: first, changed: [changedPath] });
-    expect(newSegmentFiles(rebuilt).map((s) => s.path)).toEqual([segmentFile(rebuilt.segments['id:abc']!.sha256), segmentFile(rebuilt.trees['id:ab']!.sha256)]);
-    expect(Object.keys(rebuilt.trees).filter((key) => rebuilt.trees[key]!.sha256 !== first.trees[key]!.sha256)).toEqual(['id:ab']);
+    const changed = [0xabc00000, 0x12300000, 0x45600000].map((n) => `site/api/pepe/${ID(n)}`);
+    const next = new Map(entries);
+    for (const path of changed) next.set(path, { sha256: h(`changed ${path}`), size: 1 });
+    const rebuilt = createManifest(next, FIXTURE_URLS, { records, images: 0 }, { previous: first, changed });
+    expect(newSegmentFiles(rebuilt).map((s) => s.path)).toEqual([segmentFile(rebuilt.delta!.sha256)]);
+    expect(rebuilt.trees).toEqual(first.trees);
   });
+
+  it('after any run of changes, the manifest read back lists what a full build lists, its delta folded back gives the segments of a full build, and diffs agree', async () => {
+    const temp = await makeTempDir('pepe-manifest-delta-');
+    try {
+      const random = seededRandom(35);
+      const records = 1500;
+      const files = new Map<string, { sha256: string; size: number }>();
+      const idPath = (n: number, kind: string) => (kind === 'image' ? `site/images/${ID((n * 0x9e3779b1) % 0x100000000)}.png` : `site/${kind}/${ID((n * 0x9e3779b1) % 0x100000000)}`);
+      const kinds = ['api/pepe', 'api/similar', 'p', 'image'];
+      for (let n = 0; n < records; n++) for (const kind of kinds) files.set(idPath(n, kind), { sha256: h(`${n} ${kind}`), size: n });
+      files.set('site/index.html', { sha256: h('index'), size: 1 });
+      let previous = createManifest(files, FIXTURE_URLS, { records, images: records });
+      await writeManifestFiles(temp.path, previous);
+      let folded = 0;
+      for (let step = 0; step < 40; step++) {
+        const changed: string[] = [];
+        // A record's own files, and forty similar lists elsewhere; now and then a record removed or added.
+        const own = Math.floor(random() * records);
+        for (const kind of kinds) changed.push(idPath(own, kind));
+        for (let i = 0; i < 40; i++) changed.push(idPath(Math.floor(random() * records), 'api/similar'));
+        if (step % 7 === 3) changed.push(idPath(records + step, 'p'));
+        changed.push('site/index.html');
+        for (const path of changed) {
+          if (step % 5 === 4 && path.endsWith('.png')) files.delete(path);
+          else files.set(path, { sha256: h(`${path} ${step}`), size: step });
+        }
+        const manifest = createManifest(files, FIXTURE_URLS, { records, images: records }, { previous, changed });
+        const written = newSegmentFiles(manifest).map((s) => s.path);
+        folded += Object.keys(manifest.segments).filter((key) => key.startsWith('id:') && previous.segments[key]?.sha256 !== manifest.segments[key]!.sha256).length;
+        expect(manifest.delta?.files ?? 0).toBeLessThanOrEqual(DELTA_MAX_LINES);
+        expect(written.length, `step ${step}`).toBeLessThanOrEqual(DELTA_FOLD_PER_BUILD * 2 + 3);
+        await writeManifestFiles(temp.path, manifest);
+        const read = (await loadManifest(temp.path))!;
+        const full = createManifest(files, FIXTURE_URLS, { records, images: records });
+        const listed = read.files;
+        expect(listed, `step ${step}`).toEqual(full.files);
+        expect(read.counts).toEqual(full.counts);
+        // Folded back, each segment is the bytes a full build writes.
+        const fullTexts = new Map(newSegmentFiles(full).map((s) => [s.path, s.text]));
+        for (const key of Object.keys(full.segments)) expect(segmentJson(new Map(Object.entries(listed).filter(([path]) => segmentKeyOf(path, 1) === key)))).toBe(fullTexts.get(segmentFile(full.segments[key]!.sha256)));
+        // The diff from the roots (reading segment files only where needed) is the plain diff of the files.
+        const readFile = async (_side: string, key: string, ref: SegmentRef) => parseSegmentFile(temp.path, key, ref);
+        const diff = await diffManifests(previous, read, readFile);
+        const before = previous.files;
+        expect(new Set(diff.changed.keys())).toEqual(new Set(Object.keys(listed).filter((p) => before[p]?.sha256 !== listed[p]!.sha256 || before[p]?.size !== listed[p]!.size)));
+        expect(new Set(diff.removed.keys())).toEqual(new Set(Object.keys(before).filter((p) => listed[p] === undefined)));
+        previous = read;
+      }
+      expect(folded).toBeGreaterThan(0);
+    } finally {
+      await temp.cleanup();
+    }
+  }, 120_000);
 
   it('sha256Of gives the hex sha256 of bytes, and of text as its UTF-8 bytes', () => {
     expect(sha256Of('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
@@ -160,7 +228,7 @@ describe('reading the previous manifest', () => {
       const flat = { counts: manifest.counts, format: 2, segments: manifest.segments, settings: FIXTURE_URLS, version: h(flatSegments) };
       await writeFile(join(temp.path, MANIFEST_FILE), JSON.stringify(flat));
       expect((await loadManifest(temp.path))?.files).toEqual(manifest.files);
-      for (const text of ['{"format": 4}', 'null', '{"format": 3, "segments": ']) {
+      for (const text of ['{"format": 5}', 'null', '{"format": 3, "segments": ']) {
         await writeFile(join(temp.path, MANIFEST_FILE), text);
         expect(await readManifest(temp.path), text).toBeNull();
         expect(readManifestSync(temp.path), text).toBeNull();
@@ -180,7 +248,9 @@ describe('reading the previous manifest', () => {
     const trees = good.trees as Record<string, TreeRef>;
     const cases: [unknown, string][] = [
       [null, 'is not a JSON object'],
-      [{ ...good, format: 4 }, 'has format 4, this version of pepe reads format 3'],
+      [{ ...good, format: 5 }, 'has format 5, this version of pepe reads formats 3 and 4'],
+      [{ ...good, format: 3, delta: { sha256: h('x'), files: 1, bytes: 1, net: 0 } }, 'has format 3 and a "delta", which format 3 has not'],
+      [{ ...good, delta: { sha256: h('x'), files: 1, bytes: 1 } }, 'has a "delta" without a valid {sha256, files, bytes, net}'],
       [{ ...good, trees: null }, 'has no "trees" object'],
       [{ ...good, trees: { ...trees, 'id:x': trees['id:'] } }, 'lists tree "id:x" without a valid {sha256, segments, bytes}'],
       [{ ...good, segments: { ...segments, 'id:0': segments['data'] } }, 'lists segment "id:0" outside its tree'],
@@ -219,7 +289,7 @@ describe('reading the previous manifest', () => {
       await writeManifestFiles(temp.path, manifest);
       const miscounted = { ...good, counts: { records: 1, images: 1, files: 4 } };
       await writeFile(file, JSON.stringify({ ...miscounted, version: catalogueVersion(miscounted as never) }));
-      await expect(loadManifest(temp.path)).rejects.toThrow(`${file} counts 4 files but its segments list 3`);
+      await expect(loadManifest(temp.path)).rejects.toThrow(`${file} counts 4 files but its segments and delta list 3`);
       expect(await loadManifest(join(temp.path, 'nowhere'))).toBeNull();
     } finally {
       await temp.cleanup();

@@ -2,20 +2,26 @@
  * The build manifest: every output file with its sha256 and size, split so that a change
  * rewrites only the parts it touches (as a git tree does).
  *
- * - `dist/manifest.json`, the root and commit point: `format: 3`, `version`, `settings`,
- *   `counts`, `segments` (the few segments of folders: key → `{sha256, files, bytes}`) and
- *   `trees` (tree key → `{sha256, segments, bytes}`). `version` is the sha256 of the
- *   `segments` and `trees` members as written there, so two builds with the same output share it.
+ * - `dist/manifest.json`, the root and commit point: `format: 4`, `version`, `settings`,
+ *   `counts`, `segments` (the few segments of folders: key → `{sha256, files, bytes}`),
+ *   `trees` (tree key → `{sha256, segments, bytes}`) and, when not empty, `delta`
+ *   (`{sha256, files, bytes, net}`). `version` is the sha256 of the `segments`, `trees` and
+ *   `delta` members as written there.
  * - `dist/manifest/<sha256>.json`, one per tree: `{"segments": {key: {sha256, files, bytes}}}`,
  *   the id segments whose key starts with the tree's (`treeKeyOf`), so that the root stays a few
  *   KB and a change rewrites the trees of the segments it touches, as git's trees do.
  * - `dist/manifest/<sha256>.json`, one per segment: `{"files": {path: {sha256, size}}}`, keys
  *   sorted, one file a line. Trees and segments are named by the sha256 of their bytes, so never
  *   rewritten in place.
+ * - `dist/manifest/<sha256>.json`, the delta: `{"files": {path: {sha256, size} | null}}`, the
+ *   per-record paths whose entry differs from their id segment's file (null: not there any
+ *   more), so that a change touching a dozen id segments writes one small file instead of a
+ *   segment and a tree each; a few segments a build are folded back (`DELTA_FOLD_FROM`).
  *
  * A path that holds a record id goes to the segment of the id's first `d` hex digits
  * (`segmentDigits`), any other to the segment of its top folders (`segmentKeyOf`).
- * In memory a root's `segments` holds every segment, its trees' included (`mergeTrees`).
+ * In memory a root's `segments` holds every segment, its trees' included (`mergeTrees`), and
+ * a manifest's entries are its segments' with the delta applied.
  */
 import { hash } from 'node:crypto';
 import { join } from 'node:path';
@@ -53,14 +59,26 @@ export interface TreeRef {
   bytes: number;
 }
 
-/** `manifest.json` itself; `segments` also holds the trees' segments once they are read (`mergeTrees`). */
+/** What the root says of its delta: its file's sha256 and size, how many paths it lists, and how many files it adds to its segments' count (negative: removes). */
+export interface DeltaRef {
+  sha256: string;
+  files: number;
+  bytes: number;
+  net: number;
+}
+
+/** A delta's lines: path → its entry, or null where the path's segment lists it and the manifest does not. */
+export type DeltaLines = Map<string, ManifestEntry | null>;
+
+/** `manifest.json` itself; `segments` also holds the trees' segments once they are read (`mergeTrees`). Format 3 (no delta) is read as written by earlier versions. */
 export interface ManifestRoot {
-  format: 3;
+  format: 3 | 4;
   version: string;
   settings: SiteUrls;
   counts: ManifestCounts;
   segments: Record<string, SegmentRef>;
   trees: Record<string, TreeRef>;
+  delta?: DeltaRef;
 }
 
 /** A root with its segments' entries at hand. */
@@ -69,13 +87,35 @@ export interface Manifest extends ManifestRoot {
   readonly files: Record<string, ManifestEntry>;
 }
 
-/** Per manifest: its segments' entries, and the text of the segments and trees this process serialised (the ones to write). */
+/**
+ * Per manifest: its segments' entries (the delta applied), the entries of the segment files
+ * of the keys the delta changes (`bases`), and the text of the segments, trees and delta
+ * this process serialised (the ones to write).
+ */
 interface SegmentState {
   entries: Map<string, Map<string, ManifestEntry>>;
+  bases?: Map<string, ReadonlyMap<string, ManifestEntry>>;
   texts: Map<string, string>;
   treeTexts?: Map<string, string>;
+  deltaText?: string;
 }
 const states = new WeakMap<ManifestRoot, SegmentState>();
+/** The delta lines of a root whose trees were read (`mergeTrees`) or that `createManifest` made. */
+const deltas = new WeakMap<ManifestRoot, DeltaLines>();
+const NO_LINES: DeltaLines = new Map();
+
+/** The delta lines of a root read with its trees (none for a root without a delta). */
+export const deltaOf = (root: ManifestRoot): DeltaLines => deltas.get(root) ?? NO_LINES;
+
+/**
+ * The delta folds back into their segment files, a build, the `DELTA_FOLD_PER_BUILD` id
+ * segments it changes most once it lists more than `DELTA_FOLD_FROM` paths, and as many as it
+ * takes to stay within `DELTA_MAX_LINES` (~140 bytes a line): each fold costs a segment and a
+ * tree file, each line ~140 bytes on every later change until folded.
+ */
+export const DELTA_FOLD_FROM = 512;
+export const DELTA_FOLD_PER_BUILD = 2;
+export const DELTA_MAX_LINES = 6144;
 
 /**
  * Records per id segment at most: 256 (about 1,500–2,000 paths: an original, its renditions
@@ -189,6 +229,20 @@ export function treeJson(segments: Record<string, SegmentRef>): string {
   return `{"segments":{\n${lines.join(',\n')}\n}}\n`;
 }
 
+/** A delta file's text: its paths sorted (code units), one a line, null for a path gone. */
+export function deltaJson(lines: ReadonlyMap<string, ManifestEntry | null>): string {
+  const paths = [...lines.keys()].sort(byCodeUnits);
+  const out = new Array<string>(paths.length);
+  for (let i = 0; i < paths.length; i++) {
+    const entry = lines.get(paths[i]!)!;
+    out[i] = `${jsonString(paths[i]!)}:${entry === null ? 'null' : `{"sha256":${jsonString(entry.sha256)},"size":${jsonNumber(entry.size)}}`}`;
+  }
+  return `{"files":{\n${out.join(',\n')}\n}}\n`;
+}
+
+/** The `delta` member exactly as manifest.json holds it (one line). */
+const deltaRefJson = ({ bytes, files, net, sha256 }: DeltaRef): string => `{"bytes": ${jsonNumber(bytes)}, "files": ${jsonNumber(files)}, "net": ${jsonNumber(net)}, "sha256": ${jsonString(sha256)}}`;
+
 /**
  * The hex sha256 the tools record and compare for bytes or text (UTF-8): a manifest entry, a
  * cache key, an object's `x-amz-meta-sha256`. One-shot `crypto.hash` (Node ≥ 20.12): ~3× faster
@@ -196,8 +250,9 @@ export function treeJson(segments: Record<string, SegmentRef>): string {
  */
 export const sha256Of = (bytes: string | Uint8Array): string => hash('sha256', bytes, 'hex');
 
-/** The catalogue version of a root: the sha256 of its `segments` (its own ones) and `trees` members as written. */
-export const catalogueVersion = (root: Pick<ManifestRoot, 'segments' | 'trees'>): string => sha256Of(`${segmentsJson(directSegments(root.segments))}\n${treesJson(root.trees)}`);
+/** The catalogue version of a root: the sha256 of its `segments` (its own ones), `trees` and `delta` (when it has one) members as written. */
+export const catalogueVersion = (root: Pick<ManifestRoot, 'segments' | 'trees' | 'delta'>): string =>
+  sha256Of(`${segmentsJson(directSegments(root.segments))}\n${treesJson(root.trees)}${root.delta ? `\n${deltaRefJson(root.delta)}` : ''}`);
 
 function withState(root: ManifestRoot, state: SegmentState): Manifest {
   const manifest = root as Manifest;
@@ -222,7 +277,10 @@ const stateOf = (manifest: ManifestRoot): SegmentState => {
 
 /**
  * The manifest of `files`. With `reuse`, a segment of `reuse.previous` that holds none of
- * `reuse.changed` (paths written or removed since) is taken as it is: not serialised nor hashed again.
+ * `reuse.changed` (paths written or removed since) is taken as it is: not serialised nor hashed
+ * again; and the changed paths of an id segment the previous manifest has go into the delta
+ * instead of a new segment file and tree, a few segments being folded back a build
+ * (`DELTA_FOLD_FROM`). Without `reuse` (a full build) there is no delta.
  */
 export function createManifest(
   files: ReadonlyMap<string, ManifestEntry>,
@@ -239,13 +297,49 @@ export function createManifest(
     segment.set(path, entry);
   }
   const previous = reuse?.previous ?? null;
+  const previousState = previous === null ? undefined : states.get(previous);
+  // The delta goes on over the same keys; a change of digits re-keys (writes) every segment.
+  const carry = previous !== null && previousState !== undefined && segmentDigits(previous.counts.records) === digits;
+  const lines: DeltaLines = new Map(carry ? deltaOf(previous) : []);
+  const bases = new Map<string, ReadonlyMap<string, ManifestEntry>>();
+  const baseOf = (key: string): ReadonlyMap<string, ManifestEntry> | undefined => previousState!.bases?.get(key) ?? previousState!.entries.get(key);
+  // An id segment the previous manifest has and this one keeps takes its changes in the delta; any other touched segment is written whole.
+  const viaDelta = (key: string): boolean => carry && key.startsWith('id:') && previous.segments[key] !== undefined && entries.has(key);
   const touched = new Set<string>();
-  for (const path of reuse?.changed ?? []) touched.add(segmentKeyOf(path, digits));
+  for (const path of reuse?.changed ?? []) {
+    const key = segmentKeyOf(path, digits);
+    if (!viaDelta(key)) {
+      touched.add(key);
+      continue;
+    }
+    const was = baseOf(key)?.get(path);
+    const now = files.get(path);
+    if (was === now || (was !== undefined && now !== undefined && was.sha256 === now.sha256 && was.size === now.size)) lines.delete(path);
+    else lines.set(path, now ?? null);
+  }
+  // Fold: the segments the delta changes most, a few a build, more past its bound; and those written whole anyway.
+  const grouped = linesByKey(lines, digits);
+  const fold = new Set([...grouped.keys()].filter((key) => touched.has(key) || !viaDelta(key)));
+  let remaining = lines.size;
+  for (const key of fold) remaining -= grouped.get(key)!.size;
+  if (remaining > DELTA_FOLD_FROM) {
+    const densest = [...grouped.keys()].filter((key) => !fold.has(key)).sort((a, b) => grouped.get(b)!.size - grouped.get(a)!.size || byCodeUnits(a, b));
+    for (let i = 0; i < densest.length && (i < DELTA_FOLD_PER_BUILD || remaining > DELTA_MAX_LINES); i++) {
+      fold.add(densest[i]!);
+      remaining -= grouped.get(densest[i]!)!.size;
+    }
+  }
+  for (const key of fold) {
+    touched.add(key);
+    for (const path of grouped.get(key)!.keys()) lines.delete(path);
+    grouped.delete(key);
+  }
+  for (const key of grouped.keys()) bases.set(key, baseOf(key)!);
   const segments: Record<string, SegmentRef> = {};
   const texts = new Map<string, string>();
   for (const key of [...entries.keys()].sort(byCodeUnits)) {
     const kept = previous !== null && !touched.has(key) ? previous.segments[key] : undefined;
-    if (kept !== undefined && kept.files === entries.get(key)!.size) {
+    if (kept !== undefined && (grouped.has(key) || kept.files === entries.get(key)!.size)) {
       segments[key] = kept;
       continue;
     }
@@ -254,31 +348,41 @@ export function createManifest(
     segments[key] = { sha256: sha256Of(text), files: entries.get(key)!.size, bytes: Buffer.byteLength(text) };
   }
   // Every tree is serialised (a few hundred lines in all); only those the previous root lacks are written.
-  const grouped = new Map<string, Record<string, SegmentRef>>();
+  const members = new Map<string, Record<string, SegmentRef>>();
   for (const key in segments) {
     const tree = treeKeyOf(key);
     if (tree === null) continue;
-    let members = grouped.get(tree);
-    if (!members) grouped.set(tree, (members = {}));
-    members[key] = segments[key]!;
+    let refs = members.get(tree);
+    if (!refs) members.set(tree, (refs = {}));
+    refs[key] = segments[key]!;
   }
   const trees: Record<string, TreeRef> = {};
   const treeTexts = new Map<string, string>();
-  for (const key of [...grouped.keys()].sort(byCodeUnits)) {
-    const text = treeJson(grouped.get(key)!);
-    const ref = { sha256: sha256Of(text), segments: Object.keys(grouped.get(key)!).length, bytes: Buffer.byteLength(text) };
+  for (const key of [...members.keys()].sort(byCodeUnits)) {
+    const text = treeJson(members.get(key)!);
+    const ref = { sha256: sha256Of(text), segments: Object.keys(members.get(key)!).length, bytes: Buffer.byteLength(text) };
     if (previous?.trees[key]?.sha256 !== ref.sha256) treeTexts.set(key, text);
     trees[key] = ref;
   }
+  let delta: DeltaRef | undefined;
+  let deltaText: string | undefined;
+  if (lines.size > 0) {
+    let net = files.size;
+    for (const key in segments) net -= segments[key]!.files;
+    deltaText = deltaJson(lines);
+    delta = { sha256: sha256Of(deltaText), files: lines.size, bytes: Buffer.byteLength(deltaText), net };
+  }
   const root: ManifestRoot = {
-    format: 3,
-    version: catalogueVersion({ segments, trees }),
+    format: 4,
+    version: catalogueVersion({ segments, trees, ...(delta ? { delta } : {}) }),
     settings: { baseUrl: settings.baseUrl, apiUrl: settings.apiUrl, cdnUrl: settings.cdnUrl },
     counts: { ...counts, files: files.size },
     segments,
     trees,
+    ...(delta ? { delta } : {}),
   };
-  return withState(root, { entries, texts, treeTexts });
+  if (delta) deltas.set(root, lines);
+  return withState(root, { entries, bases, texts, treeTexts, ...(deltaText !== undefined && previous?.delta?.sha256 !== delta!.sha256 ? { deltaText } : {}) });
 }
 
 /** The entry of `path`, or undefined when the manifest does not list it. */
@@ -299,26 +403,29 @@ export function manifestPaths(manifest: Manifest): string[] {
   return paths;
 }
 
-/** The segment and tree files `manifest` needs that its maker serialised (the others are already on disk): output-relative path and text. */
+/** The segment, tree and delta files `manifest` needs that its maker serialised (the others are already on disk): output-relative path and text. */
 export function newSegmentFiles(manifest: Manifest): { path: string; text: string }[] {
-  const { texts, treeTexts } = stateOf(manifest);
+  const { texts, treeTexts, deltaText } = stateOf(manifest);
   return [
     ...[...texts].map(([key, text]) => ({ path: segmentFile(manifest.segments[key]!.sha256), text })),
     ...[...(treeTexts ?? [])].map(([key, text]) => ({ path: segmentFile(manifest.trees[key]!.sha256), text })),
+    ...(deltaText !== undefined && manifest.delta ? [{ path: segmentFile(manifest.delta.sha256), text: deltaText }] : []),
   ];
 }
 
-/** The segment and tree files a root names (output-relative). */
-export const segmentFiles = (root: ManifestRoot): string[] => [...Object.values(root.segments), ...Object.values(root.trees)].map((ref) => segmentFile(ref.sha256));
+/** The segment, tree and delta files a root names (output-relative). */
+export const segmentFiles = (root: ManifestRoot): string[] => [...Object.values(root.segments), ...Object.values(root.trees), ...(root.delta ? [root.delta] : [])].map((ref) => segmentFile(ref.sha256));
 
 /** `manifest.json`'s text (keys sorted as `stableJson` would, the segments one a line). */
 export function manifestJson(manifest: ManifestRoot): string {
   const { settings, counts } = manifest;
   const placeholder = '\u0000segments';
   const quotedPlaceholder = JSON.stringify(placeholder);
+  const quotedDelta = JSON.stringify(`${placeholder}delta`);
   const skeleton = JSON.stringify(
     {
       counts: { files: counts.files, images: counts.images, records: counts.records },
+      ...(manifest.delta ? { delta: `${placeholder}delta` } : {}),
       format: manifest.format,
       segments: placeholder,
       settings: { apiUrl: settings.apiUrl, baseUrl: settings.baseUrl, cdnUrl: settings.cdnUrl },
@@ -329,7 +436,8 @@ export function manifestJson(manifest: ManifestRoot): string {
     2,
   );
   const quotedTrees = JSON.stringify(`${placeholder}trees`);
-  return `${skeleton.replace(quotedPlaceholder, () => segmentsJson(directSegments(manifest.segments))).replace(quotedTrees, () => treesJson(manifest.trees))}\n`;
+  const withMembers = skeleton.replace(quotedPlaceholder, () => segmentsJson(directSegments(manifest.segments))).replace(quotedTrees, () => treesJson(manifest.trees));
+  return `${manifest.delta ? withMembers.replace(quotedDelta, () => deltaRefJson(manifest.delta!)) : withMembers}\n`;
 }
 
 /** Whether two manifests agree on everything but their entries (format, version, settings, counts). */
@@ -353,7 +461,8 @@ const isOutputPath = (path: string): boolean => path !== MANIFEST_FILE && !path.
  */
 export function manifestShapeError(value: unknown): string | null {
   if (!isObject(value)) return 'is not a JSON object';
-  if (value.format !== 3) return `has format ${JSON.stringify(value.format)}, this version of pepe reads format 3`;
+  if (value.format !== 3 && value.format !== 4) return `has format ${JSON.stringify(value.format)}, this version of pepe reads formats 3 and 4`;
+  if (value.format === 3 && value.delta !== undefined) return 'has format 3 and a "delta", which format 3 has not';
   return rootShapeError(value, true);
 }
 
@@ -377,11 +486,13 @@ function rootShapeError(value: Record<string, unknown>, withTrees: boolean): str
     return value.version === sha256Of(segmentsJson(segments as Record<string, SegmentRef>)) ? null : 'has a "version" that is not the sha256 of its "segments"';
   }
   if (!isObject(trees)) return 'has no "trees" object';
+  const delta = value.delta as Partial<DeltaRef> | undefined;
+  if (delta !== undefined && (badSegmentRef(delta as Partial<SegmentRef>) || !Number.isSafeInteger(delta.net))) return 'has a "delta" without a valid {sha256, files, bytes, net}';
   for (const key in trees) {
     const ref = trees[key] as Partial<TreeRef> | null;
     if (!/^id:[0-9a-f]*$/.test(key) || !isObject(ref) || typeof ref.sha256 !== 'string' || !SHA256.test(ref.sha256) || !isCount(ref.segments) || !isCount(ref.bytes)) return `lists tree "${key}" without a valid {sha256, segments, bytes}`;
   }
-  if (value.version !== catalogueVersion({ segments: segments as Record<string, SegmentRef>, trees: trees as Record<string, TreeRef> })) return 'has a "version" that is not the sha256 of its "segments" and "trees"';
+  if (value.version !== catalogueVersion({ segments: segments as Record<string, SegmentRef>, trees: trees as Record<string, TreeRef>, ...(delta ? { delta: delta as DeltaRef } : {}) })) return `has a "version" that is not the sha256 of its "segments"${delta ? ', "trees" and "delta"' : ' and "trees"'}`;
   return null;
 }
 
@@ -389,7 +500,7 @@ function rootShapeError(value: Record<string, unknown>, withTrees: boolean): str
  * The object `member` of a tree's or segment's bytes, checked against the `ref` the manifest
  * names unless `trusted`; or a reason (words that follow the file's name) why it is not.
  */
-function memberOf(bytes: Buffer, named: { kind: 'tree' | 'segment'; key: string; ref: { bytes: number; sha256: string }; member: string }, trusted: boolean): Record<string, unknown> | string {
+function memberOf(bytes: Buffer, named: { kind: 'tree' | 'segment' | 'delta'; key: string; ref: { bytes: number; sha256: string }; member: string }, trusted: boolean): Record<string, unknown> | string {
   const { kind, key, ref, member } = named;
   if (!trusted && (bytes.length !== ref.bytes || sha256Of(bytes) !== ref.sha256)) return `is not the ${kind} "${key}" the manifest names (its sha256 or size differs)`;
   let parsed: unknown;
@@ -421,24 +532,74 @@ export function parseTree(bytes: Buffer, key: string, ref: TreeRef, trusted = fa
 }
 
 /**
- * The root with its trees' segments (`trees`: each tree's refs, from `parseTree`) in `segments`,
- * or why not (words that follow the root's name): a tree missing, or the files not adding up.
+ * The lines of the delta `ref` names from its file's `bytes`, or a reason (words that follow
+ * the file's name) why they are not. `trusted`: bytes this build wrote.
  */
-export function mergeTrees(root: ManifestRoot, trees: ReadonlyMap<string, Record<string, SegmentRef>>): ManifestRoot | string {
+export function parseDelta(bytes: Buffer, ref: DeltaRef, digits: number, trusted = false): DeltaLines | string {
+  const files = memberOf(bytes, { kind: 'delta', key: 'delta', ref, member: 'files' }, trusted);
+  if (typeof files === 'string') return files;
+  const lines: DeltaLines = new Map();
+  for (const path in files) {
+    const entry = files[path] as Partial<ManifestEntry> | null;
+    if (!trusted) {
+      if (entry !== null && (!isObject(entry) || typeof entry.sha256 !== 'string' || !SHA256.test(entry.sha256) || !isCount(entry.size))) return `lists "${path}" without a valid {sha256, size} or null`;
+      if (!isOutputPath(path) || !segmentKeyOf(path, digits).startsWith('id:')) return `lists "${path}", which is not a path of an id segment`;
+    }
+    lines.set(path, entry as ManifestEntry | null);
+  }
+  if (lines.size !== ref.files) return `lists ${lines.size} files, the manifest says ${ref.files}`;
+  return lines;
+}
+
+/**
+ * The root with its trees' segments (`trees`: each tree's refs, from `parseTree`) in `segments`
+ * and its delta's lines (`parseDelta`, null without a delta), or why not (words that follow the
+ * root's name): a tree or the delta missing, or the files not adding up.
+ */
+export function mergeTrees(root: ManifestRoot, trees: ReadonlyMap<string, Record<string, SegmentRef>>, delta: DeltaLines | null = null): ManifestRoot | string {
   const segments: Record<string, SegmentRef> = { ...directSegments(root.segments) };
   for (const key in root.trees) {
     const refs = trees.get(key);
     if (refs === undefined) return `names tree "${key}", which was not read`;
     Object.assign(segments, refs);
   }
-  let files = 0;
+  if (root.delta && delta === null) return 'names a delta, which was not read';
+  let files = root.delta?.net ?? 0;
   for (const key in segments) files += segments[key]!.files;
-  if (files !== root.counts.files) return `counts ${root.counts.files} files but its segments list ${files}`;
-  return { ...root, segments };
+  if (files !== root.counts.files) return `counts ${root.counts.files} files but its segments and delta list ${files}`;
+  const merged = { ...root, segments };
+  if (root.delta) deltas.set(merged, delta!);
+  return merged;
 }
 
-/** The bytes of a tree or segment the root names; a missing one is an UnusableManifestError naming it. */
-function readMember(outDir: string, ref: { sha256: string }, kind: 'tree' | 'segment', read: (file: string) => Buffer): { file: string; bytes: Buffer } {
+/** The entries of segment `key` of `root` (read with its trees): `base`, its file's entries, with the delta's lines of that segment applied. */
+export function withDeltaLines(root: ManifestRoot, key: string, base: ReadonlyMap<string, ManifestEntry>): Map<string, ManifestEntry> {
+  const entries = new Map(base);
+  const lines = deltaOf(root);
+  if (lines.size === 0) return entries;
+  const digits = segmentDigits(root.counts.records);
+  for (const [path, entry] of lines) {
+    if (segmentKeyOf(path, digits) !== key) continue;
+    if (entry === null) entries.delete(path);
+    else entries.set(path, entry);
+  }
+  return entries;
+}
+
+/** The delta's lines grouped by segment key. */
+function linesByKey(lines: DeltaLines, digits: number): Map<string, Map<string, ManifestEntry | null>> {
+  const grouped = new Map<string, Map<string, ManifestEntry | null>>();
+  for (const [path, entry] of lines) {
+    const key = segmentKeyOf(path, digits);
+    let group = grouped.get(key);
+    if (!group) grouped.set(key, (group = new Map()));
+    group.set(path, entry);
+  }
+  return grouped;
+}
+
+/** The bytes of a tree, segment or delta the root names; a missing one is an UnusableManifestError naming it. */
+function readMember(outDir: string, ref: { sha256: string }, kind: 'tree' | 'segment' | 'delta', read: (file: string) => Buffer): { file: string; bytes: Buffer } {
   const file = join(outDir, segmentFile(ref.sha256));
   let bytes: Buffer | null;
   try {
@@ -450,7 +611,7 @@ function readMember(outDir: string, ref: { sha256: string }, kind: 'tree' | 'seg
   return { file, bytes };
 }
 
-/** A root's trees read from `outDir` and merged (`mergeTrees`); throws UnusableManifestError naming the file at fault. */
+/** A root's trees and delta read from `outDir` and merged (`mergeTrees`); throws UnusableManifestError naming the file at fault. */
 export function readTreesSync(outDir: string, root: ManifestRoot, trusted = false, read: (file: string) => Buffer = readRegularFileSync): ManifestRoot {
   if (states.has(root) || flatRoots.has(root)) return root;
   const trees = new Map<string, Record<string, SegmentRef>>();
@@ -460,7 +621,14 @@ export function readTreesSync(outDir: string, root: ManifestRoot, trusted = fals
     if (typeof parsed === 'string') throw new UnusableManifestError(file, parsed);
     trees.set(key, parsed);
   }
-  const merged = mergeTrees(root, trees);
+  let delta: DeltaLines | null = null;
+  if (root.delta) {
+    const { file, bytes } = readMember(outDir, root.delta, 'delta', read);
+    const parsed = parseDelta(bytes, root.delta, segmentDigits(root.counts.records), trusted);
+    if (typeof parsed === 'string') throw new UnusableManifestError(file, parsed);
+    delta = parsed;
+  }
+  const merged = mergeTrees(root, trees, delta);
   if (typeof merged === 'string') throw new UnusableManifestError(join(outDir, MANIFEST_FILE), merged);
   return merged;
 }
@@ -576,13 +744,29 @@ function withSegments(outDir: string, root: ManifestRoot, read: (file: string) =
   root = readTreesSync(outDir, root, trusted, read);
   const digits = segmentDigits(root.counts.records);
   const entries = new Map<string, Map<string, ManifestEntry>>();
+  const lines = linesByKey(deltaOf(root), digits);
+  const bases = new Map<string, ReadonlyMap<string, ManifestEntry>>();
   for (const [key, ref] of Object.entries(root.segments)) {
     const { file, bytes } = readMember(outDir, ref, 'segment', read);
     const parsed = parseSegment(bytes, key, ref, digits, trusted);
     if (typeof parsed === 'string') throw new UnusableManifestError(file, parsed);
-    entries.set(key, parsed);
+    const changed = lines.get(key);
+    if (changed === undefined) {
+      entries.set(key, parsed);
+      continue;
+    }
+    bases.set(key, parsed);
+    const applied = new Map(parsed);
+    for (const [path, entry] of changed) {
+      if (entry === null) applied.delete(path);
+      else applied.set(path, entry);
+    }
+    entries.set(key, applied);
   }
-  return withState(root, { entries, texts: new Map() });
+  for (const key of lines.keys()) {
+    if (!bases.has(key)) throw new UnusableManifestError(join(outDir, segmentFile(root.delta!.sha256)), `changes segment "${key}", which the manifest does not name`);
+  }
+  return withState(root, { entries, bases, texts: new Map() });
 }
 
 /** `<outDir>/manifest.json` and its segments, checked, or null when there is none; throws UnusableManifestError when it is there but not a build's manifest. */
@@ -637,14 +821,16 @@ export interface ManifestDiff {
   removed: Map<string, ManifestEntry>;
   /** `from`'s entries of the changed paths it lists. */
   previous: Map<string, ManifestEntry>;
-  /** Segment keys whose hash differs (on either side). */
+  /** Segment keys whose hash differs (on either side), or whose paths a delta changes. */
   segments: string[];
 }
 
 /**
  * The paths that differ between `from` and `to` (either may be a root of another build, a
- * bucket's), reading only the segments whose hash differs; `read(side, key)` gives a
- * segment's entries. Works across a change of digits (the keys then differ, the paths do not).
+ * bucket's), read with their trees and delta (`mergeTrees`), reading only the segments whose
+ * hash differs, and those of a segment the deltas change differently where a path is in one
+ * delta only; `read(side, key)` gives a segment file's entries. Works across a change of digits
+ * (the keys then differ, the paths do not).
  */
 export async function diffManifests(
   from: ManifestRoot,
@@ -653,14 +839,39 @@ export async function diffManifests(
 ): Promise<ManifestDiff> {
   const keys = new Set([...Object.keys(from.segments), ...Object.keys(to.segments)]);
   const differing = [...keys].filter((key) => from.segments[key]?.sha256 !== to.segments[key]?.sha256).sort(byCodeUnits);
+  const fromLines = linesByKey(deltaOf(from), segmentDigits(from.counts.records));
+  const toLines = linesByKey(deltaOf(to), segmentDigits(to.counts.records));
   const before = new Map<string, ManifestEntry>();
   const after = new Map<string, ManifestEntry>();
-  await Promise.all(
-    differing.flatMap((key) => [
-      ...(from.segments[key] ? [read('from', key, from.segments[key]).then((entries) => entries.forEach((entry, path) => before.set(path, entry)))] : []),
-      ...(to.segments[key] ? [read('to', key, to.segments[key]).then((entries) => entries.forEach((entry, path) => after.set(path, entry)))] : []),
-    ]),
-  );
+  const apply = (into: Map<string, ManifestEntry>, lines: ReadonlyMap<string, ManifestEntry | null> | undefined) => {
+    for (const [path, entry] of lines ?? []) {
+      if (entry === null) into.delete(path);
+      else into.set(path, entry);
+    }
+  };
+  const whole = async (side: 'from' | 'to', root: ManifestRoot, key: string, into: Map<string, ManifestEntry>) => {
+    const entries = root.segments[key] ? new Map(await read(side, key, root.segments[key])) : new Map<string, ManifestEntry>();
+    apply(entries, (side === 'from' ? fromLines : toLines).get(key));
+    entries.forEach((entry, path) => into.set(path, entry));
+  };
+  const differ = new Set(differing);
+  // A segment file both roots name, changed by either delta: only the paths the deltas name can differ.
+  const sameFile = [...new Set([...fromLines.keys(), ...toLines.keys()])].filter((key) => !differ.has(key) && (from.segments[key] !== undefined || to.segments[key] !== undefined));
+  await Promise.all([
+    ...differing.flatMap((key) => [whole('from', from, key, before), whole('to', to, key, after)]),
+    ...sameFile.map(async (key) => {
+      const a = fromLines.get(key) ?? NO_LINES;
+      const b = toLines.get(key) ?? NO_LINES;
+      const paths = new Set([...a.keys(), ...b.keys()]);
+      const base = [...paths].every((path) => a.has(path) && b.has(path)) ? NO_LINES : await read('to', key, to.segments[key]!);
+      for (const path of paths) {
+        const was = a.has(path) ? a.get(path)! : (base.get(path) ?? null);
+        const now = b.has(path) ? b.get(path)! : (base.get(path) ?? null);
+        if (was !== null) before.set(path, was);
+        if (now !== null) after.set(path, now);
+      }
+    }),
+  ]);
   const changed = new Map<string, ManifestEntry>();
   const removed = new Map<string, ManifestEntry>();
   const previous = new Map<string, ManifestEntry>();
@@ -671,12 +882,7 @@ export async function diffManifests(
     if (old !== undefined) previous.set(path, old);
   }
   for (const [path, entry] of before) if (!after.has(path)) removed.set(path, entry);
-  return { changed, removed, previous, segments: differing };
-}
-
-/** A manifest (`Manifest`) from a root and its segments' entries, for a reader that fetched them itself (publish). */
-export function manifestOf(root: ManifestRoot, entries: Map<string, Map<string, ManifestEntry>>): Manifest {
-  return withState(root, { entries, texts: new Map() });
+  return { changed, removed, previous, segments: [...new Set([...differing, ...sameFile])].sort(byCodeUnits) };
 }
 
 /** Writes `manifest` into `dir` as a build does (segments first, the root last), for tools that make a build folder without building (benchmarks, test fixtures). */

@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadManifest, MANIFEST_FILE, type ManifestRoot, manifestShapeError, mergeTrees, parseSegment, parseTree, segmentDigits, segmentFile, segmentFiles, type SegmentRef } from '../../shared/manifest.js';
+import { type DeltaLines, loadManifest, MANIFEST_FILE, type ManifestRoot, manifestShapeError, mergeTrees, parseDelta, parseSegment, parseTree, segmentDigits, segmentFile, segmentFiles, type SegmentRef, withDeltaLines } from '../../shared/manifest.js';
 import { isBucketPath, keyForPath } from '../object-keys.js';
 import type { StoredObject } from './memory-s3.js';
 
@@ -50,7 +50,7 @@ export async function bucketMismatches(objects: Map<string, StoredObject>, dir: 
   return problems;
 }
 
-/** Keys the bucket's root names (its trees, their segments, and the site files they list) that the bucket does not hold; [] without a root. */
+/** Keys the bucket's root names (its trees, their segments, its delta, and the site files they list) that the bucket does not hold; [] without a root. */
 export function rootMissing(objects: Map<string, StoredObject>, prefix = ''): string[] {
   const root = objects.get(keyForPath(prefix, MANIFEST_FILE));
   if (!root) return [];
@@ -64,8 +64,15 @@ export function rootMissing(objects: Map<string, StoredObject>, prefix = ''): st
     if (typeof refs === 'string') missing.push(`${keyForPath(prefix, segmentFile(ref.sha256))}: ${refs}`);
     else trees.set(key, refs);
   }
+  let delta: DeltaLines | null = null;
+  if (file.delta) {
+    const object = objects.get(keyForPath(prefix, segmentFile(file.delta.sha256)));
+    const lines = object === undefined ? 'is missing' : parseDelta(object.bytes, file.delta, segmentDigits(file.counts.records));
+    if (typeof lines === 'string') missing.push(`${keyForPath(prefix, segmentFile(file.delta.sha256))}: ${lines}`);
+    else delta = lines;
+  }
   if (missing.length > 0) return missing;
-  const parsed = mergeTrees(file, trees);
+  const parsed = mergeTrees(file, trees, delta);
   if (typeof parsed === 'string') return [`${MANIFEST_FILE}: ${parsed}`];
   for (const [key, ref] of Object.entries(parsed.segments)) {
     const segment = objects.get(keyForPath(prefix, segmentFile(ref.sha256)));
@@ -75,7 +82,7 @@ export function rootMissing(objects: Map<string, StoredObject>, prefix = ''): st
     }
     const entries = parseSegment(segment.bytes, key, ref, segmentDigits(parsed.counts.records));
     if (typeof entries === 'string') missing.push(`${keyForPath(prefix, segmentFile(ref.sha256))}: ${entries}`);
-    else for (const path of entries.keys()) if (isBucketPath(path) && !objects.has(keyForPath(prefix, path))) missing.push(keyForPath(prefix, path));
+    else for (const path of withDeltaLines(parsed, key, entries).keys()) if (isBucketPath(path) && !objects.has(keyForPath(prefix, path))) missing.push(keyForPath(prefix, path));
   }
   return missing;
 }

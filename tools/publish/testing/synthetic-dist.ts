@@ -6,10 +6,10 @@
  * Image bytes are arbitrary (the publisher never decodes them).
  */
 import { createHash } from 'node:crypto';
-import { rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { makeFolders } from '../../shared/make-folders.js';
-import { createManifest, segmentFiles, writeManifestFiles } from '../../shared/manifest.js';
+import { createManifest, loadManifest, newSegmentFiles, segmentFiles, writeManifestFiles } from '../../shared/manifest.js';
 
 const SYNTHETIC_SETTINGS = { apiUrl: 'https://api.example.test', baseUrl: 'https://pepe.example.test', cdnUrl: 'https://cdn.example.test' };
 
@@ -39,8 +39,15 @@ export function syntheticRecords(count: number, salt = ''): SyntheticRecord[] {
 
 const stable = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
 
-/** Replaces the folder's contents with a build and its manifest; returns the paths written (relative to `dir`). */
-export async function writeSyntheticDist(dir: string, records: SyntheticRecord[], options: { page?: string; extra?: Record<string, string> } = {}): Promise<string[]> {
+/**
+ * Replaces the folder's contents with a build and its manifest; returns the paths written
+ * (relative to `dir`). `incremental`: the manifest made from the one in the folder, as a
+ * rebuild makes it (id segments' changes in the delta), its unchanged segment files kept.
+ */
+export async function writeSyntheticDist(dir: string, records: SyntheticRecord[], options: { page?: string; extra?: Record<string, string>; incremental?: boolean } = {}): Promise<string[]> {
+  const previous = options.incremental ? await loadManifest(dir) : null;
+  const kept = new Map<string, Buffer>();
+  for (const path of previous ? segmentFiles(previous) : []) kept.set(path, await readFile(join(dir, path)));
   const files = new Map<string, Buffer>();
   const s = SYNTHETIC_SETTINGS;
   const sorted = [...records].sort((a, b) => (a.id < b.id ? -1 : 1));
@@ -65,7 +72,14 @@ export async function writeSyntheticDist(dir: string, records: SyntheticRecord[]
     await writeFile(join(dir, path), bytes);
     entries.set(path, { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length });
   }
-  const manifest = createManifest(entries, s, { records: records.length, images: records.length });
+  const changed = previous === null ? [] : [...entries.keys(), ...Object.keys(previous.files)].filter((path) => previous.files[path]?.sha256 !== entries.get(path)?.sha256);
+  const manifest = createManifest(entries, s, { records: records.length, images: records.length }, previous ? { previous, changed } : undefined);
+  const made = new Set(newSegmentFiles(manifest).map((file) => file.path));
+  for (const path of segmentFiles(manifest)) {
+    if (made.has(path)) continue;
+    await makeFolders(dirname(join(dir, path)));
+    await writeFile(join(dir, path), kept.get(path)!);
+  }
   await writeManifestFiles(dir, manifest);
   return [...files.keys(), 'manifest.json', ...segmentFiles(manifest)];
 }
