@@ -28,6 +28,7 @@ import { FIXTURE_URLS, fixtureId, fixtureImage, fixtureName, makeFixtureContent 
 import { snapshotDir } from '../testing/snapshot-dir.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 import { buildCatalogue, type BuildResult } from './build-catalogue.js';
+import { forEachEntry, loadManifest, MANIFEST_FILE, SEGMENT_FOLDER } from '../shared/manifest.js';
 import type { Problem } from '../shared/problems.js';
 
 const BASE_COUNT = 6;
@@ -121,7 +122,18 @@ async function contentKey(contentDir: string, urls: SiteUrls): Promise<string> {
   return hash.digest('hex');
 }
 
-const filesOf = async (dir: string): Promise<Record<string, string>> => Object.fromEntries(Object.entries(await snapshotDir(dir)).map(([path, file]) => [path, file.sha256]));
+/**
+ * Every output file by sha256, the manifest's own files by what they list: an incremental build
+ * may hold id segments' changes in the manifest's delta where a build from scratch writes them
+ * into the segments (tools/shared/manifest.test.ts holds the folding to a full build's bytes).
+ */
+async function filesOf(dir: string): Promise<Record<string, string>> {
+  const files = Object.entries(await snapshotDir(dir)).filter(([path]) => path !== MANIFEST_FILE && !path.startsWith(`${SEGMENT_FOLDER}/`));
+  const manifest = await loadManifest(dir);
+  const listed: string[] = [];
+  if (manifest) forEachEntry(manifest, (path, entry) => listed.push(`${path} ${entry.sha256} ${entry.size}`));
+  return Object.fromEntries([...files.map(([path, file]) => [path, file.sha256]), ['(manifest lists)', JSON.stringify({ counts: manifest?.counts, settings: manifest?.settings, listed: listed.sort() })]]);
+}
 
 async function scratchBuild(contentDir: string, urls: SiteUrls): Promise<Outcome> {
   const key = await contentKey(contentDir, urls);
