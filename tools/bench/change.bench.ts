@@ -5,7 +5,7 @@
  * files the build wrote and deleted and their bytes, PUTs and bytes uploaded (the added
  * record's own images apart), the fresh build against a no-change build of the same minutes,
  * and the publish (without `--delete-stale`). Then a no-op publish, and one with `--delete-stale`. The content is small fixture pictures with dates an
- * hour apart, kept in .bench/ and put back as it was after every run.
+ * hour apart, kept in .bench/ and put back as it was after every run; with PEPE_BENCH_CHANGE_KEEP=1 the build is kept there too.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -122,11 +122,13 @@ async function replaceText(path: string, text: string): Promise<void> {
 async function runSize(ctx: BenchContext, count: number): Promise<Record<string, string | number>[]> {
   const contentDir = resolve('.bench', `change-content-${count}`);
   await makeChangeContent(contentDir, count, ctx.log);
-  const outDir = join(ctx.tmpRoot, `dist-${count}`);
-  const cacheDir = join(ctx.tmpRoot, `cache-${count}`);
+  // PEPE_BENCH_CHANGE_KEEP=1 keeps the build beside the content, so a rerun at 100k starts from it instead of cold.
+  const stateRoot = process.env.PEPE_BENCH_CHANGE_KEEP === '1' ? resolve('.bench', `change-state-${count}`) : ctx.tmpRoot;
+  const outDir = join(stateRoot, `dist-${count}`);
+  const cacheDir = join(stateRoot, `cache-${count}`);
   const s3 = new MemoryS3(BUCKET);
   const clock = { now: Date.parse('2030-01-01T00:00:00Z') };
-  ctx.log(`cold build and first publish of ${count} records`);
+  ctx.log(`first build (cold unless kept) and first publish of ${count} records`);
   const coldSeconds = await freshBuild(contentDir, outDir, cacheDir);
   const first = await publish(s3, outDir, null, clock);
   const rows: Record<string, string | number>[] = [];
@@ -199,7 +201,7 @@ async function runSize(ctx: BenchContext, count: number): Promise<Record<string,
     await removeAdded(2);
   }
   const files = (await snapshot(outDir)).size;
-  ctx.log(`${count} records: cold build ${round(coldSeconds, 1)} s, first publish ${round(first.seconds, 1)} s, ${first.puts} PUTs, ${files} output files`);
+  ctx.log(`${count} records: first build ${round(coldSeconds, 1)} s, first publish ${round(first.seconds, 1)} s, ${first.puts} PUTs, ${files} output files`);
   return rows;
 }
 

@@ -26,7 +26,7 @@ const DIE_SVG =
 const FAVICON = `data:image/svg+xml,${encodeURIComponent(FROG_SVG.replace(' aria-hidden="true"', ' xmlns="http://www.w3.org/2000/svg"'))}`;
 
 /** What the site offers besides the gallery: the API's description, the feeds, the dataset. */
-const SITE_LINKS = '<a href="/api/openapi.json">API (OpenAPI)</a> <a href="/feed.xml">Atom feed</a> <a href="/feed.json">JSON Feed</a> <a href="/dataset/pepes.jsonl">Dataset</a>';
+const SITE_LINKS = '<a href="/api/openapi.json">API (OpenAPI)</a> <a href="/feed.xml">Atom feed</a> <a href="/feed.json">JSON Feed</a> <a href="/dataset/index.json">Dataset</a>';
 /**
  * The gallery shows them in its header: a footer under an endless grid is on screen only
  * when the next page is about to push it away (a layout shift), and out of reach after that.

@@ -1,7 +1,8 @@
 /**
  * The pages' Content-Security-Policy and nosniff, as netlify.toml gives them, over the real
  * `pepe serve` and a real build: share pages and the gallery loaded in headless Chromium with
- * the policy enforced, and every kind of answer checked for nosniff.
+ * the policy enforced, every kind of answer checked for nosniff, and every same-site link of
+ * the pages answering.
  */
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -136,5 +137,22 @@ describe('nosniff', () => {
       expect([path, answer.status]).toEqual([path, status]);
       expect([path, answer.headers['x-content-type-options']]).toEqual([path, 'nosniff']);
     }
+  });
+});
+
+describe('links', () => {
+  it('every same-site link and resource of the gallery, the 404 page and a share page answers 200', async () => {
+    const pages = ['/', '/404.html', `/p/${site.records[0]!.id}`];
+    const targets = new Set<string>();
+    for (const page of pages) {
+      const html = (await raw(base, page)).body.toString();
+      // Links and resources, and the absolute URLs of Open Graph and Twitter card tags.
+      for (const [, attribute, meta] of html.matchAll(/(?:href|src)="([^"]+)"|content="(https?:[^"]+)"/g)) {
+        const url = new URL((attribute ?? meta)!.replaceAll('&amp;', '&'), `${base}${page}`);
+        if (url.origin === base) targets.add(url.pathname + url.search);
+      }
+    }
+    expect([...targets]).toContain('/dataset/index.json');
+    for (const target of targets) expect([target, (await raw(base, target)).status]).toEqual([target, 200]);
   });
 });
