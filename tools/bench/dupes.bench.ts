@@ -11,7 +11,7 @@
  * colour and flat shapes in four colours (tools/sample/flat-pictures.ts), all analysed by the
  * real analyseImage. Recall = planted pairs found; distinct pairs = any other reported pair of
  * pictures drawn from different parameters, per 1,000 images, by kind. Speed: findNearDuplicates on 100k synthetic hashes vs the all-pairs
- * loop on the same smaller n, in the same run.
+ * loop on the same smaller n, in the same run. `DUPES_PART=speed` or `accuracy` runs one half.
  */
 import { analyseImage } from '../image/analyse-image.js';
 import { CONFIRM_DEFAULTS, DEFAULT_PHASH_THRESHOLD, type DupeItem, type DupePair, findNearDuplicates, judgePair } from '../dupes/near-duplicates.js';
