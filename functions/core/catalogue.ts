@@ -152,8 +152,8 @@ export function updateSimilarLists(previous: SimilarListsOf, records: readonly {
 }
 
 export interface CompileOptions {
-  /** Makes the search index of the docs in rank order; must return `buildSearchIndex(docs)` (the build passes a memoized one). */
-  searchIndex?: (docs: SearchDoc[]) => SearchIndexData;
+  /** Makes the search index of the docs of the records (both in rank order); must return `buildSearchIndex(docs)` (the build passes a memoized one). */
+  searchIndex?: (docs: SearchDoc[], records: readonly PepeRecord[]) => SearchIndexData;
   /**
    * Encodes the records (in rank order) with the dictionary (its `\t`-joined text); must return
    * `records.map((_, rank) => encode(rank))`. The build passes a memoized one that takes the
@@ -195,7 +195,7 @@ export function compileCatalogue(records: PepeRecord[], urls: SiteUrls, options:
   const idWidth = digitsFor(sorted.length);
   const idPieces = packInPieces(byId.map((entry) => entry.rank), idWidth, maxPiece);
   const idOrder = { first: idPieces.pieces.map(addPiece)[0]!, width: idWidth, perPiece: idPieces.perPiece };
-  const searchIndex = storeSearchIndex((options.searchIndex ?? buildSearchIndex)(sorted.map((r) => ({ tags: r.tags, description: r.description }))), maxPiece, addPiece);
+  const searchIndex = storeSearchIndex((options.searchIndex ?? buildSearchIndex)(sorted.map((r) => ({ tags: r.tags, description: r.description })), sorted), maxPiece, addPiece);
   const openapi = addPiece(`${JSON.stringify(openApiDocument(urls), null, 2)}\n`);
   const filters = storeFilters(sorted, maxPiece, addPiece);
   const similar = storeSimilar((options.similarLists ?? similarLists)(sorted), maxPiece, addPiece);

@@ -18,7 +18,7 @@ import { diskFullProblem, isDiskFull } from './disk-full.js';
 import { type Recovery, recoverOutput } from './commit-output.js';
 import { type ChunkShapes, planAnswers } from './plan-answers.js';
 import { byteLength, type PlannedFile, writeOutput } from './write-output.js';
-import { unchangedAnswers, unchangedDocuments } from './cache/answer-digests.js';
+import { previousAnswers } from './cache/answer-digests.js';
 import { type BuildInputs, buildContext, buildInputs, type GeneratedExtras, generateExtras } from './build-extras.js';
 import { LastBuild, type UnchangedContent } from './cache/last-build.js';
 import { FEATURE_VERSION } from '../image/analyse-image.js';
@@ -330,9 +330,8 @@ async function writeFiles(run: Run, compiled: Awaited<ReturnType<typeof compileD
   const { data, files } = compiled;
   const previous = await last.previousManifest();
   const saved = await last.answerDigests();
-  const reuse = unchangedAnswers(saved, { outDir, context: inputs.context, records: inputs.recordDigests }, previous);
-  const pageInputs = new Map<string, string>();
-  const planOptions = { chunks: options.chunks, knownPage: unchangedDocuments(saved, { outDir, context: inputs.context }, previous), recordDigests: inputs.recordDigests, pageInputs };
+  const documents = new Map<string, string>();
+  const planOptions = { chunks: options.chunks, previous: previousAnswers(saved, { outDir, context: inputs.context }, previous), recordDigests: inputs.recordDigests, documents };
   const writeStart = performance.now();
   let planMs = 0;
   let generated: GeneratedExtras | undefined;
@@ -343,11 +342,12 @@ async function writeFiles(run: Run, compiled: Awaited<ReturnType<typeof compileD
     previous,
     files,
     // After the function bundle has started: it needs the data module, not the answers.
-    plannedLater: () => {
+    plannedLater: (written) => {
       const planStart = performance.now();
-      // The originals (copied), whose sums the dataset lists; not the renditions (linked from the cache).
-      const imageSha256 = new Map(files.filter((file) => file.copyFrom !== undefined).map((file) => [file.path.slice('site/images/'.length), file.sha256]));
-      const answers = planAnswers(data, reuse, (name) => imageSha256.get(name)!, planOptions);
+      // The originals, whose sums the dataset lists; those written have other bytes than before under the same id.
+      const images = new Map(items.map((item) => [item.record.id, { fileName: `${item.record.id}${item.record.file_ext}`, sha256: item.sha256 }]));
+      const imageChanged = new Set(written.filter((path) => path.startsWith('site/images/')).map((path) => path.slice('site/images/'.length, path.lastIndexOf('.'))));
+      const answers = planAnswers(data, (id) => images.get(id)!, { ...planOptions, imageChanged });
       planMs = performance.now() - planStart;
       return answers;
     },
@@ -363,7 +363,7 @@ async function writeFiles(run: Run, compiled: Awaited<ReturnType<typeof compileD
   writing.folder = 'cache';
   const problems: Problem[] = [];
   try {
-    await last.save({ fingerprint: inputs.fingerprint, context: inputs.context, recordDigests: inputs.recordDigests, documents: pageInputs, manifest: written.manifest, memos: generated ? [generated] : [] });
+    await last.save({ fingerprint: inputs.fingerprint, context: inputs.context, recordDigests: inputs.recordDigests, documents, manifest: written.manifest, memos: generated ? [generated] : [] });
   } catch (failure) {
     // The output is built; a cache file torn by the full disk reads as missing next time (memo.ts).
     if (!isDiskFull(failure)) throw failure;

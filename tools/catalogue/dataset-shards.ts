@@ -18,12 +18,14 @@
  *   naming the file rather than misreading it. URLs in it are relative to it, so a mirror
  *   serves them under its own address.
  *
- * Every shard is rendered and hashed on every build: skipping unchanged ones would need the
- * previous index read back through the build into the plan, for a small part of a rebuild.
+ * A shard made of the same records as at the previous build (none changed, same first and
+ * last id and count) is kept without being rendered: its index entry is the one saved with the
+ * answer digests (answer-digests.ts), its files the previous manifest's.
  */
 import { DATASET, type DatasetFile, type DatasetIndex, type DatasetShard } from '../../functions/core/api-limits.js';
-import { type ChunkShape, contentChunks } from '../shared/content-chunks.js';
-import { sha256Of } from '../shared/manifest.js';
+import { chunkEnds, type ChunkShape } from '../shared/content-chunks.js';
+import { type ManifestEntry, sha256Of } from '../shared/manifest.js';
+import type { ChunkReuse } from './cache/answer-digests.js';
 
 /**
  * Records per shard: a boundary on average every 1,000 (~0.57 MB at 100k), a cut at 2,000
@@ -40,32 +42,68 @@ const DATASET_DIR = DATASET.index.slice(1, DATASET.index.lastIndexOf('/') + 1);
 export interface DatasetRecord {
   id: string;
   fileName: string;
-  /** The record as variant A serves it, one line of JSON (no newline). */
+  /** The record as variant A serves it, one line of JSON (no newline); read only for the shards rendered. */
   line: string;
 }
 
 export interface DatasetOptions {
   catalogueVersion: string;
-  /** The sha256 of each published image, by file name (`<id><ext>`). */
-  imageSha256: (fileName: string) => string;
+  /** The sha256 of each published image, by file name (`<id><ext>`) and id. */
+  imageSha256: (fileName: string, id: string) => string;
   /** Records per shard (default DATASET_SHARD_SHAPE); tests make it small. */
   shape?: ChunkShape;
+  /** Shards of the same records as at the previous build are kept (ranks are the records' indexes; paths site-relative). */
+  reuse?: ChunkReuse;
+}
+
+/** A planned dataset file, site-relative: its body, or the previous entry of a shard's file kept as it was. */
+export interface DatasetOutput {
+  path: string;
+  body?: string;
+  kept?: ManifestEntry;
+}
+
+/** The saved index entry of the shard of records [start, end) when none of them changed since it was made of the same. */
+function keptShard(reuse: ChunkReuse | undefined, records: readonly DatasetRecord[], start: number, end: number): DatasetShard | undefined {
+  const saved = reuse?.saved(`${DATASET_DIR}${SHARDS}${records[start]!.id}`);
+  if (saved === undefined) return undefined;
+  const shard = JSON.parse(saved) as DatasetShard;
+  if (shard.count !== end - start || shard.last_id !== records[end - 1]!.id) return undefined;
+  for (let rank = start; rank < end; rank++) if (reuse!.changed[rank] === 1) return undefined;
+  const same = (file: DatasetFile) => reuse!.entry(`${DATASET_DIR}${file.url}`)?.sha256 === file.sha256;
+  return same(shard) && same(shard.image_sha256) ? shard : undefined;
 }
 
 /** The shards, their checksum files and the index, site-relative (no leading slash); `records` in the catalogue's order. */
-export function datasetFiles(records: readonly DatasetRecord[], options: DatasetOptions): { path: string; body: string }[] {
-  const files: { path: string; body: string }[] = [];
+export function datasetFiles(records: readonly DatasetRecord[], options: DatasetOptions & { reuse?: undefined }): { path: string; body: string }[];
+export function datasetFiles(records: readonly DatasetRecord[], options: DatasetOptions): DatasetOutput[];
+export function datasetFiles(records: readonly DatasetRecord[], options: DatasetOptions): DatasetOutput[] {
+  const files: DatasetOutput[] = [];
   const named = (body: string, ext: string): DatasetFile => {
     const sha256 = sha256Of(body);
     const url = `${SHARDS}${sha256}${ext}`;
     files.push({ path: `${DATASET_DIR}${url}`, body });
     return { url, size: Buffer.byteLength(body), sha256 };
   };
-  const shards: DatasetShard[] = contentChunks(records, (record) => record.id, options.shape ?? DATASET_SHARD_SHAPE).map((chunk) => {
-    const jsonl = named(chunk.map((record) => `${record.line}\n`).join(''), '.jsonl');
-    const sums = named(chunk.map((record) => `${options.imageSha256(record.fileName)}  images/${record.fileName}\n`).join(''), '.sha256');
-    return { ...jsonl, count: chunk.length, first_id: chunk[0]!.id, last_id: chunk.at(-1)!.id, image_sha256: sums };
-  });
+  const kept = (file: DatasetFile) => files.push({ path: `${DATASET_DIR}${file.url}`, kept: { sha256: file.sha256, size: file.size } });
+  const { reuse } = options;
+  const shards: DatasetShard[] = [];
+  let start = 0;
+  for (const end of chunkEnds(records.map((record) => record.id), options.shape ?? DATASET_SHARD_SHAPE)) {
+    let shard = keptShard(reuse, records, start, end);
+    if (shard) {
+      kept(shard);
+      kept(shard.image_sha256);
+    } else {
+      const chunk = records.slice(start, end);
+      const jsonl = named(chunk.map((record) => `${record.line}\n`).join(''), '.jsonl');
+      const sums = named(chunk.map((record) => `${options.imageSha256(record.fileName, record.id)}  images/${record.fileName}\n`).join(''), '.sha256');
+      shard = { ...jsonl, count: chunk.length, first_id: chunk[0]!.id, last_id: chunk.at(-1)!.id, image_sha256: sums };
+    }
+    reuse?.remember(`${DATASET_DIR}${SHARDS}${shard.first_id}`, JSON.stringify(shard));
+    shards.push(shard);
+    start = end;
+  }
   const index: DatasetIndex = { count: records.length, catalogue_version: options.catalogueVersion, size: shards.reduce((sum, shard) => sum + shard.size, 0), shards };
   files.push({ path: DATASET.index.slice(1), body: `${JSON.stringify(index, null, 1)}\n` });
   return files;

@@ -31,8 +31,8 @@ import { buildCatalogue, type BuildResult } from './build-catalogue.js';
 import type { Problem } from '../shared/problems.js';
 
 const BASE_COUNT = 6;
-/** Small pages and sitemap files, so that a dozen records make several of each (max high enough that no run of records reaches it). */
-const CHUNKS = { listing: { mean: 3, max: 40 }, sitemaps: { mean: 3, max: 40 } };
+/** Small pages, sitemap files and dataset shards, so that a dozen records make several of each (max high enough that no run of records reaches it). */
+const CHUNKS = { listing: { mean: 3, max: 40 }, sitemaps: { mean: 3, max: 40 }, dataset: { mean: 3, max: 40 } };
 /** Images an edit may add or put in place of another (fixtures 20–24: other pictures); the same one twice is a near-duplicate. */
 const POOL = [20, 21, 22, 23, 24];
 const URL_SETS: SiteUrls[] = [FIXTURE_URLS, { baseUrl: 'https://pepes.example', apiUrl: 'https://api.pepes.example', cdnUrl: 'https://cdn.pepes.example' }];
@@ -417,7 +417,22 @@ describe('incremental builds (property)', () => {
           await rm(root, { recursive: true, force: true });
         }
       }),
-      { numRuns: 25, seed: 20_261_124, endOnFailure: false },
+      {
+        numRuns: 25,
+        seed: 20_261_124,
+        endOnFailure: false,
+        // The edges of planning only what a change touches (plan-answers.ts), besides the random runs:
+        examples: [
+          // A tag edit of a record with a near-duplicate twin: the twin's similar answer shows it.
+          [[{ kind: 'edit-sidecar', pick: 0, field: 1, value: 3 }]],
+          // The twin removed, then added back as a copy dated before every other (a back-dated add, first in the listing).
+          [[{ kind: 'delete', pick: 0 }, { kind: 'add', image: 0, folder: 0, value: 0, copy: true }]],
+          // A back-dated add in the middle, then an old record moved by a new created_at, then an edit of one in the middle (its dataset shard).
+          [[{ kind: 'add', image: 1, folder: 1, value: 1, copy: false }, { kind: 'edit-sidecar', pick: 3, field: 2, value: 3 }, { kind: 'edit-sidecar', pick: 2, field: 0, value: 2 }]],
+          // The image of a record with a twin replaced (a new id and phash), then new URLs: every file re-planned.
+          [[{ kind: 'replace-image', pick: 0, reencode: false, image: 2 }, { kind: 'urls', value: 1 }, { kind: 'edit-sidecar', pick: 4, field: 1, value: 1 }]],
+        ],
+      },
     );
   }, 300_000);
 });

@@ -66,23 +66,37 @@ interface ItemsCache {
   key: string;
   code: string;
   signatures: string[];
-  /** thumbKey of each item (16 hex digits), so that an incremental run reads only the changed items' thumbnails. */
-  thumbKeys: string[];
+  /** thumbKey of each item as its halves (hi, lo, hi, lo…), so that an incremental run reads only the changed items' thumbnails. */
+  thumbKeys: number[];
 }
 
 const PAIRS = cacheMemo<PairCache>('near-duplicates.json', (value): value is PairCache => hasMembers<PairCache>({ key: 'string', pairs: 'object' })(value) && value.format === 3);
+const isItems = (value: unknown): value is ItemsCache => {
+  const items = value as ItemsCache;
+  return hasMembers<ItemsCache>({ key: 'string', code: 'string', signatures: 'object', thumbKeys: 'object' })(value) && Array.isArray(items.signatures) && Array.isArray(items.thumbKeys) && items.thumbKeys.length === 2 * items.signatures.length;
+};
 /** Keyed by the pairs' key: items are trusted only together with pairs made from them. */
-const ITEMS = cacheMemo<ItemsCache>('near-duplicates-items.json', hasMembers({ key: 'string', code: 'string', signatures: 'object', thumbKeys: 'object' }), (saved) => saved.key);
+const ITEMS = cacheMemo<ItemsCache>('near-duplicates-items.json', isItems, (saved) => saved.key);
 
-const keyHex = (key: Hash64) => key.hi.toString(16).padStart(8, '0') + key.lo.toString(16).padStart(8, '0');
+const isUint32 = (n: unknown): n is number => typeof n === 'number' && n >>> 0 === n;
 
-/** Each item's thumbnail key: from the cache for an unchanged item (same signature), else from its thumbnail. */
-function thumbKeysOf(items: AnalysedItem[], sigs: string[], cached: ItemsCache | null): Hash64[] {
-  const known = new Map<string, string>();
-  if (cached) cached.signatures.forEach((sig, k) => known.set(sig, cached.thumbKeys[k]!));
+/** Each item's index among the cached items when its signature (every input of its detection) is there, else -1. */
+function cachedIndexes(sigs: string[], cached: ItemsCache | null): Int32Array {
+  const at = new Int32Array(sigs.length).fill(-1);
+  if (cached === null) return at;
+  const index = new Map<string, number>();
+  cached.signatures.forEach((sig, k) => index.set(sig, k));
+  sigs.forEach((sig, k) => (at[k] = index.get(sig) ?? -1));
+  return at;
+}
+
+/** Each item's thumbnail key: the cached one for an unchanged item, else made from its thumbnail. */
+function thumbKeysOf(items: AnalysedItem[], cachedAt: Int32Array, cached: ItemsCache | null): Hash64[] {
   return items.map((item, k) => {
-    const hex = known.get(sigs[k]!);
-    return (hex && parseHash(hex)) || thumbKey(item.thumb);
+    const at = cachedAt[k]!;
+    const hi = at === -1 ? undefined : cached!.thumbKeys[2 * at];
+    const lo = at === -1 ? undefined : cached!.thumbKeys[2 * at + 1];
+    return isUint32(hi) && isUint32(lo) ? { hi, lo } : thumbKey(item.thumb);
   });
 }
 
@@ -96,28 +110,31 @@ const MAX_INCREMENTAL = 500;
  * phash threshold or the thumbnail key radius of one of them (the only possible partners). Equal to a full detection
  * (tested), at a cost proportional to the number of changed items.
  */
-function incrementalPairs(items: AnalysedItem[], sigs: string[], keys: Hash64[], cached: { signatures: string[]; pairs: DupePair[] }): DupePair[] | null {
-  const known = new Set(cached.signatures);
-  const changed = items.filter((_, k) => !known.has(sigs[k]!));
+function incrementalPairs(items: AnalysedItem[], cachedAt: Int32Array, keys: Hash64[], pairs: DupePair[]): DupePair[] | null {
+  const changed: number[] = [];
+  for (let k = 0; k < items.length; k++) if (cachedAt[k] === -1) changed.push(k);
   if (changed.length > MAX_INCREMENTAL) return null;
-  const unchanged = new Set(items.filter((_, k) => known.has(sigs[k]!)).map((item) => itemKey({ id: item.record.id, file: item.file })));
-  const kept = cached.pairs.filter((pair) => unchanged.has(itemKey(pair.a)) && unchanged.has(itemKey(pair.b)));
+  // Content paths are unique: a pair's side is an unchanged item when the item at its file has its id and a cached signature.
+  const byFile = new Map<string, number>();
+  if (pairs.length > 0) items.forEach((item, k) => byFile.set(item.file, k));
+  const unchanged = (side: { id: string; file: string }) => {
+    const k = byFile.get(side.file);
+    return k !== undefined && cachedAt[k] !== -1 && items[k]!.record.id === side.id;
+  };
+  const kept = pairs.filter((pair) => unchanged(pair.a) && unchanged(pair.b));
   if (changed.length === 0) return kept;
-  const hashes = items.map((item) => parseHash(item.record.phash));
-  const changedHashes = changed.map((item) => parseHash(item.record.phash));
-  const changedThumbKeys = items.flatMap((_, k) => (known.has(sigs[k]!) ? [] : [keys[k]!]));
-  const subsetMask = items.map((_, k) => {
-    const h = hashes[k];
-    return (
-      !h ||
-      changedHashes.some((c) => !c || hammingDistance(c, h) <= DEFAULT_PHASH_THRESHOLD) ||
-      changedThumbKeys.some((c) => hammingDistance(c, keys[k]!) <= THUMB_KEY_RADIUS)
-    );
-  });
-  const subset = items.filter((_, k) => subsetMask[k]);
-  const changedKeys = new Set(changed.map((item) => itemKey({ id: item.record.id, file: item.file })));
-  const subsetKeys = keys.filter((_, k) => subsetMask[k]);
-  const fresh = findNearDuplicates(dupeItems(subset, subsetKeys)).filter((pair) => changedKeys.has(itemKey(pair.a)) || changedKeys.has(itemKey(pair.b)));
+  const changedHashes = changed.map((k) => parseHash(items[k]!.record.phash));
+  const changedThumbKeys = changed.map((k) => keys[k]!);
+  // An item without a phash, or with a changed one without, may pair by thumbnail alone: every item is a partner then.
+  const everyPartner = changedHashes.some((hash) => hash === null);
+  const subset: number[] = [];
+  for (let k = 0; k < items.length; k++) {
+    const hash = parseHash(items[k]!.record.phash);
+    const key = keys[k]!;
+    if (everyPartner || hash === null || changedHashes.some((c) => hammingDistance(c!, hash) <= DEFAULT_PHASH_THRESHOLD) || changedThumbKeys.some((c) => hammingDistance(c, key) <= THUMB_KEY_RADIUS)) subset.push(k);
+  }
+  const changedKeys = new Set(changed.map((k) => itemKey({ id: items[k]!.record.id, file: items[k]!.file })));
+  const fresh = findNearDuplicates(dupeItems(subset.map((k) => items[k]!), subset.map((k) => keys[k]!))).filter((pair) => changedKeys.has(itemKey(pair.a)) || changedKeys.has(itemKey(pair.b)));
   return [...kept, ...fresh].sort(byFiles);
 }
 
@@ -131,12 +148,13 @@ export async function nearDuplicatePairs(items: AnalysedItem[], cache?: { dir: s
   const cached = await PAIRS.load(cache.dir);
   if (cached?.key === key) return cached.pairs;
   const itemsCache = cached === null ? null : await ITEMS.load(cache.dir, cached.key);
-  const valid = itemsCache?.code === code && itemsCache.thumbKeys.length === itemsCache.signatures.length ? itemsCache : null;
-  const keys = thumbKeysOf(items, sigs, valid);
-  const pairs = (valid && incrementalPairs(items, sigs, keys, { signatures: valid.signatures, pairs: cached!.pairs })) ?? findNearDuplicates(dupeItems(items, keys));
+  const valid = itemsCache?.code === code ? itemsCache : null;
+  const cachedAt = cachedIndexes(sigs, valid);
+  const keys = thumbKeysOf(items, cachedAt, valid);
+  const pairs = (valid && incrementalPairs(items, cachedAt, keys, cached!.pairs)) ?? findNearDuplicates(dupeItems(items, keys));
   if (cache.write) {
     // Items first: a pairs file is only ever trusted together with items under the same key.
-    await ITEMS.save(cache.dir, { key, code, signatures: sigs, thumbKeys: keys.map(keyHex) });
+    await ITEMS.save(cache.dir, { key, code, signatures: sigs, thumbKeys: keys.flatMap((k) => [k.hi, k.lo]) });
     await PAIRS.save(cache.dir, { format: 3, key, pairs });
   }
   return pairs;

@@ -8,8 +8,11 @@ import { sha256Of } from '../shared/manifest.js';
 import { siteDocuments } from './site-documents.js';
 import { listingFiles } from './static-listing.js';
 import { openCatalogue } from '../../functions/core/catalogue-runtime.js';
+import type { PreviousAnswers } from './cache/answer-digests.js';
+import type { PlannedFile } from './write-output.js';
 
 const imageSha256 = (name: string) => sha256Of(name);
+const image = (id: string) => ({ fileName: `${id}.png`, sha256: imageSha256(`${id}.png`) });
 
 const record = (n: number): PepeRecord => ({
   id: `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`,
@@ -34,7 +37,7 @@ describe('planAnswers', () => {
   const data = compileCatalogue(Array.from({ length: 7 }, (_, n) => record(n)), FIXTURE_URLS);
 
   it('with nothing known, plans exactly the files precomputedFiles, the site documents and the listing make, byte for byte', () => {
-    const planned = planAnswers(data, () => undefined, imageSha256);
+    const planned = planAnswers(data, image);
     const documents = siteDocuments(openCatalogue(data), { imageSha256 }).map(({ path, body }) => ({ path, body: body! }));
     expect(documents.map((file) => file.path)).toEqual(expect.arrayContaining(['feed.xml', 'feed.json', 'dataset/index.json', 'sitemap.xml', 'robots.txt', `p/${record(0).id}`]));
     const listing = listingFiles(openCatalogue(data), data.ids).map(({ path, body }) => ({ path, body: body! }));
@@ -47,38 +50,92 @@ describe('planAnswers', () => {
   it('plans the same files from the data alone as with the ids the compiler kept', () => {
     const { ids, ...withoutIds } = data;
     expect(ids).toHaveLength(7);
-    expect(planAnswers(withoutIds, () => undefined, imageSha256)).toEqual(planAnswers(data, () => undefined, imageSha256));
+    expect(planAnswers(withoutIds, image)).toEqual(planAnswers(data, image));
   });
 
-  it('takes known by-id answers from the previous entry without rendering them', () => {
-    const id = record(3).id;
-    const planned = planAnswers(data, (_id, path) => (path === `site/v1/pepe/${id}` || path === `site/p/${id}` ? { sha256: 'old', size: 1 } : undefined), imageSha256);
-    expect(planned.find((f) => f.path === `site/v1/pepe/${id}`)).toEqual({ path: `site/v1/pepe/${id}`, sha256: 'old', size: 1, unchanged: true });
-    expect(planned.find((f) => f.path === `site/p/${id}`)).toEqual({ path: `site/p/${id}`, sha256: 'old', size: 1, unchanged: true });
-    expect(planned.find((f) => f.path === `site/api/pepe/${id}`)?.body).toBeDefined();
-    expect(planned.find((f) => f.path === `site/oembed/${id}.json`)?.body).toBeDefined();
-  });
-
-  it('takes listing pages made from the same inputs from the previous entry without rendering them, and records every page\'s inputs', () => {
+  describe('against a previous build', () => {
+    const shapes = { listing: { mean: 3, max: 4 }, sitemaps: { mean: 3, max: 4 }, dataset: { mean: 3, max: 4 } };
     const recordDigests = new Map(data.ids.map((id) => [id, sha256Of(id)]));
-    const first = new Map<string, string>();
-    const full = planAnswers(data, () => undefined, imageSha256, { chunks: { listing: { mean: 3, max: 4 } }, recordDigests, pageInputs: first });
-    const pages = [...first.keys()];
-    expect(pages.length).toBeGreaterThan(1);
-    const kept = pages[0]!;
-    const again = new Map<string, string>();
-    const planned = planAnswers(data, () => undefined, imageSha256, {
-      chunks: { listing: { mean: 3, max: 4 } },
-      recordDigests,
-      pageInputs: again,
-      knownPage: (path, inputs) => (path === kept && inputs === first.get(kept) ? { sha256: 'old', size: 1 } : undefined),
+    const documents = new Map<string, string>();
+    const first = planAnswers(data, image, { chunks: shapes, recordDigests, documents });
+    const entries = new Map(first.map((file) => [file.path, { sha256: file.sha256, size: file.size }]));
+    for (const id of data.ids) entries.set(`site/images/${image(id).fileName}`, { sha256: image(id).sha256, size: 1 });
+    // The previous build as answer-digests.ts gives it: every entry of the first plan, one segment for all.
+    const previousOf = (records: Record<string, string>): PreviousAnswers => ({
+      records,
+      forEachEntry: (visit) => entries.forEach((entry, path) => visit(path, entry)),
+      entry: (path) => entries.get(path),
+      document: (key) => documents.get(key),
+      read: (path) => {
+        const body = first.find((file) => file.path === path)?.body;
+        return body === undefined ? undefined : Buffer.from(body);
+      },
     });
-    expect(again).toEqual(first);
-    expect(planned.find((f) => f.path === kept)).toEqual({ path: kept, sha256: 'old', size: 1, unchanged: true });
-    for (const path of pages.slice(1)) expect(planned.find((f) => f.path === path)).toEqual(full.find((f) => f.path === path));
-    // Another digest for one of its records: the page is rendered again.
-    const edited = new Map(recordDigests).set(data.ids[0]!, 'edited');
-    const after = planAnswers(data, () => undefined, imageSha256, { chunks: { listing: { mean: 3, max: 4 } }, recordDigests: edited, knownPage: (path, inputs) => (inputs === first.get(path) ? { sha256: 'old', size: 1 } : undefined) });
-    expect(after.find((f) => f.path === `site/api/listing/${data.ids[0]}`)?.body).toBeDefined();
+    const plan = (digests: ReadonlyMap<string, string>, again = new Map<string, string>()) =>
+      planAnswers(data, image, { chunks: shapes, recordDigests: digests, documents: again, previous: previousOf(Object.fromEntries(recordDigests)) });
+    const renderedPaths = (files: PlannedFile[]) => files.filter((file) => !file.unchanged).map((file) => file.path);
+
+    it('keeps every per-record file and chunk when nothing changed, rendering only the small catalogue-wide documents, and remembers the same inputs', () => {
+      const again = new Map<string, string>();
+      const planned = plan(recordDigests, again);
+      expect(again).toEqual(documents);
+      const entriesOf = (files: PlannedFile[]) => files.map(({ path, sha256, size }) => ({ path, sha256, size })).sort((a, b) => (a.path < b.path ? -1 : 1));
+      expect(entriesOf(planned)).toEqual(entriesOf(first));
+      expect(renderedPaths(planned).sort()).toEqual(['site/api/listing/head', 'site/api/openapi.json', 'site/api/tags', 'site/dataset/index.json', 'site/feed.json', 'site/feed.xml', 'site/robots.txt', 'site/sitemap.xml', 'site/sitemaps/gallery.xml']);
+    });
+
+    it('renders again what shows an edited record: its own files, its listing page, sitemap file and dataset shard, and the similar answers within reach of its phash', () => {
+      const edited = data.ids[3]!;
+      const planned = plan(new Map(recordDigests).set(edited, 'edited'));
+      const again = renderedPaths(planned);
+      expect(again).toEqual(expect.arrayContaining([`site/api/pepe/${edited}`, `site/v1/pepe/${edited}`, `site/p/${edited}`, `site/oembed/${edited}.json`, `site/api/similar/${edited}`]));
+      expect(again.filter((path) => path.startsWith('site/api/listing/') && path !== 'site/api/listing/head')).toHaveLength(1);
+      expect(again.filter((path) => path.startsWith('site/sitemaps/') && path !== 'site/sitemaps/gallery.xml')).toHaveLength(1);
+      expect(again.filter((path) => path.endsWith('.jsonl'))).toHaveLength(1);
+      // Every test record has the same phash: each shows the edited one.
+      for (const id of data.ids) expect(again).toContain(`site/api/similar/${id}`);
+      expect(again.filter((path) => path.startsWith('site/api/pepe/'))).toEqual([`site/api/pepe/${edited}`]);
+    });
+
+    it('renders no similar answer beyond the edited record\'s own when no other phash is within reach', () => {
+      const far = compileCatalogue(Array.from({ length: 7 }, (_, n) => ({ ...record(n), phash: (BigInt(n) * 0x1111111111111111n).toString(16).padStart(16, '0') })), FIXTURE_URLS);
+      const farFirst = planAnswers(far, image, { chunks: shapes, recordDigests });
+      const farEntries = new Map(farFirst.map((file) => [file.path, { sha256: file.sha256, size: file.size }]));
+      for (const id of far.ids) farEntries.set(`site/images/${image(id).fileName}`, { sha256: image(id).sha256, size: 1 });
+      const edited = far.ids[2]!;
+      const previous: PreviousAnswers = {
+        records: Object.fromEntries(recordDigests),
+        forEachEntry: (visit) => farEntries.forEach((entry, path) => visit(path, entry)),
+        entry: (path) => farEntries.get(path),
+        document: () => undefined,
+        read: (path) => Buffer.from(farFirst.find((file) => file.path === path)!.body as string),
+      };
+      const planned = planAnswers(far, image, { chunks: shapes, recordDigests: new Map(recordDigests).set(edited, 'edited'), previous });
+      expect(renderedPaths(planned).filter((path) => path.startsWith('site/api/similar/'))).toEqual([`site/api/similar/${edited}`]);
+    });
+
+    it('renders again the files and the dataset shard of a record whose image changed under the same id', () => {
+      const id = data.ids[5]!;
+      const planned = planAnswers(data, (other) => (other === id ? { fileName: `${id}.png`, sha256: 'f'.repeat(64) } : image(other)), { chunks: shapes, recordDigests, imageChanged: new Set([id]), previous: previousOf(Object.fromEntries(recordDigests)) });
+      const again = renderedPaths(planned);
+      expect(again).toEqual(expect.arrayContaining([`site/api/pepe/${id}`, `site/p/${id}`]));
+      const sums = planned.filter((file) => file.path.endsWith('.sha256') && !file.unchanged);
+      expect(sums).toHaveLength(1);
+      expect(sums[0]!.body).toContain(`${'f'.repeat(64)}  images/${id}.png`);
+    });
+
+    it('renders every per-record file when the previous output lacks one of them', () => {
+      const missing = `site/oembed/${data.ids[1]}.json`;
+      const previous = { ...previousOf(Object.fromEntries(recordDigests)), forEachEntry: (visit: (path: string, entry: { sha256: string; size: number }) => void) => entries.forEach((entry, path) => path !== missing && visit(path, entry)) };
+      const planned = planAnswers(data, image, { chunks: shapes, recordDigests, previous });
+      expect(renderedPaths(planned).filter((path) => path.startsWith('site/oembed/'))).toHaveLength(7);
+      expect(planned.map((file) => file.path).sort()).toEqual(first.map((file) => file.path).sort());
+    });
+
+    it('renders every similar answer when a removed record\'s phash cannot be read back', () => {
+      const planned = planAnswers(data, image, { chunks: shapes, recordDigests, previous: previousOf({ ...Object.fromEntries(recordDigests), gone: 'x' }) });
+      expect(renderedPaths(planned).filter((path) => path.startsWith('site/api/similar/'))).toHaveLength(7);
+      expect(renderedPaths(planned).filter((path) => path.startsWith('site/api/pepe/'))).toEqual([]);
+    });
   });
 });

@@ -1,108 +1,198 @@
 /**
- * The static answer files of a build (`precomputedFiles` of functions/core), planned
- * incrementally: the by-id answers of records known to be unchanged (answer-digests.ts) are
- * planned from the previous manifest's entry without being generated or hashed at all;
- * only new or changed records' answers are rendered. A similar-pepes answer is kept likewise
- * while the records it shows and their distances are unchanged (a digest of them, saved with
- * the listing pages' inputs), so a change renders only the answers that show a changed record.
+ * The static answer files of a build (`precomputedFiles` of functions/core), planned in
+ * proportion to the change: what the previous build made of the same inputs is taken from its
+ * manifest (answer-digests.ts) without being rendered, hashed or digested again.
+ *
+ * - A record is *changed* when its digest is not the saved one (added, edited, moved by a new
+ *   created_at) or its image was written again (`imageChanged`). Its by-id answers and
+ *   per-pepe documents are rendered; every other record's are the previous entries, taken in
+ *   one walk of the previous manifest (`keepPerRecordFiles`).
+ * - A similar-pepes answer shows the records within SIMILAR_MAX_DISTANCE bits of its own phash
+ *   (their ids, distances and variant A text): it can differ only for a record within that
+ *   distance of a changed or removed record's phash, new or old (the old one read from the
+ *   previous `api/pepe/<id>`, checked against its manifest entry). Those are rendered; with
+ *   more changes than SIMILAR_SEARCHES, or an old phash that cannot be read, all are.
+ * - Listing pages, sitemap files and dataset shards are kept while none of their records
+ *   changed and their count, last id and links are the saved ones (answer-digests.ts `keptChunk`).
+ * - The catalogue-wide answers, the feeds, the heads and indexes are rendered every time: they
+ *   are small.
  *
  * The API's answers come from the core's `catalogueAnswerFiles` and `recordAnswerFiles`, the
- * same two functions `precomputedFiles` is made of, so a new kind of answer is declared once;
- * `siteDocuments` adds share pages, feeds, dataset and sitemap, `listingFiles` the static
- * listing, whose pages are skipped like by-id answers when their inputs are unchanged. A test
- * holds the full plan (nothing known) byte-equal to `precomputedFiles` plus those.
+ * same two functions `precomputedFiles` is made of, so a new kind of answer is declared once. A
+ * test holds the full plan (nothing known) byte-equal to `precomputedFiles` plus the documents,
+ * and the property test (incremental-build.property.test.ts) every incremental plan byte-equal
+ * to a full build.
  */
 import { type CatalogueData, catalogueAnswerFiles, recordAnswerFiles } from '../../functions/core/catalogue.js';
-import { openCatalogue } from '../../functions/core/catalogue-runtime.js';
-import type { Neighbour } from '../../functions/core/similar.js';
-import type { KnownAnswer, KnownDocument } from './cache/answer-digests.js';
-import { siteDocuments } from './site-documents.js';
+import { type Catalogue, openCatalogue } from '../../functions/core/catalogue-runtime.js';
+import { parseHash } from '../../functions/core/multi-index.js';
+import { SIMILAR_MAX_DISTANCE } from '../../functions/core/similar.js';
+import type { ChunkReuse, PreviousAnswers } from './cache/answer-digests.js';
+import { sharePath, oembedPath, siteDocuments } from './site-documents.js';
 import { listingFiles } from './static-listing.js';
 import type { ChunkShape } from '../shared/content-chunks.js';
-import { sha256Of } from '../shared/manifest.js';
+import { type ManifestEntry, sha256Of } from '../shared/manifest.js';
 import { byteLength, type PlannedFile } from './write-output.js';
 
 const rendered = (path: string, body: string): PlannedFile => ({ path, body, sha256: sha256Of(body), size: byteLength(body) });
+const keptFile = (path: string, entry: ManifestEntry): PlannedFile => ({ path, sha256: entry.sha256, size: entry.size, unchanged: true });
 
-/** How the static listing and the sitemaps are cut (defaults: LISTING_CHUNKS, SITEMAP_CHUNKS); tests make them small. */
+/**
+ * Changed or removed records whose phash is searched for the similar answers it may alter (a
+ * pass over every phash each, ~1 ms at 100k records); past it, every similar answer is rendered.
+ */
+const SIMILAR_SEARCHES = 256;
+
+/** How the static listing, the sitemaps and the dataset are cut (defaults: LISTING_CHUNKS, SITEMAP_CHUNKS, DATASET_SHARD_SHAPE); tests make them small. */
 export interface ChunkShapes {
   listing?: ChunkShape;
   sitemaps?: ChunkShape;
+  dataset?: ChunkShape;
 }
 
 export interface PlanOptions {
   chunks?: ChunkShapes;
-  /** The previous entry of a listing page made from the same inputs (answer-digests.ts). */
-  knownPage?: KnownDocument;
-  /** Record id → digest of the record (build-extras.ts), of which listing pages' inputs are made. */
+  /** The previous build's output as the saved digests vouch for it (answer-digests.ts `previousAnswers`), null when nothing can be taken from it. */
+  previous?: PreviousAnswers | null;
+  /** Record id → digest of the record (build-extras.ts). */
   recordDigests?: ReadonlyMap<string, string>;
-  /** Filled with each listing page's inputs digest (by output path), to be saved for the next build. */
-  pageInputs?: Map<string, string>;
+  /** Ids of the records whose image's bytes are not the previous manifest's (the write compared them). */
+  imageChanged?: ReadonlySet<string>;
+  /** Filled with each chunked document's inputs (by key), to be saved for the next build. */
+  documents?: Map<string, string>;
 }
 
+/** A published image: its file name (`<id><ext>`) and sha256. */
+export type ImageOf = (id: string) => { fileName: string; sha256: string };
+
+/** The files every record has, by the path prefix and suffix around its id; `own`: made of the record alone. */
+const PER_RECORD = [
+  { prefix: 'site/api/pepe/', suffix: '', own: true },
+  { prefix: 'site/v1/pepe/', suffix: '', own: true },
+  { prefix: `site${sharePath('')}`, suffix: '', own: true },
+  { prefix: `site${oembedPath('').slice(0, -'.json'.length)}`, suffix: '.json', own: true },
+  { prefix: 'site/api/similar/', suffix: '', own: false },
+] as const;
+const OWN_FILES = PER_RECORD.filter((kind) => kind.own).length;
+
 /**
- * Output-relative planned files (`site/…`); `known(id, path)` gives the unchanged entry of a
- * by-id answer or per-pepe document, if any. The ids come from `data.ids` when the data was
- * just compiled (decoding them again from the compact records costs more than keeping them).
- * `imageSha256` (by image file name) goes into the dataset's checksums (site-documents.ts).
+ * Output-relative planned files (`site/…`). The ids come from `data.ids` when the data was just
+ * compiled (decoding them again from the compact records costs more than keeping them).
+ * `image(id)` gives each record's image, whose sha256 goes into the dataset's checksums.
  */
-export function planAnswers(data: CatalogueData & { ids?: readonly string[] }, known: KnownAnswer, imageSha256: (fileName: string) => string, options: PlanOptions = {}): PlannedFile[] {
+export function planAnswers(data: CatalogueData & { ids?: readonly string[] }, image: ImageOf, options: PlanOptions = {}): PlannedFile[] {
   const catalogue = openCatalogue(data);
   const ids = data.ids ?? Array.from({ length: catalogue.count }, (_, rank) => catalogue.id(rank));
+  const previous = (options.recordDigests && options.previous) || null;
   const files: PlannedFile[] = catalogueAnswerFiles(catalogue).map(({ path, body }) => rendered(`site/${path}`, body));
-  const { knownPage, recordDigests, pageInputs } = options;
-  const listing = listingFiles(catalogue, ids, {
-    shape: options.chunks?.listing,
-    recordDigest: recordDigests && ((id) => recordDigests.get(id)),
-    unchanged: knownPage && ((path, inputs) => knownPage(`site/${path}`, inputs) !== undefined),
-  });
-  for (const file of listing) {
-    const path = `site/${file.path}`;
-    if (file.inputs !== undefined) pageInputs?.set(path, file.inputs);
-    const old = file.body === undefined ? knownPage!(path, file.inputs!)! : undefined;
-    files.push(old ? { path, sha256: old.sha256, size: old.size, unchanged: true } : rendered(path, file.body!));
+
+  const changed = new Uint8Array(catalogue.count).fill(1);
+  const changedIds: string[] = [];
+  const removed: string[] = [];
+  if (previous !== null) {
+    const digests = options.recordDigests!;
+    for (let rank = 0; rank < catalogue.count; rank++) {
+      const id = ids[rank]!;
+      if (previous.records[id] === digests.get(id) && options.imageChanged?.has(id) !== true) changed[rank] = 0;
+      else changedIds.push(id);
+    }
+    for (const id in previous.records) if (!digests.has(id)) removed.push(id);
   }
+  const similarAgain = similarToRender(catalogue, changed, [...changedIds.filter((id) => previous!.records[id] !== undefined), ...removed], previous);
+  const keptAll = previous !== null && keepPerRecordFiles(files, previous, catalogue.count, changedIds, removed, ids, similarAgain);
+  if (!keptAll) changed.fill(1);
+
   // Answers made of the same inputs are the same bytes (every record without similar pepes shows the same empty list): rendered once.
-  const byInputs = new Map<string, PlannedFile>();
+  let noneSimilar: PlannedFile | undefined;
+  const pepeRanks: number[] = [];
   for (let rank = 0; rank < catalogue.count; rank++) {
-    const id = ids[rank]!;
-    for (const answer of recordAnswerFiles(catalogue, rank, id)) {
+    const similar = !keptAll || similarAgain === undefined || similarAgain[rank] === 1;
+    if (changed[rank] === 0 && !similar) continue;
+    if (changed[rank] === 1) pepeRanks.push(rank);
+    for (const answer of recordAnswerFiles(catalogue, rank, ids[rank]!)) {
       const path = `site/${answer.path}`;
-      const inputs = answer.shows && recordDigests ? shownInputs(answer.shows(), ids, recordDigests) : undefined;
-      // No body: an unchanged file is never written (its entry is the previous manifest's, so
-      // writeOutput need not look it up again).
-      const old = answer.own ? known(id, path) : inputs ? knownPage?.(path, inputs) : undefined;
-      if (old) files.push({ path, sha256: old.sha256, size: old.size, unchanged: true });
-      else if (inputs === undefined) files.push(rendered(path, answer.body()));
-      else {
-        const same = byInputs.get(inputs) ?? rendered(path, answer.body());
-        byInputs.set(inputs, same);
-        files.push({ ...same, path });
-      }
-      // The shared empty list is not saved: it costs one lookup in writeOutput instead of an entry per record.
-      if (inputs) pageInputs?.set(path, inputs);
+      if (answer.own ? changed[rank] === 0 : !similar) continue;
+      if (answer.own || catalogue.similar(rank).length > 0) files.push(rendered(path, answer.body()));
+      else files.push({ ...(noneSimilar ??= rendered(path, answer.body())), path });
     }
   }
-  for (const file of siteDocuments(catalogue, { imageSha256, sitemapChunks: options.chunks?.sitemaps, unchanged: (id, path) => known(id, `site/${path}`) !== undefined })) {
-    const path = `site/${file.path}`;
-    const old = file.body === undefined ? known(file.id!, path)! : undefined;
-    files.push(old ? { path, sha256: old.sha256, size: old.size, unchanged: true } : rendered(path, file.body!));
-  }
+
+  const reuse: ChunkReuse | undefined = previous
+    ? {
+        changed,
+        saved: (key) => previous.document(key),
+        entry: (path) => previous.entry(`site/${path}`),
+        remember: (key, inputs) => options.documents?.set(key, inputs),
+      }
+    : options.documents && { changed, saved: () => undefined, entry: () => undefined, remember: (key, inputs) => options.documents!.set(key, inputs) };
+  const documents = [
+    ...listingFiles(catalogue, ids, { shape: options.chunks?.listing, reuse }),
+    ...siteDocuments(catalogue, { imageSha256: (_name, id) => image(id).sha256, ids, pepeRanks, reuse, sitemapChunks: options.chunks?.sitemaps, datasetShape: options.chunks?.dataset }),
+  ];
+  for (const file of documents) files.push(file.kept ? keptFile(`site/${file.path}`, file.kept) : rendered(`site/${file.path}`, file.body!));
   return files;
 }
 
 /**
- * A digest of the records an answer shows (`RecordAnswerFile.shows`) and their distances, '' when
- * it shows none, undefined when one has no digest: with the URLs and the code (the context), all
- * its bytes are made of.
+ * Adds to `files` the previous entries of every per-record file that stays: all of the previous
+ * manifest's but those of changed and removed records and the similar answers to render. The
+ * previous manifest is walked once, its own path strings compared with a set of the few left
+ * out, so no path is built nor hashed per record. False (and `files` as it was) when the counts
+ * show a file missing from the previous output: then every per-record file is rendered.
  */
-function shownInputs(shown: readonly Neighbour[], ids: readonly string[], recordDigests: ReadonlyMap<string, string>): string | undefined {
-  if (shown.length === 0) return '';
-  const parts: string[] = [];
-  for (const { rank, distance } of shown) {
-    const digest = recordDigests.get(ids[rank]!);
-    if (digest === undefined) return undefined;
-    parts.push(`${distance} ${digest}`);
+function keepPerRecordFiles(files: PlannedFile[], previous: PreviousAnswers, count: number, changedIds: readonly string[], removed: readonly string[], ids: readonly string[], similarAgain: Uint8Array | undefined): boolean {
+  const left = new Set<string>();
+  for (const id of [...changedIds, ...removed]) for (const kind of PER_RECORD) left.add(`${kind.prefix}${id}${kind.suffix}`);
+  let similarRendered = similarAgain === undefined ? count : 0;
+  if (similarAgain !== undefined) {
+    for (let rank = 0; rank < count; rank++) {
+      if (similarAgain[rank] === 0) continue;
+      similarRendered++;
+      left.add(`${PER_RECORD[4].prefix}${ids[rank]}`);
+    }
   }
-  return sha256Of(parts.join('\n'));
+  const start = files.length;
+  let own = 0;
+  let similar = 0;
+  previous.forEachEntry((path, entry) => {
+    // Half the paths are images: out first.
+    if (path.startsWith('site/images/') || !path.startsWith('site/') || left.has(path)) return;
+    for (const kind of PER_RECORD) {
+      if (!path.startsWith(kind.prefix) || !path.endsWith(kind.suffix)) continue;
+      if (kind.own) own++;
+      else if (similarAgain === undefined) return;
+      else similar++;
+      files.push(keptFile(path, entry));
+      return;
+    }
+  });
+  const unchanged = count - changedIds.length;
+  if (own === OWN_FILES * unchanged && similar === count - similarRendered) return true;
+  files.length = start;
+  return false;
+}
+
+/**
+ * Flags (1) the ranks whose similar answer may differ from the previous build's: the changed
+ * records and those within SIMILAR_MAX_DISTANCE bits of the phash, now or before, of a changed
+ * or removed record (`gone`: those that were in the previous build). Undefined when all may.
+ */
+function similarToRender(catalogue: Catalogue, changed: Uint8Array, gone: readonly string[], previous: PreviousAnswers | null): Uint8Array | undefined {
+  if (previous === null) return undefined;
+  const again = Uint8Array.from(changed);
+  const changedRanks: number[] = [];
+  for (let rank = 0; rank < changed.length && changedRanks.length + gone.length <= SIMILAR_SEARCHES; rank++) if (changed[rank] === 1) changedRanks.push(rank);
+  if (changedRanks.length + gone.length > SIMILAR_SEARCHES) return undefined;
+  const phashes: (string | null)[] = changedRanks.map((rank) => (JSON.parse(catalogue.jsonA(rank)) as { phash: string | null }).phash);
+  for (const id of gone) {
+    const old = previous.read(`site/api/pepe/${id}`);
+    if (old === undefined) return undefined;
+    phashes.push((JSON.parse(old.toString('utf8')) as { data: { phash: string | null } }).data.phash);
+  }
+  for (const phash of phashes) {
+    const hash = phash === null ? null : parseHash(phash);
+    if (hash === null) continue;
+    for (const { rank } of catalogue.nearHash(hash, SIMILAR_MAX_DISTANCE)) again[rank] = 1;
+  }
+  return again;
 }

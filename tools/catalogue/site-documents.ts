@@ -20,7 +20,9 @@ import { IMAGE_TYPES, type SiteUrls } from '../../functions/core/record.js';
 import type { z } from 'zod';
 import type { pepeA } from '../../functions/core/schemas.js';
 import { chunkEnds, type ChunkShape } from '../shared/content-chunks.js';
-import { datasetFiles } from './dataset-shards.js';
+import type { ManifestEntry } from '../shared/manifest.js';
+import { type ChunkReuse, keptChunk } from './cache/answer-digests.js';
+import { type DatasetRecord, datasetFiles } from './dataset-shards.js';
 
 type Pepe = z.infer<typeof pepeA>;
 
@@ -229,13 +231,16 @@ function urlSet(locations: string[]): string {
 /**
  * `sitemap.xml`: a sitemap index of `sitemaps/gallery.xml` and one `sitemaps/<first-id>.xml` per
  * chunk of the share pages, in the catalogue's order (`ids` by rank). No lastmod: the index
- * changes only when a chunk's name does.
+ * changes only when a chunk's name does. A chunk of the same ids as at the previous build is kept.
  */
-function sitemapFiles(ids: string[], base: string, shape: ChunkShape): { path: string; body: string }[] {
-  const parts = [{ path: 'sitemaps/gallery.xml', body: urlSet([`${base}/`]) }];
+function sitemapFiles(ids: readonly string[], base: string, shape: ChunkShape, reuse: ChunkReuse | undefined): SiteDocument[] {
+  const parts: SiteDocument[] = [{ path: 'sitemaps/gallery.xml', body: urlSet([`${base}/`]) }];
   let start = 0;
   for (const end of chunkEnds(ids, shape)) {
-    parts.push({ path: `sitemaps/${ids[start]}.xml`, body: urlSet(ids.slice(start, end).map((id) => `${base}${sharePath(id)}`)) });
+    const path = `sitemaps/${ids[start]}.xml`;
+    // Its ids alone make a chunk's bytes (with the base URL, in the context); `changed` covers a moved one.
+    const kept = keptChunk(reuse, path, start, end, `${end - start} ${ids[end - 1]}`);
+    parts.push(kept ? { path, kept } : { path, body: urlSet(ids.slice(start, end).map((id) => `${base}${sharePath(id)}`)) });
     start = end;
   }
   const index = parts.map((part) => `<sitemap><loc>${escapeMarkup(`${base}/${part.path}`)}</loc></sitemap>`);
@@ -246,43 +251,65 @@ function sitemapFiles(ids: string[], base: string, shape: ChunkShape): { path: s
 /** Crawlers are welcome on pages and images; the API, the dataset and the oEmbed documents are for programs that ask for them. */
 const robotsTxt = (base: string): string => `User-agent: *\nDisallow: /api/\nDisallow: /v1/\nDisallow: /dataset/\nDisallow: /oembed/\n\nSitemap: ${base}/sitemap.xml\n`;
 
+/** A dataset record whose text is made only if its shard is rendered (a class: one shape for all, getters on the prototype). */
+class LazyRecord implements DatasetRecord {
+  private text: string | undefined;
+  constructor(
+    private readonly catalogue: Catalogue,
+    private readonly rank: number,
+    readonly id: string,
+  ) {}
+  get line(): string {
+    return (this.text ??= this.catalogue.jsonA(this.rank));
+  }
+  get fileName(): string {
+    return (JSON.parse(this.line) as Pepe).file_name;
+  }
+}
+
 export interface SiteDocumentOptions {
-  /** The sha256 of each published image, by file name (`<id><ext>`). */
-  imageSha256: (fileName: string) => string;
-  /** Skips rendering a per-pepe document known to be unchanged: returns true when `path` of record `id` can stay as it is. */
-  unchanged?: (id: string, path: string) => boolean;
+  /** The sha256 of each published image, by file name (`<id><ext>`) and id. */
+  imageSha256: (fileName: string, id: string) => string;
+  /** The ranks whose share page and oEmbed document to render (default: every rank); the caller keeps the others' previous entries. */
+  pepeRanks?: Iterable<number>;
+  /** The records' ids by rank (default: decoded from the catalogue). */
+  ids?: readonly string[];
+  /** Sitemap files and dataset shards of the same records as at the previous build are kept, not rendered (answer-digests.ts). */
+  reuse?: ChunkReuse;
   /** How the share pages are cut into sitemap files (default SITEMAP_CHUNKS); tests make files small. */
   sitemapChunks?: ChunkShape;
   /** Records per dataset shard (default DATASET_SHARD_SHAPE); tests make it small. */
   datasetShape?: ChunkShape;
 }
 
+/** A document, site-relative (no leading slash): its body, or the previous entry of a file kept as it was. */
+export interface SiteDocument {
+  path: string;
+  body?: string;
+  kept?: ManifestEntry;
+}
+
 /**
- * Every document above, site-relative (no leading slash). A per-pepe document that
- * `unchanged` vouches for is listed without a body (the caller keeps its previous entry).
+ * Every document above. Only what may have changed is rendered: the per-pepe documents of
+ * `pepeRanks`, the feeds (the FEED_SIZE newest), and the sitemap files and dataset shards
+ * `reuse` cannot keep; a record's variant A text is made only for those.
  */
-export function siteDocuments(catalogue: Catalogue, options: SiteDocumentOptions): { path: string; body?: string; id?: string }[] {
+export function siteDocuments(catalogue: Catalogue, options: SiteDocumentOptions): SiteDocument[] {
   const urls = catalogue.data.urls;
   const base = urls.baseUrl;
-  const lines: string[] = [];
-  const pepes: Pepe[] = [];
-  for (let rank = 0; rank < catalogue.count; rank++) {
-    const line = catalogue.jsonA(rank);
-    lines.push(line);
-    pepes.push(JSON.parse(line) as Pepe);
+  const ids = options.ids ?? Array.from({ length: catalogue.count }, (_, rank) => catalogue.id(rank));
+  const pepeAt = (rank: number): Pepe => JSON.parse(catalogue.jsonA(rank)) as Pepe;
+  const files: SiteDocument[] = [];
+  for (const rank of options.pepeRanks ?? ids.keys()) {
+    const pepe = pepeAt(rank);
+    files.push({ path: sharePath(pepe.id).slice(1), body: sharePage(pepe, urls) }, { path: oembedPath(pepe.id).slice(1), body: oembedDocument(pepe, urls) });
   }
-  const files: { path: string; body?: string; id?: string }[] = [];
-  for (const pepe of pepes) {
-    const page = sharePath(pepe.id).slice(1);
-    const oembed = oembedPath(pepe.id).slice(1);
-    files.push(options.unchanged?.(pepe.id, page) ? { path: page, id: pepe.id } : { path: page, body: sharePage(pepe, urls) });
-    files.push(options.unchanged?.(pepe.id, oembed) ? { path: oembed, id: pepe.id } : { path: oembed, body: oembedDocument(pepe, urls) });
-  }
-  const newest = pepes.slice(-FEED_SIZE).reverse();
+  const newest: Pepe[] = [];
+  for (let rank = catalogue.count - 1; rank >= Math.max(0, catalogue.count - FEED_SIZE); rank--) newest.push(pepeAt(rank));
   files.push({ path: 'feed.xml', body: atomFeed(newest, urls) }, { path: 'feed.json', body: jsonFeed(newest, urls) });
 
-  const records = pepes.map((pepe, rank) => ({ id: pepe.id, fileName: pepe.file_name, line: lines[rank]! }));
-  files.push(...datasetFiles(records, { catalogueVersion: catalogue.data.version, imageSha256: options.imageSha256, shape: options.datasetShape }));
-  files.push(...sitemapFiles(pepes.map((pepe) => pepe.id), base, options.sitemapChunks ?? SITEMAP_CHUNKS), { path: 'robots.txt', body: robotsTxt(base) });
+  const records = ids.map((id, rank) => new LazyRecord(catalogue, rank, id));
+  files.push(...datasetFiles(records, { catalogueVersion: catalogue.data.version, imageSha256: options.imageSha256, shape: options.datasetShape, reuse: options.reuse }));
+  files.push(...sitemapFiles(ids, base, options.sitemapChunks ?? SITEMAP_CHUNKS, options.reuse), { path: 'robots.txt', body: robotsTxt(base) });
   return files;
 }

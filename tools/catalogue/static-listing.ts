@@ -10,28 +10,23 @@
 import { LISTING_CHUNKS, LISTING_HEAD_PATH, LISTING_PATH } from '../../functions/core/api-limits.js';
 import type { Catalogue } from '../../functions/core/catalogue-runtime.js';
 import { chunkEnds, type ChunkShape } from '../shared/content-chunks.js';
-import { sha256Of } from '../shared/manifest.js';
+import type { ManifestEntry } from '../shared/manifest.js';
+import { type ChunkReuse, keptChunk } from './cache/answer-digests.js';
 
 export const listingPagePath = (firstId: string): string => `${LISTING_PATH}/${firstId}`;
 
 export interface ListingOptions {
   /** How pages are cut (default LISTING_CHUNKS); tests make pages small. */
   shape?: ChunkShape;
-  /**
-   * Skips rendering a page whose inputs are unchanged: given the page's path and a digest of
-   * what it is made from (its records' digests from `recordDigest`, its neighbours' names, the
-   * shape), returns true when the file can stay as it is. Without `recordDigest`, every page is rendered.
-   */
-  unchanged?: (path: string, inputs: string) => boolean;
-  /** The digest of a record by id (answer-digests.ts), for `unchanged`. */
-  recordDigest?: (id: string) => string | undefined;
+  /** Pages made of the same records and links as at the previous build are kept, not rendered (answer-digests.ts, paths site-relative). */
+  reuse?: ChunkReuse;
 }
 
-/** A planned listing file, site-relative; no body when `unchanged` vouched for it; `inputs` when it could be digested. */
+/** A planned listing file, site-relative: its body, or the previous entry of a page kept as it was. */
 export interface ListingFile {
   path: string;
   body?: string;
-  inputs?: string;
+  kept?: ManifestEntry;
 }
 
 /** The head and every page of the listing, in order (head first). `ids` are the records' ids by rank. */
@@ -49,28 +44,18 @@ export function listingFiles(catalogue: Catalogue, ids: readonly string[], optio
     },
   ];
   for (let chunk = 0; chunk < ends.length; chunk++) {
-    const path = listingPagePath(ids[starts[chunk]!]!).slice(1);
-    const inputs = pageInputs(ids, starts[chunk]!, ends[chunk]!, url(chunk - 1), url(chunk + 1), shape, options.recordDigest);
-    if (inputs !== undefined && options.unchanged?.(path, inputs)) {
-      files.push({ path, inputs });
+    const [start, end] = [starts[chunk]!, ends[chunk]!];
+    const path = listingPagePath(ids[start]!).slice(1);
+    // Besides its records, a page is made of its links and the shape (the URLs and the code are the context).
+    const kept = keptChunk(options.reuse, path, start, end, `${shape.mean}/${shape.max} ${end - start} ${ids[end - 1]} ${url(chunk - 1) ?? ''} ${url(chunk + 1) ?? ''}`);
+    if (kept) {
+      files.push({ path, kept });
       continue;
     }
     const items: string[] = [];
-    for (let rank = starts[chunk]!; rank < ends[chunk]!; rank++) items.push(catalogue.jsonA(rank));
+    for (let rank = start; rank < end; rank++) items.push(catalogue.jsonA(rank));
     const meta = `{"order":"created_at_asc","older":${JSON.stringify(url(chunk - 1))},"newer":${JSON.stringify(url(chunk + 1))},"listing":${JSON.stringify(head)}}`;
-    files.push({ path, body: `{"data":[${items.join(',')}],"meta":${meta},"error":null}`, inputs });
+    files.push({ path, body: `{"data":[${items.join(',')}],"meta":${meta},"error":null}` });
   }
   return files;
-}
-
-/** A digest of everything a page is made from besides the URLs and the code (which the caller's context covers), or undefined when a record has no digest. */
-function pageInputs(ids: readonly string[], start: number, end: number, older: string | null, newer: string | null, shape: ChunkShape, recordDigest: ListingOptions['recordDigest']): string | undefined {
-  if (!recordDigest) return undefined;
-  const parts = [`${shape.mean}/${shape.max}`, older ?? '', newer ?? ''];
-  for (let rank = start; rank < end; rank++) {
-    const digest = recordDigest(ids[rank]!);
-    if (digest === undefined) return undefined;
-    parts.push(digest);
-  }
-  return sha256Of(parts.join('\n'));
 }

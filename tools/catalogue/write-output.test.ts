@@ -115,13 +115,14 @@ describe('writeOutput', () => {
       events.push('generate');
       return [];
     };
-    const plannedLater = () => {
-      events.push('plan later');
+    const plannedLater = (written: readonly string[]) => {
+      events.push(`plan later after ${written.join(' ')}`);
       return [planned('site/later.json', 'later')];
     };
     const manifestFor = (e: Parameters<typeof createManifest>[0]) => createManifest(e, FIXTURE_URLS, { records: 0, images: 0 });
     const result = await writeOutput({ outDir: out, previous: null, files: [{ ...planned('data/x.mjs', 'x'), neededByGenerate: true }], plannedLater, generate: gen, manifestFor });
-    expect(events).toEqual(['generate', 'plan later']);
+    // Told which of the first files differ from the previous output (all of them: there is none).
+    expect(events).toEqual(['generate', 'plan later after data/x.mjs']);
     expect(await readFile(join(out, 'site/later.json'), 'utf8')).toBe('later');
     expect(Object.keys(result.manifest.files)).toEqual(['data/x.mjs', 'site/later.json']);
     // A file the generators read cannot come later: refused, nothing written.

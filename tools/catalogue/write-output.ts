@@ -49,9 +49,10 @@ export interface WriteOutputOptions {
   files: PlannedFile[];
   /**
    * More files, planned only once the generators have started (so that they run meanwhile):
-   * for work that the generators do not need (the build plans its 20k answer files here).
+   * for work that the generators do not need (the build plans its answer files here). Given the
+   * paths of `files` whose bytes differ from the previous output's (all of them on a first build).
    */
-  plannedLater?: () => PlannedFile[];
+  plannedLater?: (written: readonly string[]) => PlannedFile[];
   /** Writes generated files (function bundle, gallery) into the staging folder; returns their output-relative paths. */
   generate?: (stagingDir: string) => Promise<string[]>;
   /** The manifest of `entries`; with `reuse`, only the segments of the paths written or removed are serialised again (shared/manifest.ts `createManifest`). */
@@ -121,17 +122,19 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
     generating = options.generate?.(staging);
     // Awaited below; until then a failure must not count as an unhandled rejection.
     generating?.catch(() => undefined);
-    const later = options.plannedLater?.() ?? [];
-    const tooLate = later.find((file) => file.neededByGenerate);
-    if (tooLate) throw new Error(`writeOutput: ${tooLate.path} is needed by the generators, so it cannot be planned after they started`);
-    for (const file of later.length > 0 ? [...options.files, ...later] : options.files) {
+    const compare = (file: PlannedFile) => {
       const entry = { sha256: file.sha256, size: file.size };
       entries.set(file.path, entry);
       const unchanged = (incremental && file.unchanged === true) || same(file.path, entry);
       if (!unchanged && !file.neededByGenerate) writePlanned(staging, file, dirs);
       if (unchanged) kept++;
       else written.push(file.path);
-    }
+    };
+    options.files.forEach(compare);
+    const later = options.plannedLater?.(written) ?? [];
+    const tooLate = later.find((file) => file.neededByGenerate);
+    if (tooLate) throw new Error(`writeOutput: ${tooLate.path} is needed by the generators, so it cannot be planned after they started`);
+    later.forEach(compare);
 
     // Generated files: hash what the generators wrote; an identical one is not applied.
     const generated = ((await generating) ?? []).filter((p) => !entries.has(p) && p !== MANIFEST_FILE).sort();

@@ -287,6 +287,11 @@ export function manifestEntry(manifest: Manifest, path: string): ManifestEntry |
   return entries.get(segmentKeyOf(path, segmentDigits(manifest.counts.records)))?.get(path);
 }
 
+/** Calls `visit` with every listed path and its entry, in no particular order (no lookup: the paths are the segments' own strings). */
+export function forEachEntry(manifest: Manifest, visit: (path: string, entry: ManifestEntry) => void): void {
+  for (const segment of stateOf(manifest).entries.values()) segment.forEach((entry, path) => visit(path, entry));
+}
+
 /** Every listed path, in no particular order. */
 export function manifestPaths(manifest: Manifest): string[] {
   const paths: string[] = [];

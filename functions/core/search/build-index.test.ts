@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import MiniSearch from 'minisearch';
 import { describe, expect, it } from 'vitest';
-import { buildSearchIndex, extendSearchIndex, indexContents } from './build-index.js';
+import { buildSearchIndex, indexContents, updateSearchIndex } from './build-index.js';
 import { SEARCH_OPTIONS, type IndexedDoc } from './search-options.js';
 import type { SearchDoc } from './search-types.js';
 
@@ -37,13 +37,46 @@ describe('reading MiniSearch’s index', () => {
   });
 });
 
-describe('extending an index with appended docs', () => {
+/** The previous ranks of `docs` when they are the first `known` docs, then new ones. */
+const appended = (docs: readonly SearchDoc[], known: number) => docs.map((_, rank) => (rank < known ? rank : -1));
+
+describe('updating an index with the docs that changed', () => {
   it('gives byte for byte the index built from scratch, for any documents and any split', () => {
     fc.assert(
       fc.property(fc.array(docArbitrary, { maxLength: 40 }), fc.nat(), (docs, at) => {
         const known = at % (docs.length + 1);
-        const extended = extendSearchIndex(buildSearchIndex(docs.slice(0, known)), docs);
-        expect(JSON.stringify(extended)).toBe(JSON.stringify(buildSearchIndex(docs)));
+        const updated = updateSearchIndex(buildSearchIndex(docs.slice(0, known)), docs, appended(docs, known));
+        expect(JSON.stringify(updated)).toBe(JSON.stringify(buildSearchIndex(docs)));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('also after docs are removed, edited, inserted anywhere or reordered', () => {
+    const change = fc.oneof(
+      fc.record({ op: fc.constant('remove' as const), at: fc.nat() }),
+      fc.record({ op: fc.constant('edit' as const), at: fc.nat(), doc: docArbitrary }),
+      fc.record({ op: fc.constant('insert' as const), at: fc.nat(), doc: docArbitrary }),
+      fc.record({ op: fc.constant('swap' as const), at: fc.nat(), with: fc.nat() }),
+    );
+    fc.assert(
+      fc.property(fc.array(docArbitrary, { maxLength: 40 }), fc.array(change, { maxLength: 8 }), (before, changes) => {
+        // Each doc with its rank in `before`, -1 once it is new or edited.
+        const docs = before.map((doc, rank) => ({ doc, rank }));
+        for (const c of changes) {
+          const at = docs.length === 0 ? 0 : c.at % docs.length;
+          if (c.op === 'insert') docs.splice(c.at % (docs.length + 1), 0, { doc: c.doc, rank: -1 });
+          else if (docs.length === 0) continue;
+          else if (c.op === 'remove') docs.splice(at, 1);
+          else if (c.op === 'edit') docs[at] = { doc: c.doc, rank: -1 };
+          else {
+            const other = c.with % docs.length;
+            [docs[at], docs[other]] = [docs[other]!, docs[at]!];
+          }
+        }
+        const now = docs.map((entry) => entry.doc);
+        const updated = updateSearchIndex(buildSearchIndex(before), now, docs.map((entry) => entry.rank));
+        expect(JSON.stringify(updated)).toBe(JSON.stringify(buildSearchIndex(now)));
       }),
       { numRuns: 300 },
     );
@@ -58,12 +91,15 @@ describe('extending an index with appended docs', () => {
     // the first 1000 docs and a bitmap in the whole one.
     for (let i = 1000; i < docs.length; i += 2) docs[i] = { ...docs[i]!, tags: ['frog'] };
     for (const known of [0, 1, 1000, 1999, 2499, 2500]) {
-      expect(JSON.stringify(extendSearchIndex(buildSearchIndex(docs.slice(0, known)), docs)), `known = ${known}`).toBe(JSON.stringify(buildSearchIndex(docs)));
+      expect(JSON.stringify(updateSearchIndex(buildSearchIndex(docs.slice(0, known)), docs, appended(docs, known))), `known = ${known}`).toBe(JSON.stringify(buildSearchIndex(docs)));
     }
+    // And back: removing them turns the bitmap into a list again.
+    expect(JSON.stringify(updateSearchIndex(buildSearchIndex(docs), docs.slice(0, 1000), appended(docs.slice(0, 1000), 1000)))).toBe(JSON.stringify(buildSearchIndex(docs.slice(0, 1000))));
   });
 
-  it('refuses an index of more docs than it is given', () => {
+  it('refuses a previous rank out of range or claimed twice', () => {
     const docs: SearchDoc[] = [{ tags: ['smug'], description: null }, { tags: null, description: 'frog' }];
-    expect(() => extendSearchIndex(buildSearchIndex(docs), docs.slice(0, 1))).toThrow(/cannot be the start of 1 docs/);
+    expect(() => updateSearchIndex(buildSearchIndex(docs.slice(0, 1)), docs, [0, 1])).toThrow(/previous rank 1 of doc 1/);
+    expect(() => updateSearchIndex(buildSearchIndex(docs), docs, [0, 0])).toThrow(/previous rank 0 of doc 1/);
   });
 });

@@ -19,7 +19,7 @@ const ascending = (a: number, b: number) => a - b;
 /**
  * The index's contents through MiniSearch's public serialisation (`toJSON`), the only way its
  * API hands out the postings. Reading its private fields instead is faster on a cold build,
- * but would break silently with a MiniSearch release that reshapes them; a rebuild only indexes the added docs (extendSearchIndex), so the copy costs
+ * but would break silently with a MiniSearch release that reshapes them; a rebuild only indexes the changed docs (updateSearchIndex), so the copy costs
  * nothing there (tools/bench/HISTORY.md, "Search index through the public API").
  */
 export function indexContents(miniSearch: MiniSearch<IndexedDoc>): IndexContents {
@@ -33,10 +33,10 @@ export function indexContents(miniSearch: MiniSearch<IndexedDoc>): IndexContents
   return { fieldIds: plain.fieldIds, terms };
 }
 
-/** MiniSearch's postings of `docs`, whose ranks start at `firstRank` (terms in MiniSearch's order). */
-function indexedContents(docs: readonly SearchDoc[], firstRank: number): IndexContents {
+/** MiniSearch's postings of `docs`, doc i at rank `rankOf(i)` (terms in MiniSearch's order). */
+function indexedContents(docs: readonly SearchDoc[], rankOf: (i: number) => number = (i) => i): IndexContents {
   const miniSearch = new MiniSearch<IndexedDoc>(SEARCH_OPTIONS);
-  miniSearch.addAll(docs.map((doc, i) => ({ id: firstRank + i, tags: doc.tags, description: doc.description })));
+  miniSearch.addAll(docs.map((doc, i) => ({ id: rankOf(i), tags: doc.tags, description: doc.description })));
   return indexContents(miniSearch);
 }
 
@@ -61,34 +61,60 @@ function encodeIndex({ fieldIds, terms }: IndexContents, docCount: number): Sear
  * frequencies (we never score by them: tags are a set and descriptions are short).
  */
 export function buildSearchIndex(docs: SearchDoc[]): SearchIndexData {
-  return encodeIndex(indexedContents(docs, 0), docs.length);
+  return encodeIndex(indexedContents(docs), docs.length);
 }
 
-/** The ranks of one decoded segment, ascending. */
-function postingRanks(postings: string, offset: number, docCount: number): number[] {
-  const posting = decodePosting(postings, offset, docCount);
-  return Array.from(posting.kind === KIND_LIST ? posting.ranks : ranksOf(posting.bits));
+/** Two ascending lists of distinct ranks as one. */
+function mergeRanks(a: readonly number[], b: readonly number[]): number[] {
+  if (b.length === 0) return a as number[];
+  if (a.length === 0 || a[a.length - 1]! < b[0]!) return [...a, ...b];
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) out.push(j >= b.length || (i < a.length && a[i]! < b[j]!) ? a[i++]! : b[j++]!);
+  return out;
 }
 
 /**
- * `buildSearchIndex(docs)`, byte for byte, given `previous` = `buildSearchIndex` of the first
- * `previous.docCount` of `docs` (the caller proves that; tools/catalogue/cache/search-index-memo.ts).
- * Only the docs after those go through MiniSearch: a document's postings depend on that
- * document alone (MiniSearch indexes each one independently, term → field → document), so the
- * earlier docs' postings are read back from `previous` and the new ranks appended to them.
- * Every posting is re-encoded, since a list's encoding depends on the doc count.
+ * `buildSearchIndex(docs)`, byte for byte, given `previous` = `buildSearchIndex` of an earlier
+ * list of docs and `previousRank[i]` = the rank there of a doc equal to `docs[i]`, or -1 for a
+ * doc to index (the caller proves the equality; tools/catalogue/cache/search-index-memo.ts).
+ * Only those docs go through MiniSearch: a document's postings depend on that document alone
+ * (MiniSearch indexes each one independently, term → field → document), so every other doc's
+ * postings are read back from `previous` under its new rank, and the docs gone are dropped.
+ * Every posting is re-encoded, since a list's encoding depends on the ranks and the doc count.
  */
-export function extendSearchIndex(previous: SearchIndexData, docs: readonly SearchDoc[]): SearchIndexData {
+export function updateSearchIndex(previous: SearchIndexData, docs: readonly SearchDoc[], previousRank: ArrayLike<number>): SearchIndexData {
   const known = previous.docCount;
-  if (previous.format !== SEARCH_INDEX_FORMAT || !(known <= docs.length)) throw new Error(`extendSearchIndex: the previous index (${previous.docCount} docs, format ${previous.format}) cannot be the start of ${docs.length} docs`);
-  const added = indexedContents(docs.slice(known), known);
+  if (previous.format !== SEARCH_INDEX_FORMAT || previousRank.length !== docs.length) throw new Error(`updateSearchIndex: an index of format ${previous.format} with ${previousRank.length} previous ranks for ${docs.length} docs`);
+  // Previous rank → rank now, -1 for a doc gone or indexed again.
+  const rankNow = new Int32Array(known).fill(-1);
+  const fresh: number[] = [];
+  let inOrder = true;
+  for (let rank = 0, last = -1; rank < docs.length; rank++) {
+    const before = previousRank[rank]!;
+    if (before === -1) fresh.push(rank);
+    else if (!(Number.isInteger(before) && before >= 0 && before < known && rankNow[before] === -1)) throw new Error(`updateSearchIndex: previous rank ${before} of doc ${rank} is not one of ${known} unclaimed ranks`);
+    else {
+      rankNow[before] = rank;
+      if (before < last) inOrder = false;
+      last = before;
+    }
+  }
+  const added = indexedContents(fresh.map((rank) => docs[rank]!), (i) => fresh[i]!);
   const { fieldIds } = added;
   const byTermText = new Map<string, Map<number, number[]>>();
   const terms = previous.terms === '' ? [] : previous.terms.split(' ');
   for (const [field, fieldId] of [[previous.tags, fieldIds.tags!], [previous.description, fieldIds.description!]] as const) {
     for (let t = 0; t < terms.length; t++) {
-      const ranks = postingRanks(field.postings, numberAt(field.offsets, field.offsetWidth, t), known);
+      const posting = decodePosting(field.postings, numberAt(field.offsets, field.offsetWidth, t), known);
+      const ranks: number[] = [];
+      for (const before of posting.kind === KIND_LIST ? posting.ranks : ranksOf(posting.bits)) {
+        const rank = rankNow[before]!;
+        if (rank !== -1) ranks.push(rank);
+      }
       if (ranks.length === 0) continue;
+      if (!inOrder) ranks.sort(ascending);
       let ranksByField = byTermText.get(terms[t]!);
       if (ranksByField === undefined) byTermText.set(terms[t]!, (ranksByField = new Map()));
       ranksByField.set(fieldId, ranks);
@@ -100,8 +126,7 @@ export function extendSearchIndex(previous: SearchIndexData, docs: readonly Sear
       byTermText.set(term, addedByField);
       continue;
     }
-    // The added ranks are all above the known ones: appending keeps each list ascending.
-    for (const [fieldId, ranks] of addedByField) ranksByField.set(fieldId, [...(ranksByField.get(fieldId) ?? []), ...ranks]);
+    for (const [fieldId, ranks] of addedByField) ranksByField.set(fieldId, mergeRanks(ranksByField.get(fieldId) ?? [], ranks));
   }
   return encodeIndex({ fieldIds, terms: [...byTermText] }, docs.length);
 }

@@ -1,15 +1,19 @@
 /**
- * Skips rendering and hashing the answers whose inputs did not change. Each by-id file
- * (`site/api/pepe/<id>`, `site/v1/pepe/<id>`) is a function of its one record, the URLs and
- * the generator code only; when all three are as they were for the build that produced the
- * output's current manifest, the file's sha256 and size are that manifest's. Listing pages
- * alike, by a digest of their inputs.
+ * What the previous build left that lets this one plan only what a change touches. Each by-id
+ * file (`api/pepe/<id>`, `v1/pepe/<id>`, `p/<id>`, `oembed/<id>.json`) is a function of its one
+ * record, the URLs and the generator code only; when all three are as they were for the build
+ * that produced the output's current manifest, the file's sha256 and size are that manifest's.
+ * Documents made of several records (listing pages, sitemap files, dataset shards) are kept
+ * while their inputs key (count, last id, links: plan-answers.ts) is the saved one and none of
+ * their records changed.
  *
  * `answers.json` records, for the build that produced manifest `version` in `outDir`: the
- * context (URLs + generator sources) and a digest of each record and of each page's inputs.
- * It is used only when the output still holds exactly that manifest version.
+ * context (URLs + generator sources), a digest of each record, and each chunked document's
+ * inputs key. It is used only when the output still holds exactly that manifest version.
  */
-import { type Manifest, type ManifestEntry, manifestEntry } from '../../shared/manifest.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { forEachEntry, type Manifest, type ManifestEntry, manifestEntry, sha256Of } from '../../shared/manifest.js';
 import { cacheMemo, hasMembers } from './memo.js';
 
 export interface AnswerDigests {
@@ -17,42 +21,71 @@ export interface AnswerDigests {
   version: string;
   context: string;
   records: Record<string, string>;
-  /** Path → digest of the inputs of a document made of several records (static-listing.ts's pages). */
+  /** Key → inputs of a document made of several records (listing pages, sitemap files, dataset shards). */
   documents?: Record<string, string>;
 }
 
 /** Keyed at use (`usable`): by the previous manifest's version, known only once it is parsed. */
 export const ANSWER_DIGESTS = cacheMemo<AnswerDigests>('answers.json', hasMembers({ records: 'object' }));
 
-const usable = (saved: AnswerDigests | null, current: { outDir: string; context: string }, previous: Manifest | null): saved is AnswerDigests =>
-  saved !== null && previous !== null && saved.outDir === current.outDir && saved.version === previous.version && saved.context === current.context;
+/** The previous build's output as far as the saved digests vouch for it. */
+export interface PreviousAnswers {
+  /** Record id → digest at the previous build. */
+  records: Readonly<Record<string, string>>;
+  /** Calls `visit` with every previous path and entry. */
+  forEachEntry(visit: (path: string, entry: ManifestEntry) => void): void;
+  /** The previous entry of `path`. */
+  entry(path: string): ManifestEntry | undefined;
+  /** The saved inputs of document `key`. */
+  document(key: string): string | undefined;
+  /** The previous bytes of `path`, only when they are still those its manifest entry names. */
+  read(path: string): Buffer | undefined;
+}
 
-/**
- * A lookup of the previous manifest entry of an unchanged by-id answer (`path` of record
- * `id`), or undefined when its record changed or the saved digests are not those of the
- * output's current manifest.
- */
-export function unchangedAnswers(
-  saved: AnswerDigests | null,
-  current: { outDir: string; context: string; records: Map<string, string> },
-  previous: Manifest | null,
-): KnownAnswer {
-  if (!usable(saved, current, previous)) return () => undefined;
-  return (id, path) => {
-    const digest = current.records.get(id);
-    return digest !== undefined && saved.records[id] === digest ? manifestEntry(previous!, path) : undefined;
+/** The previous output, or null when the saved digests are not those of the output's current manifest, of this output folder and context. */
+export function previousAnswers(saved: AnswerDigests | null, current: { outDir: string; context: string }, previous: Manifest | null): PreviousAnswers | null {
+  if (saved === null || previous === null || saved.outDir !== current.outDir || saved.version !== previous.version || saved.context !== current.context) return null;
+  const documents = typeof saved.documents === 'object' && saved.documents !== null ? saved.documents : {};
+  return {
+    records: saved.records,
+    forEachEntry: (visit) => forEachEntry(previous, visit),
+    entry: (path) => manifestEntry(previous, path),
+    document: (key) => (Object.hasOwn(documents, key) ? documents[key] : undefined),
+    read(path) {
+      const entry = manifestEntry(previous, path);
+      if (entry === undefined) return undefined;
+      try {
+        const bytes = readFileSync(join(current.outDir, path));
+        return bytes.length === entry.size && sha256Of(bytes) === entry.sha256 ? bytes : undefined;
+      } catch {
+        return undefined;
+      }
+    },
   };
 }
 
-/** Like `unchangedAnswers`, for documents made of several records: the previous entry of `path` when it was made from the same `inputs` digest. */
-export function unchangedDocuments(saved: AnswerDigests | null, current: { outDir: string; context: string }, previous: Manifest | null): KnownDocument {
-  const documents = saved?.documents;
-  if (!usable(saved, current, previous) || typeof documents !== 'object' || documents === null) return () => undefined;
-  return (path, inputs) => (Object.hasOwn(documents, path) && documents[path] === inputs ? manifestEntry(previous!, path) : undefined);
+/**
+ * What a document made of a run of consecutive records may take from the previous build: `changed`
+ * flags each rank whose record is not as it was (added, edited, moved, its image replaced);
+ * `known(key, inputs)` is the saved inputs check; `remember` keeps a document's inputs for the next build.
+ */
+export interface ChunkReuse {
+  changed: Uint8Array;
+  saved(key: string): string | undefined;
+  entry(path: string): ManifestEntry | undefined;
+  remember(key: string, inputs: string): void;
 }
 
-/** The previous entry of document `path` when its inputs digest is `inputs` as at the last build. */
-export type KnownDocument = (path: string, inputs: string) => ManifestEntry | undefined;
-
-/** The previous entry of by-id answer `path` (of record `id`) when it is known to be unchanged. */
-export type KnownAnswer = (id: string, path: string) => ManifestEntry | undefined;
+/**
+ * The previous entry of the document at `path` made of ranks [start, end) and `inputs` (what
+ * else it is made of: count, last id, links), when the previous build made it of the same:
+ * none of those records changed (so, with the same first and last record and count, they are
+ * the same records) and its inputs were the same. Remembers the inputs either way.
+ */
+export function keptChunk(reuse: ChunkReuse | undefined, path: string, start: number, end: number, inputs: string): ManifestEntry | undefined {
+  if (reuse === undefined) return undefined;
+  reuse.remember(path, inputs);
+  if (reuse.saved(path) !== inputs) return undefined;
+  for (let rank = start; rank < end; rank++) if (reuse.changed[rank] === 1) return undefined;
+  return reuse.entry(path);
+}

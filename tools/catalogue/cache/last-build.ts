@@ -142,7 +142,7 @@ export class LastBuild {
 
   /** The search index, record encoding and similar lists memos for this build's `context`, each read from its file. */
   async compileMemos(context: string, recordDigests: ReadonlyMap<string, string>) {
-    const [searchIndex, recordEncoding, similar] = await Promise.all([memoizedSearchIndex(this.cacheDir, context), memoizedRecordEncoding(this.cacheDir, context, recordDigests), memoizedSimilarLists(this.cacheDir, context)]);
+    const [searchIndex, recordEncoding, similar] = await Promise.all([memoizedSearchIndex(this.cacheDir, context, recordDigests), memoizedRecordEncoding(this.cacheDir, context, recordDigests), memoizedSimilarLists(this.cacheDir, context)]);
     return { searchIndex, recordEncoding, similar };
   }
 

@@ -1,85 +1,88 @@
 /**
  * The last build's search index, kept in the build cache so that the next build indexes only
- * what is new. Docs are in rank order (ascending created_at), so an image added with the
- * newest date (what `pepe add` does) appends one doc: every earlier doc is as it was, and
- * `extendSearchIndex` runs MiniSearch over the new doc alone. A build whose records changed
- * but whose searchable texts did not (an image replaced, a date fixed after the last rank)
- * reuses the index as it is. Anything else (an edited description, a removed image, an
- * image dated in the past) is indexed from scratch.
+ * the docs that are new or changed. A doc's postings depend on that doc alone, so each doc
+ * whose record is unchanged (same digest: build-extras.ts `buildInputs`, which covers its
+ * tags and description) keeps its postings under its new rank, whatever was added, removed
+ * or moved around it, and MiniSearch runs over the others alone (`updateSearchIndex`). When
+ * more than half the docs are new, the index is built from scratch, which costs no more.
  *
- * `search-index.json` holds the index, the number of docs and a hash of those docs' texts
- * in order, and the build context (URLs and generator code, which includes the tokenizer
- * and the lockfile's MiniSearch): it is used only when the context is the same and the
- * hash of the first `docCount` current docs equals the saved one.
+ * `search-index.json` holds the index, the digest of each doc's record in rank order, and
+ * the build context (URLs and generator code, which includes the tokenizer and the
+ * lockfile's MiniSearch): it is used only when the context is the same.
  */
-import { createHash, type Hash } from 'node:crypto';
-import { buildSearchIndex, extendSearchIndex } from '../../../functions/core/search/build-index.js';
+import { buildSearchIndex, updateSearchIndex } from '../../../functions/core/search/build-index.js';
 import { SEARCH_INDEX_FORMAT, type SearchDoc, type SearchIndexData } from '../../../functions/core/search/search-types.js';
+import type { PepeRecord } from '../../../functions/core/record.js';
 import { cacheMemo } from './memo.js';
 
 interface SavedIndex {
   context: string;
-  docsHash: string;
+  /** The digest of each indexed doc's record, in rank order. */
+  digests: string[];
   index: SearchIndexData;
 }
 
 /** How the index of a build was made: docs indexed by MiniSearch in this build, and from what. */
 export interface SearchIndexRun {
-  path: 'reused' | 'extended' | 'rebuilt';
+  path: 'reused' | 'updated' | 'rebuilt';
   indexedDocs: number;
 }
 
-/** One line per doc: its texts as JSON, which cannot hold a raw newline. */
-const feed = (hash: Hash, docs: readonly SearchDoc[], from: number, to: number): void => {
-  const lines: string[] = [];
-  for (let i = from; i < to; i++) lines.push(`${JSON.stringify([docs[i]!.tags, docs[i]!.description])}\n`);
-  hash.update(lines.join(''));
-};
-
 const isSaved = (value: unknown): value is SavedIndex => {
   const saved = value as SavedIndex | null;
-  return typeof saved?.context === 'string' && typeof saved.docsHash === 'string' && saved.index?.format === SEARCH_INDEX_FORMAT && Number.isSafeInteger(saved.index.docCount);
+  return typeof saved?.context === 'string' && Array.isArray(saved.digests) && saved.index?.format === SEARCH_INDEX_FORMAT && saved.index.docCount === saved.digests.length;
 };
 
 const SEARCH_INDEX = cacheMemo('search-index.json', isSaved, (saved) => saved.context);
 
 /**
  * The search index builder for one build (`compileCatalogue`'s `searchIndex` option),
- * reading the saved index first. `save()` keeps what it built for the next build. The saved
- * index is only ever used for the very docs it was built from (the hash proves it), so saving
- * it is safe whether or not the build then writes its output.
+ * reading the saved index first. `digests`: record id → digest of the record, for every
+ * record of the build. `save()` keeps what it built for the next build. The saved index is
+ * only ever used for the very docs it was built from (their digests prove it), so saving it
+ * is safe whether or not the build then writes its output.
  */
-export async function memoizedSearchIndex(cacheDir: string, context: string) {
+export async function memoizedSearchIndex(cacheDir: string, context: string, digests: ReadonlyMap<string, string>) {
   const saved = await SEARCH_INDEX.load(cacheDir, context);
   let built: SavedIndex | null = null;
   let run: SearchIndexRun | null = null;
   return {
-    build(docs: SearchDoc[]): SearchIndexData {
-      const hash = createHash('sha256');
-      const known = saved !== null && saved.index.docCount <= docs.length ? saved.index.docCount : 0;
-      feed(hash, docs, 0, known);
-      const prefixMatches = saved !== null && hash.copy().digest('hex') === saved.docsHash;
-      feed(hash, docs, known, docs.length);
-      const docsHash = hash.digest('hex');
+    build(docs: SearchDoc[], records: readonly PepeRecord[]): SearchIndexData {
+      const recordDigests = records.map((record) => {
+        const digest = digests.get(record.id);
+        if (digest === undefined) throw new Error(`memoizedSearchIndex: no digest for record ${record.id}`);
+        return digest;
+      });
+      const savedRank = new Map<string, number>();
+      saved?.digests.forEach((digest, rank) => savedRank.set(digest, rank));
+      // Each saved doc stands for one doc at most (a guard: the ids, hence the digests, are distinct).
+      const claimed = new Uint8Array(saved?.digests.length ?? 0);
+      const previousRank = recordDigests.map((digest) => {
+        const rank = savedRank.get(digest);
+        if (rank === undefined || claimed[rank] === 1) return -1;
+        claimed[rank] = 1;
+        return rank;
+      });
+      const fresh = previousRank.reduce((count, rank) => count + (rank === -1 ? 1 : 0), 0);
       let index: SearchIndexData;
-      if (prefixMatches && known === docs.length) {
+      if (saved !== null && fresh === 0 && docs.length === saved.index.docCount && previousRank.every((before, rank) => before === rank)) {
         index = saved.index;
         run = { path: 'reused', indexedDocs: 0 };
-      } else if (prefixMatches) {
-        index = extendSearchIndex(saved.index, docs);
-        run = { path: 'extended', indexedDocs: docs.length - known };
+      } else if (saved !== null && fresh <= docs.length / 2) {
+        index = updateSearchIndex(saved.index, docs, previousRank);
+        run = { path: 'updated', indexedDocs: fresh };
       } else {
         index = buildSearchIndex(docs);
         run = { path: 'rebuilt', indexedDocs: docs.length };
       }
-      built = { context, docsHash, index };
+      built = { context, digests: recordDigests, index };
       return index;
     },
     /** What `build` did, or null before it ran. */
     run: (): SearchIndexRun | null => run,
     /** Saves the index `build` made, unless it is the saved one. */
     async save(): Promise<void> {
-      if (built !== null && built.docsHash !== saved?.docsHash) await SEARCH_INDEX.save(cacheDir, built);
+      if (built !== null && built.index !== saved?.index) await SEARCH_INDEX.save(cacheDir, built);
     },
   };
 }
