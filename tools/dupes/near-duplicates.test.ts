@@ -291,6 +291,36 @@ describe('a small area or a flat shape in another colour', () => {
     expect(judgePair(await item('original', png), await item('copy', await plantedCopy(png, transform))).same).toBe(true);
   });
 
+  // The bench's false pairs (seeds 5, 31 and 99 at 320 px), kept as they were drawn.
+  it('rejects two teal hearts a few levels apart: one colour in another shade, though nothing moved by ΔE 2.5', async () => {
+    const heart = (colour: string): ShapeParams => ({ kind: 'shape', shape: 'heart', colour, size: 0.612, dx: -0.024, dy: 0.048 });
+    const [a, b] = [await item('a', await renderFlat(heart('#1f7c72'), 320).png().toBuffer()), await item('b', await renderFlat(heart('#287a72'), 320).png().toBuffer())];
+    const verdict = judgePair(a, b);
+    expect(verdict.same).toBe(false);
+    expect(verdict.comparison!.oneColour).toBe(true);
+    expect(verdict.comparison!.localPixels).toBe(0);
+    expect(verdict.rule).toMatch(/its colour differs/);
+  });
+
+  it('rejects two emoji faces in two skin tones under a tone edit: the skin\'s hue turned', async () => {
+    const open = (skin: string): FaceParams => ({ kind: 'face', skin, mouth: '#6e1f1f', mouthShape: 'open', eyes: 'ovals', radius: 0.42, mouthScale: 0.982, dx: 0, dy: 0 });
+    const verdict = judgePair(await flat('light', open('#e0ac69')), await flat('dark', open('#c68642')));
+    expect(verdict.same).toBe(false);
+    expect(verdict.rule).toMatch(/^a colour's hue turned/);
+    expect(verdict.hueShift!.deltaH).toBeGreaterThan(CONFIRM_DEFAULTS.maxHueShift);
+    // Without the hue rule, the tone edit explains them.
+    expect(judgePair(await flat('light', open('#e0ac69')), await flat('dark', open('#c68642')), { ...CONFIRM_DEFAULTS, maxHueShift: 1e9 }).same).toBe(true);
+  });
+
+  it('rejects a frog on pale stripes against its twin on pale snow brightened 15%: a crop and a tone edit are not undone together', async () => {
+    const twin: Partial<FrogParams> = { expression: 'happy', skin: '#8cbf4a', shirt: '#c23b3b', accessories: ['bowtie'], pose: { zoom: 1.1, tilt: 4, shiftX: -10, flip: false } };
+    const striped = await renderFrog(withParams({ ...twin, background: { color: '#f3ecd8', accent: '#e2d6b4', pattern: 'stripes' }, eyeWhite: '#cfe8ff' }), 320).png().toBuffer();
+    const snowy = await renderFrog(withParams({ ...twin, background: { color: '#d9f0c8', accent: '#b9dd9f', pattern: 'snow' } }), 320).png().toBuffer();
+    const verdict = judgePair(await item('striped', striped), await item('snowy', await plantedCopy(snowy, 'brighten-15')));
+    expect(verdict.same).toBe(false);
+    expect(verdict.comparison!.crop).toBeNull();
+  });
+
   it.each(['brighten-15', 'darken-15', 'contrast+15', 'contrast-15', 'gamma-0.8', 'gamma-1.2'] as const)('still accepts a detailed frog %s: many colours, one edit', async (transform) => {
     const png = await drawn(ORIGINAL);
     const verdict = judgePair(await item('original', png), await item('copy', await plantedCopy(png, transform)));

@@ -10,11 +10,12 @@
  * chosen by measurement (tools/bench/dupes.bench.ts).
  */
 import { type Hash64, hammingDistance, pairsWithinDistance, parseHash } from '../../functions/core/multi-index.js';
-import { type CompareSettings, compareLab, type ThumbComparison } from './compare/compare.js';
+import { areaHueShift, type CompareSettings, compareLab, type ThumbComparison } from './compare/compare.js';
 import { THUMB_KEY_RADIUS, thumbKey } from './compare/key.js';
 import { thumbToLab } from './compare/lab.js';
 import { aspectDifference, layoutDifference, thumbLayout } from './compare/layout.js';
 import { textureDifference } from './compare/texture.js';
+import { isIdentityTone } from './compare/tone.js';
 
 export interface DupeItem {
   id: string;
@@ -57,6 +58,8 @@ export interface ConfirmSettings extends CompareSettings {
   maxRegionPixels: number;
   /** Region pixels at `fineTolerance` above which the pictures differ: an area in a close shade. */
   maxFineRegionPixels: number;
+  /** With one colour: pixels off at all (ΔE 1) with their whole 3×3 neighbourhood above which it is another shade. */
+  maxOneColourPixels: number;
   /**
    * A local recolour, compared as they are (no edit, no crop): at least `minLocalPixels`
    * pixels off by more than `fineTolerance`, and every pixel off at all inside a box of at
@@ -66,6 +69,8 @@ export interface ConfirmSettings extends CompareSettings {
   minLocalPixels: number;
   maxLocalBox: number;
   maxLocalShare: number;
+  /** |ΔH| (a, b units) of one colour's area once the tone is undone (areaHueShift) above which its hue turned: another colour. */
+  maxHueShift: number;
   maxAspectDifference: number;
   /** Layout difference (thumbLayout, mean standard deviations) above which the drawings differ. */
   maxLayoutDifference: number;
@@ -119,10 +124,17 @@ export const CONFIRM_DEFAULTS: ConfirmSettings = {
   /** A close skin or background shade moves a whole area by ΔE 2.5–4; a tone edit's residue is scattered or small. */
   fineTolerance: 2.5,
   maxFineRegionPixels: 32,
+  /** Re-encoded, resized and palettised flat shapes leave none; two teal hearts a few levels apart 31 (tools/dupes/README.md). */
+  maxOneColourPixels: 4,
   /** A local recolour leaves several such pixels in a small box; a copy compared as it is spreads its differences over the picture (tools/dupes/README.md). */
   minLocalPixels: 3,
   maxLocalBox: 256,
   maxLocalShare: 0.25,
+  /**
+   * Planted copies on seven seeds turn an area's hue by at most 2.91 (contrast +15% on a red
+   * shirt), two emoji skin tones under a tone edit by 4.79 (tools/dupes/README.md).
+   */
+  maxHueShift: 4,
   /** |ln(aspect ratio a / b)|: a 3% crop of one side is 0.03, pixel rounding after a resize far less. */
   maxAspectDifference: 0.04,
   /**
@@ -155,6 +167,8 @@ export interface Verdict {
   comparison?: ThumbComparison;
   /** Cells patterned in one picture and plain in the other (textureDifference); absent with the comparison. */
   textureCells?: number;
+  /** The largest hue turn of one colour's area (areaHueShift); only without a crop, once the other colour rules passed. */
+  hueShift?: { cells: number; deltaH: number };
 }
 
 /** The confirmation verdict for two items (for the benchmark, tests and `pepe dupes --explain`). */
@@ -188,21 +202,24 @@ function judgeThumbs(a: DupeItem, b: DupeItem, x: ThumbFigures, y: ThumbFigures,
   const textureCells = textureDifference(a, b, comparison);
   // One colour fits any curve: no edit was undone, and the verdict says why.
   const oneColour = comparison.oneColour ? 'one colour besides white and black, compared as it is (a brightness or gamma edit of one colour cannot be told from another colour, so the catalogue calls it a recolour): ' : '';
-  const verdict = (same: boolean, rule: string): Verdict => ({ same, rule: same ? rule : oneColour + rule, aspectDifference: aspect, layoutDifference: layout, comparison, textureCells });
+  let hueShift: Verdict['hueShift'];
+  const verdict = (same: boolean, rule: string, prefixed = true): Verdict => ({ same, rule: same || !prefixed ? rule : oneColour + rule, aspectDifference: aspect, layoutDifference: layout, comparison, textureCells, ...(hueShift && { hueShift }) });
   if (comparison.regionPixels > settings.maxRegionPixels) {
     return verdict(false, `a region differs (${comparison.regionPixels} thumbnail pixels changed with all their neighbours, more than ${settings.maxRegionPixels}): a recolour or another detail, so a different picture`);
   }
   if (comparison.fineRegionPixels > settings.maxFineRegionPixels) {
     return verdict(false, `an area differs by a close shade (${comparison.fineRegionPixels} thumbnail pixels off by more than ΔE ${settings.fineTolerance} with all their neighbours, more than ${settings.maxFineRegionPixels}): another skin or background shade, so a different picture`);
   }
-  if (comparison.oneColour && comparison.exactRegionPixels > settings.maxFineRegionPixels) {
-    return verdict(false, `its colour differs (${comparison.exactRegionPixels} thumbnail pixels off at all, by more than ΔE 1, with all their neighbours, more than ${settings.maxFineRegionPixels}), so a different picture`);
+  if (comparison.oneColour && comparison.exactRegionPixels > settings.maxOneColourPixels) {
+    return verdict(false, `its colour differs (${comparison.exactRegionPixels} thumbnail pixels off at all, by more than ΔE 1, with all their neighbours, more than ${settings.maxOneColourPixels}), so a different picture`);
   }
-  if (comparison.crop === null && isIdentity(comparison.tone) && comparison.localPixels >= settings.minLocalPixels && comparison.offBox <= settings.maxLocalBox && comparison.offBox <= comparison.drawingBox * settings.maxLocalShare) {
+  if (comparison.crop === null && isIdentityTone(comparison.tone) && comparison.localPixels >= settings.minLocalPixels && comparison.offBox <= settings.maxLocalBox && comparison.offBox <= comparison.drawingBox * settings.maxLocalShare) {
     return verdict(
       false,
       `a small area differs where the rest matches exactly (${comparison.localPixels} thumbnail pixels off by more than ΔE ${settings.fineTolerance}, at least ${settings.minLocalPixels}, and every difference within a box of ${comparison.offBox} pixels, at most ${settings.maxLocalBox} and ${pctShare(settings.maxLocalShare)} of the drawing's ${comparison.drawingBox}): ` +
         'a local recolour (a mouth, the eyes, a badge), so a different picture',
+      // Nothing else moved: no edit was in question.
+      false,
     );
   }
   const before = comparison.uncroppedChangedPixels ?? 0;
@@ -224,18 +241,17 @@ function judgeThumbs(a: DupeItem, b: DupeItem, x: ThumbFigures, y: ThumbFigures,
   if (comparison.changedPixels > maxChanged) {
     return verdict(false, `too many scattered differences (${comparison.changedPixels} of 1,024 thumbnail pixels changed${comparison.crop ? ' once the crop is undone' : ''}, more than ${maxChanged}): a different picture`);
   }
+  hueShift = comparison.crop === null ? areaHueShift(x.lab(), y.lab(), comparison) : undefined;
+  if (hueShift && hueShift.deltaH > settings.maxHueShift) {
+    return verdict(false, `a colour's hue turned (an area of ${hueShift.cells} thumbnail pixels off by ΔH ${hueShift.deltaH.toFixed(2)} once the tone is undone, more than ${settings.maxHueShift}): brightness, contrast and gamma keep hues, so another colour and a different picture`);
+  }
   const maxTexture = comparison.crop ? settings.maxCroppedTextureCells : settings.maxTextureCells;
   if (textureCells > maxTexture) {
     return verdict(false, `a pattern differs (${textureCells} of 1,024 cells patterned in one picture where the other is plain${comparison.crop ? ' once the crop is undone' : ''}, more than ${maxTexture}): dots, stripes, rays or snow against a plain background, so a different picture`);
   }
-  const edited = !isIdentity(comparison.tone);
+  const edited = !isIdentityTone(comparison.tone);
   const undone = [edited ? 'the global tone edit' : '', comparison.crop ? 'the crop' : ''].filter(Boolean).join(' and ');
   return verdict(true, `the same picture: ${undone ? `once ${undone} ${undone.includes(' and ') ? 'are' : 'is'} undone, ` : ''}${comparison.changedPixels} of 1,024 thumbnail pixels differ (at most ${maxChanged}), none of them in a region`);
-}
-
-/** Whether the tone undoes nothing: the thumbnails were compared as they are. */
-function isIdentity({ lightness: { gain, offset, gamma }, chroma, channels }: ThumbComparison['tone']): boolean {
-  return gain === 1 && offset === 0 && gamma === 1 && chroma === 1 && channels === undefined;
 }
 
 const pctShare = (share: number) => `${Math.round(100 * share)}%`;

@@ -98,7 +98,10 @@ function explanation(a: DupeItem, b: DupeItem, threshold: number): string {
       c.crop
         ? 'local recolour: not looked for with a crop'
         : `local recolour: ${c.localPixels} thumbnail pixels off by more than ΔE ${CONFIRM_DEFAULTS.fineTolerance}, every difference within a box of ${c.offBox} pixels, the drawing's box ${c.drawingBox} (a local recolour when compared as they are: at least ${CONFIRM_DEFAULTS.minLocalPixels} in at most ${CONFIRM_DEFAULTS.maxLocalBox} and ${percent(CONFIRM_DEFAULTS.maxLocalShare)} of the drawing's)`,
-      `colours besides white and black: ${c.oneColour ? 'one, so no edit was undone (a flat shape in another colour is a recolour)' : 'two or more (or no edit to undo)'}`,
+      `colours besides white and black: ${c.oneColour ? `one, so no edit was undone (a flat shape in another colour is a recolour); its area off at all (ΔE 1, all 3×3 neighbours too): ${c.exactRegionPixels} pixels (at most ${CONFIRM_DEFAULTS.maxOneColourPixels})` : 'two or more (or no edit to undo)'}`,
+      verdict.hueShift
+        ? `hue turned in one colour's area once the tone is undone: ΔH ${verdict.hueShift.deltaH.toFixed(2)} over ${verdict.hueShift.cells} thumbnail pixels (at most ${CONFIRM_DEFAULTS.maxHueShift})`
+        : 'hue turned in one colour\'s area: not measured (a crop, or another rule decided first)',
       `cells patterned in one picture where the other is plain (texture maps: at least ${TEXTURE_PATTERNED}, at most ${TEXTURE_PLAIN} with all 3×3 neighbours, no colour step): ${verdict.textureCells}${c.crop ? ' once the crop is undone' : ''} (at most ${c.crop ? CONFIRM_DEFAULTS.maxCroppedTextureCells : CONFIRM_DEFAULTS.maxTextureCells})`,
     );
   }

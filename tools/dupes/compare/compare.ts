@@ -2,7 +2,7 @@
 import { bestCuts, type Crop, envelopeFigures, MAX_CROP_REGION, profile, resampleInto } from './crop.js';
 import { BYTES, PIXELS } from './lab.js';
 import { type CompareSettings, flatCells, residualFigures } from './residual.js';
-import { applyTone, fitTone, type Tone } from './tone.js';
+import { applyTone, fitTone, isIdentityTone, type Tone } from './tone.js';
 
 export type { CompareSettings } from './residual.js';
 
@@ -81,6 +81,9 @@ function compareDarkerToLighter(a: Float32Array, b: Float32Array, settings: Comp
     const [from, to] = cropped === 'a' ? [a, resampled] : [resampled, b];
     // The tone is fitted again on the aligned pixels: the first fit saw every edge off.
     const { tone } = bestTone(from, to, settings);
+    // A copy carries one edit: a crop and a tone edit together explain too much (a brightened
+    // pale background against another, a 0.5% "crop" absorbing the rest).
+    if (!isIdentityTone(tone)) continue;
     // Measured against the cells each cropped cell lies between, not their interpolation.
     const onUncropped = (cropped === 'b') !== (tone.channels?.reversed === true);
     const figures = envelopeFigures(onUncropped ? applyTone(uncropped, tone).mapped : uncropped, onUncropped ? inner : applyTone(inner, tone).mapped, crop, settings);
@@ -89,6 +92,47 @@ function compareDarkerToLighter(a: Float32Array, b: Float32Array, settings: Comp
   return best;
 }
 
+
+/**
+ * The largest hue turn of one colour's area once the comparison's tone is undone (no crop):
+ * the cells flat in both thumbnails (flatCells), not near white or black, grouped by colour
+ * (within HUE_AREA_JOIN of an area's first cell); of the areas of at least HUE_AREA_CELLS cells
+ * with chroma at least HUE_AREA_CHROMA, the largest |ΔH| (CIE hue difference, a and b units) of
+ * the area's mean colour against its mean prediction. Brightness, contrast and gamma move an
+ * area's lightness and chroma but barely its hue; another skin tone turns it.
+ */
+export function areaHueShift(a: Float32Array, b: Float32Array, comparison: ThumbComparison): { cells: number; deltaH: number } {
+  const [darker, lighter] = comparison.lighter === 'b' ? [a, b] : [b, a];
+  const [from, to] = comparison.tone.channels?.reversed === true ? [lighter, darker] : [darker, lighter];
+  const mapped = applyTone(from, comparison.tone).mapped;
+  const flatFrom = flatCells(from);
+  const flatTo = flatCells(to);
+  // Per area: its first cell's colour, then the sums of its cells' colours and predictions.
+  const areas: number[][] = [];
+  for (let p = 0, i = 0; p < PIXELS; p++, i += 3) {
+    if (flatFrom[p] === 0 || flatTo[p] === 0 || to[i]! < 3 || to[i]! > 97) continue;
+    let area = areas.find((s) => (s[0]! - to[i]!) ** 2 + (s[1]! - to[i + 1]!) ** 2 + (s[2]! - to[i + 2]!) ** 2 < HUE_AREA_JOIN ** 2);
+    if (!area) areas.push((area = [to[i]!, to[i + 1]!, to[i + 2]!, 0, 0, 0, 0, 0]));
+    area[3]!++;
+    area[4]! += to[i + 1]!;
+    area[5]! += to[i + 2]!;
+    area[6]! += mapped[i + 1]!;
+    area[7]! += mapped[i + 2]!;
+  }
+  let worst = { cells: 0, deltaH: 0 };
+  for (const [, , , n, ta, tb, ma, mb] of areas) {
+    const chroma = Math.hypot(ta!, tb!) / n!;
+    if (n! < HUE_AREA_CELLS || chroma < HUE_AREA_CHROMA) continue;
+    // The component of (target − prediction) across the target's hue direction.
+    const deltaH = Math.abs(ta! * (tb! - mb!) - tb! * (ta! - ma!)) / n! / n! / chroma;
+    if (deltaH > worst.deltaH) worst = { cells: n!, deltaH };
+  }
+  return worst;
+}
+/** ΔE76 within which a flat cell joins an area; the least cells and chroma of an area whose hue is judged. */
+const HUE_AREA_JOIN = 8;
+const HUE_AREA_CELLS = 24;
+const HUE_AREA_CHROMA = 15;
 
 function meanLightness(lab: Float32Array): number {
   let sum = 0;

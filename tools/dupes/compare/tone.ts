@@ -14,6 +14,11 @@ export interface Tone {
 
 const IDENTITY: Tone = { lightness: { gain: 1, offset: 0, gamma: 1 }, chroma: 1 };
 
+/** Whether the tone undoes nothing: the thumbnails are compared as they are. */
+export function isIdentityTone({ lightness: { gain, offset, gamma }, chroma, channels }: Tone): boolean {
+  return gain === 1 && offset === 0 && gamma === 1 && chroma === 1 && channels === undefined;
+}
+
 /**
  * The lightness edit, from the pixels b did not clip to black or white: brightness and
  * contrast are affine in L (L' = gain·L + offset, least squares), a gamma edit a power
@@ -126,9 +131,10 @@ export function fitTone(a: Float32Array, b: Float32Array): { tones: Tone[]; oneC
     // White and black stay where they are under most edits: a white background is no sign that nothing was edited.
     else if (a[i]! >= 100 - FIXED_L || a[i]! <= FIXED_L) fixed++;
   }
-  if (moved < GLOBAL_SHARE * (PIXELS - fixed)) return { tones: [IDENTITY], oneColour: false };
   // One colour (besides white and black) fits any curve: its edit cannot be told from a recolour.
-  if (flatColours(a) < 2 || flatColours(b) < 2) return { tones: [IDENTITY], oneColour: true };
+  // Said also when nothing is undone: two shades of one colour differ in no other way.
+  const oneColour = flatColours(a) < 2 || flatColours(b) < 2;
+  if (oneColour || moved < GLOBAL_SHARE * (PIXELS - fixed)) return { tones: [IDENTITY], oneColour };
   const chroma = fitChroma(a, b);
   const plausibleChroma = chroma >= 1 / MAX_CHROMA_GAIN && chroma <= MAX_CHROMA_GAIN ? chroma : 1;
   // Clipped colours drag the chroma fit down; a brightness edit keeps chroma: both are tried.
