@@ -13,7 +13,10 @@ export interface NamedPipe {
   remove: () => void;
 }
 
-export function makeNamedPipe(path: string, releaseAfterMs = 3000): NamedPipe {
+/** A call on a pipe that settles sooner did not wait for the releaser (which comes at twice this), however loaded the machine. */
+export const AT_ONCE_MS = 5000;
+
+export function makeNamedPipe(path: string, releaseAfterMs = 2 * AT_ONCE_MS): NamedPipe {
   rmSync(path, { force: true });
   execFileSync('mkfifo', [path]);
   // `: 3>>pipe` opens the pipe for writing (waiting for a reader to open it) and closes it at
