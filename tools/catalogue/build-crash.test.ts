@@ -15,6 +15,7 @@ import { FIXTURE_URLS, fixtureName, makeFixtureContent } from '../testing/fixtur
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 import { buildCatalogue } from './build-catalogue.js';
 import { recoverOutput } from './commit-output.js';
+import { forEachEntry, MANIFEST_FILE, readManifestSync, SEGMENT_FOLDER, segmentFiles } from '../shared/manifest.js';
 
 const PEPE = join(import.meta.dirname, '..', 'pepe.mjs');
 const URL_FLAGS = ['--base-url', FIXTURE_URLS.baseUrl, '--api-url', FIXTURE_URLS.apiUrl, '--cdn-url', FIXTURE_URLS.cdnUrl];
@@ -26,19 +27,35 @@ let newContent: string;
 let oldOutput: Record<string, string>;
 let newOutput: Record<string, string>;
 
+/**
+ * Every file's sha256 and every folder; the manifest by what it lists, and by the files under
+ * manifest/ its root does not name: an incremental build may keep id segments' changes in the
+ * manifest's delta where a build from scratch writes segments (tools/shared/manifest.test.ts
+ * holds the two to the same bytes once folded).
+ */
 function tree(dir: string): Record<string, string> | null {
   if (!existsSync(dir)) return null;
   const found: Record<string, string> = {};
+  const manifestFiles: string[] = [];
   const walk = (at: string, rel: string) => {
     for (const entry of readdirSync(at, { withFileTypes: true })) {
       const path = rel === '' ? entry.name : `${rel}/${entry.name}`;
       if (entry.isDirectory()) {
         found[`${path}/`] = 'folder';
         walk(join(at, entry.name), path);
-      } else found[path] = createHash('sha256').update(readFileSync(join(at, entry.name))).digest('hex');
+      } else if (path === MANIFEST_FILE || path.startsWith(`${SEGMENT_FOLDER}/`)) manifestFiles.push(path);
+      else found[path] = createHash('sha256').update(readFileSync(join(at, entry.name))).digest('hex');
     }
   };
   walk(dir, '');
+  if (manifestFiles.length > 0) {
+    const manifest = readManifestSync(dir);
+    const listed: string[] = [];
+    if (manifest) forEachEntry(manifest, (path, entry) => listed.push(`${path} ${entry.sha256} ${entry.size}`));
+    const named = new Set(manifest ? [MANIFEST_FILE, ...segmentFiles(manifest)] : []);
+    found['(manifest lists)'] = manifest ? JSON.stringify({ counts: manifest.counts, settings: manifest.settings, listed: listed.sort() }) : 'unreadable';
+    found['(manifest files it does not name)'] = manifestFiles.filter((path) => !named.has(path)).sort().join(' ');
+  }
   return found;
 }
 
@@ -67,6 +84,9 @@ beforeAll(async () => {
   expect(buildCli(oldContent, join(temp.path, 'warm', 'dist'), join(temp.path, 'warm', 'cache')).status).toBe(0);
 }, 180_000);
 afterAll(() => temp.cleanup());
+
+/** The output's manifest version before the killed build (an incremental one's differs from a build from scratch's). */
+let versionBefore: string | null = null;
 
 /** When to kill: a delay after the start, or the first moment `ready(outDir)` holds. */
 type KillPoint = { delayMs: number } | { when: string; ready: (out: string) => boolean };
@@ -116,7 +136,7 @@ const INCREMENTAL_POINTS: KillPoint[] = [
   { delayMs: 0 },
   { when: 'staging changed files', ready: (out) => siblings(out, 'txn').length > 0 },
   { when: 'journal written', ready: (out) => siblings(out, 'txn').some((name) => existsSync(join(out, '..', name, 'journal.json'))) },
-  { when: 'new manifest in place', ready: (out) => manifestVersion(out) !== null && manifestVersion(out) !== manifestVersion(join(temp.path, 'scratch-old', 'dist')) },
+  { when: 'new manifest in place', ready: (out) => manifestVersion(out) !== null && manifestVersion(out) !== versionBefore },
   { delayMs: 500 },
 ];
 
@@ -129,6 +149,7 @@ describe('pepe build killed with SIGKILL', () => {
       // The previous build: the old content (made here, or by the build after the last kill point).
       expect(buildCli(oldContent, out, cache).status).toBe(0);
       expect(tree(out)).toEqual(oldOutput);
+      versionBefore = manifestVersion(out);
       await killedBuild(newContent, out, cache, point);
       let killed = tree(out);
       // Killed inside the commit: a mix until the next build recovers it (tools/catalogue/README.md, "Nothing half-written", guarantee 2);
