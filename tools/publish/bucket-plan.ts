@@ -37,7 +37,12 @@ export interface RemoteManifest {
   headers: string;
 }
 
-/** One path of each kind of file a build makes (folder and extension), whose headers stand for the kind's. */
+/**
+ * One path of each kind of file a build makes (folder and extension), whose headers stand for the
+ * kind's. A path stands for the rules it matches, not for a file that must exist (the dataset's
+ * shards match the same `/dataset/*.jsonl` rules as these names); editing the list changes the
+ * fingerprint, so every object's metadata is checked once on the next publish.
+ */
 const PROBES = [
   ...['.png', '.jpg', '.gif', '.webp', '.avif'].map((ext) => `site/images/00000000-0000-4000-8000-000000000000${ext}`),
   'site/images/00000000-0000-4000-8000-000000000000-320w-0000000000000000.webp',
