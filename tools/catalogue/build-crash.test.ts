@@ -15,7 +15,8 @@ import { FIXTURE_URLS, fixtureName, makeFixtureContent } from '../testing/fixtur
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 import { buildCatalogue } from './build-catalogue.js';
 import { recoverOutput } from './commit-output.js';
-import { forEachEntry, MANIFEST_FILE, readManifestSync, SEGMENT_FOLDER, segmentFiles } from '../shared/manifest.js';
+import { MANIFEST_FILE, readManifestSync, SEGMENT_FOLDER, segmentFiles } from '../shared/manifest.js';
+import { manifestListing } from '../testing/snapshot-dir.js';
 
 const PEPE = join(import.meta.dirname, '..', 'pepe.mjs');
 const URL_FLAGS = ['--base-url', FIXTURE_URLS.baseUrl, '--api-url', FIXTURE_URLS.apiUrl, '--cdn-url', FIXTURE_URLS.cdnUrl];
@@ -50,10 +51,8 @@ function tree(dir: string): Record<string, string> | null {
   walk(dir, '');
   if (manifestFiles.length > 0) {
     const manifest = readManifestSync(dir);
-    const listed: string[] = [];
-    if (manifest) forEachEntry(manifest, (path, entry) => listed.push(`${path} ${entry.sha256} ${entry.size}`));
     const named = new Set(manifest ? [MANIFEST_FILE, ...segmentFiles(manifest)] : []);
-    found['(manifest lists)'] = manifest ? JSON.stringify({ counts: manifest.counts, settings: manifest.settings, listed: listed.sort() }) : 'unreadable';
+    found['(manifest lists)'] = manifestListing(dir);
     found['(manifest files it does not name)'] = manifestFiles.filter((path) => !named.has(path)).sort().join(' ');
   }
   return found;

@@ -25,10 +25,10 @@ import { createHandler } from '../../functions/core/handler.js';
 import type { SiteUrls } from '../../functions/core/record.js';
 import { call } from '../testing/test-catalogue.js';
 import { FIXTURE_URLS, fixtureId, fixtureImage, fixtureName, makeFixtureContent } from '../testing/fixture-catalogue.js';
-import { snapshotDir } from '../testing/snapshot-dir.js';
+import { manifestListing, snapshotDir } from '../testing/snapshot-dir.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 import { buildCatalogue, type BuildResult } from './build-catalogue.js';
-import { forEachEntry, loadManifest, MANIFEST_FILE, SEGMENT_FOLDER } from '../shared/manifest.js';
+import { MANIFEST_FILE, SEGMENT_FOLDER } from '../shared/manifest.js';
 import type { Problem } from '../shared/problems.js';
 
 const BASE_COUNT = 6;
@@ -129,10 +129,7 @@ async function contentKey(contentDir: string, urls: SiteUrls): Promise<string> {
  */
 async function filesOf(dir: string): Promise<Record<string, string>> {
   const files = Object.entries(await snapshotDir(dir)).filter(([path]) => path !== MANIFEST_FILE && !path.startsWith(`${SEGMENT_FOLDER}/`));
-  const manifest = await loadManifest(dir);
-  const listed: string[] = [];
-  if (manifest) forEachEntry(manifest, (path, entry) => listed.push(`${path} ${entry.sha256} ${entry.size}`));
-  return Object.fromEntries([...files.map(([path, file]) => [path, file.sha256]), ['(manifest lists)', JSON.stringify({ counts: manifest?.counts, settings: manifest?.settings, listed: listed.sort() })]]);
+  return Object.fromEntries([...files.map(([path, file]) => [path, file.sha256]), ['(manifest lists)', manifestListing(dir)]]);
 }
 
 async function scratchBuild(contentDir: string, urls: SiteUrls): Promise<Outcome> {

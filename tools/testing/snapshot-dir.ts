@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import fg from 'fast-glob';
+import { forEachEntry, readManifestSync } from '../shared/manifest.js';
 
 export interface FileSnapshot {
   sha256: string;
@@ -19,4 +20,17 @@ export async function snapshotDir(dir: string): Promise<Record<string, FileSnaps
     out[path] = { sha256: createHash('sha256').update(bytes).digest('hex'), ino: info.ino, mtimeMs: info.mtimeMs };
   }
   return out;
+}
+
+/**
+ * What a build's manifest lists (counts, settings, every path's sha256 and size), or
+ * 'unreadable': compared where an incremental build's manifest files differ from a build from
+ * scratch's while listing the same (id segments' changes kept in the manifest's delta).
+ */
+export function manifestListing(dir: string): string {
+  const manifest = readManifestSync(dir);
+  if (!manifest) return 'unreadable';
+  const listed: string[] = [];
+  forEachEntry(manifest, (path, entry) => listed.push(`${path} ${entry.sha256} ${entry.size}`));
+  return JSON.stringify({ counts: manifest.counts, settings: manifest.settings, listed: listed.sort() });
 }
