@@ -52,7 +52,7 @@ function tree(dir: string): Record<string, string> | null {
   if (manifestFiles.length > 0) {
     const manifest = readManifestSync(dir);
     const named = new Set(manifest ? [MANIFEST_FILE, ...segmentFiles(manifest)] : []);
-    found['(manifest lists)'] = manifestListing(dir);
+    found['(manifest lists)'] = manifestListing(manifest);
     found['(manifest files it does not name)'] = manifestFiles.filter((path) => !named.has(path)).sort().join(' ');
   }
   return found;

@@ -28,7 +28,7 @@ import { FIXTURE_URLS, fixtureId, fixtureImage, fixtureName, makeFixtureContent 
 import { manifestListing, snapshotDir } from '../testing/snapshot-dir.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 import { buildCatalogue, type BuildResult } from './build-catalogue.js';
-import { MANIFEST_FILE, SEGMENT_FOLDER } from '../shared/manifest.js';
+import { MANIFEST_FILE, readManifestSync, SEGMENT_FOLDER } from '../shared/manifest.js';
 import type { Problem } from '../shared/problems.js';
 
 const BASE_COUNT = 6;
@@ -129,7 +129,7 @@ async function contentKey(contentDir: string, urls: SiteUrls): Promise<string> {
  */
 async function filesOf(dir: string): Promise<Record<string, string>> {
   const files = Object.entries(await snapshotDir(dir)).filter(([path]) => path !== MANIFEST_FILE && !path.startsWith(`${SEGMENT_FOLDER}/`));
-  return Object.fromEntries([...files.map(([path, file]) => [path, file.sha256]), ['(manifest lists)', manifestListing(dir)]]);
+  return Object.fromEntries([...files.map(([path, file]) => [path, file.sha256]), ['(manifest lists)', manifestListing(readManifestSync(dir))]]);
 }
 
 async function scratchBuild(contentDir: string, urls: SiteUrls): Promise<Outcome> {

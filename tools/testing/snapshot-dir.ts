@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import fg from 'fast-glob';
-import { forEachEntry, readManifestSync } from '../shared/manifest.js';
+import { forEachEntry, type Manifest } from '../shared/manifest.js';
 
 export interface FileSnapshot {
   sha256: string;
@@ -24,11 +24,10 @@ export async function snapshotDir(dir: string): Promise<Record<string, FileSnaps
 
 /**
  * What a build's manifest lists (counts, settings, every path's sha256 and size), or
- * 'unreadable': compared where an incremental build's manifest files differ from a build from
+ * 'unreadable' for none: compared where an incremental build's manifest files differ from a build from
  * scratch's while listing the same (id segments' changes kept in the manifest's delta).
  */
-export function manifestListing(dir: string): string {
-  const manifest = readManifestSync(dir);
+export function manifestListing(manifest: Manifest | null): string {
   if (!manifest) return 'unreadable';
   const listed: string[] = [];
   forEachEntry(manifest, (path, entry) => listed.push(`${path} ${entry.sha256} ${entry.size}`));
