@@ -6,6 +6,9 @@
  * record's own images apart), the fresh build against a no-change build of the same minutes,
  * and the publish (without `--delete-stale`). Then a no-op publish, and one with `--delete-stale`. The content is small fixture pictures with dates an
  * hour apart, kept in .bench/ and put back as it was after every run; with PEPE_BENCH_CHANGE_KEEP=1 the build is kept there too.
+ * PEPE_BENCH_CHANGE_STEADY=N first edits N random tag lists a build until the manifest's delta
+ * is at its bound, the state a long-lived catalogue is in; PEPE_BENCH_CHANGE_DIR=DIR builds
+ * DIR/content into DIR/dist and DIR/cache and counts uploads from what the build wrote (no bucket).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -16,6 +19,7 @@ import { publishBuild } from '../publish/publish.js';
 import { MemoryS3 } from '../publish/testing/memory-s3.js';
 import { FIXTURE_URLS, fixtureId, fixtureImage } from '../testing/fixture-catalogue.js';
 import { makeFolders } from '../shared/make-folders.js';
+import { DELTA_MAX_LINES, MANIFEST_FILE, type ManifestRoot } from '../shared/manifest.js';
 import { type Bench, type BenchContext, median, round } from './context.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -71,6 +75,49 @@ function diff(before: Map<string, string>, after: Map<string, string>): { writte
   return { written, bytes, deleted };
 }
 
+/** What a publish uploads of a build's files: the site and the manifest (data/ and functions/ are deployed otherwise). */
+const uploaded = (path: string): boolean => path.startsWith('site/') || path.startsWith('manifest');
+
+/** The kind of an output file, for where a change's bytes go. */
+function kindOf(path: string, deltaFile: string | undefined): string {
+  if (path === deltaFile) return 'delta';
+  const kinds: [RegExp, string][] = [
+    [/^manifest/, 'manifest'],
+    [/^site\/dataset\/shards\/.*\.jsonl$/, 'shard'],
+    [/^site\/dataset\/shards\//, 'checksums'],
+    [/^site\/dataset\//, 'dataset index'],
+    [/^site\/sitemap/, 'sitemap'],
+    [/^site\/api\/listing\//, 'listing'],
+    [/^site\/(api|v1)\/pepe\//, 'answers'],
+    [/^site\/(p|oembed)\//, 'share pages'],
+    [/^site\/images\//, 'images'],
+    [/^site\//, 'other site'],
+  ];
+  return kinds.find(([pattern]) => pattern.test(path))?.[1] ?? 'not uploaded';
+}
+
+/** The files a build wrote that a publish uploads, besides the record's own images: count, bytes, and KB by kind, largest first. */
+async function whatUploads(outDir: string, before: Map<string, string>, after: Map<string, string>, ownId: string | null): Promise<{ files: number; bytes: number; kinds: string }> {
+  const root = JSON.parse(await readFile(join(outDir, MANIFEST_FILE), 'utf8')) as ManifestRoot;
+  const deltaFile = root.delta ? `manifest/${root.delta.sha256}.json` : undefined;
+  const byKind = new Map<string, number>();
+  let files = 0;
+  let bytes = 0;
+  for (const [path, mark] of after) {
+    if (before.get(path) === mark || !uploaded(path) || (ownId && path.startsWith(`site/images/${ownId}`))) continue;
+    const size = Number(mark.split(':')[2]);
+    files++;
+    bytes += size;
+    const kind = kindOf(path, deltaFile);
+    byKind.set(kind, (byKind.get(kind) ?? 0) + size);
+  }
+  const kinds = [...byKind].sort((a, b) => b[1] - a[1]).map(([kind, size]) => `${kind} ${Math.round(size / 1000)}`).join(', ');
+  return { files, bytes, kinds };
+}
+
+/** Lines of the manifest's delta in `outDir`. */
+const deltaLines = async (outDir: string): Promise<number> => (JSON.parse(await readFile(join(outDir, MANIFEST_FILE), 'utf8')) as ManifestRoot).delta?.files ?? 0;
+
 /** Wall seconds of `pepe build` in a new process, as a maintainer or CI runs it. */
 async function freshBuild(contentDir: string, outDir: string, cacheDir: string): Promise<number> {
   const { GLIBC_TUNABLES: _tunedHere, ...env } = process.env;
@@ -119,37 +166,73 @@ async function replaceText(path: string, text: string): Promise<void> {
   await rename(`${path}.bench-tmp`, path);
 }
 
+/**
+ * Edits `perBuild` random tag lists (seeded, so runs compare) and builds, until the manifest's
+ * delta is within a tenth of its bound, then once more: where it settles, folding a few
+ * segments a build. `edits` keeps each edited sidecar's first text, to put back.
+ */
+async function warmDelta(ctx: BenchContext, run: { contentDir: string; outDir: string; cacheDir: string; count: number; perBuild: number; skip: string; edits: Map<string, string> }): Promise<void> {
+  let seed = 35;
+  const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  for (let build = 0, atBound = 0; atBound < 2 && build < 200; build++) {
+    for (let n = 0; n < run.perBuild; n++) {
+      const index = Math.floor(random() * run.count);
+      const path = join(run.contentDir, `f${Math.floor(index / 1000)}`, `pepe-${index}.json`);
+      if (path === run.skip) continue;
+      const text = await readFile(path, 'utf8');
+      if (!run.edits.has(path)) run.edits.set(path, text);
+      const sidecar = JSON.parse(text) as { tags: string[] | null };
+      await replaceText(path, `${JSON.stringify({ ...sidecar, tags: [...(sidecar.tags ?? []).slice(0, 4), `steady-${build}`] })}\n`);
+    }
+    await freshBuild(run.contentDir, run.outDir, run.cacheDir);
+    const lines = await deltaLines(run.outDir);
+    if (lines >= DELTA_MAX_LINES * 0.9) atBound++;
+    ctx.log(`steady state: build ${build + 1}, ${run.perBuild} edits, delta ${lines} lines (bound ${DELTA_MAX_LINES})`);
+  }
+}
+
 async function runSize(ctx: BenchContext, count: number): Promise<Record<string, string | number>[]> {
-  const contentDir = resolve('.bench', `change-content-${count}`);
-  await makeChangeContent(contentDir, count, ctx.log);
+  // PEPE_BENCH_CHANGE_DIR=DIR: a state made elsewhere (a 100k build takes long cold), measured without a bucket.
+  const own = process.env.PEPE_BENCH_CHANGE_DIR;
+  const contentDir = own ? join(own, 'content') : resolve('.bench', `change-content-${count}`);
+  if (!own) await makeChangeContent(contentDir, count, ctx.log);
   // PEPE_BENCH_CHANGE_KEEP=1 keeps the build beside the content, so a rerun at 100k starts from it instead of cold.
   const stateRoot = process.env.PEPE_BENCH_CHANGE_KEEP === '1' ? resolve('.bench', `change-state-${count}`) : ctx.tmpRoot;
-  const outDir = join(stateRoot, `dist-${count}`);
-  const cacheDir = join(stateRoot, `cache-${count}`);
-  const s3 = new MemoryS3(BUCKET);
+  const outDir = own ? join(own, 'dist') : join(stateRoot, `dist-${count}`);
+  const cacheDir = own ? join(own, 'cache') : join(stateRoot, `cache-${count}`);
+  const s3 = own ? null : new MemoryS3(BUCKET);
   const clock = { now: Date.parse('2030-01-01T00:00:00Z') };
   ctx.log(`first build (cold unless kept) and first publish of ${count} records`);
   const coldSeconds = await freshBuild(contentDir, outDir, cacheDir);
-  const first = await publish(s3, outDir, null, clock);
+  const first = s3 ? await publish(s3, outDir, null, clock) : { seconds: 0, puts: 0 };
   const rows: Record<string, string | number>[] = [];
   const noChange: number[] = [];
+  const edited = join(contentDir, `f${Math.floor(count / 2 / 1000)}`, `pepe-${Math.floor(count / 2)}.json`);
+  const original = await readFile(edited, 'utf8');
+  const steadyEdits = new Map<string, string>();
+  const steadyPerBuild = Number(process.env.PEPE_BENCH_CHANGE_STEADY ?? 0);
+  const state = steadyPerBuild > 0 ? 'steady' : 'young';
   const row = async (change: string, apply: () => Promise<string | null>, undo?: () => Promise<void>) => {
     noChange.push(await freshBuild(contentDir, outDir, cacheDir));
     const before = await snapshot(outDir);
     const ownId = await apply();
     const seconds = await freshBuild(contentDir, outDir, cacheDir);
-    const written = diff(before, await snapshot(outDir));
-    const published = await publish(s3, outDir, ownId, clock);
+    const after = await snapshot(outDir);
+    const written = diff(before, after);
+    const uploads = await whatUploads(outDir, before, after, ownId);
+    const published = s3 ? await publish(s3, outDir, ownId, clock) : null;
     rows.push({
       records: count,
+      delta: `${state}, ${await deltaLines(outDir)} lines`,
       change,
       'files written / deleted': `${written.written} / ${written.deleted}`,
       'MB written': round(written.bytes / 1e6, 2),
-      PUTs: published.puts,
-      'MB uploaded (besides its own images)': `${round(published.bytes / 1e6, 2)} (${round(published.otherBytes / 1e6, 2)})`,
+      PUTs: published ? published.puts : `${uploads.files} (files)`,
+      'MB uploaded (besides its own images)': published ? `${round(published.bytes / 1e6, 2)} (${round(published.otherBytes / 1e6, 2)})` : `(${round(uploads.bytes / 1e6, 2)})`,
+      'KB by kind (besides its own images)': uploads.kinds,
       'fresh build s': round(seconds, 2),
       'no-change build s (median so far)': round(median([...noChange]), 2),
-      'publish s': round(published.seconds, 2),
+      'publish s': published ? round(published.seconds, 2) : '',
     });
     await undo?.();
   };
@@ -164,9 +247,8 @@ async function runSize(ctx: BenchContext, count: number): Promise<Record<string,
   const removeAdded = async (n: number) => {
     for (const name of await readdir(contentDir)) if (name.startsWith(`zz-added-${n}.`)) await rm(join(contentDir, name));
   };
-  const edited = join(contentDir, `f${Math.floor(count / 2 / 1000)}`, `pepe-${Math.floor(count / 2)}.json`);
-  const original = await readFile(edited, 'utf8');
   try {
+    if (steadyPerBuild > 0) await warmDelta(ctx, { contentDir, outDir, cacheDir, count, perBuild: steadyPerBuild, skip: edited, edits: steadyEdits });
     await row('add one, dated now', () => addImage(1, new Date(Date.UTC(2026, 0, 1)).toISOString()));
     await row('add one, back-dated', () => addImage(2, createdAt(Math.floor(count / 3)).replace(':00.000Z', ':30.000Z')));
     await row('edit one tag list', async () => {
@@ -178,16 +260,19 @@ async function runSize(ctx: BenchContext, count: number): Promise<Record<string,
       await removeAdded(1);
       return null;
     });
+    if (!s3) return rows;
     // A publish of no change, then the run that deletes stale keys, as a workflow's `--delete-stale` does: it lists the bucket.
     const publishOnly = async (change: string, deleteStale: boolean) => {
       const published = await publish(s3, outDir, null, clock, deleteStale);
       rows.push({
         records: count,
+        delta: state,
         change,
         'files written / deleted': `0 / ${published.deletes ? `${published.deletes} DeleteObjects` : 0}`,
         'MB written': 0,
         PUTs: published.puts,
         'MB uploaded (besides its own images)': round(published.bytes / 1e6, 2),
+        'KB by kind (besides its own images)': '',
         'fresh build s': '',
         'no-change build s (median so far)': round(median([...noChange]), 2),
         'publish s': round(published.seconds, 2),
@@ -197,6 +282,7 @@ async function runSize(ctx: BenchContext, count: number): Promise<Record<string,
     await publishOnly('`--delete-stale` after the changes', true);
   } finally {
     await replaceText(edited, original);
+    for (const [path, text] of steadyEdits) await replaceText(path, text);
     await removeAdded(1);
     await removeAdded(2);
   }
