@@ -3,8 +3,9 @@
  *
  * - the records, oldest first (created_at, ties by id: the catalogue's order), are cut into
  *   content-defined chunks keyed by record id (`contentChunks`, tools/shared): an edit rewrites
- *   the one shard its record is in, an add of the newest record the last shard (or starts a new
- *   one), an add or removal elsewhere the shard it falls in and at most one neighbour;
+ *   the one shard its record is in, an add or removal the shard it falls in and at most one
+ *   neighbour; the newest records, whose chunk no boundary has closed yet, are in small pieces,
+ *   so an add dated now rewrites the last piece (or starts one);
  * - each shard is `dataset/shards/<sha256>.jsonl` (variant A records, one a line, exactly as the
  *   API serves them) and its images' checksums `dataset/shards/<sha256>.sha256` (`sha256sum -c`
  *   form, paths relative to an export's folder), each named by its own bytes, so a URL never
@@ -28,12 +29,16 @@ import { type ManifestEntry, sha256Of } from '../shared/manifest.js';
 import type { ChunkReuse } from './cache/answer-digests.js';
 
 /**
- * Records per shard: a boundary on average every 1,000 (~0.57 MB at 100k), a cut at 2,000
- * (~1.1 MB), so an edit rewrites at most about a megabyte. A change uploads its shard and the
- * index (~580 bytes a shard: 58 KB at 100k, ~0.6 MB at 1M); their sum is least at a mean of
- * about √(580·N/570): ~320 at 100k, ~1,000 at 1M, the design point, so 1,000 (1.2 MB a change at 1M).
+ * Records per shard: a boundary on average every 1,000 (~0.5 MB and its ~0.1 MB of checksums
+ * at 100k), a cut at 2,000, so an edit or a back-dated add rewrites about a megabyte at most.
+ * A change uploads its shard and the index (~550 bytes a shard: 58 KB at 100k, ~0.6 MB at 1M);
+ * their sum is least at a mean of about √(550·N/600): ~300 at 100k, ~1,000 at 1M, the design
+ * point. The newest records, after the last boundary, are cut in pieces of ~50 (at most 100),
+ * folded into one shard when a boundary closes it (as a transparency log's partial tiles): an
+ * add dated now rewrites ~30 KB and its checksums rather than a shard of up to 2,000 records,
+ * and the index holds ~20 pieces more (~11 KB) at any size.
  */
-export const DATASET_SHARD_SHAPE: ChunkShape = { mean: 1000, max: 2000 };
+export const DATASET_SHARD_SHAPE: ChunkShape = { mean: 1000, max: 2000, tail: { mean: 50, max: 100 } };
 
 /** Where the shards live, relative to the site root and to the index. */
 const SHARDS = 'shards/';

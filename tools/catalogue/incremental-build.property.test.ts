@@ -32,8 +32,8 @@ import { MANIFEST_FILE, readManifestSync, SEGMENT_FOLDER } from '../shared/manif
 import type { Problem } from '../shared/problems.js';
 
 const BASE_COUNT = 6;
-/** Small pages, sitemap files and dataset shards, so that a dozen records make several of each (max high enough that no run of records reaches it). */
-const CHUNKS = { listing: { mean: 3, max: 40 }, sitemaps: { mean: 3, max: 40 }, dataset: { mean: 3, max: 40 } };
+/** Small pages, sitemap files and dataset shards (the newest in tail pieces), so that a dozen records make several of each (max high enough that no run of records reaches it). */
+const CHUNKS = { listing: { mean: 3, max: 40 }, sitemaps: { mean: 3, max: 40 }, dataset: { mean: 5, max: 40, tail: { mean: 2, max: 3 } } };
 /** Images an edit may add or put in place of another (fixtures 20–24: other pictures); the same one twice is a near-duplicate. */
 const POOL = [20, 21, 22, 23, 24];
 const URL_SETS: SiteUrls[] = [FIXTURE_URLS, { baseUrl: 'https://pepes.example', apiUrl: 'https://api.pepes.example', cdnUrl: 'https://cdn.pepes.example' }];

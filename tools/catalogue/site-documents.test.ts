@@ -12,6 +12,7 @@ import { call, idsNewestFirst, testCatalogue, testId, testRecords, TEST_URLS } f
 import type { DatasetIndex } from '../../functions/core/api-limits.js';
 import fc from 'fast-check';
 import { datasetFiles } from './dataset-shards.js';
+import { chunkHash } from '../shared/content-chunks.js';
 import { compileCatalogue } from '../../functions/core/catalogue.js';
 import { launchChromium } from '../testing/chromium.js';
 import type { Browser } from 'playwright-core';
@@ -238,6 +239,36 @@ describe('the dataset', () => {
       { numRuns: 40, seed: 20_261_129 },
     );
   }, 60_000);
+
+  it('keeps the newest records in small tail pieces, so an add dated now rewrites the last piece, until a boundary folds them into one shard', () => {
+    const shape = { mean: 20, max: 1000, tail: { mean: 3, max: 6 } };
+    const shardsOf = (count: number) => {
+      const records = Array.from({ length: count }, (_, i) => ({ id: testId(i), fileName: `${testId(i)}.png`, line: JSON.stringify({ id: testId(i) }) }));
+      return indexOf(new Map(datasetFiles(records, { catalogueVersion: 'v', imageSha256: fakeSha, shape }).map((file) => [file.path, file.body])));
+    };
+    let before = shardsOf(60);
+    let folds = 0;
+    for (let count = 61; count <= 260; count++) {
+      const after = shardsOf(count);
+      const urls = (index: DatasetIndex) => index.shards.map((shard) => shard.url);
+      const gone = urls(before).filter((url) => !urls(after).includes(url));
+      const made = after.shards.filter((shard) => !urls(before).includes(shard.url));
+      // One file made: the last piece, or the shard the pieces fold into (the new record a boundary).
+      expect(made.length, `${count} records`).toBe(1);
+      expect(made[0]!.last_id).toBe(testId(count - 1));
+      if (chunkHash(testId(count - 1)) % shape.mean === 0) {
+        folds++;
+        // What it replaces are the pieces after the last shard a boundary closed, all of them.
+        expect(gone.length).toBe(before.shards.length - after.shards.length + 1);
+      } else {
+        expect(gone.length).toBeLessThanOrEqual(1);
+        expect(made[0]!.count).toBeLessThanOrEqual(shape.tail.max);
+      }
+      expect(after.count).toBe(count);
+      before = after;
+    }
+    expect(folds).toBeGreaterThan(3);
+  }, 30_000);
 });
 
 describe('sitemap and robots.txt', () => {

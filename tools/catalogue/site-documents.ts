@@ -29,8 +29,8 @@ type Pepe = z.infer<typeof pepeA>;
 export const SITE_NAME = 'Pepe Catalogue';
 /** Entries of each feed: the newest pepes. */
 export const FEED_SIZE = 50;
-/** How the share pages are cut into sitemap files: about 2,000 URLs a file, at most 8,000 (sitemaps.org allows 50,000). */
-export const SITEMAP_CHUNKS: ChunkShape = { mean: 2000, max: 8000 };
+/** How the share pages are cut into sitemap files: ~500 URLs (~40 KB) a file, at most 2,000 (sitemaps.org allows 50,000 a file and 50,000 files an index). */
+export const SITEMAP_CHUNKS: ChunkShape = { mean: 500, max: 2000 };
 
 export const sharePath = (id: string): string => `/p/${id}`;
 export const oembedPath = (id: string): string => `/oembed/${id}.json`;

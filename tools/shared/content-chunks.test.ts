@@ -43,4 +43,24 @@ describe('contentChunks', () => {
     expect(chunkEnds([], { mean: 25, max: 100 })).toEqual([]);
     expect(() => chunkEnds(['a'], { mean: 0, max: 1 })).toThrow(/positive integers/);
   });
+
+  it('cuts the open last chunk into tail pieces, an append rewriting only the last, and folds them into one chunk once a boundary closes it', () => {
+    const shape = { mean: 100, max: 400, tail: { mean: 5, max: 10 } };
+    const keys = ids(3_000);
+    const lastBoundary = keys.findLastIndex((k) => chunkHash(k) % 100 === 0);
+    // Stop short of the next boundary: the items after the last one are an open chunk, cut in pieces.
+    const open = keys.slice(0, lastBoundary + 1 + 57);
+    const ends = chunkEnds(open, shape);
+    const whole = chunkEnds(open, { mean: 100, max: 400 });
+    expect(ends.slice(0, whole.length - 1)).toEqual(whole.slice(0, -1));
+    const pieces = ends.slice(whole.length - 1);
+    expect(pieces.length).toBeGreaterThan(3);
+    expect(pieces.every((end, i) => end - (ends[whole.length - 2 + i] ?? 0) <= 10)).toBe(true);
+    // An append keeps every piece but the last.
+    const appended = chunkEnds([...open, 'appended'], shape);
+    expect(appended.slice(0, ends.length - 1)).toEqual(ends.slice(0, -1));
+    // The next boundary closes the chunk: one chunk again, as without a tail.
+    const closer = ids(100_000, 'c').find((k) => chunkHash(k) % 100 === 0)!;
+    expect(chunkEnds([...open, closer], shape)).toEqual(chunkEnds([...open, closer], { mean: 100, max: 400 }));
+  });
 });

@@ -5,6 +5,11 @@
  * position in the whole list, so adding, removing or editing one item changes the one chunk
  * it falls in (and at most one neighbour, when a boundary item comes or goes), and the
  * chunks of a full build equal those an incremental one keeps.
+ *
+ * With a `tail` shape, the last chunk, while no boundary ends it (open: the next item appended
+ * joins it), is cut finer by `tail`, as a transparency log publishes a partial tile: an append
+ * rewrites one small piece rather than the whole growing chunk, and once a boundary (or `max`)
+ * closes the chunk its pieces give way to one chunk, the same a full build cuts.
  */
 
 /** 32-bit FNV-1a over the key's UTF-16 code units, finished with murmur3's fmix32 so every bit of the key moves every bit of the result. */
@@ -27,6 +32,8 @@ export interface ChunkShape {
   mean: number;
   /** No chunk holds more: a run of `max` items without a boundary is cut after its last. */
   max: number;
+  /** How the open last chunk is cut (none: it stays whole). */
+  tail?: { mean: number; max: number };
 }
 
 /** The index one past each chunk's last item, in order (the last is `keys.length`); none for an empty list. */
@@ -42,8 +49,10 @@ export function chunkEnds(keys: readonly string[], shape: ChunkShape): number[] 
       start = i + 1;
     }
   }
-  if (start < keys.length) ends.push(keys.length);
-  return ends;
+  if (start === keys.length) return ends;
+  if (!shape.tail) return [...ends, keys.length];
+  const open = chunkEnds(keys.slice(start), shape.tail);
+  return [...ends, ...open.map((end) => start + end)];
 }
 
 /** The items cut into chunks by their keys (see `chunkEnds`). */
