@@ -270,7 +270,7 @@ describe('pepe export against a hostile server', { timeout: 120_000 }, () => {
     names: string[];
     images: Map<string, Buffer>;
   }
-  /** `count` records (ids from `first`), images of 300–1,800 bytes, shards of about 4; `line` may spoil a record. */
+  /** `count` records (ids from `first`), images of 300–1,800 bytes, shards of about 4 and the newest in tail pieces of about 2; `line` may spoil a record. */
   function catalogue(ids: number[], options: { tag?: (i: number) => string; name?: (i: number, name: string) => string; sha?: (name: string, sha: string) => string } = {}): Catalogue {
     const images = new Map<string, Buffer>();
     const records = ids.map((i) => {
@@ -281,7 +281,7 @@ describe('pepe export against a hostile server', { timeout: 120_000 }, () => {
       return { id: testId(i), fileName: name, line };
     });
     const sha = (name: string) => options.sha?.(name, sha256(images.get(name) ?? Buffer.from(name))) ?? sha256(images.get(name) ?? Buffer.from(name));
-    const files = datasetFiles(records, { catalogueVersion: `v${ids.length}`, imageSha256: sha, shape: { mean: 4, max: 8 } });
+    const files = datasetFiles(records, { catalogueVersion: `v${ids.length}`, imageSha256: sha, shape: { mean: 4, max: 8, tail: { mean: 2, max: 3 } } });
     routes.clear();
     for (const file of files) routes.set(`/${file.path}`, Buffer.from(file.body));
     for (const [name, bytes] of images) routes.set(`/images/${name}`, bytes);

@@ -10,6 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JSON_OBJECT_STORAGE_CACHE_CONTROL } from '../../functions/core/cache-policy.js';
+import type { DatasetIndex } from '../../functions/core/api-limits.js';
+import { sha256Of } from '../shared/manifest.js';
 import { FIXTURE_URLS, buildFixtureSite, type FixtureSite } from '../testing/fixture-catalogue.js';
 import { publishBuild } from './publish.js';
 import { countingClient } from './testing/counting-client.js';
@@ -18,9 +20,11 @@ import { startS3rver, type S3rverProcess } from './testing/s3rver-process.js';
 const NETLIFY_TOML = join(import.meta.dirname, '../../netlify.toml');
 let s3: S3rverProcess;
 let site: FixtureSite;
+/** No boundary in four records, so the dataset is all tail pieces, of two records each. */
+const DATASET_CHUNKS = { mean: 1_000_000, max: 1_000, tail: { mean: 1_000_000, max: 2 } };
 
 beforeAll(async () => {
-  [s3, site] = await Promise.all([startS3rver(['pepe-readback', 'pepe-flaky']), buildFixtureSite({ count: 4 })]);
+  [s3, site] = await Promise.all([startS3rver(['pepe-readback', 'pepe-flaky']), buildFixtureSite({ count: 4, chunks: { dataset: DATASET_CHUNKS } })]);
 }, 120_000);
 afterAll(async () => {
   await s3?.stop();
@@ -99,6 +103,16 @@ describe('a published catalogue read back over HTTP', () => {
       next = page.meta.newer;
     }
     expect(walked).toEqual(site.records.map((record) => record.id));
+    // The dataset walked from its index alone: each shard by its URL relative to the index, checked by size and sha256.
+    const index = JSON.parse(await (await fetch(`${bucketUrl}/dataset/index.json`)).text()) as DatasetIndex;
+    expect(index.shards.map((shard) => shard.count)).toEqual([2, 2]);
+    const lines: string[] = [];
+    for (const shard of index.shards) {
+      const body = Buffer.from(await (await fetch(new URL(shard.url, `${bucketUrl}/dataset/index.json`))).arrayBuffer());
+      expect([body.length, sha256Of(body)]).toEqual([shard.size, shard.sha256]);
+      lines.push(...body.toString('utf8').trim().split('\n'));
+    }
+    expect(lines.map((line) => JSON.parse(line).id)).toEqual(site.records.map((record) => record.id));
     const { exportDataset } = await import('../export/export-dataset.js');
     const exported = await exportDataset({ from: bucketUrl, to: join(site.root, 'export') });
     expect(exported.problems).toEqual([]);
