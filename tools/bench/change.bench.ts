@@ -19,6 +19,7 @@ import { publishBuild } from '../publish/publish.js';
 import { MemoryS3 } from '../publish/testing/memory-s3.js';
 import { FIXTURE_URLS, fixtureId, fixtureImage } from '../testing/fixture-catalogue.js';
 import { makeFolders } from '../shared/make-folders.js';
+import { seededRandom } from '../shared/seeded-random.js';
 import { DELTA_MAX_LINES, MANIFEST_FILE, type ManifestRoot } from '../shared/manifest.js';
 import { type Bench, type BenchContext, median, round } from './context.js';
 
@@ -172,8 +173,7 @@ async function replaceText(path: string, text: string): Promise<void> {
  * segments a build. `edits` keeps each edited sidecar's first text, to put back.
  */
 async function warmDelta(ctx: BenchContext, run: { contentDir: string; outDir: string; cacheDir: string; count: number; perBuild: number; skip: string; edits: Map<string, string> }): Promise<void> {
-  let seed = 35;
-  const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const random = seededRandom(35);
   for (let build = 0, atBound = 0; atBound < 2 && build < 200; build++) {
     for (let n = 0; n < run.perBuild; n++) {
       const index = Math.floor(random() * run.count);
