@@ -85,7 +85,7 @@ export interface DatasetFile {
   sha256: string;
 }
 
-/** One shard: consecutive records (variant A, oldest first, one per line), named by its bytes' sha256, with its images' checksums. */
+/** One shard: consecutive records (variant A, oldest first, one per line; ~500, at most 1,000, the newest in pieces of at most 100 until one shard replaces them), named by its bytes' sha256, with its images' checksums. */
 export interface DatasetShard extends DatasetFile {
   /** Records in the shard, and the ids of its first and last. */
   count: number;

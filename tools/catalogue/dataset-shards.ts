@@ -29,16 +29,17 @@ import { type ManifestEntry, sha256Of } from '../shared/manifest.js';
 import type { ChunkReuse } from './cache/answer-digests.js';
 
 /**
- * Records per shard: a boundary on average every 1,000 (~0.5 MB and its ~0.1 MB of checksums
- * at 100k), a cut at 2,000, so an edit or a back-dated add rewrites about a megabyte at most.
- * A change uploads its shard and the index (~550 bytes a shard: 58 KB at 100k, ~0.6 MB at 1M);
- * their sum is least at a mean of about √(550·N/600): ~300 at 100k, ~1,000 at 1M, the design
- * point. The newest records, after the last boundary, are cut in pieces of ~50 (at most 100),
- * folded into one shard when a boundary closes it (as a transparency log's partial tiles): an
- * add dated now rewrites ~30 KB and its checksums rather than a shard of up to 2,000 records,
- * and the index holds ~20 pieces more (~11 KB) at any size.
+ * Records per shard: a boundary on average every 500, a cut at 1,000 (~0.5 MB and ~0.12 MB of
+ * checksums at 100k), so an edit or a back-dated add rewrites at most ~0.6 MB: with the manifest
+ * delta at its bound (~0.85 MB) such a change stays within 2 MB, which a cut at 2,000 (~1.2 MB)
+ * did not. A change also uploads the index (~550 bytes a shard: ~110 KB at 100k, ~1.1 MB at
+ * 1M); shard + index is least at a mean of about √(550·N/600): ~300 at 100k, ~1,000 at 1M.
+ * The newest records, after the last boundary, are cut in pieces of ~50 (at most 100), folded
+ * into one shard when a boundary closes it (as a transparency log's partial tiles): an add dated
+ * now rewrites ~30 KB and its checksums rather than a shard of up to 1,000 records, and the
+ * index holds ~10 pieces more (~6 KB) at any size.
  */
-export const DATASET_SHARD_SHAPE: ChunkShape = { mean: 1000, max: 2000, tail: { mean: 50, max: 100 } };
+export const DATASET_SHARD_SHAPE: ChunkShape = { mean: 500, max: 1000, tail: { mean: 50, max: 100 } };
 
 /** Where the shards live, relative to the site root and to the index. */
 const SHARDS = 'shards/';

@@ -37,7 +37,7 @@ export const DEFAULT_CONCURRENCY = 8;
 export const IDLE_TIMEOUT_MS = 30_000;
 /** The index is read whole: about 400 bytes a shard, so this holds some 10,000 shards (about 10M records). */
 export const INDEX_MAX_BYTES = 4 * 1024 * 1024;
-/** Records one shard may hold (the build cuts at 2,000): bounds the checksums held in memory at once. */
+/** Records one shard may hold (the build cuts at 1,000): bounds the checksums held in memory at once. */
 const SHARD_MAX_RECORDS = 100_000;
 /** A record is a few KB; a longer line is no record, and is not buffered. */
 const LINE_MAX_BYTES = 1024 * 1024;
