@@ -9,7 +9,7 @@ import { isAtOrBelow, scanContent, folderProblem } from './scan-content.js';
 import { catalogueDataFiles, compileCatalogue } from '../../functions/core/catalogue.js';
 import { type PepeRecord, type SiteUrls } from '../../functions/core/record.js';
 import { type AnalyseContentOptions, type AnalysedItem, type AnalyseStats, analyseContent, type ContentAnalysis, dateProblems, defaultCacheDir, effectiveLimits, sortedRecords, sortProblems } from './analyse-content.js';
-import { openRenditions, type RenditionEntry, renditionFileName, renditionFiles, renditionFolder, type RenditionRun, type RenditionsRun, thumbnailsOf } from './renditions.js';
+import { type InOutput, openRenditions, type RenditionEntry, renditionFileName, renditionFiles, renditionFolder, type RenditionRun, type RenditionsRun, thumbnailsOf } from './renditions.js';
 import type { RenditionSettings } from '../image/renditions.js';
 import { createManifest, manifestEntry, type Manifest, readManifestSync, sha256Of } from '../shared/manifest.js';
 import { nearDuplicateProblems } from './near-duplicate-problems.js';
@@ -151,7 +151,7 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
     await renditions.keep();
     return resultOf({ ok: false, problems, records, changed: false }, stats, started, last.outputManifest());
   }
-  const made = await finishRenditions(renditions, analysis.items, await last.previousManifest(), stats);
+  const made = await finishRenditions(renditions, analysis.items, () => last.previousManifest(), stats);
   if (made.problems.length > 0) return resultOf({ ok: false, problems: sortProblems([...problems, ...made.problems]), records, changed: false }, stats, started, last.outputManifest());
 
   const inputs = buildInputs(records, new Map(analysis.items.map((item) => [item.record.id, item.sha256])), context);
@@ -268,11 +268,18 @@ function lastBuildResult(last: LastBuild, unchanged: UnchangedContent, timings: 
  * A rendition the previous output already holds under every name it gets is not linked again,
  * so its cache file is not read. Each record gets its thumbnails.
  */
-async function finishRenditions(renditions: RenditionsRun, items: AnalysedItem[], previous: Manifest | null, stats: BuildStats) {
-  const idsBySource = new Map<string, string[]>();
-  for (const item of items) idsBySource.set(item.sha256, [...(idsBySource.get(item.sha256) ?? []), item.record.id]);
-  const inOutput = (sourceSha: string, entry: RenditionEntry) =>
-    previous !== null && (idsBySource.get(sourceSha) ?? []).every((id) => manifestEntry(previous, `site/images/${renditionFileName(id, entry)}`)?.sha256 === entry.sha256);
+async function finishRenditions(renditions: RenditionsRun, items: AnalysedItem[], previousManifest: () => Promise<Manifest | null>, stats: BuildStats) {
+  // Only when some reused rendition could be in the output: a catalogue of images too small for renditions never reads the manifest here.
+  const inOutput = async (): Promise<InOutput> => {
+    const previous = await previousManifest();
+    const idsBySource = new Map<string, string[]>();
+    for (const item of items) {
+      const ids = idsBySource.get(item.sha256);
+      if (ids) ids.push(item.record.id);
+      else idsBySource.set(item.sha256, [item.record.id]);
+    }
+    return (sourceSha, entry) => previous !== null && (idsBySource.get(sourceSha) ?? []).every((id) => manifestEntry(previous, `site/images/${renditionFileName(id, entry)}`)?.sha256 === entry.sha256);
+  };
   const made = await renditions.finish(
     items.map((item) => ({ sha256: item.sha256, file: item.file, abs: item.abs, width: item.record.width, animated: item.animated })),
     inOutput,
