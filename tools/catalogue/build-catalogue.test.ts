@@ -614,9 +614,12 @@ describe('incremental rebuilds', () => {
       const sidecar = join(own.contentDir, 'frog-001.json');
       const later = new Date(Date.now() + 60_000);
       await utimes(sidecar, later, later);
+      const records = await stat(join(own.cacheDir!, 'records.bin'));
       const touched = await buildCatalogue(own);
       expect(touched.stats.shortcut).toBe('records');
       expect(touched.changed).toBe(false);
+      // The same records as the last build left: its file is kept as it is.
+      expect(await stat(join(own.cacheDir!, 'records.bin'))).toMatchObject({ ino: records.ino, mtimeMs: records.mtimeMs, size: records.size });
       expect((await buildCatalogue(own)).stats.shortcut).toBe('listing');
     });
 
