@@ -109,8 +109,9 @@ type Delta = { '=': unknown } | { '{': Record<string, Delta> } | { '[': [start: 
 
 function deltaOf(before: unknown, after: unknown): Delta {
   if (typeof before === 'string' && typeof after === 'string') {
-    const [start, end, endAfter] = changedRun(before.length, after.length, (i, j) => before.charCodeAt(i) === after.charCodeAt(j));
-    return { '"': [start, end - start, after.slice(start, endAfter)] };
+    const start = commonHead(before, after);
+    const tail = commonTail(before, after, start);
+    return { '"': [start, before.length - tail - start, after.slice(start, after.length - tail)] };
   }
   if (Array.isArray(before) && Array.isArray(after)) {
     const [start, end, endAfter] = changedRun(before.length, after.length, (i, j) => sameItem(before[i], after[j]));
@@ -138,6 +139,26 @@ function changedRun(lengthBefore: number, lengthAfter: number, same: (i: number,
     endAfter--;
   }
   return [start, end, endAfter];
+}
+
+/** Strings are compared a block at a time (a native compare), then a character at a time within the first block that differs. */
+const BLOCK = 4096;
+
+function commonHead(a: string, b: string): number {
+  const most = Math.min(a.length, b.length);
+  let at = 0;
+  while (at + BLOCK <= most && a.slice(at, at + BLOCK) === b.slice(at, at + BLOCK)) at += BLOCK;
+  while (at < most && a.charCodeAt(at) === b.charCodeAt(at)) at++;
+  return at;
+}
+
+/** Characters that end both strings alike, leaving `head` characters at the start of each alone. */
+function commonTail(a: string, b: string, head: number): number {
+  const most = Math.min(a.length, b.length) - head;
+  let tail = 0;
+  while (tail + BLOCK <= most && a.slice(a.length - tail - BLOCK, a.length - tail) === b.slice(b.length - tail - BLOCK, b.length - tail)) tail += BLOCK;
+  while (tail < most && a.charCodeAt(a.length - tail - 1) === b.charCodeAt(b.length - tail - 1)) tail++;
+  return tail;
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
