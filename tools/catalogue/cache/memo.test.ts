@@ -38,6 +38,8 @@ describe('a memo saved by deltas', () => {
       next.s = next.s.slice(0, at) + text(rnd(50)) + next.s.slice(at + rnd(50));
       next.a.splice(rnd(next.a.length), rnd(3), ...Array.from({ length: rnd(3) }, () => text(3)));
       if (rnd(2) === 1) next.l[rnd(next.l.length)] = [rnd(5)];
+      if (rnd(3) === 0) next.l.push([rnd(5)]);
+      if (rnd(5) === 0) next.l.splice(rnd(next.l.length), 1);
       if (rnd(4) === 0) next.n++;
       if (rnd(20) === 0) next.s = text(rnd(9000) + 1);
       const before = (await readFile(join(temp.path, 'memo.json'))).length;
@@ -47,7 +49,7 @@ describe('a memo saved by deltas', () => {
     }
     // Most saves appended a small delta; some rewrote the file once the deltas reached half of it.
     expect(appended).toBeGreaterThan(100);
-  });
+  }, 120_000);
 
   it('rewrites the file whole when it changed since it was read', async () => {
     const memo = cacheMemo('memo.json', isValue, undefined, { deltas: true });

@@ -103,9 +103,15 @@ async function readCacheLog(path: string): Promise<unknown> {
 /**
  * What turns `before` into `after` (JSON values): members of an object by name, an array or a
  * string as one splice between their common head and tail (an add, a removal or an edit
- * changes one run of a list in rank order), anything else replaced whole.
+ * changes one run of a list in rank order), or an array's items changed in place when fewer,
+ * anything else replaced whole.
  */
-type Delta = { '=': unknown } | { '{': Record<string, Delta> } | { '[': [start: number, removed: number, items: unknown[]] } | { '"': [start: number, removed: number, text: string] };
+type Delta =
+  | { '=': unknown }
+  | { '{': Record<string, Delta> }
+  | { '[': [start: number, removed: number, items: unknown[]] }
+  | { '#': [replaced: [at: number, items: unknown[]][], start: number, removed: number, items: unknown[]] }
+  | { '"': [start: number, removed: number, text: string] };
 
 function deltaOf(before: unknown, after: unknown): Delta {
   if (typeof before === 'string' && typeof after === 'string') {
@@ -115,6 +121,19 @@ function deltaOf(before: unknown, after: unknown): Delta {
   }
   if (Array.isArray(before) && Array.isArray(after)) {
     const [start, end, endAfter] = changedRun(before.length, after.length, (i, j) => sameItem(before[i], after[j]));
+    // Items changed in place, index by index, then one splice past the shorter run: smaller when
+    // the changes are spread and nothing moved (an added record's neighbours' similar lists).
+    const both = Math.min(end, endAfter);
+    const replaced: [number, unknown[]][] = [];
+    let items = endAfter - both;
+    for (let i = start; i < both && items < endAfter - start; i++) {
+      if (sameItem(before[i], after[i])) continue;
+      const last = replaced[replaced.length - 1];
+      if (last !== undefined && last[0] + last[1].length === i) last[1].push(after[i]);
+      else replaced.push([i, [after[i]]]);
+      items++;
+    }
+    if (items < endAfter - start) return { '#': [replaced, both, end - both, after.slice(both, endAfter)] };
     return { '[': [start, end - start, after.slice(start, endAfter)] };
   }
   if (isPlainObject(before) && isPlainObject(after)) {
@@ -185,6 +204,16 @@ function applyDelta(value: unknown, delta: unknown): unknown {
     const [start, removed, items] = change['['] as [number, number, unknown[]];
     if (!Array.isArray(value) || !Array.isArray(items) || !(start >= 0 && removed >= 0 && start + removed <= value.length)) throw new Error('bad array delta');
     return [...value.slice(0, start), ...items, ...value.slice(start + removed)];
+  }
+  if ('#' in change) {
+    const [replaced, start, removed, items] = change['#'] as [[number, unknown[]][], number, number, unknown[]];
+    if (!Array.isArray(value) || !Array.isArray(replaced) || !Array.isArray(items) || !(start >= 0 && removed >= 0 && start + removed <= value.length)) throw new Error('bad array delta');
+    const out = [...value.slice(0, start), ...items, ...value.slice(start + removed)];
+    for (const [at, run] of replaced) {
+      if (!(Number.isSafeInteger(at) && at >= 0 && Array.isArray(run) && at + run.length <= start)) throw new Error('bad array delta');
+      for (let i = 0; i < run.length; i++) out[at + i] = run[i];
+    }
+    return out;
   }
   if ('{' in change && isPlainObject(value) && isPlainObject(change['{'])) {
     const out = { ...value };
