@@ -6,6 +6,7 @@
  */
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 const DIGIT = new Uint8Array(128);
+const CODES = Uint8Array.from(ALPHABET, (char) => char.charCodeAt(0));
 for (let i = 0; i < ALPHABET.length; i++) DIGIT[ALPHABET.charCodeAt(i)] = i;
 
 /** Digits needed so every value ≤ `max` fits (at least 1). */
@@ -16,12 +17,27 @@ export function digitsFor(max: number): number {
 }
 
 export function packNumbers(values: readonly number[], width: number): string {
-  const out: string[] = [];
+  const limit = 64 ** width;
+  // Character codes into one array, turned into text a slice at a time: a string per digit cost most of a large build's packing.
+  const codes = new Uint8Array(values.length * width);
+  let at = 0;
   for (const value of values) {
-    if (!(Number.isInteger(value) && value >= 0 && value < 64 ** width)) throw new Error(`packNumbers: ${value} does not fit in ${width} digits`);
-    for (let i = width - 1; i >= 0; i--) out.push(ALPHABET[Math.floor(value / 64 ** i) % 64]!);
+    if (!(Number.isInteger(value) && value >= 0 && value < limit)) throw new Error(`packNumbers: ${value} does not fit in ${width} digits`);
+    let rest = value;
+    for (let i = width - 1; i >= 0; i--) {
+      codes[at + i] = CODES[rest % 64]!;
+      rest = Math.floor(rest / 64);
+    }
+    at += width;
   }
-  return out.join('');
+  return asciiText(codes);
+}
+
+/** ASCII codes as a string, in slices small enough for `String.fromCharCode`'s argument list. */
+export function asciiText(codes: Uint8Array): string {
+  const parts: string[] = [];
+  for (let start = 0; start < codes.length; start += 8192) parts.push(String.fromCharCode(...codes.subarray(start, start + 8192)));
+  return parts.join('');
 }
 
 /** The value at `index` of a packed list that starts at `offset` of `packed`. */

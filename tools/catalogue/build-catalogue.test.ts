@@ -1,6 +1,7 @@
 import { cp, link, mkdir, readdir, readFile, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { analyseImage } from '../image/analyse-image.js';
@@ -455,6 +456,10 @@ describe('incremental rebuilds', () => {
       }
     }
     expect(after['data/catalogue.mjs']?.sha256).not.toBe(before['data/catalogue.mjs']?.sha256);
+    // The data alone changed: the bundle is the saved template filled with the new data module, no esbuild run (bundle-function.ts).
+    expect(result.stats.generated).toEqual({ bundle: true, gallery: true });
+    const bundled = await import(`${pathToFileURL(join(out, 'functions/pepe.mjs')).href}?added`);
+    expect((await (await bundled.default(new Request('https://pepe.example/api/pepe?sort=created_at_desc&limit=2'))).json()).data[0].id).toBe(id);
     // The newest image's doc comes last: only it went through MiniSearch (search-index-memo.ts),
     // and the data module is what a build from scratch writes.
     expect(result.stats.searchIndex).toEqual({ path: 'updated', indexedDocs: 1 });

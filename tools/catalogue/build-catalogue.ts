@@ -356,7 +356,7 @@ async function writeFiles(run: Run, compiled: Awaited<ReturnType<typeof compileD
     },
     generate: async (staging) => {
       const generateStart = performance.now();
-      generated = await generateExtras(staging, { cacheDir, context: inputs.context, dataModuleSha256: dataModule.sha256 });
+      generated = await generateExtras(staging, { cacheDir, context: inputs.context, dataModule: String(dataModule.body) });
       stats.timings.generateMs = performance.now() - generateStart;
       stats.generated = generated.reused;
       return generated.paths;

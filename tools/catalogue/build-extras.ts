@@ -8,7 +8,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
 import type { PepeRecord, SiteUrls } from '../../functions/core/record.js';
-import { bundleFunction } from './bundle-function.js';
+import { bundleFunction, fillBundle } from './bundle-function.js';
 import { cacheMemo } from './cache/memo.js';
 import { makeFoldersSync } from '../shared/make-folders.js';
 import { sha256Of } from '../shared/manifest.js';
@@ -24,12 +24,11 @@ const GALLERY_MODULE = join(REPO_ROOT, 'tools', 'gallery', 'write-gallery.ts');
 
 /**
  * `generated.json` in the build cache: the generated files of the last build, each group under
- * a hash of everything it is made from. The function bundle is made from the code and the
- * data module, the gallery from the code alone (both hashes include `context`, which covers
- * the generators' sources and the lockfile, so esbuild's version too). A fresh clone with the
- * cache restored, or a rebuild whose catalogue data did not change, writes them from here
- * instead of starting esbuild. Each file's sha256 is checked before use: the cache is trusted
- * by content only.
+ * a hash of everything it is made from: the code alone (`context`, which covers the generators'
+ * sources and the lockfile, so esbuild's version too). The function's group holds the bundle's
+ * template, which each build fills with its data module (bundle-function.ts), so a build whose
+ * data alone changed never starts esbuild; the gallery's holds its files. Each file's sha256
+ * is checked before use: the cache is trusted by content only.
  */
 const GENERATED = cacheMemo('generated.json', (value): value is GeneratedGroup[] => Array.isArray(value));
 
@@ -40,12 +39,14 @@ interface GeneratedGroup {
   files: GeneratedFiles;
 }
 
-/** What the generated files are made from: the build context and the data module's sha256. */
+/** What the generated files are made from: the build context and the data module's text. */
 export interface GeneratorInputs {
   cacheDir: string;
   context: string;
-  dataModuleSha256: string;
+  dataModule: string;
 }
+
+const BUNDLE = 'functions/pepe.mjs';
 
 export interface GeneratedExtras {
   /** Output-relative paths written into the staging folder. */
@@ -89,7 +90,7 @@ function readGroup(stagingDir: string, paths: string[]): GeneratedFiles {
  */
 export async function generateExtras(stagingDir: string, inputs: GeneratorInputs): Promise<GeneratedExtras> {
   const saved = (await GENERATED.load(inputs.cacheDir)) ?? [];
-  const bundleKey = sha256Of(`bundle\n${inputs.context}\n${inputs.dataModuleSha256}`);
+  const bundleKey = sha256Of(`bundle template\n${inputs.context}`);
   const galleryKey = sha256Of(`gallery\n${inputs.context}`);
   const cachedBundle = usableGroup(saved, bundleKey);
   const cachedGallery = usableGroup(saved, galleryKey);
@@ -97,17 +98,24 @@ export async function generateExtras(stagingDir: string, inputs: GeneratorInputs
   // Both settle before a failure is reported: the caller deletes the staging folder then, and the other must not write into it again.
   // A cached group is written synchronously, but inside an async function: a full disk then rejects its promise instead of throwing past the other one, which would be left running unawaited.
   const writeCached = async (files: GeneratedFiles) => writeGroup(stagingDir, files);
+  const template = cachedBundle?.[BUNDLE]?.text;
+  let made: GeneratedFiles | null = null;
   const [bundled, galleried] = await Promise.allSettled([
-    cachedBundle ? writeCached(cachedBundle) : bundleFunction({ distDir: stagingDir }).then((bundle) => [relative(stagingDir, bundle.file).split(sep).join('/')]),
+    template !== undefined
+      ? writeCached({ [BUNDLE]: { text: fillBundle(template, inputs.dataModule), sha256: '' } })
+      : bundleFunction({ distDir: stagingDir }).then((bundle) => {
+          made = { [BUNDLE]: { text: bundle.template, sha256: sha256Of(bundle.template) } };
+          return [relative(stagingDir, bundle.file).split(sep).join('/')];
+        }),
     cachedGallery ? writeCached(cachedGallery) : writeGalleryIfPresent(stagingDir),
   ]);
   if (bundled.status === 'rejected') throw bundled.reason;
   if (galleried.status === 'rejected') throw galleried.reason;
   const groups: GeneratedGroup[] = [
-    { key: bundleKey, files: cachedBundle ?? readGroup(stagingDir, bundled.value) },
+    { key: bundleKey, files: template !== undefined ? cachedBundle! : made! },
     { key: galleryKey, files: cachedGallery ?? readGroup(stagingDir, galleried.value) },
   ];
-  const reused = { bundle: cachedBundle !== null, gallery: cachedGallery !== null };
+  const reused = { bundle: template !== undefined, gallery: cachedGallery !== null };
   const save = async () => {
     // A gallery-less checkout has no gallery group to keep.
     const kept = groups.filter((group) => Object.keys(group.files).length > 0);

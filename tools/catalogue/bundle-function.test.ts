@@ -7,12 +7,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { catalogueDataFiles } from '../../functions/core/catalogue.js';
 import { precomputedFiles } from '../testing/test-catalogue.js';
 import { testCatalogue } from '../testing/test-catalogue.js';
-import { bundleFunction, loadEsbuild } from './bundle-function.js';
+import { bundleFunction, fillBundle, loadEsbuild } from './bundle-function.js';
 
 const dirs: string[] = [];
 afterAll(async () => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
 
-async function bundleInto(count: number): Promise<{ distDir: string; file: string; bytes: number }> {
+async function bundleInto(count: number): Promise<{ distDir: string; file: string; bytes: number; template: string }> {
   const distDir = await mkdtemp(join(tmpdir(), 'pepe-bundle-'));
   dirs.push(distDir);
   await mkdir(join(distDir, 'data'));
@@ -42,6 +42,16 @@ describe('bundleFunction', () => {
     const a = await bundleInto(5);
     const b = await bundleInto(5);
     expect(await readFile(a.file)).toEqual(await readFile(b.file));
+  });
+
+  it('fills one build\'s template with another build\'s data module: the bundle esbuild makes of that data, byte for byte', async () => {
+    const small = await bundleInto(2);
+    const large = await bundleInto(15);
+    const dataModule = await readFile(join(large.distDir, 'data/catalogue.mjs'), 'utf8');
+    expect(fillBundle(small.template, dataModule)).toBe(await readFile(large.file, 'utf8'));
+    // Non-ASCII in the data (a URL) is escaped, as esbuild writes it; a template without its slot is refused.
+    expect(fillBundle(small.template, dataModule.replace('https://pepe.example', 'https://pépé.example'))).toContain('https://p\\u00e9p\\u00e9.example');
+    expect(() => fillBundle('export default 1;', dataModule)).toThrow(/one data slot/);
   });
 
   it('keeps zod (used only at build time) out of the bundle', async () => {

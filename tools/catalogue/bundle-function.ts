@@ -6,12 +6,13 @@
  * byte for byte like this bundle.) Output:
  * `<distDir>/functions/pepe.mjs`; `#catalogue` resolves to `<distDir>/data/catalogue.mjs`.
  */
-import { stat } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const FUNCTION_ENTRY = join(ROOT, 'functions/pepe.ts');
+const DATA_SLOT_MODULE = join(ROOT, 'tools/catalogue/function-data-slot.mjs');
 
 type Esbuild = typeof import('esbuild');
 let esbuild: Esbuild | undefined;
@@ -25,7 +26,15 @@ export async function loadEsbuild(): Promise<Esbuild> {
   return (esbuild ??= await import('esbuild'));
 }
 
-export async function bundleFunction(options: { distDir: string }): Promise<{ bytes: number; file: string }> {
+/** The expression of function-data-slot.mjs as esbuild leaves it: a global's property is never renamed. */
+const DATA_SLOT = 'globalThis.__pepeCatalogueData__';
+
+/**
+ * Bundles the function with `#catalogue` resolved to the data slot, and fills the slot with
+ * the data module (`fillBundle`). The template depends on the code alone, so a build whose
+ * data alone changed fills the saved one instead of starting esbuild (build-extras.ts).
+ */
+export async function bundleFunction(options: { distDir: string }): Promise<{ bytes: number; file: string; template: string }> {
   const distDir = resolve(options.distDir);
   const file = join(distDir, 'functions/pepe.mjs');
   // With esbuild loaded and no plugin, the request is written to esbuild's process before
@@ -46,9 +55,25 @@ export async function bundleFunction(options: { distDir: string }): Promise<{ by
     sourcemap: false,
     absWorkingDir: ROOT,
     logLevel: 'silent',
-    // The package.json subpath import resolves to this build's data module (not the repo's dist/).
-    alias: { '#catalogue': join(distDir, 'data/catalogue.mjs') },
+    alias: { '#catalogue': DATA_SLOT_MODULE },
   });
   if (result.errors.length > 0) throw new Error(`bundleFunction: esbuild failed: ${result.errors.map((e) => e.text).join('; ')}`);
-  return { bytes: (await stat(file)).size, file };
+  const template = await readFile(file, 'utf8');
+  const bundle = fillBundle(template, await readFile(join(distDir, 'data/catalogue.mjs'), 'utf8'));
+  await writeFile(file, bundle);
+  return { bytes: Buffer.byteLength(bundle), file, template };
+}
+
+/**
+ * The bundle of this build: `template` (bundleFunction's) with the data module's object in its
+ * slot, non-ASCII characters escaped as esbuild escapes them (a bundle of ASCII stays one byte
+ * a character in V8). Throws on a template without exactly one slot (a build bug).
+ */
+export function fillBundle(template: string, dataModule: string): string {
+  const parts = template.split(DATA_SLOT);
+  const start = dataModule.indexOf('export default {');
+  const end = dataModule.lastIndexOf('};');
+  if (parts.length !== 2 || start === -1 || end < start) throw new Error('fillBundle: a function bundle template needs one data slot and a data module exporting one object');
+  const data = dataModule.slice(start + 'export default '.length, end + 1).replace(/[^\t\n\x20-\x7e]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return `${parts[0]}(${data})${parts[1]}`;
 }

@@ -16,7 +16,7 @@
  * alphabet is base64url: plain ASCII that needs no escaping in JSON, JS or HTML, so the
  * bundled data stays one byte per character.
  */
-import { digitsFor, packNumbers } from '../packed-numbers.js';
+import { asciiText, digitsFor, packNumbers } from '../packed-numbers.js';
 import type { FieldPostings } from './search-types.js';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
@@ -54,15 +54,15 @@ const bitmapChars = (docCount: number): number => Math.ceil((Math.ceil(docCount 
 
 /** Unpadded base64url of `bytes`, what `decodeBitmap` reads back into the words those bytes are on a little-endian machine. */
 export function encodeBytes(bytes: Uint8Array): string {
-  const out: string[] = [];
-  const chars = Math.ceil((bytes.length * 4) / 3);
-  for (let c = 0; c < chars; c++) {
-    // Three bytes to four characters, the first holding the first byte's high bits.
+  // Node's encoder writes the same characters (three bytes to four, the first holding the first byte's high bits, no padding).
+  if (NODE_BUFFER !== undefined) return NODE_BUFFER.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('base64url');
+  const codes = new Uint8Array(Math.ceil((bytes.length * 4) / 3));
+  for (let c = 0; c < codes.length; c++) {
     const i = (c >>> 2) * 3;
     const group = (bytes[i]! << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
-    out.push(ALPHABET[(group >>> (18 - 6 * (c & 3))) & 63]!);
+    codes[c] = ALPHABET.charCodeAt((group >>> (18 - 6 * (c & 3))) & 63);
   }
-  return out.join('');
+  return asciiText(codes);
 }
 
 /** Encodes ascending, distinct ranks (all < docCount) as one segment. */

@@ -48,8 +48,8 @@ export function frameDocument(document: unknown, withMagic: boolean): Buffer {
  * Where a framed cache file stands between saves: whether a delta may be appended to it, and
  * the bytes of its first document and of the deltas after it. A save appends while the deltas
  * weigh less than `floorBytes` or half the first document, and rewrites the file whole after.
- * build-cache.bin (feature-cache.ts), renditions.bin (renditions.ts) and records.bin
- * (unchanged-content.ts) keep one each.
+ * build-cache.bin (feature-cache.ts), renditions.bin (renditions.ts), records.bin
+ * (unchanged-content.ts) and the memos saved by deltas (memo.ts) keep one each.
  */
 export class CacheLog {
   private appendable = false;
@@ -78,6 +78,11 @@ export class CacheLog {
   /** Whether the next save may append a delta rather than rewrite the file. */
   get appends(): boolean {
     return this.appendable && this.logBytes < Math.max(this.floorBytes, this.baseBytes / 2);
+  }
+
+  /** Whether a delta of `frameBytes` may be appended and still leave the deltas under the bound (a memo's delta is known before it is written). */
+  takes(frameBytes: number): boolean {
+    return this.appendable && this.logBytes + frameBytes < Math.max(this.floorBytes, this.baseBytes / 2);
   }
 
   appended(frameBytes: number): void {

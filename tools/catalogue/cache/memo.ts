@@ -1,8 +1,12 @@
 /**
  * The one shape of every JSON file in the cache folder: a name, a guard of its shape, a key
- * that must equal the current build's for it to be used, and a save that replaces it whole.
+ * that must equal the current build's for it to be used, and a save that replaces it whole,
+ * or, for a memo saved by what changed (`deltas`), appends the change to the value it loaded
+ * (cache-log.ts framing: the full document, then deltas).
  */
+import { lstat, appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { CacheLog, frameDocument, readCacheDocuments } from './cache-log.js';
 import { makeFolders } from '../../shared/make-folders.js';
 import { readRegularFile } from '../../shared/read-regular-file.js';
 import { replaceFile } from '../../shared/replace-file.js';
@@ -12,24 +16,214 @@ export interface CacheMemo<T> {
   readonly file: string;
   /** The saved value; null when missing, torn, not a regular file, of another shape, or saved under another `key`. */
   load(cacheDir: string, key?: string): Promise<T | null>;
-  /** Written to a temporary file and renamed into place: a reader sees the old file or the new one. */
-  save(cacheDir: string, value: T): Promise<void>;
+  /**
+   * Written to a temporary file and renamed into place: a reader sees the old file or the new
+   * one. A memo saved by deltas given `loaded` (what `load` returned) appends what changed
+   * since, while the file is the one it was read from and its deltas stay small.
+   */
+  save(cacheDir: string, value: T, loaded?: T | null): Promise<void>;
 }
 
+/** Below this, deltas are appended whatever the size of the full document. */
+const LOG_FLOOR_BYTES = 256 * 1024;
+
+/** How a value saved by deltas was read: the file's log and stat then, which an append must still find. */
+interface LoadedLog {
+  file: string;
+  log: CacheLog;
+  stat: string;
+}
+const loadedLogs = new WeakMap<object, LoadedLog>();
+
+const statOf = async (file: string): Promise<string | null> => {
+  const info = await lstat(file, { bigint: true }).catch(() => null);
+  return info?.isFile() ? `${info.size} ${info.mtimeNs} ${info.ctimeNs} ${info.ino}` : null;
+};
+
 /** The memo `file`: trusted when `isShape` accepts it and, if `load` is given a key, `keyOf` of it is that key. */
-export function cacheMemo<T>(file: string, isShape: (value: unknown) => value is T, keyOf?: (saved: T) => string): CacheMemo<T> {
+export function cacheMemo<T>(file: string, isShape: (value: unknown) => value is T, keyOf?: (saved: T) => string, options: { deltas?: boolean } = {}): CacheMemo<T> {
   return {
     file,
     async load(cacheDir, key) {
-      const saved = await readCacheJson(join(cacheDir, file));
+      const path = join(cacheDir, file);
+      const saved = options.deltas ? await readCacheLog(path) : await readCacheJson(path);
       if (!isShape(saved)) return null;
       return key === undefined || keyOf?.(saved) === key ? saved : null;
     },
-    async save(cacheDir, value) {
+    async save(cacheDir, value, loaded) {
       await makeFolders(cacheDir);
-      await replaceFile(join(cacheDir, file), JSON.stringify(value));
+      const path = join(cacheDir, file);
+      if (!options.deltas) return replaceFile(path, JSON.stringify(value));
+      const read = loaded !== null && typeof loaded === 'object' ? loadedLogs.get(loaded) : undefined;
+      if (read !== undefined && read.file === path && read.log.appends && (await statOf(path)) === read.stat) {
+        const frame = frameDocument(deltaOf(loaded, value), false);
+        // Deltas near the document's own size save little and cost every later read.
+        if (read.log.takes(frame.length)) {
+          await appendFile(path, frame);
+          read.log.appended(frame.length);
+          loadedLogs.set(value as object, { ...read, stat: (await statOf(path))! });
+          return;
+        }
+      }
+      const frame = frameDocument(value, true);
+      await replaceFile(path, frame);
+      const log = new CacheLog(LOG_FLOOR_BYTES);
+      log.rewritten(frame.length);
+      loadedLogs.set(value as object, { file: path, log, stat: (await statOf(path))! });
     },
   };
+}
+
+/** A memo saved by deltas: its first document with each delta applied; null when not a cache log, and when a delta does not apply. */
+async function readCacheLog(path: string): Promise<unknown> {
+  let bytes: Buffer;
+  try {
+    bytes = await readRegularFile(path);
+  } catch {
+    return null;
+  }
+  const read = readCacheDocuments(bytes);
+  // A torn or damaged delta: none, as a torn JSON file is (the next save rewrites it).
+  if (read === null || read.validBytes !== bytes.length) return null;
+  let value = read.documents[0];
+  try {
+    for (const delta of read.documents.slice(1)) value = applyDelta(value, delta);
+  } catch {
+    return null;
+  }
+  if (value === null || typeof value !== 'object') return null;
+  const log = new CacheLog(LOG_FLOOR_BYTES);
+  log.loaded(read, bytes.length);
+  const stat = await statOf(path);
+  // Read whole and unchanged since: a later save may append to it.
+  if (stat !== null && stat.startsWith(`${bytes.length} `)) loadedLogs.set(value, { file: path, log, stat });
+  return value;
+}
+
+/**
+ * What turns `before` into `after` (JSON values): members of an object by name, an array or a
+ * string as one splice between their common head and tail (an add, a removal or an edit
+ * changes one run of a list in rank order), or an array's items changed in place when fewer,
+ * anything else replaced whole.
+ */
+type Delta =
+  | { '=': unknown }
+  | { '{': Record<string, Delta> }
+  | { '[': [start: number, removed: number, items: unknown[]] }
+  | { '#': [replaced: [at: number, items: unknown[]][], start: number, removed: number, items: unknown[]] }
+  | { '"': [start: number, removed: number, text: string] };
+
+function deltaOf(before: unknown, after: unknown): Delta {
+  if (typeof before === 'string' && typeof after === 'string') {
+    const start = commonHead(before, after);
+    const tail = commonTail(before, after, start);
+    return { '"': [start, before.length - tail - start, after.slice(start, after.length - tail)] };
+  }
+  if (Array.isArray(before) && Array.isArray(after)) {
+    const [start, end, endAfter] = changedRun(before.length, after.length, (i, j) => sameItem(before[i], after[j]));
+    // Items changed in place, index by index, then one splice past the shorter run: smaller when
+    // the changes are spread and nothing moved (an added record's neighbours' similar lists).
+    const both = Math.min(end, endAfter);
+    const replaced: [number, unknown[]][] = [];
+    let items = endAfter - both;
+    for (let i = start; i < both && items < endAfter - start; i++) {
+      if (sameItem(before[i], after[i])) continue;
+      const last = replaced[replaced.length - 1];
+      if (last !== undefined && last[0] + last[1].length === i) last[1].push(after[i]);
+      else replaced.push([i, [after[i]]]);
+      items++;
+    }
+    if (items < endAfter - start) return { '#': [replaced, both, end - both, after.slice(both, endAfter)] };
+    return { '[': [start, end - start, after.slice(start, endAfter)] };
+  }
+  if (isPlainObject(before) && isPlainObject(after)) {
+    const names = Object.keys(after);
+    if (names.length === Object.keys(before).length && names.every((name) => Object.hasOwn(before, name))) {
+      const members: Record<string, Delta> = {};
+      for (const name of names) if (!sameItem(before[name], after[name])) members[name] = deltaOf(before[name], after[name]);
+      return { '{': members };
+    }
+  }
+  return { '=': after };
+}
+
+/** The common head and tail of two sequences: [first changed index, end of the changed run in `before`, in `after`]. */
+function changedRun(lengthBefore: number, lengthAfter: number, same: (i: number, j: number) => boolean): [number, number, number] {
+  let start = 0;
+  while (start < lengthBefore && start < lengthAfter && same(start, start)) start++;
+  let end = lengthBefore;
+  let endAfter = lengthAfter;
+  while (end > start && endAfter > start && same(end - 1, endAfter - 1)) {
+    end--;
+    endAfter--;
+  }
+  return [start, end, endAfter];
+}
+
+/** Strings are compared a block at a time (a native compare), then a character at a time within the first block that differs. */
+const BLOCK = 4096;
+
+function commonHead(a: string, b: string): number {
+  const most = Math.min(a.length, b.length);
+  let at = 0;
+  while (at + BLOCK <= most && a.slice(at, at + BLOCK) === b.slice(at, at + BLOCK)) at += BLOCK;
+  while (at < most && a.charCodeAt(at) === b.charCodeAt(at)) at++;
+  return at;
+}
+
+/** Characters that end both strings alike, leaving `head` characters at the start of each alone. */
+function commonTail(a: string, b: string, head: number): number {
+  const most = Math.min(a.length, b.length) - head;
+  let tail = 0;
+  while (tail + BLOCK <= most && a.slice(a.length - tail - BLOCK, a.length - tail) === b.slice(b.length - tail - BLOCK, b.length - tail)) tail += BLOCK;
+  while (tail < most && a.charCodeAt(a.length - tail - 1) === b.charCodeAt(b.length - tail - 1)) tail++;
+  return tail;
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** Equal primitives, or arrays of equal primitives (a similar list); other objects compare as different. */
+function sameItem(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i] || (a[i] !== null && typeof a[i] === 'object')) return false;
+  return true;
+}
+
+/** `deltaOf`'s inverse; throws on a delta that does not fit `value` (a damaged file). */
+function applyDelta(value: unknown, delta: unknown): unknown {
+  const change = delta as Record<string, unknown>;
+  if (change === null || typeof change !== 'object') throw new Error('not a delta');
+  if ('=' in change) return change['='];
+  if ('"' in change) {
+    const [start, removed, text] = change['"'] as [number, number, string];
+    if (typeof value !== 'string' || typeof text !== 'string' || !(start >= 0 && removed >= 0 && start + removed <= value.length)) throw new Error('bad string delta');
+    return value.slice(0, start) + text + value.slice(start + removed);
+  }
+  if ('[' in change) {
+    const [start, removed, items] = change['['] as [number, number, unknown[]];
+    if (!Array.isArray(value) || !Array.isArray(items) || !(start >= 0 && removed >= 0 && start + removed <= value.length)) throw new Error('bad array delta');
+    return [...value.slice(0, start), ...items, ...value.slice(start + removed)];
+  }
+  if ('#' in change) {
+    const [replaced, start, removed, items] = change['#'] as [[number, unknown[]][], number, number, unknown[]];
+    if (!Array.isArray(value) || !Array.isArray(replaced) || !Array.isArray(items) || !(start >= 0 && removed >= 0 && start + removed <= value.length)) throw new Error('bad array delta');
+    const out = [...value.slice(0, start), ...items, ...value.slice(start + removed)];
+    for (const [at, run] of replaced) {
+      if (!(Number.isSafeInteger(at) && at >= 0 && Array.isArray(run) && at + run.length <= start)) throw new Error('bad array delta');
+      for (let i = 0; i < run.length; i++) out[at + i] = run[i];
+    }
+    return out;
+  }
+  if ('{' in change && isPlainObject(value) && isPlainObject(change['{'])) {
+    const out = { ...value };
+    for (const [name, member] of Object.entries(change['{'])) {
+      if (!Object.hasOwn(value, name)) throw new Error('bad object delta');
+      out[name] = applyDelta(value[name], member);
+    }
+    return out;
+  }
+  throw new Error('not a delta');
 }
 
 /** A shape guard: an object whose named members are of the given `typeof`, and not null. */

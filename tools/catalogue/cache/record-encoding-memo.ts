@@ -38,7 +38,7 @@ const isSaved = (value: unknown): value is SavedEncodings => {
   );
 };
 
-const ENCODED_RECORDS = cacheMemo('encoded-records.json', isSaved, (saved) => saved.context);
+const ENCODED_RECORDS = cacheMemo('encoded-records.json', isSaved, (saved) => saved.context, { deltas: true });
 
 /**
  * The record encoder for one build (`compileCatalogue`'s `encodeRecords` option), reading the
@@ -78,7 +78,7 @@ export async function memoizedRecordEncoding(cacheDir: string, context: string, 
     /** Saves the encodings `encode` made, unless they are the saved ones. */
     async save(): Promise<void> {
       if (built === null || (run?.encoded === 0 && saved !== null && saved.digests.length === built.digests.length && saved.dictionary === built.dictionary)) return;
-      await ENCODED_RECORDS.save(cacheDir, built);
+      await ENCODED_RECORDS.save(cacheDir, built, saved);
     },
   };
 }

@@ -33,7 +33,7 @@ const isSaved = (value: unknown): value is SavedIndex => {
   return typeof saved?.context === 'string' && Array.isArray(saved.digests) && saved.index?.format === SEARCH_INDEX_FORMAT && saved.index.docCount === saved.digests.length;
 };
 
-const SEARCH_INDEX = cacheMemo('search-index.json', isSaved, (saved) => saved.context);
+const SEARCH_INDEX = cacheMemo('search-index.json', isSaved, (saved) => saved.context, { deltas: true });
 
 /**
  * The search index builder for one build (`compileCatalogue`'s `searchIndex` option),
@@ -82,7 +82,7 @@ export async function memoizedSearchIndex(cacheDir: string, context: string, dig
     run: (): SearchIndexRun | null => run,
     /** Saves the index `build` made, unless it is the saved one. */
     async save(): Promise<void> {
-      if (built !== null && built.index !== saved?.index) await SEARCH_INDEX.save(cacheDir, built);
+      if (built !== null && built.index !== saved?.index) await SEARCH_INDEX.save(cacheDir, built, saved);
     },
   };
 }

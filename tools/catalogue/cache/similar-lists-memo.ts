@@ -33,7 +33,7 @@ const isSaved = (value: unknown): value is SavedLists => {
   );
 };
 
-const SIMILAR_LISTS = cacheMemo('similar-lists.json', isSaved, (saved) => saved.context);
+const SIMILAR_LISTS = cacheMemo('similar-lists.json', isSaved, (saved) => saved.context, { deltas: true });
 
 const sameStrings = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((value, i) => value === b[i]);
 
@@ -60,7 +60,7 @@ export async function memoizedSimilarLists(cacheDir: string, context: string) {
     async save(): Promise<void> {
       // Same ids and phashes in the same order: the same lists.
       if (built === null || (saved !== null && sameStrings(saved.ids, built.ids) && sameStrings(saved.phashes, built.phashes))) return;
-      await SIMILAR_LISTS.save(cacheDir, built);
+      await SIMILAR_LISTS.save(cacheDir, built, saved);
     },
   };
 }

@@ -1,0 +1,66 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir, type TempDir } from '../../testing/temp-dir.js';
+import { cacheMemo } from './memo.js';
+
+let temp: TempDir;
+beforeEach(async () => {
+  temp = await makeTempDir('pepe-memo-');
+});
+afterEach(() => temp.cleanup());
+
+type Value = { s: string; a: string[]; l: number[][]; n: number };
+const isValue = (value: unknown): value is Value => typeof value === 'object' && value !== null;
+
+/** A seeded generator, so that a failing run can be replayed. */
+function random(seed: number): (n: number) => number {
+  let state = seed;
+  return (n) => {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    return state % n;
+  };
+}
+
+describe('a memo saved by deltas', () => {
+  it('reads back every value saved, over a run of random edits of its strings, lists and numbers', async () => {
+    const memo = cacheMemo('memo.json', isValue, undefined, { deltas: true });
+    const rnd = random(35);
+    const text = (n: number) => Array.from({ length: n }, () => 'abcdef'[rnd(6)]).join('');
+    let value: Value = { s: text(20_000), a: Array.from({ length: 3000 }, () => text(3)), l: Array.from({ length: 300 }, () => [rnd(5), rnd(5)]), n: 1 };
+    await memo.save(temp.path, value);
+    let appended = 0;
+    for (let round = 0; round < 200; round++) {
+      const loaded = await memo.load(temp.path);
+      expect(loaded, `round ${round}`).toEqual(value);
+      const next = structuredClone(value);
+      const at = rnd(next.s.length);
+      next.s = next.s.slice(0, at) + text(rnd(50)) + next.s.slice(at + rnd(50));
+      next.a.splice(rnd(next.a.length), rnd(3), ...Array.from({ length: rnd(3) }, () => text(3)));
+      if (rnd(2) === 1) next.l[rnd(next.l.length)] = [rnd(5)];
+      if (rnd(3) === 0) next.l.push([rnd(5)]);
+      if (rnd(5) === 0) next.l.splice(rnd(next.l.length), 1);
+      if (rnd(4) === 0) next.n++;
+      if (rnd(20) === 0) next.s = text(rnd(9000) + 1);
+      const before = (await readFile(join(temp.path, 'memo.json'))).length;
+      await memo.save(temp.path, next, loaded);
+      if ((await readFile(join(temp.path, 'memo.json'))).length > before) appended++;
+      value = next;
+    }
+    // Most saves appended a small delta; some rewrote the file once the deltas reached half of it.
+    expect(appended).toBeGreaterThan(100);
+  }, 120_000);
+
+  it('rewrites the file whole when it changed since it was read', async () => {
+    const memo = cacheMemo('memo.json', isValue, undefined, { deltas: true });
+    await memo.save(temp.path, { s: 'one', a: [], l: [], n: 1 });
+    const loaded = await memo.load(temp.path);
+    const other = cacheMemo('memo.json', isValue, undefined, { deltas: true });
+    await other.save(temp.path, { s: 'two', a: ['x'], l: [], n: 2 });
+    await memo.save(temp.path, { s: 'three', a: [], l: [], n: 3 }, loaded);
+    expect(await memo.load(temp.path)).toEqual({ s: 'three', a: [], l: [], n: 3 });
+    // Plain JSON in its place (another tool's file) reads as none.
+    await writeFile(join(temp.path, 'memo.json'), JSON.stringify({ s: 'three', a: [], l: [], n: 3 }));
+    expect(await memo.load(temp.path)).toBeNull();
+  });
+});
