@@ -19,7 +19,7 @@ import { constants, copyFileSync, existsSync, linkSync, readFileSync, rmSync, wr
 import { rename } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { commitStaged, type Journal, newTransactionDir, removeInBackground } from './commit-output.js';
-import { type Manifest, type ManifestEntry, MANIFEST_FILE, manifestEntry, manifestJson, manifestPaths, newSegmentFiles, sameHeader, segmentFiles, sha256Of } from '../shared/manifest.js';
+import { forEachEntry, type Manifest, type ManifestEntry, MANIFEST_FILE, manifestEntry, manifestJson, newSegmentFiles, sameHeader, segmentFiles, sha256Of } from '../shared/manifest.js';
 import { makeFoldersSync } from '../shared/make-folders.js';
 
 /** One file the build wants in the output; `path` is relative to the output folder, forward slashes. */
@@ -43,6 +43,21 @@ export interface PlannedFile {
   unchanged?: boolean;
 }
 
+/**
+ * Files of the previous output kept as they are without being planned one by one (a change
+ * build keeps most of a catalogue's answers): `count` of them, the previous paths `has` accepts.
+ */
+export interface KeptFiles {
+  count: number;
+  has(path: string): boolean;
+}
+
+/** What `plannedLater` plans: files, and the previous files kept without being listed. */
+export interface LaterFiles {
+  files: PlannedFile[];
+  kept?: KeptFiles;
+}
+
 export interface WriteOutputOptions {
   outDir: string;
   previous: Manifest | null;
@@ -50,12 +65,13 @@ export interface WriteOutputOptions {
   /**
    * More files, planned only once the generators have started (so that they run meanwhile):
    * for work that the generators do not need (the build plans its answer files here). Given the
-   * paths of `files` whose bytes differ from the previous output's (all of them on a first build).
+   * paths of `files` whose bytes differ from the previous output's (all of them on a first build),
+   * and whether the previous output is there to keep files from.
    */
-  plannedLater?: (written: readonly string[]) => PlannedFile[];
+  plannedLater?: (written: readonly string[], incremental: boolean) => LaterFiles;
   /** Writes generated files (function bundle, gallery) into the staging folder; returns their output-relative paths. */
   generate?: (stagingDir: string) => Promise<string[]>;
-  /** The manifest of `entries`; with `reuse`, only the segments of the paths written or removed are serialised again (shared/manifest.ts `createManifest`). */
+  /** The manifest of `entries`; with `reuse`, the previous one with the paths written or removed changed, `entries` holding those (shared/manifest.ts `createManifest`). */
   manifestFor: (entries: Map<string, ManifestEntry>, reuse?: { previous: Manifest; changed: readonly string[] }) => Manifest;
   /** Runs before each step of an incremental build's in-place commit (commit-output.ts `commitStaged`). */
   beforeCommitStep?: () => void;
@@ -131,10 +147,12 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
       else written.push(file.path);
     };
     options.files.forEach(compare);
-    const later = options.plannedLater?.(written) ?? [];
-    const tooLate = later.find((file) => file.neededByGenerate);
+    const later = options.plannedLater?.(written, incremental) ?? { files: [] };
+    const tooLate = later.files.find((file) => file.neededByGenerate);
     if (tooLate) throw new Error(`writeOutput: ${tooLate.path} is needed by the generators, so it cannot be planned after they started`);
-    later.forEach(compare);
+    later.files.forEach(compare);
+    const implicit = later.kept?.count ? later.kept : undefined;
+    if (implicit && !incremental) throw new Error('writeOutput: files kept from a previous output that is not there');
 
     // Generated files: hash what the generators wrote; an identical one is not applied.
     const generated = ((await generating) ?? []).filter((p) => !entries.has(p) && p !== MANIFEST_FILE).sort();
@@ -147,7 +165,8 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
     }
     written.sort();
 
-    const removed = previous === null ? [] : manifestPaths(previous).filter((p) => !entries.has(p)).sort();
+    const removed = previous === null ? [] : removedPaths(previous, entries, written, kept, implicit);
+    kept += implicit?.count ?? 0;
     const manifest = options.manifestFor(entries, incremental ? { previous, changed: [...written, ...removed] } : undefined);
     // Same files (nothing written, nothing removed, so every entry matched): only settings or counts could differ.
     if (incremental && written.length === 0 && removed.length === 0 && sameHeader(previous, manifest)) {
@@ -174,6 +193,26 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
     if (existsSync(txnDir)) rmSync(txnDir, { recursive: true, force: true });
     throw failure;
   }
+}
+
+/**
+ * The previous paths neither planned nor kept, sorted. Every planned path kept is a previous
+ * one, so when those, the ones kept unplanned and the written ones the previous manifest lists
+ * add up to its count, none is gone and the previous manifest is not walked. A count that does
+ * not add up after the walk means a kept file the previous manifest lacks: a defect.
+ */
+function removedPaths(previous: Manifest, planned: ReadonlyMap<string, ManifestEntry>, written: readonly string[], kept: number, implicit: KeptFiles | undefined): string[] {
+  let listed = kept + (implicit?.count ?? 0);
+  for (const path of written) if (manifestEntry(previous, path) !== undefined) listed++;
+  // A path planned twice counts twice above: walk.
+  const exact = planned.size === kept + written.length;
+  if (exact && listed === previous.counts.files) return [];
+  const removed: string[] = [];
+  forEachEntry(previous, (path) => {
+    if (!planned.has(path) && implicit?.has(path) !== true) removed.push(path);
+  });
+  if (exact && listed + removed.length !== previous.counts.files) throw new Error(`writeOutput: ${listed + removed.length - previous.counts.files} of the files kept from the previous output are not in its manifest`);
+  return removed.sort();
 }
 
 function journalFor(outDir: string, version: string, written: string[], removed: string[], previous: Manifest): Journal {
