@@ -78,6 +78,10 @@ describe('planAnswers', () => {
     const listed = ({ files, kept }: LaterFiles, previous: ReadonlyMap<string, ManifestEntry> = entries) => {
       const keptPaths = [...previous.keys()].filter((path) => kept?.has(path) === true);
       expect(keptPaths).toHaveLength(kept?.count ?? 0);
+      const keyOf = (path: string) => path.split('/').at(-1)!.slice(0, 1);
+      const byKey = new Map<string, number>();
+      for (const path of keptPaths) byKey.set(keyOf(path), (byKey.get(keyOf(path)) ?? 0) + 1);
+      expect(kept?.countsBy(keyOf) ?? new Map()).toEqual(byKey);
       return [...files, ...keptPaths.map((path) => ({ path, ...previous.get(path)! }))];
     };
 

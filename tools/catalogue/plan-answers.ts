@@ -100,7 +100,7 @@ export function planAnswers(data: CatalogueData & { ids?: readonly string[] }, i
     for (const id in previous.records) if (!digests.has(id)) removed.push(id);
   }
   const similarAgain = similarToRender(catalogue, changed, [...changedIds.filter((id) => previous!.records[id] !== undefined), ...removed], previous);
-  const kept = previous === null ? undefined : keepPerRecordFiles(previous, catalogue.count, changedIds, removed, ids, similarAgain);
+  const kept = previous === null ? undefined : keepPerRecordFiles(previous, changed, changedIds, removed, ids, similarAgain);
   const keptAll = kept !== undefined;
   if (!keptAll) changed.fill(1);
 
@@ -142,7 +142,8 @@ export function planAnswers(data: CatalogueData & { ids?: readonly string[] }, i
  * for (writeOutput checks the count against the previous manifest's); a path is told by its
  * prefix, suffix and a previous record's id, so none is built nor hashed per record.
  */
-function keepPerRecordFiles(previous: PreviousAnswers, count: number, changedIds: readonly string[], removed: readonly string[], ids: readonly string[], similarAgain: Uint8Array | undefined): KeptFiles {
+function keepPerRecordFiles(previous: PreviousAnswers, changed: Uint8Array, changedIds: readonly string[], removed: readonly string[], ids: readonly string[], similarAgain: Uint8Array | undefined): KeptFiles {
+  const count = changed.length;
   const left = new Set<string>();
   for (const id of [...changedIds, ...removed]) for (const kind of PER_RECORD) left.add(`${kind.prefix}${id}${kind.suffix}`);
   let similarRendered = similarAgain === undefined ? count : 0;
@@ -163,6 +164,17 @@ function keepPerRecordFiles(previous: PreviousAnswers, count: number, changedIds
         return Object.hasOwn(previous.records, path.slice(kind.prefix.length, path.length - kind.suffix.length));
       }
       return false;
+    },
+    countsBy(keyOf) {
+      // The files of a record share their segment: one path's key a record.
+      const counts = new Map<string, number>();
+      for (let rank = 0; rank < count; rank++) {
+        const files = (changed[rank] === 0 ? OWN_FILES : 0) + (similarAgain !== undefined && similarAgain[rank] === 0 ? 1 : 0);
+        if (files === 0) continue;
+        const key = keyOf(`${PER_RECORD[0].prefix}${ids[rank]}`);
+        counts.set(key, (counts.get(key) ?? 0) + files);
+      }
+      return counts;
     },
   };
 }

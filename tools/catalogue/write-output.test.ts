@@ -151,7 +151,10 @@ describe('writeOutput', () => {
     const out = join(temp.path, 'dist');
     await write(out, [planned('site/a.json', 'a'), planned('site/b.json', 'b'), planned('site/c.json', 'c')]);
     const manifestFor: Parameters<typeof writeOutput>[0]['manifestFor'] = (e, reuse) => createManifest(e, FIXTURE_URLS, { records: 0, images: 0 }, reuse);
-    const keeping = (...paths: string[]) => () => ({ files: [], kept: { count: paths.length, has: (path: string) => paths.includes(path) } });
+    const keeping = (...paths: string[]) => () => ({
+      files: [],
+      kept: { count: paths.length, has: (path: string) => paths.includes(path), countsBy: (keyOf: (path: string) => string) => paths.reduce((counts, path) => counts.set(keyOf(path), (counts.get(keyOf(path)) ?? 0) + 1), new Map<string, number>()) },
+    });
     const edited = await writeOutput({ outDir: out, previous: await readManifest(out), files: [planned('site/a.json', 'a2')], plannedLater: keeping('site/b.json', 'site/c.json'), manifestFor });
     expect([edited.written, edited.kept, edited.removed]).toEqual([['site/a.json'], 2, []]);
     expect(await readManifest(out).then((m) => m!.files)).toEqual(createManifest(new Map([['site/a.json', { sha256: sha256Of('a2'), size: 2 }], ['site/b.json', { sha256: sha256Of('b'), size: 1 }], ['site/c.json', { sha256: sha256Of('c'), size: 1 }]]), FIXTURE_URLS, { records: 0, images: 0 }).files);

@@ -19,7 +19,7 @@ import { constants, copyFileSync, existsSync, linkSync, readFileSync, rmSync, wr
 import { rename } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { commitStaged, type Journal, newTransactionDir, removeInBackground } from './commit-output.js';
-import { forEachEntry, type Manifest, type ManifestEntry, MANIFEST_FILE, manifestEntry, manifestJson, newSegmentFiles, sameHeader, segmentFiles, sha256Of } from '../shared/manifest.js';
+import { type Manifest, type ManifestEntry, MANIFEST_FILE, manifestEntry, manifestJson, newSegmentFiles, sameHeader, segmentDigits, segmentEntries, segmentFiles, segmentKeyOf, segmentKeys, sha256Of } from '../shared/manifest.js';
 import { makeFoldersSync } from '../shared/make-folders.js';
 
 /** One file the build wants in the output; `path` is relative to the output folder, forward slashes. */
@@ -50,6 +50,8 @@ export interface PlannedFile {
 export interface KeptFiles {
   count: number;
   has(path: string): boolean;
+  /** How many of them each segment holds, `keyOf` giving a path's segment key. */
+  countsBy(keyOf: (path: string) => string): Map<string, number>;
 }
 
 /** What `plannedLater` plans: files, and the previous files kept without being listed. */
@@ -125,9 +127,17 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
   const written: string[] = [];
   let kept = 0;
   let generating: Promise<string[]> | undefined;
+  const digits = incremental ? segmentDigits(previous.counts.records) : 0;
+  // The planned paths the previous manifest lists, by segment: what removedPaths weighs against each segment's count.
+  const listed = new Map<string, number>();
+  const count = (key: string) => listed.set(key, (listed.get(key) ?? 0) + 1);
   const same = (path: string, entry: ManifestEntry) => {
-    const old = incremental ? manifestEntry(previous, path) : undefined;
-    return old !== undefined && old.sha256 === entry.sha256 && old.size === entry.size;
+    if (!incremental) return false;
+    const key = segmentKeyOf(path, digits);
+    const old = segmentEntries(previous, key)?.get(path);
+    if (old === undefined) return false;
+    count(key);
+    return old.sha256 === entry.sha256 && old.size === entry.size;
   };
   try {
     makeFoldersSync(staging);
@@ -141,7 +151,9 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
     const compare = (file: PlannedFile) => {
       const entry = { sha256: file.sha256, size: file.size };
       entries.set(file.path, entry);
-      const unchanged = (incremental && file.unchanged === true) || same(file.path, entry);
+      const trusted = incremental && file.unchanged === true;
+      if (trusted) count(segmentKeyOf(file.path, digits));
+      const unchanged = trusted || same(file.path, entry);
       if (!unchanged && !file.neededByGenerate) writePlanned(staging, file, dirs);
       if (unchanged) kept++;
       else written.push(file.path);
@@ -165,7 +177,7 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
     }
     written.sort();
 
-    const removed = previous === null ? [] : removedPaths(previous, entries, written, kept, implicit);
+    const removed = previous === null ? [] : removedPaths(previous, entries, incremental && entries.size === kept + written.length ? listed : null, implicit);
     kept += implicit?.count ?? 0;
     const manifest = options.manifestFor(entries, incremental ? { previous, changed: [...written, ...removed] } : undefined);
     // Same files (nothing written, nothing removed, so every entry matched): only settings or counts could differ.
@@ -196,22 +208,28 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
 }
 
 /**
- * The previous paths neither planned nor kept, sorted. Every planned path kept is a previous
- * one, so when those, the ones kept unplanned and the written ones the previous manifest lists
- * add up to its count, none is gone and the previous manifest is not walked. A count that does
- * not add up after the walk means a kept file the previous manifest lacks: a defect.
+ * The previous paths neither planned nor kept, sorted. A segment whose count is its planned
+ * paths the previous manifest lists (`listed`, by segment; null: not known, every segment is
+ * walked) and those kept unplanned has none gone and is not walked. A segment where more are
+ * kept than it holds means a kept file the previous manifest lacks: a defect.
  */
-function removedPaths(previous: Manifest, planned: ReadonlyMap<string, ManifestEntry>, written: readonly string[], kept: number, implicit: KeptFiles | undefined): string[] {
-  let listed = kept + (implicit?.count ?? 0);
-  for (const path of written) if (manifestEntry(previous, path) !== undefined) listed++;
-  // A path planned twice counts twice above: walk.
-  const exact = planned.size === kept + written.length;
-  if (exact && listed === previous.counts.files) return [];
+function removedPaths(previous: Manifest, planned: ReadonlyMap<string, ManifestEntry>, listed: ReadonlyMap<string, number> | null, implicit: KeptFiles | undefined): string[] {
+  const digits = segmentDigits(previous.counts.records);
+  const keptIn = implicit?.countsBy((path) => segmentKeyOf(path, digits)) ?? new Map<string, number>();
   const removed: string[] = [];
-  forEachEntry(previous, (path) => {
-    if (!planned.has(path) && implicit?.has(path) !== true) removed.push(path);
-  });
-  if (exact && listed + removed.length !== previous.counts.files) throw new Error(`writeOutput: ${listed + removed.length - previous.counts.files} of the files kept from the previous output are not in its manifest`);
+  for (const key of segmentKeys(previous)) {
+    const entries = segmentEntries(previous, key)!;
+    const accounted = listed === null ? -1 : (listed.get(key) ?? 0) + (keptIn.get(key) ?? 0);
+    if (accounted === entries.size) continue;
+    let gone = 0;
+    entries.forEach((_, path) => {
+      if (planned.has(path) || implicit?.has(path) === true) return;
+      removed.push(path);
+      gone++;
+    });
+    if (listed !== null && accounted + gone !== entries.size) throw new Error(`writeOutput: ${accounted + gone - entries.size} of the files kept from the previous output are not in its manifest (segment ${key})`);
+  }
+  for (const key of keptIn.keys()) if (segmentEntries(previous, key) === undefined) throw new Error(`writeOutput: ${keptIn.get(key)} of the files kept from the previous output are not in its manifest (segment ${key})`);
   return removed.sort();
 }
 

@@ -439,6 +439,12 @@ export function manifestEntry(manifest: Manifest, path: string): ManifestEntry |
   return entries.get(segmentKeyOf(path, segmentDigits(manifest.counts.records)))?.get(path);
 }
 
+/** The keys of the manifest's segments (those with entries). */
+export const segmentKeys = (manifest: Manifest): Iterable<string> => stateOf(manifest).entries.keys();
+
+/** The entries of segment `key` (the delta applied), or undefined when the manifest has none there. */
+export const segmentEntries = (manifest: Manifest, key: string): ReadonlyMap<string, ManifestEntry> | undefined => stateOf(manifest).entries.get(key);
+
 /** Calls `visit` with every listed path and its entry, in no particular order (no lookup: the paths are the segments' own strings). */
 export function forEachEntry(manifest: Manifest, visit: (path: string, entry: ManifestEntry) => void): void {
   for (const segment of stateOf(manifest).entries.values()) segment.forEach((entry, path) => visit(path, entry));
