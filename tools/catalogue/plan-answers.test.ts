@@ -4,12 +4,12 @@ import { precomputedFiles } from '../testing/test-catalogue.js';
 import type { PepeRecord } from '../../functions/core/record.js';
 import { FIXTURE_URLS } from '../testing/fixture-catalogue.js';
 import { planAnswers } from './plan-answers.js';
-import { sha256Of } from '../shared/manifest.js';
+import { type ManifestEntry, sha256Of } from '../shared/manifest.js';
 import { siteDocuments } from './site-documents.js';
 import { listingFiles } from './static-listing.js';
 import { openCatalogue } from '../../functions/core/catalogue-runtime.js';
 import type { PreviousAnswers } from './cache/answer-digests.js';
-import type { PlannedFile } from './write-output.js';
+import type { LaterFiles, PlannedFile } from './write-output.js';
 
 const imageSha256 = (name: string) => sha256Of(name);
 const image = (id: string) => ({ fileName: `${id}.png`, sha256: imageSha256(`${id}.png`) });
@@ -37,7 +37,7 @@ describe('planAnswers', () => {
   const data = compileCatalogue(Array.from({ length: 7 }, (_, n) => record(n)), FIXTURE_URLS);
 
   it('with nothing known, plans exactly the files precomputedFiles, the site documents and the listing make, byte for byte', () => {
-    const planned = planAnswers(data, image);
+    const planned = planAnswers(data, image).files;
     const documents = siteDocuments(openCatalogue(data), { imageSha256 }).map(({ path, body }) => ({ path, body: body! }));
     expect(documents.map((file) => file.path)).toEqual(expect.arrayContaining(['feed.xml', 'feed.json', 'dataset/index.json', 'sitemap.xml', 'robots.txt', `p/${record(0).id}`]));
     const listing = listingFiles(openCatalogue(data), data.ids).map(({ path, body }) => ({ path, body: body! }));
@@ -51,19 +51,19 @@ describe('planAnswers', () => {
     const { ids, ...withoutIds } = data;
     expect(ids).toHaveLength(7);
     expect(planAnswers(withoutIds, image)).toEqual(planAnswers(data, image));
+    expect(planAnswers(data, image).kept).toBeUndefined();
   });
 
   describe('against a previous build', () => {
     const shapes = { listing: { mean: 3, max: 4 }, sitemaps: { mean: 3, max: 4 }, dataset: { mean: 3, max: 4 } };
     const recordDigests = new Map(data.ids.map((id) => [id, sha256Of(id)]));
     const documents = new Map<string, string>();
-    const first = planAnswers(data, image, { chunks: shapes, recordDigests, documents });
+    const first = planAnswers(data, image, { chunks: shapes, recordDigests, documents }).files;
     const entries = new Map(first.map((file) => [file.path, { sha256: file.sha256, size: file.size }]));
     for (const id of data.ids) entries.set(`site/images/${image(id).fileName}`, { sha256: image(id).sha256, size: 1 });
     // The previous build as answer-digests.ts gives it: every entry of the first plan, one segment for all.
     const previousOf = (records: Record<string, string>): PreviousAnswers => ({
       records,
-      forEachEntry: (visit) => entries.forEach((entry, path) => visit(path, entry)),
       entry: (path) => entries.get(path),
       document: (key) => documents.get(key),
       read: (path) => {
@@ -73,14 +73,24 @@ describe('planAnswers', () => {
     });
     const plan = (digests: ReadonlyMap<string, string>, again = new Map<string, string>()) =>
       planAnswers(data, image, { chunks: shapes, recordDigests: digests, documents: again, previous: previousOf(Object.fromEntries(recordDigests)) });
-    const renderedPaths = (files: PlannedFile[]) => files.filter((file) => !file.unchanged).map((file) => file.path);
+    const renderedPaths = ({ files }: LaterFiles) => files.filter((file) => !file.unchanged).map((file) => file.path);
+    // The plan as writeOutput takes it: its files and the previous ones it keeps unlisted, which it counts exactly.
+    const listed = ({ files, kept }: LaterFiles, previous: ReadonlyMap<string, ManifestEntry> = entries) => {
+      const keptPaths = [...previous.keys()].filter((path) => kept?.has(path) === true);
+      expect(keptPaths).toHaveLength(kept?.count ?? 0);
+      const keyOf = (path: string) => path.split('/').at(-1)!.slice(0, 1);
+      const byKey = new Map<string, number>();
+      for (const path of keptPaths) byKey.set(keyOf(path), (byKey.get(keyOf(path)) ?? 0) + 1);
+      expect(kept?.countsBy(keyOf) ?? new Map()).toEqual(byKey);
+      return [...files, ...keptPaths.map((path) => ({ path, ...previous.get(path)! }))];
+    };
 
     it('keeps every per-record file and chunk when nothing changed, rendering only the small catalogue-wide documents, and remembers the same inputs', () => {
       const again = new Map<string, string>();
       const planned = plan(recordDigests, again);
       expect(again).toEqual(documents);
       const entriesOf = (files: PlannedFile[]) => files.map(({ path, sha256, size }) => ({ path, sha256, size })).sort((a, b) => (a.path < b.path ? -1 : 1));
-      expect(entriesOf(planned)).toEqual(entriesOf(first));
+      expect(entriesOf(listed(planned))).toEqual(entriesOf(first));
       expect(renderedPaths(planned).sort()).toEqual(['site/api/listing/head', 'site/api/openapi.json', 'site/api/tags', 'site/dataset/index.json', 'site/feed.json', 'site/feed.xml', 'site/robots.txt', 'site/sitemap.xml', 'site/sitemaps/gallery.xml']);
     });
 
@@ -99,19 +109,19 @@ describe('planAnswers', () => {
 
     it('renders no similar answer beyond the edited record\'s own when no other phash is within reach', () => {
       const far = compileCatalogue(Array.from({ length: 7 }, (_, n) => ({ ...record(n), phash: (BigInt(n) * 0x1111111111111111n).toString(16).padStart(16, '0') })), FIXTURE_URLS);
-      const farFirst = planAnswers(far, image, { chunks: shapes, recordDigests });
+      const farFirst = planAnswers(far, image, { chunks: shapes, recordDigests }).files;
       const farEntries = new Map(farFirst.map((file) => [file.path, { sha256: file.sha256, size: file.size }]));
       for (const id of far.ids) farEntries.set(`site/images/${image(id).fileName}`, { sha256: image(id).sha256, size: 1 });
       const edited = far.ids[2]!;
       const previous: PreviousAnswers = {
         records: Object.fromEntries(recordDigests),
-        forEachEntry: (visit) => farEntries.forEach((entry, path) => visit(path, entry)),
         entry: (path) => farEntries.get(path),
         document: () => undefined,
         read: (path) => Buffer.from(farFirst.find((file) => file.path === path)!.body as string),
       };
       const planned = planAnswers(far, image, { chunks: shapes, recordDigests: new Map(recordDigests).set(edited, 'edited'), previous });
       expect(renderedPaths(planned).filter((path) => path.startsWith('site/api/similar/'))).toEqual([`site/api/similar/${edited}`]);
+      expect(listed(planned, farEntries).map((file) => file.path).sort()).toEqual(farFirst.map((file) => file.path).sort());
     });
 
     it('renders again the files and the dataset shard of a record whose image changed under the same id', () => {
@@ -119,17 +129,19 @@ describe('planAnswers', () => {
       const planned = planAnswers(data, (other) => (other === id ? { fileName: `${id}.png`, sha256: 'f'.repeat(64) } : image(other)), { chunks: shapes, recordDigests, imageChanged: new Set([id]), previous: previousOf(Object.fromEntries(recordDigests)) });
       const again = renderedPaths(planned);
       expect(again).toEqual(expect.arrayContaining([`site/api/pepe/${id}`, `site/p/${id}`]));
-      const sums = planned.filter((file) => file.path.endsWith('.sha256') && !file.unchanged);
+      const sums = planned.files.filter((file) => file.path.endsWith('.sha256') && !file.unchanged);
       expect(sums).toHaveLength(1);
       expect(sums[0]!.body).toContain(`${'f'.repeat(64)}  images/${id}.png`);
     });
 
-    it('renders every per-record file when the previous output lacks one of them', () => {
-      const missing = `site/oembed/${data.ids[1]}.json`;
-      const previous = { ...previousOf(Object.fromEntries(recordDigests)), forEachEntry: (visit: (path: string, entry: { sha256: string; size: number }) => void) => entries.forEach((entry, path) => path !== missing && visit(path, entry)) };
-      const planned = planAnswers(data, image, { chunks: shapes, recordDigests, previous });
-      expect(renderedPaths(planned).filter((path) => path.startsWith('site/oembed/'))).toHaveLength(7);
-      expect(planned.map((file) => file.path).sort()).toEqual(first.map((file) => file.path).sort());
+    it('keeps unlisted, and counts, exactly the per-record files of the records that did not change', () => {
+      const edited = data.ids[3]!;
+      const planned = plan(new Map(recordDigests).set(edited, 'edited'));
+      expect(listed(planned).map((file) => file.path).sort()).toEqual(first.map((file) => file.path).sort());
+      expect(planned.kept!.count).toBe(4 * 6);
+      expect(planned.kept!.has(`site/api/pepe/${edited}`)).toBe(false);
+      expect(planned.kept!.has(`site/images/${image(data.ids[0]!).fileName}`)).toBe(false);
+      expect(planned.kept!.has('site/api/pepe/not-a-previous-id')).toBe(false);
     });
 
     it('renders every similar answer when a removed record\'s phash cannot be read back', () => {

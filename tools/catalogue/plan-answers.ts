@@ -5,8 +5,9 @@
  *
  * - A record is *changed* when its digest is not the saved one (added, edited, moved by a new
  *   created_at) or its image was written again (`imageChanged`). Its by-id answers and
- *   per-pepe documents are rendered; every other record's are the previous entries, taken in
- *   one walk of the previous manifest (`keepPerRecordFiles`).
+ *   per-pepe documents are rendered; every other record's are kept as the previous build wrote
+ *   them, unlisted: the plan says which previous paths it keeps and how many
+ *   (`keepPerRecordFiles`), so an unchanged record costs nothing here nor in writeOutput.
  * - A similar-pepes answer shows the records within SIMILAR_MAX_DISTANCE bits of its own phash
  *   (their ids, distances and variant A text): it can differ only for a record within that
  *   distance of a changed or removed record's phash, new or old (the old one read from the
@@ -32,7 +33,7 @@ import { sharePath, oembedPath, siteDocuments } from './site-documents.js';
 import { listingFiles } from './static-listing.js';
 import type { ChunkShape } from '../shared/content-chunks.js';
 import { type ManifestEntry, sha256Of } from '../shared/manifest.js';
-import { byteLength, type PlannedFile } from './write-output.js';
+import { byteLength, type KeptFiles, type LaterFiles, type PlannedFile } from './write-output.js';
 
 const rendered = (path: string, body: string): PlannedFile => ({ path, body, sha256: sha256Of(body), size: byteLength(body) });
 const keptFile = (path: string, entry: ManifestEntry): PlannedFile => ({ path, sha256: entry.sha256, size: entry.size, unchanged: true });
@@ -80,7 +81,7 @@ const OWN_FILES = PER_RECORD.filter((kind) => kind.own).length;
  * compiled (decoding them again from the compact records costs more than keeping them).
  * `image(id)` gives each record's image, whose sha256 goes into the dataset's checksums.
  */
-export function planAnswers(data: CatalogueData & { ids?: readonly string[] }, image: ImageOf, options: PlanOptions = {}): PlannedFile[] {
+export function planAnswers(data: CatalogueData & { ids?: readonly string[] }, image: ImageOf, options: PlanOptions = {}): LaterFiles {
   const catalogue = openCatalogue(data);
   const ids = data.ids ?? Array.from({ length: catalogue.count }, (_, rank) => catalogue.id(rank));
   const previous = (options.recordDigests && options.previous) || null;
@@ -99,7 +100,8 @@ export function planAnswers(data: CatalogueData & { ids?: readonly string[] }, i
     for (const id in previous.records) if (!digests.has(id)) removed.push(id);
   }
   const similarAgain = similarToRender(catalogue, changed, [...changedIds.filter((id) => previous!.records[id] !== undefined), ...removed], previous);
-  const keptAll = previous !== null && keepPerRecordFiles(files, previous, catalogue.count, changedIds, removed, ids, similarAgain);
+  const kept = previous === null ? undefined : keepPerRecordFiles(previous, changed, changedIds, removed, ids, similarAgain);
+  const keptAll = kept !== undefined;
   if (!keptAll) changed.fill(1);
 
   // Answers made of the same inputs are the same bytes (every record without similar pepes shows the same empty list): rendered once.
@@ -130,17 +132,18 @@ export function planAnswers(data: CatalogueData & { ids?: readonly string[] }, i
     ...siteDocuments(catalogue, { imageSha256: (_name, id) => image(id).sha256, ids, pepeRanks, reuse, sitemapChunks: options.chunks?.sitemaps, datasetShape: options.chunks?.dataset }),
   ];
   for (const file of documents) files.push(file.kept ? keptFile(`site/${file.path}`, file.kept) : rendered(`site/${file.path}`, file.body!));
-  return files;
+  return { files, ...(kept ? { kept } : {}) };
 }
 
 /**
- * Adds to `files` the previous entries of every per-record file that stays: all of the previous
- * manifest's but those of changed and removed records and the similar answers to render. The
- * previous manifest is walked once, its own path strings compared with a set of the few left
- * out, so no path is built nor hashed per record. False (and `files` as it was) when the counts
- * show a file missing from the previous output: then every per-record file is rendered.
+ * The per-record files that stay, kept unlisted: every previous one but those of changed and
+ * removed records and the similar answers to render. The previous build, whose manifest the
+ * saved digests vouch for, planned each of its records' files, so they are counted, not looked
+ * for (writeOutput checks the count against the previous manifest's); a path is told by its
+ * prefix, suffix and a previous record's id, so none is built nor hashed per record.
  */
-function keepPerRecordFiles(files: PlannedFile[], previous: PreviousAnswers, count: number, changedIds: readonly string[], removed: readonly string[], ids: readonly string[], similarAgain: Uint8Array | undefined): boolean {
+function keepPerRecordFiles(previous: PreviousAnswers, changed: Uint8Array, changedIds: readonly string[], removed: readonly string[], ids: readonly string[], similarAgain: Uint8Array | undefined): KeptFiles {
+  const count = changed.length;
   const left = new Set<string>();
   for (const id of [...changedIds, ...removed]) for (const kind of PER_RECORD) left.add(`${kind.prefix}${id}${kind.suffix}`);
   let similarRendered = similarAgain === undefined ? count : 0;
@@ -151,25 +154,29 @@ function keepPerRecordFiles(files: PlannedFile[], previous: PreviousAnswers, cou
       left.add(`${PER_RECORD[4].prefix}${ids[rank]}`);
     }
   }
-  const start = files.length;
-  let own = 0;
-  let similar = 0;
-  previous.forEachEntry((path, entry) => {
-    // Half the paths are images: out first.
-    if (path.startsWith('site/images/') || !path.startsWith('site/') || left.has(path)) return;
-    for (const kind of PER_RECORD) {
-      if (!path.startsWith(kind.prefix) || !path.endsWith(kind.suffix)) continue;
-      if (kind.own) own++;
-      else if (similarAgain === undefined) return;
-      else similar++;
-      files.push(keptFile(path, entry));
-      return;
-    }
-  });
-  const unchanged = count - changedIds.length;
-  if (own === OWN_FILES * unchanged && similar === count - similarRendered) return true;
-  files.length = start;
-  return false;
+  const kinds = similarAgain === undefined ? PER_RECORD.filter((kind) => kind.own) : PER_RECORD;
+  return {
+    count: OWN_FILES * (count - changedIds.length) + (count - similarRendered),
+    has(path) {
+      if (left.has(path)) return false;
+      for (const kind of kinds) {
+        if (!path.startsWith(kind.prefix) || !path.endsWith(kind.suffix)) continue;
+        return Object.hasOwn(previous.records, path.slice(kind.prefix.length, path.length - kind.suffix.length));
+      }
+      return false;
+    },
+    countsBy(keyOf) {
+      // The files of a record share their segment: one path's key a record.
+      const counts = new Map<string, number>();
+      for (let rank = 0; rank < count; rank++) {
+        const files = (changed[rank] === 0 ? OWN_FILES : 0) + (similarAgain !== undefined && similarAgain[rank] === 0 ? 1 : 0);
+        if (files === 0) continue;
+        const key = keyOf(`${PER_RECORD[0].prefix}${ids[rank]}`);
+        counts.set(key, (counts.get(key) ?? 0) + files);
+      }
+      return counts;
+    },
+  };
 }
 
 /**

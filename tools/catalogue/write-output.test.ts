@@ -117,7 +117,7 @@ describe('writeOutput', () => {
     };
     const plannedLater = (written: readonly string[]) => {
       events.push(`plan later after ${written.join(' ')}`);
-      return [planned('site/later.json', 'later')];
+      return { files: [planned('site/later.json', 'later')] };
     };
     const manifestFor = (e: Parameters<typeof createManifest>[0]) => createManifest(e, FIXTURE_URLS, { records: 0, images: 0 });
     const result = await writeOutput({ outDir: out, previous: null, files: [{ ...planned('data/x.mjs', 'x'), neededByGenerate: true }], plannedLater, generate: gen, manifestFor });
@@ -126,7 +126,7 @@ describe('writeOutput', () => {
     expect(await readFile(join(out, 'site/later.json'), 'utf8')).toBe('later');
     expect(Object.keys(result.manifest.files)).toEqual(['data/x.mjs', 'site/later.json']);
     // A file the generators read cannot come later: refused, nothing written.
-    const tooLate = () => [{ ...planned('data/y.mjs', 'y'), neededByGenerate: true }];
+    const tooLate = () => ({ files: [{ ...planned('data/y.mjs', 'y'), neededByGenerate: true }] });
     const before = await snapshotDir(out);
     await expect(writeOutput({ outDir: out, previous: await readManifest(out), files: [], plannedLater: tooLate, generate: gen, manifestFor })).rejects.toThrow(/data\/y.mjs is needed by the generators/);
     expect(await snapshotDir(out)).toEqual(before);
@@ -145,6 +145,31 @@ describe('writeOutput', () => {
     const full = await writeOutput({ outDir: out, previous, files: [{ ...planned('site/a.json', 'a'), unchanged: true }], manifestFor });
     expect(full.written).toEqual(['site/a.json']);
     expect(await readFile(join(out, 'site/a.json'), 'utf8')).toBe('a');
+  });
+
+  it('keeps the previous files a plan keeps unlisted, finds those gone by their count, and refuses a kept file the previous manifest lacks', async () => {
+    const out = join(temp.path, 'dist');
+    await write(out, [planned('site/a.json', 'a'), planned('site/b.json', 'b'), planned('site/c.json', 'c')]);
+    const manifestFor: Parameters<typeof writeOutput>[0]['manifestFor'] = (e, reuse) => createManifest(e, FIXTURE_URLS, { records: 0, images: 0 }, reuse);
+    const keeping = (...paths: string[]) => () => ({
+      files: [],
+      kept: { count: paths.length, has: (path: string) => paths.includes(path), countsBy: (keyOf: (path: string) => string) => paths.reduce((counts, path) => counts.set(keyOf(path), (counts.get(keyOf(path)) ?? 0) + 1), new Map<string, number>()) },
+    });
+    const edited = await writeOutput({ outDir: out, previous: await readManifest(out), files: [planned('site/a.json', 'a2')], plannedLater: keeping('site/b.json', 'site/c.json'), manifestFor });
+    expect([edited.written, edited.kept, edited.removed]).toEqual([['site/a.json'], 2, []]);
+    expect(await readManifest(out).then((m) => m!.files)).toEqual(createManifest(new Map([['site/a.json', { sha256: sha256Of('a2'), size: 2 }], ['site/b.json', { sha256: sha256Of('b'), size: 1 }], ['site/c.json', { sha256: sha256Of('c'), size: 1 }]]), FIXTURE_URLS, { records: 0, images: 0 }).files);
+    const removed = await writeOutput({ outDir: out, previous: await readManifest(out), files: [planned('site/a.json', 'a2')], plannedLater: keeping('site/b.json'), manifestFor });
+    expect([removed.written, removed.kept, removed.removed]).toEqual([[], 2, ['site/c.json']]);
+    expect(existsSync(join(out, 'site/c.json'))).toBe(false);
+    expect(Object.keys((await readManifest(out))!.files)).toEqual(['site/a.json', 'site/b.json']);
+    const before = await snapshotDir(out);
+    await expect(writeOutput({ outDir: out, previous: await readManifest(out), files: [planned('site/a.json', 'a2')], plannedLater: keeping('site/b.json', 'site/x.json'), manifestFor })).rejects.toThrow(/1 of the files kept from the previous output are not in its manifest/);
+    expect(await snapshotDir(out)).toEqual(before);
+    // Without the previous output there is nothing to keep from.
+    const previous = await readManifest(out);
+    await rm(join(out, 'manifest.json'));
+    await expect(writeOutput({ outDir: out, previous, files: [], plannedLater: keeping('site/b.json'), manifestFor })).rejects.toThrow(/files kept from a previous output that is not there/);
+    expect(await readdir(temp.path)).toEqual(['dist']);
   });
 
   it('keeps a generated file that came out identical', async () => {

@@ -19,7 +19,7 @@ import { constants, copyFileSync, existsSync, linkSync, readFileSync, rmSync, wr
 import { rename } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { commitStaged, type Journal, newTransactionDir, removeInBackground } from './commit-output.js';
-import { type Manifest, type ManifestEntry, MANIFEST_FILE, manifestEntry, manifestJson, manifestPaths, newSegmentFiles, sameHeader, segmentFiles, sha256Of } from '../shared/manifest.js';
+import { type Manifest, type ManifestEntry, MANIFEST_FILE, manifestEntry, manifestJson, newSegmentFiles, sameHeader, segmentDigits, segmentEntries, segmentFiles, segmentKeyOf, segmentKeys, sha256Of } from '../shared/manifest.js';
 import { makeFoldersSync } from '../shared/make-folders.js';
 
 /** One file the build wants in the output; `path` is relative to the output folder, forward slashes. */
@@ -43,6 +43,23 @@ export interface PlannedFile {
   unchanged?: boolean;
 }
 
+/**
+ * Files of the previous output kept as they are without being planned one by one (a change
+ * build keeps most of a catalogue's answers): `count` of them, the previous paths `has` accepts.
+ */
+export interface KeptFiles {
+  count: number;
+  has(path: string): boolean;
+  /** How many of them each segment holds, `keyOf` giving a path's segment key. */
+  countsBy(keyOf: (path: string) => string): Map<string, number>;
+}
+
+/** What `plannedLater` plans: files, and the previous files kept without being listed. */
+export interface LaterFiles {
+  files: PlannedFile[];
+  kept?: KeptFiles;
+}
+
 export interface WriteOutputOptions {
   outDir: string;
   previous: Manifest | null;
@@ -50,12 +67,13 @@ export interface WriteOutputOptions {
   /**
    * More files, planned only once the generators have started (so that they run meanwhile):
    * for work that the generators do not need (the build plans its answer files here). Given the
-   * paths of `files` whose bytes differ from the previous output's (all of them on a first build).
+   * paths of `files` whose bytes differ from the previous output's (all of them on a first build),
+   * and whether the previous output is there to keep files from.
    */
-  plannedLater?: (written: readonly string[]) => PlannedFile[];
+  plannedLater?: (written: readonly string[], incremental: boolean) => LaterFiles;
   /** Writes generated files (function bundle, gallery) into the staging folder; returns their output-relative paths. */
   generate?: (stagingDir: string) => Promise<string[]>;
-  /** The manifest of `entries`; with `reuse`, only the segments of the paths written or removed are serialised again (shared/manifest.ts `createManifest`). */
+  /** The manifest of `entries`; with `reuse`, the previous one with the paths written or removed changed, `entries` holding those (shared/manifest.ts `createManifest`). */
   manifestFor: (entries: Map<string, ManifestEntry>, reuse?: { previous: Manifest; changed: readonly string[] }) => Manifest;
   /** Runs before each step of an incremental build's in-place commit (commit-output.ts `commitStaged`). */
   beforeCommitStep?: () => void;
@@ -109,9 +127,17 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
   const written: string[] = [];
   let kept = 0;
   let generating: Promise<string[]> | undefined;
+  const digits = incremental ? segmentDigits(previous.counts.records) : 0;
+  // The planned paths the previous manifest lists, by segment: what removedPaths weighs against each segment's count.
+  const listed = new Map<string, number>();
+  const count = (key: string) => listed.set(key, (listed.get(key) ?? 0) + 1);
   const same = (path: string, entry: ManifestEntry) => {
-    const old = incremental ? manifestEntry(previous, path) : undefined;
-    return old !== undefined && old.sha256 === entry.sha256 && old.size === entry.size;
+    if (!incremental) return false;
+    const key = segmentKeyOf(path, digits);
+    const old = segmentEntries(previous, key)?.get(path);
+    if (old === undefined) return false;
+    count(key);
+    return old.sha256 === entry.sha256 && old.size === entry.size;
   };
   try {
     makeFoldersSync(staging);
@@ -125,16 +151,20 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
     const compare = (file: PlannedFile) => {
       const entry = { sha256: file.sha256, size: file.size };
       entries.set(file.path, entry);
-      const unchanged = (incremental && file.unchanged === true) || same(file.path, entry);
+      const trusted = incremental && file.unchanged === true;
+      if (trusted) count(segmentKeyOf(file.path, digits));
+      const unchanged = trusted || same(file.path, entry);
       if (!unchanged && !file.neededByGenerate) writePlanned(staging, file, dirs);
       if (unchanged) kept++;
       else written.push(file.path);
     };
     options.files.forEach(compare);
-    const later = options.plannedLater?.(written) ?? [];
-    const tooLate = later.find((file) => file.neededByGenerate);
+    const later = options.plannedLater?.(written, incremental) ?? { files: [] };
+    const tooLate = later.files.find((file) => file.neededByGenerate);
     if (tooLate) throw new Error(`writeOutput: ${tooLate.path} is needed by the generators, so it cannot be planned after they started`);
-    later.forEach(compare);
+    later.files.forEach(compare);
+    const implicit = later.kept?.count ? later.kept : undefined;
+    if (implicit && !incremental) throw new Error('writeOutput: files kept from a previous output that is not there');
 
     // Generated files: hash what the generators wrote; an identical one is not applied.
     const generated = ((await generating) ?? []).filter((p) => !entries.has(p) && p !== MANIFEST_FILE).sort();
@@ -147,7 +177,8 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
     }
     written.sort();
 
-    const removed = previous === null ? [] : manifestPaths(previous).filter((p) => !entries.has(p)).sort();
+    const removed = previous === null ? [] : removedPaths(previous, entries, incremental && entries.size === kept + written.length ? listed : null, implicit);
+    kept += implicit?.count ?? 0;
     const manifest = options.manifestFor(entries, incremental ? { previous, changed: [...written, ...removed] } : undefined);
     // Same files (nothing written, nothing removed, so every entry matched): only settings or counts could differ.
     if (incremental && written.length === 0 && removed.length === 0 && sameHeader(previous, manifest)) {
@@ -174,6 +205,32 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
     if (existsSync(txnDir)) rmSync(txnDir, { recursive: true, force: true });
     throw failure;
   }
+}
+
+/**
+ * The previous paths neither planned nor kept, sorted. A segment whose count is its planned
+ * paths the previous manifest lists (`listed`, by segment; null: not known, every segment is
+ * walked) and those kept unplanned has none gone and is not walked. A segment where more are
+ * kept than it holds means a kept file the previous manifest lacks: a defect.
+ */
+function removedPaths(previous: Manifest, planned: ReadonlyMap<string, ManifestEntry>, listed: ReadonlyMap<string, number> | null, implicit: KeptFiles | undefined): string[] {
+  const digits = segmentDigits(previous.counts.records);
+  const keptIn = implicit?.countsBy((path) => segmentKeyOf(path, digits)) ?? new Map<string, number>();
+  const removed: string[] = [];
+  for (const key of segmentKeys(previous)) {
+    const entries = segmentEntries(previous, key)!;
+    const accounted = listed === null ? -1 : (listed.get(key) ?? 0) + (keptIn.get(key) ?? 0);
+    if (accounted === entries.size) continue;
+    let gone = 0;
+    entries.forEach((_, path) => {
+      if (planned.has(path) || implicit?.has(path) === true) return;
+      removed.push(path);
+      gone++;
+    });
+    if (listed !== null && accounted + gone !== entries.size) throw new Error(`writeOutput: ${accounted + gone - entries.size} of the files kept from the previous output are not in its manifest (segment ${key})`);
+  }
+  for (const key of keptIn.keys()) if (segmentEntries(previous, key) === undefined) throw new Error(`writeOutput: ${keptIn.get(key)} of the files kept from the previous output are not in its manifest (segment ${key})`);
+  return removed.sort();
 }
 
 function journalFor(outDir: string, version: string, written: string[], removed: string[], previous: Manifest): Journal {

@@ -73,6 +73,20 @@ describe('manifest serialisation', () => {
     // Odd characters are escaped as JSON.stringify would.
     const odd = createManifest(new Map([['site/é "q"\\\u0001', { sha256: h('x'), size: 0 }]]), FIXTURE_URLS, { records: 0, images: 0 });
     expect(JSON.parse(newSegmentFiles(odd)[0]!.text)).toEqual({ files: { 'site/é "q"\\\u0001': { sha256: h('x'), size: 0 } } });
+    // A segment this build wrote is read line by line, the same entries as its checked reading gives; one with an escape through JSON.
+    for (const files of [entries, new Map([...entries, ['site/é "q"\\\u0001', { sha256: h('x'), size: 0 }], ['site/empty', { sha256: h('y'), size: 0 }]])]) {
+      const made = createManifest(files, FIXTURE_URLS, { records: 2, images: 2 });
+      for (const { path, text: body } of newSegmentFiles(made)) {
+        const key = Object.keys(made.segments).find((k) => segmentFile(made.segments[k]!.sha256) === path);
+        if (key === undefined) continue;
+        const checked = parseSegment(Buffer.from(body), key, made.segments[key]!, 1);
+        expect(checked).toBeInstanceOf(Map);
+        expect(parseSegment(Buffer.from(body), key, made.segments[key]!, 1, true)).toEqual(checked);
+        expect(parseSegment(Buffer.from(body), key, { ...made.segments[key]!, files: 9 }, 1, true)).toBe(`lists ${(checked as Map<string, unknown>).size} files, the manifest says 9`);
+      }
+    }
+    const empty = '{"files":{\n\n}}\n';
+    expect(parseSegment(Buffer.from(empty), 'site', { sha256: h(empty), files: 0, bytes: empty.length }, 1, true)).toEqual(new Map());
   });
 
   it('a rebuild serialises only the folder segments holding changed paths; the changes of an id segment go to the delta', () => {

@@ -276,11 +276,12 @@ const stateOf = (manifest: ManifestRoot): SegmentState => {
 };
 
 /**
- * The manifest of `files`. With `reuse`, a segment of `reuse.previous` that holds none of
- * `reuse.changed` (paths written or removed since) is taken as it is: not serialised nor hashed
- * again; and the changed paths of an id segment the previous manifest has go into the delta
- * instead of a new segment file and tree, a few segments being folded back a build
- * (`DELTA_FOLD_FROM`). Without `reuse` (a full build) there is no delta.
+ * The manifest of `files`. With `reuse`, the manifest is `reuse.previous` with the entries of
+ * `reuse.changed` (paths written or removed since) taken from `files` (absent: removed), so
+ * `files` need hold only those: a segment holding none of them is the previous one, its entries shared, not grouped, serialised nor hashed again; and
+ * the changed paths of an id segment the previous manifest has go into the delta instead of a
+ * new segment file and tree, a few segments being folded back a build (`DELTA_FOLD_FROM`).
+ * Without `reuse` (a full build) there is no delta.
  */
 export function createManifest(
   files: ReadonlyMap<string, ManifestEntry>,
@@ -289,13 +290,8 @@ export function createManifest(
   reuse?: { previous: Manifest | null; changed: Iterable<string> },
 ): Manifest {
   const digits = segmentDigits(counts.records);
-  const entries = new Map<string, Map<string, ManifestEntry>>();
-  for (const [path, entry] of files) {
-    const key = segmentKeyOf(path, digits);
-    let segment = entries.get(key);
-    if (!segment) entries.set(key, (segment = new Map()));
-    segment.set(path, entry);
-  }
+  const derived = reuse?.previous ? states.get(reuse.previous) : undefined;
+  const entries = derived ? changedEntries(reuse!.previous!, derived, digits, files, reuse!.changed) : groupedEntries(files, digits);
   const previous = reuse?.previous ?? null;
   const previousState = previous === null ? undefined : states.get(previous);
   // The delta goes on over the same keys; a change of digits re-keys (writes) every segment.
@@ -313,7 +309,7 @@ export function createManifest(
       continue;
     }
     const was = baseOf(key)?.get(path);
-    const now = files.get(path);
+    const now = entries.get(key)?.get(path);
     if (was === now || (was !== undefined && now !== undefined && was.sha256 === now.sha256 && was.size === now.size)) lines.delete(path);
     else lines.set(path, now ?? null);
   }
@@ -366,8 +362,10 @@ export function createManifest(
   }
   let delta: DeltaRef | undefined;
   let deltaText: string | undefined;
+  let total = 0;
+  for (const segment of entries.values()) total += segment.size;
   if (lines.size > 0) {
-    let net = files.size;
+    let net = total;
     for (const key in segments) net -= segments[key]!.files;
     deltaText = deltaJson(lines);
     delta = { sha256: sha256Of(deltaText), files: lines.size, bytes: Buffer.byteLength(deltaText), net };
@@ -376,7 +374,7 @@ export function createManifest(
     format: 4,
     version: catalogueVersion({ segments, trees, ...(delta ? { delta } : {}) }),
     settings: { baseUrl: settings.baseUrl, apiUrl: settings.apiUrl, cdnUrl: settings.cdnUrl },
-    counts: { ...counts, files: files.size },
+    counts: { ...counts, files: total },
     segments,
     trees,
     ...(delta ? { delta } : {}),
@@ -385,11 +383,67 @@ export function createManifest(
   return withState(root, { entries, bases, texts, treeTexts, ...(deltaText !== undefined && previous?.delta?.sha256 !== delta!.sha256 ? { deltaText } : {}) });
 }
 
+/** `files` grouped by segment key. */
+function groupedEntries(files: ReadonlyMap<string, ManifestEntry>, digits: number): Map<string, Map<string, ManifestEntry>> {
+  const entries = new Map<string, Map<string, ManifestEntry>>();
+  for (const [path, entry] of files) {
+    const key = segmentKeyOf(path, digits);
+    let segment = entries.get(key);
+    if (!segment) entries.set(key, (segment = new Map()));
+    segment.set(path, entry);
+  }
+  return entries;
+}
+
+/**
+ * The entries of `previous` (`state`) with those of `changed` set from `files` or removed: the
+ * segments none of them falls in are the previous maps themselves (never written to once made);
+ * a change of digits regroups every entry once.
+ */
+function changedEntries(previous: Manifest, state: SegmentState, digits: number, files: ReadonlyMap<string, ManifestEntry>, changed: Iterable<string>): Map<string, Map<string, ManifestEntry>> {
+  let entries: Map<string, Map<string, ManifestEntry>>;
+  const copied = new Set<string>();
+  if (segmentDigits(previous.counts.records) === digits) entries = new Map(state.entries);
+  else {
+    entries = new Map();
+    for (const segment of state.entries.values()) {
+      segment.forEach((entry, path) => {
+        const key = segmentKeyOf(path, digits);
+        let into = entries.get(key);
+        if (!into) {
+          entries.set(key, (into = new Map()));
+          copied.add(key);
+        }
+        into.set(path, entry);
+      });
+    }
+  }
+  for (const path of changed) {
+    const key = segmentKeyOf(path, digits);
+    let segment = entries.get(key);
+    if (!copied.has(key)) {
+      entries.set(key, (segment = new Map(segment)));
+      copied.add(key);
+    }
+    const entry = files.get(path);
+    if (entry === undefined) segment!.delete(path);
+    else segment!.set(path, entry);
+  }
+  for (const key of copied) if (entries.get(key)!.size === 0) entries.delete(key);
+  return entries;
+}
+
 /** The entry of `path`, or undefined when the manifest does not list it. */
 export function manifestEntry(manifest: Manifest, path: string): ManifestEntry | undefined {
   const { entries } = stateOf(manifest);
   return entries.get(segmentKeyOf(path, segmentDigits(manifest.counts.records)))?.get(path);
 }
+
+/** The keys of the manifest's segments (those with entries). */
+export const segmentKeys = (manifest: Manifest): Iterable<string> => stateOf(manifest).entries.keys();
+
+/** The entries of segment `key` (the delta applied), or undefined when the manifest has none there. */
+export const segmentEntries = (manifest: Manifest, key: string): ReadonlyMap<string, ManifestEntry> | undefined => stateOf(manifest).entries.get(key);
 
 /** Calls `visit` with every listed path and its entry, in no particular order (no lookup: the paths are the segments' own strings). */
 export function forEachEntry(manifest: Manifest, visit: (path: string, entry: ManifestEntry) => void): void {
@@ -639,6 +693,8 @@ export function readTreesSync(outDir: string, root: ManifestRoot, trusted = fals
  * (the hash and shape checks are skipped).
  */
 export function parseSegment(bytes: Buffer, key: string, ref: SegmentRef, digits: number, trusted = false): Map<string, ManifestEntry> | string {
+  const lines = trusted ? segmentLines(bytes.toString('utf8')) : null;
+  if (lines !== null) return lines.size === ref.files ? lines : `lists ${lines.size} files, the manifest says ${ref.files}`;
   const files = memberOf(bytes, { kind: 'segment', key, ref, member: 'files' }, trusted);
   if (typeof files === 'string') return files;
   const entries = new Map<string, ManifestEntry>();
@@ -652,6 +708,36 @@ export function parseSegment(bytes: Buffer, key: string, ref: SegmentRef, digits
     entries.set(path, entry as ManifestEntry);
   }
   if (entries.size !== ref.files) return `lists ${entries.size} files, the manifest says ${ref.files}`;
+  return entries;
+}
+
+const SEGMENT_HEAD = '{"files":{\n';
+const SEGMENT_TAIL = '\n}}\n';
+const SHA256_AT = '":{"sha256":"';
+const SIZE_AT = '","size":';
+
+/**
+ * The entries of a segment's text as `segmentJson` writes it, read line by line (several times
+ * faster than JSON.parse and a copy into a map, with no object per line to collect); null for
+ * any other text (a path with an escape in it), which JSON.parse then reads.
+ */
+function segmentLines(text: string): Map<string, ManifestEntry> | null {
+  if (!text.startsWith(SEGMENT_HEAD) || !text.endsWith(SEGMENT_TAIL)) return null;
+  const entries = new Map<string, ManifestEntry>();
+  const end = text.length - SEGMENT_TAIL.length;
+  for (let at = SEGMENT_HEAD.length; at < end; ) {
+    const next = text.indexOf('\n', at);
+    const close = text.charCodeAt(next - 1) === 44 ? next - 2 : next - 1;
+    const mid = text.indexOf(SHA256_AT, at);
+    if (text.charCodeAt(at) !== 34 || mid < 0 || mid > close || text.charCodeAt(close) !== 125) return null;
+    const path = text.slice(at + 1, mid);
+    const sizeAt = mid + SHA256_AT.length + 64;
+    if (path.includes('\\') || !text.startsWith(SIZE_AT, sizeAt)) return null;
+    const size = Number(text.slice(sizeAt + SIZE_AT.length, close));
+    if (!Number.isSafeInteger(size)) return null;
+    entries.set(path, { sha256: text.slice(mid + SHA256_AT.length, sizeAt), size });
+    at = next + 1;
+  }
   return entries;
 }
 

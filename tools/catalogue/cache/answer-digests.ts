@@ -13,7 +13,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { forEachEntry, type Manifest, type ManifestEntry, manifestEntry, sha256Of } from '../../shared/manifest.js';
+import { type Manifest, type ManifestEntry, manifestEntry, sha256Of } from '../../shared/manifest.js';
 import { cacheMemo, hasMembers } from './memo.js';
 
 export interface AnswerDigests {
@@ -32,8 +32,6 @@ export const ANSWER_DIGESTS = cacheMemo<AnswerDigests>('answers.json', hasMember
 export interface PreviousAnswers {
   /** Record id → digest at the previous build. */
   records: Readonly<Record<string, string>>;
-  /** Calls `visit` with every previous path and entry. */
-  forEachEntry(visit: (path: string, entry: ManifestEntry) => void): void;
   /** The previous entry of `path`. */
   entry(path: string): ManifestEntry | undefined;
   /** The saved inputs of document `key`. */
@@ -48,7 +46,6 @@ export function previousAnswers(saved: AnswerDigests | null, current: { outDir: 
   const documents = typeof saved.documents === 'object' && saved.documents !== null ? saved.documents : {};
   return {
     records: saved.records,
-    forEachEntry: (visit) => forEachEntry(previous, visit),
     entry: (path) => manifestEntry(previous, path),
     document: (key) => (Object.hasOwn(documents, key) ? documents[key] : undefined),
     read(path) {
