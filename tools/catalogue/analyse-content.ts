@@ -5,7 +5,7 @@
  * (analyse-image-file.ts).
  */
 import { extname, resolve } from 'node:path';
-import type { PepeRecord } from '../../functions/core/record.js';
+import { compareRecords, type PepeRecord } from '../../functions/core/record.js';
 import { FEATURE_VERSION, analyseImage } from '../image/analyse-image.js';
 import { configureSharpForBatch } from '../image/decode.js';
 import { releasePixelPass } from '../image/pixel-pass.js';
@@ -431,6 +431,13 @@ export function unknownDistinctFrom(items: AnalysedItem[], otherIds: Iterable<st
 /** Each record's dates checked (`sidecarDateProblems`): errors for `pepe check`, warnings for build, as near-duplicates are. */
 export function dateProblems(items: AnalysedItem[], severity: Problem['severity'], now = Date.now()): Problem[] {
   return items.flatMap((item) => sidecarDateProblems(item.record, sidecarOf(item), severity, now));
+}
+
+/** `compareRecords` order, with each timestamp parsed once instead of once per comparison. */
+export function sortedRecords(records: PepeRecord[]): PepeRecord[] {
+  const keyed = records.map((record) => ({ record, t: Date.parse(record.created_at) }));
+  keyed.sort((a, b) => a.t - b.t || compareRecords(a.record, b.record));
+  return keyed.map((k) => k.record);
 }
 
 export function sortProblems(problems: Problem[]): Problem[] {

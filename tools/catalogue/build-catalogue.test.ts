@@ -594,8 +594,6 @@ describe('incremental rebuilds', () => {
       first = await buildCatalogue(own);
       expect(first.ok).toBe(true);
       expect(first.problems.map((p) => p.code)).toEqual(['extension-mismatch']);
-      // The first rebuild analyses (same records: 'records') and only then records the listing.
-      expect((await buildCatalogue(own)).stats.shortcut).toBe('records');
     });
 
     it('answers an identical rebuild with the result of the last build, reading no content', async () => {
@@ -616,32 +614,70 @@ describe('incremental rebuilds', () => {
       const sidecar = join(own.contentDir, 'frog-001.json');
       const later = new Date(Date.now() + 60_000);
       await utimes(sidecar, later, later);
+      const records = await stat(join(own.cacheDir!, 'records.bin'));
       const touched = await buildCatalogue(own);
       expect(touched.stats.shortcut).toBe('records');
       expect(touched.changed).toBe(false);
+      // The same records as the last build left: its file is kept as it is.
+      expect(await stat(join(own.cacheDir!, 'records.bin'))).toMatchObject({ ino: records.ino, mtimeMs: records.mtimeMs, size: records.size });
       expect((await buildCatalogue(own)).stats.shortcut).toBe('listing');
     });
 
-    it('rebuilds an edited sidecar, then, after one analysed rebuild, takes the fast path with the new records', async () => {
+    it('rebuilds an edited sidecar, then takes the fast path at once with the new records', async () => {
       const sidecarPath = join(own.contentDir, 'frog-003.json');
       const sidecar = JSON.parse(await readFile(sidecarPath, 'utf8')) as { id: string };
       await writeFile(sidecarPath, JSON.stringify({ ...sidecar, description: 'edited for the fast path' }));
       const edited = await buildCatalogue(own);
       expect(edited.stats.shortcut).toBeNull();
       expect(edited.changed).toBe(true);
-      expect((await buildCatalogue(own)).stats.shortcut).toBe('records');
       const again = await buildCatalogue(own);
       expect(again.stats.shortcut).toBe('listing');
       expect(again.records.find((r) => r.id === sidecar.id)?.description).toBe('edited for the fast path');
+    });
+
+    it('keeps its records by appended deltas across an add, an edit and a removal, answering what the change build did', async () => {
+      const recordsFile = join(own.cacheDir!, 'records.bin');
+      const { bytes, ext } = await fixtureImage(70);
+      await writeFile(join(own.contentDir, `delta-added${ext}`), bytes);
+      await writeFile(join(own.contentDir, 'delta-added.json'), JSON.stringify({ id: fixtureId('delta-added'), description: null, tags: ['delta'], created_at: '2026-03-01T00:00:00Z' }));
+      const base = await stat(recordsFile);
+      const changes = [
+        async () => undefined,
+        // Moves the record to the front of the order: the delta is folded, then sorted.
+        async () => {
+          const path = join(own.contentDir, 'frog-005.json');
+          await writeFile(path, JSON.stringify({ ...JSON.parse(await readFile(path, 'utf8')), created_at: '1999-01-01T00:00:00Z' }));
+        },
+        async () => {
+          await rm(join(own.contentDir, `delta-added${ext}`));
+          await rm(join(own.contentDir, 'delta-added.json'));
+        },
+      ];
+      for (const change of changes) {
+        await change();
+        const changed = await buildCatalogue(own);
+        expect(changed.stats.shortcut).toBeNull();
+        const fast = await buildCatalogue(own);
+        expect(fast.stats.shortcut).toBe('listing');
+        expect(fast.records).toEqual(changed.records);
+      }
+      // Appended to, never rewritten: the same file, grown.
+      const after = await stat(recordsFile);
+      expect(after.ino).toBe(base.ino);
+      expect(after.size).toBeGreaterThan(base.size);
+      // A torn last delta is no records file: the next build analyses, and writes it whole.
+      await writeFile(recordsFile, (await readFile(recordsFile)).subarray(0, after.size - 3));
+      const torn = await buildCatalogue(own);
+      expect(torn.stats.shortcut).toBe('records');
+      expect((await buildCatalogue(own)).records).toEqual(torn.records);
     });
 
     it('is not taken for other URLs, nor without its records file', async () => {
       const moving = { baseUrl: 'https://fast.example', apiUrl: 'https://fast.example', cdnUrl: 'https://fast.example' };
       expect((await buildCatalogue({ ...own, urls: moving })).stats.shortcut).toBeNull();
       expect((await buildCatalogue(own)).stats.shortcut).toBeNull();
-      expect((await buildCatalogue(own)).stats.shortcut).toBe('records');
       expect((await buildCatalogue(own)).stats.shortcut).toBe('listing');
-      await rm(join(own.cacheDir!, 'records.json'));
+      await rm(join(own.cacheDir!, 'records.bin'));
       const withoutRecords = await buildCatalogue(own);
       expect(withoutRecords.stats.shortcut).toBe('records');
       expect(withoutRecords.records).toHaveLength(6);
@@ -660,8 +696,8 @@ describe('incremental rebuilds', () => {
     await cp(baseContent, contentDir, { recursive: true });
     const own = { contentDir, outDir: join(temp.path, 'dist-same-size'), cacheDir: join(temp.path, 'cache-same-size'), urls: FIXTURE_URLS };
     expect((await buildCatalogue(own)).ok).toBe(true);
-    // Twice: the second build records the listing for the no-change fast path, which must not answer either.
-    expect((await buildCatalogue(own)).stats.shortcut).toBe('records');
+    // The build recorded the listing for the no-change fast path, which must not answer either.
+    expect((await buildCatalogue(own)).stats.shortcut).toBe('listing');
     const sidecarPath = join(contentDir, 'frog-001.json');
     const before = await stat(sidecarPath);
     const text = await readFile(sidecarPath, 'utf8');

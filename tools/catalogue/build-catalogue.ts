@@ -7,9 +7,9 @@ import { readdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { isAtOrBelow, scanContent, folderProblem } from './scan-content.js';
 import { catalogueDataFiles, compileCatalogue } from '../../functions/core/catalogue.js';
-import { compareRecords, type PepeRecord, type SiteUrls } from '../../functions/core/record.js';
-import { type AnalyseContentOptions, type AnalysedItem, type AnalyseStats, analyseContent, type ContentAnalysis, dateProblems, defaultCacheDir, effectiveLimits, sortProblems } from './analyse-content.js';
-import { openRenditions, type RenditionEntry, renditionFileName, renditionFiles, renditionFolder, type RenditionRun, type RenditionsRun, thumbnailsOf } from './renditions.js';
+import { type PepeRecord, type SiteUrls } from '../../functions/core/record.js';
+import { type AnalyseContentOptions, type AnalysedItem, type AnalyseStats, analyseContent, type ContentAnalysis, dateProblems, defaultCacheDir, effectiveLimits, sortedRecords, sortProblems } from './analyse-content.js';
+import { type InOutput, openRenditions, type RenditionEntry, renditionFileName, renditionFiles, renditionFolder, type RenditionRun, type RenditionsRun, thumbnailsOf } from './renditions.js';
 import type { RenditionSettings } from '../image/renditions.js';
 import { createManifest, manifestEntry, type Manifest, readManifestSync, sha256Of } from '../shared/manifest.js';
 import { nearDuplicateProblems } from './near-duplicate-problems.js';
@@ -89,13 +89,6 @@ function idleStats(seconds: number, given: Partial<Omit<BuildStats, 'timings' | 
   return { ...none, ...given, timings, seconds };
 }
 
-/** `compareRecords` order, with each timestamp parsed once instead of once per comparison. */
-function sortedRecords(records: PepeRecord[]): PepeRecord[] {
-  const keyed = records.map((record) => ({ record, t: Date.parse(record.created_at) }));
-  keyed.sort((a, b) => a.t - b.t || compareRecords(a.record, b.record));
-  return keyed.map((k) => k.record);
-}
-
 /** A build refused before any work (a folder argument that names a file): nothing read or written. */
 function refusedBuild(problems: Problem[], started: number): BuildResult {
   const stats = idleStats((performance.now() - started) / 1000, { errors: problems.length });
@@ -140,7 +133,7 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   const statFingerprint = contentStatFingerprint(scan, { contentDir, context, featureVersion: FEATURE_VERSION, limits, renditions: options.renditions ?? null });
   const unchanged = recovery.state === 'busy' ? null : last.unchanged(statFingerprint);
   if (unchanged !== null) return lastBuildResult(last, unchanged, { scanMs, totalMs: performance.now() - scanStart }, started);
-  // Only now: the no-change path reads no cache file but last-build.json and records.json.
+  // Only now: the no-change path reads no cache file but last-build.json and records.bin.
   const cacheFiles = cacheFileProblems(cacheDir);
   const unusableCache = cacheFiles.filter((problem) => problem.severity === 'error');
   if (unusableCache.length > 0) return refusedBuild(unusableCache, started);
@@ -158,21 +151,22 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
     await renditions.keep();
     return resultOf({ ok: false, problems, records, changed: false }, stats, started, last.outputManifest());
   }
-  const made = await finishRenditions(renditions, analysis.items, await last.previousManifest(), stats);
+  const made = await finishRenditions(renditions, analysis.items, () => last.previousManifest(), stats);
   if (made.problems.length > 0) return resultOf({ ok: false, problems: sortProblems([...problems, ...made.problems]), records, changed: false }, stats, started, last.outputManifest());
 
   const inputs = buildInputs(records, new Map(analysis.items.map((item) => [item.record.id, item.sha256])), context);
+  // What the next build reports if it finds this listing again: the content's problems only (it has no cache file to warn about).
+  const contentProblems = problems.filter((problem) => !cacheFiles.includes(problem));
+  const unchangedContent = statFingerprint === null ? null : { statFingerprint, problems: contentProblems, images: analysis.stats.images, records: records.length };
   if (last.madeFrom(inputs.fingerprint)) {
     stats.kept = last.files;
     stats.shortcut = 'records';
-    // The content's problems only: the next build that takes them whole has no cache file to warn about.
-    const contentProblems = problems.filter((problem) => !cacheFiles.includes(problem));
-    if (statFingerprint !== null) await last.keepUnchanged(records, { statFingerprint, problems: contentProblems, images: analysis.stats.images, records: records.length });
+    if (unchangedContent !== null) await last.keepUnchanged(records, inputs.recordDigests, unchangedContent);
     return resultOf({ ok: true, problems, records, changed: false }, stats, started, () => readManifestSync(outDir));
   }
   // This build bundles: esbuild loads during the reads below, so that the bundle can start at once (bundle-function.ts).
   loadEsbuild().catch(() => undefined); // a failure to load shows when bundling
-  const run: Run = { options, last, stats, inputs };
+  const run: Run = { options, last, stats, inputs, records, unchangedContent };
   const compiled = await compileData(run, records, analysis.items, made.bySource);
   const written = await writeFiles(run, compiled, analysis.items, writing);
   problems.push(...written.problems);
@@ -274,11 +268,18 @@ function lastBuildResult(last: LastBuild, unchanged: UnchangedContent, timings: 
  * A rendition the previous output already holds under every name it gets is not linked again,
  * so its cache file is not read. Each record gets its thumbnails.
  */
-async function finishRenditions(renditions: RenditionsRun, items: AnalysedItem[], previous: Manifest | null, stats: BuildStats) {
-  const idsBySource = new Map<string, string[]>();
-  for (const item of items) idsBySource.set(item.sha256, [...(idsBySource.get(item.sha256) ?? []), item.record.id]);
-  const inOutput = (sourceSha: string, entry: RenditionEntry) =>
-    previous !== null && (idsBySource.get(sourceSha) ?? []).every((id) => manifestEntry(previous, `site/images/${renditionFileName(id, entry)}`)?.sha256 === entry.sha256);
+async function finishRenditions(renditions: RenditionsRun, items: AnalysedItem[], previousManifest: () => Promise<Manifest | null>, stats: BuildStats) {
+  // Only when some reused rendition could be in the output: a catalogue of images too small for renditions never reads the manifest here.
+  const inOutput = async (): Promise<InOutput> => {
+    const previous = await previousManifest();
+    const idsBySource = new Map<string, string[]>();
+    for (const item of items) {
+      const ids = idsBySource.get(item.sha256);
+      if (ids) ids.push(item.record.id);
+      else idsBySource.set(item.sha256, [item.record.id]);
+    }
+    return (sourceSha, entry) => previous !== null && (idsBySource.get(sourceSha) ?? []).every((id) => manifestEntry(previous, `site/images/${renditionFileName(id, entry)}`)?.sha256 === entry.sha256);
+  };
   const made = await renditions.finish(
     items.map((item) => ({ sha256: item.sha256, file: item.file, abs: item.abs, width: item.record.width, animated: item.animated })),
     inOutput,
@@ -296,6 +297,8 @@ interface Run {
   last: LastBuild;
   stats: BuildStats;
   inputs: BuildInputs;
+  records: PepeRecord[];
+  unchangedContent: UnchangedContent | null;
 }
 
 /** The catalogue data, compiled with the last build's memos, and every output file but the answers and the generated ones. */
@@ -363,7 +366,7 @@ async function writeFiles(run: Run, compiled: Awaited<ReturnType<typeof compileD
   writing.folder = 'cache';
   const problems: Problem[] = [];
   try {
-    await last.save({ fingerprint: inputs.fingerprint, context: inputs.context, recordDigests: inputs.recordDigests, documents, manifest: written.manifest, memos: generated ? [generated] : [] });
+    await last.save({ fingerprint: inputs.fingerprint, context: inputs.context, recordDigests: inputs.recordDigests, documents, manifest: written.manifest, memos: generated ? [generated] : [], records: run.records, unchanged: run.unchangedContent });
   } catch (failure) {
     // The output is built; a cache file torn by the full disk reads as missing next time (memo.ts).
     if (!isDiskFull(failure)) throw failure;

@@ -177,7 +177,10 @@ function intact(present: Set<string>, row: SourceRow, expectedCount: number): bo
  * the cache is restored from places a build does not control (CI caches), and a file swapped
  * there would otherwise be linked into the output under a name that claims other bytes.
  */
-function verified(cacheDir: string, sourceSha: string, row: SourceRow, inOutput: (sourceSha: string, entry: RenditionEntry) => boolean): boolean {
+/** Whether the output already holds a rendition's bytes under every name the build gives it. */
+export type InOutput = (sourceSha: string, entry: RenditionEntry) => boolean;
+
+function verified(cacheDir: string, sourceSha: string, row: SourceRow, inOutput: InOutput): boolean {
   return row.files.every((entry) => {
     if (inOutput(sourceSha, entry)) return true;
     try {
@@ -205,9 +208,10 @@ export interface RenditionsRun {
   /**
    * The renditions of every source: as makeRenditions. `inOutput` says when the output already
    * holds a rendition's bytes under every name the build gives it: it is not linked again, so
-   * its cache file need not be read to be trusted.
+   * its cache file need not be read to be trusted. Asked for only when a reused row has files
+   * (it may read the previous manifest).
    */
-  finish(sources: readonly RenditionSource[], inOutput?: (sourceSha: string, entry: RenditionEntry) => boolean): Promise<RenditionsResult>;
+  finish(sources: readonly RenditionSource[], inOutput?: () => Promise<InOutput>): Promise<RenditionsResult>;
   /** Saves what was encoded, for a build that stops before `finish` (errors in the content). */
   keep(): Promise<void>;
 }
@@ -277,8 +281,9 @@ export async function openRenditions(options: RenditionsOptions): Promise<Rendit
       await encode(source.sha256, source);
     },
     keep: save,
-    async finish(sources, inOutput = () => false) {
+    async finish(sources, outputCheck = async () => () => false) {
       const started = performance.now();
+      let inOutput: InOutput | undefined;
       const bySource = new Map<string, RenditionEntry[]>();
       const problems: Problem[] = [];
       let reused = 0;
@@ -288,7 +293,7 @@ export async function openRenditions(options: RenditionsOptions): Promise<Rendit
         const made = inFlight.get(source.sha256);
         const row = made ? undefined : cachedRow(source.sha256, source.width);
         if (made) bySource.set(source.sha256, await made);
-        else if (row && verified(cacheDir, source.sha256, row, inOutput)) {
+        else if (row && verified(cacheDir, source.sha256, row, row.files.length === 0 ? () => true : (inOutput ??= await outputCheck()))) {
           bySource.set(source.sha256, row.files);
           reused++;
           if (row.unusedSince !== undefined) {

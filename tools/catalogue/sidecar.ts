@@ -396,12 +396,12 @@ export const CLOCK_SKEW_MS = 10 * 60 * 1000;
 export function sidecarDateProblems(dates: { created_at: string; updated_at: string }, file: string, severity: Problem['severity'], now = Date.now()): Problem[] {
   const problems: Problem[] = [];
   const problem = (code: string, message: string): Problem => ({ severity, code, file, message });
-  // The day only: two builds of the same content on one day report the same problems.
-  const today = new Date(now).toISOString().slice(0, 10);
   for (const field of ['created_at', 'updated_at'] as const) {
     if (Date.parse(dates[field]) <= now + CLOCK_SKEW_MS) continue;
     // updated_at defaults to created_at: one problem for one date written once.
     if (field === 'updated_at' && dates.updated_at === dates.created_at) continue;
+    // The day only: two builds of the same content on one day report the same problems.
+    const today = new Date(now).toISOString().slice(0, 10);
     problems.push(problem('date-in-future', `field "${field}" is ${dates[field]}, in the future (this machine's clock says ${today}): a future date sorts first in every list and dates the feeds; write when the picture was added, or fix the offset`));
   }
   if (dates.updated_at < dates.created_at) {

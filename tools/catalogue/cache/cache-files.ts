@@ -19,7 +19,7 @@ import { error, type Problem, warning } from '../../shared/problems.js';
 export const CACHE_FILE_NAMES = [
   'build-cache.bin',
   'last-build.json',
-  'records.json',
+  'records.bin',
   'answers.json',
   'encoded-records.json',
   'search-index.json',

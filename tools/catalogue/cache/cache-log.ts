@@ -48,7 +48,8 @@ export function frameDocument(document: unknown, withMagic: boolean): Buffer {
  * Where a framed cache file stands between saves: whether a delta may be appended to it, and
  * the bytes of its first document and of the deltas after it. A save appends while the deltas
  * weigh less than `floorBytes` or half the first document, and rewrites the file whole after.
- * build-cache.bin (feature-cache.ts) and renditions.bin (renditions.ts) keep one each.
+ * build-cache.bin (feature-cache.ts), renditions.bin (renditions.ts) and records.bin
+ * (unchanged-content.ts) keep one each.
  */
 export class CacheLog {
   private appendable = false;
@@ -65,6 +66,13 @@ export class CacheLog {
     this.appendable = keepsBase && read.validBytes === fileBytes;
     this.baseBytes = read.baseBytes;
     this.logBytes = read.validBytes - read.baseBytes;
+  }
+
+  /** After a save recorded elsewhere, whose file is unchanged since (same stat): no read needed. */
+  resumed(baseBytes: number, fileBytes: number): void {
+    this.appendable = baseBytes > 0 && fileBytes >= baseBytes;
+    this.baseBytes = baseBytes;
+    this.logBytes = fileBytes - baseBytes;
   }
 
   /** Whether the next save may append a delta rather than rewrite the file. */

@@ -1,6 +1,6 @@
 /**
  * What the last build left for this one: `last-build.json` (what it wrote into which output,
- * from what), `records.json`, and the memos of its answers, search index and record encodings.
+ * from what), `records.bin`, and the memos of its answers, search index and record encodings.
  * Opened once before the scan, reading last-build.json alone (the no-change path reads nothing
  * else); each memo is read on first use, at most once; all are saved once, after the commit.
  */
@@ -14,7 +14,7 @@ import { cacheMemo, hasMembers } from './memo.js';
 import { memoizedRecordEncoding } from './record-encoding-memo.js';
 import { memoizedSearchIndex } from './search-index-memo.js';
 import { memoizedSimilarLists } from './similar-lists-memo.js';
-import { loadRecords, recordsFile, saveRecords } from './unchanged-content.js';
+import { loadRecords, recordsFile, type SavedRecords, saveRecords } from './unchanged-content.js';
 
 interface LastBuildJson {
   outDir: string;
@@ -26,8 +26,9 @@ interface LastBuildJson {
   manifestStat?: FileStatKey | null;
   /** The content listing's stat fingerprint (unchanged-content.ts), and what that build reported. */
   unchanged?: UnchangedContent;
-  /** The stat of the records file that build left in the cache folder. */
+  /** The stat of the records file that build left in the cache folder, and the bytes of its full list (unchanged-content.ts). */
   recordsStat?: FileStatKey | null;
+  recordsBase?: number;
 }
 
 /** What a rebuild of unchanged content reports without analysing anything. */
@@ -65,6 +66,9 @@ export interface BuildMade {
   manifest: Manifest;
   /** What else this build made for the next one (the generated files), saved with the rest. */
   memos: readonly Memo[];
+  /** Its records, and what it reports when its content listing (by stat) is seen again: null when the listing had problems. */
+  records: PepeRecord[];
+  unchanged: UnchangedContent | null;
 }
 
 /** A cache file this build made, saved on request. */
@@ -148,12 +152,25 @@ export class LastBuild {
 
   /**
    * Records that this content gave the last build's output: from now on its listing alone can
-   * prove it. Saved only by builds that change nothing, so that those that do (one image
-   * added…) never pay for writing the records.
+   * prove it. The records file is written only when the last build did not leave it.
    */
-  async keepUnchanged(records: PepeRecord[], unchanged: UnchangedContent): Promise<void> {
-    saveRecords(this.cacheDir, records);
-    await LAST_BUILD.save(this.cacheDir, { ...this.json!, unchanged, recordsStat: statKey(recordsFile(this.cacheDir)) });
+  async keepUnchanged(records: PepeRecord[], recordDigests: ReadonlyMap<string, string>, unchanged: UnchangedContent): Promise<void> {
+    const recordsBase = this.recordsStand() ? this.json!.recordsBase! : saveRecords(this.cacheDir, records, recordDigests, null);
+    await LAST_BUILD.save(this.cacheDir, { ...this.json!, unchanged, recordsStat: statKey(recordsFile(this.cacheDir)), recordsBase });
+  }
+
+  /** Whether the records file is the one the last build left (so it holds that build's records). */
+  private recordsStand(): boolean {
+    return this.json?.recordsBase !== undefined && sameStatKey(this.json.recordsStat, statKey(recordsFile(this.cacheDir)));
+  }
+
+  /** The records file the last build left, with the digests of its records: what a delta goes behind; null when there is none to trust. */
+  private async savedRecords(): Promise<SavedRecords | null> {
+    if (!this.outputIntact || !this.recordsStand()) return null;
+    // The digests of the build that made the output are those of the records it left.
+    const answers = await this.answerDigests();
+    if (answers === null || answers.outDir !== this.outDir || answers.version !== this.json!.version) return null;
+    return { digests: answers.records, baseBytes: this.json!.recordsBase!, fileBytes: this.json!.recordsStat!.size };
   }
 
   /**
@@ -179,8 +196,12 @@ export class LastBuild {
     if (held !== null) throw held.failure;
     await Promise.all(made.memos.map((memo) => memo.save()));
     const { version } = made.manifest;
+    // Before answers.json: the delta is told by the digests of the build the records file holds.
+    const recordsBase = saveRecords(this.cacheDir, made.records, made.recordDigests, await this.savedRecords());
     await ANSWER_DIGESTS.save(this.cacheDir, { outDir: this.outDir, version, context: made.context, records: Object.fromEntries(made.recordDigests), documents: Object.fromEntries(made.documents) });
     const manifestStat = statKey(join(this.outDir, MANIFEST_FILE));
-    await LAST_BUILD.save(this.cacheDir, { outDir: this.outDir, fingerprint: made.fingerprint, version, files: made.manifest.counts.files, manifestStat });
+    const recordsStat = statKey(recordsFile(this.cacheDir));
+    const unchanged = made.unchanged ?? undefined;
+    await LAST_BUILD.save(this.cacheDir, { outDir: this.outDir, fingerprint: made.fingerprint, version, files: made.manifest.counts.files, manifestStat, unchanged, recordsStat, recordsBase });
   }
 }

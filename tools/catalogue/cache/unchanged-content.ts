@@ -8,16 +8,33 @@
  *
  * The slower no-change path (last-build.ts `madeFrom`: same records and image hashes as the
  * last build) still catches the rest, e.g. a file touched without being changed.
+ *
+ * Every build that succeeds leaves its records here (`records.bin`, framed as cache-log.ts: the
+ * full list, then deltas), so that the next build with nothing changed takes the fast path at
+ * once. A build that changed a few records appends only those (and the ids it dropped), told by
+ * the record digests of the build the file holds; the file is rewritten whole once the deltas
+ * outweigh half of it.
  */
+import { appendFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PepeRecord } from '../../../functions/core/record.js';
 import type { ContentScan } from '../scan-content.js';
+import { sortedRecords } from '../analyse-content.js';
 import { makeFoldersSync } from '../../shared/make-folders.js';
 import { sha256Of } from '../../shared/manifest.js';
 import { readRegularFileSync } from '../../shared/read-regular-file.js';
 import { replaceFileSync } from '../../shared/replace-file.js';
+import { CacheLog, frameDocument, readCacheDocuments } from './cache-log.js';
 
-const RECORDS_FILE = 'records.json';
+const RECORDS_FILE = 'records.bin';
+/** Deltas may grow to this many bytes (or half the full list, if larger) before a rewrite. */
+const LOG_FLOOR_BYTES = 256 * 1024;
+
+/** Appended after the full list: the records new or changed since, and the ids gone. */
+interface RecordsDelta {
+  set: PepeRecord[];
+  drop: string[];
+}
 
 export const recordsFile = (cacheDir: string): string => join(cacheDir, RECORDS_FILE);
 
@@ -36,12 +53,48 @@ export function contentStatFingerprint(scan: ContentScan, settings: Record<strin
   return sha256Of(lines.join('\n'));
 }
 
-export function saveRecords(cacheDir: string, records: PepeRecord[]): void {
-  makeFoldersSync(cacheDir);
-  replaceFileSync(recordsFile(cacheDir), JSON.stringify(records));
+/** What a save needs of the file the last build left: its records' digests, and its bytes. */
+export interface SavedRecords {
+  /** Record id → digest (build-extras.ts `buildInputs`) of every record the file holds. */
+  digests: Readonly<Record<string, string>>;
+  /** The bytes of the file's full list, and of the whole file. */
+  baseBytes: number;
+  fileBytes: number;
 }
 
+/**
+ * Saves `records` (in build order, with their `digests`): a delta after `saved` when it may
+ * take one, else the whole list. Returns the bytes of the file's full list.
+ */
+export function saveRecords(cacheDir: string, records: PepeRecord[], digests: ReadonlyMap<string, string>, saved: SavedRecords | null): number {
+  makeFoldersSync(cacheDir);
+  const file = recordsFile(cacheDir);
+  const log = new CacheLog(LOG_FLOOR_BYTES);
+  if (saved !== null) log.resumed(saved.baseBytes, saved.fileBytes);
+  if (saved !== null && log.appends) {
+    const delta: RecordsDelta = { set: records.filter((record) => saved.digests[record.id] !== digests.get(record.id)), drop: [] };
+    for (const id of Object.keys(saved.digests)) if (!digests.has(id)) delta.drop.push(id);
+    if (delta.set.length + delta.drop.length > 0) appendFileSync(file, frameDocument(delta, false));
+    return saved.baseBytes;
+  }
+  const frame = frameDocument(records, true);
+  replaceFileSync(file, frame);
+  // The plain JSON file of earlier versions, never read again.
+  rmSync(join(cacheDir, 'records.json'), { force: true });
+  return frame.length;
+}
+
+/** The records the file holds, in build order; throws when it is not a records file. */
 export function loadRecords(cacheDir: string): PepeRecord[] {
   // Only a regular file, opened without blocking: a named pipe would block the caller for ever.
-  return JSON.parse(readRegularFileSync(recordsFile(cacheDir)).toString('utf8')) as PepeRecord[];
+  const read = readCacheDocuments(readRegularFileSync(recordsFile(cacheDir)));
+  if (read === null || !Array.isArray(read.documents[0])) throw new Error(`"${recordsFile(cacheDir)}" holds no records: delete it`);
+  const [base, ...deltas] = read.documents as [PepeRecord[], ...RecordsDelta[]];
+  if (deltas.length === 0) return base;
+  const byId = new Map(base.map((record) => [record.id, record]));
+  for (const delta of deltas) {
+    for (const id of delta.drop) byId.delete(id);
+    for (const record of delta.set) byId.set(record.id, record);
+  }
+  return sortedRecords([...byId.values()]);
 }
