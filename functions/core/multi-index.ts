@@ -37,10 +37,14 @@ export function popcount32(x: number): number {
 
 export const hammingDistance = (a: Hash64, b: Hash64): number => popcount32((a.hi ^ b.hi) >>> 0) + popcount32((a.lo ^ b.lo) >>> 0);
 
+/** The low `bits` bits of x, unsigned. Not a closure in segmentValue: esbuild's kept names wrap one per call. */
+function mask(x: number, bits: number): number {
+  return bits === 32 ? x >>> 0 : (x & ((1 << bits) - 1)) >>> 0;
+}
+
 /** Bits [start, start + length) of the hash, counted from the most significant; length ≤ 32. */
 function segmentValue(hi: number, lo: number, start: number, length: number): number {
   const end = start + length;
-  const mask = (x: number, bits: number) => (bits === 32 ? x >>> 0 : (x & ((1 << bits) - 1)) >>> 0);
   if (end <= 32) return mask(hi >>> (32 - end), length);
   if (start >= 32) return mask(lo >>> (64 - end), length);
   const loBits = end - 32;
@@ -148,22 +152,33 @@ export function pairsBySegments(hashes: readonly Hash64[], threshold: number, se
     for (let v = 0; v < size; v++) start[v + 1]! += start[v]!;
     const fill = start.slice(0, size);
     for (let i = 0; i < n; i++) members[fill[segments[base + i]!]!++] = i;
-    const masks = masksWithin(layout[k]!.length, radius);
-    for (let i = 0; i < n; i++) {
-      const value = segments[base + i]!;
-      const hi = his[i]!;
-      const lo = los[i]!;
-      for (const mask of masks) {
-        const key = value ^ mask;
-        for (let p = start[key]!, end = start[key + 1]!; p < end; p++) {
-          const j = members[p]!;
-          if (j <= i) continue;
-          const distance = popcount32((hi ^ his[j]!) >>> 0) + popcount32((lo ^ los[j]!) >>> 0);
-          if (distance > threshold) continue;
-          // Report a pair only from the first segment where it is within the radius: once.
-          let seenEarlier = false;
-          for (let s = 0; s < k && !seenEarlier; s++) seenEarlier = popcount32((segments[s * n + i]! ^ segments[s * n + j]!) >>> 0) <= radius;
-          if (!seenEarlier) pairs.push({ i, j, distance });
+    const masks = Int32Array.from(masksWithin(layout[k]!.length, radius));
+    // Bucket against bucket, each unordered pair of buckets once (w ≥ v): half the probes of
+    // probing around every hash, and no member compared with itself or twice.
+    for (let v = 0; v < size; v++) {
+      const vStart = start[v]!;
+      const vEnd = start[v + 1]!;
+      if (vStart === vEnd) continue;
+      for (let q = 0; q < masks.length; q++) {
+        const w = v ^ masks[q]!;
+        if (w < v) continue;
+        const wEnd = start[w + 1]!;
+        for (let p = vStart; p < vEnd; p++) {
+          const a = members[p]!;
+          const hi = his[a]!;
+          const lo = los[a]!;
+          // Within one bucket, each pair once: the members after this one.
+          for (let r = w === v ? p + 1 : start[w]!; r < wEnd; r++) {
+            const b = members[r]!;
+            const distance = popcount32((hi ^ his[b]!) >>> 0) + popcount32((lo ^ los[b]!) >>> 0);
+            if (distance > threshold) continue;
+            const i = a < b ? a : b;
+            const j = a < b ? b : a;
+            // Report a pair only from the first segment where it is within the radius: once.
+            let seenEarlier = false;
+            for (let s = 0; s < k && !seenEarlier; s++) seenEarlier = popcount32((segments[s * n + i]! ^ segments[s * n + j]!) >>> 0) <= radius;
+            if (!seenEarlier) pairs.push({ i, j, distance });
+          }
         }
       }
     }

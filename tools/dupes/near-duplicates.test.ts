@@ -8,6 +8,7 @@ import { seededRandom } from '../shared/seeded-random.js';
 import { COPY_TRANSFORMS, plantedCopy, resizedCopy } from '../sample/planted-copies.js';
 import { editedColour, type FaceParams, renderFlat, type ShapeParams, SKIN_TONES } from '../sample/flat-pictures.js';
 import { CONFIRM_DEFAULTS, confirmSamePicture, findNearDuplicates, judgePair, type DupeItem } from './near-duplicates.js';
+import { thumbKey } from './compare/key.js';
 
 // Real drawing + real analysis on a shared 2-core machine.
 vi.setConfig({ testTimeout: 60_000 });
@@ -351,6 +352,24 @@ describe('findNearDuplicates', () => {
     const moved = { ...copy, phash: (BigInt(`0x${copy.phash}`) ^ 0xfffff00000000000n).toString(16).padStart(16, '0') };
     expect(findNearDuplicates([original, moved], { threshold: 6 })).toEqual([{ a: { id: 'copy', file: 'copy.img' }, b: { id: 'original', file: 'original.img' }, distance: expect.any(Number) }]);
     expect(findNearDuplicates([original, moved], { threshold: 6 })[0]!.distance).toBeGreaterThan(6);
+  });
+
+  it('keys a thumbnail by the 4×4 blocks whose grey is above the median block, wherever it lies in a buffer', () => {
+    const rand = seededRandom(11);
+    // Thumbnails at odd offsets of one buffer, as a cache holding several per file stores them.
+    const buffer = Uint8Array.from({ length: 3 * 3072 + 1 }, (_, k) => (k % 7 === 0 ? 255 : Math.floor(rand() * 256)));
+    for (const offset of [0, 1, 3072 + 1, 2 * 3072 + 1]) {
+      const rgb = buffer.subarray(offset, offset + 3072);
+      const blocks = Array.from({ length: 64 }, (_, k) => {
+        let sum = 0;
+        for (let p = 0; p < 1024; p++) if ((p >> 7) * 8 + ((p % 32) >> 2) === k) sum += 299 * rgb[3 * p]! + 587 * rgb[3 * p + 1]! + 114 * rgb[3 * p + 2]!;
+        return sum;
+      });
+      const sorted = [...blocks].sort((x, y) => x - y);
+      const median = (sorted[31]! + sorted[32]!) / 2;
+      const bits = (from: number) => blocks.slice(from, from + 32).reduce((word, v, k) => (v > median ? word | (1 << k) : word), 0) >>> 0;
+      expect(thumbKey(rgb)).toEqual({ hi: bits(0), lo: bits(32) });
+    }
   });
 
   it('returns the same pairs in the same order whatever the input order', async () => {

@@ -6,15 +6,15 @@ export function aspectDifference(a: { width: number; height: number }, b: { widt
   return Math.abs(Math.log(a.width / a.height) - Math.log(b.width / b.height));
 }
 
-/** Grey (Pillow's weights, ×1000) of a packed RGB thumbnail, summed over blocks of 2^`shift` pixels a side, row by row. */
-export function greyBlocks(rgb: Uint8Array, shift: 1 | 2): Int32Array {
-  const side = SIDE >> shift;
+/** Grey (Pillow's weights, ×1000) of a packed RGB thumbnail, summed over 2×2-pixel blocks, row by row. */
+function greyBlocks(rgb: Uint8Array): Int32Array {
+  const side = SIDE >> 1;
   const out = new Int32Array(side * side);
   let i = 0;
   for (let r = 0; r < SIDE; r++) {
-    const row = (r >> shift) * side;
+    const row = (r >> 1) * side;
     for (let c = 0; c < SIDE; c++, i += 3) {
-      const k = row + (c >> shift);
+      const k = row + (c >> 1);
       out[k] = out[k]! + 299 * rgb[i]! + 587 * rgb[i + 1]! + 114 * rgb[i + 2]!;
     }
   }
@@ -26,7 +26,7 @@ export function greyBlocks(rgb: Uint8Array, shift: 1 | 2): Int32Array {
  * deviation, so that a brightness, contrast or (nearly) gamma edit leaves it as it is.
  */
 export function thumbLayout(rgb: Uint8Array): Float32Array {
-  const blocks = greyBlocks(rgb, 1);
+  const blocks = greyBlocks(rgb);
   let mean = 0;
   for (const v of blocks) mean += v;
   mean /= blocks.length;
