@@ -291,7 +291,7 @@ export function createManifest(
 ): Manifest {
   const digits = segmentDigits(counts.records);
   const derived = reuse?.previous ? states.get(reuse.previous) : undefined;
-  const entries = derived ? changedEntries(reuse!.previous!, derived, digits, files, reuse!.changed) : groupedEntries(files, digits);
+  const entries = derived ? changedEntries(reuse!.previous!, derived, digits, files, reuse!.changed) : groupedBySegment(files, digits);
   const previous = reuse?.previous ?? null;
   const previousState = previous === null ? undefined : states.get(previous);
   // The delta goes on over the same keys; a change of digits re-keys (writes) every segment.
@@ -314,7 +314,7 @@ export function createManifest(
     else lines.set(path, now ?? null);
   }
   // Fold: the segments the delta changes most, a few a build, more past its bound; and those written whole anyway.
-  const grouped = linesByKey(lines, digits);
+  const grouped = groupedBySegment(lines, digits);
   const fold = new Set([...grouped.keys()].filter((key) => touched.has(key) || !viaDelta(key)));
   let remaining = lines.size;
   for (const key of fold) remaining -= grouped.get(key)!.size;
@@ -383,16 +383,16 @@ export function createManifest(
   return withState(root, { entries, bases, texts, treeTexts, ...(deltaText !== undefined && previous?.delta?.sha256 !== delta!.sha256 ? { deltaText } : {}) });
 }
 
-/** `files` grouped by segment key. */
-function groupedEntries(files: ReadonlyMap<string, ManifestEntry>, digits: number): Map<string, Map<string, ManifestEntry>> {
-  const entries = new Map<string, Map<string, ManifestEntry>>();
-  for (const [path, entry] of files) {
+/** Entries by path (the files, or the delta's lines) grouped by segment key. */
+function groupedBySegment<T>(entries: ReadonlyMap<string, T>, digits: number): Map<string, Map<string, T>> {
+  const grouped = new Map<string, Map<string, T>>();
+  for (const [path, entry] of entries) {
     const key = segmentKeyOf(path, digits);
-    let segment = entries.get(key);
-    if (!segment) entries.set(key, (segment = new Map()));
+    let segment = grouped.get(key);
+    if (!segment) grouped.set(key, (segment = new Map()));
     segment.set(path, entry);
   }
-  return entries;
+  return grouped;
 }
 
 /**
@@ -640,18 +640,6 @@ export function withDeltaLines(root: ManifestRoot, key: string, base: ReadonlyMa
   return entries;
 }
 
-/** The delta's lines grouped by segment key. */
-function linesByKey(lines: DeltaLines, digits: number): Map<string, Map<string, ManifestEntry | null>> {
-  const grouped = new Map<string, Map<string, ManifestEntry | null>>();
-  for (const [path, entry] of lines) {
-    const key = segmentKeyOf(path, digits);
-    let group = grouped.get(key);
-    if (!group) grouped.set(key, (group = new Map()));
-    group.set(path, entry);
-  }
-  return grouped;
-}
-
 /** The bytes of a tree, segment or delta the root names; a missing one is an UnusableManifestError naming it. */
 function readMember(outDir: string, ref: { sha256: string }, kind: 'tree' | 'segment' | 'delta', read: (file: string) => Buffer): { file: string; bytes: Buffer } {
   const file = join(outDir, segmentFile(ref.sha256));
@@ -830,7 +818,7 @@ function withSegments(outDir: string, root: ManifestRoot, read: (file: string) =
   root = readTreesSync(outDir, root, trusted, read);
   const digits = segmentDigits(root.counts.records);
   const entries = new Map<string, Map<string, ManifestEntry>>();
-  const lines = linesByKey(deltaOf(root), digits);
+  const lines = groupedBySegment(deltaOf(root), digits);
   const bases = new Map<string, ReadonlyMap<string, ManifestEntry>>();
   for (const [key, ref] of Object.entries(root.segments)) {
     const { file, bytes } = readMember(outDir, ref, 'segment', read);
@@ -925,8 +913,8 @@ export async function diffManifests(
 ): Promise<ManifestDiff> {
   const keys = new Set([...Object.keys(from.segments), ...Object.keys(to.segments)]);
   const differing = [...keys].filter((key) => from.segments[key]?.sha256 !== to.segments[key]?.sha256).sort(byCodeUnits);
-  const fromLines = linesByKey(deltaOf(from), segmentDigits(from.counts.records));
-  const toLines = linesByKey(deltaOf(to), segmentDigits(to.counts.records));
+  const fromLines = groupedBySegment(deltaOf(from), segmentDigits(from.counts.records));
+  const toLines = groupedBySegment(deltaOf(to), segmentDigits(to.counts.records));
   const before = new Map<string, ManifestEntry>();
   const after = new Map<string, ManifestEntry>();
   const apply = (into: Map<string, ManifestEntry>, lines: ReadonlyMap<string, ManifestEntry | null> | undefined) => {
