@@ -89,7 +89,7 @@ describe('manifest serialisation', () => {
     expect(parseSegment(Buffer.from(empty), 'site', { sha256: h(empty), files: 0, bytes: empty.length }, 1, true)).toEqual(new Map());
   });
 
-  it('a rebuild serialises only the folder segments holding changed paths; the changes of an id segment go to the delta', () => {
+  it('a rebuild serialises only the folder segments holding changed paths; the changes of an id segment go to the delta', async () => {
     const entries = new Map<string, { sha256: string; size: number }>(Array.from({ length: 16 }, (_, n) => [`site/api/pepe/${ID(n * 0x10000000 + n)}`, { sha256: h(String(n)), size: n }] as const));
     entries.set('site/index.html', { sha256: h('i'), size: 1 });
     const first = createManifest(entries, FIXTURE_URLS, { records: 16, images: 0 });
@@ -104,6 +104,20 @@ describe('manifest serialisation', () => {
     expect(delta).toBe(`{"files":{\n"${changedPath}":{"sha256":"${h('changed')}","size":9}\n}}\n`);
     expect(rebuilt.delta).toEqual({ files: 1, net: 0, parts: { recent: { sha256: h(delta), files: 1, bytes: Buffer.byteLength(delta) } } });
     expect(rebuilt.files).toEqual(createManifest(next, FIXTURE_URLS, { records: 16, images: 0 }).files);
+    // A format-4 root names the same delta as its one file: read as the `recent` part, same entries.
+    const temp = await makeTempDir('pepe-manifest-format-4-');
+    try {
+      await writeManifestFiles(temp.path, first);
+      await writeManifestFiles(temp.path, rebuilt);
+      const { parts, ...rest } = rebuilt.delta!;
+      const format4 = { ...JSON.parse(manifestJson(rebuilt)), format: 4, delta: { ...parts.recent!, net: rest.net } };
+      await writeFile(join(temp.path, MANIFEST_FILE), JSON.stringify({ ...format4, version: catalogueVersion(format4) }));
+      const read = (await loadManifest(temp.path))!;
+      expect(read.delta).toEqual(rebuilt.delta);
+      expect(read.files).toEqual(rebuilt.files);
+    } finally {
+      await temp.cleanup();
+    }
     // The change undone: the delta is empty again, and the root is a full build's.
     const undone = createManifest(entries, FIXTURE_URLS, { records: 16, images: 0 }, { previous: rebuilt, changed: [changedPath, 'site/index.html'] });
     expect(undone.delta).toBeUndefined();
