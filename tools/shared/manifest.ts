@@ -2,10 +2,10 @@
  * The build manifest: every output file with its sha256 and size, split so that a change
  * rewrites only the parts it touches (as a git tree does).
  *
- * - `dist/manifest.json`, the root and commit point: `format: 4`, `version`, `settings`,
+ * - `dist/manifest.json`, the root and commit point: `format: 5`, `version`, `settings`,
  *   `counts`, `segments` (the few segments of folders: key → `{sha256, files, bytes}`),
  *   `trees` (tree key → `{sha256, segments, bytes}`) and, when not empty, `delta`
- *   (`{sha256, files, bytes, net}`). `version` is the sha256 of the `segments`, `trees` and
+ *   (`{files, net, parts}`, each part `{sha256, files, bytes}`). `version` is the sha256 of the `segments`, `trees` and
  *   `delta` members as written there.
  * - `dist/manifest/<sha256>.json`, one per tree: `{"segments": {key: {sha256, files, bytes}}}`,
  *   the id segments whose key starts with the tree's (`treeKeyOf`), so that the root stays a few
@@ -13,10 +13,11 @@
  * - `dist/manifest/<sha256>.json`, one per segment: `{"files": {path: {sha256, size}}}`, keys
  *   sorted, one file a line. Trees and segments are named by the sha256 of their bytes, so never
  *   rewritten in place.
- * - `dist/manifest/<sha256>.json`, the delta: `{"files": {path: {sha256, size} | null}}`, the
- *   per-record paths whose entry differs from their id segment's file (null: not there any
- *   more), so that a change touching a dozen id segments writes one small file instead of a
- *   segment and a tree each; a few segments a build are folded back (`DELTA_FOLD_FROM`).
+ * - `dist/manifest/<sha256>.json`, the delta's parts: `{"files": {path: {sha256, size} | null}}`,
+ *   the per-record paths whose entry differs from their id segment's file (null: not there any
+ *   more), so that a change touching a dozen id segments writes a small file or two instead of a
+ *   segment and a tree each: `recent` and one part a build (`DELTA_RECENT_LINES`); a few
+ *   segments a build are folded back (`DELTA_FOLD_FROM`).
  *
  * A path that holds a record id goes to the segment of the id's first `d` hex digits
  * (`segmentDigits`), any other to the segment of its top folders (`segmentKeyOf`).
@@ -363,18 +364,15 @@ export function createManifest(
     else lines.set(path, now ?? null);
   }
   const grouped = groupedBySegment(lines, digits);
-  const fold = new Set<string>();
   // Parts rewritten this build: those holding lines of a segment written whole, and the one drained.
   const rewritten = new Set<string>();
   const foldSegment = (key: string) => {
-    fold.add(key);
     touched.add(key);
     if (key.startsWith('id:') && previousParts.has(partOf(key))) rewritten.add(partOf(key));
     for (const path of grouped.get(key)!.keys()) lines.delete(path);
     grouped.delete(key);
   };
   for (const key of [...grouped.keys()]) if (touched.has(key) || !viaDelta(key)) foldSegment(key);
-  for (const key of touched) if (key.startsWith('id:') && previousParts.get(partOf(key))?.size) for (const path of previousParts.get(partOf(key))!.keys()) if (segmentKeyOf(path, digits) === key) rewritten.add(partOf(key));
   // What `recent` would hold for each part kept as it is: the lines that differ from what the part file gives.
   const pendingOf = (part: string): DeltaLines => {
     const pending: DeltaLines = new Map();
@@ -414,12 +412,12 @@ export function createManifest(
   const parts = new Map<string, DeltaLines>();
   const recent: DeltaLines = new Map();
   for (const [part, file] of previousParts) if (part !== RECENT_PART && !rewritten.has(part)) parts.set(part, file);
-  for (const [part, lines] of pending) if (!rewritten.has(part)) for (const [path, entry] of lines) recent.set(path, entry);
+  for (const [part, moved] of pending) if (!rewritten.has(part)) for (const [path, entry] of moved) recent.set(path, entry);
   for (const [key, segment] of grouped) {
     const part = partOf(key);
     if (!rewritten.has(part)) continue;
     let into = parts.get(part);
-    if (!into || into === previousParts.get(part)) parts.set(part, (into = new Map()));
+    if (!into) parts.set(part, (into = new Map()));
     const base = baseOf(key);
     for (const [path, entry] of segment) {
       const was = base?.get(path) ?? null;
