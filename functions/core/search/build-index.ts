@@ -1,6 +1,6 @@
 import MiniSearch from 'minisearch';
 import { numberAt } from '../packed-numbers.js';
-import { decodePosting, encodeFieldPostings, KIND_LIST } from './posting-codec.js';
+import { decodePosting, encodeFieldPostings, keepsEncoding, KIND_LIST } from './posting-codec.js';
 import { ranksOf } from './rank-set.js';
 import { SEARCH_OPTIONS, type IndexedDoc } from './search-options.js';
 import { SEARCH_INDEX_FORMAT, type FieldPostings, type SearchDoc, type SearchIndexData } from './search-types.js';
@@ -42,10 +42,11 @@ function indexedContents(docs: readonly SearchDoc[], rankOf: (i: number) => numb
 
 const byTerm = ([a]: TermPostings, [b]: TermPostings): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** The serialised index of `docCount` docs from every term's postings (any term order). */
-function encodeIndex({ fieldIds, terms }: IndexContents, docCount: number): SearchIndexData {
+/** The serialised index of `docCount` docs from every term's postings (any term order); `written`: rank lists whose segment is known. */
+function encodeIndex({ fieldIds, terms }: IndexContents, docCount: number, written?: ReadonlyMap<readonly number[], string>): SearchIndexData {
   const entries = terms.sort(byTerm);
-  const encodeField = (fieldId: number): FieldPostings => encodeFieldPostings(entries.map(([, ranksByField]) => ranksByField.get(fieldId) ?? []), docCount);
+  const known = written && ((ranks: readonly number[]) => written.get(ranks));
+  const encodeField = (fieldId: number): FieldPostings => encodeFieldPostings(entries.map(([, ranksByField]) => ranksByField.get(fieldId) ?? []), docCount, known);
   return {
     format: SEARCH_INDEX_FORMAT,
     docCount,
@@ -105,14 +106,22 @@ export function updateSearchIndex(previous: SearchIndexData, docs: readonly Sear
   const { fieldIds } = added;
   const byTermText = new Map<string, Map<number, number[]>>();
   const terms = previous.terms === '' ? [] : previous.terms.split(' ');
+  // A posting whose docs all kept their rank, and which gains none, keeps its segment as written: a change re-encodes only the postings it touches.
+  const written = new Map<readonly number[], string>();
   for (const [field, fieldId] of [[previous.tags, fieldIds.tags!], [previous.description, fieldIds.description!]] as const) {
-    for (let t = 0; t < terms.length; t++) {
-      const posting = decodePosting(field.postings, numberAt(field.offsets, field.offsetWidth, t), known);
+    for (let t = 0, start = 0; t < terms.length; t++) {
+      start = t === 0 ? numberAt(field.offsets, field.offsetWidth, 0) : start;
+      const end = t + 1 < terms.length ? numberAt(field.offsets, field.offsetWidth, t + 1) : field.postings.length;
+      const posting = decodePosting(field.postings, start, known);
       const ranks: number[] = [];
+      let kept = keepsEncoding(posting.kind, known, docs.length);
       for (const before of posting.kind === KIND_LIST ? posting.ranks : ranksOf(posting.bits)) {
         const rank = rankNow[before]!;
         if (rank !== -1) ranks.push(rank);
+        if (rank !== before) kept = false;
       }
+      if (kept && ranks.length > 0) written.set(ranks, field.postings.slice(start, end));
+      start = end;
       if (ranks.length === 0) continue;
       if (!inOrder) ranks.sort(ascending);
       let ranksByField = byTermText.get(terms[t]!);
@@ -128,5 +137,5 @@ export function updateSearchIndex(previous: SearchIndexData, docs: readonly Sear
     }
     for (const [fieldId, ranks] of addedByField) ranksByField.set(fieldId, mergeRanks(ranksByField.get(fieldId) ?? [], ranks));
   }
-  return encodeIndex({ fieldIds, terms: [...byTermText] }, docs.length);
+  return encodeIndex({ fieldIds, terms: [...byTermText] }, docs.length, written);
 }

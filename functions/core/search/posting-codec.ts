@@ -169,9 +169,21 @@ export function decodePosting(text: string, offset: number, docCount: number): P
   return { kind: KIND_LIST, count, ranks };
 }
 
-/** One field's postings (search-types.ts) of the given rank lists, one segment per term, in order. */
-export function encodeFieldPostings(rankLists: readonly (readonly number[])[], docCount: number): FieldPostings {
-  const segments = rankLists.map((ranks) => encodePosting(ranks, docCount));
+/**
+ * Whether a segment of `kind` written for an index of `before` records is what `encodePosting`
+ * writes for the same ranks in one of `after` records: a bitmap's body is sized by the count,
+ * and a list stays a list while a bitmap does not get shorter.
+ */
+export function keepsEncoding(kind: number, before: number, after: number): boolean {
+  return Math.ceil(before / 8) === Math.ceil(after / 8) || (kind === KIND_LIST && bitmapChars(after) >= bitmapChars(before));
+}
+
+/**
+ * One field's postings (search-types.ts) of the given rank lists, one segment per term, in
+ * order; `written(ranks)` is a list's segment when it is already known (an index updated in place).
+ */
+export function encodeFieldPostings(rankLists: readonly (readonly number[])[], docCount: number, written?: (ranks: readonly number[]) => string | undefined): FieldPostings {
+  const segments = rankLists.map((ranks) => written?.(ranks) ?? encodePosting(ranks, docCount));
   const offsets: number[] = [];
   let offset = 0;
   for (const segment of segments) {
