@@ -109,7 +109,7 @@ describe('updating an index with the docs that changed', () => {
       const ranks = now.map((_, rank) => (rank === known >> 1 ? -1 : rank));
       expect(JSON.stringify(updateSearchIndex(buildSearchIndex(now), edited, ranks)), `edit at ${known}`).toBe(JSON.stringify(buildSearchIndex(edited)));
     }
-  });
+  }, 60_000);
 
   it('refuses a previous rank out of range or claimed twice', () => {
     const docs: SearchDoc[] = [{ tags: ['smug'], description: null }, { tags: null, description: 'frog' }];

@@ -178,12 +178,13 @@ export function keepsEncoding(kind: number, before: number, after: number): bool
   return Math.ceil(before / 8) === Math.ceil(after / 8) || (kind === KIND_LIST && bitmapChars(after) >= bitmapChars(before));
 }
 
-/**
- * One field's postings (search-types.ts) of the given rank lists, one segment per term, in
- * order; `written(ranks)` is a list's segment when it is already known (an index updated in place).
- */
-export function encodeFieldPostings(rankLists: readonly (readonly number[])[], docCount: number, written?: (ranks: readonly number[]) => string | undefined): FieldPostings {
-  const segments = rankLists.map((ranks) => written?.(ranks) ?? encodePosting(ranks, docCount));
+/** One field's postings (search-types.ts) of the given rank lists, one segment per term, in order. */
+export function encodeFieldPostings(rankLists: readonly (readonly number[])[], docCount: number): FieldPostings {
+  return fieldPostings(rankLists.map((ranks) => encodePosting(ranks, docCount)));
+}
+
+/** One field's postings made of its segments, one per term, in order. */
+export function fieldPostings(segments: readonly string[]): FieldPostings {
   const offsets: number[] = [];
   let offset = 0;
   for (const segment of segments) {
