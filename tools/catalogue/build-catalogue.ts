@@ -317,14 +317,19 @@ interface Run {
  */
 function pairsMade(settings: string, lines: readonly string[], pairs: readonly ContentPair[], analysis: ContentAnalysis, digests: ReadonlyMap<string, string>): PairsMade | null {
   const { items, changes } = analysis;
-  if (items.length !== pairs.length || !items.every((item, index) => item.file === pairs[index]!.image.rel)) return null;
+  if (items.length !== pairs.length) return null;
+  for (let index = 0; index < items.length; index++) if (items[index]!.file !== pairs[index]!.image.rel) return null;
   const row = (item: AnalysedItem, line: string) => pairRow(line, item.sha256, item.record.id, digests.get(item.record.id)!, item.distinctFrom);
-  return {
-    settings,
-    rows: () => items.map((item, index) => row(item, lines[index]!)),
+  let delta: PairsMade['delta'] = null;
+  if (changes) {
     // The pairs read, and any other whose record's digest changed (its thumbnails).
-    delta: changes ? { set: items.flatMap((item, index) => (item.previous?.digest === digests.get(item.record.id) ? [] : [row(item, lines[index]!)])), drop: changes.removed } : null,
-  };
+    delta = { set: [], drop: changes.removed };
+    for (let index = 0; index < items.length; index++) {
+      const item = items[index]!;
+      if (item.previous?.digest !== digests.get(item.record.id)) delta.set.push(row(item, lines[index]!));
+    }
+  }
+  return { settings, rows: () => items.map((item, index) => row(item, lines[index]!)), delta };
 }
 
 /** The catalogue data, compiled with the last build's memos, and every output file but the answers and the generated ones. */

@@ -108,8 +108,12 @@ export interface PairRow {
 
 /** What follows a row's line (the line itself `lineLength` characters long): sha256, id, digest, distinct_from. */
 export function rowMade(row: string, lineLength: number): Pick<PairRow, 'sha256' | 'id' | 'digest' | 'distinctFrom'> {
-  const [sha256 = '', id = '', digest = '', distinct = ''] = row.slice(lineLength + 1).split('\t');
-  return { sha256, id, digest, distinctFrom: distinct === '' ? [] : (JSON.parse(distinct) as string[]) };
+  // Sliced at the known places rather than split: a change build reads one row per record.
+  const idAt = lineLength + 66;
+  const digestAt = row.indexOf('\t', idAt) + 1;
+  const distinctAt = row.indexOf('\t', digestAt) + 1;
+  const distinct = row.slice(distinctAt);
+  return { sha256: row.slice(lineLength + 1, idAt - 1), id: row.slice(idAt, digestAt - 1), digest: row.slice(digestAt, distinctAt - 1), distinctFrom: distinct === '' ? [] : (JSON.parse(distinct) as string[]) };
 }
 
 export function parsePairRow(row: string): PairRow {
