@@ -14,7 +14,7 @@ import { cacheMemo, hasMembers } from './memo.js';
 import { memoizedRecordEncoding } from './record-encoding-memo.js';
 import { memoizedSearchIndex } from './search-index-memo.js';
 import { memoizedSimilarLists } from './similar-lists-memo.js';
-import { loadPairs, loadRecords, type PairsDelta, pairsFile, recordsFile, type SavedRecords, savePairs, saveRecords } from './unchanged-content.js';
+import { loadPairs, loadRecords, loadRecordsById, type PairsDelta, pairsFile, recordsFile, type SavedRecords, savePairs, saveRecords } from './unchanged-content.js';
 import type { PreviousBuild } from '../analyse-content.js';
 
 interface LastBuildJson {
@@ -142,13 +142,13 @@ export class LastBuild {
     if (!this.outputIntact || !this.recordsStand() || json?.unchanged === undefined || json.pairsSettings !== settings || !this.pairsStand()) return null;
     const rows = loadPairs(this.cacheDir);
     if (rows === null) return null;
-    let records: PepeRecord[];
+    let records: Map<string, PepeRecord>;
     try {
-      records = loadRecords(this.cacheDir);
+      records = loadRecordsById(this.cacheDir);
     } catch {
       return null;
     }
-    return { rows, records: new Map(records.map((record) => [record.id, record])), problems: json.unchanged.problems };
+    return { rows, records, problems: json.unchanged.problems };
   }
 
   private pairsStand(): boolean {

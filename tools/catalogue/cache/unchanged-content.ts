@@ -81,19 +81,33 @@ export function saveRecords(cacheDir: string, records: PepeRecord[], digests: Re
   return frame.length;
 }
 
-/** The records the file holds, in build order; throws when it is not a records file. */
-export function loadRecords(cacheDir: string): PepeRecord[] {
+/** The full list and the deltas after it; throws when the file is not a records file. */
+function readRecords(cacheDir: string): [PepeRecord[], RecordsDelta[]] {
   // Only a regular file, opened without blocking: a named pipe would block the caller for ever.
   const read = readCacheDocuments(readRegularFileSync(recordsFile(cacheDir)));
   if (read === null || !Array.isArray(read.documents[0])) throw new Error(`"${recordsFile(cacheDir)}" holds no records: delete it`);
   const [base, ...deltas] = read.documents as [PepeRecord[], ...RecordsDelta[]];
-  if (deltas.length === 0) return base;
+  return [base, deltas];
+}
+
+function foldRecords(base: PepeRecord[], deltas: RecordsDelta[]): Map<string, PepeRecord> {
   const byId = new Map(base.map((record) => [record.id, record]));
   for (const delta of deltas) {
     for (const id of delta.drop) byId.delete(id);
     for (const record of delta.set) byId.set(record.id, record);
   }
-  return sortedRecords([...byId.values()]);
+  return byId;
+}
+
+/** The records the file holds, in build order; throws when it is not a records file. */
+export function loadRecords(cacheDir: string): PepeRecord[] {
+  const [base, deltas] = readRecords(cacheDir);
+  return deltas.length === 0 ? base : sortedRecords([...foldRecords(base, deltas).values()]);
+}
+
+/** The records the file holds by id (a change build's lookup: no order needed, none made); throws as `loadRecords`. */
+export function loadRecordsById(cacheDir: string): Map<string, PepeRecord> {
+  return foldRecords(...readRecords(cacheDir));
 }
 
 // The last build's pairs (`pairs.bin`, framed as records.bin): what a change build takes over
