@@ -94,33 +94,49 @@ const MAX_SIMILAR_UPDATES = 64;
  * what the whole search finds, since a removed record outside a list's nearest SIMILAR_LIMIT
  * never decided it. Null when more changed than MAX_SIMILAR_UPDATES: then search it all.
  */
-export function updateSimilarLists(previous: SimilarListsOf, records: readonly { id: string; phash: string }[]): Neighbour[][] | null {
-  const hashes = records.map((record) => parseHash(record.phash));
-  const previousRank = new Map<string, number>();
-  previous.ids.forEach((id, rank) => previousRank.set(id, rank));
+export function updateSimilarLists(previous: SimilarListsOf, records: readonly { id: string; phash: string }[], previousRanks?: ArrayLike<number>): Neighbour[][] | null {
+  let ranksBefore = previousRanks;
+  if (ranksBefore === undefined) {
+    const previousRank = new Map<string, number>();
+    previous.ids.forEach((id, rank) => previousRank.set(id, rank));
+    ranksBefore = records.map((record) => previousRank.get(record.id) ?? -1);
+  }
   // Previous rank → current rank, -1 when that record is gone or has another phash now.
   const rankNow = new Int32Array(previous.ids.length).fill(-1);
   const fresh: number[] = [];
-  records.forEach((record, rank) => {
-    const before = previousRank.get(record.id);
-    if (before !== undefined && previous.phashes[before] === record.phash) rankNow[before] = rank;
+  for (let rank = 0; rank < records.length; rank++) {
+    const before = ranksBefore[rank]!;
+    if (before !== -1 && previous.phashes[before] === records[rank]!.phash) rankNow[before] = rank;
     else fresh.push(rank);
-  });
+  }
   const gone = rankNow.reduce((count, rank) => count + (rank === -1 ? 1 : 0), 0);
   if (fresh.length + gone > MAX_SIMILAR_UPDATES) return null;
-  const within = (rank: number, others: Iterable<number>): Neighbour[] => {
+  // Every phash as two words, parsed once and only when a record is compared with all others.
+  let words: Uint32Array | null = null;
+  let hashed: Uint8Array | null = null;
+  const within = (rank: number): Neighbour[] => {
+    if (words === null || hashed === null) {
+      words = new Uint32Array(records.length * 2);
+      hashed = new Uint8Array(records.length);
+      records.forEach((record, at) => {
+        const hash = parseHash(record.phash);
+        if (hash === null) return;
+        words![at * 2] = hash.hi;
+        words![at * 2 + 1] = hash.lo;
+        hashed![at] = 1;
+      });
+    }
     const out: Neighbour[] = [];
-    const hash = hashes[rank];
-    if (hash === null || hash === undefined) return out;
-    for (const other of others) {
-      const theirs = hashes[other];
-      if (other === rank || theirs === null || theirs === undefined) continue;
-      const distance = popcount32((hash.hi ^ theirs.hi) >>> 0) + popcount32((hash.lo ^ theirs.lo) >>> 0);
+    if (hashed[rank] === 0) return out;
+    const hi = words[rank * 2]!;
+    const lo = words[rank * 2 + 1]!;
+    for (let other = 0; other < records.length; other++) {
+      if (other === rank || hashed[other] === 0) continue;
+      const distance = popcount32((hi ^ words[other * 2]!) >>> 0) + popcount32((lo ^ words[other * 2 + 1]!) >>> 0);
       if (distance <= SIMILAR_MAX_DISTANCE) out.push({ rank: other, distance });
     }
     return out;
   };
-  const everyRank = { *[Symbol.iterator]() { for (let rank = 0; rank < records.length; rank++) yield rank; } };
   const nearest = (list: Neighbour[]) => list.sort((a, b) => a.distance - b.distance || (records[a.rank]!.id < records[b.rank]!.id ? -1 : 1)).slice(0, SIMILAR_LIMIT);
   const none: Neighbour[] = [];
   const lists = new Array<Neighbour[]>(records.length).fill(none);
@@ -129,14 +145,14 @@ export function updateSimilarLists(previous: SimilarListsOf, records: readonly {
   // The fresh records' neighbours, and each of them as a neighbour of those.
   const gained = new Map<number, Neighbour[]>();
   for (const rank of fresh) {
-    const found = within(rank, everyRank);
+    const found = within(rank);
     if (found.length > 0) lists[rank] = nearest(found);
     for (const { rank: other, distance } of found) if (!isFresh[other]) gained.set(other, [...(gained.get(other) ?? []), { rank, distance }]);
   }
   let remade = 0;
   for (let before = 0; before < previous.ids.length; before++) {
     const rank = rankNow[before]!;
-    if (rank === -1) continue;
+    if (rank === -1 || ((previous.lists[before]?.length ?? 0) === 0 && !gained.has(rank))) continue;
     const kept: Neighbour[] = [];
     for (const entry of previous.lists[before] ?? []) {
       const member = rankNow[Math.floor(entry / 32)]!;
@@ -145,7 +161,7 @@ export function updateSimilarLists(previous: SimilarListsOf, records: readonly {
     }
     const lost = kept.length < (previous.lists[before]?.length ?? 0);
     if (lost && ++remade > MAX_SIMILAR_UPDATES) return null;
-    const list = lost ? within(rank, everyRank) : [...kept, ...(gained.get(rank) ?? [])];
+    const list = lost ? within(rank) : [...kept, ...(gained.get(rank) ?? [])];
     if (list.length > 0) lists[rank] = lost || gained.has(rank) ? nearest(list) : list;
   }
   return lists;

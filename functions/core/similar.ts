@@ -77,16 +77,17 @@ export interface StoredHashes {
 export function storeHashes(phashes: readonly string[], maxPiece: number, addPiece: (text: string) => number): StoredHashes {
   const perPiece = Math.max(1, Math.floor(maxPiece / 32)) * 3;
   const missing: number[] = [];
-  const words = new Uint32Array(phashes.length * 2);
-  phashes.forEach((phash, rank) => {
-    const hash = parseHash(phash);
-    if (hash === null) missing.push(rank);
-    else words.set([hash.hi, hash.lo], rank * 2);
-  });
   // The bytes of little-endian words, whatever this machine's order.
-  const bytes = new Uint8Array(words.length * 4);
+  const bytes = new Uint8Array(phashes.length * 8);
   const view = new DataView(bytes.buffer);
-  words.forEach((word, i) => view.setUint32(i * 4, word, true));
+  for (let rank = 0; rank < phashes.length; rank++) {
+    const hash = parseHash(phashes[rank]!);
+    if (hash === null) missing.push(rank);
+    else {
+      view.setUint32(rank * 8, hash.hi, true);
+      view.setUint32(rank * 8 + 4, hash.lo, true);
+    }
+  }
   let first = -1;
   for (let start = 0; start < phashes.length || first === -1; start += perPiece) {
     const index = addPiece(encodeBytes(bytes.subarray(start * 8, Math.min(phashes.length, start + perPiece) * 8)));

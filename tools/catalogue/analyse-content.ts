@@ -10,9 +10,12 @@ import { FEATURE_VERSION, analyseImage } from '../image/analyse-image.js';
 import { configureSharpForBatch } from '../image/decode.js';
 import { releasePixelPass } from '../image/pixel-pass.js';
 import { type ImageBytes, type ImageFileContext, type ImageOutcome, analyseImageFile, readImageBytes } from './analyse-image-file.js';
-import { type CachedFeatures, FeatureCache } from './cache/feature-cache.js';
+import { type CachedFeatures, FeatureCache, type FeatureSource } from './cache/feature-cache.js';
+import { parsePairRow, rowMade } from './cache/stat-keyed-map.js';
+import type { ImageFormat } from '../image/format.js';
 import { error, warning, type Problem } from '../shared/problems.js';
 import { caseCollisions, folderProblem, type ContentFile, type ContentPair, type ContentScan, scanContent, readContentFileSync, unreadableProblem } from './scan-content.js';
+import type { StatKey } from './cache/stat-keyed-map.js';
 import { cachePlacementProblem } from './cache/cache-placement.js';
 import { MAX_SIDECAR_BYTES, type NormalisedSidecar, parseSidecar, sidecarDateProblems, sidecarText } from './sidecar.js';
 import { windowsNameProblems } from './windows-names.js';
@@ -58,6 +61,31 @@ export interface AnalyseContentOptions {
   beforeDecoding?: (uncached: number) => boolean;
   /** Given each image decoded, with its pixels (analyse-image-file.ts); awaited before the next. */
   onDecoded?: ImageFileContext['onDecoded'];
+  /**
+   * The last build's pairs, records and problems (`pepe build`: cache/last-build.ts), with the
+   * scan's `statLine` of each pair: then only the pairs whose line changed are read and checked
+   * (a change build); the listing must have no problem, else everything is analysed.
+   */
+  previous?: PreviousBuild;
+  lines?: readonly string[];
+}
+
+/** What a change build starts from: the last build's pairs (`pairs.bin`), records and problems. */
+export interface PreviousBuild {
+  /** Image path → the pair's row (cache/stat-keyed-map.ts `pairRow`). */
+  rows: Map<string, string>;
+  /** The last build's records by id. */
+  records: Map<string, PepeRecord>;
+  /** What it reported about its content. */
+  problems: readonly Problem[];
+}
+
+/** What a change build read (`previous` given), for the stages after it. */
+export interface ContentChanges {
+  /** The valid items of the pairs read (new or changed); every other item is the last build's. */
+  items: AnalysedItem[];
+  /** Image paths of the last build's pairs that are gone. */
+  removed: string[];
 }
 
 export interface AnalyseProgress {
@@ -78,6 +106,8 @@ export interface AnalysedItem {
   texture: Uint8Array;
   animated: boolean;
   distinctFrom: string[];
+  /** An item a change build took from the last build: its record's digest then, and the thumbnails it had (build-extras.ts `buildInputs`). */
+  previous?: { digest: string; thumbnails: PepeRecord['thumbnails'] };
 }
 
 export interface AnalyseStats {
@@ -87,6 +117,8 @@ export interface AnalyseStats {
   decoded: number;
   /** Images whose bytes were read and hashed (not answered by the stat cache). */
   hashed: number;
+  /** A change build's pairs read (their stat changed, or new) and gone; null when every pair was looked at. */
+  changed: { read: number; removed: number } | null;
   timings: {
     cacheLoadMs: number;
     scanMs: number;
@@ -106,6 +138,8 @@ export interface ContentAnalysis {
   stats: AnalyseStats;
   /** Set when `beforeDecoding` declined: the images that wait to be decoded (nothing analysed or written). */
   declined?: number;
+  /** Set when the analysis started from the last build (`previous`). */
+  changes?: ContentChanges;
 }
 
 export const defaultCacheDir = (contentDir: string): string => resolve(contentDir, '..', '.pepe-cache');
@@ -134,7 +168,7 @@ function readSidecar(file: ContentFile): { text: string } | { problem: Problem }
   return { problem: error('file-too-large', `is ${(read.size / 1048576).toFixed(1)} MB, over the ${MAX_SIDECAR_BYTES / 1048576} MB limit for a sidecar: it holds a few fields, shorten its description or tags`, file.rel) };
 }
 
-async function loadSidecar(pair: ContentPair, cache: FeatureCache): Promise<{ sidecar?: NormalisedSidecar; problems: Problem[] }> {
+async function loadSidecar(pair: ContentPair, cache: FeatureSource): Promise<{ sidecar?: NormalisedSidecar; problems: Problem[] }> {
   const cached = cache.sidecar(pair.sidecar.rel, pair.sidecar);
   if (cached) return { sidecar: cached, problems: [] };
   const read = readSidecar(pair.sidecar);
@@ -149,7 +183,7 @@ async function loadSidecar(pair: ContentPair, cache: FeatureCache): Promise<{ si
 function nothingAnalysed(problems: Problem[], started: number): ContentAnalysis {
   const elapsed = performance.now() - started;
   const timings = { cacheLoadMs: 0, scanMs: elapsed, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: elapsed, cpuMs: 0 };
-  return { items: [], problems: [...problems], stats: { images: 0, cacheHits: 0, decoded: 0, hashed: 0, timings } };
+  return { items: [], problems: [...problems], stats: { images: 0, cacheHits: 0, decoded: 0, hashed: 0, changed: null, timings } };
 }
 
 /**
@@ -237,18 +271,22 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   // (The same when a folder in it could not be listed: the scan's `unreadable`.)
   if (scan.problems.some((problem) => problem.code === 'content-missing' || problem.code === 'unreadable')) return nothingAnalysed(scan.problems, started);
   const scanMs = performance.now() - started;
-  const cache = await FeatureCache.load(cacheDir, FEATURE_VERSION);
+  const { previous, lines } = options;
+  const changeBuild = previous !== undefined && lines !== undefined && scan.problems.length === 0 && scan.loneSidecars.length === 0;
+  const listed = changeBuild ? new ListedFeatures(previous, () => FeatureCache.loadSync(cacheDir, FEATURE_VERSION)) : null;
+  const cache: FeatureSource = listed ?? (await FeatureCache.load(cacheDir, FEATURE_VERSION));
   const cacheLoadMs = performance.now() - started - scanMs;
   // Valid sidecars whose image is not published (refused, or none): their ids still count.
   const unpublished: UnpublishedSidecar[] = [];
-  const problems = [...scan.problems, ...loneSidecarProblems(scan.loneSidecars, unpublished), ...caseCollisions(scan), ...windowsNameProblems(scan)];
   const timings = { cacheLoadMs, scanMs, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: 0, cpuMs: 0 };
-  const stats: AnalyseStats = { images: 0, cacheHits: 0, decoded: 0, hashed: 0, timings };
+  const stats: AnalyseStats = { images: 0, cacheHits: 0, decoded: 0, hashed: 0, changed: null, timings };
+  const items: (AnalysedItem | undefined)[] = new Array(scan.pairs.length);
+  const diff = listed ? takeUnchanged(scan, lines!, listed, items, stats) : null;
+  const problems = diff ? diff.problems : [...scan.problems, ...loneSidecarProblems(scan.loneSidecars, unpublished), ...caseCollisions(scan), ...windowsNameProblems(scan)];
 
   const imageContext: ImageFileContext = { cache, analyse, limits, counters: stats, onDecoded: options.onDecoded };
 
-  const items: (AnalysedItem | undefined)[] = new Array(scan.pairs.length);
-  let done = 0;
+  let done = scan.pairs.length - (diff?.misses.length ?? scan.pairs.length);
   const later: number[] = [];
   function finish(index: number, side: { sidecar?: NormalisedSidecar; problems: Problem[] }, img: ImageOutcome): void {
     const pair = scan.pairs[index]!;
@@ -284,8 +322,8 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   }
   // Fast path without a promise per file: pairs whose sidecar and image are both unchanged
   // (stat cache) and already analysed. On a rebuild that is nearly every pair.
-  const misses: number[] = [];
-  scan.pairs.forEach((pair, index) => {
+  const misses: number[] = diff?.misses ?? [];
+  if (!diff) scan.pairs.forEach((pair, index) => {
     const sidecar = pair.image.size <= limits.maxFileBytes ? cache.sidecar(pair.sidecar.rel, pair.sidecar) : undefined;
     const hash = sidecar ? cache.imageHash(pair.image.rel, pair.image) : undefined;
     const features = hash ? cache.featuresOf(hash) : undefined;
@@ -321,11 +359,211 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
     for (const item of analysed) yield item.record.id;
   };
   problems.push(...unknownDistinctFrom(valid, otherIds()));
-  if (options.writeCache !== false) await cache.save();
+  // A change build saw only the pairs it read: the entries of the others are kept, not pruned.
+  if (options.writeCache !== false) await (listed ? listed.real?.save({ prune: false }) : (cache as FeatureCache).save());
   stats.timings.totalMs = performance.now() - started;
   const used = process.cpuUsage(cpu);
   stats.timings.cpuMs = (used.user + used.system) / 1000;
-  return { items: valid, problems: sortProblems(problems), stats };
+  const analysis: ContentAnalysis = { items: valid, problems: sortProblems(problems), stats };
+  if (diff) {
+    const read = new Set(diff.misses.map((index) => scan.pairs[index]!.image.rel));
+    const changed = valid.filter((item) => read.has(item.file));
+    analysis.changes = { items: changed, removed: diff.removed };
+    stats.changed = { read: diff.misses.length, removed: diff.removed.length };
+  }
+  return analysis;
+}
+
+/** Format and MIME type of a published extension: what a feature row holds besides a record's fields. */
+const FORMAT_OF_EXT: Record<string, [ImageFormat, string]> = { '.png': ['png', 'image/png'], '.jpg': ['jpeg', 'image/jpeg'], '.gif': ['gif', 'image/gif'], '.webp': ['webp', 'image/webp'], '.avif': ['avif', 'image/avif'] };
+
+/**
+ * The features a change build knows without the build cache: those of the last build's records
+ * (by image sha256: a moved or reverted image, an edited sidecar), their thumbnails read from the
+ * build cache on first access only; anything else from the build cache, loaded (once) when an
+ * image of other bytes shows up. Parsed sidecars are not looked up: the few read are parsed.
+ */
+class ListedFeatures implements FeatureSource {
+  /** The build cache, once loaded. */
+  real: FeatureCache | undefined;
+  private readonly hashes = new Map<string, string>();
+  private byHash: Map<string, string> | undefined;
+
+  constructor(readonly previous: PreviousBuild, private readonly load: () => FeatureCache) {}
+
+  private cache(): FeatureCache {
+    return (this.real ??= this.load());
+  }
+
+  /** The image at `path` holds these bytes (its stat is the last build's). */
+  knowHash(path: string, sha256: string): void {
+    this.hashes.set(path, sha256);
+  }
+
+  imageHash(path: string, stat: StatKey): string | undefined {
+    return this.hashes.get(path) ?? this.real?.imageHash(path, stat);
+  }
+
+  setImageHash(path: string, stat: StatKey, sha256: string): void {
+    this.hashes.set(path, sha256);
+    this.real?.setImageHash(path, stat, sha256);
+  }
+
+  featuresOf(sha256: string): CachedFeatures | undefined {
+    const record = this.recordOf(sha256);
+    return record ? new RecordFeatures(record, sha256, this) : this.cache().featuresOf(sha256);
+  }
+
+  setFeatures(sha256: string, features: CachedFeatures): void {
+    this.cache().setFeatures(sha256, features);
+  }
+
+  sidecar(path: string, stat: StatKey): NormalisedSidecar | undefined {
+    return this.real?.sidecar(path, stat);
+  }
+
+  setSidecar(path: string, stat: StatKey, sidecar: NormalisedSidecar): void {
+    this.real?.setSidecar(path, stat, sidecar);
+  }
+
+  /** The thumbnail and texture map of known bytes, from the build cache. */
+  cached(sha256: string): CachedFeatures {
+    const features = this.cache().featuresOf(sha256);
+    if (!features) throw new Error(`the build cache in "${this.cache().dir}" has lost the features of image ${sha256}: delete the cache folder and build again`);
+    return features;
+  }
+
+  /** The last build's record of an image with these bytes (removed pairs included). */
+  private recordOf(sha256: string): PepeRecord | undefined {
+    if (this.byHash === undefined) {
+      this.byHash = new Map();
+      // A row ends in `\0sha256\tid\t…` (stat-keyed-map.ts `pairRow`).
+      for (const row of this.previous.rows.values()) {
+        const at = row.lastIndexOf('\0') + 1;
+        this.byHash.set(row.slice(at, at + 64), row.slice(at + 65, row.indexOf('\t', at + 65)));
+      }
+    }
+    const id = this.byHash.get(sha256);
+    return id === undefined ? undefined : this.previous.records.get(id);
+  }
+}
+
+/** The features of a last build's record; its thumbnail is read from the build cache on first access only. */
+class RecordFeatures implements CachedFeatures {
+  readonly format: ImageFormat;
+  readonly mime: string;
+  constructor(
+    private readonly record: PepeRecord,
+    private readonly sha256: string,
+    private readonly listed: ListedFeatures,
+  ) {
+    [this.format, this.mime] = FORMAT_OF_EXT[record.file_ext]!;
+  }
+
+  get ext() {
+    return this.record.file_ext;
+  }
+  get width() {
+    return this.record.width;
+  }
+  get height() {
+    return this.record.height;
+  }
+  get phash() {
+    return this.record.phash;
+  }
+  get blurhash() {
+    return this.record.blurhash;
+  }
+  get animated() {
+    return this.record.animated;
+  }
+  get thumb() {
+    return this.listed.cached(this.sha256).thumb;
+  }
+  get texture() {
+    return this.listed.cached(this.sha256).texture;
+  }
+}
+
+/** An item a change build took from the last build: its thumbnail is read from the build cache on first access only. */
+class ListedItem implements AnalysedItem {
+  readonly previous: { digest: string; thumbnails: PepeRecord['thumbnails'] };
+  constructor(
+    readonly record: PepeRecord,
+    readonly file: string,
+    readonly abs: string,
+    readonly sha256: string,
+    readonly distinctFrom: string[],
+    digest: string,
+    private readonly listed: ListedFeatures,
+  ) {
+    this.previous = { digest, thumbnails: record.thumbnails };
+  }
+
+  get animated() {
+    return this.record.animated;
+  }
+  get thumb() {
+    return this.listed.cached(this.sha256).thumb;
+  }
+  get texture() {
+    return this.listed.cached(this.sha256).texture;
+  }
+}
+
+/**
+ * A change build's diff of the scan against the last build's pairs (one pass over the scan, a
+ * lookup per pair): each pair whose `statLine` is unchanged gets its item from the last build's
+ * record; the others are the `misses` to read. Its problems: the last build's that concern no
+ * pair read or gone (near-duplicates and unknown distinct_from are checked again over all),
+ * and the listing's checks on the pairs read: Windows names, and letter case when a path is new.
+ * The last build had no error, so no other pair can have one of those.
+ */
+function takeUnchanged(scan: ContentScan, lines: readonly string[], listed: ListedFeatures, items: (AnalysedItem | undefined)[], stats: AnalyseStats) {
+  const { rows, records } = listed.previous;
+  const misses: number[] = [];
+  const touched = new Set<string>();
+  let newPaths = false;
+  let seen = 0;
+  for (let index = 0; index < scan.pairs.length; index++) {
+    const { image, sidecar } = scan.pairs[index]!;
+    const line = lines[index]!;
+    const row = rows.get(image.rel);
+    if (row !== undefined) seen++;
+    if (row !== undefined && row.charCodeAt(line.length) === 0 && row.startsWith(line)) {
+      const made = rowMade(row, line.length);
+      const record = records.get(made.id);
+      if (record !== undefined) {
+        items[index] = new ListedItem(record, image.rel, image.abs, made.sha256, made.distinctFrom, made.digest, listed);
+        stats.images++;
+        stats.cacheHits++;
+        continue;
+      }
+    }
+    misses.push(index);
+    touched.add(image.rel).add(sidecar.rel);
+    const old = row === undefined ? undefined : parsePairRow(row);
+    if (old === undefined || old.sidecar !== sidecar.rel) newPaths = true;
+    if (old === undefined) continue;
+    touched.add(old.sidecar);
+    // An image whose stat is the last build's holds the same bytes: not read again.
+    if (line.startsWith(`${old.image}\0${old.imageStat}\0`)) listed.knowHash(image.rel, old.sha256);
+  }
+  const removed: string[] = [];
+  if (seen < rows.size) {
+    const scanned = new Set(scan.pairs.map((pair) => pair.image.rel));
+    for (const [image, row] of rows) {
+      if (scanned.has(image)) continue;
+      removed.push(image);
+      touched.add(image).add(parsePairRow(row).sidecar);
+    }
+  }
+  const missed = misses.map((index) => scan.pairs[index]!);
+  const kept = listed.previous.problems.filter((problem) => problem.code !== 'near-duplicate' && problem.code !== 'unknown-distinct-from' && !(problem.file !== undefined && touched.has(problem.file)));
+  const names = missed.flatMap((pair) => [pair.image.rel, pair.sidecar.rel]);
+  const problems = [...kept, ...(newPaths ? caseCollisions(scan, names) : []), ...windowsNameProblems({ pairs: missed, loneSidecars: [] })];
+  return { misses, removed, problems };
 }
 
 /**

@@ -8,7 +8,7 @@
 import type { analyseImage } from '../image/analyse-image.js';
 import { releaseFrame } from '../image/decode.js';
 import { describeUnsupported, detectFormat } from '../image/format.js';
-import { type CachedFeatures, type FeatureCache, THUMB_BYTES } from './cache/feature-cache.js';
+import { type CachedFeatures, type FeatureSource, THUMB_BYTES } from './cache/feature-cache.js';
 import { sha256Of } from '../shared/manifest.js';
 import { error, type Problem } from '../shared/problems.js';
 import { readContentFileSync, type ContentPair, unreadableProblem } from './scan-content.js';
@@ -18,7 +18,7 @@ export type ImageOutcome = { ok: true; sha256: string; features: CachedFeatures;
 
 /** What one image analysis needs from the run that calls it; `counters` is added to. */
 export interface ImageFileContext {
-  cache: FeatureCache;
+  cache: FeatureSource;
   analyse: typeof analyseImage;
   limits: { maxFileBytes: number; maxPixels: number; maxFrames: number; maxTotalPixels: number; timeoutMs: number };
   counters: { hashed: number; timings: { readHashMs: number; decodeMs: number; pixelsMs: number; blurhashMs: number } };

@@ -10,6 +10,7 @@ import { FIXTURE_URLS, fixtureId, fixtureImage, makeFixtureContent } from '../te
 import { snapshotDir } from '../testing/snapshot-dir.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 import type { AnalyseFn } from './analyse-content.js';
+import { FeatureCache } from './cache/feature-cache.js';
 import { buildCatalogue, type BuildOptions } from './build-catalogue.js';
 import { catalogueDataFiles, catalogueModuleSource, compileCatalogue } from '../../functions/core/catalogue.js';
 import { catalogueVersion, createManifest, loadManifest, manifestJson, segmentFiles, writeManifestFiles } from '../shared/manifest.js';
@@ -675,6 +676,40 @@ describe('incremental rebuilds', () => {
       const torn = await buildCatalogue(own);
       expect(torn.stats.shortcut).toBe('records');
       expect((await buildCatalogue(own)).records).toEqual(torn.records);
+    });
+
+    it('reads only the pairs that changed, and the build cache only for what the last build did not have; a torn pairs file reads as none', async () => {
+      const load = vi.spyOn(FeatureCache, 'load');
+      const loadSync = vi.spyOn(FeatureCache, 'loadSync');
+      try {
+        const spy = countingAnalyse();
+        const path = join(own.contentDir, 'frog-003.json');
+        await writeFile(path, JSON.stringify({ ...JSON.parse(await readFile(path, 'utf8')), tags: ['edited'] }));
+        const edited = await buildCatalogue({ ...own, analyse: spy.analyse });
+        expect(edited.stats).toMatchObject({ changed: { read: 1, removed: 0 }, hashed: 0, decoded: 0, records: 6 });
+        // The misnamed frog-000 was not read: its warning is the last build's.
+        expect(edited.problems).toEqual(first.problems);
+        expect(load.mock.calls.length + loadSync.mock.calls.length).toBe(0);
+        // The same bytes under another name: read and hashed, never decoded.
+        const image = (await readdir(own.contentDir)).find((file) => file.startsWith('frog-001.') && !file.endsWith('.json'))!;
+        await mkdir(join(own.contentDir, 'moved'));
+        await rename(join(own.contentDir, image), join(own.contentDir, 'moved', image));
+        await rename(join(own.contentDir, 'frog-001.json'), join(own.contentDir, 'moved', 'frog-001.json'));
+        const moved = await buildCatalogue({ ...own, analyse: spy.analyse });
+        expect(moved.stats).toMatchObject({ changed: { read: 1, removed: 1 }, hashed: 1, decoded: 0, records: 6 });
+        expect(spy.calls()).toBe(0);
+        expect(load).not.toHaveBeenCalled();
+      } finally {
+        load.mockRestore();
+        loadSync.mockRestore();
+      }
+      const pairs = join(own.cacheDir!, 'pairs.bin');
+      await writeFile(pairs, (await readFile(pairs)).subarray(0, 40));
+      await writeFile(join(own.contentDir, 'frog-003.json'), JSON.stringify({ ...JSON.parse(await readFile(join(own.contentDir, 'frog-003.json'), 'utf8')), tags: ['edited', 'again'] }));
+      const torn = await buildCatalogue(own);
+      expect(torn.ok).toBe(true);
+      expect(torn.stats.changed).toBeNull();
+      expect((await buildCatalogue(own)).stats.shortcut).toBe('listing');
     });
 
     it('is not taken for other URLs, nor without its records file', async () => {

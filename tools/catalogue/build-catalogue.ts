@@ -5,7 +5,7 @@
  */
 import { readdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { isAtOrBelow, scanContent, folderProblem } from './scan-content.js';
+import { type ContentPair, isAtOrBelow, scanContent, folderProblem } from './scan-content.js';
 import { catalogueDataFiles, compileCatalogue } from '../../functions/core/catalogue.js';
 import { type PepeRecord, type SiteUrls } from '../../functions/core/record.js';
 import { type AnalyseContentOptions, type AnalysedItem, type AnalyseStats, analyseContent, type ContentAnalysis, dateProblems, defaultCacheDir, effectiveLimits, sortedRecords, sortProblems } from './analyse-content.js';
@@ -20,7 +20,8 @@ import { type ChunkShapes, planAnswers } from './plan-answers.js';
 import { byteLength, type PlannedFile, writeOutput } from './write-output.js';
 import { previousAnswers } from './cache/answer-digests.js';
 import { type BuildInputs, buildContext, buildInputs, type GeneratedExtras, generateExtras } from './build-extras.js';
-import { LastBuild, type UnchangedContent } from './cache/last-build.js';
+import { LastBuild, type PairsMade, type UnchangedContent } from './cache/last-build.js';
+import { pairRow, statLine } from './cache/stat-keyed-map.js';
 import { FEATURE_VERSION } from '../image/analyse-image.js';
 import { writeAccessProblem } from './write-access.js';
 import { changedImageWarnings } from './changed-images.js';
@@ -85,7 +86,7 @@ export interface BuildResult {
  */
 function idleStats(seconds: number, given: Partial<Omit<BuildStats, 'timings' | 'seconds'>> & { timings?: Partial<BuildStats['timings']> }): BuildStats {
   const timings = { cacheLoadMs: 0, scanMs: 0, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: 0, cpuMs: 0, dupesMs: 0, renditionsMs: 0, compileMs: 0, writeMs: 0, generateMs: 0, ...given.timings };
-  const none = { images: 0, cacheHits: 0, decoded: 0, hashed: 0, records: 0, warnings: 0, errors: 0, written: 0, kept: 0, removed: 0, shortcut: null, searchIndex: null, recordEncoding: null, renditions: null, generated: null };
+  const none = { images: 0, cacheHits: 0, decoded: 0, hashed: 0, changed: null, records: 0, warnings: 0, errors: 0, written: 0, kept: 0, removed: 0, shortcut: null, searchIndex: null, recordEncoding: null, renditions: null, generated: null };
   return { ...none, ...given, timings, seconds };
 }
 
@@ -130,7 +131,9 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   const scanMs = performance.now() - scanStart;
   const context = buildContext(options.urls, options.chunks);
   const limits = effectiveLimits(options.limits);
-  const statFingerprint = contentStatFingerprint(scan, { contentDir, context, featureVersion: FEATURE_VERSION, limits, renditions: options.renditions ?? null });
+  const settings = { contentDir, context, featureVersion: FEATURE_VERSION, limits, renditions: options.renditions ?? null };
+  const lines = scan.pairs.map(statLine);
+  const statFingerprint = contentStatFingerprint(scan, settings, lines);
   const unchanged = recovery.state === 'busy' ? null : last.unchanged(statFingerprint);
   if (unchanged !== null) return lastBuildResult(last, unchanged, { scanMs, totalMs: performance.now() - scanStart }, started);
   // Only now: the no-change path reads no cache file but last-build.json and records.bin.
@@ -140,11 +143,15 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
 
   // Each image the analysis decodes hands its pixels to its renditions (renditions.ts): no second decode.
   const renditions = await openRenditions({ cacheDir, limits, concurrency: options.concurrency, settings: options.renditions });
-  const analysis = await analyseContent({ ...options, contentDir, cacheDir, writeCache: true, scan, onDecoded: renditions.fromDecoded });
+  // A change build reads only the pairs whose stat changed since the last build (analyse-content.ts).
+  const settingsKey = sha256Of(JSON.stringify(settings));
+  const previous = (recovery.state === 'busy' ? null : last.previousBuild(settingsKey)) ?? undefined;
+  const analysis = await analyseContent({ ...options, contentDir, cacheDir, writeCache: true, scan, onDecoded: renditions.fromDecoded, previous, lines });
   if (analysis.declined !== undefined) return { ...refusedBuild([], started), declined: analysis.declined };
   const dupesStart = performance.now();
   const dupes = await nearDuplicateProblems(analysis.items, 'warning', { dir: cacheDir, write: true });
-  const problems = sortProblems([...cacheFiles, ...analysis.problems, ...dateProblems(analysis.items, 'warning'), ...(await outDirProblems(contentDir, recovery, last)), ...dupes]);
+  // A change build keeps the last build's date problems of the records it did not read.
+  const problems = sortProblems([...cacheFiles, ...analysis.problems, ...dateProblems(analysis.changes?.items ?? analysis.items, 'warning'), ...(await outDirProblems(contentDir, recovery, last)), ...dupes]);
   const stats = analysedStats(analysis, problems, { scanMs, dupesMs: performance.now() - dupesStart });
   const records = sortedRecords(analysis.items.map((item) => item.record));
   if (stats.errors > 0) {
@@ -154,19 +161,20 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   const made = await finishRenditions(renditions, analysis.items, () => last.previousManifest(), stats);
   if (made.problems.length > 0) return resultOf({ ok: false, problems: sortProblems([...problems, ...made.problems]), records, changed: false }, stats, started, last.outputManifest());
 
-  const inputs = buildInputs(records, new Map(analysis.items.map((item) => [item.record.id, item.sha256])), context);
+  const inputs = buildInputs(analysis.items, context);
   // What the next build reports if it finds this listing again: the content's problems only (it has no cache file to warn about).
   const contentProblems = problems.filter((problem) => !cacheFiles.includes(problem));
   const unchangedContent = statFingerprint === null ? null : { statFingerprint, problems: contentProblems, images: analysis.stats.images, records: records.length };
+  const pairs = statFingerprint === null ? null : pairsMade(settingsKey, lines, scan.pairs, analysis, inputs.recordDigests);
   if (last.madeFrom(inputs.fingerprint)) {
     stats.kept = last.files;
     stats.shortcut = 'records';
-    if (unchangedContent !== null) await last.keepUnchanged(records, inputs.recordDigests, unchangedContent);
+    if (unchangedContent !== null) await last.keepUnchanged(records, inputs.recordDigests, unchangedContent, pairs);
     return resultOf({ ok: true, problems, records, changed: false }, stats, started, () => readManifestSync(outDir));
   }
   // This build bundles: esbuild loads during the reads below, so that the bundle can start at once (bundle-function.ts).
   loadEsbuild().catch(() => undefined); // a failure to load shows when bundling
-  const run: Run = { options, last, stats, inputs, records, unchangedContent };
+  const run: Run = { options, last, stats, inputs, records, unchangedContent, pairs };
   const compiled = await compileData(run, records, analysis.items, made.bySource);
   const written = await writeFiles(run, compiled, analysis.items, writing);
   problems.push(...written.problems);
@@ -299,6 +307,29 @@ interface Run {
   inputs: BuildInputs;
   records: PepeRecord[];
   unchangedContent: UnchangedContent | null;
+  pairs: PairsMade | null;
+}
+
+/**
+ * The rows the next change build starts from (cache/unchanged-content.ts): each pair's line and
+ * what it gave; only those that changed when this build started from the last build's. None
+ * when a pair gave no item (that build failed).
+ */
+function pairsMade(settings: string, lines: readonly string[], pairs: readonly ContentPair[], analysis: ContentAnalysis, digests: ReadonlyMap<string, string>): PairsMade | null {
+  const { items, changes } = analysis;
+  if (items.length !== pairs.length) return null;
+  for (let index = 0; index < items.length; index++) if (items[index]!.file !== pairs[index]!.image.rel) return null;
+  const row = (item: AnalysedItem, line: string) => pairRow(line, item.sha256, item.record.id, digests.get(item.record.id)!, item.distinctFrom);
+  let delta: PairsMade['delta'] = null;
+  if (changes) {
+    // The pairs read, and any other whose record's digest changed (its thumbnails).
+    delta = { set: [], drop: changes.removed };
+    for (let index = 0; index < items.length; index++) {
+      const item = items[index]!;
+      if (item.previous?.digest !== digests.get(item.record.id)) delta.set.push(row(item, lines[index]!));
+    }
+  }
+  return { settings, rows: () => items.map((item, index) => row(item, lines[index]!)), delta };
 }
 
 /** The catalogue data, compiled with the last build's memos, and every output file but the answers and the generated ones. */
@@ -367,7 +398,7 @@ async function writeFiles(run: Run, compiled: Awaited<ReturnType<typeof compileD
   writing.folder = 'cache';
   const problems: Problem[] = [];
   try {
-    await last.save({ fingerprint: inputs.fingerprint, context: inputs.context, recordDigests: inputs.recordDigests, documents, manifest: written.manifest, memos: generated ? [generated] : [], records: run.records, unchanged: run.unchangedContent });
+    await last.save({ fingerprint: inputs.fingerprint, context: inputs.context, recordDigests: inputs.recordDigests, documents, manifest: written.manifest, memos: generated ? [generated] : [], records: run.records, unchanged: run.unchangedContent, pairs: run.pairs });
   } catch (failure) {
     // The output is built; a cache file torn by the full disk reads as missing next time (memo.ts).
     if (!isDiskFull(failure)) throw failure;

@@ -8,6 +8,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
 import type { PepeRecord, SiteUrls } from '../../functions/core/record.js';
+import type { AnalysedItem } from './analyse-content.js';
 import { bundleFunction, fillBundle } from './bundle-function.js';
 import { cacheMemo } from './cache/memo.js';
 import { makeFoldersSync } from '../shared/make-folders.js';
@@ -161,18 +162,26 @@ export function buildContext(urls: SiteUrls, chunks?: object): string {
 }
 
 /**
- * Hashes of everything that determines the output folder's bytes: the records, each image's
- * content hash, and `context` (the URLs and the code that turns them into files). Computed
- * before compiling, so a rebuild with nothing changed skips compiling, bundling and writing.
+ * Hashes of everything that determines the output folder's bytes: the records (each item's,
+ * with its thumbnails), each image's content hash, and `context` (the URLs and the code that
+ * turns them into files). Computed before compiling, so a rebuild with nothing changed skips
+ * compiling, bundling and writing. An item a change build took from the last build keeps that
+ * build's digest while its thumbnails are as then: only the records read are hashed.
  */
-export function buildInputs(records: PepeRecord[], imageHashes: Map<string, string>, context: string): BuildInputs {
+export function buildInputs(items: readonly AnalysedItem[], context: string): BuildInputs {
   // One string, one hash call for the fingerprint: an `update` call per record costs more than the hashing itself.
   const lines = [context];
   const recordDigests = new Map<string, string>();
-  for (const record of records) {
-    const json = JSON.stringify(record);
-    recordDigests.set(record.id, sha256Of(json));
-    lines.push(`${json} ${imageHashes.get(record.id)}`);
+  for (const { record, sha256, previous } of items) {
+    const digest = previous !== undefined && sameThumbnails(previous.thumbnails, record.thumbnails) ? previous.digest : sha256Of(JSON.stringify(record));
+    recordDigests.set(record.id, digest);
+    lines.push(`${digest} ${sha256}`);
   }
   return { fingerprint: sha256Of(lines.join('\n')), context, recordDigests };
+}
+
+function sameThumbnails(a: PepeRecord['thumbnails'], b: PepeRecord['thumbnails']): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  return a.every((x, i) => x.file_name === b[i]!.file_name && x.width === b[i]!.width && x.height === b[i]!.height && x.type === b[i]!.type);
 }

@@ -6,6 +6,7 @@ import { DEFAULT_PHASH_THRESHOLD, findNearDuplicates } from '../dupes/near-dupli
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 import type { AnalysedItem } from './analyse-content.js';
 import { dupeItems, nearDuplicatePairs, nearDuplicateProblems } from './near-duplicate-problems.js';
+import { frameDocument, readCacheDocuments } from './cache/cache-log.js';
 
 let temp: TempDir;
 beforeEach(async () => {
@@ -83,10 +84,34 @@ describe('near-duplicate pairs from the cache', () => {
       await writeFile(path, text.slice(0, text.length >> 1));
       const changed = [...items, item(40, 3)];
       expect(await nearDuplicatePairs(changed, cache), file).toEqual(findNearDuplicates(dupeItems(changed)));
-      expect(() => JSON.parse(readFileSync(path, 'utf8')), file).not.toThrow();
+      // The items file is a cache log: written again whole, every frame of it reads.
+      const whole = readFileSync(path);
+      if (file === 'near-duplicates-items.json') expect(readCacheDocuments(whole)?.validBytes, file).toBe(whole.length);
+      else expect(() => JSON.parse(whole.toString('utf8')), file).not.toThrow();
       await nearDuplicatePairs(items, cache);
     }
   });
+
+  it('appends each change to the items file and still finds what a full detection finds, over a run of changes', async () => {
+    const cache = { dir: temp.path, write: true };
+    let items = Array.from({ length: 30 }, (_, n) => item(n, n % 20));
+    await nearDuplicatePairs(items, cache);
+    let seed = 7;
+    const rnd = (n: number) => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31), seed % n);
+    let appended = 0;
+    for (let round = 0; round < 12; round++) {
+      const at = rnd(items.length);
+      const change = rnd(3);
+      // Add a copy of some picture, remove an item, or give one new bytes (another picture).
+      if (change === 0) items = [...items.slice(0, at), item(100 + round, rnd(25)), ...items.slice(at)];
+      else if (change === 1) items = items.filter((_, k) => k !== at);
+      else items = items.map((x, k) => (k === at ? item(Number(x.file.slice(4, 7)), 60 + round) : x));
+      expect(await nearDuplicatePairs(items, cache), `round ${round}`).toEqual(findNearDuplicates(dupeItems(items)));
+      const documents = readCacheDocuments(await readFile(join(temp.path, 'near-duplicates-items.json')))!.documents.length;
+      if (documents > 1) appended++;
+    }
+    expect(appended).toBeGreaterThan(6);
+  }, 60_000);
 
   it('a cache written for other items still gives the full result', async () => {
     const cache = { dir: temp.path, write: true };
@@ -130,9 +155,10 @@ describe('near-duplicate pairs from the cache', () => {
     const plantCache = async (code?: string) => {
       await nearDuplicatePairs(items, cache);
       const pairs = JSON.parse(await readFile(pairsPath, 'utf8'));
-      const inputs = JSON.parse(await readFile(itemsPath, 'utf8'));
+      // The items file is a cache log (cache-log.ts): its first document holds them all.
+      const inputs = readCacheDocuments(await readFile(itemsPath))!.documents[0] as { code: string };
       await writeFile(pairsPath, JSON.stringify({ ...pairs, pairs: [planted] }));
-      await writeFile(itemsPath, JSON.stringify({ ...inputs, code: code ?? inputs.code }));
+      await writeFile(itemsPath, frameDocument({ ...inputs, code: code ?? inputs.code }, true));
     };
     const next = [...items, item(30, 30)];
     // Same code: the cached verdict on unchanged items is trusted (what makes the next check meaningful).

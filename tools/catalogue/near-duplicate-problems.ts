@@ -18,7 +18,7 @@ import { DEFAULT_PHASH_THRESHOLD, type DupePair, findNearDuplicates } from '../d
 import { THUMB_KEY_RADIUS, thumbKey } from '../dupes/compare/key.js';
 import type { AnalysedItem } from './analyse-content.js';
 import type { Problem } from '../shared/problems.js';
-import { cacheMemo, hasMembers } from './cache/memo.js';
+import { cacheMemo, hasMembers, matchedIndexes } from './cache/memo.js';
 
 const DUPES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'dupes');
 
@@ -75,19 +75,14 @@ const isItems = (value: unknown): value is ItemsCache => {
   const items = value as ItemsCache;
   return hasMembers<ItemsCache>({ key: 'string', code: 'string', signatures: 'object', thumbKeys: 'object' })(value) && Array.isArray(items.signatures) && Array.isArray(items.thumbKeys) && items.thumbKeys.length === 2 * items.signatures.length;
 };
-/** Keyed by the pairs' key: items are trusted only together with pairs made from them. */
-const ITEMS = cacheMemo<ItemsCache>('near-duplicates-items.json', isItems, (saved) => saved.key);
+/** Keyed by the pairs' key: items are trusted only together with pairs made from them. Saved by deltas: a change appends its items. */
+const ITEMS = cacheMemo<ItemsCache>('near-duplicates-items.json', isItems, (saved) => saved.key, { deltas: true });
 
 const isUint32 = (n: unknown): n is number => typeof n === 'number' && n >>> 0 === n;
 
 /** Each item's index among the cached items when its signature (every input of its detection) is there, else -1. */
 function cachedIndexes(sigs: string[], cached: ItemsCache | null): Int32Array {
-  const at = new Int32Array(sigs.length).fill(-1);
-  if (cached === null) return at;
-  const index = new Map<string, number>();
-  cached.signatures.forEach((sig, k) => index.set(sig, k));
-  sigs.forEach((sig, k) => (at[k] = index.get(sig) ?? -1));
-  return at;
+  return cached === null ? new Int32Array(sigs.length).fill(-1) : matchedIndexes(cached.signatures, sigs);
 }
 
 /** Each item's thumbnail key: the cached one for an unchanged item, else made from its thumbnail. */
@@ -154,7 +149,9 @@ export async function nearDuplicatePairs(items: AnalysedItem[], cache?: { dir: s
   const pairs = (valid && incrementalPairs(items, cachedAt, keys, cached!.pairs)) ?? findNearDuplicates(dupeItems(items, keys));
   if (cache.write) {
     // Items first: a pairs file is only ever trusted together with items under the same key.
-    await ITEMS.save(cache.dir, { key, code, signatures: sigs, thumbKeys: keys.flatMap((k) => [k.hi, k.lo]) });
+    const halves = new Array<number>(keys.length * 2);
+    keys.forEach((k, i) => ((halves[2 * i] = k.hi), (halves[2 * i + 1] = k.lo)));
+    await ITEMS.save(cache.dir, { key, code, signatures: sigs, thumbKeys: halves }, itemsCache);
     await PAIRS.save(cache.dir, { format: 3, key, pairs });
   }
   return pairs;

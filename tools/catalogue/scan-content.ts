@@ -305,10 +305,19 @@ export function folderProblem(code: string, what: string, path: string, fix: str
 /** The key under which a case-insensitive (and, as on macOS, normalisation-insensitive) filesystem stores a name. */
 export const foldKey = (rel: string): string => rel.normalize('NFC').toLowerCase();
 
-export function caseCollisions(scan: Pick<ContentScan, 'pairs' | 'loneSidecars'>): Problem[] {
+/** A path of ASCII with no capital letter: its own `foldKey`, so that none is worked out for it. */
+const FOLDED = /^[\0-@[-\x7f]*$/;
+
+/**
+ * Names that differ only in letter case. With `among`, only those that fold as one of these
+ * paths do (a change build: a listing without a collision gains one only by a path it adds).
+ */
+export function caseCollisions(scan: Pick<ContentScan, 'pairs' | 'loneSidecars'>, among?: readonly string[]): Problem[] {
   const byKey = new Map<string, string[]>();
+  const keys = among === undefined ? null : new Set(among.map(foldKey));
   const add = (rel: string) => {
-    const key = foldKey(rel);
+    const key = FOLDED.test(rel) ? rel : foldKey(rel);
+    if (keys !== null && !keys.has(key)) return;
     const same = byKey.get(key);
     if (same) same.push(rel);
     else byKey.set(key, [rel]);

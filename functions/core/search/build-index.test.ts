@@ -97,6 +97,20 @@ describe('updating an index with the docs that changed', () => {
     expect(JSON.stringify(updateSearchIndex(buildSearchIndex(docs), docs.slice(0, 1000), appended(docs.slice(0, 1000), 1000)))).toBe(JSON.stringify(buildSearchIndex(docs.slice(0, 1000))));
   });
 
+  it('keeps the segments a change leaves alone byte for byte, as the doc count crosses a bitmap byte', () => {
+    // 'frog' in every second of the first 400 docs is a bitmap none of the changes touches; the record count runs across several multiples of 8.
+    const docs: SearchDoc[] = Array.from({ length: 420 }, (_, i) => ({ tags: i < 400 && i % 2 === 0 ? ['frog', `t${i % 50}`] : [`t${i % 50}`], description: `w${i % 97} common` }));
+    for (let known = 400; known < 420; known++) {
+      const now = docs.slice(0, known + 1);
+      expect(JSON.stringify(updateSearchIndex(buildSearchIndex(docs.slice(0, known)), now, appended(now, known))), `add at ${known}`).toBe(JSON.stringify(buildSearchIndex(now)));
+      const fewer = docs.slice(0, known);
+      expect(JSON.stringify(updateSearchIndex(buildSearchIndex(now), fewer, appended(fewer, known))), `remove at ${known}`).toBe(JSON.stringify(buildSearchIndex(fewer)));
+      const edited = now.map((doc, rank) => (rank === known >> 1 ? { tags: ['toad'], description: null } : doc));
+      const ranks = now.map((_, rank) => (rank === known >> 1 ? -1 : rank));
+      expect(JSON.stringify(updateSearchIndex(buildSearchIndex(now), edited, ranks)), `edit at ${known}`).toBe(JSON.stringify(buildSearchIndex(edited)));
+    }
+  }, 60_000);
+
   it('refuses a previous rank out of range or claimed twice', () => {
     const docs: SearchDoc[] = [{ tags: ['smug'], description: null }, { tags: null, description: 'frog' }];
     expect(() => updateSearchIndex(buildSearchIndex(docs.slice(0, 1)), docs, [0, 1])).toThrow(/previous rank 1 of doc 1/);

@@ -1,6 +1,6 @@
 import MiniSearch from 'minisearch';
 import { numberAt } from '../packed-numbers.js';
-import { decodePosting, encodeFieldPostings, KIND_LIST } from './posting-codec.js';
+import { decodePosting, encodeFieldPostings, encodePosting, fieldPostings, keepsEncoding, KIND_LIST } from './posting-codec.js';
 import { ranksOf } from './rank-set.js';
 import { SEARCH_OPTIONS, type IndexedDoc } from './search-options.js';
 import { SEARCH_INDEX_FORMAT, type FieldPostings, type SearchDoc, type SearchIndexData } from './search-types.js';
@@ -82,7 +82,8 @@ function mergeRanks(a: readonly number[], b: readonly number[]): number[] {
  * Only those docs go through MiniSearch: a document's postings depend on that document alone
  * (MiniSearch indexes each one independently, term → field → document), so every other doc's
  * postings are read back from `previous` under its new rank, and the docs gone are dropped.
- * Every posting is re-encoded, since a list's encoding depends on the ranks and the doc count.
+ * A posting is encoded again only when the change touches it (a member moved, left or joined,
+ * or the doc count resizes its bitmap): otherwise its segment is copied as written.
  */
 export function updateSearchIndex(previous: SearchIndexData, docs: readonly SearchDoc[], previousRank: ArrayLike<number>): SearchIndexData {
   const known = previous.docCount;
@@ -102,31 +103,66 @@ export function updateSearchIndex(previous: SearchIndexData, docs: readonly Sear
     }
   }
   const added = indexedContents(fresh.map((rank) => docs[rank]!), (i) => fresh[i]!);
-  const { fieldIds } = added;
-  const byTermText = new Map<string, Map<number, number[]>>();
-  const terms = previous.terms === '' ? [] : previous.terms.split(' ');
-  for (const [field, fieldId] of [[previous.tags, fieldIds.tags!], [previous.description, fieldIds.description!]] as const) {
-    for (let t = 0; t < terms.length; t++) {
-      const posting = decodePosting(field.postings, numberAt(field.offsets, field.offsetWidth, t), known);
-      const ranks: number[] = [];
-      for (const before of posting.kind === KIND_LIST ? posting.ranks : ranksOf(posting.bits)) {
-        const rank = rankNow[before]!;
-        if (rank !== -1) ranks.push(rank);
+  const addedRanks = new Map(added.terms);
+  const previousTerms = previous.terms === '' ? [] : previous.terms.split(' ');
+  const addedTerms = added.terms.map(([term]) => term).filter((term) => !sortedHas(previousTerms, term)).sort();
+  const fields = [
+    { field: previous.tags, fieldId: added.fieldIds.tags!, segments: [] as string[] },
+    { field: previous.description, fieldId: added.fieldIds.description!, segments: [] as string[] },
+  ];
+  const terms: string[] = [];
+  const segmentsOf = new Array<string>(fields.length);
+  // The previous terms and the new ones, merged in code unit order (encodeIndex's).
+  for (let t = 0, a = 0; t < previousTerms.length || a < addedTerms.length; ) {
+    const fromPrevious = a >= addedTerms.length || (t < previousTerms.length && previousTerms[t]! < addedTerms[a]!);
+    const term = fromPrevious ? previousTerms[t]! : addedTerms[a]!;
+    let any = false;
+    for (let f = 0; f < fields.length; f++) {
+      const { field, fieldId } = fields[f]!;
+      const gained = addedRanks.get(term)?.get(fieldId) ?? [];
+      let ranks: number[] = [];
+      if (fromPrevious) {
+        const start = numberAt(field.offsets, field.offsetWidth, t);
+        const end = t + 1 < previousTerms.length ? numberAt(field.offsets, field.offsetWidth, t + 1) : field.postings.length;
+        const posting = decodePosting(field.postings, start, known);
+        const members = posting.kind === KIND_LIST ? posting.ranks : ranksOf(posting.bits);
+        // A posting whose docs all keep their rank and which gains none is the segment as written.
+        let kept = gained.length === 0 && keepsEncoding(posting.kind, known, docs.length);
+        for (let i = 0; kept && i < members.length; i++) kept = rankNow[members[i]!] === members[i];
+        if (kept) {
+          segmentsOf[f] = field.postings.slice(start, end);
+          any ||= members.length > 0;
+          continue;
+        }
+        for (let i = 0; i < members.length; i++) {
+          const rank = rankNow[members[i]!]!;
+          if (rank !== -1) ranks.push(rank);
+        }
+        if (!inOrder) ranks.sort(ascending);
       }
-      if (ranks.length === 0) continue;
-      if (!inOrder) ranks.sort(ascending);
-      let ranksByField = byTermText.get(terms[t]!);
-      if (ranksByField === undefined) byTermText.set(terms[t]!, (ranksByField = new Map()));
-      ranksByField.set(fieldId, ranks);
+      ranks = mergeRanks(ranks, gained);
+      segmentsOf[f] = encodePosting(ranks, docs.length);
+      any ||= ranks.length > 0;
     }
+    if (fromPrevious) t++;
+    else a++;
+    // A term no doc holds any more is dropped, as a build from scratch never sees it.
+    if (!any) continue;
+    terms.push(term);
+    for (let f = 0; f < fields.length; f++) fields[f]!.segments.push(segmentsOf[f]!);
   }
-  for (const [term, addedByField] of added.terms) {
-    const ranksByField = byTermText.get(term);
-    if (ranksByField === undefined) {
-      byTermText.set(term, addedByField);
-      continue;
-    }
-    for (const [fieldId, ranks] of addedByField) ranksByField.set(fieldId, mergeRanks(ranksByField.get(fieldId) ?? [], ranks));
+  const [tags, description] = fields.map(({ segments }) => fieldPostings(segments));
+  return { format: SEARCH_INDEX_FORMAT, docCount: docs.length, terms: terms.join(' '), tags: tags!, description: description! };
+}
+
+/** Whether `term` is one of `sorted` (ascending by code unit). */
+function sortedHas(sorted: readonly string[], term: string): boolean {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (sorted[mid]! < term) low = mid + 1;
+    else high = mid;
   }
-  return encodeIndex({ fieldIds, terms: [...byTermText] }, docs.length);
+  return low < sorted.length && sorted[low] === term;
 }

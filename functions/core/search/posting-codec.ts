@@ -169,9 +169,22 @@ export function decodePosting(text: string, offset: number, docCount: number): P
   return { kind: KIND_LIST, count, ranks };
 }
 
+/**
+ * Whether a segment of `kind` written for an index of `before` records is what `encodePosting`
+ * writes for the same ranks in one of `after` records: a bitmap's body is sized by the count,
+ * and a list stays a list while a bitmap does not get shorter.
+ */
+export function keepsEncoding(kind: number, before: number, after: number): boolean {
+  return Math.ceil(before / 8) === Math.ceil(after / 8) || (kind === KIND_LIST && bitmapChars(after) >= bitmapChars(before));
+}
+
 /** One field's postings (search-types.ts) of the given rank lists, one segment per term, in order. */
 export function encodeFieldPostings(rankLists: readonly (readonly number[])[], docCount: number): FieldPostings {
-  const segments = rankLists.map((ranks) => encodePosting(ranks, docCount));
+  return fieldPostings(rankLists.map((ranks) => encodePosting(ranks, docCount)));
+}
+
+/** One field's postings made of its segments, one per term, in order. */
+export function fieldPostings(segments: readonly string[]): FieldPostings {
   const offsets: number[] = [];
   let offset = 0;
   for (const segment of segments) {

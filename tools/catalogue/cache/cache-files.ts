@@ -20,6 +20,7 @@ export const CACHE_FILE_NAMES = [
   'build-cache.bin',
   'last-build.json',
   'records.bin',
+  'pairs.bin',
   'answers.json',
   'encoded-records.json',
   'search-index.json',

@@ -20,7 +20,7 @@ import type { ImageExt } from '../../../functions/core/record.js';
 import type { ImageAnalysis } from '../../image/analyse-image.js';
 import type { ImageFormat } from '../../image/format.js';
 import { CacheLog, frameDocument, readCacheDocuments } from './cache-log.js';
-import { readRegularFile } from '../../shared/read-regular-file.js';
+import { readRegularFile, readRegularFileSync } from '../../shared/read-regular-file.js';
 import { replaceFile } from '../../shared/replace-file.js';
 import { type NormalisedSidecar, sidecarRulesVersion } from '../sidecar.js';
 import { type StatKey, StatKeyedMap, type StatRow } from './stat-keyed-map.js';
@@ -130,6 +130,9 @@ const RETIRED_KEEP_MS = 30 * 24 * 60 * 60 * 1000;
 /** Unused features kept at most: each costs a 4 KB thumbnail slot and ~150 bytes of JSON. */
 const RETIRED_MAX = 2000;
 
+/** What the analysis of one image or sidecar asks of the cache (analyse-image-file.ts). */
+export type FeatureSource = Pick<FeatureCache, 'imageHash' | 'setImageHash' | 'featuresOf' | 'setFeatures' | 'sidecar' | 'setSidecar'>;
+
 export class FeatureCache {
   private readonly images = new StatKeyedMap<string>();
   private readonly sidecars = new StatKeyedMap<NormalisedSidecar>();
@@ -157,6 +160,19 @@ export class FeatureCache {
     const cache = new FeatureCache(cacheDir, featureVersion, sidecarRules);
     // Only a regular file, opened without blocking (a named pipe would block for ever, /dev/zero never end); anything else reads as no cache.
     const bytes = await readRegularFile(cache.file).catch(() => null);
+    if (bytes) cache.decode(bytes);
+    return cache;
+  }
+
+  /** `load`, blocking: for a change build that needs the cache only for an image it meets on the way (analyse-content.ts). */
+  static loadSync(cacheDir: string, featureVersion: string, sidecarRules = sidecarRulesVersion()): FeatureCache {
+    const cache = new FeatureCache(cacheDir, featureVersion, sidecarRules);
+    let bytes: Buffer | null = null;
+    try {
+      bytes = readRegularFileSync(cache.file);
+    } catch {
+      // Anything but a readable regular file reads as no cache, as in `load`.
+    }
     if (bytes) cache.decode(bytes);
     return cache;
   }

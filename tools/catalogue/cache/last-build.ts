@@ -14,7 +14,8 @@ import { cacheMemo, hasMembers } from './memo.js';
 import { memoizedRecordEncoding } from './record-encoding-memo.js';
 import { memoizedSearchIndex } from './search-index-memo.js';
 import { memoizedSimilarLists } from './similar-lists-memo.js';
-import { loadRecords, recordsFile, type SavedRecords, saveRecords } from './unchanged-content.js';
+import { loadPairs, loadRecords, loadRecordsById, type PairsDelta, pairsFile, recordsFile, type SavedRecords, savePairs, saveRecords } from './unchanged-content.js';
+import type { PreviousBuild } from '../analyse-content.js';
 
 interface LastBuildJson {
   outDir: string;
@@ -29,6 +30,10 @@ interface LastBuildJson {
   /** The stat of the records file that build left in the cache folder, and the bytes of its full list (unchanged-content.ts). */
   recordsStat?: FileStatKey | null;
   recordsBase?: number;
+  /** The same for the pairs file (unchanged-content.ts), and the hash of the settings its rows were made under. */
+  pairsStat?: FileStatKey | null;
+  pairsBase?: number;
+  pairsSettings?: string;
 }
 
 /** What a rebuild of unchanged content reports without analysing anything. */
@@ -69,6 +74,18 @@ export interface BuildMade {
   /** Its records, and what it reports when its content listing (by stat) is seen again: null when the listing had problems. */
   records: PepeRecord[];
   unchanged: UnchangedContent | null;
+  /** Its pairs, for the next change build: null when it has none to leave (its listing had problems). */
+  pairs: PairsMade | null;
+}
+
+/** What a build leaves in the pairs file (unchanged-content.ts). */
+export interface PairsMade {
+  /** A hash of the settings the rows were made under: another build's rows say nothing about this one's. */
+  settings: string;
+  /** Every row, in scan order (read only when the file is written whole). */
+  rows: () => string[];
+  /** What changed since the file the last build left, when this build started from it. */
+  delta: PairsDelta | null;
 }
 
 /** A cache file this build made, saved on request. */
@@ -115,6 +132,37 @@ export class LastBuild {
     return this.json?.files ?? 0;
   }
 
+  /**
+   * What a change build starts from: the last build's pairs, records and problems, when its
+   * output stands and they were made under these `settings`; null otherwise (or when a file is
+   * torn or foreign: then the build analyses everything).
+   */
+  previousBuild(settings: string): PreviousBuild | null {
+    const json = this.json;
+    if (!this.outputIntact || !this.recordsStand() || json?.unchanged === undefined || json.pairsSettings !== settings || !this.pairsStand()) return null;
+    const rows = loadPairs(this.cacheDir);
+    if (rows === null) return null;
+    let records: Map<string, PepeRecord>;
+    try {
+      records = loadRecordsById(this.cacheDir);
+    } catch {
+      return null;
+    }
+    return { rows, records, problems: json.unchanged.problems };
+  }
+
+  private pairsStand(): boolean {
+    return this.json?.pairsBase !== undefined && sameStatKey(this.json.pairsStat, statKey(pairsFile(this.cacheDir)));
+  }
+
+  /** Saves the pairs (a delta when this build started from the file the last build left); the fields last-build.json keeps of them. */
+  private savePairs(pairs: PairsMade | null): Pick<LastBuildJson, 'pairsStat' | 'pairsBase' | 'pairsSettings'> {
+    if (pairs === null) return {};
+    const saved = pairs.delta !== null && this.pairsStand() ? { baseBytes: this.json!.pairsBase!, fileBytes: this.json!.pairsStat!.size } : null;
+    const pairsBase = savePairs(this.cacheDir, pairs.rows, pairs.delta, saved);
+    return { pairsStat: statKey(pairsFile(this.cacheDir)), pairsBase, pairsSettings: pairs.settings };
+  }
+
   /** The records of the last build (read on demand: a maintainer's `pepe build` never needs them). */
   records(): PepeRecord[] {
     return loadRecords(this.cacheDir);
@@ -154,9 +202,9 @@ export class LastBuild {
    * Records that this content gave the last build's output: from now on its listing alone can
    * prove it. The records file is written only when the last build did not leave it.
    */
-  async keepUnchanged(records: PepeRecord[], recordDigests: ReadonlyMap<string, string>, unchanged: UnchangedContent): Promise<void> {
+  async keepUnchanged(records: PepeRecord[], recordDigests: ReadonlyMap<string, string>, unchanged: UnchangedContent, pairs: PairsMade | null): Promise<void> {
     const recordsBase = this.recordsStand() ? this.json!.recordsBase! : saveRecords(this.cacheDir, records, recordDigests, null);
-    await LAST_BUILD.save(this.cacheDir, { ...this.json!, unchanged, recordsStat: statKey(recordsFile(this.cacheDir)), recordsBase });
+    await LAST_BUILD.save(this.cacheDir, { ...this.json!, unchanged, recordsStat: statKey(recordsFile(this.cacheDir)), recordsBase, ...this.savePairs(pairs) });
   }
 
   /** Whether the records file is the one the last build left (so it holds that build's records). */
@@ -202,6 +250,7 @@ export class LastBuild {
     const manifestStat = statKey(join(this.outDir, MANIFEST_FILE));
     const recordsStat = statKey(recordsFile(this.cacheDir));
     const unchanged = made.unchanged ?? undefined;
-    await LAST_BUILD.save(this.cacheDir, { outDir: this.outDir, fingerprint: made.fingerprint, version, files: made.manifest.counts.files, manifestStat, unchanged, recordsStat, recordsBase });
+    const pairs = this.savePairs(made.pairs);
+    await LAST_BUILD.save(this.cacheDir, { outDir: this.outDir, fingerprint: made.fingerprint, version, files: made.manifest.counts.files, manifestStat, unchanged, recordsStat, recordsBase, ...pairs });
   }
 }

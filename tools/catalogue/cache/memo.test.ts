@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir, type TempDir } from '../../testing/temp-dir.js';
-import { cacheMemo } from './memo.js';
+import { cacheMemo, matchedIndexes } from './memo.js';
 
 let temp: TempDir;
 beforeEach(async () => {
@@ -62,5 +62,26 @@ describe('a memo saved by deltas', () => {
     // Plain JSON in its place (another tool's file) reads as none.
     await writeFile(join(temp.path, 'memo.json'), JSON.stringify({ s: 'three', a: [], l: [], n: 3 }));
     expect(await memo.load(temp.path)).toBeNull();
+  });
+});
+
+describe('matchedIndexes', () => {
+  it('finds each key where a map of every key would, over random inserts, removals, edits and moves', () => {
+    const rnd = random(36);
+    let next = 0;
+    for (let round = 0; round < 300; round++) {
+      const before = Array.from({ length: rnd(40) }, () => `k${next++}`);
+      const after = [...before];
+      for (let change = rnd(4); change > 0; change--) {
+        const at = rnd(after.length + 1);
+        const kind = rnd(4);
+        if (kind === 0) after.splice(at, 0, `k${next++}`);
+        else if (kind === 1) after.splice(at, 1);
+        else if (kind === 2 && at < after.length) after[at] = `k${next++}`;
+        else if (at < after.length) after.splice(rnd(after.length), 0, ...after.splice(at, 1));
+      }
+      const everyKey = new Map(before.map((key, i) => [key, i]));
+      expect([...matchedIndexes(before, after)], `round ${round}`).toEqual(after.map((key) => everyKey.get(key) ?? -1));
+    }
   });
 });

@@ -147,6 +147,24 @@ function deltaOf(before: unknown, after: unknown): Delta {
   return { '=': after };
 }
 
+/**
+ * For each key of `after`, its index in `before`, or -1 (keys distinct within each list): the
+ * common head and tail match in place and only the run between them goes through a map, so
+ * lining up a build's records with the last build's costs what changed, not a map of them all.
+ */
+export function matchedIndexes(before: readonly string[], after: readonly string[]): Int32Array {
+  const at = new Int32Array(after.length).fill(-1);
+  const [start, end, endAfter] = changedRun(before.length, after.length, (i, j) => before[i] === after[j]);
+  for (let j = 0; j < start; j++) at[j] = j;
+  for (let j = endAfter; j < after.length; j++) at[j] = j - endAfter + end;
+  if (start < end && start < endAfter) {
+    const index = new Map<string, number>();
+    for (let i = start; i < end; i++) index.set(before[i]!, i);
+    for (let j = start; j < endAfter; j++) at[j] = index.get(after[j]!) ?? -1;
+  }
+  return at;
+}
+
 /** The common head and tail of two sequences: [first changed index, end of the changed run in `before`, in `after`]. */
 function changedRun(lengthBefore: number, lengthAfter: number, same: (i: number, j: number) => boolean): [number, number, number] {
   let start = 0;

@@ -11,7 +11,7 @@
  * build-extras.ts `buildInputs`, which covers every field) with its encoded form.
  */
 import type { PepeRecord } from '../../../functions/core/record.js';
-import { cacheMemo } from './memo.js';
+import { cacheMemo, matchedIndexes } from './memo.js';
 
 interface SavedEncodings {
   context: string;
@@ -51,19 +51,17 @@ export async function memoizedRecordEncoding(cacheDir: string, context: string, 
   let run: RecordEncodingRun | null = null;
   return {
     encode(dictionary: string, records: readonly PepeRecord[], encodeOne: (rank: number) => string): string[] {
-      const known = new Map<string, string>();
-      if (saved !== null && saved.dictionary === dictionary) {
-        for (let i = 0; i < saved.digests.length; i++) known.set(saved.digests[i]!, saved.encoded[i]!);
-      }
-      const recordDigests = new Array<string>(records.length);
+      const recordDigests = records.map((record) => {
+        const digest = digests.get(record.id);
+        if (digest === undefined) throw new Error(`memoizedRecordEncoding: no digest for record ${record.id}`);
+        return digest;
+      });
+      const savedAt = saved !== null && saved.dictionary === dictionary ? matchedIndexes(saved.digests, recordDigests) : null;
       const encoded = new Array<string>(records.length);
       let fresh = 0;
       for (let rank = 0; rank < records.length; rank++) {
-        const digest = digests.get(records[rank]!.id);
-        if (digest === undefined) throw new Error(`memoizedRecordEncoding: no digest for record ${records[rank]!.id}`);
-        recordDigests[rank] = digest;
-        const reused = known.get(digest);
-        if (reused !== undefined) encoded[rank] = reused;
+        const at = savedAt === null ? -1 : savedAt[rank]!;
+        if (at !== -1) encoded[rank] = saved!.encoded[at]!;
         else {
           encoded[rank] = encodeOne(rank);
           fresh++;

@@ -13,7 +13,7 @@
 import { buildSearchIndex, updateSearchIndex } from '../../../functions/core/search/build-index.js';
 import { SEARCH_INDEX_FORMAT, type SearchDoc, type SearchIndexData } from '../../../functions/core/search/search-types.js';
 import type { PepeRecord } from '../../../functions/core/record.js';
-import { cacheMemo } from './memo.js';
+import { cacheMemo, matchedIndexes } from './memo.js';
 
 interface SavedIndex {
   context: string;
@@ -53,19 +53,20 @@ export async function memoizedSearchIndex(cacheDir: string, context: string, dig
         if (digest === undefined) throw new Error(`memoizedSearchIndex: no digest for record ${record.id}`);
         return digest;
       });
-      const savedRank = new Map<string, number>();
-      saved?.digests.forEach((digest, rank) => savedRank.set(digest, rank));
+      const previousRank = saved === null ? new Int32Array(docs.length).fill(-1) : matchedIndexes(saved.digests, recordDigests);
       // Each saved doc stands for one doc at most (a guard: the ids, hence the digests, are distinct).
       const claimed = new Uint8Array(saved?.digests.length ?? 0);
-      const previousRank = recordDigests.map((digest) => {
-        const rank = savedRank.get(digest);
-        if (rank === undefined || claimed[rank] === 1) return -1;
-        claimed[rank] = 1;
-        return rank;
-      });
-      const fresh = previousRank.reduce((count, rank) => count + (rank === -1 ? 1 : 0), 0);
+      let fresh = 0;
+      let inPlace = docs.length === saved?.index.docCount;
+      for (let rank = 0; rank < previousRank.length; rank++) {
+        const before = previousRank[rank]!;
+        if (before !== -1 && claimed[before] === 0) claimed[before] = 1;
+        else previousRank[rank] = -1;
+        if (previousRank[rank] === -1) fresh++;
+        if (previousRank[rank] !== rank) inPlace = false;
+      }
       let index: SearchIndexData;
-      if (saved !== null && fresh === 0 && docs.length === saved.index.docCount && previousRank.every((before, rank) => before === rank)) {
+      if (saved !== null && fresh === 0 && inPlace) {
         index = saved.index;
         run = { path: 'reused', indexedDocs: 0 };
       } else if (saved !== null && fresh <= docs.length / 2) {

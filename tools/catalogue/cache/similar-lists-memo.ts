@@ -11,7 +11,7 @@
 import { similarLists, type SimilarListsOf, updateSimilarLists } from '../../../functions/core/catalogue.js';
 import type { PepeRecord } from '../../../functions/core/record.js';
 import type { Neighbour } from '../../../functions/core/similar.js';
-import { cacheMemo } from './memo.js';
+import { cacheMemo, matchedIndexes } from './memo.js';
 
 interface SavedLists extends SimilarListsOf {
   context: string;
@@ -48,10 +48,13 @@ export async function memoizedSimilarLists(cacheDir: string, context: string) {
   let run: SimilarListsRun | null = null;
   return {
     make(records: readonly PepeRecord[]): Neighbour[][] {
-      const updated = saved === null ? null : updateSimilarLists(saved, records);
+      const ids = records.map((record) => record.id);
+      const updated = saved === null ? null : updateSimilarLists(saved, records, matchedIndexes(saved.ids, ids));
       const lists = updated ?? similarLists(records);
       run = updated === null ? 'searched' : 'updated';
-      built = { context, ids: records.map((record) => record.id), phashes: records.map((record) => record.phash), lists: lists.map((list) => list.map(({ rank, distance }) => rank * 32 + distance)) };
+      // Most records have no neighbour: they share one empty list.
+      const none: number[] = [];
+      built = { context, ids, phashes: records.map((record) => record.phash), lists: lists.map((list) => (list.length === 0 ? none : list.map(({ rank, distance }) => rank * 32 + distance))) };
       return lists;
     },
     /** What `make` did, or null before it ran. */

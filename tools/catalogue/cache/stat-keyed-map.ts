@@ -74,3 +74,51 @@ export class StatKeyedMap<T> {
 }
 
 const toRow = <T>([path, e]: [string, StatEntry<T>]): StatRow<T> => [path, e.size, e.mtimeMs, e.ctimeMs, e.ino, e.value];
+
+// A content pair's stat keys as one line, and the row the last build saved for it
+// (unchanged-content.ts `pairs.bin`): how a change build tells the pairs it need not read.
+
+/** A listed content file: its content-relative path and stat keys (scan-content.ts `ContentFile`). */
+interface ListedFile extends StatKey {
+  rel: string;
+}
+
+/**
+ * One pair's line of the listing: its image and sidecar paths with their size, mtime, ctime
+ * and inode. A NUL (which no path holds) ends each path, so a line is read back unambiguously.
+ */
+export const statLine = ({ image, sidecar }: { image: ListedFile; sidecar: ListedFile }): string =>
+  `${image.rel}\0${image.size}\t${image.mtimeMs}\t${image.ctimeMs}\t${image.ino}\0${sidecar.rel}\0${sidecar.size}\t${sidecar.mtimeMs}\t${sidecar.ctimeMs}\t${sidecar.ino}`;
+
+/** A pair's row: its `statLine`, then its image's sha256, its record's id and digest, and its distinct_from. */
+export const pairRow = (line: string, sha256: string, id: string, digest: string, distinctFrom: readonly string[]): string =>
+  `${line}\0${sha256}\t${id}\t${digest}\t${distinctFrom.length > 0 ? JSON.stringify(distinctFrom) : ''}`;
+
+/** A row read back: the pair's paths and stat fields as `statLine` wrote them, and what the build made of it. */
+export interface PairRow {
+  image: string;
+  imageStat: string;
+  sidecar: string;
+  sidecarStat: string;
+  sha256: string;
+  id: string;
+  digest: string;
+  distinctFrom: string[];
+}
+
+/** What follows a row's line (the line itself `lineLength` characters long): sha256, id, digest, distinct_from. */
+export function rowMade(row: string, lineLength: number): Pick<PairRow, 'sha256' | 'id' | 'digest' | 'distinctFrom'> {
+  // Sliced at the known places rather than split: a change build reads one row per record.
+  const idAt = lineLength + 66;
+  const digestAt = row.indexOf('\t', idAt) + 1;
+  const distinctAt = row.indexOf('\t', digestAt) + 1;
+  const distinct = row.slice(distinctAt);
+  return { sha256: row.slice(lineLength + 1, idAt - 1), id: row.slice(idAt, digestAt - 1), digest: row.slice(digestAt, distinctAt - 1), distinctFrom: distinct === '' ? [] : (JSON.parse(distinct) as string[]) };
+}
+
+export function parsePairRow(row: string): PairRow {
+  const [image = '', imageStat = '', sidecar = '', sidecarStat = ''] = row.split('\0', 4);
+  const lineLength = image.length + imageStat.length + sidecar.length + sidecarStat.length + 3;
+  return { image, imageStat, sidecar, sidecarStat, ...rowMade(row, lineLength) };
+}
+

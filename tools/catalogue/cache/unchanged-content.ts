@@ -25,6 +25,7 @@ import { sha256Of } from '../../shared/manifest.js';
 import { readRegularFileSync } from '../../shared/read-regular-file.js';
 import { replaceFileSync } from '../../shared/replace-file.js';
 import { CacheLog, frameDocument, readCacheDocuments } from './cache-log.js';
+import { statLine } from './stat-keyed-map.js';
 
 const RECORDS_FILE = 'records.bin';
 /** Deltas may grow to this many bytes (or half the full list, if larger) before a rewrite. */
@@ -39,18 +40,14 @@ interface RecordsDelta {
 export const recordsFile = (cacheDir: string): string => join(cacheDir, RECORDS_FILE);
 
 /**
- * A hash of the content folder's listing (every image and sidecar with its size, mtime, ctime
- * and inode) and of the settings that decide what the build makes of it; null when the listing
- * has problems (such a build is never skipped).
+ * A hash of the content folder's listing (every pair's `statLine`, in scan order) and of the
+ * settings that decide what the build makes of it; null when the listing has problems (such a
+ * build is never skipped).
  */
-export function contentStatFingerprint(scan: ContentScan, settings: Record<string, unknown>): string | null {
+export function contentStatFingerprint(scan: ContentScan, settings: Record<string, unknown>, lines: readonly string[] = scan.pairs.map(statLine)): string | null {
   if (scan.problems.length > 0) return null;
   // One string, one hash call: an `update` call per file costs more than the hashing.
-  const lines = [JSON.stringify(settings)];
-  for (const { image, sidecar } of scan.pairs) {
-    lines.push(`${image.rel}\t${image.size}\t${image.mtimeMs}\t${image.ctimeMs}\t${image.ino}\t${sidecar.rel}\t${sidecar.size}\t${sidecar.mtimeMs}\t${sidecar.ctimeMs}\t${sidecar.ino}`);
-  }
-  return sha256Of(lines.join('\n'));
+  return sha256Of(`${JSON.stringify(settings)}\n${lines.join('\n')}`);
 }
 
 /** What a save needs of the file the last build left: its records' digests, and its bytes. */
@@ -84,17 +81,88 @@ export function saveRecords(cacheDir: string, records: PepeRecord[], digests: Re
   return frame.length;
 }
 
-/** The records the file holds, in build order; throws when it is not a records file. */
-export function loadRecords(cacheDir: string): PepeRecord[] {
+/** The full list and the deltas after it; throws when the file is not a records file. */
+function readRecords(cacheDir: string): [PepeRecord[], RecordsDelta[]] {
   // Only a regular file, opened without blocking: a named pipe would block the caller for ever.
   const read = readCacheDocuments(readRegularFileSync(recordsFile(cacheDir)));
   if (read === null || !Array.isArray(read.documents[0])) throw new Error(`"${recordsFile(cacheDir)}" holds no records: delete it`);
   const [base, ...deltas] = read.documents as [PepeRecord[], ...RecordsDelta[]];
-  if (deltas.length === 0) return base;
+  return [base, deltas];
+}
+
+function foldRecords(base: PepeRecord[], deltas: RecordsDelta[]): Map<string, PepeRecord> {
   const byId = new Map(base.map((record) => [record.id, record]));
   for (const delta of deltas) {
     for (const id of delta.drop) byId.delete(id);
     for (const record of delta.set) byId.set(record.id, record);
   }
-  return sortedRecords([...byId.values()]);
+  return byId;
+}
+
+/** The records the file holds, in build order; throws when it is not a records file. */
+export function loadRecords(cacheDir: string): PepeRecord[] {
+  const [base, deltas] = readRecords(cacheDir);
+  return deltas.length === 0 ? base : sortedRecords([...foldRecords(base, deltas).values()]);
+}
+
+/** The records the file holds by id (a change build's lookup: no order needed, none made); throws as `loadRecords`. */
+export function loadRecordsById(cacheDir: string): Map<string, PepeRecord> {
+  return foldRecords(...readRecords(cacheDir));
+}
+
+// The last build's pairs (`pairs.bin`, framed as records.bin): what a change build takes over
+// for every pair whose line is unchanged, so that it reads, parses and hashes only the others.
+
+const PAIRS_FILE = 'pairs.bin';
+
+export const pairsFile = (cacheDir: string): string => join(cacheDir, PAIRS_FILE);
+
+/** Appended after the full list of rows: the rows new or changed since, and the image paths gone. */
+export interface PairsDelta {
+  set: string[];
+  drop: string[];
+}
+
+const imageOfRow = (row: string): string => row.slice(0, row.indexOf('\0'));
+
+/**
+ * Saves the rows: `delta` appended after the file the last build left (`saved`) when it may
+ * take one, else `rows()` whole. Returns the bytes of the file's full list.
+ */
+export function savePairs(cacheDir: string, rows: () => string[], delta: PairsDelta | null, saved: Pick<SavedRecords, 'baseBytes' | 'fileBytes'> | null): number {
+  makeFoldersSync(cacheDir);
+  const file = pairsFile(cacheDir);
+  const log = new CacheLog(LOG_FLOOR_BYTES);
+  if (saved !== null) log.resumed(saved.baseBytes, saved.fileBytes);
+  if (saved !== null && delta !== null && log.appends) {
+    if (delta.set.length + delta.drop.length > 0) appendFileSync(file, frameDocument(delta, false));
+    return saved.baseBytes;
+  }
+  const frame = frameDocument(rows(), true);
+  replaceFileSync(file, frame);
+  return frame.length;
+}
+
+const isStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string' && item.includes('\0'));
+
+/** Image path → row, as the last build left them; null when the file is missing, torn or not a pairs file. */
+export function loadPairs(cacheDir: string): Map<string, string> | null {
+  let bytes: Buffer;
+  try {
+    bytes = readRegularFileSync(pairsFile(cacheDir));
+  } catch {
+    return null;
+  }
+  const read = readCacheDocuments(bytes);
+  if (read === null || read.validBytes !== bytes.length) return null;
+  const [base, ...deltas] = read.documents;
+  if (!isStrings(base)) return null;
+  const rows = new Map<string, string>();
+  for (const row of base) rows.set(imageOfRow(row), row);
+  for (const delta of deltas as Partial<PairsDelta>[]) {
+    if (!isStrings(delta?.set) || !Array.isArray(delta.drop)) return null;
+    for (const image of delta.drop) rows.delete(image);
+    for (const row of delta.set) rows.set(imageOfRow(row), row);
+  }
+  return rows;
 }
