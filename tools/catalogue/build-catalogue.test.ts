@@ -712,6 +712,20 @@ describe('incremental rebuilds', () => {
       expect((await buildCatalogue(own)).stats.shortcut).toBe('listing');
     });
 
+    it('analyses every pair again when the build cache lost a thumbnail the near-duplicate search needs', async () => {
+      await rm(join(own.cacheDir!, 'build-cache.bin'));
+      await rm(join(own.cacheDir!, 'near-duplicates-items.json'));
+      await rm(join(own.cacheDir!, 'near-duplicates.json'));
+      const path = join(own.contentDir, 'frog-003.json');
+      await writeFile(path, JSON.stringify({ ...JSON.parse(await readFile(path, 'utf8')), tags: ['lost'] }));
+      const spy = countingAnalyse();
+      const built = await buildCatalogue({ ...own, analyse: spy.analyse });
+      expect(built.ok).toBe(true);
+      expect(built.stats.changed).toBeNull();
+      expect(spy.calls()).toBe(built.stats.records);
+      expect(built.records).toEqual((await buildCatalogue({ ...own, outDir: join(temp.path, 'lost-out'), cacheDir: join(temp.path, 'lost-cache') })).records);
+    });
+
     it('is not taken for other URLs, nor without its records file', async () => {
       const moving = { baseUrl: 'https://fast.example', apiUrl: 'https://fast.example', cdnUrl: 'https://fast.example' };
       expect((await buildCatalogue({ ...own, urls: moving })).stats.shortcut).toBeNull();

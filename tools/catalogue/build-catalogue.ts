@@ -8,7 +8,7 @@ import { dirname, resolve } from 'node:path';
 import { type ContentPair, isAtOrBelow, scanContent, folderProblem } from './scan-content.js';
 import { catalogueDataFiles, compileCatalogue } from '../../functions/core/catalogue.js';
 import { type PepeRecord, type SiteUrls } from '../../functions/core/record.js';
-import { type AnalyseContentOptions, type AnalysedItem, type AnalyseStats, analyseContent, type ContentAnalysis, dateProblems, defaultCacheDir, effectiveLimits, sortedRecords, sortProblems } from './analyse-content.js';
+import { type AnalyseContentOptions, type AnalysedItem, type AnalyseStats, analyseContent, type ContentAnalysis, dateProblems, defaultCacheDir, effectiveLimits, LostFeatures, sortedRecords, sortProblems } from './analyse-content.js';
 import { type InOutput, openRenditions, type RenditionEntry, renditionFileName, renditionFiles, renditionFolder, type RenditionRun, type RenditionsRun, thumbnailsOf } from './renditions.js';
 import type { RenditionSettings } from '../image/renditions.js';
 import { createManifest, manifestEntry, type Manifest, readManifestSync, sha256Of } from '../shared/manifest.js';
@@ -146,10 +146,21 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   // A change build reads only the pairs whose stat changed since the last build (analyse-content.ts).
   const settingsKey = sha256Of(JSON.stringify(settings));
   const previous = (recovery.state === 'busy' ? null : last.previousBuild(settingsKey)) ?? undefined;
-  const analysis = await analyseContent({ ...options, contentDir, cacheDir, writeCache: true, scan, onDecoded: renditions.fromDecoded, previous, lines });
+  const analyse = (from: typeof previous) => analyseContent({ ...options, contentDir, cacheDir, writeCache: true, scan, onDecoded: renditions.fromDecoded, previous: from, lines });
+  let analysis = await analyse(previous);
   if (analysis.declined !== undefined) return { ...refusedBuild([], started), declined: analysis.declined };
   const dupesStart = performance.now();
-  const dupes = await nearDuplicateProblems(analysis.items, 'warning', { dir: cacheDir, write: true });
+  const findDupes = () => nearDuplicateProblems(analysis.items, 'warning', { dir: cacheDir, write: true });
+  let dupes: Problem[];
+  try {
+    dupes = await findDupes();
+  } catch (failure) {
+    // The build cache lost a thumbnail the near-duplicate search needs: analyse every pair, as with no last build.
+    if (!(failure instanceof LostFeatures) || previous === undefined) throw failure;
+    analysis = await analyse(undefined);
+    if (analysis.declined !== undefined) return { ...refusedBuild([], started), declined: analysis.declined };
+    dupes = await findDupes();
+  }
   // A change build keeps the last build's date problems of the records it did not read.
   const problems = sortProblems([...cacheFiles, ...analysis.problems, ...dateProblems(analysis.changes?.items ?? analysis.items, 'warning'), ...(await outDirProblems(contentDir, recovery, last)), ...dupes]);
   const stats = analysedStats(analysis, problems, { scanMs, dupesMs: performance.now() - dupesStart });
