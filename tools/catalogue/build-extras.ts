@@ -151,7 +151,7 @@ export interface BuildInputs {
   fingerprint: string;
   /** A hash of the URLs and the generator code: what every output file depends on besides the records. */
   context: string;
-  /** Record id → digest of the record. */
+  /** Record id → digest of the record and of its image's key (its bytes' and renditions' hashes): what its by-id files are made of. */
   recordDigests: Map<string, string>;
 }
 
@@ -170,9 +170,9 @@ export function buildInputs(records: PepeRecord[], imageHashes: Map<string, stri
   const lines = [context];
   const recordDigests = new Map<string, string>();
   for (const record of records) {
-    const json = JSON.stringify(record);
-    recordDigests.set(record.id, sha256Of(json));
-    lines.push(`${json} ${imageHashes.get(record.id)}`);
+    const line = `${JSON.stringify(record)} ${imageHashes.get(record.id)}`;
+    recordDigests.set(record.id, sha256Of(line));
+    lines.push(line);
   }
   return { fingerprint: sha256Of(lines.join('\n')), context, recordDigests };
 }

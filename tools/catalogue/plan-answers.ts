@@ -135,6 +135,54 @@ export function planAnswers(data: CatalogueData & { ids?: readonly string[] }, i
   return { files, ...(kept ? { kept } : {}) };
 }
 
+/** One record's image in the output: its original and renditions, planned only when asked. */
+export interface RecordImage {
+  id: string;
+  /** How many files it has (the original and each rendition). */
+  files: number;
+  plan(): PlannedFile[];
+}
+
+const IMAGES = 'site/images/';
+const ID_LENGTH = 36;
+
+/**
+ * The originals and renditions (`site/images/<id>…`), planned in proportion to the change: a
+ * record whose digest (which covers its image's bytes and renditions: build-extras.ts
+ * `buildInputs`) is the one the previous build saved keeps its files as that build wrote them,
+ * unlisted and counted, as `keepPerRecordFiles` keeps the answers; the others' are planned.
+ */
+export function planImages(images: readonly RecordImage[], previous: PreviousAnswers | null, digests: ReadonlyMap<string, string>): LaterFiles {
+  const files: PlannedFile[] = [];
+  const same = (id: string) => Object.hasOwn(previous!.records, id) && previous!.records[id] === digests.get(id);
+  let count = 0;
+  for (const image of images) {
+    if (previous !== null && same(image.id)) count += image.files;
+    else files.push(...image.plan());
+  }
+  if (previous === null) return { files };
+  return {
+    files,
+    kept: {
+      count,
+      has(path) {
+        const after = path.charCodeAt(IMAGES.length + ID_LENGTH);
+        // `<id>.<ext>` or `<id>-<width>w-<hash>.webp`.
+        return path.startsWith(IMAGES) && (after === 46 || after === 45) && same(path.slice(IMAGES.length, IMAGES.length + ID_LENGTH));
+      },
+      countsBy(keyOf) {
+        const counts = new Map<string, number>();
+        for (const image of images) {
+          if (!same(image.id)) continue;
+          const key = keyOf(`${IMAGES}${image.id}`);
+          counts.set(key, (counts.get(key) ?? 0) + image.files);
+        }
+        return counts;
+      },
+    },
+  };
+}
+
 /**
  * The per-record files that stay, kept unlisted: every previous one but those of changed and
  * removed records and the similar answers to render. The previous build, whose manifest the

@@ -160,6 +160,8 @@ class Segments {
 interface SegmentState {
   entries: Segments;
   base?: (key: string) => ReadonlyMap<string, ManifestEntry> | undefined;
+  /** The keys whose entries the delta changes (so not the count their ref says). */
+  deltaKeys?: ReadonlySet<string>;
   texts: Map<string, string>;
   treeTexts?: Map<string, string>;
   deltaText?: string;
@@ -452,7 +454,7 @@ export function createManifest(
     ...(delta ? { delta } : {}),
   };
   if (delta) deltas.set(root, lines);
-  return withState(root, { entries, base, texts, treeTexts, ...(deltaText !== undefined && previous?.delta?.sha256 !== delta!.sha256 ? { deltaText } : {}) });
+  return withState(root, { entries, base, deltaKeys: new Set(grouped.keys()), texts, treeTexts, ...(deltaText !== undefined && previous?.delta?.sha256 !== delta!.sha256 ? { deltaText } : {}) });
 }
 
 /** Entries by path (the files, or the delta's lines) grouped by segment key. */
@@ -517,6 +519,14 @@ export function manifestEntry(manifest: Manifest, path: string): ManifestEntry |
 
 /** The keys of the manifest's segments (those with entries). */
 export const segmentKeys = (manifest: Manifest): Iterable<string> => stateOf(manifest).entries.keys();
+
+/** How many paths segment `key` lists (the delta applied), from its ref where its file is not read and the delta leaves it as it is; undefined when the manifest has none there. */
+export function segmentSize(manifest: Manifest, key: string): number | undefined {
+  const { entries, deltaKeys } = stateOf(manifest);
+  const ref = manifest.segments[key];
+  if (ref !== undefined && entries.has(key) && !entries.isRead(key) && deltaKeys?.has(key) !== true) return ref.files;
+  return entries.get(key)?.size;
+}
 
 /** The entries of segment `key` (the delta applied), or undefined when the manifest has none there. */
 export const segmentEntries = (manifest: Manifest, key: string): ReadonlyMap<string, ManifestEntry> | undefined => stateOf(manifest).entries.get(key);
@@ -919,14 +929,15 @@ function withSegments(outDir: string, root: ManifestRoot, read: (file: string) =
   };
   const keys = Object.keys(root.segments);
   const base = (key: string) => bases.get(key);
-  if (!trusted) return withState(root, { entries: new Segments(new Map(keys.map((key) => [key, readSegment(key)]))), base, texts: new Map() });
+  const deltaKeys = new Set(lines.keys());
+  if (!trusted) return withState(root, { entries: new Segments(new Map(keys.map((key) => [key, readSegment(key)]))), base, deltaKeys, texts: new Map() });
   // A file gone (deleted by hand) makes the manifest unusable now, as a full read would, not halfway through a build.
   const present = new Set(keys.length === 0 ? [] : readdirSync(join(outDir, SEGMENT_FOLDER)));
   for (const key of keys) {
     const name = `${root.segments[key]!.sha256}.json`;
     if (!present.has(name)) throw new UnusableManifestError(join(outDir, SEGMENT_FOLDER, name), `is missing (a segment ${join(outDir, MANIFEST_FILE)} names)`);
   }
-  return withState(root, { entries: new Segments(new Map(), new Set(keys), readSegment), base, texts: new Map() });
+  return withState(root, { entries: new Segments(new Map(), new Set(keys), readSegment), base, deltaKeys, texts: new Map() });
 }
 
 /** `<outDir>/manifest.json` and its segments, checked, or null when there is none; throws UnusableManifestError when it is there but not a build's manifest. */
