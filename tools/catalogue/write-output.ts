@@ -50,8 +50,8 @@ export interface PlannedFile {
 export interface KeptFiles {
   count: number;
   has(path: string): boolean;
-  /** How many of them each segment holds, `keyOf` giving a path's segment key. */
-  countsBy(keyOf: (path: string) => string): Map<string, number>;
+  /** How many of them each segment holds, for segment keys of `digits` (shared/manifest.ts `segmentKeyOf`). */
+  countsBy(digits: number): Map<string, number>;
 }
 
 /** What `plannedLater` plans: files, and the previous files kept without being listed. */
@@ -217,7 +217,7 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
  */
 function removedPaths(previous: Manifest, planned: ReadonlyMap<string, ManifestEntry>, listed: ReadonlyMap<string, number> | null, implicit: KeptFiles | undefined): string[] {
   const digits = segmentDigits(previous.counts.records);
-  const keptIn = implicit?.countsBy((path) => segmentKeyOf(path, digits)) ?? new Map<string, number>();
+  const keptIn = implicit?.countsBy(digits) ?? new Map<string, number>();
   const removed: string[] = [];
   for (const key of segmentKeys(previous)) {
     // A segment's count is its ref's where its file is not read yet: one the change does not touch is not read.
@@ -243,9 +243,9 @@ function keptTogether(parts: readonly (KeptFiles | undefined)[]): KeptFiles | un
   return {
     count: kept.reduce((sum, part) => sum + part.count, 0),
     has: (path) => kept.some((part) => part.has(path)),
-    countsBy(keyOf) {
+    countsBy(digits) {
       const counts = new Map<string, number>();
-      for (const part of kept) part.countsBy(keyOf).forEach((n, key) => counts.set(key, (counts.get(key) ?? 0) + n));
+      for (const part of kept) part.countsBy(digits).forEach((n, key) => counts.set(key, (counts.get(key) ?? 0) + n));
       return counts;
     },
   };

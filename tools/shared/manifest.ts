@@ -211,6 +211,9 @@ export function treeKeyOf(segmentKey: string): string | null {
 /** The folders whose files are named by a record id (`<id>`, `<id>.json`, `<id><ext>`, `<id>-<width>w-<hash>.webp`). */
 const ID_PATH = /^site\/(?:images|api\/pepe|v1\/pepe|api\/similar|api\/listing|p|oembed)\/([0-9a-fA-F]{8})-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?:[.-][^/]*)?$/;
 
+/** The segment of every file named by record id `id` (no path to match: a planner counting a record's files calls this once a record). */
+export const idSegmentKey = (id: string, digits: number): string => `id:${id.slice(0, digits).toLowerCase()}`;
+
 /**
  * The segment of an output path: `id:<first digits of the id>` for a per-record file, else its
  * top folders: `site/<folder>` for a site file in a folder, `site` for one at the site's root,
@@ -218,7 +221,7 @@ const ID_PATH = /^site\/(?:images|api\/pepe|v1\/pepe|api\/similar|api\/listing|p
  */
 export function segmentKeyOf(path: string, digits: number): string {
   const id = ID_PATH.exec(path);
-  if (id) return `id:${id[1]!.slice(0, digits).toLowerCase()}`;
+  if (id) return idSegmentKey(id[1]!, digits);
   const first = path.indexOf('/');
   if (first < 0) return '.';
   if (path.startsWith('site/')) {
