@@ -11,7 +11,7 @@ import { type PepeRecord, type SiteUrls } from '../../functions/core/record.js';
 import { type AnalyseContentOptions, type AnalysedItem, type AnalyseStats, analyseContent, type ContentAnalysis, dateProblems, defaultCacheDir, effectiveLimits, sortedRecords, sortProblems } from './analyse-content.js';
 import { type InOutput, openRenditions, type RenditionEntry, renditionFileName, renditionFiles, renditionFolder, type RenditionRun, type RenditionsRun, thumbnailsOf } from './renditions.js';
 import type { RenditionSettings } from '../image/renditions.js';
-import { createManifest, manifestEntry, type Manifest, readManifestSync, sha256Of } from '../shared/manifest.js';
+import { createManifest, manifestEntry, type Manifest, readManifestSync, sha256Of, UnusableManifestError } from '../shared/manifest.js';
 import { nearDuplicateProblems } from './near-duplicate-problems.js';
 import { error, type Problem, warning } from '../shared/problems.js';
 import { diskFullProblem, isDiskFull } from './disk-full.js';
@@ -108,6 +108,8 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
   try {
     return await buildInto({ ...options, outDir, cacheDir }, started, writing);
   } catch (failure) {
+    // The last build's manifest is read a segment at a time: one damaged since is found midway, before the commit.
+    if (failure instanceof UnusableManifestError) return refusedBuild([error('bad-out-dir', `${failure.message}: the output folder "${outDir}" was changed since the last build; empty it to build it again whole`)], started);
     if (!isDiskFull(failure)) throw failure;
     // Before the commit point (after it only the cache is written, and that is only warned about): the output is as it was.
     const problem = writing.folder === 'output' ? diskFullProblem(failure, 'the output folder', outDir, '--out') : diskFullProblem(failure, 'the cache folder', cacheDir, '--cache');
