@@ -361,11 +361,19 @@ async function writeFiles(run: Run, compiled: Awaited<ReturnType<typeof compileD
     // After the function bundle has started: it needs the data module, not the answers.
     plannedLater: (written, incremental) => {
       const planStart = performance.now();
-      // The originals, whose sums the dataset lists; those written have other bytes than before under the same id.
-      const images = new Map(items.map((item) => [item.record.id, { fileName: `${item.record.id}${item.record.file_ext}`, sha256: item.sha256 }]));
+      // The originals, whose sums the dataset lists, indexed on the first ask (a change renders a shard or two); those written have other bytes than before under the same id.
+      let byId: Map<string, AnalysedItem> | undefined;
+      const imageOf = (id: string) => {
+        if (byId === undefined) {
+          byId = new Map();
+          for (const item of items) byId.set(item.record.id, item);
+        }
+        const item = byId.get(id)!;
+        return { fileName: `${id}${item.record.file_ext}`, sha256: item.sha256 };
+      };
       const imageChanged = new Set(written.filter((path) => path.startsWith('site/images/')).map((path) => path.slice('site/images/'.length, path.lastIndexOf('.'))));
       // Files are kept from the previous output only where it is still there.
-      const answers = planAnswers(data, (id) => images.get(id)!, { ...planOptions, previous: incremental ? planOptions.previous : null, imageChanged });
+      const answers = planAnswers(data, imageOf, { ...planOptions, previous: incremental ? planOptions.previous : null, imageChanged });
       planMs = performance.now() - planStart;
       return answers;
     },
