@@ -377,6 +377,13 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
 /** Format and MIME type of a published extension: what a feature row holds besides a record's fields. */
 const FORMAT_OF_EXT: Record<string, [ImageFormat, string]> = { '.png': ['png', 'image/png'], '.jpg': ['jpeg', 'image/jpeg'], '.gif': ['gif', 'image/gif'], '.webp': ['webp', 'image/webp'], '.avif': ['avif', 'image/avif'] };
 
+/** The build cache no longer holds the thumbnail of bytes the last build's rows name: the build analyses everything again (build-catalogue.ts). */
+export class LostFeatures extends Error {
+  constructor(readonly sha256: string) {
+    super(`the build cache has lost the features of image ${sha256}`);
+  }
+}
+
 /**
  * The features a change build knows without the build cache: those of the last build's records
  * (by image sha256: a moved or reverted image, an edited sidecar), their thumbnails read from the
@@ -429,7 +436,7 @@ class ListedFeatures implements FeatureSource {
   /** The thumbnail and texture map of known bytes, from the build cache. */
   cached(sha256: string): CachedFeatures {
     const features = this.cache().featuresOf(sha256);
-    if (!features) throw new Error(`the build cache in "${this.cache().dir}" has lost the features of image ${sha256}: delete the cache folder and build again`);
+    if (!features) throw new LostFeatures(sha256);
     return features;
   }
 

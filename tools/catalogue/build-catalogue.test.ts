@@ -13,7 +13,7 @@ import type { AnalyseFn } from './analyse-content.js';
 import { FeatureCache } from './cache/feature-cache.js';
 import { buildCatalogue, type BuildOptions } from './build-catalogue.js';
 import { catalogueDataFiles, catalogueModuleSource, compileCatalogue } from '../../functions/core/catalogue.js';
-import { catalogueVersion, createManifest, loadManifest, manifestJson, segmentFiles, writeManifestFiles } from '../shared/manifest.js';
+import { catalogueVersion, createManifest, loadManifest, manifestJson, segmentFiles, segmentFile, writeManifestFiles } from '../shared/manifest.js';
 
 // Real builds (analysis + esbuild bundle) on a machine shared with other jobs.
 vi.setConfig({ testTimeout: 60_000 });
@@ -394,6 +394,21 @@ describe('a good build', () => {
     expect(result.problems.map((p) => p.message).join('\n')).toContain('lists an invalid path "../victim.txt"');
     expect(await readFile(join(root, 'victim.txt'), 'utf8')).toBe('mine');
   });
+
+  // The build's own manifest is read a segment on first use, so a segment damaged in place is found midway.
+  it('refuses a segment of its own manifest damaged in place since, naming it, and leaves the output as it was', async () => {
+    const root = join(temp.path, 'segment-damaged');
+    const out = join(root, 'dist');
+    const cache = join(root, 'cache');
+    expect((await buildCatalogue({ contentDir: baseContent, outDir: out, cacheDir: cache, urls: FIXTURE_URLS })).ok).toBe(true);
+    const segment = join(out, segmentFile((await loadManifest(out))!.segments['data']!.sha256));
+    await writeFile(`${segment}.tmp`, '{"files":{}}\n');
+    await rename(`${segment}.tmp`, segment);
+    const before = await snapshotDir(out);
+    const result = await buildCatalogue({ contentDir: baseContent, outDir: out, cacheDir: cache, urls: { ...FIXTURE_URLS, baseUrl: 'https://elsewhere.example' } });
+    expect(result.problems.map((p) => [p.code, p.message])).toEqual([['bad-out-dir', expect.stringContaining(`${segment} lists 0 files, the manifest says`)]]);
+    expect(await snapshotDir(out)).toEqual(before);
+  });
 });
 
 describe('incremental rebuilds', () => {
@@ -710,6 +725,20 @@ describe('incremental rebuilds', () => {
       expect(torn.ok).toBe(true);
       expect(torn.stats.changed).toBeNull();
       expect((await buildCatalogue(own)).stats.shortcut).toBe('listing');
+    });
+
+    it('analyses every pair again when the build cache lost a thumbnail the near-duplicate search needs', async () => {
+      await rm(join(own.cacheDir!, 'build-cache.bin'));
+      await rm(join(own.cacheDir!, 'near-duplicates-items.json'));
+      await rm(join(own.cacheDir!, 'near-duplicates.json'));
+      const path = join(own.contentDir, 'frog-003.json');
+      await writeFile(path, JSON.stringify({ ...JSON.parse(await readFile(path, 'utf8')), tags: ['lost'] }));
+      const spy = countingAnalyse();
+      const built = await buildCatalogue({ ...own, analyse: spy.analyse });
+      expect(built.ok).toBe(true);
+      expect(built.stats.changed).toBeNull();
+      expect(spy.calls()).toBe(built.stats.records);
+      expect(built.records).toEqual((await buildCatalogue({ ...own, outDir: join(temp.path, 'lost-out'), cacheDir: join(temp.path, 'lost-cache') })).records);
     });
 
     it('is not taken for other URLs, nor without its records file', async () => {

@@ -8,15 +8,15 @@ import { dirname, resolve } from 'node:path';
 import { type ContentPair, isAtOrBelow, scanContent, folderProblem } from './scan-content.js';
 import { catalogueDataFiles, compileCatalogue } from '../../functions/core/catalogue.js';
 import { type PepeRecord, type SiteUrls } from '../../functions/core/record.js';
-import { type AnalyseContentOptions, type AnalysedItem, type AnalyseStats, analyseContent, type ContentAnalysis, dateProblems, defaultCacheDir, effectiveLimits, sortedRecords, sortProblems } from './analyse-content.js';
+import { type AnalyseContentOptions, type AnalysedItem, type AnalyseStats, analyseContent, type ContentAnalysis, dateProblems, defaultCacheDir, effectiveLimits, LostFeatures, sortedRecords, sortProblems } from './analyse-content.js';
 import { type InOutput, openRenditions, type RenditionEntry, renditionFileName, renditionFiles, renditionFolder, type RenditionRun, type RenditionsRun, thumbnailsOf } from './renditions.js';
 import type { RenditionSettings } from '../image/renditions.js';
-import { createManifest, manifestEntry, type Manifest, readManifestSync, sha256Of } from '../shared/manifest.js';
+import { createManifest, manifestEntry, type Manifest, readManifestSync, sha256Of, UnusableManifestError } from '../shared/manifest.js';
 import { nearDuplicateProblems } from './near-duplicate-problems.js';
 import { error, type Problem, warning } from '../shared/problems.js';
 import { diskFullProblem, isDiskFull } from './disk-full.js';
 import { type Recovery, recoverOutput } from './commit-output.js';
-import { type ChunkShapes, planAnswers } from './plan-answers.js';
+import { type ChunkShapes, planAnswers, planImages } from './plan-answers.js';
 import { byteLength, type PlannedFile, writeOutput } from './write-output.js';
 import { previousAnswers } from './cache/answer-digests.js';
 import { type BuildInputs, buildContext, buildInputs, type GeneratedExtras, generateExtras } from './build-extras.js';
@@ -109,6 +109,8 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
   try {
     return await buildInto({ ...options, outDir, cacheDir }, started, writing);
   } catch (failure) {
+    // The last build's manifest is read a segment at a time: one damaged since is found midway, before the commit.
+    if (failure instanceof UnusableManifestError) return refusedBuild([error('bad-out-dir', `${failure.message}: the output folder "${outDir}" was changed since the last build; empty it to build it again whole`)], started);
     if (!isDiskFull(failure)) throw failure;
     // Before the commit point (after it only the cache is written, and that is only warned about): the output is as it was.
     const problem = writing.folder === 'output' ? diskFullProblem(failure, 'the output folder', outDir, '--out') : diskFullProblem(failure, 'the cache folder', cacheDir, '--cache');
@@ -146,10 +148,21 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   // A change build reads only the pairs whose stat changed since the last build (analyse-content.ts).
   const settingsKey = sha256Of(JSON.stringify(settings));
   const previous = (recovery.state === 'busy' ? null : last.previousBuild(settingsKey)) ?? undefined;
-  const analysis = await analyseContent({ ...options, contentDir, cacheDir, writeCache: true, scan, onDecoded: renditions.fromDecoded, previous, lines });
+  const analyse = (from: typeof previous) => analyseContent({ ...options, contentDir, cacheDir, writeCache: true, scan, onDecoded: renditions.fromDecoded, previous: from, lines });
+  let analysis = await analyse(previous);
   if (analysis.declined !== undefined) return { ...refusedBuild([], started), declined: analysis.declined };
   const dupesStart = performance.now();
-  const dupes = await nearDuplicateProblems(analysis.items, 'warning', { dir: cacheDir, write: true });
+  const findDupes = () => nearDuplicateProblems(analysis.items, 'warning', { dir: cacheDir, write: true });
+  let dupes: Problem[];
+  try {
+    dupes = await findDupes();
+  } catch (failure) {
+    // The build cache lost a thumbnail the near-duplicate search needs: analyse every pair, as with no last build.
+    if (!(failure instanceof LostFeatures) || previous === undefined) throw failure;
+    analysis = await analyse(undefined);
+    if (analysis.declined !== undefined) return { ...refusedBuild([], started), declined: analysis.declined };
+    dupes = await findDupes();
+  }
   // A change build keeps the last build's date problems of the records it did not read.
   const problems = sortProblems([...cacheFiles, ...analysis.problems, ...dateProblems(analysis.changes?.items ?? analysis.items, 'warning'), ...(await outDirProblems(contentDir, recovery, last)), ...dupes]);
   const stats = analysedStats(analysis, problems, { scanMs, dupesMs: performance.now() - dupesStart });
@@ -161,7 +174,9 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   const made = await finishRenditions(renditions, analysis.items, () => last.previousManifest(), stats);
   if (made.problems.length > 0) return resultOf({ ok: false, problems: sortProblems([...problems, ...made.problems]), records, changed: false }, stats, started, last.outputManifest());
 
-  const inputs = buildInputs(analysis.items, context);
+  // An image's bytes and its renditions': a record's digest covers the files it has in site/images.
+  const imageKey = (item: AnalysedItem) => `${item.sha256}${(made.bySource.get(item.sha256) ?? []).map((entry) => ` ${entry.sha256}:${entry.size}`).join('')}`;
+  const inputs = buildInputs(analysis.items, imageKey, context);
   // What the next build reports if it finds this listing again: the content's problems only (it has no cache file to warn about).
   const contentProblems = problems.filter((problem) => !cacheFiles.includes(problem));
   const unchangedContent = statFingerprint === null ? null : { statFingerprint, problems: contentProblems, images: analysis.stats.images, records: records.length };
@@ -175,8 +190,8 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   // This build bundles: esbuild loads during the reads below, so that the bundle can start at once (bundle-function.ts).
   loadEsbuild().catch(() => undefined); // a failure to load shows when bundling
   const run: Run = { options, last, stats, inputs, records, unchangedContent, pairs };
-  const compiled = await compileData(run, records, analysis.items, made.bySource);
-  const written = await writeFiles(run, compiled, analysis.items, writing);
+  const compiled = await compileData(run, records);
+  const written = await writeFiles(run, compiled, analysis.items, made.bySource, writing);
   problems.push(...written.problems);
   stats.warnings += written.problems.length;
   return resultOf({ ok: true, problems, records, changed: written.changed }, stats, started, written.manifest);
@@ -332,17 +347,15 @@ function pairsMade(settings: string, lines: readonly string[], pairs: readonly C
   return { settings, rows: () => items.map((item, index) => row(item, lines[index]!)), delta };
 }
 
-/** The catalogue data, compiled with the last build's memos, and every output file but the answers and the generated ones. */
-async function compileData(run: Run, records: PepeRecord[], items: AnalysedItem[], renditions: Map<string, RenditionEntry[]>) {
+/** The catalogue data, compiled with the last build's memos, and its files (the images are planned in writeFiles, with the answers' previous output). */
+async function compileData(run: Run, records: PepeRecord[]) {
   const { options, last, stats, inputs } = run;
   const compileStart = performance.now();
   const { searchIndex, recordEncoding, similar } = await last.compileMemos(inputs.context, inputs.recordDigests);
   const data = compileCatalogue(records, options.urls, { searchIndex: searchIndex.build, encodeRecords: recordEncoding.encode, similarLists: similar.make });
   stats.searchIndex = searchIndex.run();
   stats.recordEncoding = recordEncoding.run();
-  const files: PlannedFile[] = items.map((item) => ({ path: originalPath(item), sha256: item.sha256, size: item.record.file_size, copyFrom: item.abs }));
-  const folder = renditionFolder(options.cacheDir);
-  for (const item of items) files.push(...renditionFiles(folder, item.record.id, renditions.get(item.sha256) ?? []));
+  const files: PlannedFile[] = [];
   // The bundle inlines the data module (generated from the staging folder); the pieces file is read by the function at run time.
   for (const { path, body } of catalogueDataFiles(data)) {
     files.push({ path, body, sha256: sha256Of(body), size: byteLength(body), neededByGenerate: path === 'data/catalogue.mjs' });
@@ -358,14 +371,25 @@ const originalPath = (item: AnalysedItem) => `site/images/${item.record.id}${ite
  * committed (write-output.ts). Then saves what the next build reuses: a full disk there is
  * only a warning, since the output is built.
  */
-async function writeFiles(run: Run, compiled: Awaited<ReturnType<typeof compileData>>, items: AnalysedItem[], writing: Writing) {
+async function writeFiles(run: Run, compiled: Awaited<ReturnType<typeof compileData>>, items: AnalysedItem[], renditions: Map<string, RenditionEntry[]>, writing: Writing) {
   const { options, last, stats, inputs } = run;
   const { outDir, cacheDir } = options;
-  const { data, files } = compiled;
+  const { data } = compiled;
   const previous = await last.previousManifest();
   const saved = await last.answerDigests();
   const documents = new Map<string, string>();
   const planOptions = { chunks: options.chunks, previous: previousAnswers(saved, { outDir, context: inputs.context }, previous), recordDigests: inputs.recordDigests, documents };
+  // The originals and renditions of the records that changed; the others' are kept as they are.
+  const folder = renditionFolder(cacheDir);
+  const imageFiles = planImages(
+    items.map((item) => {
+      const entries = renditions.get(item.sha256) ?? [];
+      return { id: item.record.id, files: 1 + entries.length, plan: () => [{ path: originalPath(item), sha256: item.sha256, size: item.record.file_size, copyFrom: item.abs }, ...renditionFiles(folder, item.record.id, entries)] };
+    }),
+    planOptions.previous,
+    inputs.recordDigests,
+  );
+  const files = [...imageFiles.files, ...compiled.files];
   const writeStart = performance.now();
   let planMs = 0;
   let generated: GeneratedExtras | undefined;
@@ -375,14 +399,23 @@ async function writeFiles(run: Run, compiled: Awaited<ReturnType<typeof compileD
     outDir,
     previous,
     files,
+    kept: imageFiles.kept,
     // After the function bundle has started: it needs the data module, not the answers.
     plannedLater: (written, incremental) => {
       const planStart = performance.now();
-      // The originals, whose sums the dataset lists; those written have other bytes than before under the same id.
-      const images = new Map(items.map((item) => [item.record.id, { fileName: `${item.record.id}${item.record.file_ext}`, sha256: item.sha256 }]));
+      // The originals, whose sums the dataset lists, indexed on the first ask (a change renders a shard or two); those written have other bytes than before under the same id.
+      let byId: Map<string, AnalysedItem> | undefined;
+      const imageOf = (id: string) => {
+        if (byId === undefined) {
+          byId = new Map();
+          for (const item of items) byId.set(item.record.id, item);
+        }
+        const item = byId.get(id)!;
+        return { fileName: `${id}${item.record.file_ext}`, sha256: item.sha256 };
+      };
       const imageChanged = new Set(written.filter((path) => path.startsWith('site/images/')).map((path) => path.slice('site/images/'.length, path.lastIndexOf('.'))));
       // Files are kept from the previous output only where it is still there.
-      const answers = planAnswers(data, (id) => images.get(id)!, { ...planOptions, previous: incremental ? planOptions.previous : null, imageChanged });
+      const answers = planAnswers(data, imageOf, { ...planOptions, previous: incremental ? planOptions.previous : null, imageChanged });
       planMs = performance.now() - planStart;
       return answers;
     },

@@ -152,7 +152,7 @@ export interface BuildInputs {
   fingerprint: string;
   /** A hash of the URLs and the generator code: what every output file depends on besides the records. */
   context: string;
-  /** Record id → digest of the record. */
+  /** Record id → digest of the record and of its image's key (its bytes' and renditions' hashes): what its by-id files are made of. */
   recordDigests: Map<string, string>;
 }
 
@@ -165,17 +165,20 @@ export function buildContext(urls: SiteUrls, chunks?: object): string {
  * Hashes of everything that determines the output folder's bytes: the records (each item's,
  * with its thumbnails), each image's content hash, and `context` (the URLs and the code that
  * turns them into files). Computed before compiling, so a rebuild with nothing changed skips
- * compiling, bundling and writing. An item a change build took from the last build keeps that
- * build's digest while its thumbnails are as then: only the records read are hashed.
+ * compiling, bundling and writing. A record's digest covers its image's key (`imageKey`: the
+ * bytes' and the renditions' hashes), the files it has in site/images. An item a change build
+ * took from the last build keeps that build's digest while its thumbnails are as then (its
+ * renditions come from the same source bytes under the same settings): only the records read are hashed.
  */
-export function buildInputs(items: readonly AnalysedItem[], context: string): BuildInputs {
+export function buildInputs(items: readonly AnalysedItem[], imageKey: (item: AnalysedItem) => string, context: string): BuildInputs {
   // One string, one hash call for the fingerprint: an `update` call per record costs more than the hashing itself.
   const lines = [context];
   const recordDigests = new Map<string, string>();
-  for (const { record, sha256, previous } of items) {
-    const digest = previous !== undefined && sameThumbnails(previous.thumbnails, record.thumbnails) ? previous.digest : sha256Of(JSON.stringify(record));
+  for (const item of items) {
+    const { record, previous } = item;
+    const digest = previous !== undefined && sameThumbnails(previous.thumbnails, record.thumbnails) ? previous.digest : sha256Of(`${JSON.stringify(record)} ${imageKey(item)}`);
     recordDigests.set(record.id, digest);
-    lines.push(`${digest} ${sha256}`);
+    lines.push(`${digest} ${item.sha256}`);
   }
   return { fingerprint: sha256Of(lines.join('\n')), context, recordDigests };
 }

@@ -28,11 +28,11 @@ import { type CatalogueData, catalogueAnswerFiles, recordAnswerFiles } from '../
 import { type Catalogue, openCatalogue } from '../../functions/core/catalogue-runtime.js';
 import { parseHash } from '../../functions/core/multi-index.js';
 import { SIMILAR_MAX_DISTANCE } from '../../functions/core/similar.js';
-import type { ChunkReuse, PreviousAnswers } from './cache/answer-digests.js';
+import { type ChunkReuse, type PreviousAnswers, savedDocument, withEntry } from './cache/answer-digests.js';
 import { sharePath, oembedPath, siteDocuments } from './site-documents.js';
 import { listingFiles } from './static-listing.js';
 import type { ChunkShape } from '../shared/content-chunks.js';
-import { type ManifestEntry, sha256Of } from '../shared/manifest.js';
+import { idSegmentKey, type ManifestEntry, sha256Of } from '../shared/manifest.js';
 import { byteLength, type KeptFiles, type LaterFiles, type PlannedFile } from './write-output.js';
 
 const rendered = (path: string, body: string): PlannedFile => ({ path, body, sha256: sha256Of(body), size: byteLength(body) });
@@ -122,8 +122,9 @@ export function planAnswers(data: CatalogueData & { ids?: readonly string[] }, i
   const reuse: ChunkReuse | undefined = previous
     ? {
         changed,
-        saved: (key) => previous.document(key),
-        entry: (path) => previous.entry(`site/${path}`),
+        saved: (key) => savedDocument(previous.document(key)).inputs,
+        // The entry saved with the document's inputs: the listing's pages are named by ids, so they lie in as many segments.
+        entry: (path) => savedDocument(previous.document(path)).entry ?? previous.entry(`site/${path}`),
         remember: (key, inputs) => options.documents?.set(key, inputs),
       }
     : options.documents && { changed, saved: () => undefined, entry: () => undefined, remember: (key, inputs) => options.documents!.set(key, inputs) };
@@ -131,8 +132,64 @@ export function planAnswers(data: CatalogueData & { ids?: readonly string[] }, i
     ...listingFiles(catalogue, ids, { shape: options.chunks?.listing, reuse }),
     ...siteDocuments(catalogue, { imageSha256: (_name, id) => image(id).sha256, ids, pepeRanks, reuse, sitemapChunks: options.chunks?.sitemaps, datasetShape: options.chunks?.dataset }),
   ];
-  for (const file of documents) files.push(file.kept ? keptFile(`site/${file.path}`, file.kept) : rendered(`site/${file.path}`, file.body!));
+  for (const file of documents) {
+    const planned = file.kept ? keptFile(`site/${file.path}`, file.kept) : rendered(`site/${file.path}`, file.body!);
+    files.push(planned);
+    const inputs = options.documents?.get(file.path);
+    if (inputs !== undefined) options.documents!.set(file.path, withEntry(inputs, planned));
+  }
   return { files, ...(kept ? { kept } : {}) };
+}
+
+/** One record's image in the output: its original and renditions, planned only when asked. */
+export interface RecordImage {
+  id: string;
+  /** How many files it has (the original and each rendition). */
+  files: number;
+  plan(): PlannedFile[];
+}
+
+const IMAGES = 'site/images/';
+const ID_LENGTH = 36;
+
+/**
+ * The originals and renditions (`site/images/<id>…`), planned in proportion to the change: a
+ * record whose digest (which covers its image's bytes and renditions: build-extras.ts
+ * `buildInputs`) is the one the previous build saved keeps its files as that build wrote them,
+ * unlisted and counted, as `keepPerRecordFiles` keeps the answers; the others' are planned.
+ */
+export function planImages(images: readonly RecordImage[], previous: PreviousAnswers | null, digests: ReadonlyMap<string, string>): LaterFiles {
+  const files: PlannedFile[] = [];
+  const same = (id: string) => Object.hasOwn(previous!.records, id) && previous!.records[id] === digests.get(id);
+  const kept = new Uint8Array(images.length);
+  let count = 0;
+  images.forEach((image, index) => {
+    if (previous !== null && same(image.id)) {
+      kept[index] = 1;
+      count += image.files;
+    } else files.push(...image.plan());
+  });
+  if (previous === null) return { files };
+  return {
+    files,
+    kept: {
+      count,
+      has(path) {
+        const after = path.charCodeAt(IMAGES.length + ID_LENGTH);
+        // `<id>.<ext>` or `<id>-<width>w-<hash>.webp`.
+        return path.startsWith(IMAGES) && (after === 46 || after === 45) && same(path.slice(IMAGES.length, IMAGES.length + ID_LENGTH));
+      },
+      countsBy(digits) {
+        const counts = new Map<string, number>();
+        images.forEach((image, index) => {
+          if (kept[index] === 0) return;
+          const key = idSegmentKey(image.id, digits);
+          counts.set(key, (counts.get(key) ?? 0) + image.files);
+        });
+        return counts;
+      },
+    },
+  };
 }
 
 /**
@@ -165,13 +222,13 @@ function keepPerRecordFiles(previous: PreviousAnswers, changed: Uint8Array, chan
       }
       return false;
     },
-    countsBy(keyOf) {
-      // The files of a record share their segment: one path's key a record.
+    countsBy(digits) {
+      // The files of a record share their segment.
       const counts = new Map<string, number>();
       for (let rank = 0; rank < count; rank++) {
         const files = (changed[rank] === 0 ? OWN_FILES : 0) + (similarAgain !== undefined && similarAgain[rank] === 0 ? 1 : 0);
         if (files === 0) continue;
-        const key = keyOf(`${PER_RECORD[0].prefix}${ids[rank]}`);
+        const key = idSegmentKey(ids[rank]!, digits);
         counts.set(key, (counts.get(key) ?? 0) + files);
       }
       return counts;

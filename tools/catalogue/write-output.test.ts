@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FIXTURE_URLS } from '../testing/fixture-catalogue.js';
 import { snapshotDir } from '../testing/snapshot-dir.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
-import { createManifest, readManifest } from '../shared/manifest.js';
+import { createManifest, readManifest, segmentKeyOf } from '../shared/manifest.js';
 import { sha256Of } from '../shared/manifest.js';
 import { byteLength, type PlannedFile, writeOutput } from './write-output.js';
 
@@ -153,7 +153,7 @@ describe('writeOutput', () => {
     const manifestFor: Parameters<typeof writeOutput>[0]['manifestFor'] = (e, reuse) => createManifest(e, FIXTURE_URLS, { records: 0, images: 0 }, reuse);
     const keeping = (...paths: string[]) => () => ({
       files: [],
-      kept: { count: paths.length, has: (path: string) => paths.includes(path), countsBy: (keyOf: (path: string) => string) => paths.reduce((counts, path) => counts.set(keyOf(path), (counts.get(keyOf(path)) ?? 0) + 1), new Map<string, number>()) },
+      kept: { count: paths.length, has: (path: string) => paths.includes(path), countsBy: (digits: number) => paths.reduce((counts, path) => counts.set(segmentKeyOf(path, digits), (counts.get(segmentKeyOf(path, digits)) ?? 0) + 1), new Map<string, number>()) },
     });
     const edited = await writeOutput({ outDir: out, previous: await readManifest(out), files: [planned('site/a.json', 'a2')], plannedLater: keeping('site/b.json', 'site/c.json'), manifestFor });
     expect([edited.written, edited.kept, edited.removed]).toEqual([['site/a.json'], 2, []]);
@@ -162,6 +162,9 @@ describe('writeOutput', () => {
     expect([removed.written, removed.kept, removed.removed]).toEqual([[], 2, ['site/c.json']]);
     expect(existsSync(join(out, 'site/c.json'))).toBe(false);
     expect(Object.keys((await readManifest(out))!.files)).toEqual(['site/a.json', 'site/b.json']);
+    // Kept by two planners (the images up front, the answers later): counted together.
+    const together = await writeOutput({ outDir: out, previous: await readManifest(out), files: [], kept: keeping('site/a.json')().kept, plannedLater: keeping('site/b.json'), manifestFor });
+    expect([together.changed, together.kept, together.removed]).toEqual([false, 2, []]);
     const before = await snapshotDir(out);
     await expect(writeOutput({ outDir: out, previous: await readManifest(out), files: [planned('site/a.json', 'a2')], plannedLater: keeping('site/b.json', 'site/x.json'), manifestFor })).rejects.toThrow(/1 of the files kept from the previous output are not in its manifest/);
     expect(await snapshotDir(out)).toEqual(before);

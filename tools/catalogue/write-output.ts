@@ -19,7 +19,7 @@ import { constants, copyFileSync, existsSync, linkSync, readFileSync, rmSync, wr
 import { rename } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { commitStaged, type Journal, newTransactionDir, removeInBackground } from './commit-output.js';
-import { type Manifest, type ManifestEntry, MANIFEST_FILE, manifestEntry, manifestJson, newSegmentFiles, sameHeader, segmentDigits, segmentEntries, segmentFiles, segmentKeyOf, segmentKeys, sha256Of } from '../shared/manifest.js';
+import { type Manifest, type ManifestEntry, MANIFEST_FILE, manifestEntry, manifestJson, newSegmentFiles, sameHeader, segmentDigits, segmentEntries, segmentFiles, segmentKeyOf, segmentKeys, segmentSize, sha256Of } from '../shared/manifest.js';
 import { makeFoldersSync } from '../shared/make-folders.js';
 
 /** One file the build wants in the output; `path` is relative to the output folder, forward slashes. */
@@ -50,8 +50,8 @@ export interface PlannedFile {
 export interface KeptFiles {
   count: number;
   has(path: string): boolean;
-  /** How many of them each segment holds, `keyOf` giving a path's segment key. */
-  countsBy(keyOf: (path: string) => string): Map<string, number>;
+  /** How many of them each segment holds, for segment keys of `digits` (shared/manifest.ts `segmentKeyOf`). */
+  countsBy(digits: number): Map<string, number>;
 }
 
 /** What `plannedLater` plans: files, and the previous files kept without being listed. */
@@ -64,6 +64,8 @@ export interface WriteOutputOptions {
   outDir: string;
   previous: Manifest | null;
   files: PlannedFile[];
+  /** Previous files kept besides `files` without being listed (the unchanged records' images). */
+  kept?: KeptFiles;
   /**
    * More files, planned only once the generators have started (so that they run meanwhile):
    * for work that the generators do not need (the build plans its answer files here). Given the
@@ -163,7 +165,7 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
     const tooLate = later.files.find((file) => file.neededByGenerate);
     if (tooLate) throw new Error(`writeOutput: ${tooLate.path} is needed by the generators, so it cannot be planned after they started`);
     later.files.forEach(compare);
-    const implicit = later.kept?.count ? later.kept : undefined;
+    const implicit = keptTogether([options.kept, later.kept]);
     if (implicit && !incremental) throw new Error('writeOutput: files kept from a previous output that is not there');
 
     // Generated files: hash what the generators wrote; an identical one is not applied.
@@ -215,22 +217,38 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
  */
 function removedPaths(previous: Manifest, planned: ReadonlyMap<string, ManifestEntry>, listed: ReadonlyMap<string, number> | null, implicit: KeptFiles | undefined): string[] {
   const digits = segmentDigits(previous.counts.records);
-  const keptIn = implicit?.countsBy((path) => segmentKeyOf(path, digits)) ?? new Map<string, number>();
+  const keptIn = implicit?.countsBy(digits) ?? new Map<string, number>();
   const removed: string[] = [];
   for (const key of segmentKeys(previous)) {
-    const entries = segmentEntries(previous, key)!;
+    // A segment's count is its ref's where its file is not read yet: one the change does not touch is not read.
+    const size = segmentSize(previous, key)!;
     const accounted = listed === null ? -1 : (listed.get(key) ?? 0) + (keptIn.get(key) ?? 0);
-    if (accounted === entries.size) continue;
+    if (accounted === size) continue;
     let gone = 0;
-    entries.forEach((_, path) => {
+    segmentEntries(previous, key)!.forEach((_, path) => {
       if (planned.has(path) || implicit?.has(path) === true) return;
       removed.push(path);
       gone++;
     });
-    if (listed !== null && accounted + gone !== entries.size) throw new Error(`writeOutput: ${accounted + gone - entries.size} of the files kept from the previous output are not in its manifest (segment ${key})`);
+    if (listed !== null && accounted + gone !== size) throw new Error(`writeOutput: ${accounted + gone - size} of the files kept from the previous output are not in its manifest (segment ${key})`);
   }
-  for (const key of keptIn.keys()) if (segmentEntries(previous, key) === undefined) throw new Error(`writeOutput: ${keptIn.get(key)} of the files kept from the previous output are not in its manifest (segment ${key})`);
+  for (const key of keptIn.keys()) if (segmentSize(previous, key) === undefined) throw new Error(`writeOutput: ${keptIn.get(key)} of the files kept from the previous output are not in its manifest (segment ${key})`);
   return removed.sort();
+}
+
+/** The files kept unlisted by several planners as one, or undefined when none are. */
+function keptTogether(parts: readonly (KeptFiles | undefined)[]): KeptFiles | undefined {
+  const kept = parts.filter((part): part is KeptFiles => part !== undefined && part.count > 0);
+  if (kept.length <= 1) return kept[0];
+  return {
+    count: kept.reduce((sum, part) => sum + part.count, 0),
+    has: (path) => kept.some((part) => part.has(path)),
+    countsBy(digits) {
+      const counts = new Map<string, number>();
+      for (const part of kept) part.countsBy(digits).forEach((n, key) => counts.set(key, (counts.get(key) ?? 0) + n));
+      return counts;
+    },
+  };
 }
 
 function journalFor(outDir: string, version: string, written: string[], removed: string[], previous: Manifest): Journal {

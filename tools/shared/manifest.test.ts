@@ -209,6 +209,7 @@ describe('manifest serialisation', () => {
         const listed = read.files;
         expect(listed, `step ${step}`).toEqual(full.files);
         expect(read.counts).toEqual(full.counts);
+        expect(manifest.counts, `step ${step}`).toEqual(full.counts);
         // Folded back, each segment is the bytes a full build writes.
         const fullTexts = new Map(newSegmentFiles(full).map((s) => [s.path, s.text]));
         for (const key of Object.keys(full.segments)) expect(segmentJson(new Map(Object.entries(listed).filter(([path]) => segmentKeyOf(path, 1) === key)))).toBe(fullTexts.get(segmentFile(full.segments[key]!.sha256)));
@@ -218,7 +219,8 @@ describe('manifest serialisation', () => {
         const before = previous.files;
         expect(new Set(diff.changed.keys())).toEqual(new Set(Object.keys(listed).filter((p) => before[p]?.sha256 !== listed[p]!.sha256 || before[p]?.size !== listed[p]!.size)));
         expect(new Set(diff.removed.keys())).toEqual(new Set(Object.keys(before).filter((p) => listed[p] === undefined)));
-        previous = read;
+        // Every other step the next one starts from the manifest read as the last build's own: each segment read on first use.
+        previous = step % 2 === 0 ? (await loadManifest(temp.path, { writtenByLastBuild: () => true }))! : read;
       }
       expect(folded).toBeGreaterThan(0);
     } finally {
@@ -342,6 +344,8 @@ describe('reading the previous manifest', () => {
       await expect(loadManifest(temp.path)).rejects.toThrow(`${segment} is not the segment "data" the manifest names (its sha256 or size differs)`);
       await rm(segment);
       await expect(loadManifest(temp.path)).rejects.toThrow(`${segment} is missing`);
+      // Read as the last build's own (lazily), a missing segment is still found at once.
+      await expect(loadManifest(temp.path, { writtenByLastBuild: () => true })).rejects.toThrow(`${segment} is missing`);
       // A tree edited, or missing; a root whose counts disagree with its segments.
       const tree = join(temp.path, segmentFile(trees['id:']!.sha256));
       await writeFile(tree, '{"segments":{}}\n');

@@ -25,6 +25,7 @@
  * a manifest's entries are its segments' with the delta applied.
  */
 import { hash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SiteUrls } from '../../functions/core/record.js';
 import { NotAFileError, readRegularFile, readRegularFileSync } from './read-regular-file.js';
@@ -106,14 +107,80 @@ export interface Manifest extends ManifestRoot {
   readonly files: Record<string, ManifestEntry>;
 }
 
+type Entries = Map<string, ManifestEntry>;
+
 /**
- * Per manifest: its segments' entries (the delta applied), the entries of the segment files
- * of the keys the delta changes (`bases`), and the text of the segments, trees and delta
- * this process serialised (the ones to write).
+ * Segment key → its entries (the delta applied). A build's own manifest is read lazily
+ * (`loadManifest` with `writtenByLastBuild`): each segment's file on first use, so that a change
+ * reads the few segments it touches; the other accessors read them all.
+ */
+class Segments {
+  constructor(
+    private readonly read: Map<string, Entries>,
+    /** Keys whose file is not read yet, and how to read one (shared by the manifests made from this one: an unread segment is the same in both). */
+    private readonly unread: Set<string> = new Set(),
+    private readonly load: (key: string) => Entries = (key) => {
+      throw new Error(`manifest segment "${key}" has no reader`);
+    },
+  ) {}
+
+  get(key: string): Entries | undefined {
+    const entries = this.read.get(key);
+    if (entries !== undefined || !this.unread.has(key)) return entries;
+    const loaded = this.load(key);
+    this.unread.delete(key);
+    this.read.set(key, loaded);
+    return loaded;
+  }
+
+  has(key: string): boolean {
+    return this.read.has(key) || this.unread.has(key);
+  }
+
+  /** Whether the entries of `key` are at hand, so that a caller can take an unread segment for the one its ref names. */
+  isRead(key: string): boolean {
+    return this.read.has(key);
+  }
+
+  set(key: string, entries: Entries): void {
+    this.unread.delete(key);
+    this.read.set(key, entries);
+  }
+
+  delete(key: string): void {
+    this.unread.delete(key);
+    this.read.delete(key);
+  }
+
+  keys(): string[] {
+    return [...this.read.keys(), ...this.unread];
+  }
+
+  /** Every segment's entries (reads those not read yet). */
+  values(): Entries[] {
+    for (const key of [...this.unread]) this.get(key);
+    return [...this.read.values()];
+  }
+
+  get allRead(): boolean {
+    return this.unread.size === 0;
+  }
+
+  copy(): Segments {
+    return new Segments(new Map(this.read), new Set(this.unread), this.load);
+  }
+}
+
+/**
+ * Per manifest: its segments' entries (the delta applied), the entries of the segment file of
+ * a key the delta changes (`base`), and the text of the segments, trees and delta this
+ * process serialised (the ones to write).
  */
 interface SegmentState {
-  entries: Map<string, Map<string, ManifestEntry>>;
-  bases?: Map<string, ReadonlyMap<string, ManifestEntry>>;
+  entries: Segments;
+  base?: (key: string) => ReadonlyMap<string, ManifestEntry> | undefined;
+  /** The keys whose entries the delta changes (so not the count their ref says). */
+  deltaKeys?: ReadonlySet<string>;
   texts: Map<string, string>;
   treeTexts?: Map<string, string>;
   deltaTexts?: Map<string, string>;
@@ -184,6 +251,9 @@ export function treeKeyOf(segmentKey: string): string | null {
 /** The folders whose files are named by a record id (`<id>`, `<id>.json`, `<id><ext>`, `<id>-<width>w-<hash>.webp`). */
 const ID_PATH = /^site\/(?:images|api\/pepe|v1\/pepe|api\/similar|api\/listing|p|oembed)\/([0-9a-fA-F]{8})-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?:[.-][^/]*)?$/;
 
+/** The segment of every file named by record id `id` (no path to match: a planner counting a record's files calls this once a record). */
+export const idSegmentKey = (id: string, digits: number): string => `id:${id.slice(0, digits).toLowerCase()}`;
+
 /**
  * The segment of an output path: `id:<first digits of the id>` for a per-record file, else its
  * top folders: `site/<folder>` for a site file in a folder, `site` for one at the site's root,
@@ -191,7 +261,7 @@ const ID_PATH = /^site\/(?:images|api\/pepe|v1\/pepe|api\/similar|api\/listing|p
  */
 export function segmentKeyOf(path: string, digits: number): string {
   const id = ID_PATH.exec(path);
-  if (id) return `id:${id[1]!.slice(0, digits).toLowerCase()}`;
+  if (id) return idSegmentKey(id[1]!, digits);
   const first = path.indexOf('/');
   if (first < 0) return '.';
   if (path.startsWith('site/')) {
@@ -340,15 +410,19 @@ export function createManifest(
 ): Manifest {
   const digits = segmentDigits(counts.records);
   const derived = reuse?.previous ? states.get(reuse.previous) : undefined;
-  const entries = derived ? changedEntries(reuse!.previous!, derived, digits, files, reuse!.changed) : groupedBySegment(files, digits);
+  const changedFrom = derived ? changedEntries(reuse!.previous!, derived, digits, files, reuse!.changed) : undefined;
+  const entries = changedFrom?.entries ?? new Segments(groupedBySegment(files, digits));
   const previous = reuse?.previous ?? null;
   const previousState = previous === null ? undefined : states.get(previous);
   // The delta goes on over the same keys; a change of digits re-keys (writes) every segment.
   const carry = previous !== null && previousState !== undefined && segmentDigits(previous.counts.records) === digits;
   const lines: DeltaLines = new Map(carry ? deltaOf(previous) : []);
   const previousParts = carry ? deltaPartsOf(previous) : NO_PARTS;
-  const bases = new Map<string, ReadonlyMap<string, ManifestEntry>>();
-  const baseOf = (key: string): ReadonlyMap<string, ManifestEntry> | undefined => previousState!.bases?.get(key) ?? previousState!.entries.get(key);
+  // Read first: reading a segment of the delta sets its base.
+  const baseOf = (key: string): ReadonlyMap<string, ManifestEntry> | undefined => {
+    const applied = previousState!.entries.get(key);
+    return previousState!.base?.(key) ?? applied;
+  };
   // An id segment the previous manifest has and this one keeps takes its changes in the delta; any other touched segment is written whole.
   const viaDelta = (key: string): boolean => carry && key.startsWith('id:') && previous.segments[key] !== undefined && entries.has(key);
   const touched = new Set<string>();
@@ -429,12 +503,14 @@ export function createManifest(
   lines.clear();
   for (const [path, entry] of mergedParts(parts)) lines.set(path, entry);
   const withLines = groupedBySegment(lines, digits);
-  for (const key of withLines.keys()) bases.set(key, baseOf(key)!);
+  // The base of a segment the delta still changes is the previous one's, its file kept: found when asked.
+  const base = (key: string) => (withLines.has(key) ? baseOf(key) : undefined);
   const segments: Record<string, SegmentRef> = {};
   const texts = new Map<string, string>();
   for (const key of [...entries.keys()].sort(byCodeUnits)) {
     const kept = previous !== null && !touched.has(key) ? previous.segments[key] : undefined;
-    if (kept !== undefined && (withLines.has(key) || kept.files === entries.get(key)!.size)) {
+    // A segment not read is one no change touched: the previous file.
+    if (kept !== undefined && (withLines.has(key) || !entries.isRead(key) || kept.files === entries.get(key)!.size)) {
       segments[key] = kept;
       continue;
     }
@@ -462,7 +538,8 @@ export function createManifest(
   let delta: DeltaRef | undefined;
   const deltaTexts = new Map<string, string>();
   let total = 0;
-  for (const segment of entries.values()) total += segment.size;
+  if (changedFrom !== undefined && !entries.allRead) total = previous!.counts.files + changedFrom.net;
+  else for (const segment of entries.values()) total += segment.size;
   if (lines.size > 0) {
     let net = total;
     for (const key in segments) net -= segments[key]!.files;
@@ -493,7 +570,7 @@ export function createManifest(
     deltas.set(root, lines);
     deltaPartLines.set(root, parts);
   }
-  return withState(root, { entries, bases, texts, treeTexts, deltaTexts });
+  return withState(root, { entries, base, deltaKeys: new Set(withLines.keys()), texts, treeTexts, deltaTexts });
 }
 
 /** Entries by path (the files, or the delta's lines) grouped by segment key. */
@@ -513,12 +590,14 @@ function groupedBySegment<T>(entries: ReadonlyMap<string, T>, digits: number): M
  * segments none of them falls in are the previous maps themselves (never written to once made);
  * a change of digits regroups every entry once.
  */
-function changedEntries(previous: Manifest, state: SegmentState, digits: number, files: ReadonlyMap<string, ManifestEntry>, changed: Iterable<string>): Map<string, Map<string, ManifestEntry>> {
-  let entries: Map<string, Map<string, ManifestEntry>>;
+function changedEntries(previous: Manifest, state: SegmentState, digits: number, files: ReadonlyMap<string, ManifestEntry>, changed: Iterable<string>): { entries: Segments; net: number } {
+  let entries: Segments;
   const copied = new Set<string>();
-  if (segmentDigits(previous.counts.records) === digits) entries = new Map(state.entries);
+  // Files added less files removed.
+  let net = 0;
+  if (segmentDigits(previous.counts.records) === digits) entries = state.entries.copy();
   else {
-    entries = new Map();
+    entries = new Segments(new Map());
     for (const segment of state.entries.values()) {
       segment.forEach((entry, path) => {
         const key = segmentKeyOf(path, digits);
@@ -539,11 +618,13 @@ function changedEntries(previous: Manifest, state: SegmentState, digits: number,
       copied.add(key);
     }
     const entry = files.get(path);
+    const had = segment!.has(path);
     if (entry === undefined) segment!.delete(path);
     else segment!.set(path, entry);
+    net += (entry === undefined ? 0 : 1) - (had ? 1 : 0);
   }
   for (const key of copied) if (entries.get(key)!.size === 0) entries.delete(key);
-  return entries;
+  return { entries, net };
 }
 
 /** The entry of `path`, or undefined when the manifest does not list it. */
@@ -554,6 +635,14 @@ export function manifestEntry(manifest: Manifest, path: string): ManifestEntry |
 
 /** The keys of the manifest's segments (those with entries). */
 export const segmentKeys = (manifest: Manifest): Iterable<string> => stateOf(manifest).entries.keys();
+
+/** How many paths segment `key` lists (the delta applied), from its ref where its file is not read and the delta leaves it as it is; undefined when the manifest has none there. */
+export function segmentSize(manifest: Manifest, key: string): number | undefined {
+  const { entries, deltaKeys } = stateOf(manifest);
+  const ref = manifest.segments[key];
+  if (ref !== undefined && entries.has(key) && !entries.isRead(key) && deltaKeys?.has(key) !== true) return ref.files;
+  return entries.get(key)?.size;
+}
 
 /** The entries of segment `key` (the delta applied), or undefined when the manifest has none there. */
 export const segmentEntries = (manifest: Manifest, key: string): ReadonlyMap<string, ManifestEntry> | undefined => stateOf(manifest).entries.get(key);
@@ -919,7 +1008,7 @@ function legacyManifest(value: unknown): Manifest | null {
     segment.set(path, { sha256: entry.sha256, size: entry.size! });
   }
   const root = { format: 3, version: value.version, settings, counts: { ...counts, files: Object.keys(files).length }, segments: {}, trees: {} } as unknown as ManifestRoot;
-  return withState(root, { entries, texts: new Map() });
+  return withState(root, { entries: new Segments(entries), texts: new Map() });
 }
 
 /** The root in `bytes` read from `file`, checked unless `trusted`; throws UnusableManifestError. */
@@ -969,34 +1058,45 @@ export async function loadManifestRoot(outDir: string): Promise<ManifestRoot | n
   return bytes === null ? null : readTreesSync(outDir, parseManifestRoot(file, bytes));
 }
 
+/**
+ * The root with its segments: checked and read at once, or, `trusted` (the last build's own),
+ * each read on first use, once every file the root names is seen to be there.
+ */
 function withSegments(outDir: string, root: ManifestRoot, read: (file: string) => Buffer, trusted: boolean): Manifest {
   if (states.has(root)) return root as Manifest; // a format-1 manifest, its entries read with it
   root = readTreesSync(outDir, root, trusted, read);
   const digits = segmentDigits(root.counts.records);
-  const entries = new Map<string, Map<string, ManifestEntry>>();
   const lines = groupedBySegment(deltaOf(root), digits);
+  for (const key of lines.keys()) {
+    if (root.segments[key] === undefined) throw new UnusableManifestError(join(outDir, MANIFEST_FILE), `has a delta that changes segment "${key}", which the manifest does not name`);
+  }
   const bases = new Map<string, ReadonlyMap<string, ManifestEntry>>();
-  for (const [key, ref] of Object.entries(root.segments)) {
+  const readSegment = (key: string): Entries => {
+    const ref = root.segments[key]!;
     const { file, bytes } = readMember(outDir, ref, 'segment', read);
     const parsed = parseSegment(bytes, key, ref, digits, trusted);
     if (typeof parsed === 'string') throw new UnusableManifestError(file, parsed);
     const changed = lines.get(key);
-    if (changed === undefined) {
-      entries.set(key, parsed);
-      continue;
-    }
+    if (changed === undefined) return parsed;
     bases.set(key, parsed);
     const applied = new Map(parsed);
     for (const [path, entry] of changed) {
       if (entry === null) applied.delete(path);
       else applied.set(path, entry);
     }
-    entries.set(key, applied);
+    return applied;
+  };
+  const keys = Object.keys(root.segments);
+  const base = (key: string) => bases.get(key);
+  const deltaKeys = new Set(lines.keys());
+  if (!trusted) return withState(root, { entries: new Segments(new Map(keys.map((key) => [key, readSegment(key)]))), base, deltaKeys, texts: new Map() });
+  // A file gone (deleted by hand) makes the manifest unusable now, as a full read would, not halfway through a build.
+  const present = new Set(keys.length === 0 ? [] : readdirSync(join(outDir, SEGMENT_FOLDER)));
+  for (const key of keys) {
+    const name = `${root.segments[key]!.sha256}.json`;
+    if (!present.has(name)) throw new UnusableManifestError(join(outDir, SEGMENT_FOLDER, name), `is missing (a segment ${join(outDir, MANIFEST_FILE)} names)`);
   }
-  for (const key of lines.keys()) {
-    if (!bases.has(key)) throw new UnusableManifestError(join(outDir, MANIFEST_FILE), `has a delta that changes segment "${key}", which the manifest does not name`);
-  }
-  return withState(root, { entries, bases, texts: new Map() });
+  return withState(root, { entries: new Segments(new Map(), new Set(keys), readSegment), base, deltaKeys, texts: new Map() });
 }
 
 /** `<outDir>/manifest.json` and its segments, checked, or null when there is none; throws UnusableManifestError when it is there but not a build's manifest. */

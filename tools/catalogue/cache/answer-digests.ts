@@ -21,7 +21,7 @@ export interface AnswerDigests {
   version: string;
   context: string;
   records: Record<string, string>;
-  /** Key → inputs of a document made of several records (listing pages, sitemap files, dataset shards). */
+  /** Key → inputs of a document made of several records (listing pages, sitemap files, dataset shards), with the entry it was written with (`withEntry`). */
   documents?: Record<string, string>;
 }
 
@@ -59,6 +59,17 @@ export function previousAnswers(saved: AnswerDigests | null, current: { outDir: 
       }
     },
   };
+}
+
+/** A document's inputs as saved: followed, on a line of its own, by the entry it was written with (a dataset shard's index entry has none). */
+export const withEntry = (inputs: string, entry: ManifestEntry): string => `${inputs}\n${entry.sha256} ${entry.size}`;
+
+/** The inputs and entry of a document as `withEntry` saved it (inputs hold no line break). */
+export function savedDocument(saved: string | undefined): { inputs?: string; entry?: ManifestEntry } {
+  const at = saved?.lastIndexOf('\n') ?? -1;
+  if (at < 0) return { inputs: saved };
+  const [sha256, size] = saved!.slice(at + 1).split(' ');
+  return { inputs: saved!.slice(0, at), entry: { sha256: sha256!, size: Number(size) } };
 }
 
 /**
