@@ -81,8 +81,8 @@ function diff(before: Map<string, string>, after: Map<string, string>): { writte
 const uploaded = (path: string): boolean => path.startsWith('site/') || path.startsWith('manifest');
 
 /** The kind of an output file, for where a change's bytes go. */
-function kindOf(path: string, deltaFile: string | undefined): string {
-  if (path === deltaFile) return 'delta';
+function kindOf(path: string, deltaParts: ReadonlySet<string>): string {
+  if (deltaParts.has(path)) return 'delta';
   const kinds: [RegExp, string][] = [
     [/^manifest/, 'manifest'],
     [/^site\/dataset\/shards\/.*\.jsonl$/, 'shard'],
@@ -101,7 +101,7 @@ function kindOf(path: string, deltaFile: string | undefined): string {
 /** The files a build wrote that a publish uploads, besides the record's own images: count, bytes, and KB by kind, largest first. */
 async function whatUploads(outDir: string, before: Map<string, string>, after: Map<string, string>, ownId: string | null): Promise<{ files: number; bytes: number; kinds: string }> {
   const root = JSON.parse(await readFile(join(outDir, MANIFEST_FILE), 'utf8')) as ManifestRoot;
-  const deltaFile = root.delta ? `manifest/${root.delta.sha256}.json` : undefined;
+  const deltaParts = new Set(Object.values(root.delta?.parts ?? {}).map((ref) => `manifest/${ref.sha256}.json`));
   const byKind = new Map<string, number>();
   let files = 0;
   let bytes = 0;
@@ -110,7 +110,7 @@ async function whatUploads(outDir: string, before: Map<string, string>, after: M
     const size = Number(mark.split(':')[2]);
     files++;
     bytes += size;
-    const kind = kindOf(path, deltaFile);
+    const kind = kindOf(path, deltaParts);
     byKind.set(kind, (byKind.get(kind) ?? 0) + size);
   }
   const kinds = [...byKind].sort((a, b) => b[1] - a[1]).map(([kind, size]) => `${kind} ${Math.round(size / 1000)}`).join(', ');
@@ -203,6 +203,8 @@ async function runSize(ctx: BenchContext, count: number): Promise<Record<string,
   const cacheDir = own ? join(own, 'cache') : join(stateRoot, `cache-${count}`);
   const s3 = own ? null : new MemoryS3(BUCKET);
   const clock = { now: Date.parse('2030-01-01T00:00:00Z') };
+  // A run stopped before its `finally` leaves its added records behind, and adding the same bytes again then writes nothing.
+  for (const name of await readdir(contentDir)) if (name.startsWith('zz-added-')) await rm(join(contentDir, name));
   ctx.log(`first build (cold unless kept) and first publish of ${count} records`);
   const coldSeconds = await freshBuild(contentDir, outDir, cacheDir);
   const first = s3 ? await publish(s3, outDir, null, clock) : { seconds: 0, puts: 0 };

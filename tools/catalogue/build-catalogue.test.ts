@@ -334,7 +334,7 @@ describe('a good build', () => {
     expect(manifest.version).toBe(catalogueVersion(manifest));
     expect(manifest.counts).toEqual({ records: 6, images: 6, files: listed.length });
     expect(manifest.settings).toEqual(FIXTURE_URLS);
-    expect(manifest.format).toBe(4);
+    expect(manifest.format).toBe(5);
     expect(listed).toContain('functions/pepe.mjs');
     expect(listed).toContain('data/catalogue.mjs');
   });
@@ -412,7 +412,7 @@ describe('a good build', () => {
 });
 
 describe('incremental rebuilds', () => {
-  it('reads the format-3 manifest of the previous version, and writes format 4 on the next build', async () => {
+  it('reads the format-3 manifest of the previous version, and writes format 5 on the next build', async () => {
     const out = join(temp.path, 'dist-format-3');
     const cache = join(temp.path, 'cache-format-3');
     expect((await buildCatalogue({ contentDir: baseContent, outDir: out, cacheDir: cache, urls: FIXTURE_URLS })).ok).toBe(true);
@@ -423,7 +423,7 @@ describe('incremental rebuilds', () => {
     expect((await loadManifest(out))!.format).toBe(3);
     expect((await buildCatalogue({ contentDir: baseContent, outDir: out, cacheDir: cache, urls: FIXTURE_URLS })).ok).toBe(true);
     const upgraded = (await loadManifest(out))!;
-    expect(upgraded.format).toBe(4);
+    expect(upgraded.format).toBe(5);
     expect(upgraded.version).toBe(built.version);
     expect(upgraded.files).toEqual(built.files);
   });

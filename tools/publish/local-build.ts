@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { join } from 'node:path';
 import fg from 'fast-glob';
-import { MANIFEST_FILE, type ManifestEntry, SEGMENT_FOLDER, type ManifestRoot, manifestShapeError, parseSegment, readTreesSync, segmentDigits, segmentFile, segmentFiles, segmentKeyOf, sha256Of, UnusableManifestError, withDeltaLines } from '../shared/manifest.js';
+import { deltaFiles, MANIFEST_FILE, type ManifestEntry, SEGMENT_FOLDER, type ManifestRoot, manifestShapeError, parseSegment, readTreesSync, segmentDigits, segmentFile, segmentFiles, segmentKeyOf, sha256Of, UnusableManifestError, withDeltaLines, withDeltaParts } from '../shared/manifest.js';
 import { isBucketPath } from './object-keys.js';
 import { error, type Problem } from '../shared/problems.js';
 import { NotAFileError, oddKindAt, readAtMostSync, readRegularFile, readRegularFileSync } from '../shared/read-regular-file.js';
@@ -111,7 +111,7 @@ export async function readLocalRoot(dir: string): Promise<{ ok: true; root: Mani
   const shapeError = manifestShapeError(parsed);
   if (shapeError) return { ok: false, problems: [error('invalid-manifest', `${shapeError}: ${FRESH_BUILD}`, manifestPath)] };
   try {
-    return { ok: true, root: readTreesSync(dir, parsed as ManifestRoot), bytes };
+    return { ok: true, root: readTreesSync(dir, withDeltaParts(parsed as ManifestRoot)), bytes };
   } catch (cause) {
     if (!(cause instanceof UnusableManifestError)) throw cause;
     return { ok: false, problems: [error(cause.why.startsWith('is missing') ? 'missing-file' : 'file-mismatch', `${cause.why}: ${FRESH_BUILD}`, cause.file)] };
@@ -208,7 +208,7 @@ export async function readLocalBuild(dir: string, given?: { root: ManifestRoot; 
     if (cause instanceof SegmentProblem) problems.push(cause.problem);
     else throw cause;
   }
-  const treesAndDelta = [...Object.entries(root.trees).map(([key, ref]) => ({ ref, kind: 'a tree', sent: only?.segmentsNotIn.trees[key]?.sha256 })), ...(root.delta ? [{ ref: root.delta, kind: 'the delta', sent: only?.segmentsNotIn.delta?.sha256 }] : [])];
+  const treesAndDelta = [...Object.entries(root.trees).map(([key, ref]) => ({ ref, kind: 'a tree', sent: only?.segmentsNotIn.trees[key]?.sha256 })), ...deltaFiles(root).map(([part, ref]) => ({ ref, kind: 'a delta part', sent: only?.segmentsNotIn.delta?.parts[part]?.sha256 }))];
   for (const { ref, kind, sent } of treesAndDelta) {
     if (sent === ref.sha256) continue;
     const file = join(dir, segmentFile(ref.sha256));

@@ -12,7 +12,7 @@ import type { SiteUrls } from '../../functions/core/record.js';
 import { error, type Problem, warning } from '../shared/problems.js';
 import { join } from 'node:path';
 import { headersFingerprint, planObjects, recheckMetadata, type RemoteManifest } from './bucket-plan.js';
-import { type DeltaLines, deltaOf, diffManifests, MANIFEST_FILE, type ManifestDiff, type ManifestEntry, type ManifestRoot, manifestShapeError, mergeTrees, parseDelta, parseSegment, parseTree, segmentDigits, segmentFile, segmentFiles, type SegmentRef, sha256Of, treeKeyOf, withDeltaLines } from '../shared/manifest.js';
+import { type DeltaLines, diffManifests, MANIFEST_FILE, type ManifestDiff, type ManifestEntry, type ManifestRoot, manifestShapeError, mergeTrees, parseSegment, parseTree, readDeltaParts, segmentDigits, segmentFile, segmentFiles, type SegmentRef, sha256Of, treeKeyOf, withDeltaLines, withDeltaParts } from '../shared/manifest.js';
 import { readRegularFileSync } from '../shared/read-regular-file.js';
 import { readLocalBuild, readLocalRoot, readVerified } from './local-build.js';
 import { type LocalObject, localObjects } from './local-objects.js';
@@ -89,7 +89,7 @@ async function readRemoteManifest(client: S3Like, bucket: string, prefix: string
   }
   let root: ManifestRoot | null = null;
   if (manifestShapeError(parsed) === null) {
-    const remote = parsed as ManifestRoot;
+    const remote = withDeltaParts(parsed as ManifestRoot);
     // The segments of each tree the build shares with the bucket: taken from the build, not fetched.
     const localTrees = new Map<string, Record<string, SegmentRef>>();
     for (const [key, ref] of Object.entries(local.segments)) {
@@ -109,14 +109,9 @@ async function readRemoteManifest(client: S3Like, bucket: string, prefix: string
       else trees.set(key, refs);
     });
     if (failure) throw failure;
-    let delta: DeltaLines | string | null = null;
-    if (remote.delta && remote.delta.sha256 === local.delta?.sha256) delta = deltaOf(local);
-    else if (remote.delta) {
-      const object = await getObjectOrNull(client, bucket, keyForPath(prefix, segmentFile(remote.delta.sha256)));
-      delta = object === null ? 'is missing' : parseDelta(object.bytes, remote.delta, segmentDigits(remote.counts.records));
-    }
-    if (typeof delta === 'string') usable = false;
-    const merged = usable ? mergeTrees(remote, trees, delta as DeltaLines | null) : null;
+    const delta = remote.delta ? await readDeltaParts(remote, async (ref) => (await getObjectOrNull(client, bucket, keyForPath(prefix, segmentFile(ref.sha256))))?.bytes ?? null, local) : null;
+    if (Array.isArray(delta)) usable = false;
+    const merged = usable ? mergeTrees(remote, trees, delta as Map<string, DeltaLines> | null) : null;
     root = typeof merged === 'string' ? null : merged;
   }
   return { root, sha256: sha256Of(fetched.bytes), etag: fetched.etag, lastModified: fetched.lastModified, run: fetched.metadata.run ?? '', headers: fetched.metadata.headers ?? '' };

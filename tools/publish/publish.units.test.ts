@@ -33,8 +33,8 @@ describe('build folder validation', () => {
     await writeSyntheticDist(dir, syntheticRecords(1));
     await writeFile(join(dir, 'manifest.json'), '{"format": 1,');
     expect(await readLocalBuild(dir)).toMatchObject({ ok: false, problems: [{ code: 'invalid-manifest' }] });
-    await writeFile(join(dir, 'manifest.json'), JSON.stringify({ format: 5, version: 'x', segments: {} }));
-    expect(await readLocalBuild(dir)).toMatchObject({ ok: false, problems: [{ code: 'invalid-manifest', message: expect.stringContaining('format 5') }] });
+    await writeFile(join(dir, 'manifest.json'), JSON.stringify({ format: 6, version: 'x', segments: {} }));
+    expect(await readLocalBuild(dir)).toMatchObject({ ok: false, problems: [{ code: 'invalid-manifest', message: expect.stringContaining('format 6') }] });
   });
 
   // The build's own check, so publish never takes a manifest the build would refuse (one without "settings" would go out with no image URL checked).

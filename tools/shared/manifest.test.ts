@@ -3,7 +3,7 @@ import { FIXTURE_URLS } from '../testing/fixture-catalogue.js';
 import { createHash } from 'node:crypto';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { catalogueVersion, createManifest, DELTA_FOLD_PER_BUILD, DELTA_MAX_LINES, diffManifests, loadManifest, loadManifestSync, MANIFEST_FILE, manifestEntry, manifestJson, newSegmentFiles, readManifest, readManifestSync, parseSegment, sameHeader, segmentDigits, segmentFile, segmentJson, segmentKeyOf, type SegmentRef, sha256Of, stableJson, treeKeyOf, type TreeRef, UnusableManifestError, writeManifestFiles } from './manifest.js';
+import { catalogueVersion, createManifest, DELTA_FOLD_FROM, DELTA_FOLD_PER_BUILD, DELTA_MAX_LINES, DELTA_RECENT_LINES, diffManifests, loadManifest, loadManifestSync, MANIFEST_FILE, manifestEntry, manifestJson, newSegmentFiles, readManifest, readManifestSync, parseSegment, sameHeader, segmentDigits, segmentFile, segmentJson, segmentKeyOf, type SegmentRef, sha256Of, stableJson, treeKeyOf, type TreeRef, UnusableManifestError, writeManifestFiles } from './manifest.js';
 import { AT_ONCE_MS, makeNamedPipe, timed } from '../testing/named-pipe.js';
 import { makeTempDir } from '../testing/temp-dir.js';
 import { seededRandom } from './seeded-random.js';
@@ -47,7 +47,7 @@ describe('manifest serialisation', () => {
     const text = manifestJson(manifest);
     const parsed = JSON.parse(text) as Record<string, unknown>;
     const { data, site } = manifest.segments;
-    expect(parsed).toEqual({ counts: { files: 5, images: 2, records: 2 }, format: 4, segments: { data, site }, settings: FIXTURE_URLS, trees: manifest.trees, version: manifest.version });
+    expect(parsed).toEqual({ counts: { files: 5, images: 2, records: 2 }, format: 5, segments: { data, site }, settings: FIXTURE_URLS, trees: manifest.trees, version: manifest.version });
     expect(Object.keys(manifest.trees)).toEqual(['id:']);
     // Keys sorted at every level, as stableJson orders them.
     expect(Object.keys(parsed)).toEqual(Object.keys(JSON.parse(stableJson(parsed)) as object));
@@ -89,7 +89,7 @@ describe('manifest serialisation', () => {
     expect(parseSegment(Buffer.from(empty), 'site', { sha256: h(empty), files: 0, bytes: empty.length }, 1, true)).toEqual(new Map());
   });
 
-  it('a rebuild serialises only the folder segments holding changed paths; the changes of an id segment go to the delta', () => {
+  it('a rebuild serialises only the folder segments holding changed paths; the changes of an id segment go to the delta', async () => {
     const entries = new Map<string, { sha256: string; size: number }>(Array.from({ length: 16 }, (_, n) => [`site/api/pepe/${ID(n * 0x10000000 + n)}`, { sha256: h(String(n)), size: n }] as const));
     entries.set('site/index.html', { sha256: h('i'), size: 1 });
     const first = createManifest(entries, FIXTURE_URLS, { records: 16, images: 0 });
@@ -98,12 +98,26 @@ describe('manifest serialisation', () => {
     const next = new Map(entries).set(changedPath, { sha256: h('changed'), size: 9 }).set('site/index.html', { sha256: h('j'), size: 2 });
     const rebuilt = createManifest(next, FIXTURE_URLS, { records: 16, images: 0 }, { previous: first, changed: [changedPath, 'site/index.html'] });
     expect(rebuilt.delta).toBeDefined();
-    expect(newSegmentFiles(rebuilt).map((s) => s.path)).toEqual([segmentFile(rebuilt.segments['site']!.sha256), segmentFile(rebuilt.delta!.sha256)]);
+    expect(newSegmentFiles(rebuilt).map((s) => s.path)).toEqual([segmentFile(rebuilt.segments['site']!.sha256), segmentFile(rebuilt.delta!.parts.recent!.sha256)]);
     expect(rebuilt.trees).toEqual(first.trees);
     const delta = newSegmentFiles(rebuilt).at(-1)!.text;
     expect(delta).toBe(`{"files":{\n"${changedPath}":{"sha256":"${h('changed')}","size":9}\n}}\n`);
-    expect(rebuilt.delta).toEqual({ sha256: h(delta), files: 1, bytes: Buffer.byteLength(delta), net: 0 });
+    expect(rebuilt.delta).toEqual({ files: 1, net: 0, parts: { recent: { sha256: h(delta), files: 1, bytes: Buffer.byteLength(delta) } } });
     expect(rebuilt.files).toEqual(createManifest(next, FIXTURE_URLS, { records: 16, images: 0 }).files);
+    // A format-4 root names the same delta as its one file: read as the `recent` part, same entries.
+    const temp = await makeTempDir('pepe-manifest-format-4-');
+    try {
+      await writeManifestFiles(temp.path, first);
+      await writeManifestFiles(temp.path, rebuilt);
+      const { parts, ...rest } = rebuilt.delta!;
+      const format4 = { ...JSON.parse(manifestJson(rebuilt)), format: 4, delta: { ...parts.recent!, net: rest.net } };
+      await writeFile(join(temp.path, MANIFEST_FILE), JSON.stringify({ ...format4, version: catalogueVersion(format4) }));
+      const read = (await loadManifest(temp.path))!;
+      expect(read.delta).toEqual(rebuilt.delta);
+      expect(read.files).toEqual(rebuilt.files);
+    } finally {
+      await temp.cleanup();
+    }
     // The change undone: the delta is empty again, and the root is a full build's.
     const undone = createManifest(entries, FIXTURE_URLS, { records: 16, images: 0 }, { previous: rebuilt, changed: [changedPath, 'site/index.html'] });
     expect(undone.delta).toBeUndefined();
@@ -123,9 +137,41 @@ describe('manifest serialisation', () => {
     const next = new Map(entries);
     for (const path of changed) next.set(path, { sha256: h(`changed ${path}`), size: 1 });
     const rebuilt = createManifest(next, FIXTURE_URLS, { records, images: 0 }, { previous: first, changed });
-    expect(newSegmentFiles(rebuilt).map((s) => s.path)).toEqual([segmentFile(rebuilt.delta!.sha256)]);
+    expect(newSegmentFiles(rebuilt).map((s) => s.path)).toEqual([segmentFile(rebuilt.delta!.parts.recent!.sha256)]);
     expect(rebuilt.trees).toEqual(first.trees);
   });
+
+  it('at three digits a change past the delta\'s first level writes `recent` and one other part, and what is read back is a full build\'s', async () => {
+    const temp = await makeTempDir('pepe-manifest-parts-');
+    try {
+      const random = seededRandom(36);
+      const records = 70_000;
+      const files = new Map<string, { sha256: string; size: number }>();
+      const path = (n: number) => `site/api/similar/${ID(n * 0x100000 + 1)}`;
+      for (let n = 0; n < 4096; n++) files.set(path(n), { sha256: h(String(n)), size: n });
+      let previous = createManifest(files, FIXTURE_URLS, { records, images: 0 });
+      await writeManifestFiles(temp.path, previous);
+      for (let step = 0; step < 40; step++) {
+        const changed = Array.from({ length: 24 }, () => path(Math.floor(random() * 4096)));
+        for (const p of changed) files.set(p, { sha256: h(`${p} ${step}`), size: step });
+        const manifest = createManifest(files, FIXTURE_URLS, { records, images: 0 }, { previous, changed });
+        const partFiles = new Set(Object.values(manifest.delta!.parts).map((ref) => segmentFile(ref.sha256)));
+        const writtenParts = newSegmentFiles(manifest).filter((s) => partFiles.has(s.path));
+        expect(manifest.delta!.parts.recent?.files ?? 0, `step ${step}`).toBeLessThanOrEqual(DELTA_RECENT_LINES);
+        // Once past its first level, a build writes `recent` and the one part it drains, a sixteenth of the rest.
+        if (manifest.delta!.files > DELTA_FOLD_FROM) expect(writtenParts.length, `step ${step}`).toBeLessThanOrEqual(2);
+        previous = manifest;
+        await writeManifestFiles(temp.path, manifest);
+        if (step % 10 !== 9) continue;
+        previous = (await loadManifest(temp.path))!;
+        expect(previous.delta).toEqual(manifest.delta);
+      }
+      expect(Object.keys(previous.delta!.parts).length).toBeGreaterThan(8);
+      expect(previous.files).toEqual(createManifest(files, FIXTURE_URLS, { records, images: 0 }).files);
+    } finally {
+      await temp.cleanup();
+    }
+  }, 120_000);
 
   it('after any run of changes, the manifest read back lists what a full build lists, its delta folded back gives the segments of a full build, and diffs agree', async () => {
     const temp = await makeTempDir('pepe-manifest-delta-');
@@ -264,9 +310,11 @@ describe('reading the previous manifest', () => {
     const trees = good.trees as Record<string, TreeRef>;
     const cases: [unknown, string][] = [
       [null, 'is not a JSON object'],
-      [{ ...good, format: 5 }, 'has format 5, this version of pepe reads formats 3 and 4'],
+      [{ ...good, format: 6 }, 'has format 6, this version of pepe reads formats 3 to 5'],
       [{ ...good, format: 3, delta: { sha256: h('x'), files: 1, bytes: 1, net: 0 } }, 'has format 3 and a "delta", which format 3 has not'],
-      [{ ...good, delta: { sha256: h('x'), files: 1, bytes: 1 } }, 'has a "delta" without a valid {sha256, files, bytes, net}'],
+      [{ ...good, format: 4, delta: { sha256: h('x'), files: 1, bytes: 1 } }, 'has a "delta" without a valid {sha256, files, bytes, net}'],
+      [{ ...good, delta: { sha256: h('x'), files: 1, bytes: 1, net: 0 } }, 'has a "delta" without a valid {files, net, parts}'],
+      [{ ...good, delta: { files: 1, net: 0, parts: { g: { sha256: h('x'), files: 1, bytes: 1 } } } }, 'has delta part "g" without a valid {sha256, files, bytes}'],
       [{ ...good, trees: null }, 'has no "trees" object'],
       [{ ...good, trees: { ...trees, 'id:x': trees['id:'] } }, 'lists tree "id:x" without a valid {sha256, segments, bytes}'],
       [{ ...good, segments: { ...segments, 'id:0': segments['data'] } }, 'lists segment "id:0" outside its tree'],

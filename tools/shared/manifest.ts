@@ -2,10 +2,10 @@
  * The build manifest: every output file with its sha256 and size, split so that a change
  * rewrites only the parts it touches (as a git tree does).
  *
- * - `dist/manifest.json`, the root and commit point: `format: 4`, `version`, `settings`,
+ * - `dist/manifest.json`, the root and commit point: `format: 5`, `version`, `settings`,
  *   `counts`, `segments` (the few segments of folders: key → `{sha256, files, bytes}`),
  *   `trees` (tree key → `{sha256, segments, bytes}`) and, when not empty, `delta`
- *   (`{sha256, files, bytes, net}`). `version` is the sha256 of the `segments`, `trees` and
+ *   (`{files, net, parts}`, each part `{sha256, files, bytes}`). `version` is the sha256 of the `segments`, `trees` and
  *   `delta` members as written there.
  * - `dist/manifest/<sha256>.json`, one per tree: `{"segments": {key: {sha256, files, bytes}}}`,
  *   the id segments whose key starts with the tree's (`treeKeyOf`), so that the root stays a few
@@ -13,10 +13,11 @@
  * - `dist/manifest/<sha256>.json`, one per segment: `{"files": {path: {sha256, size}}}`, keys
  *   sorted, one file a line. Trees and segments are named by the sha256 of their bytes, so never
  *   rewritten in place.
- * - `dist/manifest/<sha256>.json`, the delta: `{"files": {path: {sha256, size} | null}}`, the
- *   per-record paths whose entry differs from their id segment's file (null: not there any
- *   more), so that a change touching a dozen id segments writes one small file instead of a
- *   segment and a tree each; a few segments a build are folded back (`DELTA_FOLD_FROM`).
+ * - `dist/manifest/<sha256>.json`, the delta's parts: `{"files": {path: {sha256, size} | null}}`,
+ *   the per-record paths whose entry differs from their id segment's file (null: not there any
+ *   more), so that a change touching a dozen id segments writes a small file or two instead of a
+ *   segment and a tree each: `recent` and one part a build (`DELTA_RECENT_LINES`); a few
+ *   segments a build are folded back (`DELTA_FOLD_FROM`).
  *
  * A path that holds a record id goes to the segment of the id's first `d` hex digits
  * (`segmentDigits`), any other to the segment of its top folders (`segmentKeyOf`).
@@ -60,20 +61,38 @@ export interface TreeRef {
   bytes: number;
 }
 
-/** What the root says of its delta: its file's sha256 and size, how many paths it lists, and how many files it adds to its segments' count (negative: removes). */
+/**
+ * What the root says of its delta (format 5): how many paths it lists, how many files it adds
+ * to its segments' count (negative: removes), and its files (`DELTA_PARTS`): part `0`…`f` holds
+ * lines of the id segments whose key starts with that digit, `recent` the newest lines, read
+ * last; each named as a segment is.
+ */
 export interface DeltaRef {
+  files: number;
+  net: number;
+  parts: Record<string, SegmentRef>;
+}
+
+/** The delta member of a format-4 root: one file. */
+interface DeltaRef4 {
   sha256: string;
   files: number;
   bytes: number;
   net: number;
 }
 
+/** The delta's newest part; the others are named by the first hex digit of their segments' id. */
+export const RECENT_PART = 'recent';
+const DELTA_PART_KEY = /^(?:[0-9a-f]|recent)$/;
+/** The delta part a line of id segment `key` goes to when its part is written. */
+const partOf = (key: string): string => key.charAt(3);
+
 /** A delta's lines: path → its entry, or null where the path's segment lists it and the manifest does not. */
 export type DeltaLines = Map<string, ManifestEntry | null>;
 
 /** `manifest.json` itself; `segments` also holds the trees' segments once they are read (`mergeTrees`). Format 3 (no delta) is read as written by earlier versions. */
 export interface ManifestRoot {
-  format: 3 | 4;
+  format: 3 | 4 | 5;
   version: string;
   settings: SiteUrls;
   counts: ManifestCounts;
@@ -164,25 +183,46 @@ interface SegmentState {
   deltaKeys?: ReadonlySet<string>;
   texts: Map<string, string>;
   treeTexts?: Map<string, string>;
-  deltaText?: string;
+  deltaTexts?: Map<string, string>;
 }
 const states = new WeakMap<ManifestRoot, SegmentState>();
 /** The delta lines of a root whose trees were read (`mergeTrees`) or that `createManifest` made. */
 const deltas = new WeakMap<ManifestRoot, DeltaLines>();
 const NO_LINES: DeltaLines = new Map();
 
-/** The delta lines of a root read with its trees (none for a root without a delta). */
+/** The lines of each delta part of a root whose trees were read or that `createManifest` made. */
+const deltaPartLines = new WeakMap<ManifestRoot, ReadonlyMap<string, DeltaLines>>();
+const NO_PARTS: ReadonlyMap<string, DeltaLines> = new Map();
+
+/** The delta lines of a root read with its trees (none for a root without a delta): its parts applied in order, `recent` last. */
 export const deltaOf = (root: ManifestRoot): DeltaLines => deltas.get(root) ?? NO_LINES;
 
+/** The lines of each of the root's delta parts, by part key. */
+export const deltaPartsOf = (root: ManifestRoot): ReadonlyMap<string, DeltaLines> => deltaPartLines.get(root) ?? NO_PARTS;
+
+/** The delta files a root names: part key and ref, in reading order. */
+export const deltaFiles = (root: ManifestRoot): [string, SegmentRef][] => (root.delta ? Object.entries(root.delta.parts).sort(([a], [b]) => byCodeUnits(a, b)) : []);
+
+/** The lines the parts give read in order (`0`…`f`, then `recent`, which overrides). */
+function mergedParts(parts: ReadonlyMap<string, DeltaLines>): DeltaLines {
+  const merged: DeltaLines = new Map();
+  for (const key of [...parts.keys()].sort(byCodeUnits)) for (const [path, entry] of parts.get(key)!) merged.set(path, entry);
+  return merged;
+}
+
 /**
- * The delta folds back into their segment files, a build, the `DELTA_FOLD_PER_BUILD` id
- * segments it changes most once it lists more than `DELTA_FOLD_FROM` paths, and as many as it
- * takes to stay within `DELTA_MAX_LINES` (~140 bytes a line): each fold costs a segment and a
- * tree file, each line ~140 bytes on every later change until folded.
+ * The delta in two levels, as an LSM tree's: a change writes its lines to the `recent` part; a
+ * build rewrites the other parts `recent` holds most lines of (moving those lines there) until
+ * `recent` lists at most `DELTA_RECENT_LINES`, and one a build once the delta lists more than
+ * `DELTA_FOLD_FROM`; then the `DELTA_FOLD_PER_BUILD` id segments of those parts the delta
+ * changes most fold back into their segment files, and as many as it takes to stay within
+ * `DELTA_MAX_LINES` (~140 bytes a line). A change then uploads `recent` and a part (~1/16 of the
+ * delta) rather than the whole delta; each fold costs a segment and a tree file.
  */
 export const DELTA_FOLD_FROM = 512;
 export const DELTA_FOLD_PER_BUILD = 2;
-export const DELTA_MAX_LINES = 6144;
+export const DELTA_MAX_LINES = 8192;
+export const DELTA_RECENT_LINES = 256;
 
 /**
  * Records per id segment at most: 256 (about 1,500–2,000 paths: an original, its renditions
@@ -310,8 +350,17 @@ export function deltaJson(lines: ReadonlyMap<string, ManifestEntry | null>): str
   return `{"files":{\n${out.join(',\n')}\n}}\n`;
 }
 
-/** The `delta` member exactly as manifest.json holds it (one line). */
-const deltaRefJson = ({ bytes, files, net, sha256 }: DeltaRef): string => `{"bytes": ${jsonNumber(bytes)}, "files": ${jsonNumber(files)}, "net": ${jsonNumber(net)}, "sha256": ${jsonString(sha256)}}`;
+/** The `delta` member exactly as manifest.json holds it (one line; a format-4 root's as it was). */
+function deltaRefJson(delta: DeltaRef | DeltaRef4): string {
+  if (!('parts' in delta)) return `{"bytes": ${jsonNumber(delta.bytes)}, "files": ${jsonNumber(delta.files)}, "net": ${jsonNumber(delta.net)}, "sha256": ${jsonString(delta.sha256)}}`;
+  const parts = Object.keys(delta.parts)
+    .sort(byCodeUnits)
+    .map((key) => {
+      const { bytes, files, sha256 } = delta.parts[key]!;
+      return `${jsonString(key)}: {"bytes": ${jsonNumber(bytes)}, "files": ${jsonNumber(files)}, "sha256": ${jsonString(sha256)}}`;
+    });
+  return `{"files": ${jsonNumber(delta.files)}, "net": ${jsonNumber(delta.net)}, "parts": {${parts.join(', ')}}}`;
+}
 
 /**
  * The hex sha256 the tools record and compare for bytes or text (UTF-8): a manifest entry, a
@@ -321,7 +370,7 @@ const deltaRefJson = ({ bytes, files, net, sha256 }: DeltaRef): string => `{"byt
 export const sha256Of = (bytes: string | Uint8Array): string => hash('sha256', bytes, 'hex');
 
 /** The catalogue version of a root: the sha256 of its `segments` (its own ones), `trees` and `delta` (when it has one) members as written. */
-export const catalogueVersion = (root: Pick<ManifestRoot, 'segments' | 'trees' | 'delta'>): string =>
+export const catalogueVersion = (root: Pick<ManifestRoot, 'segments' | 'trees'> & { delta?: DeltaRef | DeltaRef4 }): string =>
   sha256Of(`${segmentsJson(directSegments(root.segments))}\n${treesJson(root.trees)}${root.delta ? `\n${deltaRefJson(root.delta)}` : ''}`);
 
 function withState(root: ManifestRoot, state: SegmentState): Manifest {
@@ -368,6 +417,7 @@ export function createManifest(
   // The delta goes on over the same keys; a change of digits re-keys (writes) every segment.
   const carry = previous !== null && previousState !== undefined && segmentDigits(previous.counts.records) === digits;
   const lines: DeltaLines = new Map(carry ? deltaOf(previous) : []);
+  const previousParts = carry ? deltaPartsOf(previous) : NO_PARTS;
   // Read first: reading a segment of the delta sets its base.
   const baseOf = (key: string): ReadonlyMap<string, ManifestEntry> | undefined => {
     const applied = previousState!.entries.get(key);
@@ -387,31 +437,80 @@ export function createManifest(
     if (was === now || (was !== undefined && now !== undefined && was.sha256 === now.sha256 && was.size === now.size)) lines.delete(path);
     else lines.set(path, now ?? null);
   }
-  // Fold: the segments the delta changes most, a few a build, more past its bound; and those written whole anyway.
   const grouped = groupedBySegment(lines, digits);
-  const fold = new Set([...grouped.keys()].filter((key) => touched.has(key) || !viaDelta(key)));
-  let remaining = lines.size;
-  for (const key of fold) remaining -= grouped.get(key)!.size;
-  if (remaining > DELTA_FOLD_FROM) {
-    const densest = [...grouped.keys()].filter((key) => !fold.has(key)).sort((a, b) => grouped.get(b)!.size - grouped.get(a)!.size || byCodeUnits(a, b));
-    for (let i = 0; i < densest.length && (i < DELTA_FOLD_PER_BUILD || remaining > DELTA_MAX_LINES); i++) {
-      fold.add(densest[i]!);
-      remaining -= grouped.get(densest[i]!)!.size;
-    }
-  }
-  for (const key of fold) {
+  // Parts rewritten this build: those holding lines of a segment written whole, and the one drained.
+  const rewritten = new Set<string>();
+  const foldSegment = (key: string) => {
     touched.add(key);
+    if (key.startsWith('id:') && previousParts.has(partOf(key))) rewritten.add(partOf(key));
     for (const path of grouped.get(key)!.keys()) lines.delete(path);
     grouped.delete(key);
+  };
+  for (const key of [...grouped.keys()]) if (touched.has(key) || !viaDelta(key)) foldSegment(key);
+  // What `recent` would hold for each part kept as it is: the lines that differ from what the part file gives.
+  const pendingOf = (part: string): DeltaLines => {
+    const pending: DeltaLines = new Map();
+    const file = previousParts.get(part) ?? NO_LINES;
+    const base = (path: string): ManifestEntry | null => baseOf(segmentKeyOf(path, digits))?.get(path) ?? null;
+    const same = (a: ManifestEntry | null, b: ManifestEntry | null) => a === b || (a !== null && b !== null && a.sha256 === b.sha256 && a.size === b.size);
+    for (const [key, segment] of grouped) {
+      if (partOf(key) !== part) continue;
+      for (const [path, entry] of segment) if (!same(entry, file.has(path) ? file.get(path)! : base(path))) pending.set(path, entry);
+    }
+    for (const [path, entry] of file) if (!lines.has(path) && !same(entry, base(path))) pending.set(path, base(path));
+    return pending;
+  };
+  const pending = new Map<string, DeltaLines>();
+  for (const part of new Set([...[...grouped.keys()].map(partOf), ...previousParts.keys()])) if (part !== RECENT_PART && !rewritten.has(part)) pending.set(part, pendingOf(part));
+  let recentSize = 0;
+  for (const part of pending.values()) recentSize += part.size;
+  // Drain the parts `recent` holds most lines of (else the largest) until it holds at most DELTA_RECENT_LINES, and one a build
+  // once the delta is past DELTA_FOLD_FROM, folding there the segments the delta changes most.
+  const linesOf = new Map<string, number>();
+  for (const [key, segment] of grouped) linesOf.set(partOf(key), (linesOf.get(partOf(key)) ?? 0) + segment.size);
+  const size = (part: string) => pending.get(part)?.size ?? 0;
+  const order = [...linesOf.keys()].filter((part) => !rewritten.has(part)).sort((a, b) => size(b) - size(a) || linesOf.get(b)! - linesOf.get(a)! || byCodeUnits(a, b));
+  const folding = lines.size > DELTA_FOLD_FROM;
+  for (let i = 0; i < order.length && (recentSize > DELTA_RECENT_LINES || (folding && i === 0)); i++) {
+    rewritten.add(order[i]!);
+    recentSize -= size(order[i]!);
   }
+  if (folding) {
+    const densest = [...grouped.keys()].sort((a, b) => Number(rewritten.has(partOf(b))) - Number(rewritten.has(partOf(a))) || grouped.get(b)!.size - grouped.get(a)!.size || byCodeUnits(a, b));
+    for (let i = 0; i < densest.length && ((i < DELTA_FOLD_PER_BUILD && rewritten.has(partOf(densest[i]!))) || lines.size > DELTA_MAX_LINES); i++) {
+      rewritten.add(partOf(densest[i]!));
+      foldSegment(densest[i]!);
+    }
+  }
+  // The parts as written: each rewritten one holds its lines (those the segment file already gives dropped), `recent` the rest.
+  const parts = new Map<string, DeltaLines>();
+  const recent: DeltaLines = new Map();
+  for (const [part, file] of previousParts) if (part !== RECENT_PART && !rewritten.has(part)) parts.set(part, file);
+  for (const [part, moved] of pending) if (!rewritten.has(part)) for (const [path, entry] of moved) recent.set(path, entry);
+  for (const [key, segment] of grouped) {
+    const part = partOf(key);
+    if (!rewritten.has(part)) continue;
+    let into = parts.get(part);
+    if (!into) parts.set(part, (into = new Map()));
+    const base = baseOf(key);
+    for (const [path, entry] of segment) {
+      const was = base?.get(path) ?? null;
+      if (!(entry === was || (entry !== null && was !== null && entry.sha256 === was.sha256 && entry.size === was.size))) into.set(path, entry);
+    }
+  }
+  for (const [part, file] of parts) if (file.size === 0) parts.delete(part);
+  if (recent.size > 0) parts.set(RECENT_PART, recent);
+  lines.clear();
+  for (const [path, entry] of mergedParts(parts)) lines.set(path, entry);
+  const withLines = groupedBySegment(lines, digits);
   // The base of a segment the delta still changes is the previous one's, its file kept: found when asked.
-  const base = (key: string) => (grouped.has(key) ? baseOf(key) : undefined);
+  const base = (key: string) => (withLines.has(key) ? baseOf(key) : undefined);
   const segments: Record<string, SegmentRef> = {};
   const texts = new Map<string, string>();
   for (const key of [...entries.keys()].sort(byCodeUnits)) {
     const kept = previous !== null && !touched.has(key) ? previous.segments[key] : undefined;
     // A segment not read is one no change touched: the previous file.
-    if (kept !== undefined && (grouped.has(key) || !entries.isRead(key) || kept.files === entries.get(key)!.size)) {
+    if (kept !== undefined && (withLines.has(key) || !entries.isRead(key) || kept.files === entries.get(key)!.size)) {
       segments[key] = kept;
       continue;
     }
@@ -437,18 +536,29 @@ export function createManifest(
     trees[key] = ref;
   }
   let delta: DeltaRef | undefined;
-  let deltaText: string | undefined;
+  const deltaTexts = new Map<string, string>();
   let total = 0;
   if (changedFrom !== undefined && !entries.allRead) total = previous!.counts.files + changedFrom.net;
   else for (const segment of entries.values()) total += segment.size;
   if (lines.size > 0) {
     let net = total;
     for (const key in segments) net -= segments[key]!.files;
-    deltaText = deltaJson(lines);
-    delta = { sha256: sha256Of(deltaText), files: lines.size, bytes: Buffer.byteLength(deltaText), net };
+    const refs: Record<string, SegmentRef> = {};
+    for (const part of [...parts.keys()].sort(byCodeUnits)) {
+      const kept = previous?.delta?.parts[part];
+      if (kept !== undefined && parts.get(part) === previousParts.get(part)) {
+        refs[part] = kept;
+        continue;
+      }
+      const text = deltaJson(parts.get(part)!);
+      const ref = { sha256: sha256Of(text), files: parts.get(part)!.size, bytes: Buffer.byteLength(text) };
+      if (kept?.sha256 !== ref.sha256) deltaTexts.set(part, text);
+      refs[part] = ref;
+    }
+    delta = { files: lines.size, net, parts: refs };
   }
   const root: ManifestRoot = {
-    format: 4,
+    format: 5,
     version: catalogueVersion({ segments, trees, ...(delta ? { delta } : {}) }),
     settings: { baseUrl: settings.baseUrl, apiUrl: settings.apiUrl, cdnUrl: settings.cdnUrl },
     counts: { ...counts, files: total },
@@ -456,8 +566,11 @@ export function createManifest(
     trees,
     ...(delta ? { delta } : {}),
   };
-  if (delta) deltas.set(root, lines);
-  return withState(root, { entries, base, deltaKeys: new Set(grouped.keys()), texts, treeTexts, ...(deltaText !== undefined && previous?.delta?.sha256 !== delta!.sha256 ? { deltaText } : {}) });
+  if (delta) {
+    deltas.set(root, lines);
+    deltaPartLines.set(root, parts);
+  }
+  return withState(root, { entries, base, deltaKeys: new Set(withLines.keys()), texts, treeTexts, deltaTexts });
 }
 
 /** Entries by path (the files, or the delta's lines) grouped by segment key. */
@@ -548,16 +661,16 @@ export function manifestPaths(manifest: Manifest): string[] {
 
 /** The segment, tree and delta files `manifest` needs that its maker serialised (the others are already on disk): output-relative path and text. */
 export function newSegmentFiles(manifest: Manifest): { path: string; text: string }[] {
-  const { texts, treeTexts, deltaText } = stateOf(manifest);
+  const { texts, treeTexts, deltaTexts } = stateOf(manifest);
   return [
     ...[...texts].map(([key, text]) => ({ path: segmentFile(manifest.segments[key]!.sha256), text })),
     ...[...(treeTexts ?? [])].map(([key, text]) => ({ path: segmentFile(manifest.trees[key]!.sha256), text })),
-    ...(deltaText !== undefined && manifest.delta ? [{ path: segmentFile(manifest.delta.sha256), text: deltaText }] : []),
+    ...[...(deltaTexts ?? [])].map(([part, text]) => ({ path: segmentFile(manifest.delta!.parts[part]!.sha256), text })),
   ];
 }
 
 /** The segment, tree and delta files a root names (output-relative). */
-export const segmentFiles = (root: ManifestRoot): string[] => [...Object.values(root.segments), ...Object.values(root.trees), ...(root.delta ? [root.delta] : [])].map((ref) => segmentFile(ref.sha256));
+export const segmentFiles = (root: ManifestRoot): string[] => [...Object.values(root.segments), ...Object.values(root.trees), ...deltaFiles(root).map(([, ref]) => ref)].map((ref) => segmentFile(ref.sha256));
 
 /** `manifest.json`'s text (keys sorted as `stableJson` would, the segments one a line). */
 export function manifestJson(manifest: ManifestRoot): string {
@@ -604,7 +717,7 @@ const isOutputPath = (path: string): boolean => path !== MANIFEST_FILE && !path.
  */
 export function manifestShapeError(value: unknown): string | null {
   if (!isObject(value)) return 'is not a JSON object';
-  if (value.format !== 3 && value.format !== 4) return `has format ${JSON.stringify(value.format)}, this version of pepe reads formats 3 and 4`;
+  if (value.format !== 3 && value.format !== 4 && value.format !== 5) return `has format ${JSON.stringify(value.format)}, this version of pepe reads formats 3 to 5`;
   if (value.format === 3 && value.delta !== undefined) return 'has format 3 and a "delta", which format 3 has not';
   return rootShapeError(value, true);
 }
@@ -629,13 +742,17 @@ function rootShapeError(value: Record<string, unknown>, withTrees: boolean): str
     return value.version === sha256Of(segmentsJson(segments as Record<string, SegmentRef>)) ? null : 'has a "version" that is not the sha256 of its "segments"';
   }
   if (!isObject(trees)) return 'has no "trees" object';
-  const delta = value.delta as Partial<DeltaRef> | undefined;
-  if (delta !== undefined && (badSegmentRef(delta as Partial<SegmentRef>) || !Number.isSafeInteger(delta.net))) return 'has a "delta" without a valid {sha256, files, bytes, net}';
+  const delta = value.delta as Partial<DeltaRef & DeltaRef4> | undefined;
+  if (delta !== undefined && value.format === 4 && (badSegmentRef(delta as Partial<SegmentRef>) || !Number.isSafeInteger(delta.net))) return 'has a "delta" without a valid {sha256, files, bytes, net}';
+  if (delta !== undefined && value.format === 5) {
+    if (!isObject(delta) || !isCount(delta.files) || !Number.isSafeInteger(delta.net) || !isObject(delta.parts) || Object.keys(delta.parts).length === 0) return 'has a "delta" without a valid {files, net, parts}';
+    for (const key in delta.parts) if (!DELTA_PART_KEY.test(key) || badSegmentRef(delta.parts[key] as Partial<SegmentRef> | null)) return `has delta part "${key}" without a valid {sha256, files, bytes}`;
+  }
   for (const key in trees) {
     const ref = trees[key] as Partial<TreeRef> | null;
     if (!/^id:[0-9a-f]*$/.test(key) || !isObject(ref) || typeof ref.sha256 !== 'string' || !SHA256.test(ref.sha256) || !isCount(ref.segments) || !isCount(ref.bytes)) return `lists tree "${key}" without a valid {sha256, segments, bytes}`;
   }
-  if (value.version !== catalogueVersion({ segments: segments as Record<string, SegmentRef>, trees: trees as Record<string, TreeRef>, ...(delta ? { delta: delta as DeltaRef } : {}) })) return `has a "version" that is not the sha256 of its "segments"${delta ? ', "trees" and "delta"' : ' and "trees"'}`;
+  if (value.version !== catalogueVersion({ segments: segments as Record<string, SegmentRef>, trees: trees as Record<string, TreeRef>, ...(delta ? { delta: delta as DeltaRef | DeltaRef4 } : {}) })) return `has a "version" that is not the sha256 of its "segments"${delta ? ', "trees" and "delta"' : ' and "trees"'}`;
   return null;
 }
 
@@ -678,8 +795,8 @@ export function parseTree(bytes: Buffer, key: string, ref: TreeRef, trusted = fa
  * The lines of the delta `ref` names from its file's `bytes`, or a reason (words that follow
  * the file's name) why they are not. `trusted`: bytes this build wrote.
  */
-export function parseDelta(bytes: Buffer, ref: DeltaRef, digits: number, trusted = false): DeltaLines | string {
-  const files = memberOf(bytes, { kind: 'delta', key: 'delta', ref, member: 'files' }, trusted);
+export function parseDelta(bytes: Buffer, ref: SegmentRef, digits: number, trusted = false, part = RECENT_PART): DeltaLines | string {
+  const files = memberOf(bytes, { kind: 'delta', key: part, ref, member: 'files' }, trusted);
   if (typeof files === 'string') return files;
   const lines: DeltaLines = new Map();
   for (const path in files) {
@@ -687,6 +804,7 @@ export function parseDelta(bytes: Buffer, ref: DeltaRef, digits: number, trusted
     if (!trusted) {
       if (entry !== null && (!isObject(entry) || typeof entry.sha256 !== 'string' || !SHA256.test(entry.sha256) || !isCount(entry.size))) return `lists "${path}" without a valid {sha256, size} or null`;
       if (!isOutputPath(path) || !segmentKeyOf(path, digits).startsWith('id:')) return `lists "${path}", which is not a path of an id segment`;
+      if (part !== RECENT_PART && partOf(segmentKeyOf(path, digits)) !== part) return `lists "${path}", which is not a path of delta part "${part}"`;
     }
     lines.set(path, entry as ManifestEntry | null);
   }
@@ -696,22 +814,30 @@ export function parseDelta(bytes: Buffer, ref: DeltaRef, digits: number, trusted
 
 /**
  * The root with its trees' segments (`trees`: each tree's refs, from `parseTree`) in `segments`
- * and its delta's lines (`parseDelta`, null without a delta), or why not (words that follow the
- * root's name): a tree or the delta missing, or the files not adding up.
+ * and its delta's lines (`parseDelta` of each part, by part key; null without a delta), or why
+ * not (words that follow the root's name): a tree or a delta part missing, or the files not adding up.
  */
-export function mergeTrees(root: ManifestRoot, trees: ReadonlyMap<string, Record<string, SegmentRef>>, delta: DeltaLines | null = null): ManifestRoot | string {
+export function mergeTrees(root: ManifestRoot, trees: ReadonlyMap<string, Record<string, SegmentRef>>, delta: ReadonlyMap<string, DeltaLines> | null = null): ManifestRoot | string {
   const segments: Record<string, SegmentRef> = { ...directSegments(root.segments) };
   for (const key in root.trees) {
     const refs = trees.get(key);
     if (refs === undefined) return `names tree "${key}", which was not read`;
     Object.assign(segments, refs);
   }
-  if (root.delta && delta === null) return 'names a delta, which was not read';
+  let lines: DeltaLines | null = null;
+  if (root.delta) {
+    for (const key in root.delta.parts) if (!delta?.has(key)) return `names delta part "${key}", which was not read`;
+    lines = mergedParts(delta!);
+    if (lines.size !== root.delta.files) return `says its delta lists ${root.delta.files} files, its parts list ${lines.size}`;
+  }
   let files = root.delta?.net ?? 0;
   for (const key in segments) files += segments[key]!.files;
   if (files !== root.counts.files) return `counts ${root.counts.files} files but its segments and delta list ${files}`;
   const merged = { ...root, segments };
-  if (root.delta) deltas.set(merged, delta!);
+  if (root.delta) {
+    deltas.set(merged, lines!);
+    deltaPartLines.set(merged, delta!);
+  }
   return merged;
 }
 
@@ -727,6 +853,28 @@ export function withDeltaLines(root: ManifestRoot, key: string, base: ReadonlyMa
     else entries.set(path, entry);
   }
   return entries;
+}
+
+/**
+ * The lines of each delta part `root` names, by part key, from `get(ref)` (the file's bytes, null
+ * when missing), or why not: `[file, reason]`. A part `known` has under the same hash is taken
+ * from it, not read.
+ */
+export async function readDeltaParts(root: ManifestRoot, get: (ref: SegmentRef) => Promise<Buffer | null> | Buffer | null, known?: ManifestRoot): Promise<Map<string, DeltaLines> | [string, string]> {
+  const parts = new Map<string, DeltaLines>();
+  const knownParts = known ? deltaPartsOf(known) : NO_PARTS;
+  for (const [part, ref] of deltaFiles(root)) {
+    const same = known?.delta?.parts[part]?.sha256 === ref.sha256 ? knownParts.get(part) : undefined;
+    if (same !== undefined) {
+      parts.set(part, same);
+      continue;
+    }
+    const bytes = await get(ref);
+    const lines = bytes === null ? 'is missing' : parseDelta(bytes, ref, segmentDigits(root.counts.records), false, part);
+    if (typeof lines === 'string') return [segmentFile(ref.sha256), lines];
+    parts.set(part, lines);
+  }
+  return parts;
 }
 
 /** The bytes of a tree, segment or delta the root names; a missing one is an UnusableManifestError naming it. */
@@ -752,12 +900,12 @@ export function readTreesSync(outDir: string, root: ManifestRoot, trusted = fals
     if (typeof parsed === 'string') throw new UnusableManifestError(file, parsed);
     trees.set(key, parsed);
   }
-  let delta: DeltaLines | null = null;
-  if (root.delta) {
-    const { file, bytes } = readMember(outDir, root.delta, 'delta', read);
-    const parsed = parseDelta(bytes, root.delta, segmentDigits(root.counts.records), trusted);
+  const delta = root.delta ? new Map<string, DeltaLines>() : null;
+  for (const [part, ref] of deltaFiles(root)) {
+    const { file, bytes } = readMember(outDir, ref, 'delta', read);
+    const parsed = parseDelta(bytes, ref, segmentDigits(root.counts.records), trusted, part);
     if (typeof parsed === 'string') throw new UnusableManifestError(file, parsed);
-    delta = parsed;
+    delta!.set(part, parsed);
   }
   const merged = mergeTrees(root, trees, delta);
   if (typeof merged === 'string') throw new UnusableManifestError(join(outDir, MANIFEST_FILE), merged);
@@ -880,10 +1028,18 @@ export function parseManifestRoot(file: string, bytes: Buffer, trusted = false):
     flatRoots.add(flat);
     return flat;
   }
-  if (trusted) return parsed as ManifestRoot;
-  const why = manifestShapeError(parsed);
-  if (why !== null) throw new UnusableManifestError(file, why);
-  return parsed as ManifestRoot;
+  if (!trusted) {
+    const why = manifestShapeError(parsed);
+    if (why !== null) throw new UnusableManifestError(file, why);
+  }
+  return withDeltaParts(parsed as ManifestRoot);
+}
+
+/** A checked root with a format-4 root's one delta file read as format 5's `recent` part (its version stays the one it was written with). */
+export function withDeltaParts(root: ManifestRoot): ManifestRoot {
+  const delta = root.delta as DeltaRef | DeltaRef4 | undefined;
+  if (delta === undefined || 'parts' in delta) return root;
+  return { ...root, delta: { files: delta.files, net: delta.net, parts: { [RECENT_PART]: { sha256: delta.sha256, files: delta.files, bytes: delta.bytes } } } };
 }
 
 export interface LoadManifestOptions {
@@ -912,7 +1068,7 @@ function withSegments(outDir: string, root: ManifestRoot, read: (file: string) =
   const digits = segmentDigits(root.counts.records);
   const lines = groupedBySegment(deltaOf(root), digits);
   for (const key of lines.keys()) {
-    if (root.segments[key] === undefined) throw new UnusableManifestError(join(outDir, segmentFile(root.delta!.sha256)), `changes segment "${key}", which the manifest does not name`);
+    if (root.segments[key] === undefined) throw new UnusableManifestError(join(outDir, MANIFEST_FILE), `has a delta that changes segment "${key}", which the manifest does not name`);
   }
   const bases = new Map<string, ReadonlyMap<string, ManifestEntry>>();
   const readSegment = (key: string): Entries => {

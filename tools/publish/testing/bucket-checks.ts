@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type DeltaLines, loadManifest, MANIFEST_FILE, type ManifestRoot, manifestShapeError, mergeTrees, parseDelta, parseSegment, parseTree, segmentDigits, segmentFile, segmentFiles, type SegmentRef, withDeltaLines } from '../../shared/manifest.js';
+import { deltaFiles, type DeltaLines, loadManifest, MANIFEST_FILE, type ManifestRoot, manifestShapeError, mergeTrees, parseDelta, parseSegment, parseTree, segmentDigits, segmentFile, segmentFiles, type SegmentRef, withDeltaLines, withDeltaParts } from '../../shared/manifest.js';
 import { isBucketPath, keyForPath } from '../object-keys.js';
 import type { StoredObject } from './memory-s3.js';
 
@@ -54,8 +54,9 @@ export async function bucketMismatches(objects: Map<string, StoredObject>, dir: 
 export function rootMissing(objects: Map<string, StoredObject>, prefix = ''): string[] {
   const root = objects.get(keyForPath(prefix, MANIFEST_FILE));
   if (!root) return [];
-  const file = JSON.parse(root.bytes.toString('utf8')) as ManifestRoot;
-  if (manifestShapeError(file) !== null) return [];
+  const parsedRoot = JSON.parse(root.bytes.toString('utf8')) as ManifestRoot;
+  if (manifestShapeError(parsedRoot) !== null) return [];
+  const file = withDeltaParts(parsedRoot);
   const missing: string[] = [];
   const trees = new Map<string, Record<string, SegmentRef>>();
   for (const [key, ref] of Object.entries(file.trees)) {
@@ -64,12 +65,15 @@ export function rootMissing(objects: Map<string, StoredObject>, prefix = ''): st
     if (typeof refs === 'string') missing.push(`${keyForPath(prefix, segmentFile(ref.sha256))}: ${refs}`);
     else trees.set(key, refs);
   }
-  let delta: DeltaLines | null = null;
+  let delta: Map<string, DeltaLines> | null = null;
   if (file.delta) {
-    const object = objects.get(keyForPath(prefix, segmentFile(file.delta.sha256)));
-    const lines = object === undefined ? 'is missing' : parseDelta(object.bytes, file.delta, segmentDigits(file.counts.records));
-    if (typeof lines === 'string') missing.push(`${keyForPath(prefix, segmentFile(file.delta.sha256))}: ${lines}`);
-    else delta = lines;
+    delta = new Map();
+    for (const [part, ref] of deltaFiles(file)) {
+      const object = objects.get(keyForPath(prefix, segmentFile(ref.sha256)));
+      const lines = object === undefined ? 'is missing' : parseDelta(object.bytes, ref, segmentDigits(file.counts.records), false, part);
+      if (typeof lines === 'string') missing.push(`${keyForPath(prefix, segmentFile(ref.sha256))}: ${lines}`);
+      else delta.set(part, lines);
+    }
   }
   if (missing.length > 0) return missing;
   const parsed = mergeTrees(file, trees, delta);
