@@ -273,7 +273,7 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   const scanMs = performance.now() - started;
   const { previous, lines } = options;
   const changeBuild = previous !== undefined && lines !== undefined && scan.problems.length === 0 && scan.loneSidecars.length === 0;
-  const listed = changeBuild ? new ListedFeatures(previous, () => FeatureCache.loadSync(cacheDir, FEATURE_VERSION)) : null;
+  const listed = changeBuild ? new ListedFeatures(previous, () => FeatureCache.lookingUp(cacheDir, FEATURE_VERSION)) : null;
   const cache: FeatureSource = listed ?? (await FeatureCache.load(cacheDir, FEATURE_VERSION));
   const cacheLoadMs = performance.now() - started - scanMs;
   // Valid sidecars whose image is not published (refused, or none): their ids still count.

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import type { ImageExt } from '../../../functions/core/record.js';
 import type { ImageAnalysis } from '../../image/analyse-image.js';
 import type { ImageFormat } from '../../image/format.js';
-import { CacheLog, frameDocument, readCacheDocuments } from './cache-log.js';
+import { CacheLog, cacheFrames, frameDocument, readCacheDocuments } from './cache-log.js';
 import { readRegularFile, readRegularFileSync } from '../../shared/read-regular-file.js';
 import { replaceFile } from '../../shared/replace-file.js';
 import { type NormalisedSidecar, sidecarRulesVersion } from '../sidecar.js';
@@ -130,6 +130,30 @@ const RETIRED_KEEP_MS = 30 * 24 * 60 * 60 * 1000;
 /** Unused features kept at most: each costs a 4 KB thumbnail slot and ~150 bytes of JSON. */
 const RETIRED_MAX = 2000;
 
+/** Lookups a cache in lookup mode answers by searching the file's bytes before it parses the file whole (each search reads all of it). */
+const LOOKUPS_UNPARSED = 16;
+
+/** The file's bytes while a cache in lookup mode has not parsed them (null: read them again, a save appended since), and the hashes known to be absent. */
+interface Unparsed {
+  bytes: Buffer | null;
+  absent: Set<string>;
+  lookups: number;
+}
+
+/** The members a cache document (full or delta) starts with, read without parsing the rest. */
+type CacheHead = Partial<Pick<CacheJson, 'featureVersion' | 'sidecarRules' | 'statRows' | 'thumbs'>>;
+
+/** The head of the document in `bytes[start, end)`: its members before "images" (`save` writes them first), or null. */
+function cacheHead(bytes: Buffer, start: number, end: number): CacheHead | null {
+  const text = bytes.toString('utf8', start, Math.min(end, start + 4096));
+  const at = text.indexOf(',"images":');
+  try {
+    return at < 0 ? null : (JSON.parse(`${text.slice(0, at)}}`) as CacheHead);
+  } catch {
+    return null;
+  }
+}
+
 /** What the analysis of one image or sidecar asks of the cache (analyse-image-file.ts). */
 export type FeatureSource = Pick<FeatureCache, 'imageHash' | 'setImageHash' | 'featuresOf' | 'setFeatures' | 'sidecar' | 'setSidecar'>;
 
@@ -147,6 +171,10 @@ export class FeatureCache {
   /** State of build-cache.bin as loaded or last saved: may a delta be appended, and how big is it so far. */
   private readonly log = new CacheLog(LOG_FLOOR_BYTES);
   private dirty = false;
+  /** Lookup mode (`lookingUp`): the file is not parsed yet. */
+  private unparsed: Unparsed | undefined;
+  /** The thumbnail file and the log were taken over without parsing: a save appends the fresh entries, never compacts. */
+  private appendOnly = false;
 
   private constructor(readonly dir: string, readonly featureVersion: string, readonly sidecarRules: string) {
     this.thumbs = new ThumbStore(dir);
@@ -164,17 +192,74 @@ export class FeatureCache {
     return cache;
   }
 
-  /** `load`, blocking: for a change build that needs the cache only for an image it meets on the way (analyse-content.ts). */
-  static loadSync(cacheDir: string, featureVersion: string, sidecarRules = sidecarRulesVersion()): FeatureCache {
+  /**
+   * A cache for a change build, which asks it only about the few images it reads
+   * (analyse-content.ts): the file is read but not parsed. Features of bytes the file does not
+   * mention are absent (a search of its bytes); the first that it mentions, a prune, or a save
+   * that cannot append parses it whole, as `load`. Stat rows answer only what this run set (the
+   * pairs a change build reads have new stats). A save appends this run's entries.
+   */
+  static lookingUp(cacheDir: string, featureVersion: string, sidecarRules = sidecarRulesVersion()): FeatureCache {
     const cache = new FeatureCache(cacheDir, featureVersion, sidecarRules);
-    let bytes: Buffer | null = null;
-    try {
-      bytes = readRegularFileSync(cache.file);
-    } catch {
-      // Anything but a readable regular file reads as no cache, as in `load`.
-    }
-    if (bytes) cache.decode(bytes);
+    cache.unparsed = { bytes: cache.readSync(), absent: new Set(), lookups: 0 };
     return cache;
+  }
+
+  /** The file's bytes, or null when it is not a readable regular file (no cache, as in `load`). */
+  private readSync(): Buffer | null {
+    try {
+      return readRegularFileSync(this.file);
+    } catch {
+      return null;
+    }
+  }
+
+  /** Lookup mode ends: the file is parsed, and what this run set since it was read is set again over it. */
+  private parse(): void {
+    const unparsed = this.unparsed;
+    if (unparsed === undefined) return;
+    this.unparsed = undefined;
+    this.appendOnly = false;
+    // Bytes read before this run set anything: its entries go over them. Null: a save appended them to the file.
+    const set = unparsed.bytes === null ? null : { images: this.images.changedRows(), sidecars: this.sidecars.changedRows(), features: [...this.features] };
+    const bytes = unparsed.bytes ?? this.readSync();
+    if (bytes) this.decode(bytes);
+    if (set === null) return;
+    for (const [path, size, mtimeMs, ctimeMs, ino, value] of set.images) this.images.set(path, { size, mtimeMs, ctimeMs, ino }, value);
+    for (const [path, size, mtimeMs, ctimeMs, ino, value] of set.sidecars) this.sidecars.set(path, { size, mtimeMs, ctimeMs, ino }, value);
+    for (const [sha, features] of set.features) this.setFeatures(sha, features);
+  }
+
+  /** In lookup mode, whether the file may hold features of `sha256` (then it is parsed); false when it surely does not. */
+  private mayHold(sha256: string): boolean {
+    const unparsed = this.unparsed;
+    if (unparsed === undefined || this.features.has(sha256)) return true;
+    if (unparsed.absent.has(sha256)) return false;
+    if (unparsed.bytes !== null && unparsed.lookups++ < LOOKUPS_UNPARSED && !unparsed.bytes.includes(sha256)) {
+      unparsed.absent.add(sha256);
+      return false;
+    }
+    this.parse();
+    return true;
+  }
+
+  /**
+   * Takes over the file read in lookup mode without parsing it, for a save that appends: its
+   * frames whole, made under this feature version, sidecar rules and stat fields, with the
+   * thumbnail file its last document names. False when anything else (then it is parsed).
+   */
+  private adoptUnparsed(bytes: Buffer | null): boolean {
+    const walked = bytes && cacheFrames(bytes);
+    const [first, ...deltas] = walked?.frames ?? [];
+    if (!walked || walked.validBytes !== bytes.length || first === undefined) return false;
+    const [baseStart, baseEnd] = first;
+    const base = cacheHead(bytes, baseStart, baseEnd);
+    if (base?.featureVersion !== this.featureVersion || base.sidecarRules !== this.sidecarRules || base.statRows !== STAT_ROWS) return false;
+    let thumbs = base.thumbs;
+    for (const [start, end] of deltas) thumbs = cacheHead(bytes, start, end)?.thumbs;
+    if (typeof thumbs?.generation !== 'string' || typeof thumbs.slots !== 'number' || !this.thumbs.adopt(thumbs)) return false;
+    this.log.loaded({ documents: [], validBytes: walked.validBytes, baseBytes: baseEnd }, bytes.length);
+    return this.log.appends;
   }
 
   /** A corrupt or foreign cache is ignored (and rewritten): it is only ever an optimisation. */
@@ -251,6 +336,7 @@ export class FeatureCache {
   }
 
   featuresOf(sha256: string): CachedFeatures | undefined {
+    if (!this.mayHold(sha256)) return undefined;
     const found = this.features.get(sha256);
     if (found) {
       this.usedFeatures.add(sha256);
@@ -301,6 +387,15 @@ export class FeatureCache {
    * adds to a cache that the last full scan pruned). `now` is for tests.
    */
   async save({ prune = true, now = Date.now() }: { prune?: boolean; now?: number } = {}): Promise<boolean> {
+    if (this.unparsed !== undefined) {
+      if (!prune && !this.dirty) return false;
+      if (prune || this.unparsed.bytes === null || !this.adoptUnparsed(this.unparsed.bytes)) this.parse();
+      else {
+        this.appendOnly = true;
+        // Appended from here on: a parse reads the file again.
+        this.unparsed.bytes = null;
+      }
+    }
     const retirement = prune ? this.retire(now) : { retired: [], drop: [] };
     const drop = prune ? { images: this.images.unused(), sidecars: this.sidecars.unused(), features: retirement.drop } : { images: [], sidecars: [], features: [] };
     if (!this.dirty && retirement.retired.length + drop.images.length + drop.sidecars.length + drop.features.length === 0) return false;
@@ -314,7 +409,7 @@ export class FeatureCache {
     }
     await makeFolders(this.dir);
 
-    const thumbs = await this.thumbs.write([...this.features]);
+    const thumbs = await this.thumbs.write([...this.features], { appendOnly: this.appendOnly });
     const featureRow = (sha: string, f: CachedFeatures): FeatureRow => {
       const animated = f.animated ? 1 : 0;
       return [sha, f.format, f.ext, f.mime, f.width, f.height, f.phash, f.blurhash, animated, thumbs.slotOf(sha)!, featureCheck(sha, f.format, f.ext, f.mime, f.width, f.height, f.phash, f.blurhash, animated)];
