@@ -351,7 +351,7 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   }
 
   const analysed = items.filter((item): item is AnalysedItem => item !== undefined);
-  const valid = rejectDuplicateIds(analysed, problems, unpublished);
+  const valid = diff ? changedDuplicateIds(analysed, diff.misses.map((index) => items[index]), problems, unpublished, diff.taken) : rejectDuplicateIds(analysed, problems, unpublished);
   // Every id a sidecar holds is a record, also when its image was refused or its id clashes.
   // A generator: read only when some sidecar lists distinct_from.
   const otherIds = function* () {
@@ -366,8 +366,9 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   stats.timings.cpuMs = (used.user + used.system) / 1000;
   const analysis: ContentAnalysis = { items: valid, problems: sortProblems(problems), stats };
   if (diff) {
-    const read = new Set(diff.misses.map((index) => scan.pairs[index]!.image.rel));
-    const changed = valid.filter((item) => read.has(item.file));
+    const read = diff.misses.map((index) => items[index]).filter((item): item is AnalysedItem => item !== undefined);
+    const rejected = new Set(valid === analysed ? [] : analysed.filter((item) => !valid.includes(item)));
+    const changed = read.filter((item) => !rejected.has(item));
     analysis.changes = { items: changed, removed: diff.removed };
     stats.changed = { read: diff.misses.length, removed: diff.removed.length };
   }
@@ -531,6 +532,8 @@ function takeUnchanged(scan: ContentScan, lines: readonly string[], listed: List
   const { rows, records } = listed.previous;
   const misses: number[] = [];
   const touched = new Set<string>();
+  // The ids of the last build's rows not taken over (read again, or gone): every other id of `records` is an item's.
+  const freed = new Set<string>();
   let newPaths = false;
   let seen = 0;
   for (let index = 0; index < scan.pairs.length; index++) {
@@ -554,6 +557,7 @@ function takeUnchanged(scan: ContentScan, lines: readonly string[], listed: List
     if (old === undefined || old.sidecar !== sidecar.rel) newPaths = true;
     if (old === undefined) continue;
     touched.add(old.sidecar);
+    freed.add(old.id);
     // An image whose stat is the last build's holds the same bytes: not read again.
     if (line.startsWith(`${old.image}\0${old.imageStat}\0`)) listed.knowHash(image.rel, old.sha256);
   }
@@ -563,14 +567,16 @@ function takeUnchanged(scan: ContentScan, lines: readonly string[], listed: List
     for (const [image, row] of rows) {
       if (scanned.has(image)) continue;
       removed.push(image);
-      touched.add(image).add(parsePairRow(row).sidecar);
+      const old = parsePairRow(row);
+      touched.add(image).add(old.sidecar);
+      freed.add(old.id);
     }
   }
   const missed = misses.map((index) => scan.pairs[index]!);
   const kept = listed.previous.problems.filter((problem) => problem.code !== 'near-duplicate' && problem.code !== 'unknown-distinct-from' && !(problem.file !== undefined && touched.has(problem.file)));
   const names = missed.flatMap((pair) => [pair.image.rel, pair.sidecar.rel]);
   const problems = [...kept, ...(newPaths ? caseCollisions(scan, names) : []), ...windowsNameProblems({ pairs: missed, loneSidecars: [] })];
-  return { misses, removed, problems };
+  return { misses, removed, problems, taken: (id: string) => records.has(id) && !freed.has(id) };
 }
 
 /**
@@ -656,6 +662,21 @@ export function rejectDuplicateIds(items: AnalysedItem[], problems: Problem[], u
     problems.push(error('duplicate-id', `id ${id} is used by ${sidecars.join(' and ')}: give all but one of them a new id (e.g. from crypto.randomUUID())`, sidecars[0]));
   }
   return items.filter((item) => !clashing.has(item.record.id)).sort((a, b) => (a.file < b.file ? -1 : 1));
+}
+
+/**
+ * `rejectDuplicateIds` for a change build: the last build's ids were distinct, so only an id of
+ * an item `read` again or of an `unpublished` sidecar can clash, with another of those or with
+ * an id `taken` over; only then is every id counted. Otherwise `items` (in scan order) are all valid.
+ */
+function changedDuplicateIds(items: AnalysedItem[], read: (AnalysedItem | undefined)[], problems: Problem[], unpublished: readonly UnpublishedSidecar[], taken: (id: string) => boolean): AnalysedItem[] {
+  const ids = new Set<string>();
+  for (const id of [...read.map((item) => item?.record.id), ...unpublished.map((other) => other.id)]) {
+    if (id === undefined) continue;
+    if (ids.has(id) || taken(id)) return rejectDuplicateIds(items, problems, unpublished);
+    ids.add(id);
+  }
+  return items;
 }
 
 /**
