@@ -324,7 +324,7 @@ describe('FeatureCache appended deltas', () => {
 
 // A change build asks the cache about the few images it reads: new bytes must not cost a parse of every row.
 describe('FeatureCache in lookup mode (a change build)', () => {
-  it('answers bytes the file does not mention and appends this run, unparsed; parses on the first it does mention', async () => {
+  it('answers from the file unparsed and appends this run; parses once asked after its save', async () => {
     const first = await cacheWithImages(50);
     await first.save();
     const file = join(temp.path, CACHE_FILE);
@@ -333,6 +333,8 @@ describe('FeatureCache in lookup mode (a change build)', () => {
     const cache = FeatureCache.lookingUp(temp.path, 'v1');
     try {
       expect(cache.featuresOf(sha(500))).toBeUndefined();
+      // Known bytes: their row is found in the file, their thumbnail read from its slot.
+      expect(plain(cache.featuresOf(sha(7)))).toEqual(features(7));
       cache.setImageHash('new.png', stat(500), sha(500));
       cache.setFeatures(sha(500), features(500));
       expect(await cache.save({ prune: false })).toBe(true);
@@ -345,7 +347,7 @@ describe('FeatureCache in lookup mode (a change build)', () => {
     expect(after.subarray(0, before.length).equals(before)).toBe(true);
     expect(readCacheDocuments(after)!.documents).toHaveLength(2);
     // Known bytes asked for after the save: the file is parsed, this run's entries with it.
-    expect(plain(cache.featuresOf(sha(7)))).toEqual(features(7));
+    expect(plain(cache.featuresOf(sha(8)))).toEqual(features(8));
     expect(cache.featuresOf(sha(500))!.thumb[9]).toBe(500 % 256);
     const reloaded = await FeatureCache.load(temp.path, 'v1');
     expect(reloaded.imageHash('new.png', stat(500))).toBe(sha(500));
@@ -379,5 +381,24 @@ describe('FeatureCache in lookup mode (a change build)', () => {
       expect(loaded.imageHash('c.png', stat(3))).toBe(sha(3));
       expect(readCacheDocuments(await readFile(file))!.documents).toHaveLength(1);
     }
+  });
+
+  it('finds features appended in a delta, and none once a later delta dropped them', async () => {
+    const first = await cacheWithImages(10);
+    await first.save({ now: 0 });
+    const second = await FeatureCache.load(temp.path, 'v1');
+    useImages(second, 9);
+    second.setFeatures(sha(20), features(20));
+    // Image 9 retired now, dropped by a save 31 days later (both deltas).
+    await second.save({ now: 0 });
+    const third = await FeatureCache.load(temp.path, 'v1');
+    useImages(third, 9);
+    third.featuresOf(sha(20));
+    await third.save({ now: 31 * 24 * 60 * 60 * 1000 });
+    expect(readCacheDocuments(await readFile(join(temp.path, CACHE_FILE)))!.documents).toHaveLength(3);
+    const cache = FeatureCache.lookingUp(temp.path, 'v1');
+    expect(plain(cache.featuresOf(sha(20)))).toEqual(features(20));
+    expect(cache.featuresOf(sha(9))).toBeUndefined();
+    expect(plain(cache.featuresOf(sha(3)))).toEqual(features(3));
   });
 });

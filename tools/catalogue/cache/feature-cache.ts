@@ -133,15 +133,32 @@ const RETIRED_MAX = 2000;
 /** Lookups a cache in lookup mode answers by searching the file's bytes before it parses the file whole (each search reads all of it). */
 const LOOKUPS_UNPARSED = 16;
 
-/** The file's bytes while a cache in lookup mode has not parsed them (null: read them again, a save appended since), and the hashes known to be absent. */
+/** A cache in lookup mode: the file's bytes, unparsed (null: read them again, a save appended since); the features found in them and the hashes they lack. */
 interface Unparsed {
   bytes: Buffer | null;
+  /** The documents' byte ranges once the file is known usable without a parse (null: it is not), and whether a delta may go after them. */
+  frames?: { ranges: [start: number, end: number][]; appends: boolean } | null;
+  found: Map<string, CachedFeatures>;
   absent: Set<string>;
   lookups: number;
 }
 
 /** The members a cache document (full or delta) starts with, read without parsing the rest. */
 type CacheHead = Partial<Pick<CacheJson, 'featureVersion' | 'sidecarRules' | 'statRows' | 'thumbs'>>;
+
+/** The end of the JSON array that starts at `start` (a feature row: no nesting, but strings may hold brackets), within `limit`. */
+function rowEnd(bytes: Buffer, start: number, limit: number): number {
+  let inString = false;
+  for (let at = start + 1; at < limit; at++) {
+    const c = bytes[at];
+    if (inString) {
+      if (c === 0x5c) at++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5d) return at + 1;
+  }
+  return limit;
+}
 
 /** The head of the document in `bytes[start, end)`: its members before "images" (`save` writes them first), or null. */
 function cacheHead(bytes: Buffer, start: number, end: number): CacheHead | null {
@@ -194,14 +211,14 @@ export class FeatureCache {
 
   /**
    * A cache for a change build, which asks it only about the few images it reads
-   * (analyse-content.ts): the file is read but not parsed. Features of bytes the file does not
-   * mention are absent (a search of its bytes); the first that it mentions, a prune, or a save
-   * that cannot append parses it whole, as `load`. Stat rows answer only what this run set (the
-   * pairs a change build reads have new stats). A save appends this run's entries.
+   * (analyse-content.ts): the file is read but not parsed. The features of bytes are found by
+   * searching the file for their row (none: absent); a prune, a file of other settings, or a
+   * save that cannot append parses it whole, as `load`. Stat rows answer only what this run set
+   * (the pairs a change build reads have new stats). A save appends this run's entries.
    */
   static lookingUp(cacheDir: string, featureVersion: string, sidecarRules = sidecarRulesVersion()): FeatureCache {
     const cache = new FeatureCache(cacheDir, featureVersion, sidecarRules);
-    cache.unparsed = { bytes: cache.readSync(), absent: new Set(), lookups: 0 };
+    cache.unparsed = { bytes: cache.readSync(), found: new Map(), absent: new Set(), lookups: 0 };
     return cache;
   }
 
@@ -224,42 +241,66 @@ export class FeatureCache {
     const set = unparsed.bytes === null ? null : { images: this.images.changedRows(), sidecars: this.sidecars.changedRows(), features: [...this.features] };
     const bytes = unparsed.bytes ?? this.readSync();
     if (bytes) this.decode(bytes);
+    for (const sha of unparsed.found.keys()) this.featuresOf(sha);
     if (set === null) return;
     for (const [path, size, mtimeMs, ctimeMs, ino, value] of set.images) this.images.set(path, { size, mtimeMs, ctimeMs, ino }, value);
     for (const [path, size, mtimeMs, ctimeMs, ino, value] of set.sidecars) this.sidecars.set(path, { size, mtimeMs, ctimeMs, ino }, value);
     for (const [sha, features] of set.features) this.setFeatures(sha, features);
   }
 
-  /** In lookup mode, whether the file may hold features of `sha256` (then it is parsed); false when it surely does not. */
-  private mayHold(sha256: string): boolean {
-    const unparsed = this.unparsed;
-    if (unparsed === undefined || this.features.has(sha256)) return true;
-    if (unparsed.absent.has(sha256)) return false;
-    if (unparsed.bytes !== null && unparsed.lookups++ < LOOKUPS_UNPARSED && !unparsed.bytes.includes(sha256)) {
-      unparsed.absent.add(sha256);
-      return false;
-    }
-    this.parse();
-    return true;
+  /**
+   * The file's documents when it can be used unparsed: whole frames, made under this feature
+   * version, with the thumbnail file its last document names (taken over). `appends`: under
+   * these sidecar rules and stat fields too, with room for a delta. Null otherwise.
+   */
+  private unparsedFrames(unparsed: Unparsed & { bytes: Buffer }): Unparsed['frames'] {
+    if (unparsed.frames !== undefined) return unparsed.frames;
+    const { bytes } = unparsed;
+    const walked = cacheFrames(bytes);
+    const [first, ...deltas] = walked?.frames ?? [];
+    const base = first && cacheHead(bytes, ...first);
+    let thumbs = base?.thumbs;
+    for (const [start, end] of deltas) thumbs = cacheHead(bytes, start, end)?.thumbs;
+    if (!walked || walked.validBytes !== bytes.length || !base || base.featureVersion !== this.featureVersion || typeof thumbs?.generation !== 'string' || typeof thumbs.slots !== 'number' || !this.thumbs.adopt(thumbs)) return (unparsed.frames = null);
+    this.log.loaded({ documents: [], validBytes: walked.validBytes, baseBytes: first![1] }, bytes.length, base.sidecarRules === this.sidecarRules && base.statRows === STAT_ROWS);
+    return (unparsed.frames = { ranges: walked.frames, appends: this.log.appends });
   }
 
   /**
-   * Takes over the file read in lookup mode without parsing it, for a save that appends: its
-   * frames whole, made under this feature version, sidecar rules and stat fields, with the
-   * thumbnail file its last document names. False when anything else (then it is parsed).
+   * In lookup mode, the features of `sha256` from its last row in the file (rows are
+   * `["<sha256>","<format>",…]`, and only they start so), unless a later document drops them;
+   * undefined when the file has none; 'parse' when it cannot tell without parsing.
    */
-  private adoptUnparsed(bytes: Buffer | null): boolean {
-    const walked = bytes && cacheFrames(bytes);
-    const [first, ...deltas] = walked?.frames ?? [];
-    if (!walked || walked.validBytes !== bytes.length || first === undefined) return false;
-    const [baseStart, baseEnd] = first;
-    const base = cacheHead(bytes, baseStart, baseEnd);
-    if (base?.featureVersion !== this.featureVersion || base.sidecarRules !== this.sidecarRules || base.statRows !== STAT_ROWS) return false;
-    let thumbs = base.thumbs;
-    for (const [start, end] of deltas) thumbs = cacheHead(bytes, start, end)?.thumbs;
-    if (typeof thumbs?.generation !== 'string' || typeof thumbs.slots !== 'number' || !this.thumbs.adopt(thumbs)) return false;
-    this.log.loaded({ documents: [], validBytes: walked.validBytes, baseBytes: baseEnd }, bytes.length);
-    return this.log.appends;
+  private lookUp(unparsed: Unparsed, sha256: string): CachedFeatures | undefined | 'parse' {
+    const found = unparsed.found.get(sha256);
+    if (found !== undefined) return found;
+    if (unparsed.absent.has(sha256)) return undefined;
+    const { bytes } = unparsed;
+    if (bytes === null || unparsed.lookups++ >= LOOKUPS_UNPARSED) return 'parse';
+    const at = bytes.lastIndexOf(`["${sha256}","`);
+    const frames = at < 0 ? undefined : this.unparsedFrames(unparsed as Unparsed & { bytes: Buffer });
+    if (at < 0 || !frames) {
+      if (at >= 0 || bytes.includes(sha256)) return 'parse';
+      unparsed.absent.add(sha256);
+      return undefined;
+    }
+    const ranges = frames.ranges.filter(([, end]) => end > at);
+    // A later document that names the bytes may drop their features (rarely: parsed then).
+    if (ranges.slice(1).some(([start, end]) => bytes.subarray(start, end).includes(sha256))) return 'parse';
+    let row: FeatureRow;
+    try {
+      row = JSON.parse(bytes.toString('utf8', at, rowEnd(bytes, at, ranges[0]![1]))) as FeatureRow;
+    } catch {
+      return 'parse';
+    }
+    const [sha, format, ext, mime, width, height, phash, blurhash, animated, slot, check] = row;
+    if (row.length !== 11 || typeof slot !== 'number' || check !== featureCheck(sha, format, ext, mime, width, height, phash, blurhash, animated)) return 'parse';
+    const features = new LoadedFeatures(format, ext, mime, width, height, phash, blurhash, animated === 1, this.thumbs.reader(sha, slot));
+    unparsed.found.set(sha256, features);
+    // Used again: no longer retired, if it was (the delta says so).
+    this.revived.add(sha256);
+    this.dirty = true;
+    return features;
   }
 
   /** A corrupt or foreign cache is ignored (and rewritten): it is only ever an optimisation. */
@@ -336,7 +377,11 @@ export class FeatureCache {
   }
 
   featuresOf(sha256: string): CachedFeatures | undefined {
-    if (!this.mayHold(sha256)) return undefined;
+    if (this.unparsed !== undefined && !this.features.has(sha256)) {
+      const found = this.lookUp(this.unparsed, sha256);
+      if (found !== 'parse') return found;
+      this.parse();
+    }
     const found = this.features.get(sha256);
     if (found) {
       this.usedFeatures.add(sha256);
@@ -389,7 +434,7 @@ export class FeatureCache {
   async save({ prune = true, now = Date.now() }: { prune?: boolean; now?: number } = {}): Promise<boolean> {
     if (this.unparsed !== undefined) {
       if (!prune && !this.dirty) return false;
-      if (prune || this.unparsed.bytes === null || !this.adoptUnparsed(this.unparsed.bytes)) this.parse();
+      if (prune || this.unparsed.bytes === null || !this.unparsedFrames(this.unparsed as Unparsed & { bytes: Buffer })?.appends) this.parse();
       else {
         this.appendOnly = true;
         // Appended from here on: a parse reads the file again.
