@@ -396,6 +396,7 @@ class ListedFeatures implements FeatureSource {
   real: FeatureCache | undefined;
   private readonly hashes = new Map<string, string>();
   private byHash: Map<string, string> | undefined;
+  private searched = 0;
 
   constructor(readonly previous: PreviousBuild, private readonly load: () => FeatureCache) {}
 
@@ -443,6 +444,15 @@ class ListedFeatures implements FeatureSource {
 
   /** The last build's record of an image with these bytes (removed pairs included). */
   private recordOf(sha256: string): PepeRecord | undefined {
+    // The first few new bytes (an add) are searched for in the rows: no map of every row for them.
+    if (this.byHash === undefined && this.searched++ < 16) {
+      const needle = `\0${sha256}\t`;
+      for (const row of this.previous.rows.values()) {
+        const at = row.lastIndexOf(needle);
+        if (at >= 0) return this.previous.records.get(row.slice(at + 66, row.indexOf('\t', at + 67)));
+      }
+      return undefined;
+    }
     if (this.byHash === undefined) {
       this.byHash = new Map();
       // A row ends in `\0sha256\tid\t…` (stat-keyed-map.ts `pairRow`).
