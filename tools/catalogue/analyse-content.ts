@@ -12,6 +12,7 @@ import { releasePixelPass } from '../image/pixel-pass.js';
 import { type ImageBytes, type ImageFileContext, type ImageOutcome, analyseImageFile, readImageBytes } from './analyse-image-file.js';
 import { type CachedFeatures, FeatureCache, type FeatureSource } from './cache/feature-cache.js';
 import { parsePairRow, rowMade } from './cache/stat-keyed-map.js';
+import type { PairRows } from './cache/unchanged-content.js';
 import type { ImageFormat } from '../image/format.js';
 import { error, warning, type Problem } from '../shared/problems.js';
 import { caseCollisions, folderProblem, type ContentFile, type ContentPair, type ContentScan, scanContent, readContentFileSync, unreadableProblem } from './scan-content.js';
@@ -73,7 +74,7 @@ export interface AnalyseContentOptions {
 /** What a change build starts from: the last build's pairs (`pairs.bin`), records and problems. */
 export interface PreviousBuild {
   /** Image path → the pair's row (cache/stat-keyed-map.ts `pairRow`). */
-  rows: Map<string, string>;
+  rows: PairRows;
   /** The last build's records by id. */
   records: Map<string, PepeRecord>;
   /** What it reported about its content. */
@@ -574,7 +575,7 @@ function takeUnchanged(scan: ContentScan, lines: readonly string[], listed: List
   const removed: string[] = [];
   if (seen < rows.size) {
     const scanned = new Set(scan.pairs.map((pair) => pair.image.rel));
-    for (const [image, row] of rows) {
+    for (const [image, row] of rows.entries()) {
       if (scanned.has(image)) continue;
       removed.push(image);
       const old = parsePairRow(row);

@@ -396,9 +396,21 @@ describe('FeatureCache in lookup mode (a change build)', () => {
     third.featuresOf(sha(20));
     await third.save({ now: 31 * 24 * 60 * 60 * 1000 });
     expect(readCacheDocuments(await readFile(join(temp.path, CACHE_FILE)))!.documents).toHaveLength(3);
+    const decode = vi.spyOn(JSON, 'parse');
     const cache = FeatureCache.lookingUp(temp.path, 'v1');
-    expect(plain(cache.featuresOf(sha(20)))).toEqual(features(20));
-    expect(cache.featuresOf(sha(9))).toBeUndefined();
-    expect(plain(cache.featuresOf(sha(3)))).toEqual(features(3));
+    try {
+      expect(plain(cache.featuresOf(sha(20)))).toEqual(features(20));
+      // Named again by the later deltas (retired, then dropped): read from them, the file still unparsed.
+      expect(cache.featuresOf(sha(9))).toBeUndefined();
+      expect(plain(cache.featuresOf(sha(3)))).toEqual(features(3));
+      expect(decode.mock.calls.every(([text]) => !String(text).startsWith('{"featureVersion"') || String(text).length < 200)).toBe(true);
+    } finally {
+      decode.mockRestore();
+    }
+    // A feature retired by a later delta but not dropped is still found.
+    const fourth = await FeatureCache.load(temp.path, 'v1');
+    useImages(fourth, 5);
+    await fourth.save({ now: 31 * 24 * 60 * 60 * 1000 });
+    expect(plain(FeatureCache.lookingUp(temp.path, 'v1').featuresOf(sha(7)))).toEqual(features(7));
   });
 });

@@ -130,6 +130,9 @@ const RETIRED_KEEP_MS = 30 * 24 * 60 * 60 * 1000;
 /** Unused features kept at most: each costs a 4 KB thumbnail slot and ~150 bytes of JSON. */
 const RETIRED_MAX = 2000;
 
+/** A later delta a lookup reads whole to learn whether it drops the bytes it names; a larger one, rare, makes the cache parse. */
+const DELTA_READ_BYTES = 1024 * 1024;
+
 /** Lookups a cache in lookup mode answers by searching the file's bytes before it parses the file whole (each search reads all of it). */
 const LOOKUPS_UNPARSED = 16;
 
@@ -268,7 +271,7 @@ export class FeatureCache {
 
   /**
    * In lookup mode, the features of `sha256` from its last row in the file (rows are
-   * `["<sha256>","<format>",…]`, and only they start so), unless a later document drops them;
+   * `["<sha256>","<format>",…]`, and only they start so), unless a later delta drops them;
    * undefined when the file has none; 'parse' when it cannot tell without parsing.
    */
   private lookUp(unparsed: Unparsed, sha256: string): CachedFeatures | undefined | 'parse' {
@@ -285,8 +288,21 @@ export class FeatureCache {
       return undefined;
     }
     const ranges = frames.ranges.filter(([, end]) => end > at);
-    // A later document that names the bytes may drop their features (rarely: parsed then).
-    if (ranges.slice(1).some(([start, end]) => bytes.subarray(start, end).includes(sha256))) return 'parse';
+    // A later delta that names the bytes (retired, used again, a stat row) may also drop their features: those are read.
+    for (const [start, end] of ranges.slice(1)) {
+      if (!bytes.subarray(start, end).includes(sha256)) continue;
+      if (end - start > DELTA_READ_BYTES) return 'parse';
+      try {
+        const delta = JSON.parse(bytes.toString('utf8', start, end)) as Partial<CacheDelta>;
+        if (!Array.isArray(delta.drop?.features)) return 'parse';
+        if (delta.drop.features.includes(sha256)) {
+          unparsed.absent.add(sha256);
+          return undefined;
+        }
+      } catch {
+        return 'parse';
+      }
+    }
     let row: FeatureRow;
     try {
       row = JSON.parse(bytes.toString('utf8', at, rowEnd(bytes, at, ranges[0]![1]))) as FeatureRow;

@@ -145,8 +145,62 @@ export function savePairs(cacheDir: string, rows: () => string[], delta: PairsDe
 
 const isStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string' && item.includes('\0'));
 
-/** Image path → row, as the last build left them; null when the file is missing, torn or not a pairs file. */
-export function loadPairs(cacheDir: string): Map<string, string> | null {
+/**
+ * The last build's rows by image path. The full list is in scan order (sorted by path, as
+ * `<` compares), so a lookup in that order walks it with a cursor: no map of every row is
+ * made; the deltas' rows and drops lie over it in a small map.
+ */
+export class PairRows {
+  private cursor = 0;
+
+  constructor(
+    private readonly base: readonly string[],
+    /** Image path → its row set by a delta, or null when a delta dropped it. */
+    private readonly over: ReadonlyMap<string, string | null>,
+    /** The number of rows. */
+    readonly size: number,
+  ) {}
+
+  /** The row of the pair whose image is at `image`. */
+  get(image: string): string | undefined {
+    const over = this.over.get(image);
+    if (over !== undefined) return over ?? undefined;
+    const key = `${image}\0`;
+    const { base } = this;
+    // `image\0…` sorts where `image` does: NUL is below every character of a path.
+    if (!base[this.cursor]?.startsWith(key)) {
+      let low = 0;
+      let high = base.length;
+      while (low < high) {
+        const mid = (low + high) >>> 1;
+        if (base[mid]! < key) low = mid + 1;
+        else high = mid;
+      }
+      this.cursor = low;
+    }
+    const row = base[this.cursor];
+    if (row === undefined || !row.startsWith(key)) return undefined;
+    this.cursor++;
+    return row;
+  }
+
+  /** Every row, with its image path. */
+  *entries(): Generator<[string, string]> {
+    for (const row of this.base) {
+      const image = imageOfRow(row);
+      if (!this.over.has(image)) yield [image, row];
+    }
+    for (const [image, row] of this.over) if (row !== null) yield [image, row];
+  }
+
+  /** Every row. */
+  *values(): Generator<string> {
+    for (const [, row] of this.entries()) yield row;
+  }
+}
+
+/** The rows as the last build left them; null when the file is missing, torn or not a pairs file. */
+export function loadPairs(cacheDir: string): PairRows | null {
   let bytes: Buffer;
   try {
     bytes = readRegularFileSync(pairsFile(cacheDir));
@@ -157,12 +211,16 @@ export function loadPairs(cacheDir: string): Map<string, string> | null {
   if (read === null || read.validBytes !== bytes.length) return null;
   const [base, ...deltas] = read.documents;
   if (!isStrings(base)) return null;
-  const rows = new Map<string, string>();
-  for (const row of base) rows.set(imageOfRow(row), row);
+  // Sorted, as a build writes them, else the walk cannot find them: then the file is none.
+  for (let at = 1; at < base.length; at++) if (!(base[at - 1]! < base[at]!)) return null;
+  const over = new Map<string, string | null>();
   for (const delta of deltas as Partial<PairsDelta>[]) {
     if (!isStrings(delta?.set) || !Array.isArray(delta.drop)) return null;
-    for (const image of delta.drop) rows.delete(image);
-    for (const row of delta.set) rows.set(imageOfRow(row), row);
+    for (const image of delta.drop) over.set(image, null);
+    for (const row of delta.set) over.set(imageOfRow(row), row);
   }
-  return rows;
+  const rows = new PairRows(base, new Map(), base.length);
+  let size = base.length;
+  for (const [image, row] of over) size += (rows.get(image) === undefined ? 0 : -1) + (row === null ? 0 : 1);
+  return new PairRows(base, over, size);
 }
