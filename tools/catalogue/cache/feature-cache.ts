@@ -130,9 +130,6 @@ const RETIRED_KEEP_MS = 30 * 24 * 60 * 60 * 1000;
 /** Unused features kept at most: each costs a 4 KB thumbnail slot and ~150 bytes of JSON. */
 const RETIRED_MAX = 2000;
 
-/** A later delta a lookup reads whole to learn whether it drops the bytes it names; a larger one, rare, makes the cache parse. */
-const DELTA_READ_BYTES = 1024 * 1024;
-
 /** Lookups a cache in lookup mode answers by searching the file's bytes before it parses the file whole (each search reads all of it). */
 const LOOKUPS_UNPARSED = 16;
 
@@ -161,6 +158,22 @@ function rowEnd(bytes: Buffer, start: number, limit: number): number {
     else if (c === 0x5d) return at + 1;
   }
   return limit;
+}
+
+/**
+ * A delta's `drop.features`, read alone: `save` writes `drop` after the rows, its `features`
+ * last, and a string cannot hold a bare `"` (nor a hash a `]`). Null when it is not there.
+ */
+function droppedFeatures(delta: Buffer): string[] | null {
+  const drop = delta.lastIndexOf(',"drop":{');
+  const list = drop < 0 ? -1 : delta.indexOf('"features":[', drop);
+  const end = list < 0 ? -1 : delta.indexOf(']', list);
+  try {
+    const features: unknown = end < 0 ? null : JSON.parse(delta.toString('utf8', list + '"features":'.length, end + 1));
+    return Array.isArray(features) ? (features as string[]) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The head of the document in `bytes[start, end)`: its members before "images" (`save` writes them first), or null. */
@@ -288,19 +301,15 @@ export class FeatureCache {
       return undefined;
     }
     const ranges = frames.ranges.filter(([, end]) => end > at);
-    // A later delta that names the bytes (retired, used again, a stat row) may also drop their features: those are read.
+    // A later delta that names the bytes (retired, used again, a stat row) may also drop their features: its drop list is read.
     for (const [start, end] of ranges.slice(1)) {
-      if (!bytes.subarray(start, end).includes(sha256)) continue;
-      if (end - start > DELTA_READ_BYTES) return 'parse';
-      try {
-        const delta = JSON.parse(bytes.toString('utf8', start, end)) as Partial<CacheDelta>;
-        if (!Array.isArray(delta.drop?.features)) return 'parse';
-        if (delta.drop.features.includes(sha256)) {
-          unparsed.absent.add(sha256);
-          return undefined;
-        }
-      } catch {
-        return 'parse';
+      const delta = bytes.subarray(start, end);
+      if (!delta.includes(sha256)) continue;
+      const dropped = droppedFeatures(delta);
+      if (dropped === null) return 'parse';
+      if (dropped.includes(sha256)) {
+        unparsed.absent.add(sha256);
+        return undefined;
       }
     }
     let row: FeatureRow;
