@@ -10,7 +10,11 @@
  * codec), the dictionary text, and each record's digest (the sha256 of its JSON,
  * build-extras.ts `buildInputs`, which covers every field) with its encoded form.
  */
+import type { CompiledChunk, CompileReuse } from '../../../functions/core/catalogue.js';
+import { CHUNK_SIZE } from '../../../functions/core/catalogue-data.js';
 import type { PepeRecord } from '../../../functions/core/record.js';
+import { dictionaryFields, encodedTexts } from '../../../functions/core/record-codec.js';
+import { chooseDictionary, countPieces, dictionaryPieces } from '../../../functions/core/text-dictionary.js';
 import { cacheMemo, matchedIndexes } from './memo.js';
 
 interface SavedEncodings {
@@ -19,6 +23,13 @@ interface SavedEncodings {
   /** Record digests, parallel to `encoded`. */
   digests: string[];
   encoded: string[];
+  /** How often each dictionary candidate occurs in the records' texts (`countPieces`). */
+  counts: [piece: string, count: number][];
+  /** The compiled chunks (`CompiledChunk`, member by member) and their offset width. */
+  chunks: string[];
+  joined: number[];
+  hashes: string[];
+  offsetWidth: number;
 }
 
 /** What the memo did in one build: records taken from the last build, and records encoded. */
@@ -34,29 +45,99 @@ const isSaved = (value: unknown): value is SavedEncodings => {
     typeof saved.dictionary === 'string' &&
     Array.isArray(saved.digests) &&
     Array.isArray(saved.encoded) &&
-    saved.digests.length === saved.encoded.length
+    saved.digests.length === saved.encoded.length &&
+    Array.isArray(saved.counts) &&
+    Array.isArray(saved.chunks) &&
+    Array.isArray(saved.joined) &&
+    Array.isArray(saved.hashes) &&
+    saved.chunks.length === Math.ceil(saved.digests.length / CHUNK_SIZE) &&
+    saved.joined.length === saved.chunks.length &&
+    saved.hashes.length === saved.chunks.length &&
+    Number.isSafeInteger(saved.offsetWidth)
   );
 };
 
 const ENCODED_RECORDS = cacheMemo('encoded-records.json', isSaved, (saved) => saved.context, { deltas: true });
 
 /**
- * The record encoder for one build (`compileCatalogue`'s `encodeRecords` option), reading the
- * saved encodings first. `digests`: record id → digest of the record, for every record of the
- * build (build-extras.ts `buildInputs`). `save()` keeps what was encoded for the next build.
+ * The record encoder for one build (`compileCatalogue`'s `encodeRecords` and `reuse` options),
+ * reading the saved encodings first. `digests`: record id → digest of the record, for every
+ * record of the build (build-extras.ts `buildInputs`). `save()` keeps what was made for the next build.
  */
 export async function memoizedRecordEncoding(cacheDir: string, context: string, digests: ReadonlyMap<string, string>) {
   const saved = await ENCODED_RECORDS.load(cacheDir, context);
-  let built: SavedEncodings | null = null;
+  const built: SavedEncodings = { context, dictionary: '', digests: [], encoded: [], counts: [], chunks: [], joined: [], hashes: [], offsetWidth: 0 };
   let run: RecordEncodingRun | null = null;
+  let keptChunks = 0;
+  let counted = false;
+  // Each rank's record in the saved lists (-1: new or changed), worked out once per build.
+  let aligned: { records: readonly PepeRecord[]; savedAt: Int32Array | null } | null = null;
+  const align = (records: readonly PepeRecord[]) => {
+    if (aligned?.records === records) return aligned.savedAt;
+    built.digests = records.map((record) => {
+      const digest = digests.get(record.id);
+      if (digest === undefined) throw new Error(`memoizedRecordEncoding: no digest for record ${record.id}`);
+      return digest;
+    });
+    let savedAt: Int32Array | null = null;
+    if (saved !== null) {
+      savedAt = matchedIndexes(saved.digests, built.digests);
+      // Each saved record stands for one record at most (a guard: the ids, hence the digests, are distinct).
+      const claimed = new Uint8Array(saved.digests.length);
+      for (let rank = 0; rank < savedAt.length; rank++) {
+        const at = savedAt[rank]!;
+        if (at === -1) continue;
+        if (claimed[at] === 1) savedAt[rank] = -1;
+        else claimed[at] = 1;
+      }
+    }
+    aligned = { records, savedAt };
+    return savedAt;
+  };
+  const reuse: CompileReuse = {
+    dictionary(records, texts) {
+      const savedAt = align(records);
+      let counts: Map<string, number> | null = null;
+      if (saved !== null && savedAt !== null) {
+        const claimed = new Uint8Array(saved.digests.length);
+        const fresh: number[] = [];
+        savedAt.forEach((at, rank) => (at === -1 ? fresh.push(rank) : (claimed[at] = 1)));
+        const gone = saved.digests.length - (records.length - fresh.length);
+        // Counting the saved records that are gone costs decoding them: past half of all, count afresh.
+        if (fresh.length + gone <= records.length / 2) {
+          counts = new Map(saved.counts);
+          for (const rank of fresh) countPieces(dictionaryFields(texts(rank)), counts, 1);
+          const piece = gone > 0 ? dictionaryPieces(saved.dictionary) : null;
+          for (let at = 0; at < claimed.length; at++) if (claimed[at] === 0) countPieces(dictionaryFields(encodedTexts(saved.encoded[at]!, piece!)), counts, -1);
+        }
+      }
+      counts ??= countPieces(records.flatMap((_, rank) => dictionaryFields(texts(rank))));
+      built.counts = [...counts];
+      counted = true;
+      return chooseDictionary(counts);
+    },
+    keptChunk(index) {
+      const savedAt = aligned?.savedAt;
+      if (saved === null || savedAt == null || saved.dictionary !== built.dictionary || index >= saved.chunks.length) return undefined;
+      const start = index * CHUNK_SIZE;
+      const end = Math.min(start + CHUNK_SIZE, savedAt.length);
+      // The same records at the same ranks, and as many: a chunk that lost its last record differs.
+      if (Math.min(start + CHUNK_SIZE, saved.digests.length) !== end) return undefined;
+      for (let rank = start; rank < end; rank++) if (savedAt[rank] !== rank) return undefined;
+      keptChunks++;
+      return { text: saved.chunks[index]!, joined: saved.joined[index]!, hash: saved.hashes[index]! };
+    },
+    keptWidth: () => saved?.offsetWidth ?? 0,
+    madeChunks(chunks: readonly CompiledChunk[], offsetWidth: number) {
+      built.chunks = chunks.map((chunk) => chunk.text);
+      built.joined = chunks.map((chunk) => chunk.joined);
+      built.hashes = chunks.map((chunk) => chunk.hash);
+      built.offsetWidth = offsetWidth;
+    },
+  };
   return {
     encode(dictionary: string, records: readonly PepeRecord[], encodeOne: (rank: number) => string): string[] {
-      const recordDigests = records.map((record) => {
-        const digest = digests.get(record.id);
-        if (digest === undefined) throw new Error(`memoizedRecordEncoding: no digest for record ${record.id}`);
-        return digest;
-      });
-      const savedAt = saved !== null && saved.dictionary === dictionary ? matchedIndexes(saved.digests, recordDigests) : null;
+      const savedAt = saved?.dictionary === dictionary ? align(records) : (align(records), null);
       const encoded = new Array<string>(records.length);
       let fresh = 0;
       for (let rank = 0; rank < records.length; rank++) {
@@ -68,14 +149,21 @@ export async function memoizedRecordEncoding(cacheDir: string, context: string, 
         }
       }
       run = { reused: records.length - fresh, encoded: fresh };
-      built = { context, dictionary, digests: recordDigests, encoded };
+      built.dictionary = dictionary;
+      built.encoded = encoded;
       return encoded;
     },
+    /** What `compileCatalogue` may take from the last build besides the encodings: the dictionary's counts, the chunks. */
+    reuse,
     /** What `encode` did, or null before it ran. */
     run: (): RecordEncodingRun | null => run,
-    /** Saves the encodings `encode` made, unless they are the saved ones. */
+    /** Chunks taken whole from the last build. */
+    keptChunks: (): number => keptChunks,
+    /** Saves what the compile made, unless it is what was saved. */
     async save(): Promise<void> {
-      if (built === null || (run?.encoded === 0 && saved !== null && saved.digests.length === built.digests.length && saved.dictionary === built.dictionary)) return;
+      // Saved only whole: the counts and chunks of a compile that took them from this memo.
+      if (run === null || !counted || built.chunks.length !== Math.ceil(built.digests.length / CHUNK_SIZE)) return;
+      if (run.encoded === 0 && saved !== null && saved.digests.length === built.digests.length && saved.dictionary === built.dictionary && keptChunks === built.chunks.length) return;
       await ENCODED_RECORDS.save(cacheDir, built, saved);
     },
   };
