@@ -60,22 +60,27 @@ const hashHex = (text: string): string => hashString(text).map((h) => h.toString
  * module source and unescapes only that record, never a whole chunk. A chunk `kept` gives
  * is taken as it is while the offset width is the one it was made with.
  */
-function chunkRecords(encoded: readonly string[], kept: (index: number) => CompiledChunk | undefined = () => undefined, keptWidth = 0): { chunks: CompiledChunk[]; offsetWidth: number } {
-  const count = Math.ceil(encoded.length / CHUNK_SIZE);
+function chunkRecords(records: number, encoded: (rank: number) => string, kept: (index: number) => CompiledChunk | undefined = () => undefined, keptWidth = 0): { chunks: CompiledChunk[]; offsetWidth: number } {
+  const count = Math.ceil(records / CHUNK_SIZE);
+  const escapedGroup = (index: number): string[] => {
+    const group: string[] = [];
+    for (let rank = index * CHUNK_SIZE; rank < Math.min(records, (index + 1) * CHUNK_SIZE); rank++) group.push(escapeForSource(encoded(rank)));
+    return group;
+  };
   const keptChunks: (CompiledChunk | undefined)[] = [];
   const groups: (string[] | undefined)[] = [];
   let longest = 0;
   for (let index = 0; index < count; index++) {
     const chunk = kept(index);
     keptChunks.push(chunk);
-    const group = chunk === undefined ? encoded.slice(index * CHUNK_SIZE, (index + 1) * CHUNK_SIZE).map(escapeForSource) : undefined;
+    const group = chunk === undefined ? escapedGroup(index) : undefined;
     groups.push(group);
     longest = Math.max(longest, chunk?.joined ?? group!.reduce((sum, line) => sum + line.length + 1, -1));
   }
   const offsetWidth = digitsFor(longest);
   const chunks = keptChunks.map((chunk, index): CompiledChunk => {
     if (chunk !== undefined && keptWidth === offsetWidth) return chunk;
-    const group = groups[index] ?? encoded.slice(index * CHUNK_SIZE, (index + 1) * CHUNK_SIZE).map(escapeForSource);
+    const group = groups[index] ?? escapedGroup(index);
     const offsets: number[] = [];
     let at = 0;
     for (const line of group) {
@@ -213,10 +218,11 @@ export interface CompileOptions {
   searchIndex?: (docs: SearchDoc[], records: readonly PepeRecord[]) => SearchIndexData;
   /**
    * Encodes the records (in rank order) with the dictionary (its `\t`-joined text); must return
-   * `records.map((_, rank) => encode(rank))`. The build passes a memoized one that takes the
-   * records it encoded for the same dictionary from its last build.
+   * a function whose value at each rank is `encode(rank)`, asked once for each record of a chunk
+   * not kept whole. The build passes a memoized one that takes the records it encoded for the
+   * same dictionary from its last build's chunks.
    */
-  encodeRecords?: (dictionary: string, records: readonly PepeRecord[], encode: (rank: number) => string) => string[];
+  encodeRecords?: (dictionary: string, records: readonly PepeRecord[], encode: (rank: number) => string) => (rank: number) => string;
   /** Makes each record's similar pepes (records in rank order); must return `similarLists(records)` (the build passes a memoized one). */
   similarLists?: (records: readonly PepeRecord[]) => Neighbour[][];
   /** What to take from the last compile (`CompileReuse`). */
@@ -227,7 +233,7 @@ export interface CompileOptions {
   maxPiece?: number;
 }
 
-const encodeEach: NonNullable<CompileOptions['encodeRecords']> = (_dictionary, records, encode) => records.map((_, rank) => encode(rank));
+const encodeEach: NonNullable<CompileOptions['encodeRecords']> = (_dictionary, _records, encode) => encode;
 
 /** What the build compiles: the data module's contents and its pieces, plus what only the build needs. */
 export interface CompiledCatalogue extends CatalogueWithPieces {
@@ -247,7 +253,7 @@ export function compileCatalogue(records: PepeRecord[], urls: SiteUrls, options:
   // encodeRecord throws on an id that is not a lowercase UUID: the build validates sidecars,
   // and this guards the id keys the runtime relies on (record-codec.ts).
   const encoded = (options.encodeRecords ?? encodeEach)(dictionaryText, sorted, (rank) => encodeRecord(sorted[rank]!, encode, textsOf(rank)));
-  const { chunks: compiledChunks, offsetWidth } = chunkRecords(encoded, reuse && ((index) => reuse.keptChunk(index)), reuse?.keptWidth());
+  const { chunks: compiledChunks, offsetWidth } = chunkRecords(sorted.length, encoded, reuse && ((index) => reuse.keptChunk(index)), reuse?.keptWidth());
   reuse?.madeChunks(compiledChunks, offsetWidth);
   const chunks = compiledChunks.map((chunk) => chunk.text);
   const maxPiece = options.maxPiece ?? MAX_PIECE;

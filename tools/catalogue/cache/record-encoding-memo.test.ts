@@ -105,11 +105,12 @@ describe('the encoded records kept in the build cache', () => {
     const kept: number[] = [];
     for (let round = 0; round < 20; round++) {
       const sorted = [...list].sort((a, b) => (a.created_at < b.created_at ? -1 : 1));
-      const change = random(6);
+      const change = random(7);
       if (change === 0) list = [...list, record(next++)]; // the newest
       else if (change === 1) list = [...list, { ...record(next++), created_at: sorted[random(sorted.length)]!.created_at }]; // back-dated
       else if (change === 2) list = list.filter((r) => r !== sorted[random(sorted.length)]);
       else if (change === 3) list = list.filter((r) => r !== sorted[255]); // the last record of the first chunk
+      else if (change === 6) list = list.filter((r) => r !== sorted[sorted.length - 1]); // the last record of the last chunk
       else if (change === 4) list = list.map((r) => (r === sorted[random(sorted.length)] ? { ...r, tags: [...(r.tags ?? []), 'edited'] } : r));
       // New words often enough to enter the dictionary: every encoding may change.
       else list = list.map((r) => (r === sorted[random(sorted.length)] ? { ...r, description: `ribbiting marshland chorus ${round} `.repeat(40) } : r));

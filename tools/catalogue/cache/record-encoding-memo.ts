@@ -13,16 +13,17 @@
 import type { CompiledChunk, CompileReuse } from '../../../functions/core/catalogue.js';
 import { CHUNK_SIZE } from '../../../functions/core/catalogue-data.js';
 import type { PepeRecord } from '../../../functions/core/record.js';
+import { numberAt } from '../../../functions/core/packed-numbers.js';
 import { dictionaryFields, encodedTexts } from '../../../functions/core/record-codec.js';
+import { unescapeFromSource } from '../../../functions/core/source-text.js';
 import { chooseDictionary, countPieces, dictionaryPieces } from '../../../functions/core/text-dictionary.js';
 import { cacheMemo, matchedIndexes } from './memo.js';
 
 interface SavedEncodings {
   context: string;
   dictionary: string;
-  /** Record digests, parallel to `encoded`. */
+  /** Record digests in rank order; each record's encoding is in its chunk. */
   digests: string[];
-  encoded: string[];
   /** How often each dictionary candidate occurs in the records' texts (`countPieces`). */
   counts: [piece: string, count: number][];
   /** The compiled chunks (`CompiledChunk`, member by member) and their offset width. */
@@ -44,8 +45,6 @@ const isSaved = (value: unknown): value is SavedEncodings => {
     typeof saved?.context === 'string' &&
     typeof saved.dictionary === 'string' &&
     Array.isArray(saved.digests) &&
-    Array.isArray(saved.encoded) &&
-    saved.digests.length === saved.encoded.length &&
     Array.isArray(saved.counts) &&
     Array.isArray(saved.chunks) &&
     Array.isArray(saved.joined) &&
@@ -66,7 +65,7 @@ const ENCODED_RECORDS = cacheMemo('encoded-records.json', isSaved, (saved) => sa
  */
 export async function memoizedRecordEncoding(cacheDir: string, context: string, digests: ReadonlyMap<string, string>) {
   const saved = await ENCODED_RECORDS.load(cacheDir, context);
-  const built: SavedEncodings = { context, dictionary: '', digests: [], encoded: [], counts: [], chunks: [], joined: [], hashes: [], offsetWidth: 0 };
+  const built: SavedEncodings = { context, dictionary: '', digests: [], counts: [], chunks: [], joined: [], hashes: [], offsetWidth: 0 };
   let run: RecordEncodingRun | null = null;
   let keptChunks = 0;
   let counted = false;
@@ -94,6 +93,17 @@ export async function memoizedRecordEncoding(cacheDir: string, context: string, 
     aligned = { records, savedAt };
     return savedAt;
   };
+  // The saved encoding of the record at saved rank `at`, sliced out of its chunk as the function does (catalogue-runtime.ts).
+  const savedEncoding = (at: number): string => {
+    const { chunks, digests: savedDigests, offsetWidth } = saved!;
+    const index = Math.floor(at / CHUNK_SIZE);
+    const chunk = chunks[index]!;
+    const i = at - index * CHUNK_SIZE;
+    const records = Math.min(CHUNK_SIZE, savedDigests.length - index * CHUNK_SIZE);
+    const header = records * offsetWidth;
+    const end = i + 1 < records ? header + numberAt(chunk, offsetWidth, i + 1) - 1 : chunk.length;
+    return unescapeFromSource(chunk.slice(header + numberAt(chunk, offsetWidth, i), end));
+  };
   const reuse: CompileReuse = {
     dictionary(records, texts) {
       const savedAt = align(records);
@@ -108,7 +118,7 @@ export async function memoizedRecordEncoding(cacheDir: string, context: string, 
           counts = new Map(saved.counts);
           for (const rank of fresh) countPieces(dictionaryFields(texts(rank)), counts, 1);
           const piece = gone > 0 ? dictionaryPieces(saved.dictionary) : null;
-          for (let at = 0; at < claimed.length; at++) if (claimed[at] === 0) countPieces(dictionaryFields(encodedTexts(saved.encoded[at]!, piece!)), counts, -1);
+          for (let at = 0; at < claimed.length; at++) if (claimed[at] === 0) countPieces(dictionaryFields(encodedTexts(savedEncoding(at), piece!)), counts, -1);
         }
       }
       counts ??= countPieces(records.flatMap((_, rank) => dictionaryFields(texts(rank))));
@@ -136,22 +146,16 @@ export async function memoizedRecordEncoding(cacheDir: string, context: string, 
     },
   };
   return {
-    encode(dictionary: string, records: readonly PepeRecord[], encodeOne: (rank: number) => string): string[] {
+    encode(dictionary: string, records: readonly PepeRecord[], encodeOne: (rank: number) => string): (rank: number) => string {
       const savedAt = saved?.dictionary === dictionary ? align(records) : (align(records), null);
-      const encoded = new Array<string>(records.length);
-      let fresh = 0;
-      for (let rank = 0; rank < records.length; rank++) {
-        const at = savedAt === null ? -1 : savedAt[rank]!;
-        if (at !== -1) encoded[rank] = saved!.encoded[at]!;
-        else {
-          encoded[rank] = encodeOne(rank);
-          fresh++;
-        }
-      }
+      const fresh = savedAt === null ? records.length : savedAt.reduce((count, at) => count + (at === -1 ? 1 : 0), 0);
       run = { reused: records.length - fresh, encoded: fresh };
       built.dictionary = dictionary;
-      built.encoded = encoded;
-      return encoded;
+      // A record new or changed is never in a kept chunk: each is encoded once, when its chunk is made.
+      return (rank) => {
+        const at = savedAt === null ? -1 : savedAt[rank]!;
+        return at === -1 ? encodeOne(rank) : savedEncoding(at);
+      };
     },
     /** What `compileCatalogue` may take from the last build besides the encodings: the dictionary's counts, the chunks. */
     reuse,
