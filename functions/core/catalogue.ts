@@ -48,6 +48,10 @@ export interface CompileReuse {
   keptWidth(): number;
   /** Told every chunk this compile made, with their offset width. */
   madeChunks(chunks: readonly CompiledChunk[], offsetWidth: number): void;
+  /** The ranks of the records in id order, from the last compile's and the records new or gone; undefined: sort them. */
+  idOrder(records: readonly PepeRecord[]): number[] | undefined;
+  /** Told the id order this compile made. */
+  madeIdOrder(ranks: readonly number[]): void;
 }
 
 const hashHex = (text: string): string => hashString(text).map((h) => h.toString(16).padStart(8, '0')).join('');
@@ -262,9 +266,10 @@ export function compileCatalogue(records: PepeRecord[], urls: SiteUrls, options:
   const addPiece = (text: string): number => pieces.push(escapeForSource(text)) - 1;
   const dictionaryPiece = addPiece(dictionaryText);
   const dictionaryStarts = storeStarts(dictionaryText, '\t', maxPiece, addPiece);
-  const byId = sorted.map((r, rank) => ({ id: r.id, rank })).sort((a, b) => (a.id < b.id ? -1 : 1));
+  const ranksById = reuse?.idOrder(sorted) ?? sorted.map((r, rank) => ({ id: r.id, rank })).sort((a, b) => (a.id < b.id ? -1 : 1)).map((entry) => entry.rank);
+  reuse?.madeIdOrder(ranksById);
   const idWidth = digitsFor(sorted.length);
-  const idPieces = packInPieces(byId.map((entry) => entry.rank), idWidth, maxPiece);
+  const idPieces = packInPieces(ranksById, idWidth, maxPiece);
   const idOrder = { first: idPieces.pieces.map(addPiece)[0]!, width: idWidth, perPiece: idPieces.perPiece };
   const searchIndex = storeSearchIndex((options.searchIndex ?? buildSearchIndex)(sorted.map((r) => ({ tags: r.tags, description: r.description })), sorted), maxPiece, addPiece);
   const openapi = addPiece(`${JSON.stringify(openApiDocument(urls), null, 2)}\n`);

@@ -31,6 +31,8 @@ interface SavedEncodings {
   joined: number[];
   hashes: string[];
   offsetWidth: number;
+  /** The ranks in id order (`CompileReuse.idOrder`). */
+  byId: number[];
 }
 
 /** What the memo did in one build: records taken from the last build, and records encoded. */
@@ -52,7 +54,9 @@ const isSaved = (value: unknown): value is SavedEncodings => {
     saved.chunks.length === Math.ceil(saved.digests.length / CHUNK_SIZE) &&
     saved.joined.length === saved.chunks.length &&
     saved.hashes.length === saved.chunks.length &&
-    Number.isSafeInteger(saved.offsetWidth)
+    Number.isSafeInteger(saved.offsetWidth) &&
+    Array.isArray(saved.byId) &&
+    saved.byId.length === saved.digests.length
   );
 };
 
@@ -65,7 +69,7 @@ const ENCODED_RECORDS = cacheMemo('encoded-records.json', isSaved, (saved) => sa
  */
 export async function memoizedRecordEncoding(cacheDir: string, context: string, digests: ReadonlyMap<string, string>) {
   const saved = await ENCODED_RECORDS.load(cacheDir, context);
-  const built: SavedEncodings = { context, dictionary: '', digests: [], counts: [], chunks: [], joined: [], hashes: [], offsetWidth: 0 };
+  const built: SavedEncodings = { context, dictionary: '', digests: [], counts: [], chunks: [], joined: [], hashes: [], offsetWidth: 0, byId: [] };
   let run: RecordEncodingRun | null = null;
   let keptChunks = 0;
   let counted = false;
@@ -138,6 +142,34 @@ export async function memoizedRecordEncoding(cacheDir: string, context: string, 
       return { text: saved.chunks[index]!, joined: saved.joined[index]!, hash: saved.hashes[index]! };
     },
     keptWidth: () => saved?.offsetWidth ?? 0,
+    idOrder(records) {
+      const savedAt = aligned?.records === records ? aligned.savedAt : null;
+      if (saved === null || savedAt === null) return undefined;
+      const rankNow = new Int32Array(saved.digests.length).fill(-1);
+      const fresh: number[] = [];
+      savedAt.forEach((at, rank) => (at === -1 ? fresh.push(rank) : (rankNow[at] = rank)));
+      // The records kept, in the saved id order (a digest covers the id), merged with the new ones sorted by id.
+      const kept: number[] = [];
+      for (const at of saved.byId) {
+        const rank = rankNow[at];
+        if (rank !== undefined && rank !== -1) kept.push(rank);
+      }
+      const idOf = (rank: number) => records[rank]!.id;
+      fresh.sort((a, b) => (idOf(a) < idOf(b) ? -1 : 1));
+      const ranks: number[] = [];
+      let k = 0;
+      for (const rank of kept) {
+        while (k < fresh.length && idOf(fresh[k]!) < idOf(rank)) ranks.push(fresh[k++]!);
+        ranks.push(rank);
+      }
+      while (k < fresh.length) ranks.push(fresh[k++]!);
+      // A damaged memo (a rank twice or missing): sort them.
+      if (ranks.length !== records.length) return undefined;
+      return ranks;
+    },
+    madeIdOrder(ranks) {
+      built.byId = ranks as number[];
+    },
     madeChunks(chunks: readonly CompiledChunk[], offsetWidth: number) {
       built.chunks = chunks.map((chunk) => chunk.text);
       built.joined = chunks.map((chunk) => chunk.joined);
