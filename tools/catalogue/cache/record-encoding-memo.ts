@@ -17,7 +17,7 @@ import { numberAt } from '../../../functions/core/packed-numbers.js';
 import { dictionaryFields, encodedTexts } from '../../../functions/core/record-codec.js';
 import { unescapeFromSource } from '../../../functions/core/source-text.js';
 import { chooseDictionary, countPieces, dictionaryPieces } from '../../../functions/core/text-dictionary.js';
-import { cacheMemo, matchedIndexes } from './memo.js';
+import { cacheMemo, digestsInOrder, matchedIndexes } from './memo.js';
 
 interface SavedEncodings {
   context: string;
@@ -77,11 +77,7 @@ export async function memoizedRecordEncoding(cacheDir: string, context: string, 
   let aligned: { records: readonly PepeRecord[]; savedAt: Int32Array | null } | null = null;
   const align = (records: readonly PepeRecord[]) => {
     if (aligned?.records === records) return aligned.savedAt;
-    built.digests = records.map((record) => {
-      const digest = digests.get(record.id);
-      if (digest === undefined) throw new Error(`memoizedRecordEncoding: no digest for record ${record.id}`);
-      return digest;
-    });
+    built.digests = digestsInOrder(records, digests, 'memoizedRecordEncoding');
     let savedAt: Int32Array | null = null;
     if (saved !== null) {
       savedAt = matchedIndexes(saved.digests, built.digests);
