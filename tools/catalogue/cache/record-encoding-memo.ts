@@ -1,14 +1,19 @@
 /**
- * The last build's encoded records (record-codec.ts), kept in the build cache so that the next
- * build encodes only the records that are new or changed. A record's encoded form depends on
- * the record and the text dictionary alone, and the dictionary lists its pieces in text
- * order (text-dictionary.ts), so adding an image mostly leaves it as it was: then every
- * other record's encoding is the saved one. When the dictionary differs, everything is
- * encoded again; the output never depends on the memo.
+ * What a change build's compile takes from the last build's (`CompileReuse` in
+ * functions/core/catalogue.ts), so that it costs what changed. A record's encoded form depends
+ * on the record and the text dictionary alone, and the dictionary lists its pieces in text
+ * order (text-dictionary.ts), so adding an image mostly leaves it as it was. Then a chunk whose
+ * records are the same (same digests) at the same ranks, and as many, is taken whole; a chunk
+ * made again slices its saved records' encodings out of their old chunks and encodes the new
+ * or changed ones. The dictionary's piece counts move by the records new or gone (those gone are
+ * decoded from their chunks), and the id order merges the new records into the saved one. When
+ * the dictionary differs, everything is encoded and chunked again; the output never depends on
+ * the memo.
  *
  * `encoded-records.json` holds the build context (URLs and generator code, which covers the
- * codec), the dictionary text, and each record's digest (the sha256 of its JSON,
- * build-extras.ts `buildInputs`, which covers every field) with its encoded form.
+ * codec), the dictionary text, each record's digest in rank order (the sha256 of its JSON,
+ * build-extras.ts `buildInputs`, which covers every field), the chunks with their joined
+ * lengths, hashes and offset width, the ranks in id order and the piece counts.
  */
 import type { CompiledChunk, CompileReuse } from '../../../functions/core/catalogue.js';
 import { CHUNK_SIZE } from '../../../functions/core/catalogue-data.js';
