@@ -78,6 +78,8 @@ export interface PreviousBuild {
   records: Map<string, PepeRecord>;
   /** What it reported about its content. */
   problems: readonly Problem[];
+  /** Its content listing's stat fingerprint: names the item set its near-duplicate memo was made for. */
+  statFingerprint: string;
 }
 
 /** What a change build read (`previous` given), for the stages after it. */

@@ -10,6 +10,7 @@ import { FIXTURE_URLS, fixtureId, fixtureImage, makeFixtureContent } from '../te
 import { snapshotDir } from '../testing/snapshot-dir.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 import type { AnalyseFn } from './analyse-content.js';
+import { cacheFrames } from './cache/cache-log.js';
 import { FeatureCache } from './cache/feature-cache.js';
 import { buildCatalogue, type BuildOptions } from './build-catalogue.js';
 import { catalogueDataFiles, catalogueModuleSource, compileCatalogue } from '../../functions/core/catalogue.js';
@@ -739,6 +740,28 @@ describe('incremental rebuilds', () => {
       expect(built.stats.changed).toBeNull();
       expect(spy.calls()).toBe(built.stats.records);
       expect(built.records).toEqual((await buildCatalogue({ ...own, outDir: join(temp.path, 'lost-out'), cacheDir: join(temp.path, 'lost-cache') })).records);
+    });
+
+    it('reports a near-duplicate pair a change build creates, and drops it when the change is undone', async () => {
+      const image = (await readdir(own.contentDir)).find((file) => file.startsWith('frog-003.') && !file.endsWith('.json'))!;
+      const copy = `zz-copy${image.slice(image.lastIndexOf('.'))}`;
+      await writeFile(join(own.contentDir, copy), await readFile(join(own.contentDir, image)));
+      await writeFile(join(own.contentDir, 'zz-copy.json'), JSON.stringify({ id: fixtureId('zz-copy'), description: 'a copy', tags: ['copy'], created_at: '2026-01-01T00:00:00.000Z' }));
+      // The change builds compare only what they read: each appends one frame to the packed keys.
+      const frames = async () => cacheFrames(await readFile(join(own.cacheDir!, 'near-duplicates-keys.bin')))!.frames.length;
+      const before = await frames();
+      const added = await buildCatalogue(own);
+      expect(added.stats.changed).toMatchObject({ read: 1, removed: 0 });
+      expect(await frames()).toBe(before + 1);
+      const pairs = (result: typeof added) => result.problems.filter((problem) => problem.code === 'near-duplicate').map((problem) => `${problem.file} ${problem.message.split(' (')[0]}`);
+      expect(pairs(added)).toEqual([`${image} looks like the same picture as ${copy}`]);
+      await rm(join(own.contentDir, copy));
+      await rm(join(own.contentDir, 'zz-copy.json'));
+      const removed = await buildCatalogue(own);
+      expect(removed.stats.changed).toMatchObject({ read: 0, removed: 1 });
+      expect(pairs(removed)).toEqual([]);
+      expect(await frames()).toBe(before + 2);
+      expect(removed.records).toHaveLength(added.records.length - 1);
     });
 
     it('is not taken for other URLs, nor without its records file', async () => {

@@ -152,7 +152,9 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   let analysis = await analyse(previous);
   if (analysis.declined !== undefined) return { ...refusedBuild([], started), declined: analysis.declined };
   const dupesStart = performance.now();
-  const findDupes = () => nearDuplicateProblems(analysis.items, 'warning', { dir: cacheDir, write: true });
+  // A change build compares only what changed, when the memo was made for the last build's items.
+  const change = () => (analysis.changes && previous ? { ...analysis.changes, from: previous.statFingerprint } : undefined);
+  const findDupes = () => nearDuplicateProblems(analysis.items, 'warning', { dir: cacheDir, write: true, fingerprint: statFingerprint, change: change() });
   let dupes: Problem[];
   try {
     dupes = await findDupes();

@@ -113,6 +113,35 @@ describe('near-duplicate pairs from the cache', () => {
     expect(appended).toBeGreaterThan(6);
   }, 60_000);
 
+  it('in a change build compares only the items read, by the packed keys, and finds what a full detection finds', async () => {
+    let items = Array.from({ length: 30 }, (_, n) => item(n, n % 20));
+    let fingerprint = 'build-0';
+    await nearDuplicatePairs(items, { dir: temp.path, write: true, fingerprint });
+    let seed = 11;
+    const rnd = (n: number) => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31), seed % n);
+    for (let round = 0; round < 12; round++) {
+      const at = rnd(items.length);
+      const kind = rnd(3);
+      // Add a copy of some picture (a new pair), remove an item (its pairs go), or give one new bytes.
+      let changed: AnalysedItem[] = [];
+      let removed: string[] = [];
+      if (kind === 0) items = [...items.slice(0, at), (changed = [item(100 + round, rnd(25))])[0]!, ...items.slice(at)];
+      else if (kind === 1) (removed = [items[at]!.file]), (items = items.filter((_, k) => k !== at));
+      else items = items.map((x, k) => (k === at ? (changed = [item(Number(x.file.slice(4, 7)), 60 + round)])[0]! : x));
+      const before = thumbReads;
+      const change = { items: changed, removed, from: fingerprint };
+      fingerprint = `build-${round + 1}`;
+      const pairs = await nearDuplicatePairs(items, { dir: temp.path, write: true, fingerprint, change });
+      // Only the changed items' and their few partners' thumbnails are read (every other key is packed).
+      expect(thumbReads - before, `round ${round}`).toBeLessThan(changed.length === 0 ? 1 : 10);
+      expect(pairs, `round ${round}`).toEqual(findNearDuplicates(dupeItems(items)));
+      expect(readCacheDocuments(await readFile(join(temp.path, 'near-duplicates-keys.bin')))!.documents.length, `round ${round}`).toBe(round + 2);
+    }
+    // A memo another build saved (not the one the change starts from) is not trusted: the result is still exact.
+    const stray = [...items, item(300, 3)];
+    expect(await nearDuplicatePairs(stray, { dir: temp.path, write: true, fingerprint: 'x', change: { items: [stray.at(-1)!], removed: [], from: 'not-the-last' } })).toEqual(findNearDuplicates(dupeItems(stray)));
+  }, 60_000);
+
   it('a cache written for other items still gives the full result', async () => {
     const cache = { dir: temp.path, write: true };
     await nearDuplicatePairs([item(1, 1), item(2, 1)], cache);

@@ -10,15 +10,19 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { appendFile, lstat, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
-import { type Hash64, hammingDistance, parseHash } from '../../functions/core/multi-index.js';
+import { type Hash64, hammingDistance, parseHash, popcount32 } from '../../functions/core/multi-index.js';
 import { DEFAULT_PHASH_THRESHOLD, type DupePair, findNearDuplicates } from '../dupes/near-duplicates.js';
 import { THUMB_KEY_RADIUS, thumbKey } from '../dupes/compare/key.js';
-import type { AnalysedItem } from './analyse-content.js';
+import type { AnalysedItem, ContentChanges } from './analyse-content.js';
 import type { Problem } from '../shared/problems.js';
+import { cacheFrames, frameDocument } from './cache/cache-log.js';
 import { cacheMemo, hasMembers, matchedIndexes } from './cache/memo.js';
+import { makeFolders } from '../shared/make-folders.js';
+import { replaceFile } from '../shared/replace-file.js';
 
 const DUPES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'dupes');
 
@@ -56,8 +60,11 @@ const byFiles = (x: DupePair, y: DupePair) => (x.a.file < y.a.file ? -1 : x.a.fi
 
 /** `near-duplicates.json`: the pairs under a key of every input; read on every build. */
 interface PairCache {
-  format: 3;
+  format: 4;
   key: string;
+  /** The detection code, and the content stat fingerprint of the build that saved it: a change build from that build compares only what changed. */
+  code: string;
+  fingerprint: string | null;
   pairs: DupePair[];
 }
 
@@ -70,7 +77,7 @@ interface ItemsCache {
   thumbKeys: number[];
 }
 
-const PAIRS = cacheMemo<PairCache>('near-duplicates.json', (value): value is PairCache => hasMembers<PairCache>({ key: 'string', pairs: 'object' })(value) && value.format === 3);
+const PAIRS = cacheMemo<PairCache>('near-duplicates.json', (value): value is PairCache => hasMembers<PairCache>({ key: 'string', code: 'string', pairs: 'object' })(value) && value.format === 4);
 const isItems = (value: unknown): value is ItemsCache => {
   const items = value as ItemsCache;
   return hasMembers<ItemsCache>({ key: 'string', code: 'string', signatures: 'object', thumbKeys: 'object' })(value) && Array.isArray(items.signatures) && Array.isArray(items.thumbKeys) && items.thumbKeys.length === 2 * items.signatures.length;
@@ -133,8 +140,152 @@ function incrementalPairs(items: AnalysedItem[], cachedAt: Int32Array, keys: Has
   return [...kept, ...fresh].sort(byFiles);
 }
 
+/**
+ * `near-duplicates-keys.bin`: each item's file, phash and thumbnail key, packed (cache-log.ts
+ * framing). A change build reads it instead of the items file: one frame per change (the files
+ * it drops, the entries it adds), no object per item. Each frame holds the pairs' key it was made with.
+ */
+const KEYS_FILE = 'near-duplicates-keys.bin';
+interface KeysFrame {
+  key: string;
+  /** Files whose earlier entries are dropped (gone, or replaced by an entry of this frame). */
+  gone: string[];
+  /** The entries' files, joined by newlines, and their halves [phash hi, lo, key hi, lo] as base64 of a Uint32Array. */
+  files: string;
+  hashes: string;
+  /** Indexes (in this frame) of the entries without a phash. */
+  bare: number[];
+}
+/** Appends past this share of the first frame (and past the floor) rewrite the file whole. */
+const KEYS_FLOOR_BYTES = 256 * 1024;
+
+interface KeysFile {
+  key: string;
+  files: string[];
+  hashes: Uint32Array;
+  bare: Set<number>;
+  /** File → the entry count when a later frame dropped it: its entries before that are gone. */
+  dropped: Map<string, number>;
+  stat: string;
+  bytes: number;
+  baseBytes: number;
+}
+
+const statOf = async (file: string): Promise<string | null> => {
+  const info = await lstat(file, { bigint: true }).catch(() => null);
+  return info?.isFile() ? `${info.size} ${info.mtimeNs} ${info.ctimeNs} ${info.ino}` : null;
+};
+
+function packFrame(key: string, gone: string[], entries: { file: string; phash: Hash64 | null; thumb: Hash64 }[]): KeysFrame {
+  const halves = new Uint32Array(entries.length * 4);
+  const bare: number[] = [];
+  entries.forEach((entry, i) => {
+    if (entry.phash === null) bare.push(i);
+    halves.set([entry.phash?.hi ?? 0, entry.phash?.lo ?? 0, entry.thumb.hi, entry.thumb.lo], 4 * i);
+  });
+  return { key, gone, files: entries.map((entry) => entry.file).join('\n'), hashes: Buffer.from(halves.buffer).toString('base64'), bare };
+}
+
+/** The keys file with every frame applied; null when missing, torn or of another shape (then the next save rewrites it). */
+async function loadKeys(dir: string): Promise<KeysFile | null> {
+  const path = join(dir, KEYS_FILE);
+  const stat = await statOf(path);
+  if (stat === null) return null;
+  const bytes = await readFile(path).catch(() => null);
+  const framed = bytes && cacheFrames(bytes);
+  if (!framed || framed.frames.length === 0 || framed.validBytes !== bytes!.length) return null;
+  const files: string[] = [];
+  const parts: Uint32Array[] = [];
+  const bare = new Set<number>();
+  const dropped = new Map<string, number>();
+  let key = '';
+  try {
+    for (const [from, to] of framed.frames) {
+      const frame = JSON.parse(bytes!.toString('utf8', from, to)) as KeysFrame;
+      for (const file of frame.gone) dropped.set(file, files.length);
+      const names = frame.files === '' ? [] : frame.files.split('\n');
+      const packed = Buffer.from(frame.hashes, 'base64');
+      if (packed.length !== names.length * 16) return null;
+      for (const i of frame.bare) bare.add(files.length + i);
+      parts.push(new Uint32Array(packed.buffer.slice(packed.byteOffset, packed.byteOffset + packed.length)));
+      for (const name of names) files.push(name);
+      key = frame.key;
+    }
+  } catch {
+    return null;
+  }
+  const hashes = parts.length === 1 ? parts[0]! : new Uint32Array(files.length * 4);
+  if (parts.length > 1) parts.reduce((at, part) => (hashes.set(part, at), at + part.length), 0);
+  return { key, files, hashes, bare, dropped, stat, bytes: bytes!.length, baseBytes: framed.frames[0]![1] };
+}
+
+/** Whether entry `j` is live: no later frame dropped its file. */
+const live = (keys: KeysFile, j: number): boolean => !((keys.dropped.get(keys.files[j]!) ?? -1) > j);
+
+/**
+ * A change build's pairs, from the last build's (`change.from` names it: the memo must be the
+ * one that build saved): pairs between two items it did not read are kept; the items it read
+ * are compared, with the detector, to every other item within the phash threshold or the
+ * thumbnail key radius of one of them, found in the packed keys. null when that cannot be
+ * trusted (another build's memo, an item set that is not the last one's, too many changes).
+ */
+function changedPairs(items: AnalysedItem[], change: Change, cached: PairCache, keys: KeysFile): { pairs: DupePair[]; frame: KeysFrame['gone']; entries: { file: string; phash: Hash64 | null; thumb: Hash64 }[] } | null {
+  const read = change.items;
+  if (read.length > MAX_INCREMENTAL) return null;
+  const readHashes = read.map((item) => parseHash(item.record.phash));
+  // An item without a phash may pair by thumbnail alone: every item is a partner then.
+  if (readHashes.some((hash) => hash === null)) return null;
+  const readKeys = read.map((item) => thumbKey(item.thumb));
+  const gone = new Set([...change.removed, ...read.map((item) => item.file)]);
+  const partners = new Map<string, Hash64>();
+  const { files, hashes } = keys;
+  let others = 0;
+  for (let j = 0; j < files.length; j++) {
+    if (!live(keys, j)) continue;
+    const file = files[j]!;
+    if (gone.has(file)) continue;
+    others++;
+    const ph = 4 * j;
+    let near = keys.bare.has(j);
+    for (let c = 0; !near && c < read.length; c++) {
+      const hash = readHashes[c]!;
+      const thumb = readKeys[c]!;
+      near = popcount32((hash.hi ^ hashes[ph]!) >>> 0) + popcount32((hash.lo ^ hashes[ph + 1]!) >>> 0) <= DEFAULT_PHASH_THRESHOLD || popcount32((thumb.hi ^ hashes[ph + 2]!) >>> 0) + popcount32((thumb.lo ^ hashes[ph + 3]!) >>> 0) <= THUMB_KEY_RADIUS;
+    }
+    if (near) partners.set(file, { hi: hashes[ph + 2]!, lo: hashes[ph + 3]! });
+  }
+  // Every item the analysis did not read is one the last build had: else this is not its memo.
+  if (others + read.length !== items.length) return null;
+  const readAt = new Map(read.map((item, c) => [item, c]));
+  const subset: AnalysedItem[] = [];
+  const subsetKeys: Hash64[] = [];
+  for (const item of items) {
+    const c = readAt.get(item);
+    const key = c === undefined ? partners.get(item.file) : readKeys[c];
+    if (key !== undefined) subset.push(item), subsetKeys.push(key);
+  }
+  const readIds = new Set(read.map((item) => itemKey({ id: item.record.id, file: item.file })));
+  const fresh = findNearDuplicates(dupeItems(subset, subsetKeys)).filter((pair) => readIds.has(itemKey(pair.a)) || readIds.has(itemKey(pair.b)));
+  const kept = cached.pairs.filter((pair) => !gone.has(pair.a.file) && !gone.has(pair.b.file));
+  return { pairs: [...kept, ...fresh].sort(byFiles), frame: [...gone], entries: read.map((item, c) => ({ file: item.file, phash: readHashes[c]!, thumb: readKeys[c]! })) };
+}
+
+/** What a change build read (analyse-content.ts), and the stat fingerprint of the last build it started from. */
+export type Change = ContentChanges & { from: string };
+
+/** Saves the keys: the change's frame appended while the file is the one read and its appends stay small, else the file whole. */
+async function saveKeys(dir: string, key: string, loaded: KeysFile | null, change: { gone: string[]; entries: { file: string; phash: Hash64 | null; thumb: Hash64 }[] } | null, all: () => { file: string; phash: Hash64 | null; thumb: Hash64 }[]): Promise<void> {
+  await makeFolders(dir);
+  const path = join(dir, KEYS_FILE);
+  if (loaded !== null && change !== null && (await statOf(path)) === loaded.stat) {
+    const frame = frameDocument(packFrame(key, change.gone, change.entries), false);
+    if (loaded.bytes - loaded.baseBytes + frame.length <= Math.max(KEYS_FLOOR_BYTES, loaded.baseBytes / 4)) return appendFile(path, frame);
+  }
+  await replaceFile(path, frameDocument(packFrame(key, [], all()), true));
+}
+
 /** The detector's pairs, incrementally from the cached ones when there are any. `write: false` only reads (`pepe check`). */
-export async function nearDuplicatePairs(items: AnalysedItem[], cache?: { dir: string; write: boolean }): Promise<DupePair[]> {
+export async function nearDuplicatePairs(items: AnalysedItem[], cache?: { dir: string; write: boolean; fingerprint?: string | null; change?: Change }): Promise<DupePair[]> {
   // No items, no pairs; the cache is left as it is (a missing content folder must not clear it).
   if (!cache || items.length === 0) return items.length === 0 ? [] : findNearDuplicates(dupeItems(items));
   const code = codeKey();
@@ -142,22 +293,45 @@ export async function nearDuplicatePairs(items: AnalysedItem[], cache?: { dir: s
   const key = createHash('sha256').update(code).update('\n').update(sigs.join('\n')).digest('hex');
   const cached = await PAIRS.load(cache.dir);
   if (cached?.key === key) return cached.pairs;
+  const fingerprint = cache.fingerprint ?? null;
+  const save = async (pairs: DupePair[]) => cache.write && PAIRS.save(cache.dir, { format: 4, key, code, fingerprint, pairs });
+  // A change build from the build that saved the memo: only the changed items are compared.
+  const change = cache.change;
+  if (change && cached?.code === code && cached.fingerprint === change.from) {
+    const keys = await loadKeys(cache.dir);
+    const found = keys?.key === cached.key ? changedPairs(items, change, cached, keys) : null;
+    if (found) {
+      if (cache.write) {
+        // Keys first: a pairs file is only ever trusted together with keys under the same key.
+        const entries = () => {
+          const fresh = new Map(found.entries.map((entry) => [entry.file, entry]));
+          const dropped = new Set(found.frame);
+          const kept = keys!.files.flatMap((file, j) => (live(keys!, j) && !dropped.has(file) ? [{ file, phash: keys!.bare.has(j) ? null : { hi: keys!.hashes[4 * j]!, lo: keys!.hashes[4 * j + 1]! }, thumb: { hi: keys!.hashes[4 * j + 2]!, lo: keys!.hashes[4 * j + 3]! } }] : []));
+          return [...kept, ...fresh.values()];
+        };
+        await saveKeys(cache.dir, key, keys, { gone: found.frame, entries: found.entries }, entries);
+        await save(found.pairs);
+      }
+      return found.pairs;
+    }
+  }
   const itemsCache = cached === null ? null : await ITEMS.load(cache.dir, cached.key);
   const valid = itemsCache?.code === code ? itemsCache : null;
   const cachedAt = cachedIndexes(sigs, valid);
   const keys = thumbKeysOf(items, cachedAt, valid);
   const pairs = (valid && incrementalPairs(items, cachedAt, keys, cached!.pairs)) ?? findNearDuplicates(dupeItems(items, keys));
   if (cache.write) {
-    // Items first: a pairs file is only ever trusted together with items under the same key.
+    // Items and keys first: a pairs file is only ever trusted together with items under the same key.
     const halves = new Array<number>(keys.length * 2);
     keys.forEach((k, i) => ((halves[2 * i] = k.hi), (halves[2 * i + 1] = k.lo)));
     await ITEMS.save(cache.dir, { key, code, signatures: sigs, thumbKeys: halves }, itemsCache);
-    await PAIRS.save(cache.dir, { format: 3, key, pairs });
+    await saveKeys(cache.dir, key, null, null, () => items.map((item, k) => ({ file: item.file, phash: parseHash(item.record.phash), thumb: keys[k]! })));
+    await save(pairs);
   }
   return pairs;
 }
 
-export async function nearDuplicateProblems(items: AnalysedItem[], severity: Problem['severity'], cache?: { dir: string; write: boolean }): Promise<Problem[]> {
+export async function nearDuplicateProblems(items: AnalysedItem[], severity: Problem['severity'], cache?: Parameters<typeof nearDuplicatePairs>[1]): Promise<Problem[]> {
   const pairs = await nearDuplicatePairs(items, cache);
   return pairs.map((pair) => ({
     severity,

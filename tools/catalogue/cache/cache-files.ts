@@ -27,6 +27,7 @@ export const CACHE_FILE_NAMES = [
   'similar-lists.json',
   'near-duplicates.json',
   'near-duplicates-items.json',
+  'near-duplicates-keys.bin',
   'renditions.bin',
   'generated.json',
 ] as const;

@@ -148,7 +148,7 @@ export class LastBuild {
     } catch {
       return null;
     }
-    return { rows, records, problems: json.unchanged.problems };
+    return { rows, records, problems: json.unchanged.problems, statFingerprint: json.unchanged.statFingerprint };
   }
 
   private pairsStand(): boolean {
