@@ -35,6 +35,30 @@ export function readCacheDocuments(bytes: Buffer): CacheDocuments | null {
   return documents.length === 0 ? null : { documents, validBytes: at, baseBytes };
 }
 
+/**
+ * As readCacheDocuments, but the first document is left unparsed (its bytes' place given), for
+ * a reader that looks a few keys up in it (renditions.ts): only the deltas after it are parsed.
+ */
+export function readCacheDeltas(bytes: Buffer): (Omit<CacheDocuments, 'documents'> & { base: { start: number; end: number }; deltas: unknown[] }) | null {
+  if (bytes.length < MAGIC.length + 4 || bytes.toString('latin1', 0, MAGIC.length) !== MAGIC) return null;
+  const length = bytes.readUInt32LE(MAGIC.length);
+  const base = { start: MAGIC.length + 4, end: MAGIC.length + 4 + length };
+  if (base.end > bytes.length) return null;
+  const deltas: unknown[] = [];
+  let at = base.end;
+  while (at + 4 <= bytes.length) {
+    const frame = bytes.readUInt32LE(at);
+    if (at + 4 + frame > bytes.length) break;
+    try {
+      deltas.push(JSON.parse(bytes.toString('utf8', at + 4, at + 4 + frame)));
+    } catch {
+      break;
+    }
+    at += 4 + frame;
+  }
+  return { base, deltas, validBytes: at, baseBytes: base.end };
+}
+
 /** One framed document; `withMagic` for the first one of a file. */
 export function frameDocument(document: unknown, withMagic: boolean): Buffer {
   const json = Buffer.from(JSON.stringify(document));
@@ -62,7 +86,7 @@ export class CacheLog {
    * After a read of the whole file (`fileBytes`): a torn or corrupt tail must not be appended
    * after, nor may a delta go behind a first document the caller will not keep (`keepsBase`).
    */
-  loaded(read: CacheDocuments, fileBytes: number, keepsBase = true): void {
+  loaded(read: Pick<CacheDocuments, 'validBytes' | 'baseBytes'>, fileBytes: number, keepsBase = true): void {
     this.appendable = keepsBase && read.validBytes === fileBytes;
     this.baseBytes = read.baseBytes;
     this.logBytes = read.validBytes - read.baseBytes;
