@@ -31,6 +31,7 @@ import { cacheFileProblems } from './cache/cache-files.js';
 import type { RecordEncodingRun } from './cache/record-encoding-memo.js';
 import type { SearchIndexRun } from './cache/search-index-memo.js';
 import { loadEsbuild } from './bundle-function.js';
+import { DATASET_SHARD_SHAPE } from './dataset-shards.js';
 
 export interface BuildOptions extends Omit<AnalyseContentOptions, 'writeCache' | 'onDecoded'> {
   outDir: string;
@@ -400,11 +401,12 @@ async function writeFiles(run: Run, compiled: Awaited<ReturnType<typeof compileD
   // The originals and renditions of the records that changed; the others' are kept as they are.
   const folder = renditionFolder(cacheDir);
   const imageFiles = planImages(
-    items.map((item) => ({
-      id: item.record.id,
-      files: 1 + item.record.thumbnails.length,
-      plan: () => [{ path: originalPath(item), sha256: item.sha256, size: item.record.file_size, copyFrom: item.abs }, ...renditionFiles(folder, item.record.id, renditions.get(item.sha256) ?? [])],
-    })),
+    items,
+    {
+      id: (item) => item.record.id,
+      files: (item) => 1 + item.record.thumbnails.length,
+      plan: (item) => [{ path: originalPath(item), sha256: item.sha256, size: item.record.file_size, copyFrom: item.abs }, ...renditionFiles(folder, item.record.id, renditions.get(item.sha256) ?? [])],
+    },
     planOptions.previous,
   );
   const files = [...imageFiles.files, ...compiled.files];
@@ -421,14 +423,18 @@ async function writeFiles(run: Run, compiled: Awaited<ReturnType<typeof compileD
     // After the function bundle has started: it needs the data module, not the answers.
     plannedLater: (written, incremental) => {
       const planStart = performance.now();
-      // The originals, whose sums the dataset lists, indexed on the first ask (a change renders a shard or two); those written have other bytes than before under the same id.
-      let byId: Map<string, AnalysedItem> | undefined;
+      // The originals, whose sums the dataset lists, looked up as shards ask (those written have other bytes than before under the same id).
+      const byId = new Map<string, AnalysedItem>();
+      let passes = 0;
       const imageOf = (id: string) => {
-        if (byId === undefined) {
-          byId = new Map();
-          for (const item of items) byId.set(item.record.id, item);
+        let item = byId.get(id);
+        if (item === undefined) {
+          // A change renders a shard or two: one pass over the items finds a shard's worth of ids in rank order from this one; past a few passes, all are indexed.
+          const at = data.ids.indexOf(id);
+          const wanted = ++passes > 4 ? null : new Set(data.ids.slice(at, at + DATASET_SHARD_SHAPE.max));
+          for (const other of items) if (wanted === null || wanted.has(other.record.id)) byId.set(other.record.id, other);
+          item = byId.get(id)!;
         }
-        const item = byId.get(id)!;
         return { fileName: `${id}${item.record.file_ext}`, sha256: item.sha256 };
       };
       const imageChanged = new Set(written.filter((path) => path.startsWith('site/images/')).map((path) => path.slice('site/images/'.length, path.lastIndexOf('.'))));

@@ -144,12 +144,12 @@ export function planAnswers(data: CatalogueData & { ids?: readonly string[] }, i
   return { files, ...(kept ? { kept } : {}) };
 }
 
-/** One record's image in the output: its original and renditions, planned only when asked. */
-export interface RecordImage {
-  id: string;
+/** A record's images in the output (its original and renditions) as a build's item gives them: planned only for the records that changed. */
+export interface RecordImages<T> {
+  id(item: T): string;
   /** How many files it has (the original and each rendition). */
-  files: number;
-  plan(): PlannedFile[];
+  files(item: T): number;
+  plan(item: T): PlannedFile[];
 }
 
 const IMAGES = 'site/images/';
@@ -160,19 +160,20 @@ const ID_LENGTH = 36;
  * record whose digest (which covers its image's bytes and renditions: build-extras.ts
  * `buildInputs`) is the one the previous build saved keeps its files as that build wrote them,
  * unlisted and counted, as `keepPerRecordFiles` keeps the answers; the others' are planned.
+ * Each item is one set lookup among the changed ids: every current record not changed is the same.
  */
-export function planImages(images: readonly RecordImage[], previous: PreviousAnswers | null): LaterFiles {
+export function planImages<T>(items: readonly T[], images: RecordImages<T>, previous: PreviousAnswers | null): LaterFiles {
   const files: PlannedFile[] = [];
-  const same = (id: string) => previous!.changes.same(id);
-  const kept = new Uint8Array(images.length);
+  if (previous === null) {
+    for (const item of items) files.push(...images.plan(item));
+    return { files };
+  }
+  const { changes } = previous;
   let count = 0;
-  images.forEach((image, index) => {
-    if (previous !== null && same(image.id)) {
-      kept[index] = 1;
-      count += image.files;
-    } else files.push(...image.plan());
-  });
-  if (previous === null) return { files };
+  for (const item of items) {
+    if (changes.changed.has(images.id(item))) files.push(...images.plan(item));
+    else count += images.files(item);
+  }
   return {
     files,
     kept: {
@@ -180,15 +181,16 @@ export function planImages(images: readonly RecordImage[], previous: PreviousAns
       has(path) {
         const after = path.charCodeAt(IMAGES.length + ID_LENGTH);
         // `<id>.<ext>` or `<id>-<width>w-<hash>.webp`.
-        return path.startsWith(IMAGES) && (after === 46 || after === 45) && same(path.slice(IMAGES.length, IMAGES.length + ID_LENGTH));
+        return path.startsWith(IMAGES) && (after === 46 || after === 45) && changes.same(path.slice(IMAGES.length, IMAGES.length + ID_LENGTH));
       },
       countsBy(digits) {
         const counts = new Map<string, number>();
-        images.forEach((image, index) => {
-          if (kept[index] === 0) return;
-          const key = idSegmentKey(image.id, digits);
-          counts.set(key, (counts.get(key) ?? 0) + image.files);
-        });
+        for (const item of items) {
+          const id = images.id(item);
+          if (changes.changed.has(id)) continue;
+          const key = idSegmentKey(id, digits);
+          counts.set(key, (counts.get(key) ?? 0) + images.files(item));
+        }
         return counts;
       },
     },
