@@ -8,7 +8,11 @@ import { type ManifestEntry, segmentKeyOf, sha256Of } from '../shared/manifest.j
 import { siteDocuments } from './site-documents.js';
 import { listingFiles } from './static-listing.js';
 import { openCatalogue } from '../../functions/core/catalogue-runtime.js';
-import { changesSince, type PreviousAnswers } from './cache/answer-digests.js';
+import { type PreviousAnswers, recordChanges } from './cache/answer-digests.js';
+
+/** The changes from a map of the previous build's digests to `digests`. */
+const changesSince = (previous: ReadonlyMap<string, string>, digests: ReadonlyMap<string, string>) =>
+  recordChanges(digests, [...digests.keys()].map((id) => [id, previous.get(id)] as const), previous);
 import type { LaterFiles, PlannedFile } from './write-output.js';
 
 const imageSha256 = (name: string) => sha256Of(name);

@@ -54,14 +54,6 @@ export function recordChanges(digests: ReadonlyMap<string, string>, current: Ite
   return { changed, removed, had: (id) => previous.has(id), same: (id) => digests.has(id) && !changed.has(id) && previous.has(id) };
 }
 
-/** `recordChanges` against a map of the previous build's digests. */
-export function changesSince(previous: ReadonlyMap<string, string>, digests: ReadonlyMap<string, string>): RecordChanges {
-  const current = function* () {
-    for (const id of digests.keys()) yield [id, previous.get(id)] as const;
-  };
-  return recordChanges(digests, current(), previous);
-}
-
 /** The previous build's output as far as the saved digests vouch for it. */
 export interface PreviousAnswers {
   /** The records changed and removed since the previous build. */
