@@ -14,35 +14,85 @@ import { byIdBodyA, byIdBodyB } from './bodies.js';
 import { similarBody, tagsBody } from './discovery.js';
 import { CHUNK_SIZE, MAX_PIECE, type CatalogueData, type CatalogueWithPieces } from './catalogue-data.js';
 import { digitsFor, packInPieces, packNumbers } from './packed-numbers.js';
-import { encodeRecord, recordTexts } from './record-codec.js';
+import { dictionaryFields, encodeRecord, recordTexts, type RecordTexts } from './record-codec.js';
 import { escapeForSource } from './source-text.js';
 import { storeStarts } from './joined-text.js';
 import { storeFilters } from './filters.js';
 import { pairsWithinDistance, parseHash, popcount32, type Hash64 } from './multi-index.js';
 import { SIMILAR_LIMIT, SIMILAR_MAX_DISTANCE, storeHashes, storeSimilar, type Neighbour } from './similar.js';
-import { buildDictionary, dictionaryEncoder, TAG_PIECES, WORD_PIECES } from './text-dictionary.js';
+import { buildDictionary, dictionaryEncoder } from './text-dictionary.js';
 
 export type { CatalogueData } from './catalogue-data.js';
+
+/** A chunk as compiled, with what the next compile needs to keep it: the length of its records joined (it sets the offset width) and its hash (the version's). */
+export interface CompiledChunk {
+  text: string;
+  joined: number;
+  hash: string;
+}
+
+/**
+ * What a compile may take from the last one instead of making it again (the build passes a
+ * memo of the last build's, tools/catalogue/cache/record-encoding-memo.ts); the result must be
+ * what the compile would make itself.
+ */
+export interface CompileReuse {
+  /**
+   * The dictionary `buildDictionary` chooses from the records' texts (in rank order;
+   * `texts(rank)` = `recordTexts(records[rank])`): the memo moves the last build's piece
+   * counts by the records that are new or gone.
+   */
+  dictionary(records: readonly PepeRecord[], texts: (rank: number) => RecordTexts): string[];
+  /** Chunk `index` as the last compile made it, when it held these very encodings with this dictionary; its offset width is `keptWidth`. */
+  keptChunk(index: number): CompiledChunk | undefined;
+  keptWidth(): number;
+  /** Told every chunk this compile made, with their offset width. */
+  madeChunks(chunks: readonly CompiledChunk[], offsetWidth: number): void;
+  /** The ranks of the records in id order, from the last compile's and the records new or gone; undefined: sort them. */
+  idOrder(records: readonly PepeRecord[]): number[] | undefined;
+  /** Told the id order this compile made. */
+  madeIdOrder(ranks: readonly number[]): void;
+}
+
+const hashHex = (text: string): string => hashString(text).map((h) => h.toString(16).padStart(8, '0')).join('');
 
 /**
  * Encoded records in chunks of CHUNK_SIZE, each chunk = the packed offsets of its records
  * (relative to the end of that header, so reading a record never scans for separators),
  * then its records joined by TAB, each escaped for the source text (catalogue-data.ts).
  * Offsets count the escaped text, so the runtime slices a record straight out of the
- * module source and unescapes only that record, never a whole chunk.
+ * module source and unescapes only that record, never a whole chunk. A chunk `kept` gives
+ * is taken as it is while the offset width is the one it was made with.
  */
-function chunkRecords(encoded: string[]): { chunks: string[]; offsetWidth: number } {
-  const groups: string[][] = [];
-  for (let start = 0; start < encoded.length; start += CHUNK_SIZE) groups.push(encoded.slice(start, start + CHUNK_SIZE).map(escapeForSource));
-  const offsetWidth = digitsFor(Math.max(0, ...groups.map((group) => group.join('\t').length)));
-  const chunks = groups.map((group) => {
+function chunkRecords(records: number, encoded: (rank: number) => string, kept: (index: number) => CompiledChunk | undefined = () => undefined, keptWidth = 0): { chunks: CompiledChunk[]; offsetWidth: number } {
+  const count = Math.ceil(records / CHUNK_SIZE);
+  const escapedGroup = (index: number): string[] => {
+    const group: string[] = [];
+    for (let rank = index * CHUNK_SIZE; rank < Math.min(records, (index + 1) * CHUNK_SIZE); rank++) group.push(escapeForSource(encoded(rank)));
+    return group;
+  };
+  const keptChunks: (CompiledChunk | undefined)[] = [];
+  const groups: (string[] | undefined)[] = [];
+  let longest = 0;
+  for (let index = 0; index < count; index++) {
+    const chunk = kept(index);
+    keptChunks.push(chunk);
+    const group = chunk === undefined ? escapedGroup(index) : undefined;
+    groups.push(group);
+    longest = Math.max(longest, chunk?.joined ?? group!.reduce((sum, line) => sum + line.length + 1, -1));
+  }
+  const offsetWidth = digitsFor(longest);
+  const chunks = keptChunks.map((chunk, index): CompiledChunk => {
+    if (chunk !== undefined && keptWidth === offsetWidth) return chunk;
+    const group = groups[index] ?? escapedGroup(index);
     const offsets: number[] = [];
     let at = 0;
     for (const line of group) {
       offsets.push(at);
       at += line.length + 1;
     }
-    return packNumbers(offsets, offsetWidth) + group.join('\t');
+    const text = packNumbers(offsets, offsetWidth) + group.join('\t');
+    return { text, joined: at - 1, hash: hashHex(text) };
   });
   return { chunks, offsetWidth };
 }
@@ -172,17 +222,22 @@ export interface CompileOptions {
   searchIndex?: (docs: SearchDoc[], records: readonly PepeRecord[]) => SearchIndexData;
   /**
    * Encodes the records (in rank order) with the dictionary (its `\t`-joined text); must return
-   * `records.map((_, rank) => encode(rank))`. The build passes a memoized one that takes the
-   * records it encoded for the same dictionary from its last build.
+   * a function whose value at each rank is `encode(rank)`, asked once for each record of a chunk
+   * not kept whole. The build passes a memoized one that takes the records it encoded for the
+   * same dictionary from its last build's chunks.
    */
-  encodeRecords?: (dictionary: string, records: readonly PepeRecord[], encode: (rank: number) => string) => string[];
+  encodeRecords?: (dictionary: string, records: readonly PepeRecord[], encode: (rank: number) => string) => (rank: number) => string;
   /** Makes each record's similar pepes (records in rank order); must return `similarLists(records)` (the build passes a memoized one). */
   similarLists?: (records: readonly PepeRecord[]) => Neighbour[][];
+  /** What to take from the last compile (`CompileReuse`). */
+  reuse?: CompileReuse;
+  /** The records are in `compareRecords` order already (the build sorts them): not sorted again. */
+  sorted?: boolean;
   /** Longest piece of the long texts (default MAX_PIECE); tests make it small to cut every list into several pieces. */
   maxPiece?: number;
 }
 
-const encodeEach: NonNullable<CompileOptions['encodeRecords']> = (_dictionary, records, encode) => records.map((_, rank) => encode(rank));
+const encodeEach: NonNullable<CompileOptions['encodeRecords']> = (_dictionary, _records, encode) => encode;
 
 /** What the build compiles: the data module's contents and its pieces, plus what only the build needs. */
 export interface CompiledCatalogue extends CatalogueWithPieces {
@@ -191,25 +246,30 @@ export interface CompiledCatalogue extends CatalogueWithPieces {
 }
 
 export function compileCatalogue(records: PepeRecord[], urls: SiteUrls, options: CompileOptions = {}): CompiledCatalogue {
-  const sorted = [...records].sort(compareRecords);
-  // Each record's tags and description JSON, made once: the dictionary is chosen from them, then they are encoded.
-  const texts = sorted.map(recordTexts);
-  const dictionary = buildDictionary(texts.flatMap(({ tags, description }) => [{ text: tags, pieces: TAG_PIECES }, { text: description, pieces: WORD_PIECES }]));
+  const sorted = options.sorted ? records : [...records].sort(compareRecords);
+  // Each record's tags and description JSON, made once and only when needed: the dictionary is chosen from them, then they are encoded.
+  const texts = new Array<RecordTexts | undefined>(sorted.length);
+  const textsOf = (rank: number): RecordTexts => (texts[rank] ??= recordTexts(sorted[rank]!));
+  const { reuse } = options;
+  const dictionary = reuse?.dictionary(sorted, textsOf) ?? buildDictionary(sorted.flatMap((_, rank) => dictionaryFields(textsOf(rank))));
   const encode = dictionaryEncoder(dictionary);
   const dictionaryText = dictionary.join('\t');
   // encodeRecord throws on an id that is not a lowercase UUID: the build validates sidecars,
   // and this guards the id keys the runtime relies on (record-codec.ts).
-  const encoded = (options.encodeRecords ?? encodeEach)(dictionaryText, sorted, (rank) => encodeRecord(sorted[rank]!, encode, texts[rank]));
-  const { chunks, offsetWidth } = chunkRecords(encoded);
+  const encoded = (options.encodeRecords ?? encodeEach)(dictionaryText, sorted, (rank) => encodeRecord(sorted[rank]!, encode, textsOf(rank)));
+  const { chunks: compiledChunks, offsetWidth } = chunkRecords(sorted.length, encoded, reuse && ((index) => reuse.keptChunk(index)), reuse?.keptWidth());
+  reuse?.madeChunks(compiledChunks, offsetWidth);
+  const chunks = compiledChunks.map((chunk) => chunk.text);
   const maxPiece = options.maxPiece ?? MAX_PIECE;
   // Pieces 0 .. chunks - 1 are the chunks (already escaped); every other text is appended as escaped pieces.
   const pieces = [...chunks];
   const addPiece = (text: string): number => pieces.push(escapeForSource(text)) - 1;
   const dictionaryPiece = addPiece(dictionaryText);
   const dictionaryStarts = storeStarts(dictionaryText, '\t', maxPiece, addPiece);
-  const byId = sorted.map((r, rank) => ({ id: r.id, rank })).sort((a, b) => (a.id < b.id ? -1 : 1));
+  const ranksById = reuse?.idOrder(sorted) ?? sorted.map((r, rank) => ({ id: r.id, rank })).sort((a, b) => (a.id < b.id ? -1 : 1)).map((entry) => entry.rank);
+  reuse?.madeIdOrder(ranksById);
   const idWidth = digitsFor(sorted.length);
-  const idPieces = packInPieces(byId.map((entry) => entry.rank), idWidth, maxPiece);
+  const idPieces = packInPieces(ranksById, idWidth, maxPiece);
   const idOrder = { first: idPieces.pieces.map(addPiece)[0]!, width: idWidth, perPiece: idPieces.perPiece };
   const searchIndex = storeSearchIndex((options.searchIndex ?? buildSearchIndex)(sorted.map((r) => ({ tags: r.tags, description: r.description })), sorted), maxPiece, addPiece);
   const openapi = addPiece(`${JSON.stringify(openApiDocument(urls), null, 2)}\n`);
@@ -218,9 +278,9 @@ export function compileCatalogue(records: PepeRecord[], urls: SiteUrls, options:
   const hashes = storeHashes(sorted.map((record) => record.phash), maxPiece, addPiece);
   // `animated` is the one record field the encoded records do not hold (the filters do).
   const animated = sorted.map((record) => (record.animated ? '1' : '0')).join('');
-  // The formats too: the pieces file's name carries the version, and its layout changes with them.
-  const [h1, h2] = hashString(`8 ${SEARCH_INDEX_FORMAT}\n${JSON.stringify(urls)}\n${dictionaryText}\n${encoded.join('\n')}\n${animated}`);
-  const version = h1.toString(16).padStart(8, '0') + h2.toString(16).padStart(8, '0');
+  // The formats too: the pieces file's name carries the version, and its layout changes with them. The
+  // chunks stand for the encoded records by their hashes, so a change build hashes the chunks it made alone.
+  const version = hashHex(`8 ${SEARCH_INDEX_FORMAT}\n${JSON.stringify(urls)}\n${dictionaryText}\n${compiledChunks.map((chunk) => chunk.hash).join('')}\n${animated}`);
   return {
     format: 8, version, urls: { ...urls }, count: sorted.length, chunkSize: CHUNK_SIZE, offsetWidth,
     piecesFile: `pieces-${version}.txt`, pieces: () => pieces, pieceLengths: pieces.map((piece) => piece.length), dictionary: dictionaryPiece, dictionaryStarts, idOrder, searchIndex, openapi, filters, similar, hashes,

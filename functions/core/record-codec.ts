@@ -88,9 +88,26 @@ function thumbnailsJson(text: string, id: string, images: string): string {
   return `[${items.join(',')}]`;
 }
 
+export interface RecordTexts {
+  tags: string;
+  description: string;
+}
+
 /** The tags and description JSON of a record, the texts the dictionary is built from. */
-export function recordTexts(record: PepeRecord): { tags: string; description: string } {
+export function recordTexts(record: PepeRecord): RecordTexts {
   return { tags: record.tags && record.tags.length > 0 ? JSON.stringify(record.tags) : 'null', description: JSON.stringify(record.description) };
+}
+
+/** A record's texts as `buildDictionary` takes them. */
+export const dictionaryFields = ({ tags, description }: RecordTexts): { text: string; pieces: RegExp }[] => [
+  { text: tags, pieces: TAG_PIECES },
+  { text: description, pieces: WORD_PIECES },
+];
+
+/** The tags and description JSON of an encoded record (`encodeRecord`'s `texts`), expanded with the dictionary it was encoded with. */
+export function encodedTexts(line: string, dictionary: PieceLookup): RecordTexts {
+  const [, , , tags, description] = line.split('\t', 5) as [string, string, string, string, string];
+  return { tags: expandText(tags, dictionary), description: expandText(description, dictionary) };
 }
 
 /**

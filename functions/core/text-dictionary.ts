@@ -31,10 +31,23 @@ export const TAG_PIECES = /"(?:[^"\\]|\\.)*",?/g;
  * (tools/catalogue/cache/record-encoding-memo.ts).
  */
 export function buildDictionary(fields: { text: string; pieces: RegExp }[]): string[] {
-  const counts = new Map<string, number>();
+  return chooseDictionary(countPieces(fields));
+}
+
+/** Adds (`sign` 1) or takes away (-1) the pieces of `fields` in `counts`: a build keeps the counts and moves them by what changed. A count that reaches 0 is deleted. */
+export function countPieces(fields: readonly { text: string; pieces: RegExp }[], counts = new Map<string, number>(), sign: 1 | -1 = 1): Map<string, number> {
   for (const { text, pieces } of fields) {
-    for (const piece of text.match(pieces) ?? []) counts.set(piece, (counts.get(piece) ?? 0) + 1);
+    for (const piece of text.match(pieces) ?? []) {
+      const count = (counts.get(piece) ?? 0) + sign;
+      if (count === 0) counts.delete(piece);
+      else counts.set(piece, count);
+    }
   }
+  return counts;
+}
+
+/** `buildDictionary` of the fields whose pieces `counts` counted. */
+export function chooseDictionary(counts: ReadonlyMap<string, number>): string[] {
   // Each use saves the piece minus its reference; the dictionary stores the piece and a separator.
   const saving = (piece: string, count: number): number => count * (piece.length - 1 - WIDTH) - piece.length - 1;
   return [...counts]

@@ -27,7 +27,7 @@ import { error, type Problem } from '../shared/problems.js';
 import { readRegularFile } from '../shared/read-regular-file.js';
 import { replaceFile } from '../shared/replace-file.js';
 import { cacheMemo } from './cache/memo.js';
-import { CacheLog, frameDocument, readCacheDeltas } from './cache/cache-log.js';
+import { cacheFrames, CacheLog, frameDocument } from './cache/cache-log.js';
 import { readContentFileSync } from './scan-content.js';
 import type { PlannedFile } from './write-output.js';
 
@@ -214,22 +214,34 @@ class RenditionIndex {
  */
 async function loadIndex(cacheDir: string, encoder: string, log: CacheLog): Promise<RenditionIndex> {
   const bytes = await readRegularFile(join(cacheDir, RENDITIONS_INDEX)).catch(() => null);
-  const read = bytes === null ? null : readCacheDeltas(bytes);
-  if (read === null) {
+  const framed = bytes === null ? null : cacheFrames(bytes);
+  if (framed === null || framed.frames.length === 0) {
     return new RenditionIndex(null, sourcesOf(await LEGACY_INDEX.load(cacheDir), encoder));
   }
+  const [[start, end], ...later] = framed.frames as [[number, number], ...[number, number][]];
   const head = Buffer.from(`{"encoder":${JSON.stringify(encoder)},"sources":{`);
-  const ours = read.base.end - read.base.start >= head.length + 2 && bytes!.subarray(read.base.start, read.base.start + head.length).equals(head);
+  const ours = end - start >= head.length + 2 && bytes!.subarray(start, start + head.length).equals(head);
   if (!ours) return new RenditionIndex(null);
   const deltaRows = new Map<string, SourceRow | null>();
-  try {
-    for (const delta of read.deltas as IndexDelta[]) for (const [sha, row] of Object.entries(delta.sources)) deltaRows.set(sha, row);
-  } catch {
-    // Valid JSON of the wrong shape: as corrupt as invalid JSON.
-    return new RenditionIndex(null);
+  // The deltas up to the first that does not parse (a torn tail): the next save rewrites the file.
+  let validBytes = end;
+  for (const [from, to] of later) {
+    let delta: IndexDelta;
+    try {
+      delta = JSON.parse(bytes!.toString('utf8', from, to)) as IndexDelta;
+    } catch {
+      break;
+    }
+    try {
+      for (const [sha, row] of Object.entries(delta.sources)) deltaRows.set(sha, row);
+    } catch {
+      // Valid JSON of the wrong shape: as corrupt as invalid JSON.
+      return new RenditionIndex(null);
+    }
+    validBytes = to;
   }
-  log.loaded(read, bytes!.length);
-  return new RenditionIndex({ bytes: bytes!, start: read.base.start, end: read.base.end, deltaRows });
+  log.loaded({ documents: [], validBytes, baseBytes: end }, bytes!.length);
+  return new RenditionIndex({ bytes: bytes!, start, end, deltaRows });
 }
 
 /** Cached files looked for one by one before the folder is listed instead (a change build looks for a few). */

@@ -36,27 +36,20 @@ export function readCacheDocuments(bytes: Buffer): CacheDocuments | null {
 }
 
 /**
- * As readCacheDocuments, but the first document is left unparsed (its bytes' place given), for
- * a reader that looks a few keys up in it (renditions.ts): only the deltas after it are parsed.
+ * The frames of a cache file, walked by their lengths without parsing a document: each
+ * document's byte range, and the bytes up to the last whole frame; null without the magic.
  */
-export function readCacheDeltas(bytes: Buffer): (Omit<CacheDocuments, 'documents'> & { base: { start: number; end: number }; deltas: unknown[] }) | null {
-  if (bytes.length < MAGIC.length + 4 || bytes.toString('latin1', 0, MAGIC.length) !== MAGIC) return null;
-  const length = bytes.readUInt32LE(MAGIC.length);
-  const base = { start: MAGIC.length + 4, end: MAGIC.length + 4 + length };
-  if (base.end > bytes.length) return null;
-  const deltas: unknown[] = [];
-  let at = base.end;
+export function cacheFrames(bytes: Buffer): { frames: [start: number, end: number][]; validBytes: number } | null {
+  if (bytes.length < MAGIC.length || bytes.toString('latin1', 0, MAGIC.length) !== MAGIC) return null;
+  const frames: [number, number][] = [];
+  let at = MAGIC.length;
   while (at + 4 <= bytes.length) {
-    const frame = bytes.readUInt32LE(at);
-    if (at + 4 + frame > bytes.length) break;
-    try {
-      deltas.push(JSON.parse(bytes.toString('utf8', at + 4, at + 4 + frame)));
-    } catch {
-      break;
-    }
-    at += 4 + frame;
+    const end = at + 4 + bytes.readUInt32LE(at);
+    if (end > bytes.length) break;
+    frames.push([at + 4, end]);
+    at = end;
   }
-  return { base, deltas, validBytes: at, baseBytes: base.end };
+  return { frames, validBytes: at };
 }
 
 /** One framed document; `withMagic` for the first one of a file. */
@@ -86,7 +79,7 @@ export class CacheLog {
    * After a read of the whole file (`fileBytes`): a torn or corrupt tail must not be appended
    * after, nor may a delta go behind a first document the caller will not keep (`keepsBase`).
    */
-  loaded(read: Pick<CacheDocuments, 'validBytes' | 'baseBytes'>, fileBytes: number, keepsBase = true): void {
+  loaded(read: CacheDocuments, fileBytes: number, keepsBase = true): void {
     this.appendable = keepsBase && read.validBytes === fileBytes;
     this.baseBytes = read.baseBytes;
     this.logBytes = read.validBytes - read.baseBytes;

@@ -147,6 +147,22 @@ function deltaOf(before: unknown, after: unknown): Delta {
   return { '=': after };
 }
 
+/** Each record's digest in rank order, made once per records list and digests map for every memo of a compile. */
+const digestLists = new WeakMap<readonly { id: string }[], { digests: ReadonlyMap<string, string>; list: string[] }>();
+
+/** `records.map(record => digests.get(record.id))`, shared by the memos of one compile; throws naming `who` on a record without a digest. */
+export function digestsInOrder(records: readonly { id: string }[], digests: ReadonlyMap<string, string>, who: string): string[] {
+  const made = digestLists.get(records);
+  if (made?.digests === digests) return made.list;
+  const list = records.map((record) => {
+    const digest = digests.get(record.id);
+    if (digest === undefined) throw new Error(`${who}: no digest for record ${record.id}`);
+    return digest;
+  });
+  digestLists.set(records, { digests, list });
+  return list;
+}
+
 /**
  * For each key of `after`, its index in `before`, or -1 (keys distinct within each list): the
  * common head and tail match in place and only the run between them goes through a map, so

@@ -38,7 +38,7 @@ afterEach(() => temp.cleanup());
 /** One build's use of the memo: compile `list` with it, save; checks the data against a compile without it; returns what it did. */
 async function compileOnce(list: PepeRecord[], context = 'context-1') {
   const memo = await memoizedRecordEncoding(temp.path, context, new Map(list.map((r) => [r.id, sha256Of(JSON.stringify(r))])));
-  const data = compileCatalogue(list, FIXTURE_URLS, { encodeRecords: memo.encode });
+  const data = compileCatalogue(list, FIXTURE_URLS, { encodeRecords: memo.encode, reuse: memo.reuse });
   await memo.save();
   const plain = compileCatalogue(list, FIXTURE_URLS);
   expect(data.pieces()).toEqual(plain.pieces());
@@ -82,18 +82,52 @@ describe('the encoded records kept in the build cache', () => {
 
   it('saves a change by appending what changed to the file, and reads it back; a torn delta reads as none', async () => {
     const file = join(temp.path, 'encoded-records.json');
-    await compileOnce(records(40));
+    // Two chunks: an add and a removal of the newest record change the last one alone.
+    await compileOnce(records(300));
     const full = await readFile(file);
-    expect(await compileOnce(records(41))).toEqual({ reused: 40, encoded: 1 });
-    expect(await compileOnce([...records(20), ...records(20, 21)])).toEqual({ reused: 40, encoded: 0 });
+    expect(await compileOnce(records(301))).toEqual({ reused: 300, encoded: 1 });
+    expect(await compileOnce(records(300))).toEqual({ reused: 300, encoded: 0 });
     const logged = await readFile(file);
     // The full document is kept as it was; two small deltas follow it.
     expect(logged.subarray(0, full.length)).toEqual(full);
     expect(logged.length - full.length).toBeLessThan(full.length / 4);
-    expect(await compileOnce([...records(20), ...records(20, 21)])).toEqual({ reused: 40, encoded: 0 });
+    expect(await compileOnce(records(300))).toEqual({ reused: 300, encoded: 0 });
     await writeFile(file, logged.subarray(0, logged.length - 3));
-    expect(await compileOnce(records(41))).toEqual({ reused: 0, encoded: 41 });
-  });
+    expect(await compileOnce(records(301))).toEqual({ reused: 0, encoded: 301 });
+  }, 30_000);
+
+  it('compiles what a full compile does over random changes, taking the chunks no change touched', async () => {
+    let seed = 37;
+    const random = (below: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) % below;
+    let list = records(400);
+    let next = 400;
+    await compileOnce(list);
+    const kept: number[] = [];
+    let newDictionaries = 0;
+    for (let round = 0; round < 20; round++) {
+      const sorted = [...list].sort((a, b) => (a.created_at < b.created_at ? -1 : 1));
+      const change = random(7);
+      if (change === 0) list = [...list, record(next++)]; // the newest
+      else if (change === 1) list = [...list, { ...record(next++), created_at: sorted[random(sorted.length)]!.created_at }]; // back-dated
+      else if (change === 2) list = list.filter((r) => r !== sorted[random(sorted.length)]);
+      else if (change === 3) list = list.filter((r) => r !== sorted[255]); // the last record of the first chunk
+      else if (change === 6) list = list.filter((r) => r !== sorted[sorted.length - 1]); // the last record of the last chunk
+      else if (change === 4) list = list.map((r) => (r === sorted[random(sorted.length)] ? { ...r, tags: [...(r.tags ?? []), 'edited'] } : r));
+      // New words often enough to enter the dictionary: every encoding may change.
+      else list = list.map((r) => (r === sorted[random(sorted.length)] ? { ...r, description: `ribbiting marshland chorus ${round} `.repeat(40) } : r));
+      const memo = await memoizedRecordEncoding(temp.path, 'context-1', new Map(list.map((r) => [r.id, sha256Of(JSON.stringify(r))])));
+      const data = compileCatalogue(list, FIXTURE_URLS, { encodeRecords: memo.encode, reuse: memo.reuse });
+      await memo.save();
+      const plain = compileCatalogue(list, FIXTURE_URLS);
+      expect(data.pieces()).toEqual(plain.pieces());
+      expect(data.version).toBe(plain.version);
+      kept.push(memo.keptChunks());
+      if (memo.run()?.reused === 0) newDictionaries++;
+    }
+    // A change leaves most chunks as they were; some changes brought a new dictionary (all encoded again).
+    expect(kept.filter((count) => count > 0).length).toBeGreaterThan(5);
+    expect(newDictionaries).toBeGreaterThan(0);
+  }, 60_000);
 
   it('writes nothing when every record was reused', async () => {
     const file = join(temp.path, 'encoded-records.json');

@@ -1,24 +1,43 @@
 /**
- * The last build's encoded records (record-codec.ts), kept in the build cache so that the next
- * build encodes only the records that are new or changed. A record's encoded form depends on
- * the record and the text dictionary alone, and the dictionary lists its pieces in text
- * order (text-dictionary.ts), so adding an image mostly leaves it as it was: then every
- * other record's encoding is the saved one. When the dictionary differs, everything is
- * encoded again; the output never depends on the memo.
+ * What a change build's compile takes from the last build's (`CompileReuse` in
+ * functions/core/catalogue.ts), so that it costs what changed. A record's encoded form depends
+ * on the record and the text dictionary alone, and the dictionary lists its pieces in text
+ * order (text-dictionary.ts), so adding an image mostly leaves it as it was. Then a chunk whose
+ * records are the same (same digests) at the same ranks, and as many, is taken whole; a chunk
+ * made again slices its saved records' encodings out of their old chunks and encodes the new
+ * or changed ones. The dictionary's piece counts move by the records new or gone (those gone are
+ * decoded from their chunks), and the id order merges the new records into the saved one. When
+ * the dictionary differs, everything is encoded and chunked again; the output never depends on
+ * the memo.
  *
  * `encoded-records.json` holds the build context (URLs and generator code, which covers the
- * codec), the dictionary text, and each record's digest (the sha256 of its JSON,
- * build-extras.ts `buildInputs`, which covers every field) with its encoded form.
+ * codec), the dictionary text, each record's digest in rank order (the sha256 of its JSON,
+ * build-extras.ts `buildInputs`, which covers every field), the chunks with their joined
+ * lengths, hashes and offset width, the ranks in id order and the piece counts.
  */
+import type { CompiledChunk, CompileReuse } from '../../../functions/core/catalogue.js';
+import { CHUNK_SIZE } from '../../../functions/core/catalogue-data.js';
 import type { PepeRecord } from '../../../functions/core/record.js';
-import { cacheMemo, matchedIndexes } from './memo.js';
+import { numberAt } from '../../../functions/core/packed-numbers.js';
+import { dictionaryFields, encodedTexts } from '../../../functions/core/record-codec.js';
+import { unescapeFromSource } from '../../../functions/core/source-text.js';
+import { chooseDictionary, countPieces, dictionaryPieces } from '../../../functions/core/text-dictionary.js';
+import { cacheMemo, digestsInOrder, matchedIndexes } from './memo.js';
 
 interface SavedEncodings {
   context: string;
   dictionary: string;
-  /** Record digests, parallel to `encoded`. */
+  /** Record digests in rank order; each record's encoding is in its chunk. */
   digests: string[];
-  encoded: string[];
+  /** How often each dictionary candidate occurs in the records' texts (`countPieces`). */
+  counts: [piece: string, count: number][];
+  /** The compiled chunks (`CompiledChunk`, member by member) and their offset width. */
+  chunks: string[];
+  joined: number[];
+  hashes: string[];
+  offsetWidth: number;
+  /** The ranks in id order (`CompileReuse.idOrder`). */
+  byId: number[];
 }
 
 /** What the memo did in one build: records taken from the last build, and records encoded. */
@@ -33,49 +52,155 @@ const isSaved = (value: unknown): value is SavedEncodings => {
     typeof saved?.context === 'string' &&
     typeof saved.dictionary === 'string' &&
     Array.isArray(saved.digests) &&
-    Array.isArray(saved.encoded) &&
-    saved.digests.length === saved.encoded.length
+    Array.isArray(saved.counts) &&
+    Array.isArray(saved.chunks) &&
+    Array.isArray(saved.joined) &&
+    Array.isArray(saved.hashes) &&
+    saved.chunks.length === Math.ceil(saved.digests.length / CHUNK_SIZE) &&
+    saved.joined.length === saved.chunks.length &&
+    saved.hashes.length === saved.chunks.length &&
+    Number.isSafeInteger(saved.offsetWidth) &&
+    Array.isArray(saved.byId) &&
+    saved.byId.length === saved.digests.length
   );
 };
 
 const ENCODED_RECORDS = cacheMemo('encoded-records.json', isSaved, (saved) => saved.context, { deltas: true });
 
 /**
- * The record encoder for one build (`compileCatalogue`'s `encodeRecords` option), reading the
- * saved encodings first. `digests`: record id → digest of the record, for every record of the
- * build (build-extras.ts `buildInputs`). `save()` keeps what was encoded for the next build.
+ * The record encoder for one build (`compileCatalogue`'s `encodeRecords` and `reuse` options),
+ * reading the saved encodings first. `digests`: record id → digest of the record, for every
+ * record of the build (build-extras.ts `buildInputs`). `save()` keeps what was made for the next build.
  */
 export async function memoizedRecordEncoding(cacheDir: string, context: string, digests: ReadonlyMap<string, string>) {
   const saved = await ENCODED_RECORDS.load(cacheDir, context);
-  let built: SavedEncodings | null = null;
+  const built: SavedEncodings = { context, dictionary: '', digests: [], counts: [], chunks: [], joined: [], hashes: [], offsetWidth: 0, byId: [] };
   let run: RecordEncodingRun | null = null;
-  return {
-    encode(dictionary: string, records: readonly PepeRecord[], encodeOne: (rank: number) => string): string[] {
-      const recordDigests = records.map((record) => {
-        const digest = digests.get(record.id);
-        if (digest === undefined) throw new Error(`memoizedRecordEncoding: no digest for record ${record.id}`);
-        return digest;
-      });
-      const savedAt = saved !== null && saved.dictionary === dictionary ? matchedIndexes(saved.digests, recordDigests) : null;
-      const encoded = new Array<string>(records.length);
-      let fresh = 0;
-      for (let rank = 0; rank < records.length; rank++) {
-        const at = savedAt === null ? -1 : savedAt[rank]!;
-        if (at !== -1) encoded[rank] = saved!.encoded[at]!;
-        else {
-          encoded[rank] = encodeOne(rank);
-          fresh++;
+  let keptChunks = 0;
+  let counted = false;
+  // Each rank's record in the saved lists (-1: new or changed), worked out once per build.
+  let aligned: { records: readonly PepeRecord[]; savedAt: Int32Array | null } | null = null;
+  const align = (records: readonly PepeRecord[]) => {
+    if (aligned?.records === records) return aligned.savedAt;
+    built.digests = digestsInOrder(records, digests, 'memoizedRecordEncoding');
+    let savedAt: Int32Array | null = null;
+    if (saved !== null) {
+      savedAt = matchedIndexes(saved.digests, built.digests);
+      // Each saved record stands for one record at most (a guard: the ids, hence the digests, are distinct).
+      const claimed = new Uint8Array(saved.digests.length);
+      for (let rank = 0; rank < savedAt.length; rank++) {
+        const at = savedAt[rank]!;
+        if (at === -1) continue;
+        if (claimed[at] === 1) savedAt[rank] = -1;
+        else claimed[at] = 1;
+      }
+    }
+    aligned = { records, savedAt };
+    return savedAt;
+  };
+  // The saved encoding of the record at saved rank `at`, sliced out of its chunk as the function does (catalogue-runtime.ts).
+  const savedEncoding = (at: number): string => {
+    const { chunks, digests: savedDigests, offsetWidth } = saved!;
+    const index = Math.floor(at / CHUNK_SIZE);
+    const chunk = chunks[index]!;
+    const i = at - index * CHUNK_SIZE;
+    const records = Math.min(CHUNK_SIZE, savedDigests.length - index * CHUNK_SIZE);
+    const header = records * offsetWidth;
+    const end = i + 1 < records ? header + numberAt(chunk, offsetWidth, i + 1) - 1 : chunk.length;
+    return unescapeFromSource(chunk.slice(header + numberAt(chunk, offsetWidth, i), end));
+  };
+  const reuse: CompileReuse = {
+    dictionary(records, texts) {
+      const savedAt = align(records);
+      let counts: Map<string, number> | null = null;
+      if (saved !== null && savedAt !== null) {
+        const claimed = new Uint8Array(saved.digests.length);
+        const fresh: number[] = [];
+        savedAt.forEach((at, rank) => (at === -1 ? fresh.push(rank) : (claimed[at] = 1)));
+        const gone = saved.digests.length - (records.length - fresh.length);
+        // Counting the saved records that are gone costs decoding them: past half of all, count afresh.
+        if (fresh.length + gone <= records.length / 2) {
+          counts = new Map(saved.counts);
+          for (const rank of fresh) countPieces(dictionaryFields(texts(rank)), counts, 1);
+          const piece = gone > 0 ? dictionaryPieces(saved.dictionary) : null;
+          for (let at = 0; at < claimed.length; at++) if (claimed[at] === 0) countPieces(dictionaryFields(encodedTexts(savedEncoding(at), piece!)), counts, -1);
         }
       }
-      run = { reused: records.length - fresh, encoded: fresh };
-      built = { context, dictionary, digests: recordDigests, encoded };
-      return encoded;
+      counts ??= countPieces(records.flatMap((_, rank) => dictionaryFields(texts(rank))));
+      built.counts = [...counts];
+      counted = true;
+      return chooseDictionary(counts);
     },
+    keptChunk(index) {
+      const savedAt = aligned?.savedAt;
+      if (saved === null || savedAt == null || saved.dictionary !== built.dictionary || index >= saved.chunks.length) return undefined;
+      const start = index * CHUNK_SIZE;
+      const end = Math.min(start + CHUNK_SIZE, savedAt.length);
+      // The same records at the same ranks, and as many: a chunk that lost its last record differs.
+      if (Math.min(start + CHUNK_SIZE, saved.digests.length) !== end) return undefined;
+      for (let rank = start; rank < end; rank++) if (savedAt[rank] !== rank) return undefined;
+      keptChunks++;
+      return { text: saved.chunks[index]!, joined: saved.joined[index]!, hash: saved.hashes[index]! };
+    },
+    keptWidth: () => saved?.offsetWidth ?? 0,
+    idOrder(records) {
+      const savedAt = aligned?.records === records ? aligned.savedAt : null;
+      if (saved === null || savedAt === null) return undefined;
+      const rankNow = new Int32Array(saved.digests.length).fill(-1);
+      const fresh: number[] = [];
+      savedAt.forEach((at, rank) => (at === -1 ? fresh.push(rank) : (rankNow[at] = rank)));
+      // The records kept, in the saved id order (a digest covers the id), merged with the new ones sorted by id.
+      const kept: number[] = [];
+      for (const at of saved.byId) {
+        const rank = rankNow[at];
+        if (rank !== undefined && rank !== -1) kept.push(rank);
+      }
+      const idOf = (rank: number) => records[rank]!.id;
+      fresh.sort((a, b) => (idOf(a) < idOf(b) ? -1 : 1));
+      const ranks: number[] = [];
+      let k = 0;
+      for (const rank of kept) {
+        while (k < fresh.length && idOf(fresh[k]!) < idOf(rank)) ranks.push(fresh[k++]!);
+        ranks.push(rank);
+      }
+      while (k < fresh.length) ranks.push(fresh[k++]!);
+      // A damaged memo (a rank twice or missing): sort them.
+      if (ranks.length !== records.length) return undefined;
+      return ranks;
+    },
+    madeIdOrder(ranks) {
+      built.byId = ranks as number[];
+    },
+    madeChunks(chunks: readonly CompiledChunk[], offsetWidth: number) {
+      built.chunks = chunks.map((chunk) => chunk.text);
+      built.joined = chunks.map((chunk) => chunk.joined);
+      built.hashes = chunks.map((chunk) => chunk.hash);
+      built.offsetWidth = offsetWidth;
+    },
+  };
+  return {
+    encode(dictionary: string, records: readonly PepeRecord[], encodeOne: (rank: number) => string): (rank: number) => string {
+      const savedAt = saved?.dictionary === dictionary ? align(records) : (align(records), null);
+      const fresh = savedAt === null ? records.length : savedAt.reduce((count, at) => count + (at === -1 ? 1 : 0), 0);
+      run = { reused: records.length - fresh, encoded: fresh };
+      built.dictionary = dictionary;
+      // A record new or changed is never in a kept chunk: each is encoded once, when its chunk is made.
+      return (rank) => {
+        const at = savedAt === null ? -1 : savedAt[rank]!;
+        return at === -1 ? encodeOne(rank) : savedEncoding(at);
+      };
+    },
+    /** What `compileCatalogue` may take from the last build besides the encodings: the dictionary's counts, the chunks. */
+    reuse,
     /** What `encode` did, or null before it ran. */
     run: (): RecordEncodingRun | null => run,
-    /** Saves the encodings `encode` made, unless they are the saved ones. */
+    /** Chunks taken whole from the last build. */
+    keptChunks: (): number => keptChunks,
+    /** Saves what the compile made, unless it is what was saved. */
     async save(): Promise<void> {
-      if (built === null || (run?.encoded === 0 && saved !== null && saved.digests.length === built.digests.length && saved.dictionary === built.dictionary)) return;
+      // Saved only whole: the counts and chunks of a compile that took them from this memo.
+      if (run === null || !counted || built.chunks.length !== Math.ceil(built.digests.length / CHUNK_SIZE)) return;
+      if (run.encoded === 0 && saved !== null && saved.digests.length === built.digests.length && saved.dictionary === built.dictionary && keptChunks === built.chunks.length) return;
       await ENCODED_RECORDS.save(cacheDir, built, saved);
     },
   };

@@ -13,7 +13,7 @@
 import { buildSearchIndex, updateSearchIndex } from '../../../functions/core/search/build-index.js';
 import { SEARCH_INDEX_FORMAT, type SearchDoc, type SearchIndexData } from '../../../functions/core/search/search-types.js';
 import type { PepeRecord } from '../../../functions/core/record.js';
-import { cacheMemo, matchedIndexes } from './memo.js';
+import { cacheMemo, digestsInOrder, matchedIndexes } from './memo.js';
 
 interface SavedIndex {
   context: string;
@@ -48,11 +48,7 @@ export async function memoizedSearchIndex(cacheDir: string, context: string, dig
   let run: SearchIndexRun | null = null;
   return {
     build(docs: SearchDoc[], records: readonly PepeRecord[]): SearchIndexData {
-      const recordDigests = records.map((record) => {
-        const digest = digests.get(record.id);
-        if (digest === undefined) throw new Error(`memoizedSearchIndex: no digest for record ${record.id}`);
-        return digest;
-      });
+      const recordDigests = digestsInOrder(records, digests, 'memoizedSearchIndex');
       const previousRank = saved === null ? new Int32Array(docs.length).fill(-1) : matchedIndexes(saved.digests, recordDigests);
       // Each saved doc stands for one doc at most (a guard: the ids, hence the digests, are distinct).
       const claimed = new Uint8Array(saved?.digests.length ?? 0);
