@@ -74,26 +74,49 @@ export interface StoredHashes {
   missing: number[];
 }
 
-export function storeHashes(phashes: readonly string[], maxPiece: number, addPiece: (text: string) => number): StoredHashes {
+export function storeHashes(phashes: readonly string[], maxPiece: number, addPiece: (text: string) => number, reuse?: HashPieceReuse): StoredHashes {
   const perPiece = Math.max(1, Math.floor(maxPiece / 32)) * 3;
   const missing: number[] = [];
+  const made: HashPiece[] = [];
+  let first = -1;
+  for (let start = 0; start < phashes.length || first === -1; start += perPiece) {
+    const end = Math.min(phashes.length, start + perPiece);
+    const piece = reuse?.kept(start, end, perPiece) ?? hashPiece(phashes, start, end);
+    for (const rank of piece.missing) missing.push(rank);
+    made.push(piece);
+    const index = addPiece(piece.text);
+    if (first === -1) first = index;
+  }
+  reuse?.made(made, perPiece);
+  return { first, perPiece, missing };
+}
+
+/** One piece of `storeHashes`: the phashes of ranks start .. end - 1, and which of them are missing. */
+export interface HashPiece {
+  text: string;
+  missing: number[];
+}
+
+/** What `storeHashes` may take from the last compile: the piece of ranks start .. end - 1 when those records are the same at the same ranks. */
+export interface HashPieceReuse {
+  kept(start: number, end: number, perPiece: number): HashPiece | undefined;
+  made(pieces: readonly HashPiece[], perPiece: number): void;
+}
+
+function hashPiece(phashes: readonly string[], start: number, end: number): HashPiece {
+  const missing: number[] = [];
   // The bytes of little-endian words, whatever this machine's order.
-  const bytes = new Uint8Array(phashes.length * 8);
+  const bytes = new Uint8Array((end - start) * 8);
   const view = new DataView(bytes.buffer);
-  for (let rank = 0; rank < phashes.length; rank++) {
+  for (let rank = start; rank < end; rank++) {
     const hash = parseHash(phashes[rank]!);
     if (hash === null) missing.push(rank);
     else {
-      view.setUint32(rank * 8, hash.hi, true);
-      view.setUint32(rank * 8 + 4, hash.lo, true);
+      view.setUint32((rank - start) * 8, hash.hi, true);
+      view.setUint32((rank - start) * 8 + 4, hash.lo, true);
     }
   }
-  let first = -1;
-  for (let start = 0; start < phashes.length || first === -1; start += perPiece) {
-    const index = addPiece(encodeBytes(bytes.subarray(start * 8, Math.min(phashes.length, start + perPiece) * 8)));
-    if (first === -1) first = index;
-  }
-  return { first, perPiece, missing };
+  return { text: encodeBytes(bytes), missing };
 }
 
 /**
