@@ -66,7 +66,13 @@ const isSaved = (value: unknown): value is SavedEncodings => {
     Number.isSafeInteger(saved.offsetWidth) &&
     Array.isArray(saved.byId) &&
     saved.byId.length === saved.digests.length &&
-    (saved.hashPieces === undefined || (Array.isArray(saved.hashPieces) && Array.isArray(saved.hashMissing) && saved.hashMissing.length === saved.hashPieces.length && Number.isSafeInteger(saved.hashPerPiece)))
+    (saved.hashPieces === undefined ||
+      (Array.isArray(saved.hashPieces) &&
+        saved.hashPieces.every((piece) => typeof piece === 'string') &&
+        Array.isArray(saved.hashMissing) &&
+        saved.hashMissing.length === saved.hashPieces.length &&
+        saved.hashMissing.every((ranks) => Array.isArray(ranks) && ranks.every((rank) => Number.isSafeInteger(rank))) &&
+        Number.isSafeInteger(saved.hashPerPiece)))
   );
 };
 
