@@ -11,7 +11,7 @@ import { configureSharpForBatch } from '../image/decode.js';
 import { releasePixelPass } from '../image/pixel-pass.js';
 import { type ImageBytes, type ImageFileContext, type ImageOutcome, analyseImageFile, readImageBytes } from './analyse-image-file.js';
 import { type CachedFeatures, FeatureCache, type FeatureSource } from './cache/feature-cache.js';
-import { parsePairRow, rowMade } from './cache/stat-keyed-map.js';
+import { type PairRows, parsePairRow, rowMade } from './cache/stat-keyed-map.js';
 import type { ImageFormat } from '../image/format.js';
 import { error, warning, type Problem } from '../shared/problems.js';
 import { caseCollisions, folderProblem, type ContentFile, type ContentPair, type ContentScan, scanContent, readContentFileSync, unreadableProblem } from './scan-content.js';
@@ -73,7 +73,7 @@ export interface AnalyseContentOptions {
 /** What a change build starts from: the last build's pairs (`pairs.bin`), records and problems. */
 export interface PreviousBuild {
   /** Image path → the pair's row (cache/stat-keyed-map.ts `pairRow`). */
-  rows: Map<string, string>;
+  rows: PairRows;
   /** The last build's records by id. */
   records: Map<string, PepeRecord>;
   /** What it reported about its content. */
@@ -273,7 +273,7 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   const scanMs = performance.now() - started;
   const { previous, lines } = options;
   const changeBuild = previous !== undefined && lines !== undefined && scan.problems.length === 0 && scan.loneSidecars.length === 0;
-  const listed = changeBuild ? new ListedFeatures(previous, () => FeatureCache.loadSync(cacheDir, FEATURE_VERSION)) : null;
+  const listed = changeBuild ? new ListedFeatures(previous, () => FeatureCache.lookingUp(cacheDir, FEATURE_VERSION)) : null;
   const cache: FeatureSource = listed ?? (await FeatureCache.load(cacheDir, FEATURE_VERSION));
   const cacheLoadMs = performance.now() - started - scanMs;
   // Valid sidecars whose image is not published (refused, or none): their ids still count.
@@ -351,7 +351,7 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   }
 
   const analysed = items.filter((item): item is AnalysedItem => item !== undefined);
-  const valid = rejectDuplicateIds(analysed, problems, unpublished);
+  const valid = diff ? changedDuplicateIds(analysed, diff.misses.map((index) => items[index]), problems, unpublished, diff.taken) : rejectDuplicateIds(analysed, problems, unpublished);
   // Every id a sidecar holds is a record, also when its image was refused or its id clashes.
   // A generator: read only when some sidecar lists distinct_from.
   const otherIds = function* () {
@@ -366,8 +366,9 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   stats.timings.cpuMs = (used.user + used.system) / 1000;
   const analysis: ContentAnalysis = { items: valid, problems: sortProblems(problems), stats };
   if (diff) {
-    const read = new Set(diff.misses.map((index) => scan.pairs[index]!.image.rel));
-    const changed = valid.filter((item) => read.has(item.file));
+    const read = diff.misses.map((index) => items[index]).filter((item): item is AnalysedItem => item !== undefined);
+    const rejected = new Set(valid === analysed ? [] : analysed.filter((item) => !valid.includes(item)));
+    const changed = read.filter((item) => !rejected.has(item));
     analysis.changes = { items: changed, removed: diff.removed };
     stats.changed = { read: diff.misses.length, removed: diff.removed.length };
   }
@@ -395,6 +396,7 @@ class ListedFeatures implements FeatureSource {
   real: FeatureCache | undefined;
   private readonly hashes = new Map<string, string>();
   private byHash: Map<string, string> | undefined;
+  private searched = 0;
 
   constructor(readonly previous: PreviousBuild, private readonly load: () => FeatureCache) {}
 
@@ -442,6 +444,15 @@ class ListedFeatures implements FeatureSource {
 
   /** The last build's record of an image with these bytes (removed pairs included). */
   private recordOf(sha256: string): PepeRecord | undefined {
+    // The first few new bytes (an add) are searched for in the rows: no map of every row for them.
+    if (this.byHash === undefined && this.searched++ < 16) {
+      const needle = `\0${sha256}\t`;
+      for (const row of this.previous.rows.values()) {
+        const at = row.lastIndexOf(needle);
+        if (at >= 0) return this.previous.records.get(row.slice(at + 66, row.indexOf('\t', at + 67)));
+      }
+      return undefined;
+    }
     if (this.byHash === undefined) {
       this.byHash = new Map();
       // A row ends in `\0sha256\tid\t…` (stat-keyed-map.ts `pairRow`).
@@ -531,6 +542,8 @@ function takeUnchanged(scan: ContentScan, lines: readonly string[], listed: List
   const { rows, records } = listed.previous;
   const misses: number[] = [];
   const touched = new Set<string>();
+  // The ids of the last build's rows not taken over (read again, or gone): every other id of `records` is an item's.
+  const freed = new Set<string>();
   let newPaths = false;
   let seen = 0;
   for (let index = 0; index < scan.pairs.length; index++) {
@@ -554,23 +567,26 @@ function takeUnchanged(scan: ContentScan, lines: readonly string[], listed: List
     if (old === undefined || old.sidecar !== sidecar.rel) newPaths = true;
     if (old === undefined) continue;
     touched.add(old.sidecar);
+    freed.add(old.id);
     // An image whose stat is the last build's holds the same bytes: not read again.
     if (line.startsWith(`${old.image}\0${old.imageStat}\0`)) listed.knowHash(image.rel, old.sha256);
   }
   const removed: string[] = [];
   if (seen < rows.size) {
     const scanned = new Set(scan.pairs.map((pair) => pair.image.rel));
-    for (const [image, row] of rows) {
+    for (const [image, row] of rows.entries()) {
       if (scanned.has(image)) continue;
       removed.push(image);
-      touched.add(image).add(parsePairRow(row).sidecar);
+      const old = parsePairRow(row);
+      touched.add(image).add(old.sidecar);
+      freed.add(old.id);
     }
   }
   const missed = misses.map((index) => scan.pairs[index]!);
   const kept = listed.previous.problems.filter((problem) => problem.code !== 'near-duplicate' && problem.code !== 'unknown-distinct-from' && !(problem.file !== undefined && touched.has(problem.file)));
   const names = missed.flatMap((pair) => [pair.image.rel, pair.sidecar.rel]);
   const problems = [...kept, ...(newPaths ? caseCollisions(scan, names) : []), ...windowsNameProblems({ pairs: missed, loneSidecars: [] })];
-  return { misses, removed, problems };
+  return { misses, removed, problems, taken: (id: string) => records.has(id) && !freed.has(id) };
 }
 
 /**
@@ -656,6 +672,21 @@ export function rejectDuplicateIds(items: AnalysedItem[], problems: Problem[], u
     problems.push(error('duplicate-id', `id ${id} is used by ${sidecars.join(' and ')}: give all but one of them a new id (e.g. from crypto.randomUUID())`, sidecars[0]));
   }
   return items.filter((item) => !clashing.has(item.record.id)).sort((a, b) => (a.file < b.file ? -1 : 1));
+}
+
+/**
+ * `rejectDuplicateIds` for a change build: the last build's ids were distinct, so only an id of
+ * an item `read` again or of an `unpublished` sidecar can clash, with another of those or with
+ * an id `taken` over; only then is every id counted. Otherwise `items` (in scan order) are all valid.
+ */
+function changedDuplicateIds(items: AnalysedItem[], read: (AnalysedItem | undefined)[], problems: Problem[], unpublished: readonly UnpublishedSidecar[], taken: (id: string) => boolean): AnalysedItem[] {
+  const ids = new Set<string>();
+  for (const id of [...read.map((item) => item?.record.id), ...unpublished.map((other) => other.id)]) {
+    if (id === undefined) continue;
+    if (ids.has(id) || taken(id)) return rejectDuplicateIds(items, problems, unpublished);
+    ids.add(id);
+  }
+  return items;
 }
 
 /**

@@ -695,7 +695,7 @@ describe('incremental rebuilds', () => {
 
     it('reads only the pairs that changed, and the build cache only for what the last build did not have; a torn pairs file reads as none', async () => {
       const load = vi.spyOn(FeatureCache, 'load');
-      const loadSync = vi.spyOn(FeatureCache, 'loadSync');
+      const lookingUp = vi.spyOn(FeatureCache, 'lookingUp');
       try {
         const spy = countingAnalyse();
         const path = join(own.contentDir, 'frog-003.json');
@@ -704,7 +704,7 @@ describe('incremental rebuilds', () => {
         expect(edited.stats).toMatchObject({ changed: { read: 1, removed: 0 }, hashed: 0, decoded: 0, records: 6 });
         // The misnamed frog-000 was not read: its warning is the last build's.
         expect(edited.problems).toEqual(first.problems);
-        expect(load.mock.calls.length + loadSync.mock.calls.length).toBe(0);
+        expect(load.mock.calls.length + lookingUp.mock.calls.length).toBe(0);
         // The same bytes under another name: read and hashed, never decoded.
         const image = (await readdir(own.contentDir)).find((file) => file.startsWith('frog-001.') && !file.endsWith('.json'))!;
         await mkdir(join(own.contentDir, 'moved'));
@@ -716,7 +716,7 @@ describe('incremental rebuilds', () => {
         expect(load).not.toHaveBeenCalled();
       } finally {
         load.mockRestore();
-        loadSync.mockRestore();
+        lookingUp.mockRestore();
       }
       const pairs = join(own.cacheDir!, 'pairs.bin');
       await writeFile(pairs, (await readFile(pairs)).subarray(0, 40));

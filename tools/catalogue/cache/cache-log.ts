@@ -35,6 +35,23 @@ export function readCacheDocuments(bytes: Buffer): CacheDocuments | null {
   return documents.length === 0 ? null : { documents, validBytes: at, baseBytes };
 }
 
+/**
+ * The frames of a cache file, walked by their lengths without parsing a document: each
+ * document's byte range, and the bytes up to the last whole frame; null without the magic.
+ */
+export function cacheFrames(bytes: Buffer): { frames: [start: number, end: number][]; validBytes: number } | null {
+  if (bytes.length < MAGIC.length || bytes.toString('latin1', 0, MAGIC.length) !== MAGIC) return null;
+  const frames: [number, number][] = [];
+  let at = MAGIC.length;
+  while (at + 4 <= bytes.length) {
+    const end = at + 4 + bytes.readUInt32LE(at);
+    if (end > bytes.length) break;
+    frames.push([at + 4, end]);
+    at = end;
+  }
+  return { frames, validBytes: at };
+}
+
 /** One framed document; `withMagic` for the first one of a file. */
 export function frameDocument(document: unknown, withMagic: boolean): Buffer {
   const json = Buffer.from(JSON.stringify(document));

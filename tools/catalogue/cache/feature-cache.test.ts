@@ -1,6 +1,6 @@
 import { lstat, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { makeNamedPipe } from '../../testing/named-pipe.js';
 import { makeTempDir, type TempDir } from '../../testing/temp-dir.js';
 import { frameDocument, readCacheDocuments } from './cache-log.js';
@@ -319,5 +319,98 @@ describe('FeatureCache appended deltas', () => {
     expect(rewritten.imageHash('a.png', stat(1))).toBe(sha(1));
     expect(rewritten.imageHash('c.png', stat(3))).toBe(sha(3));
     expect((await readFile(file)).length).toBeLessThan(whole.length + 200);
+  });
+});
+
+// A change build asks the cache about the few images it reads: new bytes must not cost a parse of every row.
+describe('FeatureCache in lookup mode (a change build)', () => {
+  it('answers from the file unparsed and appends this run; parses once asked after its save', async () => {
+    const first = await cacheWithImages(50);
+    await first.save();
+    const file = join(temp.path, CACHE_FILE);
+    const before = await readFile(file);
+    const decode = vi.spyOn(JSON, 'parse');
+    const cache = FeatureCache.lookingUp(temp.path, 'v1');
+    try {
+      expect(cache.featuresOf(sha(500))).toBeUndefined();
+      // Known bytes: their row is found in the file, their thumbnail read from its slot.
+      expect(plain(cache.featuresOf(sha(7)))).toEqual(features(7));
+      cache.setImageHash('new.png', stat(500), sha(500));
+      cache.setFeatures(sha(500), features(500));
+      expect(await cache.save({ prune: false })).toBe(true);
+      // Only the documents' heads were parsed, never a row.
+      expect(decode.mock.calls.every(([text]) => String(text).length < 200)).toBe(true);
+    } finally {
+      decode.mockRestore();
+    }
+    const after = await readFile(file);
+    expect(after.subarray(0, before.length).equals(before)).toBe(true);
+    expect(readCacheDocuments(after)!.documents).toHaveLength(2);
+    // Known bytes asked for after the save: the file is parsed, this run's entries with it.
+    expect(plain(cache.featuresOf(sha(8)))).toEqual(features(8));
+    expect(cache.featuresOf(sha(500))!.thumb[9]).toBe(500 % 256);
+    const reloaded = await FeatureCache.load(temp.path, 'v1');
+    expect(reloaded.imageHash('new.png', stat(500))).toBe(sha(500));
+    expect([7, 49, 500].map((i) => plain(reloaded.featuresOf(sha(i))))).toEqual([features(7), features(49), features(500)]);
+  });
+
+  it('keeps what it set before a parse, and rewrites a torn, foreign or other-version file whole', async () => {
+    const first = await cacheWithImages(5);
+    await first.save();
+    const file = join(temp.path, CACHE_FILE);
+    const mixed = FeatureCache.lookingUp(temp.path, 'v1');
+    mixed.setFeatures(sha(600), features(600));
+    expect(plain(mixed.featuresOf(sha(3)))).toEqual(features(3));
+    expect(plain(mixed.featuresOf(sha(600)))).toEqual(features(600));
+    await mixed.save({ prune: false });
+    expect(plain((await FeatureCache.load(temp.path, 'v1')).featuresOf(sha(600)))).toEqual(features(600));
+
+    const whole = await readFile(file);
+    for (const [kind, bytes, version] of [
+      ['torn', whole.subarray(0, whole.length - 3), 'v1'],
+      ['foreign', Buffer.from('not a cache at all'), 'v1'],
+      ['of another feature version', whole, 'v2'],
+    ] as const) {
+      await writeFile(file, bytes);
+      const cache = FeatureCache.lookingUp(temp.path, version);
+      cache.setImageHash('c.png', stat(3), sha(3));
+      cache.setFeatures(sha(700), features(700));
+      await cache.save({ prune: false });
+      const loaded = await FeatureCache.load(temp.path, version);
+      expect([kind, plain(loaded.featuresOf(sha(700)))]).toEqual([kind, features(700)]);
+      expect(loaded.imageHash('c.png', stat(3))).toBe(sha(3));
+      expect(readCacheDocuments(await readFile(file))!.documents).toHaveLength(1);
+    }
+  });
+
+  it('finds features appended in a delta, and none once a later delta dropped them', async () => {
+    const first = await cacheWithImages(10);
+    await first.save({ now: 0 });
+    const second = await FeatureCache.load(temp.path, 'v1');
+    useImages(second, 9);
+    second.setFeatures(sha(20), features(20));
+    // Image 9 retired now, dropped by a save 31 days later (both deltas).
+    await second.save({ now: 0 });
+    const third = await FeatureCache.load(temp.path, 'v1');
+    useImages(third, 9);
+    third.featuresOf(sha(20));
+    await third.save({ now: 31 * 24 * 60 * 60 * 1000 });
+    expect(readCacheDocuments(await readFile(join(temp.path, CACHE_FILE)))!.documents).toHaveLength(3);
+    const decode = vi.spyOn(JSON, 'parse');
+    const cache = FeatureCache.lookingUp(temp.path, 'v1');
+    try {
+      expect(plain(cache.featuresOf(sha(20)))).toEqual(features(20));
+      // Named again by the later deltas (retired, then dropped): their drop lists read, the file still unparsed.
+      expect(cache.featuresOf(sha(9))).toBeUndefined();
+      expect(plain(cache.featuresOf(sha(3)))).toEqual(features(3));
+      expect(decode.mock.calls.every(([text]) => String(text).length < 200)).toBe(true);
+    } finally {
+      decode.mockRestore();
+    }
+    // A feature retired by a later delta but not dropped is still found.
+    const fourth = await FeatureCache.load(temp.path, 'v1');
+    useImages(fourth, 5);
+    await fourth.save({ now: 31 * 24 * 60 * 60 * 1000 });
+    expect(plain(FeatureCache.lookingUp(temp.path, 'v1').featuresOf(sha(7)))).toEqual(features(7));
   });
 });

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import type { ImageExt } from '../../../functions/core/record.js';
 import type { ImageAnalysis } from '../../image/analyse-image.js';
 import type { ImageFormat } from '../../image/format.js';
-import { CacheLog, frameDocument, readCacheDocuments } from './cache-log.js';
+import { CacheLog, cacheFrames, frameDocument, readCacheDocuments } from './cache-log.js';
 import { readRegularFile, readRegularFileSync } from '../../shared/read-regular-file.js';
 import { replaceFile } from '../../shared/replace-file.js';
 import { type NormalisedSidecar, sidecarRulesVersion } from '../sidecar.js';
@@ -130,6 +130,63 @@ const RETIRED_KEEP_MS = 30 * 24 * 60 * 60 * 1000;
 /** Unused features kept at most: each costs a 4 KB thumbnail slot and ~150 bytes of JSON. */
 const RETIRED_MAX = 2000;
 
+/** Lookups a cache in lookup mode answers by searching the file's bytes before it parses the file whole (each search reads all of it). */
+const LOOKUPS_UNPARSED = 16;
+
+/** A cache in lookup mode: the file's bytes, unparsed (null: read them again, a save appended since); the features found in them and the hashes they lack. */
+interface Unparsed {
+  bytes: Buffer | null;
+  /** The documents' byte ranges once the file is known usable without a parse (null: it is not), and whether a delta may go after them. */
+  frames?: { ranges: [start: number, end: number][]; appends: boolean } | null;
+  found: Map<string, CachedFeatures>;
+  absent: Set<string>;
+  lookups: number;
+}
+
+/** The members a cache document (full or delta) starts with, read without parsing the rest. */
+type CacheHead = Partial<Pick<CacheJson, 'featureVersion' | 'sidecarRules' | 'statRows' | 'thumbs'>>;
+
+/** The end of the JSON array that starts at `start` (a feature row: no nesting, but strings may hold brackets), within `limit`. */
+function rowEnd(bytes: Buffer, start: number, limit: number): number {
+  let inString = false;
+  for (let at = start + 1; at < limit; at++) {
+    const c = bytes[at];
+    if (inString) {
+      if (c === 0x5c) at++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5d) return at + 1;
+  }
+  return limit;
+}
+
+/**
+ * A delta's `drop.features`, read alone: `save` writes `drop` after the rows, its `features`
+ * last, and a string cannot hold a bare `"` (nor a hash a `]`). Null when it is not there.
+ */
+function droppedFeatures(delta: Buffer): string[] | null {
+  const drop = delta.lastIndexOf(',"drop":{');
+  const list = drop < 0 ? -1 : delta.indexOf('"features":[', drop);
+  const end = list < 0 ? -1 : delta.indexOf(']', list);
+  try {
+    const features: unknown = end < 0 ? null : JSON.parse(delta.toString('utf8', list + '"features":'.length, end + 1));
+    return Array.isArray(features) ? (features as string[]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The head of the document in `bytes[start, end)`: its members before "images" (`save` writes them first), or null. */
+function cacheHead(bytes: Buffer, start: number, end: number): CacheHead | null {
+  const text = bytes.toString('utf8', start, Math.min(end, start + 4096));
+  const at = text.indexOf(',"images":');
+  try {
+    return at < 0 ? null : (JSON.parse(`${text.slice(0, at)}}`) as CacheHead);
+  } catch {
+    return null;
+  }
+}
+
 /** What the analysis of one image or sidecar asks of the cache (analyse-image-file.ts). */
 export type FeatureSource = Pick<FeatureCache, 'imageHash' | 'setImageHash' | 'featuresOf' | 'setFeatures' | 'sidecar' | 'setSidecar'>;
 
@@ -147,6 +204,10 @@ export class FeatureCache {
   /** State of build-cache.bin as loaded or last saved: may a delta be appended, and how big is it so far. */
   private readonly log = new CacheLog(LOG_FLOOR_BYTES);
   private dirty = false;
+  /** Lookup mode (`lookingUp`): the file is not parsed yet. */
+  private unparsed: Unparsed | undefined;
+  /** The thumbnail file and the log were taken over without parsing: a save appends the fresh entries, never compacts. */
+  private appendOnly = false;
 
   private constructor(readonly dir: string, readonly featureVersion: string, readonly sidecarRules: string) {
     this.thumbs = new ThumbStore(dir);
@@ -164,17 +225,107 @@ export class FeatureCache {
     return cache;
   }
 
-  /** `load`, blocking: for a change build that needs the cache only for an image it meets on the way (analyse-content.ts). */
-  static loadSync(cacheDir: string, featureVersion: string, sidecarRules = sidecarRulesVersion()): FeatureCache {
+  /**
+   * A cache for a change build, which asks it only about the few images it reads
+   * (analyse-content.ts): the file is read but not parsed. The features of bytes are found by
+   * searching the file for their row (none: absent); a prune, a file of other settings, or a
+   * save that cannot append parses it whole, as `load`. Stat rows answer only what this run set
+   * (the pairs a change build reads have new stats). A save appends this run's entries.
+   */
+  static lookingUp(cacheDir: string, featureVersion: string, sidecarRules = sidecarRulesVersion()): FeatureCache {
     const cache = new FeatureCache(cacheDir, featureVersion, sidecarRules);
-    let bytes: Buffer | null = null;
-    try {
-      bytes = readRegularFileSync(cache.file);
-    } catch {
-      // Anything but a readable regular file reads as no cache, as in `load`.
-    }
-    if (bytes) cache.decode(bytes);
+    cache.unparsed = { bytes: cache.readSync(), found: new Map(), absent: new Set(), lookups: 0 };
     return cache;
+  }
+
+  /** The file's bytes, or null when it is not a readable regular file (no cache, as in `load`). */
+  private readSync(): Buffer | null {
+    try {
+      return readRegularFileSync(this.file);
+    } catch {
+      return null;
+    }
+  }
+
+  /** Lookup mode ends: the file is parsed, and what this run set since it was read is set again over it. */
+  private parse(): void {
+    const unparsed = this.unparsed;
+    if (unparsed === undefined) return;
+    this.unparsed = undefined;
+    this.appendOnly = false;
+    // Bytes read before this run set anything: its entries go over them. Null: a save appended them to the file.
+    const set = unparsed.bytes === null ? null : { images: this.images.changedRows(), sidecars: this.sidecars.changedRows(), features: [...this.features] };
+    const bytes = unparsed.bytes ?? this.readSync();
+    if (bytes) this.decode(bytes);
+    for (const sha of unparsed.found.keys()) this.featuresOf(sha);
+    if (set === null) return;
+    for (const [path, size, mtimeMs, ctimeMs, ino, value] of set.images) this.images.set(path, { size, mtimeMs, ctimeMs, ino }, value);
+    for (const [path, size, mtimeMs, ctimeMs, ino, value] of set.sidecars) this.sidecars.set(path, { size, mtimeMs, ctimeMs, ino }, value);
+    for (const [sha, features] of set.features) this.setFeatures(sha, features);
+  }
+
+  /**
+   * The file's documents when it can be used unparsed: whole frames, made under this feature
+   * version, with the thumbnail file its last document names (taken over). `appends`: under
+   * these sidecar rules and stat fields too, with room for a delta. Null otherwise.
+   */
+  private unparsedFrames(unparsed: Unparsed & { bytes: Buffer }): Unparsed['frames'] {
+    if (unparsed.frames !== undefined) return unparsed.frames;
+    const { bytes } = unparsed;
+    const walked = cacheFrames(bytes);
+    const [first, ...deltas] = walked?.frames ?? [];
+    const base = first && cacheHead(bytes, ...first);
+    let thumbs = base?.thumbs;
+    for (const [start, end] of deltas) thumbs = cacheHead(bytes, start, end)?.thumbs;
+    if (!walked || walked.validBytes !== bytes.length || !base || base.featureVersion !== this.featureVersion || typeof thumbs?.generation !== 'string' || typeof thumbs.slots !== 'number' || !this.thumbs.adopt(thumbs)) return (unparsed.frames = null);
+    this.log.loaded({ documents: [], validBytes: walked.validBytes, baseBytes: first![1] }, bytes.length, base.sidecarRules === this.sidecarRules && base.statRows === STAT_ROWS);
+    return (unparsed.frames = { ranges: walked.frames, appends: this.log.appends });
+  }
+
+  /**
+   * In lookup mode, the features of `sha256` from its last row in the file (rows are
+   * `["<sha256>","<format>",…]`, and only they start so), unless a later delta drops them;
+   * undefined when the file has none; 'parse' when it cannot tell without parsing.
+   */
+  private lookUp(unparsed: Unparsed, sha256: string): CachedFeatures | undefined | 'parse' {
+    const found = unparsed.found.get(sha256);
+    if (found !== undefined) return found;
+    if (unparsed.absent.has(sha256)) return undefined;
+    const { bytes } = unparsed;
+    if (bytes === null || unparsed.lookups++ >= LOOKUPS_UNPARSED) return 'parse';
+    const at = bytes.lastIndexOf(`["${sha256}","`);
+    const frames = at < 0 ? undefined : this.unparsedFrames(unparsed as Unparsed & { bytes: Buffer });
+    if (at < 0 || !frames) {
+      if (at >= 0 || bytes.includes(sha256)) return 'parse';
+      unparsed.absent.add(sha256);
+      return undefined;
+    }
+    const ranges = frames.ranges.filter(([, end]) => end > at);
+    // A later delta that names the bytes (retired, used again, a stat row) may also drop their features: its drop list is read.
+    for (const [start, end] of ranges.slice(1)) {
+      const delta = bytes.subarray(start, end);
+      if (!delta.includes(sha256)) continue;
+      const dropped = droppedFeatures(delta);
+      if (dropped === null) return 'parse';
+      if (dropped.includes(sha256)) {
+        unparsed.absent.add(sha256);
+        return undefined;
+      }
+    }
+    let row: FeatureRow;
+    try {
+      row = JSON.parse(bytes.toString('utf8', at, rowEnd(bytes, at, ranges[0]![1]))) as FeatureRow;
+    } catch {
+      return 'parse';
+    }
+    const [sha, format, ext, mime, width, height, phash, blurhash, animated, slot, check] = row;
+    if (row.length !== 11 || typeof slot !== 'number' || check !== featureCheck(sha, format, ext, mime, width, height, phash, blurhash, animated)) return 'parse';
+    const features = new LoadedFeatures(format, ext, mime, width, height, phash, blurhash, animated === 1, this.thumbs.reader(sha, slot));
+    unparsed.found.set(sha256, features);
+    // Used again: no longer retired, if it was (the delta says so).
+    this.revived.add(sha256);
+    this.dirty = true;
+    return features;
   }
 
   /** A corrupt or foreign cache is ignored (and rewritten): it is only ever an optimisation. */
@@ -251,6 +402,11 @@ export class FeatureCache {
   }
 
   featuresOf(sha256: string): CachedFeatures | undefined {
+    if (this.unparsed !== undefined && !this.features.has(sha256)) {
+      const found = this.lookUp(this.unparsed, sha256);
+      if (found !== 'parse') return found;
+      this.parse();
+    }
     const found = this.features.get(sha256);
     if (found) {
       this.usedFeatures.add(sha256);
@@ -301,6 +457,15 @@ export class FeatureCache {
    * adds to a cache that the last full scan pruned). `now` is for tests.
    */
   async save({ prune = true, now = Date.now() }: { prune?: boolean; now?: number } = {}): Promise<boolean> {
+    if (this.unparsed !== undefined) {
+      if (!prune && !this.dirty) return false;
+      if (prune || this.unparsed.bytes === null || !this.unparsedFrames(this.unparsed as Unparsed & { bytes: Buffer })?.appends) this.parse();
+      else {
+        this.appendOnly = true;
+        // Appended from here on: a parse reads the file again.
+        this.unparsed.bytes = null;
+      }
+    }
     const retirement = prune ? this.retire(now) : { retired: [], drop: [] };
     const drop = prune ? { images: this.images.unused(), sidecars: this.sidecars.unused(), features: retirement.drop } : { images: [], sidecars: [], features: [] };
     if (!this.dirty && retirement.retired.length + drop.images.length + drop.sidecars.length + drop.features.length === 0) return false;
@@ -314,7 +479,7 @@ export class FeatureCache {
     }
     await makeFolders(this.dir);
 
-    const thumbs = await this.thumbs.write([...this.features]);
+    const thumbs = await this.thumbs.write([...this.features], { appendOnly: this.appendOnly });
     const featureRow = (sha: string, f: CachedFeatures): FeatureRow => {
       const animated = f.animated ? 1 : 0;
       return [sha, f.format, f.ext, f.mime, f.width, f.height, f.phash, f.blurhash, animated, thumbs.slotOf(sha)!, featureCheck(sha, f.format, f.ext, f.mime, f.width, f.height, f.phash, f.blurhash, animated)];

@@ -122,3 +122,59 @@ export function parsePairRow(row: string): PairRow {
   return { image, imageStat, sidecar, sidecarStat, ...rowMade(row, lineLength) };
 }
 
+/** The image path a row starts with. */
+export const imageOfRow = (row: string): string => row.slice(0, row.indexOf('\0'));
+
+/**
+ * The last build's rows by image path. The full list is in scan order (sorted by path, as
+ * `<` compares), so a lookup in that order walks it with a cursor: no map of every row is
+ * made; the deltas' rows and drops lie over it in a small map.
+ */
+export class PairRows {
+  private cursor = 0;
+
+  constructor(
+    private readonly base: readonly string[],
+    /** Image path → its row set by a delta, or null when a delta dropped it. */
+    private readonly over: ReadonlyMap<string, string | null>,
+    /** The number of rows. */
+    readonly size: number,
+  ) {}
+
+  /** The row of the pair whose image is at `image`. */
+  get(image: string): string | undefined {
+    const over = this.over.get(image);
+    if (over !== undefined) return over ?? undefined;
+    const key = `${image}\0`;
+    const { base } = this;
+    // `image\0…` sorts where `image` does: NUL is below every character of a path.
+    if (!base[this.cursor]?.startsWith(key)) {
+      let low = 0;
+      let high = base.length;
+      while (low < high) {
+        const mid = (low + high) >>> 1;
+        if (base[mid]! < key) low = mid + 1;
+        else high = mid;
+      }
+      this.cursor = low;
+    }
+    const row = base[this.cursor];
+    if (row === undefined || !row.startsWith(key)) return undefined;
+    this.cursor++;
+    return row;
+  }
+
+  /** Every row, with its image path. */
+  *entries(): Generator<[string, string]> {
+    for (const row of this.base) {
+      const image = imageOfRow(row);
+      if (!this.over.has(image)) yield [image, row];
+    }
+    for (const [image, row] of this.over) if (row !== null) yield [image, row];
+  }
+
+  /** Every row. */
+  *values(): Generator<string> {
+    for (const [, row] of this.entries()) yield row;
+  }
+}

@@ -95,10 +95,11 @@ export class ThumbStore {
    * half the file would be dead. Appending touches only the fresh entries: one added image
    * must not cost a pass that sorts or re-maps 10k slots.
    */
-  async write(entries: [string, { readonly thumb: Uint8Array; readonly texture: Uint8Array }][]): Promise<ThumbWrite> {
+  async write(entries: [string, { readonly thumb: Uint8Array; readonly texture: Uint8Array }][], { appendOnly = false } = {}): Promise<ThumbWrite> {
     const freshEntries = entries.filter(([key]) => !this.slots.has(key));
     const liveOld = entries.length - freshEntries.length;
-    const compacted = this.state.generation === '' || liveOld * 2 < this.state.slots;
+    // `appendOnly`: the caller holds only the fresh entries (the live ones are not known), so the file is never compacted.
+    const compacted = this.state.generation === '' || (!appendOnly && liveOld * 2 < this.state.slots);
     const previous = this.state;
     const newSlots = new Map<string, number>();
     let state: ThumbState;

@@ -25,7 +25,7 @@ import { sha256Of } from '../../shared/manifest.js';
 import { readRegularFileSync } from '../../shared/read-regular-file.js';
 import { replaceFileSync } from '../../shared/replace-file.js';
 import { CacheLog, frameDocument, readCacheDocuments } from './cache-log.js';
-import { statLine } from './stat-keyed-map.js';
+import { imageOfRow, PairRows, statLine } from './stat-keyed-map.js';
 
 const RECORDS_FILE = 'records.bin';
 /** Deltas may grow to this many bytes (or half the full list, if larger) before a rewrite. */
@@ -123,7 +123,6 @@ export interface PairsDelta {
   drop: string[];
 }
 
-const imageOfRow = (row: string): string => row.slice(0, row.indexOf('\0'));
 
 /**
  * Saves the rows: `delta` appended after the file the last build left (`saved`) when it may
@@ -145,8 +144,8 @@ export function savePairs(cacheDir: string, rows: () => string[], delta: PairsDe
 
 const isStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string' && item.includes('\0'));
 
-/** Image path → row, as the last build left them; null when the file is missing, torn or not a pairs file. */
-export function loadPairs(cacheDir: string): Map<string, string> | null {
+/** The rows as the last build left them; null when the file is missing, torn or not a pairs file. */
+export function loadPairs(cacheDir: string): PairRows | null {
   let bytes: Buffer;
   try {
     bytes = readRegularFileSync(pairsFile(cacheDir));
@@ -157,12 +156,16 @@ export function loadPairs(cacheDir: string): Map<string, string> | null {
   if (read === null || read.validBytes !== bytes.length) return null;
   const [base, ...deltas] = read.documents;
   if (!isStrings(base)) return null;
-  const rows = new Map<string, string>();
-  for (const row of base) rows.set(imageOfRow(row), row);
+  // Sorted, as a build writes them, else the walk cannot find them: then the file is none.
+  for (let at = 1; at < base.length; at++) if (!(base[at - 1]! < base[at]!)) return null;
+  const over = new Map<string, string | null>();
   for (const delta of deltas as Partial<PairsDelta>[]) {
     if (!isStrings(delta?.set) || !Array.isArray(delta.drop)) return null;
-    for (const image of delta.drop) rows.delete(image);
-    for (const row of delta.set) rows.set(imageOfRow(row), row);
+    for (const image of delta.drop) over.set(image, null);
+    for (const row of delta.set) over.set(imageOfRow(row), row);
   }
-  return rows;
+  const rows = new PairRows(base, new Map(), base.length);
+  let size = base.length;
+  for (const [image, row] of over) size += (rows.get(image) === undefined ? 0 : -1) + (row === null ? 0 : 1);
+  return new PairRows(base, over, size);
 }
