@@ -8,7 +8,7 @@ import { dirname, resolve } from 'node:path';
 import { type ContentPair, isAtOrBelow, scanContent, folderProblem } from './scan-content.js';
 import { catalogueDataFiles, compileCatalogue } from '../../functions/core/catalogue.js';
 import { type PepeRecord, type SiteUrls } from '../../functions/core/record.js';
-import { type AnalyseContentOptions, type AnalysedItem, type AnalyseStats, analyseContent, type ContentAnalysis, dateProblems, defaultCacheDir, effectiveLimits, LostFeatures, sortedRecords, sortProblems } from './analyse-content.js';
+import { type AnalyseContentOptions, type AnalysedItem, type AnalyseStats, analyseContent, type ContentAnalysis, type PreviousBuild, dateProblems, defaultCacheDir, effectiveLimits, LostFeatures, sortedRecords, sortProblems } from './analyse-content.js';
 import { type InOutput, openRenditions, type RenditionEntry, renditionFileName, renditionFiles, renditionFolder, type RenditionRun, type RenditionsRun, thumbnailsOf } from './renditions.js';
 import type { RenditionSettings } from '../image/renditions.js';
 import { createManifest, manifestEntry, type Manifest, readManifestSync, sha256Of, UnusableManifestError } from '../shared/manifest.js';
@@ -18,7 +18,7 @@ import { diskFullProblem, isDiskFull } from './disk-full.js';
 import { type Recovery, recoverOutput } from './commit-output.js';
 import { type ChunkShapes, planAnswers, planImages } from './plan-answers.js';
 import { byteLength, type PlannedFile, writeOutput } from './write-output.js';
-import { previousAnswers } from './cache/answer-digests.js';
+import { previousAnswers, recordChanges, type RecordChanges, vouchesFor } from './cache/answer-digests.js';
 import { type BuildInputs, buildContext, buildInputs, type GeneratedExtras, generateExtras } from './build-extras.js';
 import { LastBuild, type PairsMade, type UnchangedContent } from './cache/last-build.js';
 import { pairRow, statLine } from './cache/stat-keyed-map.js';
@@ -31,6 +31,7 @@ import { cacheFileProblems } from './cache/cache-files.js';
 import type { RecordEncodingRun } from './cache/record-encoding-memo.js';
 import type { SearchIndexRun } from './cache/search-index-memo.js';
 import { loadEsbuild } from './bundle-function.js';
+import { DATASET_SHARD_SHAPE } from './dataset-shards.js';
 
 export interface BuildOptions extends Omit<AnalyseContentOptions, 'writeCache' | 'onDecoded'> {
   outDir: string;
@@ -171,7 +172,9 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
     await renditions.keep();
     return resultOf({ ok: false, problems, records, changed: false }, stats, started, last.outputManifest());
   }
-  const made = await finishRenditions(renditions, analysis.items, () => last.previousManifest(), stats);
+  // A change build whose plan keeps the unchanged records' files finishes only the images it read: the others' renditions are their records' thumbnails, in the cache and the output already.
+  const keepsOutput = analysis.changes !== undefined && previous !== undefined && vouchesFor(await last.answerDigests(), { outDir: options.outDir, context }, await last.previousManifest());
+  const made = await finishRenditions(renditions, keepsOutput ? analysis.changes!.items : analysis.items, !keepsOutput, () => last.previousManifest(), stats);
   if (made.problems.length > 0) return resultOf({ ok: false, problems: sortProblems([...problems, ...made.problems]), records, changed: false }, stats, started, last.outputManifest());
 
   // An image's bytes and its renditions': a record's digest covers the files it has in site/images.
@@ -184,12 +187,12 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   if (last.madeFrom(inputs.fingerprint)) {
     stats.kept = last.files;
     stats.shortcut = 'records';
-    if (unchangedContent !== null) await last.keepUnchanged(records, inputs.recordDigests, unchangedContent, pairs);
+    if (unchangedContent !== null) await last.keepUnchanged(records, unchangedContent, pairs);
     return resultOf({ ok: true, problems, records, changed: false }, stats, started, () => readManifestSync(outDir));
   }
   // This build bundles: esbuild loads during the reads below, so that the bundle can start at once (bundle-function.ts).
   loadEsbuild().catch(() => undefined); // a failure to load shows when bundling
-  const run: Run = { options, last, stats, inputs, records, unchangedContent, pairs };
+  const run: Run = { options, last, stats, inputs, records, unchangedContent, pairs, changes: changesOf(analysis, previous, inputs.recordDigests) };
   const compiled = await compileData(run, records);
   const written = await writeFiles(run, compiled, analysis.items, made.bySource, writing);
   problems.push(...written.problems);
@@ -287,11 +290,12 @@ function lastBuildResult(last: LastBuild, unchanged: UnchangedContent, timings: 
 }
 
 /**
- * Renditions of the valid images: made during the analysis, from the cache, or encoded now.
- * A rendition the previous output already holds under every name it gets is not linked again,
- * so its cache file is not read. Each record gets its thumbnails.
+ * Renditions of the valid images (`complete`: every one; else those a change build read): made
+ * during the analysis, from the cache, or encoded now. A rendition the previous output already
+ * holds under every name it gets is not linked again, so its cache file is not read. Each of
+ * these records gets its thumbnails.
  */
-async function finishRenditions(renditions: RenditionsRun, items: AnalysedItem[], previousManifest: () => Promise<Manifest | null>, stats: BuildStats) {
+async function finishRenditions(renditions: RenditionsRun, items: readonly AnalysedItem[], complete: boolean, previousManifest: () => Promise<Manifest | null>, stats: BuildStats) {
   // Only when some reused rendition could be in the output: a catalogue of images too small for renditions never reads the manifest here.
   const inOutput = async (): Promise<InOutput> => {
     const previous = await previousManifest();
@@ -306,6 +310,7 @@ async function finishRenditions(renditions: RenditionsRun, items: AnalysedItem[]
   const made = await renditions.finish(
     items.map((item) => ({ sha256: item.sha256, file: item.file, abs: item.abs, width: item.record.width, animated: item.animated })),
     inOutput,
+    complete,
   );
   stats.timings.renditionsMs = made.run.ms;
   stats.renditions = made.run;
@@ -323,6 +328,20 @@ interface Run {
   records: PepeRecord[];
   unchangedContent: UnchangedContent | null;
   pairs: PairsMade | null;
+  /** The records changed and removed since the last build, when the analysis started from it. */
+  changes: RecordChanges | null;
+}
+
+/**
+ * What changed since the last build, from what the analysis took over from it: each item's
+ * digest then (`item.previous`; a pair read again counts as changed) and the last build's ids.
+ */
+function changesOf(analysis: ContentAnalysis, previous: PreviousBuild | undefined, digests: ReadonlyMap<string, string>): RecordChanges | null {
+  if (analysis.changes === undefined || previous === undefined) return null;
+  const current = function* () {
+    for (const item of analysis.items) yield [item.record.id, item.previous?.digest] as const;
+  };
+  return recordChanges(digests, current(), previous.records);
 }
 
 /**
@@ -378,16 +397,17 @@ async function writeFiles(run: Run, compiled: Awaited<ReturnType<typeof compileD
   const previous = await last.previousManifest();
   const saved = await last.answerDigests();
   const documents = new Map<string, string>();
-  const planOptions = { chunks: options.chunks, previous: previousAnswers(saved, { outDir, context: inputs.context }, previous), recordDigests: inputs.recordDigests, documents };
+  const planOptions = { chunks: options.chunks, previous: previousAnswers(saved, { outDir, context: inputs.context }, previous, run.changes), documents };
   // The originals and renditions of the records that changed; the others' are kept as they are.
   const folder = renditionFolder(cacheDir);
   const imageFiles = planImages(
-    items.map((item) => {
-      const entries = renditions.get(item.sha256) ?? [];
-      return { id: item.record.id, files: 1 + entries.length, plan: () => [{ path: originalPath(item), sha256: item.sha256, size: item.record.file_size, copyFrom: item.abs }, ...renditionFiles(folder, item.record.id, entries)] };
-    }),
+    items,
+    {
+      id: (item) => item.record.id,
+      files: (item) => 1 + item.record.thumbnails.length,
+      plan: (item) => [{ path: originalPath(item), sha256: item.sha256, size: item.record.file_size, copyFrom: item.abs }, ...renditionFiles(folder, item.record.id, renditions.get(item.sha256) ?? [])],
+    },
     planOptions.previous,
-    inputs.recordDigests,
   );
   const files = [...imageFiles.files, ...compiled.files];
   const writeStart = performance.now();
@@ -403,14 +423,18 @@ async function writeFiles(run: Run, compiled: Awaited<ReturnType<typeof compileD
     // After the function bundle has started: it needs the data module, not the answers.
     plannedLater: (written, incremental) => {
       const planStart = performance.now();
-      // The originals, whose sums the dataset lists, indexed on the first ask (a change renders a shard or two); those written have other bytes than before under the same id.
-      let byId: Map<string, AnalysedItem> | undefined;
+      // The originals, whose sums the dataset lists, looked up as shards ask (those written have other bytes than before under the same id).
+      const byId = new Map<string, AnalysedItem>();
+      let passes = 0;
       const imageOf = (id: string) => {
-        if (byId === undefined) {
-          byId = new Map();
-          for (const item of items) byId.set(item.record.id, item);
+        let item = byId.get(id);
+        if (item === undefined) {
+          // A change renders a shard or two: one pass over the items finds a shard's worth of ids in rank order from this one; past a few passes, all are indexed.
+          const at = data.ids.indexOf(id);
+          const wanted = ++passes > 4 ? null : new Set(data.ids.slice(at, at + DATASET_SHARD_SHAPE.max));
+          for (const other of items) if (wanted === null || wanted.has(other.record.id)) byId.set(other.record.id, other);
+          item = byId.get(id)!;
         }
-        const item = byId.get(id)!;
         return { fileName: `${id}${item.record.file_ext}`, sha256: item.sha256 };
       };
       const imageChanged = new Set(written.filter((path) => path.startsWith('site/images/')).map((path) => path.slice('site/images/'.length, path.lastIndexOf('.'))));
@@ -431,7 +455,7 @@ async function writeFiles(run: Run, compiled: Awaited<ReturnType<typeof compileD
   writing.folder = 'cache';
   const problems: Problem[] = [];
   try {
-    await last.save({ fingerprint: inputs.fingerprint, context: inputs.context, recordDigests: inputs.recordDigests, documents, manifest: written.manifest, memos: generated ? [generated] : [], records: run.records, unchanged: run.unchangedContent, pairs: run.pairs });
+    await last.save({ fingerprint: inputs.fingerprint, context: inputs.context, changes: run.changes, documents, manifest: written.manifest, memos: generated ? [generated] : [], records: run.records, unchanged: run.unchangedContent, pairs: run.pairs });
   } catch (failure) {
     // The output is built; a cache file torn by the full disk reads as missing next time (memo.ts).
     if (!isDiskFull(failure)) throw failure;

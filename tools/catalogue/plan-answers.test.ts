@@ -8,7 +8,11 @@ import { type ManifestEntry, segmentKeyOf, sha256Of } from '../shared/manifest.j
 import { siteDocuments } from './site-documents.js';
 import { listingFiles } from './static-listing.js';
 import { openCatalogue } from '../../functions/core/catalogue-runtime.js';
-import type { PreviousAnswers } from './cache/answer-digests.js';
+import { type PreviousAnswers, recordChanges } from './cache/answer-digests.js';
+
+/** The changes from a map of the previous build's digests to `digests`. */
+const changesSince = (previous: ReadonlyMap<string, string>, digests: ReadonlyMap<string, string>) =>
+  recordChanges(digests, [...digests.keys()].map((id) => [id, previous.get(id)] as const), previous);
 import type { LaterFiles, PlannedFile } from './write-output.js';
 
 const imageSha256 = (name: string) => sha256Of(name);
@@ -58,12 +62,12 @@ describe('planAnswers', () => {
     const shapes = { listing: { mean: 3, max: 4 }, sitemaps: { mean: 3, max: 4 }, dataset: { mean: 3, max: 4 } };
     const recordDigests = new Map(data.ids.map((id) => [id, sha256Of(id)]));
     const documents = new Map<string, string>();
-    const first = planAnswers(data, image, { chunks: shapes, recordDigests, documents }).files;
+    const first = planAnswers(data, image, { chunks: shapes, documents }).files;
     const entries = new Map(first.map((file) => [file.path, { sha256: file.sha256, size: file.size }]));
     for (const id of data.ids) entries.set(`site/images/${image(id).fileName}`, { sha256: image(id).sha256, size: 1 });
     // The previous build as answer-digests.ts gives it: every entry of the first plan, one segment for all.
-    const previousOf = (records: Record<string, string>): PreviousAnswers => ({
-      records,
+    const previousOf = (records: Record<string, string>, digests: ReadonlyMap<string, string> = recordDigests): PreviousAnswers => ({
+      changes: changesSince(new Map(Object.entries(records)), digests),
       entry: (path) => entries.get(path),
       document: (key) => documents.get(key),
       read: (path) => {
@@ -72,7 +76,7 @@ describe('planAnswers', () => {
       },
     });
     const plan = (digests: ReadonlyMap<string, string>, again = new Map<string, string>()) =>
-      planAnswers(data, image, { chunks: shapes, recordDigests: digests, documents: again, previous: previousOf(Object.fromEntries(recordDigests)) });
+      planAnswers(data, image, { chunks: shapes, documents: again, previous: previousOf(Object.fromEntries(recordDigests), digests) });
     const renderedPaths = ({ files }: LaterFiles) => files.filter((file) => !file.unchanged).map((file) => file.path);
     // The plan as writeOutput takes it: its files and the previous ones it keeps unlisted, which it counts exactly.
     const listed = ({ files, kept }: LaterFiles, previous: ReadonlyMap<string, ManifestEntry> = entries) => {
@@ -109,24 +113,24 @@ describe('planAnswers', () => {
 
     it('renders no similar answer beyond the edited record\'s own when no other phash is within reach', () => {
       const far = compileCatalogue(Array.from({ length: 7 }, (_, n) => ({ ...record(n), phash: (BigInt(n) * 0x1111111111111111n).toString(16).padStart(16, '0') })), FIXTURE_URLS);
-      const farFirst = planAnswers(far, image, { chunks: shapes, recordDigests }).files;
+      const farFirst = planAnswers(far, image, { chunks: shapes }).files;
       const farEntries = new Map(farFirst.map((file) => [file.path, { sha256: file.sha256, size: file.size }]));
       for (const id of far.ids) farEntries.set(`site/images/${image(id).fileName}`, { sha256: image(id).sha256, size: 1 });
       const edited = far.ids[2]!;
       const previous: PreviousAnswers = {
-        records: Object.fromEntries(recordDigests),
+        changes: changesSince(recordDigests, new Map(recordDigests).set(edited, 'edited')),
         entry: (path) => farEntries.get(path),
         document: () => undefined,
         read: (path) => Buffer.from(farFirst.find((file) => file.path === path)!.body as string),
       };
-      const planned = planAnswers(far, image, { chunks: shapes, recordDigests: new Map(recordDigests).set(edited, 'edited'), previous });
+      const planned = planAnswers(far, image, { chunks: shapes, previous });
       expect(renderedPaths(planned).filter((path) => path.startsWith('site/api/similar/'))).toEqual([`site/api/similar/${edited}`]);
       expect(listed(planned, farEntries).map((file) => file.path).sort()).toEqual(farFirst.map((file) => file.path).sort());
     });
 
     it('renders again the files and the dataset shard of a record whose image changed under the same id', () => {
       const id = data.ids[5]!;
-      const planned = planAnswers(data, (other) => (other === id ? { fileName: `${id}.png`, sha256: 'f'.repeat(64) } : image(other)), { chunks: shapes, recordDigests, imageChanged: new Set([id]), previous: previousOf(Object.fromEntries(recordDigests)) });
+      const planned = planAnswers(data, (other) => (other === id ? { fileName: `${id}.png`, sha256: 'f'.repeat(64) } : image(other)), { chunks: shapes, imageChanged: new Set([id]), previous: previousOf(Object.fromEntries(recordDigests)) });
       const again = renderedPaths(planned);
       expect(again).toEqual(expect.arrayContaining([`site/api/pepe/${id}`, `site/p/${id}`]));
       const sums = planned.files.filter((file) => file.path.endsWith('.sha256') && !file.unchanged);
@@ -145,7 +149,7 @@ describe('planAnswers', () => {
     });
 
     it('renders every similar answer when a removed record\'s phash cannot be read back', () => {
-      const planned = planAnswers(data, image, { chunks: shapes, recordDigests, previous: previousOf({ ...Object.fromEntries(recordDigests), gone: 'x' }) });
+      const planned = planAnswers(data, image, { chunks: shapes, previous: previousOf({ ...Object.fromEntries(recordDigests), gone: 'x' }) });
       expect(renderedPaths(planned).filter((path) => path.startsWith('site/api/similar/'))).toHaveLength(7);
       expect(renderedPaths(planned).filter((path) => path.startsWith('site/api/pepe/'))).toEqual([]);
     });

@@ -55,8 +55,6 @@ export interface PlanOptions {
   chunks?: ChunkShapes;
   /** The previous build's output as the saved digests vouch for it (answer-digests.ts `previousAnswers`), null when nothing can be taken from it. */
   previous?: PreviousAnswers | null;
-  /** Record id → digest of the record (build-extras.ts). */
-  recordDigests?: ReadonlyMap<string, string>;
   /** Ids of the records whose image's bytes are not the previous manifest's (the write compared them). */
   imageChanged?: ReadonlySet<string>;
   /** Filled with each chunked document's inputs (by key), to be saved for the next build. */
@@ -84,22 +82,27 @@ const OWN_FILES = PER_RECORD.filter((kind) => kind.own).length;
 export function planAnswers(data: CatalogueData & { ids?: readonly string[] }, image: ImageOf, options: PlanOptions = {}): LaterFiles {
   const catalogue = openCatalogue(data);
   const ids = data.ids ?? Array.from({ length: catalogue.count }, (_, rank) => catalogue.id(rank));
-  const previous = (options.recordDigests && options.previous) || null;
+  const previous = options.previous ?? null;
   const files: PlannedFile[] = catalogueAnswerFiles(catalogue).map(({ path, body }) => rendered(`site/${path}`, body));
 
-  const changed = new Uint8Array(catalogue.count).fill(1);
+  const changed = new Uint8Array(catalogue.count).fill(previous === null ? 1 : 0);
   const changedIds: string[] = [];
-  const removed: string[] = [];
+  let removed: readonly string[] = [];
   if (previous !== null) {
-    const digests = options.recordDigests!;
-    for (let rank = 0; rank < catalogue.count; rank++) {
-      const id = ids[rank]!;
-      if (previous.records[id] === digests.get(id) && options.imageChanged?.has(id) !== true) changed[rank] = 0;
-      else changedIds.push(id);
-    }
-    for (const id in previous.records) if (!digests.has(id)) removed.push(id);
+    // The analysis (or the last build's pairs) names the changed records: no digest is compared here.
+    const { changes } = previous;
+    const changedSet = options.imageChanged === undefined ? changes.changed : new Set([...changes.changed, ...options.imageChanged]);
+    // A few are found by the catalogue's binary search; many, in one pass over the ranks.
+    if (changedSet.size * 64 < catalogue.count) {
+      for (const id of changedSet) {
+        const rank = catalogue.rankOf(id);
+        if (rank >= 0) changed[rank] = 1;
+      }
+    } else for (let rank = 0; rank < catalogue.count; rank++) if (changedSet.has(ids[rank]!)) changed[rank] = 1;
+    for (let rank = 0; rank < catalogue.count; rank++) if (changed[rank] === 1) changedIds.push(ids[rank]!);
+    removed = changes.removed;
   }
-  const similarAgain = similarToRender(catalogue, changed, [...changedIds.filter((id) => previous!.records[id] !== undefined), ...removed], previous);
+  const similarAgain = similarToRender(catalogue, changed, [...changedIds.filter((id) => previous!.changes.had(id)), ...removed], previous);
   const kept = previous === null ? undefined : keepPerRecordFiles(previous, changed, changedIds, removed, ids, similarAgain);
   const keptAll = kept !== undefined;
   if (!keptAll) changed.fill(1);
@@ -141,12 +144,12 @@ export function planAnswers(data: CatalogueData & { ids?: readonly string[] }, i
   return { files, ...(kept ? { kept } : {}) };
 }
 
-/** One record's image in the output: its original and renditions, planned only when asked. */
-export interface RecordImage {
-  id: string;
+/** A record's images in the output (its original and renditions) as a build's item gives them: planned only for the records that changed. */
+export interface RecordImages<T> {
+  id(item: T): string;
   /** How many files it has (the original and each rendition). */
-  files: number;
-  plan(): PlannedFile[];
+  files(item: T): number;
+  plan(item: T): PlannedFile[];
 }
 
 const IMAGES = 'site/images/';
@@ -157,19 +160,20 @@ const ID_LENGTH = 36;
  * record whose digest (which covers its image's bytes and renditions: build-extras.ts
  * `buildInputs`) is the one the previous build saved keeps its files as that build wrote them,
  * unlisted and counted, as `keepPerRecordFiles` keeps the answers; the others' are planned.
+ * Each item is one set lookup among the changed ids: every current record not changed is the same.
  */
-export function planImages(images: readonly RecordImage[], previous: PreviousAnswers | null, digests: ReadonlyMap<string, string>): LaterFiles {
+export function planImages<T>(items: readonly T[], images: RecordImages<T>, previous: PreviousAnswers | null): LaterFiles {
   const files: PlannedFile[] = [];
-  const same = (id: string) => Object.hasOwn(previous!.records, id) && previous!.records[id] === digests.get(id);
-  const kept = new Uint8Array(images.length);
+  if (previous === null) {
+    for (const item of items) files.push(...images.plan(item));
+    return { files };
+  }
+  const { changes } = previous;
   let count = 0;
-  images.forEach((image, index) => {
-    if (previous !== null && same(image.id)) {
-      kept[index] = 1;
-      count += image.files;
-    } else files.push(...image.plan());
-  });
-  if (previous === null) return { files };
+  for (const item of items) {
+    if (changes.changed.has(images.id(item))) files.push(...images.plan(item));
+    else count += images.files(item);
+  }
   return {
     files,
     kept: {
@@ -177,15 +181,16 @@ export function planImages(images: readonly RecordImage[], previous: PreviousAns
       has(path) {
         const after = path.charCodeAt(IMAGES.length + ID_LENGTH);
         // `<id>.<ext>` or `<id>-<width>w-<hash>.webp`.
-        return path.startsWith(IMAGES) && (after === 46 || after === 45) && same(path.slice(IMAGES.length, IMAGES.length + ID_LENGTH));
+        return path.startsWith(IMAGES) && (after === 46 || after === 45) && changes.same(path.slice(IMAGES.length, IMAGES.length + ID_LENGTH));
       },
       countsBy(digits) {
         const counts = new Map<string, number>();
-        images.forEach((image, index) => {
-          if (kept[index] === 0) return;
-          const key = idSegmentKey(image.id, digits);
-          counts.set(key, (counts.get(key) ?? 0) + image.files);
-        });
+        for (const item of items) {
+          const id = images.id(item);
+          if (changes.changed.has(id)) continue;
+          const key = idSegmentKey(id, digits);
+          counts.set(key, (counts.get(key) ?? 0) + images.files(item));
+        }
         return counts;
       },
     },
@@ -218,7 +223,7 @@ function keepPerRecordFiles(previous: PreviousAnswers, changed: Uint8Array, chan
       if (left.has(path)) return false;
       for (const kind of kinds) {
         if (!path.startsWith(kind.prefix) || !path.endsWith(kind.suffix)) continue;
-        return Object.hasOwn(previous.records, path.slice(kind.prefix.length, path.length - kind.suffix.length));
+        return previous.changes.same(path.slice(kind.prefix.length, path.length - kind.suffix.length));
       }
       return false;
     },

@@ -12,7 +12,7 @@ import { raw } from '../serve/http-client.test-helper.js';
 import { startServer } from '../serve/server.js';
 import { buildCatalogue } from './build-catalogue.js';
 import { readCacheDocuments } from './cache/cache-log.js';
-import { makeRenditions, renditionCacheFile, type RenditionSource } from './renditions.js';
+import { makeRenditions, openRenditions, renditionCacheFile, type RenditionSource } from './renditions.js';
 
 vi.setConfig({ testTimeout: 60_000 });
 
@@ -135,6 +135,23 @@ describe('renditions', () => {
     expect((await makeRenditions(added, { cacheDir, limits: LIMITS })).run).toMatchObject({ encoded: 0, reused: 3 });
   });
 
+  it('looks a change build\'s rows up in the index without parsing the others, and encodes again a row that does not parse', async () => {
+    const { cacheDir, sources } = await fresh(['wide', 'medium']);
+    const index = join(cacheDir, 'renditions.bin');
+    await makeRenditions(sources, { cacheDir, limits: LIMITS });
+    // The wide image's row damaged in place, the frame's length kept.
+    const bytes = await readFile(index);
+    const at = bytes.indexOf(`"${sources[0]!.sha256}":{`) + 68;
+    bytes.fill('x', at, at + 20);
+    await writeFile(index, bytes);
+    const change = await (await openRenditions({ cacheDir, limits: LIMITS })).finish(sources.slice(1), undefined, false);
+    expect(change.run).toMatchObject({ encoded: 0, reused: 1 });
+    expect(await readFile(index)).toEqual(bytes);
+    // A build of every image parses the whole base: unreadable, it is rewritten from the rows that build has.
+    expect((await makeRenditions(sources, { cacheDir, limits: LIMITS })).run).toMatchObject({ encoded: 1, reused: 1 });
+    expect((await makeRenditions(sources, { cacheDir, limits: LIMITS })).run).toMatchObject({ encoded: 0, reused: 2 });
+  });
+
   it('reads the index of the former layout (one JSON document), so that an upgrade encodes nothing again', async () => {
     const { cacheDir, sources } = await fresh(['wide', 'medium']);
     const made = await makeRenditions(sources, { cacheDir, limits: LIMITS });
@@ -219,17 +236,17 @@ describe('a build with renditions', () => {
       await server.close();
     }
 
-    // Touched, not changed: the build reads the content again, and encodes nothing.
+    // Touched, not changed: the build reads that image again, and encodes nothing; a change build looks up only the images it read.
     const touched = new Date(Date.now() + 5_000);
     await utimes(join(contentDir, 'wide.png'), touched, touched);
     const again = await buildCatalogue(options);
-    expect(again.stats.renditions).toMatchObject({ encoded: 0, reused: 2 });
+    expect(again.stats.renditions).toMatchObject({ encoded: 0, reused: 1 });
     expect(again.changed).toBe(false);
 
     await writeFile(join(contentDir, 'medium.jpg'), await IMAGES.medium());
     await writeFile(join(contentDir, 'medium.json'), sidecar('medium'));
     const added = await buildCatalogue(options);
-    expect(added.stats.renditions).toMatchObject({ encoded: 1, duringAnalysis: 1, reused: 2 });
+    expect(added.stats.renditions).toMatchObject({ encoded: 1, duringAnalysis: 1, reused: 0 });
     expect(added.records.find((record) => record.id === fixtureId('medium'))!.thumbnails.map((t) => t.width)).toEqual([256, 500]);
   });
 

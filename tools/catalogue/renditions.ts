@@ -15,7 +15,7 @@
  * Renditions of images no build used for RETIRED_KEEP_MS are deleted (as cache/feature-cache.ts
  * keeps features: a branch switched away from and back to must not re-encode).
  */
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { PepeRecord } from '../../functions/core/record.js';
@@ -27,7 +27,7 @@ import { error, type Problem } from '../shared/problems.js';
 import { readRegularFile } from '../shared/read-regular-file.js';
 import { replaceFile } from '../shared/replace-file.js';
 import { cacheMemo } from './cache/memo.js';
-import { CacheLog, frameDocument, readCacheDocuments } from './cache/cache-log.js';
+import { cacheFrames, CacheLog, frameDocument } from './cache/cache-log.js';
 import { readContentFileSync } from './scan-content.js';
 import type { PlannedFile } from './write-output.js';
 
@@ -129,47 +129,150 @@ const sourcesOf = (json: Partial<IndexJson> | null, encoder: string): Map<string
   json === null || json.encoder !== encoder || typeof json.sources !== 'object' || json.sources === null ? undefined : new Map(Object.entries(json.sources));
 
 /**
- * The index: a base document, then the deltas later builds appended (cache-log.ts framing, as
- * build-cache.bin): one added image appends a few hundred bytes instead of rewriting the whole
- * index. Another encoder's index, a torn tail or a corrupt file is rewritten whole at the next
- * save; what is unreadable reads as no index.
+ * The index, read as little as a build needs: a change build looks up the rows of the few
+ * images it read, each found by its key's bytes in the base document (`"<sha256>":` occurs once
+ * there: a rendition's own sha256 is a value) and parsed alone; the deltas after the base are
+ * small and parsed whole. `all()` parses everything, for a save that rewrites the file and for
+ * the retirement of unused rows.
  */
-async function loadIndex(cacheDir: string, encoder: string, log: CacheLog): Promise<Map<string, SourceRow>> {
-  const bytes = await readRegularFile(join(cacheDir, RENDITIONS_INDEX)).catch(() => null);
-  const read = bytes === null ? null : readCacheDocuments(bytes);
-  if (read === null) {
-    return sourcesOf(await LEGACY_INDEX.load(cacheDir), encoder) ?? new Map();
+class RenditionIndex {
+  /** Rows looked up, set or dropped (null) this build; every row once `all()` has run. */
+  private known = new Map<string, SourceRow | null>();
+  private complete: boolean;
+  /** The base document did not parse: the file is rewritten at the next save. */
+  corrupt = false;
+
+  constructor(
+    /** The file's bytes and where its base document lies, when it is read lazily. */
+    private readonly lazy: { bytes: Buffer; start: number; end: number; deltaRows: Map<string, SourceRow | null> } | null,
+    rows: Map<string, SourceRow> = new Map(),
+  ) {
+    this.complete = lazy === null;
+    if (lazy === null) this.known = rows;
   }
-  const [base, ...deltas] = read.documents as [Partial<IndexJson> | null, ...(IndexDelta | null)[]];
-  const index = sourcesOf(base, encoder);
-  if (index === undefined) return new Map();
-  try {
-    for (const delta of deltas) for (const [sha, row] of Object.entries(delta!.sources)) row === null ? index.delete(sha) : index.set(sha, row);
-  } catch {
-    // Valid JSON of the wrong shape: as corrupt as invalid JSON.
-    return new Map();
+
+  get(sha: string): SourceRow | undefined {
+    if (this.complete || this.known.has(sha)) return this.known.get(sha) ?? undefined;
+    const { deltaRows } = this.lazy!;
+    const row = deltaRows.has(sha) ? deltaRows.get(sha)! : this.fromBase(sha);
+    this.known.set(sha, row);
+    return row ?? undefined;
   }
-  log.loaded(read, bytes!.length);
-  return index;
+
+  set(sha: string, row: SourceRow): void {
+    this.known.set(sha, row);
+  }
+
+  /** Every row (parsing the whole file once, when read lazily). */
+  all(): Map<string, SourceRow> {
+    if (!this.complete) {
+      const { bytes, start, end, deltaRows } = this.lazy!;
+      let rows: Map<string, SourceRow>;
+      try {
+        rows = new Map(Object.entries((JSON.parse(bytes.toString('utf8', start, end)) as IndexJson).sources));
+      } catch {
+        rows = new Map();
+        this.corrupt = true;
+      }
+      for (const changes of [deltaRows, this.known]) for (const [sha, row] of changes) row === null ? rows.delete(sha) : rows.set(sha, row);
+      this.known = rows;
+      this.complete = true;
+    }
+    return this.known as Map<string, SourceRow>;
+  }
+
+  /** The row of `sha` in the base document, or null. */
+  private fromBase(sha: string): SourceRow | null {
+    const { bytes, start, end } = this.lazy!;
+    const key = Buffer.from(`"${sha}":`);
+    const at = bytes.indexOf(key, start);
+    if (at < 0 || at + key.length >= end) return null;
+    // A row's text holds no braces but its own (keys, hex and numbers).
+    const from = at + key.length;
+    let depth = 0;
+    for (let i = from; i < end; i++) {
+      const byte = bytes[i];
+      if (byte === 0x7b) depth++;
+      else if (byte === 0x7d && --depth === 0) {
+        try {
+          return JSON.parse(bytes.toString('utf8', from, i + 1)) as SourceRow;
+        } catch {
+          return null;
+        }
+      }
+    }
+    return null;
+  }
 }
 
 /**
- * The names of the regular files in the cache's folder, listed once per build: cheaper than a
- * stat per cached file. A file's name is its hash and it is only ever written whole
- * (replaceFile), so being there is enough.
+ * The index: a base document, then the deltas later builds appended (cache-log.ts framing, as
+ * build-cache.bin): one added image appends a few hundred bytes instead of rewriting the whole
+ * index. Another encoder's index, a torn tail or a corrupt file is rewritten whole at the next
+ * save; what is unreadable reads as no index. The base is looked into lazily (`RenditionIndex`)
+ * when it is this encoder's, as this module writes it.
  */
-function cachedNames(cacheDir: string): Set<string> {
-  try {
-    return new Set(readdirSync(renditionFolder(cacheDir), { withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => entry.name));
-  } catch {
-    return new Set();
+async function loadIndex(cacheDir: string, encoder: string, log: CacheLog): Promise<RenditionIndex> {
+  const bytes = await readRegularFile(join(cacheDir, RENDITIONS_INDEX)).catch(() => null);
+  const framed = bytes === null ? null : cacheFrames(bytes);
+  if (framed === null || framed.frames.length === 0) {
+    return new RenditionIndex(null, sourcesOf(await LEGACY_INDEX.load(cacheDir), encoder));
   }
+  const [[start, end], ...later] = framed.frames as [[number, number], ...[number, number][]];
+  const head = Buffer.from(`{"encoder":${JSON.stringify(encoder)},"sources":{`);
+  const ours = end - start >= head.length + 2 && bytes!.subarray(start, start + head.length).equals(head);
+  if (!ours) return new RenditionIndex(null);
+  const deltaRows = new Map<string, SourceRow | null>();
+  // The deltas up to the first that does not parse (a torn tail): the next save rewrites the file.
+  let validBytes = end;
+  for (const [from, to] of later) {
+    let delta: IndexDelta;
+    try {
+      delta = JSON.parse(bytes!.toString('utf8', from, to)) as IndexDelta;
+    } catch {
+      break;
+    }
+    try {
+      for (const [sha, row] of Object.entries(delta.sources)) deltaRows.set(sha, row);
+    } catch {
+      // Valid JSON of the wrong shape: as corrupt as invalid JSON.
+      return new RenditionIndex(null);
+    }
+    validBytes = to;
+  }
+  log.loaded({ documents: [], validBytes, baseBytes: end }, bytes!.length);
+  return new RenditionIndex({ bytes: bytes!, start, end, deltaRows });
+}
+
+/** Cached files looked for one by one before the folder is listed instead (a change build looks for a few). */
+const SINGLE_LOOKUPS = 256;
+
+/**
+ * Whether a file is in the cache's folder: a stat each for the first SINGLE_LOOKUPS, then the
+ * folder listed once (cheaper than a stat per cached file for a whole catalogue). A file's name
+ * is its hash and it is only ever written whole (replaceFile), so being there is enough.
+ */
+function cachedFiles(cacheDir: string): (name: string) => boolean {
+  const folder = renditionFolder(cacheDir);
+  let lookups = 0;
+  let names: Set<string> | undefined;
+  return (name) => {
+    if (names === undefined && ++lookups <= SINGLE_LOOKUPS) return lstatSync(`${folder}${sep}${name}`, { throwIfNoEntry: false })?.isFile() === true;
+    if (names === undefined) {
+      try {
+        names = new Set(readdirSync(folder, { withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => entry.name));
+      } catch {
+        names = new Set();
+      }
+    }
+    return names.has(name);
+  };
 }
 
 /** Every cached file of the row is there (a cache folder cleaned by hand re-encodes, never copies a missing file). */
-function intact(present: Set<string>, row: SourceRow, expectedCount: number): boolean {
+function intact(present: (name: string) => boolean, row: SourceRow, expectedCount: number): boolean {
   if (!Array.isArray(row.files) || row.files.length !== expectedCount) return false;
-  return row.files.every((entry) => present.has(cacheFileName(entry.sha256)));
+  return row.files.every((entry) => present(cacheFileName(entry.sha256)));
 }
 
 /**
@@ -209,9 +312,10 @@ export interface RenditionsRun {
    * The renditions of every source: as makeRenditions. `inOutput` says when the output already
    * holds a rendition's bytes under every name the build gives it: it is not linked again, so
    * its cache file need not be read to be trusted. Asked for only when a reused row has files
-   * (it may read the previous manifest).
+   * (it may read the previous manifest). `complete`: the sources are every image the catalogue
+   * has, so rows none of them uses are retired (a change build gives only the images it read).
    */
-  finish(sources: readonly RenditionSource[], inOutput?: () => Promise<InOutput>): Promise<RenditionsResult>;
+  finish(sources: readonly RenditionSource[], inOutput?: () => Promise<InOutput>, complete?: boolean): Promise<RenditionsResult>;
   /** Saves what was encoded, for a build that stops before `finish` (errors in the content). */
   keep(): Promise<void>;
 }
@@ -229,10 +333,10 @@ export async function openRenditions(options: RenditionsOptions): Promise<Rendit
   const dirty = new Set<string>();
   let encoded = 0;
   let duringAnalysis = 0;
-  let present: Set<string> | undefined;
+  const present = cachedFiles(cacheDir);
   const cachedRow = (sha: string, width: number): SourceRow | undefined => {
     const row = index.get(sha);
-    return row && intact((present ??= cachedNames(cacheDir)), row, renditionWidths(width, settings).length) ? row : undefined;
+    return row && intact(present, row, renditionWidths(width, settings).length) ? row : undefined;
   };
   /** Encodes one image's renditions into the cache (once per sha256, however often asked). */
   const encode = (sha: string, input: RenditionInput): Promise<RenditionEntry[]> => {
@@ -260,13 +364,13 @@ export async function openRenditions(options: RenditionsOptions): Promise<Rendit
     await Promise.all(inFlight.values());
     if (dirty.size === 0) return;
     const file = join(cacheDir, RENDITIONS_INDEX);
-    if (log.appends) {
+    if (log.appends && !index.corrupt) {
       const delta: IndexDelta = { sources: Object.fromEntries([...dirty].sort().map((sha) => [sha, index.get(sha) ?? null])) };
       const frame = frameDocument(delta, false);
       await appendFile(file, frame);
       log.appended(frame.length);
     } else {
-      const sources = Object.fromEntries([...index].sort(([a], [b]) => (a < b ? -1 : 1)));
+      const sources = Object.fromEntries([...index.all()].sort(([a], [b]) => (a < b ? -1 : 1)));
       const frame = frameDocument({ encoder, sources } satisfies IndexJson, true);
       await replaceFile(file, frame);
       log.rewritten(frame.length);
@@ -281,7 +385,7 @@ export async function openRenditions(options: RenditionsOptions): Promise<Rendit
       await encode(source.sha256, source);
     },
     keep: save,
-    async finish(sources, outputCheck = async () => () => false) {
+    async finish(sources, outputCheck = async () => () => false, complete = true) {
       const started = performance.now();
       let inOutput: InOutput | undefined;
       const bySource = new Map<string, RenditionEntry[]>();
@@ -326,7 +430,7 @@ export async function openRenditions(options: RenditionsOptions): Promise<Rendit
           restoreSharp();
         }
       }
-      retireUnused(index, bySource, dirty, cacheDir, options.now ?? Date.now());
+      if (complete) retireUnused(index.all(), bySource, dirty, cacheDir, options.now ?? Date.now());
       await save();
       return { bySource, problems, run: { encoded, duringAnalysis, reused, ms: performance.now() - started } };
     },

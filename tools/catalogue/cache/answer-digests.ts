@@ -8,8 +8,10 @@
  * their records changed.
  *
  * `answers.json` records, for the build that produced manifest `version` in `outDir`: the
- * context (URLs + generator sources), a digest of each record, and each chunked document's
- * inputs key. It is used only when the output still holds exactly that manifest version.
+ * context (URLs + generator sources) and each chunked document's inputs key. It is used only
+ * when the output still holds exactly that manifest version. The records' digests are not in
+ * it: the last build's pairs hold them (cache/unchanged-content.ts), and a change build's
+ * analysis has them at hand (`RecordChanges`), so no build parses or writes one per record here.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,18 +22,42 @@ export interface AnswerDigests {
   outDir: string;
   version: string;
   context: string;
-  records: Record<string, string>;
   /** Key → inputs of a document made of several records (listing pages, sitemap files, dataset shards), with the entry it was written with (`withEntry`). */
-  documents?: Record<string, string>;
+  documents: Record<string, string>;
 }
 
 /** Keyed at use (`usable`): by the previous manifest's version, known only once it is parsed. */
-export const ANSWER_DIGESTS = cacheMemo<AnswerDigests>('answers.json', hasMembers({ records: 'object' }));
+export const ANSWER_DIGESTS = cacheMemo<AnswerDigests>('answers.json', hasMembers({ version: 'string', documents: 'object' }));
+
+/** Which records this build's files may differ in from the previous build's. */
+export interface RecordChanges {
+  /** Current ids whose digest is not the one the previous build saved (added, edited, moved, image replaced, or read again). */
+  changed: ReadonlySet<string>;
+  /** Ids of the previous build that are gone. */
+  removed: readonly string[];
+  /** Whether the previous build had record `id`. */
+  had(id: string): boolean;
+  /** Whether the previous build had record `id` with the digest it has now (so its files are as that build wrote them). */
+  same(id: string): boolean;
+}
+
+/**
+ * The changes since the previous build: `current` gives each current record's id with the digest
+ * the previous build saved for it (undefined: none known, so changed), `previous` the previous
+ * build's ids. A record is changed unless its digest is the one saved.
+ */
+export function recordChanges(digests: ReadonlyMap<string, string>, current: Iterable<readonly [string, string | undefined]>, previous: { has(id: string): boolean; keys(): Iterable<string> }): RecordChanges {
+  const changed = new Set<string>();
+  for (const [id, saved] of current) if (saved !== digests.get(id)) changed.add(id);
+  const removed: string[] = [];
+  for (const id of previous.keys()) if (!digests.has(id)) removed.push(id);
+  return { changed, removed, had: (id) => previous.has(id), same: (id) => digests.has(id) && !changed.has(id) && previous.has(id) };
+}
 
 /** The previous build's output as far as the saved digests vouch for it. */
 export interface PreviousAnswers {
-  /** Record id → digest at the previous build. */
-  records: Readonly<Record<string, string>>;
+  /** The records changed and removed since the previous build. */
+  changes: RecordChanges;
   /** The previous entry of `path`. */
   entry(path: string): ManifestEntry | undefined;
   /** The saved inputs of document `key`. */
@@ -40,12 +66,16 @@ export interface PreviousAnswers {
   read(path: string): Buffer | undefined;
 }
 
-/** The previous output, or null when the saved digests are not those of the output's current manifest, of this output folder and context. */
-export function previousAnswers(saved: AnswerDigests | null, current: { outDir: string; context: string }, previous: Manifest | null): PreviousAnswers | null {
-  if (saved === null || previous === null || saved.outDir !== current.outDir || saved.version !== previous.version || saved.context !== current.context) return null;
-  const documents = typeof saved.documents === 'object' && saved.documents !== null ? saved.documents : {};
+/** Whether the saved inputs are those of the output's current manifest, of this output folder and context. */
+export const vouchesFor = (saved: AnswerDigests | null, current: { outDir: string; context: string }, previous: Manifest | null): saved is AnswerDigests =>
+  saved !== null && previous !== null && saved.outDir === current.outDir && saved.version === previous.version && saved.context === current.context;
+
+/** The previous output, or null when the saved inputs are not those of the output's current manifest, of this output folder and context, or the changes are not known. */
+export function previousAnswers(saved: AnswerDigests | null, current: { outDir: string; context: string }, previous: Manifest | null, changes: RecordChanges | null): PreviousAnswers | null {
+  if (changes === null || previous === null || !vouchesFor(saved, current, previous)) return null;
+  const { documents } = saved;
   return {
-    records: saved.records,
+    changes,
     entry: (path) => manifestEntry(previous, path),
     document: (key) => (Object.hasOwn(documents, key) ? documents[key] : undefined),
     read(path) {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { PepeRecord } from '../../../functions/core/record.js';
 import { loadManifest, type Manifest, MANIFEST_FILE, readManifestSync, UnusableManifestError } from '../../shared/manifest.js';
 import type { Problem } from '../../shared/problems.js';
-import { ANSWER_DIGESTS, type AnswerDigests } from './answer-digests.js';
+import { ANSWER_DIGESTS, type AnswerDigests, type RecordChanges } from './answer-digests.js';
 import { cacheMemo, hasMembers } from './memo.js';
 import { memoizedRecordEncoding } from './record-encoding-memo.js';
 import { memoizedSearchIndex } from './search-index-memo.js';
@@ -64,7 +64,8 @@ const LAST_BUILD = cacheMemo<LastBuildJson>('last-build.json', hasMembers({ outD
 export interface BuildMade {
   fingerprint: string;
   context: string;
-  recordDigests: ReadonlyMap<string, string>;
+  /** The records changed and removed since the last build (null: not known, the records file is written whole). */
+  changes: RecordChanges | null;
   /** Path → digest of the inputs of each document made of several records (plan-answers.ts). */
   documents: ReadonlyMap<string, string>;
   /** The manifest the commit left. */
@@ -202,8 +203,8 @@ export class LastBuild {
    * Records that this content gave the last build's output: from now on its listing alone can
    * prove it. The records file is written only when the last build did not leave it.
    */
-  async keepUnchanged(records: PepeRecord[], recordDigests: ReadonlyMap<string, string>, unchanged: UnchangedContent, pairs: PairsMade | null): Promise<void> {
-    const recordsBase = this.recordsStand() ? this.json!.recordsBase! : saveRecords(this.cacheDir, records, recordDigests, null);
+  async keepUnchanged(records: PepeRecord[], unchanged: UnchangedContent, pairs: PairsMade | null): Promise<void> {
+    const recordsBase = this.recordsStand() ? this.json!.recordsBase! : saveRecords(this.cacheDir, records, null);
     await LAST_BUILD.save(this.cacheDir, { ...this.json!, unchanged, recordsStat: statKey(recordsFile(this.cacheDir)), recordsBase, ...this.savePairs(pairs) });
   }
 
@@ -212,13 +213,11 @@ export class LastBuild {
     return this.json?.recordsBase !== undefined && sameStatKey(this.json.recordsStat, statKey(recordsFile(this.cacheDir)));
   }
 
-  /** The records file the last build left, with the digests of its records: what a delta goes behind; null when there is none to trust. */
-  private async savedRecords(): Promise<SavedRecords | null> {
-    if (!this.outputIntact || !this.recordsStand()) return null;
-    // The digests of the build that made the output are those of the records it left.
-    const answers = await this.answerDigests();
-    if (answers === null || answers.outDir !== this.outDir || answers.version !== this.json!.version) return null;
-    return { digests: answers.records, baseBytes: this.json!.recordsBase!, fileBytes: this.json!.recordsStat!.size };
+  /** The records file the last build left, with what changed since: what a delta goes behind; null when there is none to trust. */
+  private savedRecords(changes: RecordChanges | null): SavedRecords | null {
+    // The changes are told against the records of the last build, which made the output and left the file.
+    if (changes === null || !this.outputIntact || !this.recordsStand()) return null;
+    return { changes, baseBytes: this.json!.recordsBase!, fileBytes: this.json!.recordsStat!.size };
   }
 
   /**
@@ -244,9 +243,8 @@ export class LastBuild {
     if (held !== null) throw held.failure;
     await Promise.all(made.memos.map((memo) => memo.save()));
     const { version } = made.manifest;
-    // Before answers.json: the delta is told by the digests of the build the records file holds.
-    const recordsBase = saveRecords(this.cacheDir, made.records, made.recordDigests, await this.savedRecords());
-    await ANSWER_DIGESTS.save(this.cacheDir, { outDir: this.outDir, version, context: made.context, records: Object.fromEntries(made.recordDigests), documents: Object.fromEntries(made.documents) });
+    const recordsBase = saveRecords(this.cacheDir, made.records, this.savedRecords(made.changes));
+    await ANSWER_DIGESTS.save(this.cacheDir, { outDir: this.outDir, version, context: made.context, documents: Object.fromEntries(made.documents) });
     const manifestStat = statKey(join(this.outDir, MANIFEST_FILE));
     const recordsStat = statKey(recordsFile(this.cacheDir));
     const unchanged = made.unchanged ?? undefined;

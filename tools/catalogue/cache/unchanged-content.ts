@@ -50,27 +50,27 @@ export function contentStatFingerprint(scan: ContentScan, settings: Record<strin
   return sha256Of(`${JSON.stringify(settings)}\n${lines.join('\n')}`);
 }
 
-/** What a save needs of the file the last build left: its records' digests, and its bytes. */
+/** What a save needs of the file the last build left: which records changed since, and its bytes. */
 export interface SavedRecords {
-  /** Record id → digest (build-extras.ts `buildInputs`) of every record the file holds. */
-  digests: Readonly<Record<string, string>>;
+  /** The ids whose digest differs from the file's records' (build-extras.ts `buildInputs`), and those gone. */
+  changes: { changed: ReadonlySet<string>; removed: readonly string[] };
   /** The bytes of the file's full list, and of the whole file. */
   baseBytes: number;
   fileBytes: number;
 }
 
 /**
- * Saves `records` (in build order, with their `digests`): a delta after `saved` when it may
- * take one, else the whole list. Returns the bytes of the file's full list.
+ * Saves `records` (in build order): the changed ones and the ids gone after `saved` when it may
+ * take a delta, else the whole list. Returns the bytes of the file's full list.
  */
-export function saveRecords(cacheDir: string, records: PepeRecord[], digests: ReadonlyMap<string, string>, saved: SavedRecords | null): number {
+export function saveRecords(cacheDir: string, records: PepeRecord[], saved: SavedRecords | null): number {
   makeFoldersSync(cacheDir);
   const file = recordsFile(cacheDir);
   const log = new CacheLog(LOG_FLOOR_BYTES);
   if (saved !== null) log.resumed(saved.baseBytes, saved.fileBytes);
   if (saved !== null && log.appends) {
-    const delta: RecordsDelta = { set: records.filter((record) => saved.digests[record.id] !== digests.get(record.id)), drop: [] };
-    for (const id of Object.keys(saved.digests)) if (!digests.has(id)) delta.drop.push(id);
+    const { changed, removed } = saved.changes;
+    const delta: RecordsDelta = { set: changed.size === 0 ? [] : records.filter((record) => changed.has(record.id)), drop: [...removed] };
     if (delta.set.length + delta.drop.length > 0) appendFileSync(file, frameDocument(delta, false));
     return saved.baseBytes;
   }
