@@ -19,7 +19,7 @@ import { escapeForSource } from './source-text.js';
 import { storeStarts } from './joined-text.js';
 import { storeFilters } from './filters.js';
 import { pairsWithinDistance, parseHash, popcount32, type Hash64 } from './multi-index.js';
-import { SIMILAR_LIMIT, SIMILAR_MAX_DISTANCE, storeHashes, storeSimilar, type Neighbour } from './similar.js';
+import { SIMILAR_LIMIT, SIMILAR_MAX_DISTANCE, storeHashes, storeSimilar, type HashPieceReuse, type Neighbour, type SimilarPiecesReuse } from './similar.js';
 import { buildDictionary, dictionaryEncoder } from './text-dictionary.js';
 
 export type { CatalogueData } from './catalogue-data.js';
@@ -52,6 +52,8 @@ export interface CompileReuse {
   idOrder(records: readonly PepeRecord[]): number[] | undefined;
   /** Told the id order this compile made. */
   madeIdOrder(ranks: readonly number[]): void;
+  /** The phashes' pieces (`storeHashes`) kept from the last compile where their records are the same at the same ranks. */
+  hashes?: HashPieceReuse;
 }
 
 const hashHex = (text: string): string => hashString(text).map((h) => h.toString(16).padStart(8, '0')).join('');
@@ -229,6 +231,8 @@ export interface CompileOptions {
   encodeRecords?: (dictionary: string, records: readonly PepeRecord[], encode: (rank: number) => string) => (rank: number) => string;
   /** Makes each record's similar pepes (records in rank order); must return `similarLists(records)` (the build passes a memoized one). */
   similarLists?: (records: readonly PepeRecord[]) => Neighbour[][];
+  /** The similar lists' packed pieces the last compile made, kept where its lists are the same (the memo of `similarLists`). */
+  similarPieces?: SimilarPiecesReuse;
   /** What to take from the last compile (`CompileReuse`). */
   reuse?: CompileReuse;
   /** The records are in `compareRecords` order already (the build sorts them): not sorted again. */
@@ -274,8 +278,8 @@ export function compileCatalogue(records: PepeRecord[], urls: SiteUrls, options:
   const searchIndex = storeSearchIndex((options.searchIndex ?? buildSearchIndex)(sorted.map((r) => ({ tags: r.tags, description: r.description })), sorted), maxPiece, addPiece);
   const openapi = addPiece(`${JSON.stringify(openApiDocument(urls), null, 2)}\n`);
   const filters = storeFilters(sorted, maxPiece, addPiece);
-  const similar = storeSimilar((options.similarLists ?? similarLists)(sorted), maxPiece, addPiece);
-  const hashes = storeHashes(sorted.map((record) => record.phash), maxPiece, addPiece);
+  const similar = storeSimilar((options.similarLists ?? similarLists)(sorted), maxPiece, addPiece, options.similarPieces);
+  const hashes = storeHashes(sorted.map((record) => record.phash), maxPiece, addPiece, reuse?.hashes);
   // `animated` is the one record field the encoded records do not hold (the filters do).
   const animated = sorted.map((record) => (record.animated ? '1' : '0')).join('');
   // The formats too: the pieces file's name carries the version, and its layout changes with them. The

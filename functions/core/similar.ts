@@ -32,19 +32,37 @@ export interface StoredSimilar {
   entries: PiecedNumbers;
 }
 
-export function storeSimilar(lists: readonly Neighbour[][], maxPiece: number, addPiece: (text: string) => number): StoredSimilar {
+export function storeSimilar(lists: readonly Neighbour[][], maxPiece: number, addPiece: (text: string) => number, reuse?: SimilarPiecesReuse): StoredSimilar {
   const offsets = [0];
   const entries: number[] = [];
   for (const list of lists) {
     for (const { rank, distance } of list) entries.push(rank * 32 + distance);
     offsets.push(entries.length);
   }
-  const store = (values: number[], max: number): PiecedNumbers => {
+  // Lists 0 .. same - 1 are the last compile's: so are offsets 0 .. same and the entries before offsets[same].
+  const same = Math.min(reuse?.sameUpTo() ?? 0, lists.length);
+  const store = (name: 'offsets' | 'entries', values: number[], max: number, sameValues: number): PiecedNumbers => {
     const width = digitsFor(max);
-    const packed = packInPieces(values, width, maxPiece);
-    return { first: packed.pieces.map(addPiece)[0]!, width, perPiece: packed.perPiece };
+    const perPiece = Math.max(1, Math.floor(maxPiece / width));
+    const saved = reuse?.kept(name, width, perPiece) ?? [];
+    const keptPieces = Math.min(saved.length, Math.floor(sameValues / perPiece));
+    const rest = values.length > keptPieces * perPiece || keptPieces === 0 ? packInPieces(values.slice(keptPieces * perPiece), width, maxPiece).pieces : [];
+    const pieces = [...saved.slice(0, keptPieces), ...rest];
+    reuse?.made(name, pieces, width, perPiece, keptPieces);
+    return { first: pieces.map(addPiece)[0]!, width, perPiece };
   };
-  return { offsets: store(offsets, entries.length), entries: store(entries, lists.length * 32) };
+  return { offsets: store('offsets', offsets, entries.length, same + 1), entries: store('entries', entries, lists.length * 32, offsets[same]!) };
+}
+
+/**
+ * What `storeSimilar` may take from the last compile: `sameUpTo()` ranks whose lists are the
+ * last compile's, the same at the same ranks; `kept` the pieces it packed of a list, when
+ * packed with this width and as many numbers a piece.
+ */
+export interface SimilarPiecesReuse {
+  sameUpTo(): number;
+  kept(name: 'offsets' | 'entries', width: number, perPiece: number): readonly string[] | undefined;
+  made(name: 'offsets' | 'entries', pieces: readonly string[], width: number, perPiece: number, kept: number): void;
 }
 
 /** The neighbours of a rank, as stored; `piece(i)` is piece i of the catalogue's texts. */
@@ -74,26 +92,49 @@ export interface StoredHashes {
   missing: number[];
 }
 
-export function storeHashes(phashes: readonly string[], maxPiece: number, addPiece: (text: string) => number): StoredHashes {
+export function storeHashes(phashes: readonly string[], maxPiece: number, addPiece: (text: string) => number, reuse?: HashPieceReuse): StoredHashes {
   const perPiece = Math.max(1, Math.floor(maxPiece / 32)) * 3;
   const missing: number[] = [];
+  const made: HashPiece[] = [];
+  let first = -1;
+  for (let start = 0; start < phashes.length || first === -1; start += perPiece) {
+    const end = Math.min(phashes.length, start + perPiece);
+    const piece = reuse?.kept(start, end, perPiece) ?? hashPiece(phashes, start, end);
+    for (const rank of piece.missing) missing.push(rank);
+    made.push(piece);
+    const index = addPiece(piece.text);
+    if (first === -1) first = index;
+  }
+  reuse?.made(made, perPiece);
+  return { first, perPiece, missing };
+}
+
+/** One piece of `storeHashes`: the phashes of ranks start .. end - 1, and which of them are missing. */
+export interface HashPiece {
+  text: string;
+  missing: number[];
+}
+
+/** What `storeHashes` may take from the last compile: the piece of ranks start .. end - 1 when those records are the same at the same ranks. */
+export interface HashPieceReuse {
+  kept(start: number, end: number, perPiece: number): HashPiece | undefined;
+  made(pieces: readonly HashPiece[], perPiece: number): void;
+}
+
+function hashPiece(phashes: readonly string[], start: number, end: number): HashPiece {
+  const missing: number[] = [];
   // The bytes of little-endian words, whatever this machine's order.
-  const bytes = new Uint8Array(phashes.length * 8);
+  const bytes = new Uint8Array((end - start) * 8);
   const view = new DataView(bytes.buffer);
-  for (let rank = 0; rank < phashes.length; rank++) {
+  for (let rank = start; rank < end; rank++) {
     const hash = parseHash(phashes[rank]!);
     if (hash === null) missing.push(rank);
     else {
-      view.setUint32(rank * 8, hash.hi, true);
-      view.setUint32(rank * 8 + 4, hash.lo, true);
+      view.setUint32((rank - start) * 8, hash.hi, true);
+      view.setUint32((rank - start) * 8 + 4, hash.lo, true);
     }
   }
-  let first = -1;
-  for (let start = 0; start < phashes.length || first === -1; start += perPiece) {
-    const index = addPiece(encodeBytes(bytes.subarray(start * 8, Math.min(phashes.length, start + perPiece) * 8)));
-    if (first === -1) first = index;
-  }
-  return { first, perPiece, missing };
+  return { text: encodeBytes(bytes), missing };
 }
 
 /**

@@ -373,7 +373,7 @@ async function compileData(run: Run, records: PepeRecord[]) {
   const { options, last, stats, inputs } = run;
   const compileStart = performance.now();
   const { searchIndex, recordEncoding, similar } = await last.compileMemos(inputs.context, inputs.recordDigests);
-  const data = compileCatalogue(records, options.urls, { searchIndex: searchIndex.build, encodeRecords: recordEncoding.encode, reuse: recordEncoding.reuse, similarLists: similar.make, sorted: true });
+  const data = compileCatalogue(records, options.urls, { searchIndex: searchIndex.build, encodeRecords: recordEncoding.encode, reuse: recordEncoding.reuse, similarLists: similar.make, similarPieces: similar.pieces, sorted: true });
   stats.searchIndex = searchIndex.run();
   stats.recordEncoding = recordEncoding.run();
   const files: PlannedFile[] = [];

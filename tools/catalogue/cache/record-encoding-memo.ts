@@ -38,6 +38,10 @@ interface SavedEncodings {
   offsetWidth: number;
   /** The ranks in id order (`CompileReuse.idOrder`). */
   byId: number[];
+  /** The phashes' pieces (`storeHashes`), their missing ranks and records a piece; absent in a memo saved before they were kept. */
+  hashPieces?: string[];
+  hashMissing?: number[][];
+  hashPerPiece?: number;
 }
 
 /** What the memo did in one build: records taken from the last build, and records encoded. */
@@ -61,7 +65,14 @@ const isSaved = (value: unknown): value is SavedEncodings => {
     saved.hashes.length === saved.chunks.length &&
     Number.isSafeInteger(saved.offsetWidth) &&
     Array.isArray(saved.byId) &&
-    saved.byId.length === saved.digests.length
+    saved.byId.length === saved.digests.length &&
+    (saved.hashPieces === undefined ||
+      (Array.isArray(saved.hashPieces) &&
+        saved.hashPieces.every((piece) => typeof piece === 'string') &&
+        Array.isArray(saved.hashMissing) &&
+        saved.hashMissing.length === saved.hashPieces.length &&
+        saved.hashMissing.every((ranks) => Array.isArray(ranks) && ranks.every((rank) => Number.isSafeInteger(rank))) &&
+        Number.isSafeInteger(saved.hashPerPiece)))
   );
 };
 
@@ -77,6 +88,7 @@ export async function memoizedRecordEncoding(cacheDir: string, context: string, 
   const built: SavedEncodings = { context, dictionary: '', digests: [], counts: [], chunks: [], joined: [], hashes: [], offsetWidth: 0, byId: [] };
   let run: RecordEncodingRun | null = null;
   let keptChunks = 0;
+  let keptHashPieces = 0;
   let counted = false;
   // Each rank's record in the saved lists (-1: new or changed), worked out once per build.
   let aligned: { records: readonly PepeRecord[]; savedAt: Int32Array | null } | null = null;
@@ -97,6 +109,13 @@ export async function memoizedRecordEncoding(cacheDir: string, context: string, 
     }
     aligned = { records, savedAt };
     return savedAt;
+  };
+  // Whether ranks start .. end - 1 (a piece of `size` ranks) hold the saved records at the same ranks, and as many: a piece that lost its last record differs.
+  const sameRanks = (start: number, end: number, size: number): boolean => {
+    const savedAt = aligned?.savedAt;
+    if (saved === null || savedAt == null || Math.min(start + size, saved.digests.length) !== end) return false;
+    for (let rank = start; rank < end; rank++) if (savedAt[rank] !== rank) return false;
+    return true;
   };
   // The saved encoding of the record at saved rank `at`, sliced out of its chunk as the function does (catalogue-runtime.ts).
   const savedEncoding = (at: number): string => {
@@ -132,15 +151,24 @@ export async function memoizedRecordEncoding(cacheDir: string, context: string, 
       return chooseDictionary(counts);
     },
     keptChunk(index) {
-      const savedAt = aligned?.savedAt;
-      if (saved === null || savedAt == null || saved.dictionary !== built.dictionary || index >= saved.chunks.length) return undefined;
+      if (saved === null || saved.dictionary !== built.dictionary || index >= saved.chunks.length) return undefined;
       const start = index * CHUNK_SIZE;
-      const end = Math.min(start + CHUNK_SIZE, savedAt.length);
-      // The same records at the same ranks, and as many: a chunk that lost its last record differs.
-      if (Math.min(start + CHUNK_SIZE, saved.digests.length) !== end) return undefined;
-      for (let rank = start; rank < end; rank++) if (savedAt[rank] !== rank) return undefined;
+      if (!sameRanks(start, Math.min(start + CHUNK_SIZE, aligned?.savedAt?.length ?? 0), CHUNK_SIZE)) return undefined;
       keptChunks++;
       return { text: saved.chunks[index]!, joined: saved.joined[index]!, hash: saved.hashes[index]! };
+    },
+    hashes: {
+      kept(start, end, perPiece) {
+        const index = start / perPiece;
+        if (saved?.hashPieces === undefined || saved.hashPerPiece !== perPiece || index >= saved.hashPieces.length || !sameRanks(start, end, perPiece)) return undefined;
+        keptHashPieces++;
+        return { text: saved.hashPieces[index]!, missing: saved.hashMissing![index]! };
+      },
+      made(pieces, perPiece) {
+        built.hashPieces = pieces.map((piece) => piece.text);
+        built.hashMissing = pieces.map((piece) => piece.missing);
+        built.hashPerPiece = perPiece;
+      },
     },
     keptWidth: () => saved?.offsetWidth ?? 0,
     idOrder(records) {
@@ -196,11 +224,13 @@ export async function memoizedRecordEncoding(cacheDir: string, context: string, 
     run: (): RecordEncodingRun | null => run,
     /** Chunks taken whole from the last build. */
     keptChunks: (): number => keptChunks,
+    /** Pieces of the phashes taken whole from the last build. */
+    keptHashPieces: (): number => keptHashPieces,
     /** Saves what the compile made, unless it is what was saved. */
     async save(): Promise<void> {
       // Saved only whole: the counts and chunks of a compile that took them from this memo.
       if (run === null || !counted || built.chunks.length !== Math.ceil(built.digests.length / CHUNK_SIZE)) return;
-      if (run.encoded === 0 && saved !== null && saved.digests.length === built.digests.length && saved.dictionary === built.dictionary && keptChunks === built.chunks.length) return;
+      if (run.encoded === 0 && saved !== null && saved.digests.length === built.digests.length && saved.dictionary === built.dictionary && keptChunks === built.chunks.length && keptHashPieces === built.hashPieces?.length) return;
       await ENCODED_RECORDS.save(cacheDir, built, saved);
     },
   };

@@ -10,12 +10,25 @@
  */
 import { similarLists, type SimilarListsOf, updateSimilarLists } from '../../../functions/core/catalogue.js';
 import type { PepeRecord } from '../../../functions/core/record.js';
-import type { Neighbour } from '../../../functions/core/similar.js';
+import type { Neighbour, SimilarPiecesReuse } from '../../../functions/core/similar.js';
 import { cacheMemo, matchedIndexes } from './memo.js';
+
+interface SavedPieces {
+  width: number;
+  perPiece: number;
+  texts: string[];
+}
 
 interface SavedLists extends SimilarListsOf {
   context: string;
+  /** The packed pieces of the lists' offsets and entries (`storeSimilar`); absent in a memo saved before they were kept. */
+  pieces?: { offsets?: SavedPieces; entries?: SavedPieces };
 }
+
+const isPieces = (value: unknown): boolean => {
+  const pieces = value as SavedPieces | undefined;
+  return pieces === undefined || (Number.isSafeInteger(pieces?.width) && Number.isSafeInteger(pieces.perPiece) && Array.isArray(pieces.texts) && pieces.texts.every((text) => typeof text === 'string'));
+};
 
 /** How the similar lists of a build were made: from the last build's, or searched whole. */
 export type SimilarListsRun = 'updated' | 'searched';
@@ -29,7 +42,8 @@ const isSaved = (value: unknown): value is SavedLists => {
     Array.isArray(saved.lists) &&
     saved.ids.length === saved.phashes.length &&
     saved.ids.length === saved.lists.length &&
-    saved.lists.every((list) => Array.isArray(list) && list.every((entry) => Number.isSafeInteger(entry) && entry >= 0 && entry < saved.ids.length * 32))
+    saved.lists.every((list) => Array.isArray(list) && list.every((entry) => Number.isSafeInteger(entry) && entry >= 0 && entry < saved.ids.length * 32)) &&
+    (saved.pieces === undefined || (typeof saved.pieces === 'object' && saved.pieces !== null && isPieces(saved.pieces.offsets) && isPieces(saved.pieces.entries)))
   );
 };
 
@@ -46,7 +60,35 @@ export async function memoizedSimilarLists(cacheDir: string, context: string) {
   const saved = await SIMILAR_LISTS.load(cacheDir, context);
   let built: SavedLists | null = null;
   let run: SimilarListsRun | null = null;
+  let piecesKept = true;
+  const pieces: SimilarPiecesReuse = {
+    sameUpTo() {
+      if (saved === null || built === null) return 0;
+      const most = Math.min(saved.lists.length, built.lists.length);
+      let rank = 0;
+      for (; rank < most; rank++) {
+        const before = saved.lists[rank]!;
+        const now = built.lists[rank]!;
+        if (before.length !== now.length) break;
+        let same = true;
+        for (let i = 0; i < now.length && same; i++) same = before[i] === now[i];
+        if (!same) break;
+      }
+      return rank;
+    },
+    kept(name, width, perPiece) {
+      const kept = saved?.pieces?.[name];
+      return kept?.width === width && kept.perPiece === perPiece ? kept.texts : undefined;
+    },
+    made(name, texts, width, perPiece, kept) {
+      if (built === null) return;
+      built.pieces = { ...built.pieces, [name]: { width, perPiece, texts: [...texts] } };
+      if (kept < texts.length) piecesKept = false;
+    },
+  };
   return {
+    /** What `compileCatalogue` may take from the last build's packed lists (its `similarPieces` option), once `make` ran. */
+    pieces,
     make(records: readonly PepeRecord[]): Neighbour[][] {
       const ids = records.map((record) => record.id);
       const updated = saved === null ? null : updateSimilarLists(saved, records, matchedIndexes(saved.ids, ids));
@@ -62,7 +104,7 @@ export async function memoizedSimilarLists(cacheDir: string, context: string) {
     /** Saves the lists `make` made; written whole, then renamed into place. */
     async save(): Promise<void> {
       // Same ids and phashes in the same order: the same lists.
-      if (built === null || (saved !== null && sameStrings(saved.ids, built.ids) && sameStrings(saved.phashes, built.phashes))) return;
+      if (built === null || (saved !== null && piecesKept && built.pieces !== undefined && sameStrings(saved.ids, built.ids) && sameStrings(saved.phashes, built.phashes))) return;
       await SIMILAR_LISTS.save(cacheDir, built, saved);
     },
   };
