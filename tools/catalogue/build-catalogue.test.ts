@@ -755,6 +755,10 @@ describe('incremental rebuilds', () => {
       expect(await frames()).toBe(before + 1);
       const pairs = (result: typeof added) => result.problems.filter((problem) => problem.code === 'near-duplicate').map((problem) => `${problem.file} ${problem.message.split(' (')[0]}`);
       expect(pairs(added)).toEqual([`${image} looks like the same picture as ${copy}`]);
+      // A tag edit changes no item the detector reads: no frame, and the next change build still compares only what it read.
+      await writeFile(join(own.contentDir, 'zz-copy.json'), JSON.stringify({ id: fixtureId('zz-copy'), description: 'a copy', tags: ['copy', 'edited'], created_at: '2026-01-01T00:00:00.000Z' }));
+      expect((await buildCatalogue(own)).stats.changed).toMatchObject({ read: 1, removed: 0 });
+      expect(await frames()).toBe(before + 1);
       await rm(join(own.contentDir, copy));
       await rm(join(own.contentDir, 'zz-copy.json'));
       const removed = await buildCatalogue(own);

@@ -292,9 +292,13 @@ export async function nearDuplicatePairs(items: AnalysedItem[], cache?: { dir: s
   const sigs = items.map(signature);
   const key = createHash('sha256').update(code).update('\n').update(sigs.join('\n')).digest('hex');
   const cached = await PAIRS.load(cache.dir);
-  if (cached?.key === key) return cached.pairs;
   const fingerprint = cache.fingerprint ?? null;
   const save = async (pairs: DupePair[]) => cache.write && PAIRS.save(cache.dir, { format: 4, key, code, fingerprint, pairs });
+  if (cached?.key === key) {
+    // The same items (a tag edit): the memo must still name this build, which the next change build checks.
+    if (cached.fingerprint !== fingerprint) await save(cached.pairs);
+    return cached.pairs;
+  }
   // A change build from the build that saved the memo: only the changed items are compared.
   const change = cache.change;
   if (change && cached?.code === code && cached.fingerprint === change.from) {
