@@ -54,6 +54,8 @@ export interface CompileReuse {
   madeIdOrder(ranks: readonly number[]): void;
   /** The phashes' pieces (`storeHashes`) kept from the last compile where their records are the same at the same ranks. */
   hashes?: HashPieceReuse;
+  /** The OpenAPI document's text, `make()` or the last compile's (it depends on the URLs and the code alone). */
+  openapi?(make: () => string): string;
 }
 
 const hashHex = (text: string): string => hashString(text).map((h) => h.toString(16).padStart(8, '0')).join('');
@@ -276,7 +278,8 @@ export function compileCatalogue(records: PepeRecord[], urls: SiteUrls, options:
   const idPieces = packInPieces(ranksById, idWidth, maxPiece);
   const idOrder = { first: idPieces.pieces.map(addPiece)[0]!, width: idWidth, perPiece: idPieces.perPiece };
   const searchIndex = storeSearchIndex((options.searchIndex ?? buildSearchIndex)(sorted.map((r) => ({ tags: r.tags, description: r.description })), sorted), maxPiece, addPiece);
-  const openapi = addPiece(`${JSON.stringify(openApiDocument(urls), null, 2)}\n`);
+  const openapiText = () => `${JSON.stringify(openApiDocument(urls), null, 2)}\n`;
+  const openapi = addPiece(reuse?.openapi?.(openapiText) ?? openapiText());
   const filters = storeFilters(sorted, maxPiece, addPiece);
   const similar = storeSimilar((options.similarLists ?? similarLists)(sorted), maxPiece, addPiece, options.similarPieces);
   const hashes = storeHashes(sorted.map((record) => record.phash), maxPiece, addPiece, reuse?.hashes);

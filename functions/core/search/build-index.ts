@@ -1,6 +1,6 @@
 import MiniSearch from 'minisearch';
-import { numberAt } from '../packed-numbers.js';
-import { decodePosting, encodeFieldPostings, encodePosting, fieldPostings, keepsEncoding, KIND_LIST } from './posting-codec.js';
+import { digitsFor, numberAt, packNumbers } from '../packed-numbers.js';
+import { decodePosting, encodeFieldPostings, encodePosting, keepsEncoding, keptListCount, KIND_BITMAP, KIND_LIST } from './posting-codec.js';
 import { ranksOf } from './rank-set.js';
 import { SEARCH_OPTIONS, type IndexedDoc } from './search-options.js';
 import { SEARCH_INDEX_FORMAT, type FieldPostings, type SearchDoc, type SearchIndexData } from './search-types.js';
@@ -106,12 +106,15 @@ export function updateSearchIndex(previous: SearchIndexData, docs: readonly Sear
   const addedRanks = new Map(added.terms);
   const previousTerms = previous.terms === '' ? [] : previous.terms.split(' ');
   const addedTerms = added.terms.map(([term]) => term).filter((term) => !sortedHas(previousTerms, term)).sort();
+  // Whether a segment written for `known` docs is what encodePosting writes for `docs.length`, by kind.
+  const keeps = { [KIND_LIST]: keepsEncoding(KIND_LIST, known, docs.length), [KIND_BITMAP]: keepsEncoding(KIND_BITMAP, known, docs.length) };
   const fields = [
-    { field: previous.tags, fieldId: added.fieldIds.tags!, segments: [] as string[] },
-    { field: previous.description, fieldId: added.fieldIds.description!, segments: [] as string[] },
+    { field: previous.tags, fieldId: added.fieldIds.tags!, out: new FieldOutput(previous.tags.postings) },
+    { field: previous.description, fieldId: added.fieldIds.description!, out: new FieldOutput(previous.description.postings) },
   ];
   const terms: string[] = [];
-  const segmentsOf = new Array<string>(fields.length);
+  const segmentsOf: (string | number)[] = new Array(fields.length);
+  const ends: number[] = new Array(fields.length);
   // The previous terms and the new ones, merged in code unit order (encodeIndex's).
   for (let t = 0, a = 0; t < previousTerms.length || a < addedTerms.length; ) {
     const fromPrevious = a >= addedTerms.length || (t < previousTerms.length && previousTerms[t]! < addedTerms[a]!);
@@ -124,18 +127,26 @@ export function updateSearchIndex(previous: SearchIndexData, docs: readonly Sear
       if (fromPrevious) {
         const start = numberAt(field.offsets, field.offsetWidth, t);
         const end = t + 1 < previousTerms.length ? numberAt(field.offsets, field.offsetWidth, t + 1) : field.postings.length;
-        const posting = decodePosting(field.postings, start, known);
-        const members = posting.kind === KIND_LIST ? posting.ranks : ranksOf(posting.bits);
-        // A posting whose docs all keep their rank and which gains none is the segment as written.
-        let kept = gained.length === 0 && keepsEncoding(posting.kind, known, docs.length);
-        for (let i = 0; kept && i < members.length; i++) kept = rankNow[members[i]!] === members[i];
-        if (kept) {
-          segmentsOf[f] = field.postings.slice(start, end);
-          any ||= members.length > 0;
+        // A list whose docs all keep their rank and which gains none is the segment as written: checked without decoding it.
+        const members = gained.length === 0 && keeps[KIND_LIST] ? keptListCount(field.postings, start, rankNow) : -1;
+        if (members !== -1) {
+          segmentsOf[f] = start;
+          ends[f] = end;
+          any ||= members > 0;
           continue;
         }
-        for (let i = 0; i < members.length; i++) {
-          const rank = rankNow[members[i]!]!;
+        const posting = decodePosting(field.postings, start, known);
+        const stored = posting.kind === KIND_LIST ? posting.ranks : ranksOf(posting.bits);
+        let kept = gained.length === 0 && keeps[posting.kind];
+        for (let i = 0; kept && i < stored.length; i++) kept = rankNow[stored[i]!] === stored[i];
+        if (kept) {
+          segmentsOf[f] = start;
+          ends[f] = end;
+          any ||= stored.length > 0;
+          continue;
+        }
+        for (let i = 0; i < stored.length; i++) {
+          const rank = rankNow[stored[i]!]!;
           if (rank !== -1) ranks.push(rank);
         }
         if (!inOrder) ranks.sort(ascending);
@@ -149,10 +160,57 @@ export function updateSearchIndex(previous: SearchIndexData, docs: readonly Sear
     // A term no doc holds any more is dropped, as a build from scratch never sees it.
     if (!any) continue;
     terms.push(term);
-    for (let f = 0; f < fields.length; f++) fields[f]!.segments.push(segmentsOf[f]!);
+    for (let f = 0; f < fields.length; f++) {
+      const segment = segmentsOf[f]!;
+      if (typeof segment === 'number') fields[f]!.out.keep(segment, ends[f]!);
+      else fields[f]!.out.add(segment);
+    }
   }
-  const [tags, description] = fields.map(({ segments }) => fieldPostings(segments));
+  const [tags, description] = fields.map(({ out }) => out.done());
   return { format: SEARCH_INDEX_FORMAT, docCount: docs.length, terms: terms.join(' '), tags: tags!, description: description! };
+}
+
+/**
+ * One field's postings written term by term (`fieldPostings`' result): a segment kept from the
+ * previous postings is taken with its neighbours as one slice, so a change build copies runs,
+ * not every segment.
+ */
+class FieldOutput {
+  private readonly parts: string[] = [];
+  private readonly offsets: number[] = [];
+  private length = 0;
+  private runStart = 0;
+  private runEnd = 0;
+
+  constructor(private readonly previous: string) {}
+
+  keep(start: number, end: number): void {
+    if (start !== this.runEnd) {
+      this.flush();
+      this.runStart = start;
+    }
+    this.runEnd = end;
+    this.offsets.push(this.length);
+    this.length += end - start;
+  }
+
+  add(segment: string): void {
+    this.flush();
+    this.offsets.push(this.length);
+    this.length += segment.length;
+    this.parts.push(segment);
+  }
+
+  done(): FieldPostings {
+    this.flush();
+    const offsetWidth = digitsFor(this.length);
+    return { postings: this.parts.join(''), offsets: packNumbers(this.offsets, offsetWidth), offsetWidth };
+  }
+
+  private flush(): void {
+    if (this.runEnd > this.runStart) this.parts.push(this.previous.slice(this.runStart, this.runEnd));
+    this.runStart = this.runEnd;
+  }
 }
 
 /** Whether `term` is one of `sorted` (ascending by code unit). */

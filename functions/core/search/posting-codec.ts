@@ -170,6 +170,31 @@ export function decodePosting(text: string, offset: number, docCount: number): P
 }
 
 /**
+ * The number of ranks of the list segment at `offset` when each keeps its rank (`rankNow[r] === r`),
+ * else -1 (a bitmap too): read without allocating, since most of a change build's segments pass.
+ */
+export function keptListCount(text: string, offset: number, rankNow: Int32Array): number {
+  const header = readVlq(text, offset);
+  if (header % 2 !== KIND_LIST) return -1;
+  const count = Math.floor(header / 2);
+  let at = afterVlq;
+  let rank = -1;
+  for (let i = 0; i < count; i++) {
+    let value = 0;
+    let scale = 1;
+    for (;;) {
+      const digit = DIGIT[text.charCodeAt(at++)]!;
+      value += (digit & DATA_MASK) * scale;
+      if ((digit & CONTINUE) === 0) break;
+      scale *= 32;
+    }
+    rank += value + 1;
+    if (rankNow[rank] !== rank) return -1;
+  }
+  return count;
+}
+
+/**
  * Whether a segment of `kind` written for an index of `before` records is what `encodePosting`
  * writes for the same ranks in one of `after` records: a bitmap's body is sized by the count,
  * and a list stays a list while a bitmap does not get shorter.

@@ -23,22 +23,20 @@ export function termCount(terms: string): number {
  */
 export function storeFieldPostings(field: FieldPostings, terms: number, maxPiece: number, addPiece: (text: string) => number): StoredFieldPostings {
   const pieces: string[] = [];
-  const offsets: number[] = [];
-  let segments: string[] = [];
-  let length = 0;
+  const offsets: number[] = new Array<number>(terms);
+  // The segments are contiguous: a piece is one slice of the postings, cut before the segment that would overflow it.
+  let pieceStart = 0;
+  let start = terms > 0 ? numberAt(field.offsets, field.offsetWidth, 0) : 0;
   for (let t = 0; t < terms; t++) {
-    const start = numberAt(field.offsets, field.offsetWidth, t);
     const end = t + 1 < terms ? numberAt(field.offsets, field.offsetWidth, t + 1) : field.postings.length;
-    if (length > 0 && length + end - start > maxPiece) {
-      pieces.push(segments.join(''));
-      segments = [];
-      length = 0;
+    if (start > pieceStart && end - pieceStart > maxPiece) {
+      pieces.push(field.postings.slice(pieceStart, start));
+      pieceStart = start;
     }
-    offsets.push(pieces.length * maxPiece + length);
-    segments.push(field.postings.slice(start, end));
-    length += end - start;
+    offsets[t] = pieces.length * maxPiece + start - pieceStart;
+    start = end;
   }
-  pieces.push(segments.join(''));
+  pieces.push(field.postings.slice(pieceStart));
   const postings = pieces.map(addPiece)[0]!;
   const width = digitsFor(offsets.length > 0 ? offsets[offsets.length - 1]! : 0); // ascending
   const packed = packInPieces(offsets, width, maxPiece);

@@ -237,12 +237,12 @@ function applyDelta(value: unknown, delta: unknown): unknown {
   if ('[' in change) {
     const [start, removed, items] = change['['] as [number, number, unknown[]];
     if (!Array.isArray(value) || !Array.isArray(items) || !(start >= 0 && removed >= 0 && start + removed <= value.length)) throw new Error('bad array delta');
-    return [...value.slice(0, start), ...items, ...value.slice(start + removed)];
+    return spliced(value, start, removed, items);
   }
   if ('#' in change) {
     const [replaced, start, removed, items] = change['#'] as [[number, unknown[]][], number, number, unknown[]];
     if (!Array.isArray(value) || !Array.isArray(replaced) || !Array.isArray(items) || !(start >= 0 && removed >= 0 && start + removed <= value.length)) throw new Error('bad array delta');
-    const out = [...value.slice(0, start), ...items, ...value.slice(start + removed)];
+    const out = spliced(value, start, removed, items);
     for (const [at, run] of replaced) {
       if (!(Number.isSafeInteger(at) && at >= 0 && Array.isArray(run) && at + run.length <= start)) throw new Error('bad array delta');
       for (let i = 0; i < run.length; i++) out[at + i] = run[i];
@@ -258,6 +258,18 @@ function applyDelta(value: unknown, delta: unknown): unknown {
     return out;
   }
   throw new Error('not a delta');
+}
+
+/**
+ * `value` with `removed` items at `start` replaced by `items`, in place: the value is the one
+ * just parsed, owned by the read, and a splice moves its tail natively where spreading copied
+ * every item of a 100k-record list once per delta.
+ */
+function spliced(value: unknown[], start: number, removed: number, items: unknown[]): unknown[] {
+  if (removed === items.length) for (let i = 0; i < removed; i++) value[start + i] = items[i];
+  else if (items.length <= 10_000) value.splice(start, removed, ...items);
+  else return [...value.slice(0, start), ...items, ...value.slice(start + removed)];
+  return value;
 }
 
 /** A shape guard: an object whose named members are of the given `typeof`, and not null. */

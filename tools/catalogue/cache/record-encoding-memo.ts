@@ -13,7 +13,7 @@
  * `encoded-records.json` holds the build context (URLs and generator code, which covers the
  * codec), the dictionary text, each record's digest in rank order (the sha256 of its JSON,
  * build-extras.ts `buildInputs`, which covers every field), the chunks with their joined
- * lengths, hashes and offset width, the ranks in id order and the piece counts.
+ * lengths, hashes and offset width, the ranks in id order, the piece counts and the OpenAPI text.
  */
 import type { CompiledChunk, CompileReuse } from '../../../functions/core/catalogue.js';
 import { CHUNK_SIZE } from '../../../functions/core/catalogue-data.js';
@@ -42,6 +42,8 @@ interface SavedEncodings {
   hashPieces?: string[];
   hashMissing?: number[][];
   hashPerPiece?: number;
+  /** The OpenAPI document's text (`CompileReuse.openapi`): the context covers all it depends on. */
+  openapi?: string;
 }
 
 /** What the memo did in one build: records taken from the last build, and records encoded. */
@@ -72,7 +74,8 @@ const isSaved = (value: unknown): value is SavedEncodings => {
         Array.isArray(saved.hashMissing) &&
         saved.hashMissing.length === saved.hashPieces.length &&
         saved.hashMissing.every((ranks) => Array.isArray(ranks) && ranks.every((rank) => Number.isSafeInteger(rank))) &&
-        Number.isSafeInteger(saved.hashPerPiece)))
+        Number.isSafeInteger(saved.hashPerPiece))) &&
+    (saved.openapi === undefined || typeof saved.openapi === 'string')
   );
 };
 
@@ -170,6 +173,10 @@ export async function memoizedRecordEncoding(cacheDir: string, context: string, 
         built.hashPerPiece = perPiece;
       },
     },
+    openapi(make) {
+      built.openapi = saved?.openapi ?? make();
+      return built.openapi;
+    },
     keptWidth: () => saved?.offsetWidth ?? 0,
     idOrder(records) {
       const savedAt = aligned?.records === records ? aligned.savedAt : null;
@@ -230,7 +237,7 @@ export async function memoizedRecordEncoding(cacheDir: string, context: string, 
     async save(): Promise<void> {
       // Saved only whole: the counts and chunks of a compile that took them from this memo.
       if (run === null || !counted || built.chunks.length !== Math.ceil(built.digests.length / CHUNK_SIZE)) return;
-      if (run.encoded === 0 && saved !== null && saved.digests.length === built.digests.length && saved.dictionary === built.dictionary && keptChunks === built.chunks.length && keptHashPieces === built.hashPieces?.length) return;
+      if (run.encoded === 0 && saved !== null && saved.digests.length === built.digests.length && saved.dictionary === built.dictionary && keptChunks === built.chunks.length && keptHashPieces === built.hashPieces?.length && saved.openapi === built.openapi) return;
       await ENCODED_RECORDS.save(cacheDir, built, saved);
     },
   };
