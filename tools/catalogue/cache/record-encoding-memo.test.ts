@@ -7,6 +7,8 @@ import { FIXTURE_URLS } from '../../testing/fixture-catalogue.js';
 import { sha256Of } from '../../shared/manifest.js';
 import { makeTempDir, type TempDir } from '../../testing/temp-dir.js';
 import { memoizedRecordEncoding } from './record-encoding-memo.js';
+import { memoizedSearchIndex } from './search-index-memo.js';
+import { memoizedSimilarLists } from './similar-lists-memo.js';
 
 const uuid = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
 const record = (n: number, description: string | null = `a smug frog number ${n % 5} with a hat`): PepeRecord => ({
@@ -98,7 +100,7 @@ describe('the encoded records kept in the build cache', () => {
     expect(await compileOnce(records(301))).toEqual({ reused: 0, encoded: 301 });
   }, 30_000);
 
-  it('compiles what a full compile does over random changes, taking the chunks and phash pieces no change touched', async () => {
+  it('compiles what a full compile does over random changes, taking the chunks, phash pieces, postings and similar lists no change touched', async () => {
     let seed = 37;
     const random = (below: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) % below;
     let list = Array.from({ length: 400 }, (_, n) => hashed(n));
@@ -120,13 +122,16 @@ describe('the encoded records kept in the build cache', () => {
       else if (change === 4) list = list.map((r) => (r === sorted[random(sorted.length)] ? { ...r, tags: [...(r.tags ?? []), 'edited'] } : r));
       // New words often enough to enter the dictionary: every encoding may change.
       else list = list.map((r) => (r === sorted[random(sorted.length)] ? { ...r, description: `ribbiting marshland chorus ${round} `.repeat(40) } : r));
-      const memo = await memoizedRecordEncoding(temp.path, 'context-1', new Map(list.map((r) => [r.id, sha256Of(JSON.stringify(r))])));
-      const data = compileCatalogue(list, FIXTURE_URLS, { encodeRecords: memo.encode, reuse: memo.reuse, maxPiece });
-      await memo.save();
+      const digests = new Map(list.map((r) => [r.id, sha256Of(JSON.stringify(r))]));
+      // With the other memos of a build's compile: the search index and the similar lists are spliced too.
+      const [memo, searchIndex, similar] = await Promise.all([memoizedRecordEncoding(temp.path, 'context-1', digests), memoizedSearchIndex(temp.path, 'context-1', digests), memoizedSimilarLists(temp.path, 'context-1')]);
+      const data = compileCatalogue(list, FIXTURE_URLS, { encodeRecords: memo.encode, reuse: memo.reuse, searchIndex: searchIndex.build, similarLists: similar.make, similarPieces: similar.pieces, maxPiece });
+      await Promise.all([memo.save(), searchIndex.save(), similar.save()]);
       const plain = compileCatalogue(list, FIXTURE_URLS, { maxPiece });
       expect(data.pieces()).toEqual(plain.pieces());
       expect(data.hashes).toEqual(plain.hashes);
       expect(data.version).toBe(plain.version);
+      if (round > 0) expect(searchIndex.run()?.path).not.toBe('rebuilt');
       kept.push(memo.keptChunks());
       keptHashes.push(memo.keptHashPieces());
       if (memo.run()?.reused === 0) newDictionaries++;

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { compileCatalogue, similarLists } from '../../../functions/core/catalogue.js';
 import { FIXTURE_URLS } from '../../testing/fixture-catalogue.js';
@@ -63,6 +63,8 @@ describe('the similar lists kept in the build cache', () => {
     const far = (n: number, from = 0) => near(n, from).map((r, i) => ((from + i) % 4 === 0 ? r : { ...r, phash: (BigInt(from + i + 1) * 0x9e37_79b9_7f4a_7c15n).toString(16).slice(-16).padStart(16, '0') }));
     const first = far(60);
     expect(await compileOnce(first)).toBe(0);
+    // Saved as the pieces alone, from which the next build reads its lists back.
+    expect(await readFile(join(temp.path, 'similar-lists.json'), 'utf8')).not.toContain('"lists"');
     // The newest, like no other: every list stays, the new one is empty.
     const added = [...first, { ...far(1, 61)[0]!, created_at: '2030-01-01T00:00:00.000Z' }];
     expect(await compileOnce(added)).toBe(60);

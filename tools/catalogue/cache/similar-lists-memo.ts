@@ -4,13 +4,16 @@
  * phash with the others (`updateSimilarLists`), instead of searching every pair again.
  *
  * `similar-lists.json` holds the build context (URLs and generator code, which covers the
- * cut-off and the limit), the ids and phashes in rank order, and each rank's list as
- * rank × 32 + distance. The output never depends on the memo: a list is only ever taken for
- * records whose phash is the one it was made from.
+ * cut-off and the limit), the ids and phashes in rank order, and the packed pieces of the
+ * lists' offsets and entries (rank × 32 + distance) as the compile stored them: the lists are
+ * read back from those (a 100k-item array of arrays is slow to parse and to diff), or saved
+ * as arrays when no compile packed them. The output never depends on the memo: a list is only
+ * ever taken for records whose phash is the one it was made from.
  */
 import { similarLists, type SimilarListsOf, updateSimilarLists } from '../../../functions/core/catalogue.js';
 import type { PepeRecord } from '../../../functions/core/record.js';
 import type { Neighbour, SimilarPiecesReuse } from '../../../functions/core/similar.js';
+import { numberAt } from '../../../functions/core/packed-numbers.js';
 import { cacheMemo, matchedIndexes } from './memo.js';
 
 interface SavedPieces {
@@ -21,9 +24,12 @@ interface SavedPieces {
 
 interface SavedLists extends SimilarListsOf {
   context: string;
-  /** The packed pieces of the lists' offsets and entries (`storeSimilar`); absent in a memo saved before they were kept. */
+  /** The packed pieces of the lists' offsets and entries (`storeSimilar`); absent when no compile packed them. */
   pieces?: { offsets?: SavedPieces; entries?: SavedPieces };
 }
+
+/** As saved: the lists themselves only when their pieces are not both there. */
+type StoredLists = Omit<SavedLists, 'lists'> & { lists?: number[][] };
 
 const isPieces = (value: unknown): boolean => {
   const pieces = value as SavedPieces | undefined;
@@ -33,21 +39,63 @@ const isPieces = (value: unknown): boolean => {
 /** How the similar lists of a build were made: from the last build's, or searched whole. */
 export type SimilarListsRun = 'updated' | 'searched';
 
-const isSaved = (value: unknown): value is SavedLists => {
-  const saved = value as SavedLists | null;
+const isEntries = (list: unknown, count: number): boolean => Array.isArray(list) && list.every((entry) => Number.isSafeInteger(entry) && entry >= 0 && entry < count * 32);
+
+const isSaved = (value: unknown): value is StoredLists => {
+  const saved = value as StoredLists | null;
   return (
     typeof saved?.context === 'string' &&
     Array.isArray(saved.ids) &&
     Array.isArray(saved.phashes) &&
-    Array.isArray(saved.lists) &&
     saved.ids.length === saved.phashes.length &&
-    saved.ids.length === saved.lists.length &&
-    saved.lists.every((list) => Array.isArray(list) && list.every((entry) => Number.isSafeInteger(entry) && entry >= 0 && entry < saved.ids.length * 32)) &&
-    (saved.pieces === undefined || (typeof saved.pieces === 'object' && saved.pieces !== null && isPieces(saved.pieces.offsets) && isPieces(saved.pieces.entries)))
+    (saved.pieces === undefined || (typeof saved.pieces === 'object' && saved.pieces !== null && isPieces(saved.pieces.offsets) && isPieces(saved.pieces.entries))) &&
+    (saved.lists === undefined ? packed(saved) !== null : Array.isArray(saved.lists) && saved.ids.length === saved.lists.length && saved.lists.every((list) => isEntries(list, saved.ids.length)))
   );
 };
 
+/** Both pieces of a memo that holds them, else null. */
+const packed = (saved: StoredLists): { offsets: SavedPieces; entries: SavedPieces } | null => (saved.pieces?.offsets !== undefined && saved.pieces.entries !== undefined ? { offsets: saved.pieces.offsets, entries: saved.pieces.entries } : null);
+
+/** The lists of a memo, read back from its pieces as `similarReader` reads them; null when they do not hold one list a rank. */
+function unpacked(saved: StoredLists): number[][] | null {
+  if (saved.lists !== undefined) return saved.lists;
+  const { offsets, entries } = packed(saved)!;
+  const count = saved.ids.length;
+  const numberOf = (pieces: SavedPieces, index: number, limit: number): number => {
+    const p = Math.floor(index / pieces.perPiece);
+    const text = pieces.texts[p];
+    const at = index - p * pieces.perPiece;
+    if (text === undefined || (at + 1) * pieces.width > text.length) return -1;
+    const value = numberAt(text, pieces.width, at);
+    return value <= limit ? value : -1;
+  };
+  // Most records have no neighbour: they share one empty list.
+  const none: number[] = [];
+  const lists = new Array<number[]>(count);
+  let start = numberOf(offsets, 0, 0);
+  if (start !== 0) return null;
+  for (let rank = 0; rank < count; rank++) {
+    const end = numberOf(offsets, rank + 1, Number.MAX_SAFE_INTEGER);
+    if (end < start) return null;
+    let list = none;
+    if (end > start) {
+      list = new Array<number>(end - start);
+      for (let k = start; k < end; k++) if ((list[k - start] = numberOf(entries, k, count * 32 - 1)) === -1) return null;
+    }
+    lists[rank] = list;
+    start = end;
+  }
+  return lists;
+}
+
 const SIMILAR_LISTS = cacheMemo('similar-lists.json', isSaved, (saved) => saved.context, { deltas: true });
+
+/** The saved lists, their pieces read back into lists; null when none, damaged or of other code. */
+async function loadLists(cacheDir: string, context: string): Promise<{ stored: StoredLists; lists: SavedLists } | null> {
+  const stored = await SIMILAR_LISTS.load(cacheDir, context);
+  const lists = stored === null ? null : unpacked(stored);
+  return stored === null || lists === null ? null : { stored, lists: { ...stored, lists } };
+}
 
 const sameStrings = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((value, i) => value === b[i]);
 
@@ -57,7 +105,8 @@ const sameStrings = (a: readonly string[], b: readonly string[]): boolean => a.l
  */
 export async function memoizedSimilarLists(cacheDir: string, context: string) {
   // None yet, damaged or of other code (null): searched whole and saved again.
-  const saved = await SIMILAR_LISTS.load(cacheDir, context);
+  const loaded = await loadLists(cacheDir, context);
+  const saved = loaded?.lists ?? null;
   let built: SavedLists | null = null;
   let run: SimilarListsRun | null = null;
   let piecesKept = true;
@@ -105,7 +154,8 @@ export async function memoizedSimilarLists(cacheDir: string, context: string) {
     async save(): Promise<void> {
       // Same ids and phashes in the same order: the same lists.
       if (built === null || (saved !== null && piecesKept && built.pieces !== undefined && sameStrings(saved.ids, built.ids) && sameStrings(saved.phashes, built.phashes))) return;
-      await SIMILAR_LISTS.save(cacheDir, built, saved);
+      const { lists, ...rest } = built;
+      await SIMILAR_LISTS.save(cacheDir, packed(rest) === null ? { ...rest, lists: lists as number[][] } : rest, loaded?.stored ?? null);
     },
   };
 }
