@@ -172,13 +172,7 @@ export function updateSimilarLists(previous: SimilarListsOf, records: readonly {
     if (words === null || hashed === null) {
       words = new Uint32Array(records.length * 2);
       hashed = new Uint8Array(records.length);
-      records.forEach((record, at) => {
-        const hash = parseHash(record.phash);
-        if (hash === null) return;
-        words![at * 2] = hash.hi;
-        words![at * 2 + 1] = hash.lo;
-        hashed![at] = 1;
-      });
+      for (let at = 0; at < records.length; at++) hashed[at] = hexWords(records[at]!.phash, words, at * 2) ? 1 : 0;
     }
     const out: Neighbour[] = [];
     if (hashed[rank] === 0) return out;
@@ -219,6 +213,26 @@ export function updateSimilarLists(previous: SimilarListsOf, records: readonly {
     if (list.length > 0) lists[rank] = lost || gained.has(rank) ? nearest(list) : list;
   }
   return lists;
+}
+
+const HEX_DIGIT = new Int8Array(128).fill(-1);
+for (let i = 0; i < 16; i++) HEX_DIGIT['0123456789abcdef'.charCodeAt(i)] = HEX_DIGIT['0123456789ABCDEF'.charCodeAt(i)] = i;
+
+/** `parseHash(hex)` written into words[at] (high) and words[at + 1] (low); false when not 16 hex digits. Read without a regular expression or an object per hash: a new record compares itself with every phash. */
+function hexWords(hex: string, words: Uint32Array, at: number): boolean {
+  if (hex.length !== 16) return false;
+  let hi = 0;
+  let lo = 0;
+  for (let i = 0; i < 16; i++) {
+    const code = hex.charCodeAt(i);
+    const digit = code < 128 ? HEX_DIGIT[code]! : -1;
+    if (digit === -1) return false;
+    if (i < 8) hi = hi * 16 + digit;
+    else lo = lo * 16 + digit;
+  }
+  words[at] = hi;
+  words[at + 1] = lo;
+  return true;
 }
 
 export interface CompileOptions {
