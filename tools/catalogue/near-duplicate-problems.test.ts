@@ -6,7 +6,7 @@ import { DEFAULT_PHASH_THRESHOLD, findNearDuplicates } from '../dupes/near-dupli
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 import type { AnalysedItem } from './analyse-content.js';
 import { dupeItems, nearDuplicatePairs, nearDuplicateProblems } from './near-duplicate-problems.js';
-import { cacheFrames, readCacheDocuments } from './cache/cache-log.js';
+import { cacheFrames } from './cache/cache-log.js';
 
 let temp: TempDir;
 beforeEach(async () => {
@@ -119,7 +119,7 @@ describe('near-duplicate pairs from the cache', () => {
     await nearDuplicatePairs(items, { dir: temp.path, write: true, fingerprint });
     let seed = 11;
     const rnd = (n: number) => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31), seed % n);
-    const keysFrames = async () => readCacheDocuments(await readFile(join(temp.path, 'near-duplicates-keys.bin')))!.documents.length;
+    const keysFrames = async () => cacheFrames(await readFile(join(temp.path, 'near-duplicates-keys.bin')))!.frames.length;
     const memoKey = async (dir: string) => (JSON.parse(await readFile(join(dir, 'near-duplicates.json'), 'utf8')) as { key: string }).key;
     let frames = 1;
     for (let round = 0; round < 16; round++) {
