@@ -459,12 +459,16 @@ export async function nearDuplicatePairs(items: AnalysedItem[], cache?: { dir: s
   const cached = await PAIRS.load(cache.dir);
   const fingerprint = cache.fingerprint ?? null;
   const save = async (key: string, pairs: DupePair[]) => cache.write && PAIRS.save(cache.dir, { format: 5, key, code, fingerprint, pairs });
-  // Keys and pairs under the same key, of this detection code: what an incremental run builds on.
-  const keys = cached?.code === code ? await loadKeys(cache.dir) : null;
-  const trusted = keys !== null && keys.key === cached!.key ? keys : null;
+  // Keys and pairs under the same key, of this detection code: what an incremental run builds on (read only when one runs).
+  const trustedKeys = async () => {
+    const keys = cached?.code === code ? await loadKeys(cache.dir) : null;
+    return keys !== null && keys.key === cached!.key ? keys : null;
+  };
   // A change build from the build that saved the memo: only the changed items are compared.
   const change = cache.change;
-  const found = change && trusted && cached!.fingerprint === change.from ? changedPairs(items, change, code, cached!, trusted) : null;
+  const fromLast = change !== undefined && cached?.code === code && cached.fingerprint === change.from;
+  let trusted = fromLast ? await trustedKeys() : null;
+  const found = fromLast && trusted ? changedPairs(items, change!, code, cached!, trusted) : null;
   if (found) {
     if (found.frame && cache.write) {
       const { frame } = found;
@@ -484,6 +488,7 @@ export async function nearDuplicatePairs(items: AnalysedItem[], cache?: { dir: s
     if (cached.fingerprint !== fingerprint) await save(key, cached.pairs);
     return cached.pairs;
   }
+  if (!fromLast) trusted = await trustedKeys();
   // Each item's entry in the memo's keys when its inputs are the same (its file's entry has its digest), else -1.
   const cachedAt = new Int32Array(items.length).fill(-1);
   if (trusted) {
