@@ -196,11 +196,10 @@ interface KeysFile {
   key: string;
   count: number;
   sum: Uint32Array;
-  /** The first frame's files (sorted) joined by newlines, and where each one ends. */
-  names: string;
-  ends: Int32Array;
-  /** The later frames' entries' files (entry ends.length + i), and the live one of each file. */
-  later: string[];
+  /** Every entry's file: the first frame's (`sorted` of them, in file order), then the later frames'. */
+  files: string[];
+  sorted: number;
+  /** The later frames' files: the live entry of each. */
   laterAt: Map<string, number>;
   words: Uint32Array;
   bare: Set<number>;
@@ -240,30 +239,15 @@ function sortedTable(table: KeysTable): KeysTable {
   return { files: order.map((i) => files[i]!), words, bare: order.flatMap((from, to) => (bare.has(from) ? [to] : [])) };
 }
 
-/** Where each of the `count` newline-joined names ends; null when there are not exactly that many. */
-function lineEnds(names: string, count: number): Int32Array | null {
-  const ends = new Int32Array(count);
-  let from = 0;
-  for (let j = 0; j < count; j++) {
-    const end = names.indexOf('\n', from);
-    ends[j] = end === -1 ? names.length : end;
-    if (end === -1 && j < count - 1) return null;
-    from = ends[j]! + 1;
-  }
-  return count === 0 ? (names === '' ? ends : null) : from === names.length + 1 ? ends : null;
-}
-
-const nameOf = (keys: KeysFile, j: number): string => (j < keys.ends.length ? keys.names.slice(j === 0 ? 0 : keys.ends[j - 1]! + 1, keys.ends[j]) : keys.later[j - keys.ends.length]!);
-
 /** The latest entry of `file` (dead or not), or -1: the later frames' by their map, the first frame's by bisection. */
 function entryOf(keys: KeysFile, file: string): number {
   const later = keys.laterAt.get(file);
   if (later !== undefined) return later;
   let lo = 0;
-  let hi = keys.ends.length;
+  let hi = keys.sorted;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const name = nameOf(keys, mid);
+    const name = keys.files[mid]!;
     if (name === file) return mid;
     if (name < file) lo = mid + 1;
     else hi = mid;
@@ -285,26 +269,24 @@ async function loadKeys(dir: string): Promise<KeysFile | null> {
   let entries = 0;
   try {
     for (const [from, to] of framed.frames) {
-      const headEnd = from + 4 + bytes!.readUInt32LE(from);
+      const headEnd: number = from + 4 + bytes!.readUInt32LE(from);
       if (headEnd > to) return null;
       const header = JSON.parse(bytes!.toString('utf8', from + 4, headEnd)) as KeysHeader;
       if (!isHeader(header)) return null;
       const count = header.entries;
-      const wordsEnd = headEnd + 4 * ENTRY_WORDS * count;
+      const wordsEnd: number = headEnd + 4 * ENTRY_WORDS * count;
       if (wordsEnd > to) return null;
-      const files = bytes!.toString('utf8', wordsEnd, to);
+      // One split, not a scan per name: this runs once per process, before V8 has optimised any loop.
+      const names: string[] = wordsEnd === to ? [] : bytes!.toString('utf8', wordsEnd, to).split('\n');
+      if (names.length !== count) return null;
       if (keys === null) {
-        const ends = lineEnds(files, count);
-        if (ends === null) return null;
-        keys = { key: '', count: 0, sum: new Uint32Array(4), names: files, ends, later: [], laterAt: new Map(), words: new Uint32Array(0), bare: new Set(), dead: new Uint8Array(0), stat, bytes: bytes!.length, baseBytes: framed.frames[0]![1] };
+        keys = { key: '', count: 0, sum: new Uint32Array(4), files: names, sorted: count, laterAt: new Map(), words: new Uint32Array(0), bare: new Set(), dead: new Uint8Array(0), stat, bytes: bytes!.length, baseBytes: framed.frames[0]![1] };
       } else {
         for (const file of header.gone) {
           const j = entryOf(keys, file);
           if (j !== -1) dropped.add(j), keys.laterAt.delete(file);
         }
-        const names = files === '' ? [] : files.split('\n');
-        if (names.length !== count) return null;
-        names.forEach((name, i) => (keys!.later.push(name), keys!.laterAt.set(name, entries + i)));
+        for (let i = 0; i < count; i++) keys.files.push(names[i]!), keys.laterAt.set(names[i]!, entries + i);
       }
       for (const i of header.bare) keys.bare.add(entries + i);
       // A copy: the words may start at an offset no Uint32Array can start at.
@@ -412,7 +394,7 @@ function changedPairs(items: AnalysedItem[], change: Change, code: string, cache
       near = popcount32((hash.hi ^ words[at]!) >>> 0) + popcount32((hash.lo ^ words[at + 1]!) >>> 0) <= DEFAULT_PHASH_THRESHOLD || popcount32((thumb.hi ^ words[at + 2]!) >>> 0) + popcount32((thumb.lo ^ words[at + 3]!) >>> 0) <= THUMB_KEY_RADIUS;
     }
     if (!near) continue;
-    const partner = itemAt(items, nameOf(keys, j));
+    const partner = itemAt(items, keys.files[j]!);
     if (partner === undefined) return null;
     subset.push(partner);
     subsetKeys.push({ hi: words[at + 2]!, lo: words[at + 3]! });
@@ -431,7 +413,7 @@ export type Change = ContentChanges & { from: string };
 function mergedTable(keys: KeysFile, dead: Uint8Array, added: KeysTable): KeysTable {
   const files: string[] = [];
   const live: number[] = [];
-  for (let j = 0; j < dead.length; j++) if (!dead[j]) live.push(j), files.push(nameOf(keys, j));
+  for (let j = 0; j < dead.length; j++) if (!dead[j]) live.push(j), files.push(keys.files[j]!);
   const words = new Uint32Array((live.length + added.files.length) * ENTRY_WORDS);
   live.forEach((j, i) => words.set(keys.words.subarray(ENTRY_WORDS * j, ENTRY_WORDS * (j + 1)), ENTRY_WORDS * i));
   words.set(added.words, live.length * ENTRY_WORDS);
@@ -493,7 +475,7 @@ export async function nearDuplicatePairs(items: AnalysedItem[], cache?: { dir: s
   const cachedAt = new Int32Array(items.length).fill(-1);
   if (trusted) {
     const byFile = new Map<string, number>();
-    for (let j = 0; j < trusted.dead.length; j++) if (!trusted.dead[j]) byFile.set(nameOf(trusted, j), j);
+    for (let j = 0; j < trusted.dead.length; j++) if (!trusted.dead[j]) byFile.set(trusted.files[j]!, j);
     items.forEach((item, k) => {
       const j = byFile.get(item.file);
       const at = ENTRY_WORDS * (j ?? 0) + 4;
