@@ -4,9 +4,9 @@
  *
  * The pairs are cached (`near-duplicates.json` in the build cache) with every input of the
  * detection — each item's id, file, phash, image sha256 (which fixes its thumbnail), size
- * and distinct_from, plus the detection code itself — so a rebuild with nothing changed
- * neither searches nor reads thumbnails, and one with a few changed images only compares
- * those (see incrementalPairs).
+ * and distinct_from, plus the detection code itself — under an order-free key (keyOf), so a
+ * rebuild with nothing changed neither searches nor reads thumbnails, and one with a few
+ * changed images only compares those (changedPairs in a change build, else incrementalPairs).
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -65,7 +65,10 @@ function digestInto(item: AnalysedItem, out: Uint32Array, at: number): void {
   feed(item.sha256);
   feed(`${item.record.width}x${item.record.height}`);
   feed(item.distinctFrom.join(','));
-  let [a, b, c, d] = lanes as unknown as [number, number, number, number];
+  let a = lanes[0]!;
+  let b = lanes[1]!;
+  let c = lanes[2]!;
+  let d = lanes[3]!;
   a = Math.imul(a ^ (a >>> 16), 2246822507) ^ Math.imul(b ^ (b >>> 13), 3266489909);
   b = Math.imul(b ^ (b >>> 16), 2246822507) ^ Math.imul(c ^ (c >>> 13), 3266489909);
   c = Math.imul(c ^ (c >>> 16), 2246822507) ^ Math.imul(d ^ (d >>> 13), 3266489909);
