@@ -336,14 +336,17 @@ interface Run {
 
 /**
  * What changed since the last build, from what the analysis took over from it: each item's
- * digest then (`item.previous`; a pair read again counts as changed) and the last build's ids.
+ * digest then (`item.previous`; a pair read again counts as changed) and the last build's ids:
+ * those of the items taken over, and those it freed (read again or gone: the only ones that can be gone).
  */
 function changesOf(analysis: ContentAnalysis, previous: PreviousBuild | undefined, digests: ReadonlyMap<string, string>): RecordChanges | null {
   if (analysis.changes === undefined || previous === undefined) return null;
-  const current = function* () {
-    for (const item of analysis.items) yield [item.record.id, item.previous?.digest] as const;
-  };
-  return recordChanges(digests, current(), previous.records);
+  const { freed, items: read } = analysis.changes;
+  const current: [string, string | undefined][] = analysis.items.map((item) => [item.record.id, item.previous?.digest]);
+  const readIds = new Set(read.map((item) => item.record.id));
+  // Every current id not read again was taken over, so the last build had it.
+  const had = { has: (id: string) => freed.has(id) || (digests.has(id) && !readIds.has(id)), keys: () => freed };
+  return recordChanges(digests, current, had);
 }
 
 /**
@@ -359,13 +362,16 @@ function pairsMade(settings: string, lines: readonly string[], pairs: readonly C
   let delta: PairsMade['delta'] = null;
   if (changes) {
     // The pairs read, and any other whose record's digest changed (its thumbnails).
-    delta = { set: [], drop: changes.removed };
+    delta = { set: [], records: [], drop: changes.removed };
     for (let index = 0; index < items.length; index++) {
       const item = items[index]!;
-      if (item.previous?.digest !== digests.get(item.record.id)) delta.set.push(row(item, lines[index]!));
+      if (item.previous?.digest !== digests.get(item.record.id)) {
+        delta.set.push(row(item, lines[index]!));
+        delta.records.push(item.record);
+      }
     }
   }
-  return { settings, rows: () => items.map((item, index) => row(item, lines[index]!)), delta };
+  return { settings, list: () => ({ rows: items.map((item, index) => row(item, lines[index]!)), records: items.map((item) => item.record) }), delta };
 }
 
 /** The catalogue data, compiled with the last build's memos, and its files (the images are planned in writeFiles, with the answers' previous output). */
