@@ -19,7 +19,7 @@ import { type Recovery, recoverOutput } from './commit-output.js';
 import { type ChunkShapes, planAnswers, planImages } from './plan-answers.js';
 import { byteLength, type PlannedFile, writeOutput } from './write-output.js';
 import { previousAnswers, recordChanges, type RecordChanges, vouchesFor } from './cache/answer-digests.js';
-import { type BuildInputs, buildContext, buildInputs, type GeneratedExtras, generateExtras } from './build-extras.js';
+import { type BuildInputs, buildContext, buildInputs, type GeneratedExtras, generateExtras, keepsDigest } from './build-extras.js';
 import { LastBuild, type PairsMade, type UnchangedContent } from './cache/last-build.js';
 import { pairRow, statLine } from './cache/stat-keyed-map.js';
 import { FEATURE_VERSION } from '../image/analyse-image.js';
@@ -342,7 +342,8 @@ interface Run {
 function changesOf(analysis: ContentAnalysis, previous: PreviousBuild | undefined, digests: ReadonlyMap<string, string>): RecordChanges | null {
   if (analysis.changes === undefined || previous === undefined) return null;
   const { freed, items: read } = analysis.changes;
-  const current: [string, string | undefined][] = analysis.items.map((item) => [item.record.id, item.previous?.digest]);
+  // Only the items whose digest is not the one taken over: the others are unchanged.
+  const current = analysis.items.filter((item) => !keepsDigest(item)).map((item) => [item.record.id, item.previous?.digest] as const);
   const readIds = new Set(read.map((item) => item.record.id));
   // Every current id not read again was taken over, so the last build had it.
   const had = { has: (id: string) => freed.has(id) || (digests.has(id) && !readIds.has(id)), keys: () => freed };
@@ -365,7 +366,7 @@ function pairsMade(settings: string, lines: readonly string[], pairs: readonly C
     delta = { set: [], records: [], drop: changes.removed };
     for (let index = 0; index < items.length; index++) {
       const item = items[index]!;
-      if (item.previous?.digest !== digests.get(item.record.id)) {
+      if (!keepsDigest(item)) {
         delta.set.push(row(item, lines[index]!));
         delta.records.push(item.record);
       }

@@ -125,6 +125,9 @@ export function parsePairRow(row: string): PairRow {
 /** The image path a row starts with. */
 export const imageOfRow = (row: string): string => row.slice(0, row.indexOf('\0'));
 
+/** Whether `row` is the row of the image at `image` (no `image\0` made to compare). */
+const isRowOf = (row: string | undefined, image: string): row is string => row !== undefined && row.charCodeAt(image.length) === 0 && row.startsWith(image);
+
 /**
  * The last build's rows by image path, each with its record (in the same order: no map of
  * records by id). The full list is in scan order (sorted by path, as `<` compares), so a lookup
@@ -153,10 +156,10 @@ export class PairRows<R = unknown> {
       this.record = over?.[1];
       return over?.[0];
     }
-    const key = `${image}\0`;
     const { base } = this;
-    // `image\0…` sorts where `image` does: NUL is below every character of a path.
-    if (!base[this.cursor]?.startsWith(key)) {
+    if (!isRowOf(base[this.cursor], image)) {
+      // `image\0…` sorts where `image` does: NUL is below every character of a path.
+      const key = `${image}\0`;
       let low = 0;
       let high = base.length;
       while (low < high) {
@@ -167,7 +170,7 @@ export class PairRows<R = unknown> {
       this.cursor = low;
     }
     const row = base[this.cursor];
-    if (row === undefined || !row.startsWith(key)) return (this.record = undefined);
+    if (!isRowOf(row, image)) return (this.record = undefined);
     this.record = this.baseRecords[this.cursor++];
     return row;
   }
