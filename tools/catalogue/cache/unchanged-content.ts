@@ -153,7 +153,8 @@ function isRowsWithRecords(rows: unknown, records: unknown): boolean {
   for (let at = 0; at < rows.length; at++) {
     const row = rows[at]!;
     const id = (records[at] as Partial<PepeRecord> | null)?.id;
-    if (typeof id !== 'string' || !row.startsWith(`${id}\t`, row.lastIndexOf('\0') + 66)) return false;
+    const idAt = row.lastIndexOf('\0') + 66;
+    if (typeof id !== 'string' || !row.startsWith(id, idAt) || row.charCodeAt(idAt + id.length) !== 9) return false;
   }
   return true;
 }
