@@ -11,7 +11,7 @@ import { configureSharpForBatch } from '../image/decode.js';
 import { releasePixelPass } from '../image/pixel-pass.js';
 import { type ImageBytes, type ImageFileContext, type ImageOutcome, analyseImageFile, readImageBytes } from './analyse-image-file.js';
 import { type CachedFeatures, FeatureCache, type FeatureSource } from './cache/feature-cache.js';
-import { type PairRows, parsePairRow, rowMade } from './cache/stat-keyed-map.js';
+import { type PairRows, parsePairRow } from './cache/stat-keyed-map.js';
 import type { ImageFormat } from '../image/format.js';
 import { error, warning, type Problem } from '../shared/problems.js';
 import { caseCollisions, folderProblem, type ContentFile, type ContentPair, type ContentScan, scanContent, readContentFileSync, unreadableProblem } from './scan-content.js';
@@ -70,12 +70,10 @@ export interface AnalyseContentOptions {
   lines?: readonly string[];
 }
 
-/** What a change build starts from: the last build's pairs (`pairs.bin`), records and problems. */
+/** What a change build starts from: the last build's pairs (`pairs.bin`) with their records, and its problems. */
 export interface PreviousBuild {
-  /** Image path → the pair's row (cache/stat-keyed-map.ts `pairRow`). */
-  rows: PairRows;
-  /** The last build's records by id. */
-  records: Map<string, PepeRecord>;
+  /** Image path → the pair's row (cache/stat-keyed-map.ts `pairRow`) and its record. */
+  rows: PairRows<PepeRecord>;
   /** What it reported about its content. */
   problems: readonly Problem[];
   /** Its content listing's stat fingerprint: names the item set its near-duplicate memo was made for. */
@@ -88,6 +86,11 @@ export interface ContentChanges {
   items: AnalysedItem[];
   /** Image paths of the last build's pairs that are gone. */
   removed: string[];
+}
+
+/** What a change build read, and the ids of the last build's records not taken over (their pair read again, or gone): with the items taken over, all its ids. */
+export interface ReadChanges extends ContentChanges {
+  freed: ReadonlySet<string>;
 }
 
 export interface AnalyseProgress {
@@ -141,7 +144,7 @@ export interface ContentAnalysis {
   /** Set when `beforeDecoding` declined: the images that wait to be decoded (nothing analysed or written). */
   declined?: number;
   /** Set when the analysis started from the last build (`previous`). */
-  changes?: ContentChanges;
+  changes?: ReadChanges;
 }
 
 export const defaultCacheDir = (contentDir: string): string => resolve(contentDir, '..', '.pepe-cache');
@@ -371,7 +374,7 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
     const read = diff.misses.map((index) => items[index]).filter((item): item is AnalysedItem => item !== undefined);
     const rejected = new Set(valid === analysed ? [] : analysed.filter((item) => !valid.includes(item)));
     const changed = read.filter((item) => !rejected.has(item));
-    analysis.changes = { items: changed, removed: diff.removed };
+    analysis.changes = { items: changed, removed: diff.removed, freed: diff.freed };
     stats.changed = { read: diff.misses.length, removed: diff.removed.length };
   }
   return analysis;
@@ -397,7 +400,7 @@ class ListedFeatures implements FeatureSource {
   /** The build cache, once loaded. */
   real: FeatureCache | undefined;
   private readonly hashes = new Map<string, string>();
-  private byHash: Map<string, string> | undefined;
+  private byHash: Map<string, PepeRecord> | undefined;
   private searched = 0;
 
   constructor(readonly previous: PreviousBuild, private readonly load: () => FeatureCache) {}
@@ -447,24 +450,16 @@ class ListedFeatures implements FeatureSource {
   /** The last build's record of an image with these bytes (removed pairs included). */
   private recordOf(sha256: string): PepeRecord | undefined {
     // The first few new bytes (an add) are searched for in the rows: no map of every row for them.
-    if (this.byHash === undefined && this.searched++ < 16) {
-      const needle = `\0${sha256}\t`;
-      for (const row of this.previous.rows.values()) {
-        const at = row.lastIndexOf(needle);
-        if (at >= 0) return this.previous.records.get(row.slice(at + 66, row.indexOf('\t', at + 67)));
-      }
-      return undefined;
-    }
+    if (this.byHash === undefined && this.searched++ < 16) return this.previous.rows.find(`\0${sha256}\t`)?.[1];
     if (this.byHash === undefined) {
       this.byHash = new Map();
       // A row ends in `\0sha256\tid\t…` (stat-keyed-map.ts `pairRow`).
-      for (const row of this.previous.rows.values()) {
+      for (const [, row, record] of this.previous.rows.entries()) {
         const at = row.lastIndexOf('\0') + 1;
-        this.byHash.set(row.slice(at, at + 64), row.slice(at + 65, row.indexOf('\t', at + 65)));
+        this.byHash.set(row.slice(at, at + 64), record);
       }
     }
-    const id = this.byHash.get(sha256);
-    return id === undefined ? undefined : this.previous.records.get(id);
+    return this.byHash.get(sha256);
   }
 }
 
@@ -506,19 +501,30 @@ class RecordFeatures implements CachedFeatures {
   }
 }
 
-/** An item a change build took from the last build: its thumbnail is read from the build cache on first access only. */
+/** No distinct_from: one frozen list shared by every item taken over without one. */
+const NONE: string[] = Object.freeze([]) as unknown as string[];
+
+/**
+ * An item a change build took from the last build: its thumbnail is read from the build cache
+ * on first access only. It is its own `previous` (the digest and thumbnails it was taken with):
+ * one object per record, not two.
+ */
 class ListedItem implements AnalysedItem {
-  readonly previous: { digest: string; thumbnails: PepeRecord['thumbnails'] };
+  readonly thumbnails: PepeRecord['thumbnails'];
   constructor(
     readonly record: PepeRecord,
     readonly file: string,
     readonly abs: string,
     readonly sha256: string,
     readonly distinctFrom: string[],
-    digest: string,
+    readonly digest: string,
     private readonly listed: ListedFeatures,
   ) {
-    this.previous = { digest, thumbnails: record.thumbnails };
+    this.thumbnails = record.thumbnails;
+  }
+
+  get previous(): { digest: string; thumbnails: PepeRecord['thumbnails'] } {
+    return this;
   }
 
   get animated() {
@@ -541,10 +547,10 @@ class ListedItem implements AnalysedItem {
  * The last build had no error, so no other pair can have one of those.
  */
 function takeUnchanged(scan: ContentScan, lines: readonly string[], listed: ListedFeatures, items: (AnalysedItem | undefined)[], stats: AnalyseStats) {
-  const { rows, records } = listed.previous;
+  const { rows } = listed.previous;
   const misses: number[] = [];
   const touched = new Set<string>();
-  // The ids of the last build's rows not taken over (read again, or gone): every other id of `records` is an item's.
+  // The ids of the last build's rows not taken over (read again, or gone): every other id of its records is an item's.
   const freed = new Set<string>();
   let newPaths = false;
   let seen = 0;
@@ -554,14 +560,15 @@ function takeUnchanged(scan: ContentScan, lines: readonly string[], listed: List
     const row = rows.get(image.rel);
     if (row !== undefined) seen++;
     if (row !== undefined && row.charCodeAt(line.length) === 0 && row.startsWith(line)) {
-      const made = rowMade(row, line.length);
-      const record = records.get(made.id);
-      if (record !== undefined) {
-        items[index] = new ListedItem(record, image.rel, image.abs, made.sha256, made.distinctFrom, made.digest, listed);
-        stats.images++;
-        stats.cacheHits++;
-        continue;
-      }
+      // Sliced at the known places (stat-keyed-map.ts `pairRow`): the id is the record's, checked as the file was read.
+      const at = line.length + 1;
+      const digestAt = row.indexOf('\t', at + 66) + 1;
+      const distinctAt = row.indexOf('\t', digestAt) + 1;
+      const distinctFrom = distinctAt === row.length ? NONE : (JSON.parse(row.slice(distinctAt)) as string[]);
+      items[index] = new ListedItem(rows.record!, image.rel, image.abs, row.slice(at, at + 64), distinctFrom, row.slice(digestAt, distinctAt - 1), listed);
+      stats.images++;
+      stats.cacheHits++;
+      continue;
     }
     misses.push(index);
     touched.add(image.rel).add(sidecar.rel);
@@ -588,7 +595,17 @@ function takeUnchanged(scan: ContentScan, lines: readonly string[], listed: List
   const kept = listed.previous.problems.filter((problem) => problem.code !== 'near-duplicate' && problem.code !== 'unknown-distinct-from' && !(problem.file !== undefined && touched.has(problem.file)));
   const names = missed.flatMap((pair) => [pair.image.rel, pair.sidecar.rel]);
   const problems = [...kept, ...(newPaths ? caseCollisions(scan, names) : []), ...windowsNameProblems({ pairs: missed, loneSidecars: [] })];
-  return { misses, removed, problems, taken: (id: string) => records.has(id) && !freed.has(id) };
+  // An id the last build had and gave an item taken over (ids were distinct then): the items
+  // are searched for the first few ids asked (an add asks one), then a set of them is made.
+  let asked = 0;
+  let takenIds: Set<string> | undefined;
+  const taken = (id: string): boolean => {
+    if (freed.has(id)) return false;
+    if (takenIds === undefined && asked++ < 8) return items.some((item) => item instanceof ListedItem && item.record.id === id);
+    takenIds ??= new Set(items.flatMap((item) => (item instanceof ListedItem ? [item.record.id] : [])));
+    return takenIds.has(id);
+  };
+  return { misses, removed, problems, freed, taken };
 }
 
 /**

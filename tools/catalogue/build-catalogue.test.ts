@@ -694,7 +694,7 @@ describe('incremental rebuilds', () => {
       expect((await buildCatalogue(own)).records).toEqual(torn.records);
     });
 
-    it('reads only the pairs that changed, and the build cache only for what the last build did not have; a torn pairs file reads as none', async () => {
+    it('reads only the pairs that changed, and the build cache only for what the last build did not have; a torn pairs file, or one whose records are not those of its rows, reads as none', async () => {
       const load = vi.spyOn(FeatureCache, 'load');
       const lookingUp = vi.spyOn(FeatureCache, 'lookingUp');
       try {
@@ -719,7 +719,21 @@ describe('incremental rebuilds', () => {
         load.mockRestore();
         lookingUp.mockRestore();
       }
+      // Records not those their rows name (turned by one), in a file of the stat last-build.json records: read as none.
       const pairs = join(own.cacheDir!, 'pairs.bin');
+      const bytes = await readFile(pairs);
+      const [start, end] = cacheFrames(bytes)!.frames[0]!;
+      const list = JSON.parse(bytes.toString('utf8', start, end)) as { rows: string[]; records: unknown[] };
+      const turned = Buffer.from(JSON.stringify({ rows: list.rows, records: [...list.records.slice(1), list.records[0]] }));
+      expect(turned.length).toBe(end - start);
+      await writeFile(pairs, Buffer.concat([bytes.subarray(0, start), turned, bytes.subarray(end)]));
+      const lastBuild = join(own.cacheDir!, 'last-build.json');
+      const { size, mtimeMs, ino } = await stat(pairs);
+      await writeFile(lastBuild, JSON.stringify({ ...JSON.parse(await readFile(lastBuild, 'utf8')), pairsStat: { size, mtimeMs, ino } }));
+      await writeFile(join(own.contentDir, 'frog-003.json'), JSON.stringify({ ...JSON.parse(await readFile(join(own.contentDir, 'frog-003.json'), 'utf8')), tags: ['turned'] }));
+      const turnedBuild = await buildCatalogue(own);
+      expect(turnedBuild.ok).toBe(true);
+      expect(turnedBuild.stats.changed).toBeNull();
       await writeFile(pairs, (await readFile(pairs)).subarray(0, 40));
       await writeFile(join(own.contentDir, 'frog-003.json'), JSON.stringify({ ...JSON.parse(await readFile(join(own.contentDir, 'frog-003.json'), 'utf8')), tags: ['edited', 'again'] }));
       const torn = await buildCatalogue(own);

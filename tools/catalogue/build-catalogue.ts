@@ -19,7 +19,7 @@ import { type Recovery, recoverOutput } from './commit-output.js';
 import { type ChunkShapes, planAnswers, planImages } from './plan-answers.js';
 import { byteLength, type PlannedFile, writeOutput } from './write-output.js';
 import { previousAnswers, recordChanges, type RecordChanges, vouchesFor } from './cache/answer-digests.js';
-import { type BuildInputs, buildContext, buildInputs, type GeneratedExtras, generateExtras } from './build-extras.js';
+import { type BuildInputs, buildContext, buildInputs, type GeneratedExtras, generateExtras, keepsDigest } from './build-extras.js';
 import { LastBuild, type PairsMade, type UnchangedContent } from './cache/last-build.js';
 import { pairRow, statLine } from './cache/stat-keyed-map.js';
 import { FEATURE_VERSION } from '../image/analyse-image.js';
@@ -336,14 +336,18 @@ interface Run {
 
 /**
  * What changed since the last build, from what the analysis took over from it: each item's
- * digest then (`item.previous`; a pair read again counts as changed) and the last build's ids.
+ * digest then (`item.previous`; a pair read again counts as changed) and the last build's ids:
+ * those of the items taken over, and those it freed (read again or gone: the only ones that can be gone).
  */
 function changesOf(analysis: ContentAnalysis, previous: PreviousBuild | undefined, digests: ReadonlyMap<string, string>): RecordChanges | null {
   if (analysis.changes === undefined || previous === undefined) return null;
-  const current = function* () {
-    for (const item of analysis.items) yield [item.record.id, item.previous?.digest] as const;
-  };
-  return recordChanges(digests, current(), previous.records);
+  const { freed, items: read } = analysis.changes;
+  // Only the items whose digest is not the one taken over: the others are unchanged.
+  const current = analysis.items.filter((item) => !keepsDigest(item)).map((item) => [item.record.id, item.previous?.digest] as const);
+  const readIds = new Set(read.map((item) => item.record.id));
+  // Every current id not read again was taken over, so the last build had it.
+  const had = { has: (id: string) => freed.has(id) || (digests.has(id) && !readIds.has(id)), keys: () => freed };
+  return recordChanges(digests, current, had);
 }
 
 /**
@@ -359,13 +363,16 @@ function pairsMade(settings: string, lines: readonly string[], pairs: readonly C
   let delta: PairsMade['delta'] = null;
   if (changes) {
     // The pairs read, and any other whose record's digest changed (its thumbnails).
-    delta = { set: [], drop: changes.removed };
+    delta = { set: [], records: [], drop: changes.removed };
     for (let index = 0; index < items.length; index++) {
       const item = items[index]!;
-      if (item.previous?.digest !== digests.get(item.record.id)) delta.set.push(row(item, lines[index]!));
+      if (!keepsDigest(item)) {
+        delta.set.push(row(item, lines[index]!));
+        delta.records.push(item.record);
+      }
     }
   }
-  return { settings, rows: () => items.map((item, index) => row(item, lines[index]!)), delta };
+  return { settings, list: () => ({ rows: items.map((item, index) => row(item, lines[index]!)), records: items.map((item) => item.record) }), delta };
 }
 
 /** The catalogue data, compiled with the last build's memos, and its files (the images are planned in writeFiles, with the answers' previous output). */

@@ -175,13 +175,16 @@ export function buildInputs(items: readonly AnalysedItem[], imageKey: (item: Ana
   const lines = [context];
   const recordDigests = new Map<string, string>();
   for (const item of items) {
-    const { record, previous } = item;
-    const digest = previous !== undefined && sameThumbnails(previous.thumbnails, record.thumbnails) ? previous.digest : sha256Of(`${JSON.stringify(record)} ${imageKey(item)}`);
+    const { record } = item;
+    const digest = keepsDigest(item) ? item.previous!.digest : sha256Of(`${JSON.stringify(record)} ${imageKey(item)}`);
     recordDigests.set(record.id, digest);
     lines.push(`${digest} ${item.sha256}`);
   }
   return { fingerprint: sha256Of(lines.join('\n')), context, recordDigests };
 }
+
+/** Whether `buildInputs` gives the item the digest it was taken over with (so its record is as the last build saved it). */
+export const keepsDigest = (item: AnalysedItem): boolean => item.previous !== undefined && sameThumbnails(item.previous.thumbnails, item.record.thumbnails);
 
 function sameThumbnails(a: PepeRecord['thumbnails'], b: PepeRecord['thumbnails']): boolean {
   if (a === b) return true;

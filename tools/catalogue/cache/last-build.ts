@@ -14,7 +14,7 @@ import { cacheMemo, hasMembers } from './memo.js';
 import { memoizedRecordEncoding } from './record-encoding-memo.js';
 import { memoizedSearchIndex } from './search-index-memo.js';
 import { memoizedSimilarLists } from './similar-lists-memo.js';
-import { loadPairs, loadRecords, loadRecordsById, type PairsDelta, pairsFile, recordsFile, type SavedRecords, savePairs, saveRecords } from './unchanged-content.js';
+import { loadPairs, loadRecords, type PairsDelta, type PairsList, pairsFile, recordsFile, type SavedRecords, savePairs, saveRecords } from './unchanged-content.js';
 import type { PreviousBuild } from '../analyse-content.js';
 
 interface LastBuildJson {
@@ -83,8 +83,8 @@ export interface BuildMade {
 export interface PairsMade {
   /** A hash of the settings the rows were made under: another build's rows say nothing about this one's. */
   settings: string;
-  /** Every row, in scan order (read only when the file is written whole). */
-  rows: () => string[];
+  /** Every row in scan order, with its record (made only when the file is written whole). */
+  list: () => PairsList;
   /** What changed since the file the last build left, when this build started from it. */
   delta: PairsDelta | null;
 }
@@ -134,22 +134,16 @@ export class LastBuild {
   }
 
   /**
-   * What a change build starts from: the last build's pairs, records and problems, when its
-   * output stands and they were made under these `settings`; null otherwise (or when a file is
-   * torn or foreign: then the build analyses everything).
+   * What a change build starts from: the last build's pairs with their records, and its
+   * problems, when its output stands and they were made under these `settings`; null otherwise
+   * (or when the file is torn or foreign: then the build analyses everything).
    */
   previousBuild(settings: string): PreviousBuild | null {
     const json = this.json;
-    if (!this.outputIntact || !this.recordsStand() || json?.unchanged === undefined || json.pairsSettings !== settings || !this.pairsStand()) return null;
+    if (!this.outputIntact || json?.unchanged === undefined || json.pairsSettings !== settings || !this.pairsStand()) return null;
     const rows = loadPairs(this.cacheDir);
     if (rows === null) return null;
-    let records: Map<string, PepeRecord>;
-    try {
-      records = loadRecordsById(this.cacheDir);
-    } catch {
-      return null;
-    }
-    return { rows, records, problems: json.unchanged.problems, statFingerprint: json.unchanged.statFingerprint };
+    return { rows, problems: json.unchanged.problems, statFingerprint: json.unchanged.statFingerprint };
   }
 
   private pairsStand(): boolean {
@@ -160,7 +154,7 @@ export class LastBuild {
   private savePairs(pairs: PairsMade | null): Pick<LastBuildJson, 'pairsStat' | 'pairsBase' | 'pairsSettings'> {
     if (pairs === null) return {};
     const saved = pairs.delta !== null && this.pairsStand() ? { baseBytes: this.json!.pairsBase!, fileBytes: this.json!.pairsStat!.size } : null;
-    const pairsBase = savePairs(this.cacheDir, pairs.rows, pairs.delta, saved);
+    const pairsBase = savePairs(this.cacheDir, pairs.list, pairs.delta, saved);
     return { pairsStat: statKey(pairsFile(this.cacheDir)), pairsBase, pairsSettings: pairs.settings };
   }
 

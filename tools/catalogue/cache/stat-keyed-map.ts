@@ -86,9 +86,11 @@ interface ListedFile extends StatKey {
 /**
  * One pair's line of the listing: its image and sidecar paths with their size, mtime, ctime
  * and inode. A NUL (which no path holds) ends each path, so a line is read back unambiguously.
+ * Joined rather than concatenated: a flat string, which the fingerprint's join and a change
+ * build's compare with its row read without flattening a chain of pieces first.
  */
 export const statLine = ({ image, sidecar }: { image: ListedFile; sidecar: ListedFile }): string =>
-  `${image.rel}\0${image.size}\t${image.mtimeMs}\t${image.ctimeMs}\t${image.ino}\0${sidecar.rel}\0${sidecar.size}\t${sidecar.mtimeMs}\t${sidecar.ctimeMs}\t${sidecar.ino}`;
+  [image.rel, '\0', image.size, '\t', image.mtimeMs, '\t', image.ctimeMs, '\t', image.ino, '\0', sidecar.rel, '\0', sidecar.size, '\t', sidecar.mtimeMs, '\t', sidecar.ctimeMs, '\t', sidecar.ino].join('');
 
 /** A pair's row: its `statLine`, then its image's sha256, its record's id and digest, and its distinct_from. */
 export const pairRow = (line: string, sha256: string, id: string, digest: string, distinctFrom: readonly string[]): string =>
@@ -125,30 +127,41 @@ export function parsePairRow(row: string): PairRow {
 /** The image path a row starts with. */
 export const imageOfRow = (row: string): string => row.slice(0, row.indexOf('\0'));
 
+/** Whether `row` is the row of the image at `image` (no `image\0` made to compare). */
+const isRowOf = (row: string | undefined, image: string): row is string => row !== undefined && row.charCodeAt(image.length) === 0 && row.startsWith(image);
+
 /**
- * The last build's rows by image path. The full list is in scan order (sorted by path, as
- * `<` compares), so a lookup in that order walks it with a cursor: no map of every row is
- * made; the deltas' rows and drops lie over it in a small map.
+ * The last build's rows by image path, each with its record (in the same order: no map of
+ * records by id). The full list is in scan order (sorted by path, as `<` compares), so a lookup
+ * in that order walks it with a cursor: no map of every row is made; the deltas' rows and drops
+ * lie over it in a small map.
  */
-export class PairRows {
+export class PairRows<R = unknown> {
   private cursor = 0;
+  /** The record of the row `get` returned last (no pair allocated per lookup). */
+  record: R | undefined;
 
   constructor(
     private readonly base: readonly string[],
-    /** Image path → its row set by a delta, or null when a delta dropped it. */
-    private readonly over: ReadonlyMap<string, string | null>,
+    /** The record of each row of `base`, at the same index. */
+    private readonly baseRecords: readonly R[],
+    /** Image path → its row and record set by a delta, or null when a delta dropped it. */
+    private readonly over: ReadonlyMap<string, readonly [string, R] | null>,
     /** The number of rows. */
     readonly size: number,
   ) {}
 
-  /** The row of the pair whose image is at `image`. */
+  /** The row of the pair whose image is at `image` (its record in `record`). */
   get(image: string): string | undefined {
     const over = this.over.get(image);
-    if (over !== undefined) return over ?? undefined;
-    const key = `${image}\0`;
+    if (over !== undefined) {
+      this.record = over?.[1];
+      return over?.[0];
+    }
     const { base } = this;
-    // `image\0…` sorts where `image` does: NUL is below every character of a path.
-    if (!base[this.cursor]?.startsWith(key)) {
+    if (!isRowOf(base[this.cursor], image)) {
+      // `image\0…` sorts where `image` does: NUL is below every character of a path.
+      const key = `${image}\0`;
       let low = 0;
       let high = base.length;
       while (low < high) {
@@ -159,22 +172,28 @@ export class PairRows {
       this.cursor = low;
     }
     const row = base[this.cursor];
-    if (row === undefined || !row.startsWith(key)) return undefined;
-    this.cursor++;
+    if (!isRowOf(row, image)) return (this.record = undefined);
+    this.record = this.baseRecords[this.cursor++];
     return row;
   }
 
-  /** Every row, with its image path. */
-  *entries(): Generator<[string, string]> {
-    for (const row of this.base) {
+  /** Every row, with its image path and record. */
+  *entries(): Generator<[string, string, R]> {
+    for (let at = 0; at < this.base.length; at++) {
+      const row = this.base[at]!;
       const image = imageOfRow(row);
-      if (!this.over.has(image)) yield [image, row];
+      if (!this.over.has(image)) yield [image, row, this.baseRecords[at]!];
     }
-    for (const [image, row] of this.over) if (row !== null) yield [image, row];
+    for (const [image, set] of this.over) if (set !== null) yield [image, set[0], set[1]];
   }
 
-  /** Every row. */
-  *values(): Generator<string> {
-    for (const [, row] of this.entries()) yield row;
+  /** A row holding `needle`, with its record: searched without slicing a row that does not hold it. */
+  find(needle: string): [string, R] | undefined {
+    for (const [, set] of this.over) if (set !== null && set[0].lastIndexOf(needle) >= 0) return [set[0], set[1]];
+    for (let at = 0; at < this.base.length; at++) {
+      const row = this.base[at]!;
+      if (row.lastIndexOf(needle) >= 0 && !this.over.has(imageOfRow(row))) return [row, this.baseRecords[at]!];
+    }
+    return undefined;
   }
 }

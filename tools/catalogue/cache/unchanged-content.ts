@@ -105,30 +105,33 @@ export function loadRecords(cacheDir: string): PepeRecord[] {
   return deltas.length === 0 ? base : sortedRecords([...foldRecords(base, deltas).values()]);
 }
 
-/** The records the file holds by id (a change build's lookup: no order needed, none made); throws as `loadRecords`. */
-export function loadRecordsById(cacheDir: string): Map<string, PepeRecord> {
-  return foldRecords(...readRecords(cacheDir));
-}
-
 // The last build's pairs (`pairs.bin`, framed as records.bin): what a change build takes over
 // for every pair whose line is unchanged, so that it reads, parses and hashes only the others.
+// Each row's record is held beside it, in the same order: one read gives a change build the
+// unchanged records by position, with no map of every record by id.
 
 const PAIRS_FILE = 'pairs.bin';
 
 export const pairsFile = (cacheDir: string): string => join(cacheDir, PAIRS_FILE);
 
-/** Appended after the full list of rows: the rows new or changed since, and the image paths gone. */
+/** The full list: every row in scan order, and its record at the same index. */
+export interface PairsList {
+  rows: string[];
+  records: PepeRecord[];
+}
+
+/** Appended after the full list: the rows new or changed since with their records (same order), and the image paths gone. */
 export interface PairsDelta {
   set: string[];
+  records: PepeRecord[];
   drop: string[];
 }
 
-
 /**
  * Saves the rows: `delta` appended after the file the last build left (`saved`) when it may
- * take one, else `rows()` whole. Returns the bytes of the file's full list.
+ * take one, else `list()` whole. Returns the bytes of the file's full list.
  */
-export function savePairs(cacheDir: string, rows: () => string[], delta: PairsDelta | null, saved: Pick<SavedRecords, 'baseBytes' | 'fileBytes'> | null): number {
+export function savePairs(cacheDir: string, list: () => PairsList, delta: PairsDelta | null, saved: Pick<SavedRecords, 'baseBytes' | 'fileBytes'> | null): number {
   makeFoldersSync(cacheDir);
   const file = pairsFile(cacheDir);
   const log = new CacheLog(LOG_FLOOR_BYTES);
@@ -137,15 +140,27 @@ export function savePairs(cacheDir: string, rows: () => string[], delta: PairsDe
     if (delta.set.length + delta.drop.length > 0) appendFileSync(file, frameDocument(delta, false));
     return saved.baseBytes;
   }
-  const frame = frameDocument(rows(), true);
+  const frame = frameDocument(list(), true);
   replaceFileSync(file, frame);
   return frame.length;
 }
 
 const isStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string' && item.includes('\0'));
 
-/** The rows as the last build left them; null when the file is missing, torn or not a pairs file. */
-export function loadPairs(cacheDir: string): PairRows | null {
+/** Rows and their records at the same index: each record is the one whose id its row names (a row ends in `\0sha256\tid\t…`, `pairRow`). */
+function isRowsWithRecords(rows: unknown, records: unknown): boolean {
+  if (!isStrings(rows) || !Array.isArray(records) || records.length !== rows.length) return false;
+  for (let at = 0; at < rows.length; at++) {
+    const row = rows[at]!;
+    const id = (records[at] as Partial<PepeRecord> | null)?.id;
+    const idAt = row.lastIndexOf('\0') + 66;
+    if (typeof id !== 'string' || !row.startsWith(id, idAt) || row.charCodeAt(idAt + id.length) !== 9) return false;
+  }
+  return true;
+}
+
+/** The rows and records as the last build left them; null when the file is missing, torn or not a pairs file. */
+export function loadPairs(cacheDir: string): PairRows<PepeRecord> | null {
   let bytes: Buffer;
   try {
     bytes = readRegularFileSync(pairsFile(cacheDir));
@@ -154,18 +169,19 @@ export function loadPairs(cacheDir: string): PairRows | null {
   }
   const read = readCacheDocuments(bytes);
   if (read === null || read.validBytes !== bytes.length) return null;
-  const [base, ...deltas] = read.documents;
-  if (!isStrings(base)) return null;
+  const [base, ...deltas] = read.documents as Partial<PairsList>[];
+  if (!isRowsWithRecords(base?.rows, base?.records)) return null;
+  const rows = base!.rows!;
   // Sorted, as a build writes them, else the walk cannot find them: then the file is none.
-  for (let at = 1; at < base.length; at++) if (!(base[at - 1]! < base[at]!)) return null;
-  const over = new Map<string, string | null>();
+  for (let at = 1; at < rows.length; at++) if (!(rows[at - 1]! < rows[at]!)) return null;
+  const over = new Map<string, readonly [string, PepeRecord] | null>();
   for (const delta of deltas as Partial<PairsDelta>[]) {
-    if (!isStrings(delta?.set) || !Array.isArray(delta.drop)) return null;
-    for (const image of delta.drop) over.set(image, null);
-    for (const row of delta.set) over.set(imageOfRow(row), row);
+    if (!isRowsWithRecords(delta?.set, delta?.records) || !Array.isArray(delta!.drop)) return null;
+    for (const image of delta!.drop) over.set(image, null);
+    delta!.set!.forEach((row, at) => over.set(imageOfRow(row), [row, delta!.records![at]!]));
   }
-  const rows = new PairRows(base, new Map(), base.length);
-  let size = base.length;
-  for (const [image, row] of over) size += (rows.get(image) === undefined ? 0 : -1) + (row === null ? 0 : 1);
-  return new PairRows(base, over, size);
+  const lookup = new PairRows(rows, base!.records!, new Map(), rows.length);
+  let size = rows.length;
+  for (const [image, set] of over) size += (lookup.get(image) === undefined ? 0 : -1) + (set === null ? 0 : 1);
+  return new PairRows(rows, base!.records!, over, size);
 }
