@@ -128,12 +128,15 @@ export function renditionFiles(folder: string, id: string, entries: readonly Ren
 const sourcesOf = (json: Partial<IndexJson> | null, encoder: string): Map<string, SourceRow> | undefined =>
   json === null || json.encoder !== encoder || typeof json.sources !== 'object' || json.sources === null ? undefined : new Map(Object.entries(json.sources));
 
+/** Rows looked up in the unparsed base document before it is parsed whole instead. */
+const BASE_LOOKUPS = 64;
+
 /**
  * The index, read as little as a build needs: a change build looks up the rows of the few
  * images it read, each found by its key's bytes in the base document (`"<sha256>":` occurs once
  * there: a rendition's own sha256 is a value) and parsed alone; the deltas after the base are
- * small and parsed whole. `all()` parses everything, for a save that rewrites the file and for
- * the retirement of unused rows.
+ * small and parsed whole. `all()` parses everything, for a save that rewrites the file, for
+ * the retirement of unused rows, and past BASE_LOOKUPS lookups (a build that reads every image).
  */
 class RenditionIndex {
   /** Rows looked up, set or dropped (null) this build; every row once `all()` has run. */
@@ -141,6 +144,7 @@ class RenditionIndex {
   private complete: boolean;
   /** The base document did not parse: the file is rewritten at the next save. */
   corrupt = false;
+  private lookups = 0;
 
   constructor(
     /** The file's bytes and where its base document lies, when it is read lazily. */
@@ -152,6 +156,8 @@ class RenditionIndex {
   }
 
   get(sha: string): SourceRow | undefined {
+    // Each lookup scans the base document: past a few, one parse of it is cheaper.
+    if (!this.complete && !this.known.has(sha) && ++this.lookups > BASE_LOOKUPS) this.all();
     if (this.complete || this.known.has(sha)) return this.known.get(sha) ?? undefined;
     const { deltaRows } = this.lazy!;
     const row = deltaRows.has(sha) ? deltaRows.get(sha)! : this.fromBase(sha);
