@@ -248,8 +248,9 @@ export function treeKeyOf(segmentKey: string): string | null {
   return `id:${segmentKey.slice(3, 3 + (digits === 1 ? 0 : Math.ceil(digits / 2)))}`;
 }
 
-/** The folders whose files are named by a record id (`<id>`, `<id>.json`, `<id><ext>`, `<id>-<width>w-<hash>.webp`). */
-const ID_PATH = /^site\/(?:images|api\/pepe|v1\/pepe|api\/similar|api\/listing|p|oembed)\/([0-9a-fA-F]{8})-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?:[.-][^/]*)?$/;
+/** The folders whose files are named by a record id (`<id>`, `<id>.json`, `<id><ext>`, `<id>-<width>w-<hash>.webp`): they go to id segments. */
+export const ID_FOLDERS = ['site/images/', 'site/api/pepe/', 'site/v1/pepe/', 'site/api/similar/', 'site/api/listing/', 'site/p/', 'site/oembed/'] as const;
+const ID_PATH = new RegExp(`^(?:${ID_FOLDERS.join('|')})([0-9a-fA-F]{8})-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?:[.-][^/]*)?$`);
 
 /** The segment of every file named by record id `id` (no path to match: a planner counting a record's files calls this once a record). */
 export const idSegmentKey = (id: string, digits: number): string => `id:${id.slice(0, digits).toLowerCase()}`;
