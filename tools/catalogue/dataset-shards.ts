@@ -93,6 +93,20 @@ export function shardFiles(records: DatasetSource, options: DatasetOptions): Dat
   const chunks = chunksOf(ids, options.shape ?? DATASET_SHARD_SHAPE, reuse, 'dataset');
   const { ends, same, before } = chunks;
   const kept = before === null ? null : new Uint8Array(before.firsts.length);
+  // A record that did not change has the image it had: its sum is in the checksums of the previous shard it was in, one this build does not keep.
+  const dirty = before === null ? null : new Set(reuse!.dirty);
+  let sums: Map<string, string> | undefined;
+  const previousSums = (): Map<string, string> => {
+    if (sums !== undefined) return sums;
+    sums = new Map();
+    const reused = new Set(same);
+    for (let k = 0; k < before!.firsts.length; k++) {
+      if (reused.has(k)) continue;
+      const text = reuse!.read(`site/${DATASET_DIR}${(JSON.parse(before!.extras[k]!) as DatasetShard).image_sha256.url}`)?.toString('utf8') ?? '';
+      for (const line of text.split('\n')) if (line.length > 0) sums.set(line.slice(line.indexOf('  images/') + '  images/'.length), line.slice(0, line.indexOf(' ')));
+    }
+    return sums;
+  };
   const shards: DatasetShard[] = [];
   const extras: string[] = [];
   for (let chunk = 0, start = 0; chunk < ends.length; start = ends[chunk]!, chunk++) {
@@ -104,10 +118,15 @@ export function shardFiles(records: DatasetSource, options: DatasetOptions): Dat
       continue;
     }
     const rows: DatasetRecord[] = [];
-    for (let rank = start; rank < ends[chunk]!; rank++) rows.push(records.at(rank));
+    const sums: string[] = [];
+    for (let rank = start; rank < ends[chunk]!; rank++) {
+      const record = records.at(rank);
+      rows.push(record);
+      sums.push(`${(dirty?.has(rank) === false ? previousSums().get(record.fileName) : undefined) ?? options.imageSha256(record.fileName, record.id)}  images/${record.fileName}\n`);
+    }
     const jsonl = named(rows.map((record) => `${record.line}\n`).join(''), '.jsonl');
-    const sums = named(rows.map((record) => `${options.imageSha256(record.fileName, record.id)}  images/${record.fileName}\n`).join(''), '.sha256');
-    const shard: DatasetShard = { ...jsonl, count: rows.length, first_id: rows[0]!.id, last_id: rows.at(-1)!.id, image_sha256: sums };
+    const checksums = named(sums.join(''), '.sha256');
+    const shard: DatasetShard = { ...jsonl, count: rows.length, first_id: rows[0]!.id, last_id: rows.at(-1)!.id, image_sha256: checksums };
     extras.push(JSON.stringify(shard));
     shards.push(shard);
   }

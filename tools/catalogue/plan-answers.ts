@@ -128,8 +128,8 @@ export function planAnswers(data: CatalogueData & { ids?: readonly string[] }, i
 
   const documents = options.documents;
   const reuse: ChunkReuse | undefined = previous
-    ? { dirty: changedRanks, before: (name) => previous.chunks(name), remember: (name, cut) => documents?.set(name, savedChunksText(cut)), keep: (files) => kept.push(files) }
-    : documents && { dirty: [], before: () => null, remember: (name, cut) => documents.set(name, savedChunksText(cut)), keep: () => undefined };
+    ? { dirty: changedRanks, before: (name) => previous.chunks(name), remember: (name, cut) => documents?.set(name, savedChunksText(cut)), keep: (files) => kept.push(files), read: (path) => previous.read(path) }
+    : documents && { dirty: [], before: () => null, remember: (name, cut) => documents.set(name, savedChunksText(cut)), keep: () => undefined, read: () => undefined };
   const chunked = [
     ...listingFiles(catalogue, ids, { shape: options.chunks?.listing, reuse }),
     ...siteDocuments(catalogue, { imageSha256: (_name, id) => image(id).sha256, ids, pepeRanks, reuse, sitemapChunks: options.chunks?.sitemaps, datasetShape: options.chunks?.dataset }),

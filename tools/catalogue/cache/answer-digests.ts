@@ -133,14 +133,16 @@ export function parseSavedChunks(text: string): SavedChunks | null {
 /**
  * What a family of documents made of runs of consecutive records takes from the previous build:
  * `dirty`, the ascending ranks whose record is not as it was (added, edited, moved, its image
- * replaced); the previous cut; where to leave this build's cut for the next; and `keep`, which
- * takes the previous files it keeps unlisted.
+ * replaced); the previous cut; where to leave this build's cut for the next; `keep`, which
+ * takes the previous files it keeps unlisted; and the previous files, read back.
  */
 export interface ChunkReuse {
   dirty: readonly number[];
   before(name: ChunkedFamily): SavedChunks | null;
   remember(name: ChunkedFamily, cut: SavedChunks): void;
   keep(files: KeptFiles): void;
+  /** The previous bytes of an output path, when still those its manifest entry names (`PreviousAnswers.read`). */
+  read(path: string): Buffer | undefined;
 }
 
 /** A family's chunks: `ends` (shared/content-chunks.ts), and for each the previous chunk of the same records (`same`, -1: none). */
