@@ -315,8 +315,11 @@ function segmentsJson(segments: Record<string, SegmentRef>): string {
 }
 
 /** The root's own segments (not in a tree). */
-const directSegments = (segments: Record<string, SegmentRef>): Record<string, SegmentRef> =>
-  Object.fromEntries(Object.entries(segments).filter(([key]) => treeKeyOf(key) === null));
+function directSegments(segments: Record<string, SegmentRef>): Record<string, SegmentRef> {
+  const own: Record<string, SegmentRef> = {};
+  for (const key in segments) if (treeKeyOf(key) === null) own[key] = segments[key]!;
+  return own;
+}
 
 /** The `trees` member exactly as manifest.json holds it (one tree a line). */
 function treesJson(trees: Record<string, TreeRef>): string {
@@ -519,18 +522,25 @@ export function createManifest(
     texts.set(key, text);
     segments[key] = { sha256: sha256Of(text), files: entries.get(key)!.size, bytes: Buffer.byteLength(text) };
   }
-  // Every tree is serialised (a few hundred lines in all); only those the previous root lacks are written.
+  // A tree whose segments are all the previous root's is the previous tree; the others are serialised, and written when the previous root lacks them.
   const members = new Map<string, Record<string, SegmentRef>>();
+  const sameMembers = new Map<string, number>();
   for (const key in segments) {
     const tree = treeKeyOf(key);
     if (tree === null) continue;
     let refs = members.get(tree);
     if (!refs) members.set(tree, (refs = {}));
     refs[key] = segments[key]!;
+    if (previous !== null && previous.segments[key] === segments[key]) sameMembers.set(tree, (sameMembers.get(tree) ?? 0) + 1);
   }
   const trees: Record<string, TreeRef> = {};
   const treeTexts = new Map<string, string>();
   for (const key of [...members.keys()].sort(byCodeUnits)) {
+    const kept = previous?.trees[key];
+    if (kept !== undefined && kept.segments === sameMembers.get(key) && Object.keys(members.get(key)!).length === kept.segments) {
+      trees[key] = kept;
+      continue;
+    }
     const text = treeJson(members.get(key)!);
     const ref = { sha256: sha256Of(text), segments: Object.keys(members.get(key)!).length, bytes: Buffer.byteLength(text) };
     if (previous?.trees[key]?.sha256 !== ref.sha256) treeTexts.set(key, text);
