@@ -247,7 +247,7 @@ function sitemapFiles(ids: readonly string[], base: string, shape: ChunkShape, r
     else parts.push({ path, body: urlSet(ids.slice(start, ends[chunk]).map((id) => `${base}${sharePath(id)}`)) });
   }
   rememberChunks(reuse, 'sitemaps', ids, chunks);
-  if (kept !== null) reuse!.keep(keptChunks(before!, kept, 'site/sitemaps/', 1, (k) => [`site/${sitemapPath(before!.firsts[k]!)}`]));
+  if (kept !== null) reuse!.keep(keptChunks(before!, kept, 'site/sitemaps/', 1, (k) => [`site/${sitemapPath(before!.firsts[k]!)}`], (path) => path.slice('site/sitemaps/'.length, -'.xml'.length)));
   const body = ['<?xml version="1.0" encoding="utf-8"?>', '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">', ...index, '</sitemapindex>', ''].join('\n');
   return [{ path: 'sitemap.xml', body }, ...parts];
 }

@@ -58,6 +58,7 @@ export function listingFiles(catalogue: Catalogue, ids: readonly string[], optio
     files.push({ path: listingPagePath(firstId(chunk)!).slice(1), body: `{"data":[${items.join(',')}],"meta":${meta},"error":null}` });
   }
   rememberChunks(options.reuse, 'listing', ids, chunks);
-  if (kept !== null) options.reuse!.keep(keptChunks(before!, kept, `site${LISTING_PATH}/`, 1, (k) => [`site${listingPagePath(before!.firsts[k]!)}`]));
+  const folder = `site${LISTING_PATH}/`;
+  if (kept !== null) options.reuse!.keep(keptChunks(before!, kept, folder, 1, (k) => [`site${listingPagePath(before!.firsts[k]!)}`], (path) => path.slice(folder.length)));
   return files;
 }

@@ -87,13 +87,12 @@ export interface ChunkCut {
  * starts a chunk where a previous closed chunk started. The open end is always cut again (fewer
  * than `max` items). `same[j]`: the previous chunk made of the same items as chunk j, or -1.
  */
-export function recutChunks(keys: readonly string[], shape: ChunkShape, before: ChunkCut, dirty: readonly number[]): { ends: number[]; closed: number; same: number[] } {
+export function recutChunks(keys: readonly string[], shape: ChunkShape, before: ChunkCut, dirty: readonly number[], starts: ReadonlyMap<string, number> = chunkStarts(before)): { ends: number[]; closed: number; same: number[] } {
   checkShape(shape);
   const n = keys.length;
-  const starts = new Map<string, number>();
-  for (let k = 0; k < before.firsts.length; k++) starts.set(before.firsts[k]!, k);
   const same = sameChunk(keys, before, dirty);
   const ends: number[] = [];
+  const matched: number[] = [];
   let pos = 0;
   let k = before.closed > 0 ? 0 : -1;
   scan: while (pos < n) {
@@ -101,6 +100,7 @@ export function recutChunks(keys: readonly string[], shape: ChunkShape, before: 
       const end = same(k, pos);
       if (end > 0) {
         ends.push(end);
+        matched.push(k);
         pos = end;
         k++;
         continue;
@@ -111,6 +111,7 @@ export function recutChunks(keys: readonly string[], shape: ChunkShape, before: 
     for (let i = pos; i < n; i++) {
       if (chunkHash(keys[i]!) % shape.mean !== 0 && i + 1 - start < shape.max) continue;
       ends.push(i + 1);
+      matched.push(-1);
       start = i + 1;
       const at = start < n ? starts.get(keys[start]!) : undefined;
       if (at !== undefined && at < before.closed) {
@@ -123,12 +124,21 @@ export function recutChunks(keys: readonly string[], shape: ChunkShape, before: 
     break;
   }
   const { closed } = finishCut(keys, shape, pos, ends);
-  const matched: number[] = new Array(ends.length);
-  for (let j = 0, start = 0; j < ends.length; start = ends[j]!, j++) {
+  // A chunk cut again may still be made of a previous chunk's items (an open one, a tail piece).
+  for (let j = 0; j < ends.length; j++) {
+    if (matched[j] !== undefined && matched[j]! >= 0) continue;
+    const start = j === 0 ? 0 : ends[j - 1]!;
     const at = starts.get(keys[start]!);
     matched[j] = at !== undefined && same(at, start) === ends[j] ? at : -1;
   }
   return { ends, closed, same: matched };
+}
+
+/** The index of each chunk of a cut by its first key. */
+export function chunkStarts(cut: ChunkCut): Map<string, number> {
+  const starts = new Map<string, number>();
+  for (let k = 0; k < cut.firsts.length; k++) starts.set(cut.firsts[k]!, k);
+  return starts;
 }
 
 /** Whether index `i` is in the ascending `dirty`. */

@@ -17,7 +17,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type ChunkCut, type ChunkShape, cutChunks, recutChunks } from '../../shared/content-chunks.js';
+import { type ChunkCut, type ChunkShape, chunkStarts, cutChunks, recutChunks } from '../../shared/content-chunks.js';
 import { type Manifest, type ManifestEntry, manifestEntry, segmentKeyOf, sha256Of } from '../../shared/manifest.js';
 import type { KeptFiles } from '../write-output.js';
 import { cacheMemo, hasMembers } from './memo.js';
@@ -160,7 +160,15 @@ export function chunksOf(ids: readonly string[], shape: ChunkShape, reuse: Chunk
     const { ends, closed } = cutChunks(ids, shape);
     return { ends, closed, same: new Array<number>(ends.length).fill(-1), before };
   }
-  return { ...recutChunks(ids, shape, before, reuse!.dirty), before };
+  return { ...recutChunks(ids, shape, before, reuse!.dirty, startsOf(before)), before };
+}
+
+const starts = new WeakMap<SavedChunks, Map<string, number>>();
+/** A previous cut's chunk index by first id, made once for the cut and its kept files. */
+function startsOf(before: SavedChunks): Map<string, number> {
+  let index = starts.get(before);
+  if (index === undefined) starts.set(before, (index = chunkStarts(before)));
+  return index;
 }
 
 /** Saves the cut of `chunks` for the next build, with each chunk's `extras`. */
@@ -177,23 +185,31 @@ export function rememberChunks(reuse: ChunkReuse | undefined, name: ChunkedFamil
 
 /**
  * The previous chunks' files kept as they are (`kept[k]`), unlisted: `paths(k)` gives chunk k's
- * `perChunk` output-relative files, all under `folder`. A path is told by a map of the previous
- * chunks' paths, made on the first question (writeOutput asks only in the segments it walks).
+ * `perChunk` output-relative files, all under `folder`; `firstIdOf` tells a file named by its
+ * chunk's first id from its path (else a map of the previous chunks' paths is made on the first
+ * question: writeOutput asks only in the segments it walks).
  */
-export function keptChunks(before: SavedChunks, kept: Uint8Array, folder: string, perChunk: number, paths: (k: number) => readonly string[]): KeptFiles {
+export function keptChunks(before: SavedChunks, kept: Uint8Array, folder: string, perChunk: number, paths: (k: number) => readonly string[], firstIdOf?: (path: string) => string): KeptFiles {
   let count = 0;
   for (let k = 0; k < kept.length; k++) count += kept[k]! * perChunk;
   let byPath: Map<string, number> | undefined;
+  const chunkOf = (path: string): number | undefined => {
+    if (firstIdOf !== undefined) {
+      const k = startsOf(before).get(firstIdOf(path));
+      return k !== undefined && paths(k).includes(path) ? k : undefined;
+    }
+    if (byPath === undefined) {
+      byPath = new Map();
+      for (let k = 0; k < kept.length; k++) for (const file of paths(k)) byPath.set(file, k);
+    }
+    return byPath.get(path);
+  };
   return {
     count,
     folders: [folder],
     has(path) {
       if (!path.startsWith(folder)) return false;
-      if (byPath === undefined) {
-        byPath = new Map();
-        for (let k = 0; k < kept.length; k++) for (const file of paths(k)) byPath.set(file, k);
-      }
-      const k = byPath.get(path);
+      const k = chunkOf(path);
       return k !== undefined && kept[k] === 1;
     },
     touched(digits) {
