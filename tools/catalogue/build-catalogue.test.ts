@@ -549,7 +549,7 @@ describe('incremental rebuilds', () => {
     await cp(baseContent, contentDir, { recursive: true });
     const own = { contentDir, outDir: join(temp.path, 'dist-torn'), cacheDir: join(temp.path, 'cache-torn'), urls: FIXTURE_URLS };
     expect((await buildCatalogue(own)).ok).toBe(true);
-    const files = ['answers.json', 'encoded-records.json', 'search-index.json', 'near-duplicates.json', 'near-duplicates-items.json', 'generated.json', 'last-build.json'];
+    const files = ['answers.json', 'encoded-records.json', 'search-index.json', 'near-duplicates.json', 'generated.json', 'last-build.json'];
     for (const [n, file] of files.entries()) {
       const path = join(own.cacheDir, file);
       const text = await readFile(path, 'utf8');
@@ -730,7 +730,7 @@ describe('incremental rebuilds', () => {
 
     it('analyses every pair again when the build cache lost a thumbnail the near-duplicate search needs', async () => {
       await rm(join(own.cacheDir!, 'build-cache.bin'));
-      await rm(join(own.cacheDir!, 'near-duplicates-items.json'));
+      await rm(join(own.cacheDir!, 'near-duplicates-keys.bin'));
       await rm(join(own.cacheDir!, 'near-duplicates.json'));
       const path = join(own.contentDir, 'frog-003.json');
       await writeFile(path, JSON.stringify({ ...JSON.parse(await readFile(path, 'utf8')), tags: ['lost'] }));

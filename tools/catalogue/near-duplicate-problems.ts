@@ -4,13 +4,13 @@
  *
  * The pairs are cached (`near-duplicates.json` in the build cache) with every input of the
  * detection — each item's id, file, phash, image sha256 (which fixes its thumbnail), size
- * and distinct_from, plus the detection code itself — so a rebuild with nothing changed
- * neither searches nor reads thumbnails, and one with a few changed images only compares
- * those (see incrementalPairs).
+ * and distinct_from, plus the detection code itself — under an order-free key (keyOf), so a
+ * rebuild with nothing changed neither searches nor reads thumbnails, and one with a few
+ * changed images only compares those (changedPairs in a change build, else incrementalPairs).
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { appendFile, lstat, readFile } from 'node:fs/promises';
+import { appendFile, lstat, readFile, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
@@ -19,8 +19,8 @@ import { DEFAULT_PHASH_THRESHOLD, type DupePair, findNearDuplicates } from '../d
 import { THUMB_KEY_RADIUS, thumbKey } from '../dupes/compare/key.js';
 import type { AnalysedItem, ContentChanges } from './analyse-content.js';
 import type { Problem } from '../shared/problems.js';
-import { cacheFrames, frameDocument } from './cache/cache-log.js';
-import { cacheMemo, hasMembers, matchedIndexes } from './cache/memo.js';
+import { cacheFrames, frameBytes } from './cache/cache-log.js';
+import { cacheMemo, hasMembers } from './cache/memo.js';
 import { makeFolders } from '../shared/make-folders.js';
 import { replaceFile } from '../shared/replace-file.js';
 
@@ -52,15 +52,70 @@ function codeKey(): string {
   return hash.digest('hex');
 }
 
-/** Every input of the detection for one item: the image sha256 fixes its thumbnail. */
-const signature = (item: AnalysedItem): string =>
-  `${item.record.id} ${item.file} ${item.record.phash} ${item.sha256} ${item.record.width}x${item.record.height} ${item.distinctFrom.join(',')}`;
+/**
+ * Every input of the detection for one item (id, file, phash, image sha256 — which fixes its
+ * thumbnail — size, distinct_from) hashed to 128 bits at out[at..at+4): four multiply-xor
+ * lanes over each field's code units and a 0 after it, mixed across lanes at the end.
+ */
+function digestInto(item: AnalysedItem, out: Uint32Array, at: number): void {
+  lanes.set(LANE_SEEDS);
+  feed(item.record.id);
+  feed(item.file);
+  feed(item.record.phash);
+  feed(item.sha256);
+  feed(`${item.record.width}x${item.record.height}`);
+  feed(item.distinctFrom.join(','));
+  let a = lanes[0]!;
+  let b = lanes[1]!;
+  let c = lanes[2]!;
+  let d = lanes[3]!;
+  a = Math.imul(a ^ (a >>> 16), 2246822507) ^ Math.imul(b ^ (b >>> 13), 3266489909);
+  b = Math.imul(b ^ (b >>> 16), 2246822507) ^ Math.imul(c ^ (c >>> 13), 3266489909);
+  c = Math.imul(c ^ (c >>> 16), 2246822507) ^ Math.imul(d ^ (d >>> 13), 3266489909);
+  d = Math.imul(d ^ (d >>> 16), 2246822507) ^ Math.imul(a ^ (a >>> 13), 3266489909);
+  out[at] = a;
+  out[at + 1] = b;
+  out[at + 2] = c;
+  out[at + 3] = d;
+}
+const LANE_SEEDS = [0xdeadbeef, 0x41c6ce57, 0x9e3779b9, 0x85ebca6b];
+const lanes = new Int32Array(4);
+function feed(text: string): void {
+  let a = lanes[0]!;
+  let b = lanes[1]!;
+  let c = lanes[2]!;
+  let d = lanes[3]!;
+  for (let i = 0; i <= text.length; i++) {
+    const x = i < text.length ? text.charCodeAt(i) : 0;
+    a = Math.imul(a ^ x, 2654435761);
+    b = Math.imul(b ^ x, 1597334677);
+    c = Math.imul(c ^ x, 2246822519);
+    d = Math.imul(d ^ x, 3266489917);
+  }
+  lanes[0] = a;
+  lanes[1] = b;
+  lanes[2] = c;
+  lanes[3] = d;
+}
+
+/** `sum` plus (or less) the digest at words[at..at+4), lane by lane modulo 2³²: an order-free hash of a set of items. */
+function addDigest(sum: Uint32Array, words: Uint32Array, at: number, sign: 1 | -1): void {
+  for (let i = 0; i < 4; i++) sum[i] = sum[i]! + sign * words[at + i]!;
+}
+
+/**
+ * The pairs' key: the detection code and the set of items' inputs. Order-free (the sum of the
+ * items' digests), so a change build updates it from the items it read and the entries gone,
+ * without visiting the others; `pepe check` computes it from every item.
+ */
+const keyOf = (code: string, count: number, sum: Uint32Array): string => createHash('sha256').update(`${code}\n${count}\n${sum.join(' ')}`).digest('hex');
+
 const itemKey = (side: { id: string; file: string }) => `${side.id} ${side.file}`;
 const byFiles = (x: DupePair, y: DupePair) => (x.a.file < y.a.file ? -1 : x.a.file > y.a.file ? 1 : x.b.file < y.b.file ? -1 : x.b.file > y.b.file ? 1 : 0);
 
 /** `near-duplicates.json`: the pairs under a key of every input; read on every build. */
 interface PairCache {
-  format: 4;
+  format: 5;
   key: string;
   /** The detection code, and the content stat fingerprint of the build that saved it: a change build from that build compares only what changed. */
   code: string;
@@ -68,39 +123,7 @@ interface PairCache {
   pairs: DupePair[];
 }
 
-/** `near-duplicates-items.json`: the per-item inputs behind `key`; read only when the key differs (some item changed). */
-interface ItemsCache {
-  key: string;
-  code: string;
-  signatures: string[];
-  /** thumbKey of each item as its halves (hi, lo, hi, lo…), so that an incremental run reads only the changed items' thumbnails. */
-  thumbKeys: number[];
-}
-
-const PAIRS = cacheMemo<PairCache>('near-duplicates.json', (value): value is PairCache => hasMembers<PairCache>({ key: 'string', code: 'string', pairs: 'object' })(value) && value.format === 4);
-const isItems = (value: unknown): value is ItemsCache => {
-  const items = value as ItemsCache;
-  return hasMembers<ItemsCache>({ key: 'string', code: 'string', signatures: 'object', thumbKeys: 'object' })(value) && Array.isArray(items.signatures) && Array.isArray(items.thumbKeys) && items.thumbKeys.length === 2 * items.signatures.length;
-};
-/** Keyed by the pairs' key: items are trusted only together with pairs made from them. Saved by deltas: a change appends its items. */
-const ITEMS = cacheMemo<ItemsCache>('near-duplicates-items.json', isItems, (saved) => saved.key, { deltas: true });
-
-const isUint32 = (n: unknown): n is number => typeof n === 'number' && n >>> 0 === n;
-
-/** Each item's index among the cached items when its signature (every input of its detection) is there, else -1. */
-function cachedIndexes(sigs: string[], cached: ItemsCache | null): Int32Array {
-  return cached === null ? new Int32Array(sigs.length).fill(-1) : matchedIndexes(cached.signatures, sigs);
-}
-
-/** Each item's thumbnail key: the cached one for an unchanged item, else made from its thumbnail. */
-function thumbKeysOf(items: AnalysedItem[], cachedAt: Int32Array, cached: ItemsCache | null): Hash64[] {
-  return items.map((item, k) => {
-    const at = cachedAt[k]!;
-    const hi = at === -1 ? undefined : cached!.thumbKeys[2 * at];
-    const lo = at === -1 ? undefined : cached!.thumbKeys[2 * at + 1];
-    return isUint32(hi) && isUint32(lo) ? { hi, lo } : thumbKey(item.thumb);
-  });
-}
+const PAIRS = cacheMemo<PairCache>('near-duplicates.json', (value): value is PairCache => hasMembers<PairCache>({ key: 'string', code: 'string', pairs: 'object' })(value) && value.format === 5);
 
 /** Above this many new or changed items a full detection is as cheap as the incremental one. */
 const MAX_INCREMENTAL = 500;
@@ -141,31 +164,50 @@ function incrementalPairs(items: AnalysedItem[], cachedAt: Int32Array, keys: Has
 }
 
 /**
- * `near-duplicates-keys.bin`: each item's file, phash and thumbnail key, packed (cache-log.ts
- * framing). A change build reads it instead of the items file: one frame per change (the files
- * it drops, the entries it adds), no object per item. Each frame holds the pairs' key it was made with.
+ * `near-duplicates-keys.bin`: each item's file, phash, thumbnail key and digest, packed
+ * (cache-log.ts framing), no object per item. The first frame holds every item, sorted by file;
+ * each change build appends a frame (the files it drops, the entries it adds). A frame is a
+ * small JSON header (the pairs' key it was made with, the item count and digest sum behind it),
+ * then ENTRY_WORDS words an entry as raw Uint32s, then the entries' files joined by newlines:
+ * a change build reads 5 MB at 100k items without parsing it as text.
  */
 const KEYS_FILE = 'near-duplicates-keys.bin';
-interface KeysFrame {
+interface KeysHeader {
   key: string;
+  count: number;
+  /** The digest sum (addDigest) of the live entries once this frame is applied. */
+  sum: number[];
   /** Files whose earlier entries are dropped (gone, or replaced by an entry of this frame). */
   gone: string[];
-  /** The entries' files, joined by newlines, and their halves [phash hi, lo, key hi, lo] as base64 of a Uint32Array. */
-  files: string;
-  hashes: string;
   /** Indexes (in this frame) of the entries without a phash. */
   bare: number[];
+  entries: number;
 }
-/** Appends past this share of the first frame (and past the floor) rewrite the file whole. */
-const KEYS_FLOOR_BYTES = 256 * 1024;
+/** An entry's words: phash hi, lo, thumbnail key hi, lo, the item's digest (4). */
+const ENTRY_WORDS = 8;
+/** Appended frames past this size rewrite the file whole: every change build reads each frame. */
+const KEYS_APPEND_BYTES = 256 * 1024;
+
+/** Entries to pack: their files, ENTRY_WORDS words each, and which have no phash. */
+interface KeysTable {
+  files: string[];
+  words: Uint32Array;
+  bare: number[];
+}
 
 interface KeysFile {
   key: string;
+  count: number;
+  sum: Uint32Array;
+  /** Every entry's file: the first frame's (`sorted` of them, in file order), then the later frames'. */
   files: string[];
-  hashes: Uint32Array;
+  sorted: number;
+  /** The later frames' files: the live entry of each. */
+  laterAt: Map<string, number>;
+  words: Uint32Array;
   bare: Set<number>;
-  /** File → the entry count when a later frame dropped it: its entries before that are gone. */
-  dropped: Map<string, number>;
+  /** 1 for an entry a later frame dropped. */
+  dead: Uint8Array;
   stat: string;
   bytes: number;
   baseBytes: number;
@@ -176,14 +218,44 @@ const statOf = async (file: string): Promise<string | null> => {
   return info?.isFile() ? `${info.size} ${info.mtimeNs} ${info.ctimeNs} ${info.ino}` : null;
 };
 
-function packFrame(key: string, gone: string[], entries: { file: string; phash: Hash64 | null; thumb: Hash64 }[]): KeysFrame {
-  const halves = new Uint32Array(entries.length * 4);
-  const bare: number[] = [];
-  entries.forEach((entry, i) => {
-    if (entry.phash === null) bare.push(i);
-    halves.set([entry.phash?.hi ?? 0, entry.phash?.lo ?? 0, entry.thumb.hi, entry.thumb.lo], 4 * i);
-  });
-  return { key, gone, files: entries.map((entry) => entry.file).join('\n'), hashes: Buffer.from(halves.buffer).toString('base64'), bare };
+const isHeader = (header: KeysHeader): boolean =>
+  typeof header?.key === 'string' && Number.isSafeInteger(header.count) && Array.isArray(header.sum) && header.sum.length === 4 && Array.isArray(header.gone) && Array.isArray(header.bare) && Number.isSafeInteger(header.entries) && header.entries >= 0;
+
+/** A frame's bytes: the header's length (u32), the header, the entries' words, their files. */
+function packFrame(header: Omit<KeysHeader, 'entries'>, table: KeysTable, withMagic: boolean): Buffer {
+  const head = Buffer.from(JSON.stringify({ ...header, entries: table.files.length } satisfies KeysHeader));
+  const size = Buffer.alloc(4);
+  size.writeUInt32LE(head.length);
+  return frameBytes(Buffer.concat([size, head, new Uint8Array(table.words.buffer, table.words.byteOffset, table.words.byteLength), Buffer.from(table.files.join('\n'))]), withMagic);
+}
+
+/** `table` ordered by file (the first frame's order, which lookups bisect). */
+function sortedTable(table: KeysTable): KeysTable {
+  const { files } = table;
+  let sorted = true;
+  for (let i = 1; sorted && i < files.length; i++) sorted = files[i - 1]! < files[i]!;
+  if (sorted) return table;
+  const order = files.map((_, i) => i).sort((x, y) => (files[x]! < files[y]! ? -1 : 1));
+  const words = new Uint32Array(table.words.length);
+  order.forEach((from, to) => words.set(table.words.subarray(ENTRY_WORDS * from, ENTRY_WORDS * (from + 1)), ENTRY_WORDS * to));
+  const bare = new Set(table.bare);
+  return { files: order.map((i) => files[i]!), words, bare: order.flatMap((from, to) => (bare.has(from) ? [to] : [])) };
+}
+
+/** The latest entry of `file` (dead or not), or -1: the later frames' by their map, the first frame's by bisection. */
+function entryOf(keys: KeysFile, file: string): number {
+  const later = keys.laterAt.get(file);
+  if (later !== undefined) return later;
+  let lo = 0;
+  let hi = keys.sorted;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const name = keys.files[mid]!;
+    if (name === file) return mid;
+    if (name < file) lo = mid + 1;
+    else hi = mid;
+  }
+  return -1;
 }
 
 /** The keys file with every frame applied; null when missing, torn or of another shape (then the next save rewrites it). */
@@ -194,94 +266,174 @@ async function loadKeys(dir: string): Promise<KeysFile | null> {
   const bytes = await readFile(path).catch(() => null);
   const framed = bytes && cacheFrames(bytes);
   if (!framed || framed.frames.length === 0 || framed.validBytes !== bytes!.length) return null;
-  const files: string[] = [];
+  let keys: KeysFile | null = null;
   const parts: Uint32Array[] = [];
-  const bare = new Set<number>();
-  const dropped = new Map<string, number>();
-  let key = '';
+  const dropped = new Set<number>();
+  let entries = 0;
   try {
     for (const [from, to] of framed.frames) {
-      const frame = JSON.parse(bytes!.toString('utf8', from, to)) as KeysFrame;
-      for (const file of frame.gone) dropped.set(file, files.length);
-      const names = frame.files === '' ? [] : frame.files.split('\n');
-      const packed = Buffer.from(frame.hashes, 'base64');
-      if (packed.length !== names.length * 16) return null;
-      for (const i of frame.bare) bare.add(files.length + i);
-      parts.push(new Uint32Array(packed.buffer.slice(packed.byteOffset, packed.byteOffset + packed.length)));
-      for (const name of names) files.push(name);
-      key = frame.key;
+      const headEnd: number = from + 4 + bytes!.readUInt32LE(from);
+      if (headEnd > to) return null;
+      const header = JSON.parse(bytes!.toString('utf8', from + 4, headEnd)) as KeysHeader;
+      if (!isHeader(header)) return null;
+      const count = header.entries;
+      const wordsEnd: number = headEnd + 4 * ENTRY_WORDS * count;
+      if (wordsEnd > to) return null;
+      // One split, not a scan per name: this runs once per process, before V8 has optimised any loop.
+      const names: string[] = wordsEnd === to ? [] : bytes!.toString('utf8', wordsEnd, to).split('\n');
+      if (names.length !== count) return null;
+      if (keys === null) {
+        keys = { key: '', count: 0, sum: new Uint32Array(4), files: names, sorted: count, laterAt: new Map(), words: new Uint32Array(0), bare: new Set(), dead: new Uint8Array(0), stat, bytes: bytes!.length, baseBytes: framed.frames[0]![1] };
+      } else {
+        for (const file of header.gone) {
+          const j = entryOf(keys, file);
+          if (j !== -1) dropped.add(j), keys.laterAt.delete(file);
+        }
+        for (let i = 0; i < count; i++) keys.files.push(names[i]!), keys.laterAt.set(names[i]!, entries + i);
+      }
+      for (const i of header.bare) keys.bare.add(entries + i);
+      // A copy: the words may start at an offset no Uint32Array can start at.
+      parts.push(new Uint32Array(bytes!.buffer.slice(bytes!.byteOffset + headEnd, bytes!.byteOffset + wordsEnd)));
+      entries += count;
+      keys.key = header.key;
+      keys.count = header.count;
+      keys.sum = Uint32Array.from(header.sum);
     }
   } catch {
     return null;
   }
-  const hashes = parts.length === 1 ? parts[0]! : new Uint32Array(files.length * 4);
-  if (parts.length > 1) parts.reduce((at, part) => (hashes.set(part, at), at + part.length), 0);
-  return { key, files, hashes, bare, dropped, stat, bytes: bytes!.length, baseBytes: framed.frames[0]![1] };
+  if (keys === null) return null;
+  keys.words = parts.length === 1 ? parts[0]! : new Uint32Array(entries * ENTRY_WORDS);
+  if (parts.length > 1) parts.reduce((at, part) => (keys!.words.set(part, at), at + part.length), 0);
+  keys.dead = new Uint8Array(entries);
+  for (const j of dropped) keys.dead[j] = 1;
+  return entries - dropped.size === keys.count ? keys : null;
 }
 
-/** Whether entry `j` is live: no later frame dropped its file. */
-const live = (keys: KeysFile, j: number): boolean => !((keys.dropped.get(keys.files[j]!) ?? -1) > j);
+/** The item at `file`: items are in file order (the scan's), so bisected; looked for in full should they not be. */
+function itemAt(items: readonly AnalysedItem[], file: string): AnalysedItem | undefined {
+  let lo = 0;
+  let hi = items.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const name = items[mid]!.file;
+    if (name === file) return items[mid];
+    if (name < file) lo = mid + 1;
+    else hi = mid;
+  }
+  return items.find((item) => item.file === file);
+}
+
+/** The items' entries: phash, thumbnail key and digest words, in the items' order. */
+function tableOf(items: readonly AnalysedItem[], phashes: readonly (Hash64 | null)[], thumbs: readonly Hash64[], digests: Uint32Array): KeysTable {
+  const words = new Uint32Array(items.length * ENTRY_WORDS);
+  const bare: number[] = [];
+  for (let k = 0; k < items.length; k++) {
+    const phash = phashes[k];
+    if (!phash) bare.push(k);
+    const at = ENTRY_WORDS * k;
+    words[at] = phash?.hi ?? 0;
+    words[at + 1] = phash?.lo ?? 0;
+    words[at + 2] = thumbs[k]!.hi;
+    words[at + 3] = thumbs[k]!.lo;
+    words.set(digests.subarray(4 * k, 4 * k + 4), at + 4);
+  }
+  return { files: items.map((item) => item.file), words, bare };
+}
+
+/** What a change build saves: the new key, and the frame to append to the packed keys (null when the items are the same). */
+interface ChangedPairs {
+  key: string;
+  pairs: DupePair[];
+  frame: { count: number; sum: Uint32Array; gone: string[]; table: KeysTable; dead: Uint8Array } | null;
+}
 
 /**
  * A change build's pairs, from the last build's (`change.from` names it: the memo must be the
- * one that build saved): pairs between two items it did not read are kept; the items it read
- * are compared, with the detector, to every other item within the phash threshold or the
- * thumbnail key radius of one of them, found in the packed keys. null when that cannot be
- * trusted (another build's memo, an item set that is not the last one's, too many changes).
+ * one that build saved). The key is the last one's sum less the digests of the entries gone
+ * (the removed files' and the read files' earlier ones) plus the read items'; when it is the
+ * same (a tag edit) so are the pairs. Otherwise pairs between two items it did not read are
+ * kept, and the items read are compared, with the detector, to every other item within the
+ * phash threshold or the thumbnail key radius of one of them, found in the packed keys. null
+ * when that cannot be trusted (an item count that is not the last build's less the gone plus
+ * the read, too many changes, a read item without a phash).
  */
-function changedPairs(items: AnalysedItem[], change: Change, cached: PairCache, keys: KeysFile): { pairs: DupePair[]; frame: KeysFrame['gone']; entries: { file: string; phash: Hash64 | null; thumb: Hash64 }[] } | null {
+function changedPairs(items: AnalysedItem[], change: Change, code: string, cached: PairCache, keys: KeysFile): ChangedPairs | null {
   const read = change.items;
   if (read.length > MAX_INCREMENTAL) return null;
   const readHashes = read.map((item) => parseHash(item.record.phash));
   // An item without a phash may pair by thumbnail alone: every item is a partner then.
   if (readHashes.some((hash) => hash === null)) return null;
+  const dead = keys.dead.slice();
+  const sum = keys.sum.slice();
+  let count = keys.count;
+  const gone = [...change.removed, ...read.map((item) => item.file)];
+  for (const file of gone) {
+    const j = entryOf(keys, file);
+    if (j === -1 || dead[j]) continue;
+    dead[j] = 1;
+    addDigest(sum, keys.words, ENTRY_WORDS * j + 4, -1);
+    count--;
+  }
+  const digests = new Uint32Array(4 * read.length);
+  for (let c = 0; c < read.length; c++) digestInto(read[c]!, digests, 4 * c), addDigest(sum, digests, 4 * c, 1);
+  count += read.length;
+  // Every item the analysis did not read is one the last build had: else this is not its memo.
+  if (count !== items.length) return null;
+  const key = keyOf(code, count, sum);
+  if (key === cached.key) return { key, pairs: cached.pairs, frame: null };
+
   const readKeys = read.map((item) => thumbKey(item.thumb));
-  const gone = new Set([...change.removed, ...read.map((item) => item.file)]);
-  const partners = new Map<string, Hash64>();
-  const { files, hashes } = keys;
-  let others = 0;
-  for (let j = 0; j < files.length; j++) {
-    if (!live(keys, j)) continue;
-    const file = files[j]!;
-    if (gone.has(file)) continue;
-    others++;
-    const ph = 4 * j;
-    let near = keys.bare.has(j);
+  const { words } = keys;
+  const subset: AnalysedItem[] = [...read];
+  const subsetKeys: Hash64[] = [...readKeys];
+  for (let j = 0; j < dead.length; j++) {
+    if (dead[j]) continue;
+    const at = ENTRY_WORDS * j;
+    let near = keys.bare.size > 0 && keys.bare.has(j);
     for (let c = 0; !near && c < read.length; c++) {
       const hash = readHashes[c]!;
       const thumb = readKeys[c]!;
-      near = popcount32((hash.hi ^ hashes[ph]!) >>> 0) + popcount32((hash.lo ^ hashes[ph + 1]!) >>> 0) <= DEFAULT_PHASH_THRESHOLD || popcount32((thumb.hi ^ hashes[ph + 2]!) >>> 0) + popcount32((thumb.lo ^ hashes[ph + 3]!) >>> 0) <= THUMB_KEY_RADIUS;
+      near = popcount32((hash.hi ^ words[at]!) >>> 0) + popcount32((hash.lo ^ words[at + 1]!) >>> 0) <= DEFAULT_PHASH_THRESHOLD || popcount32((thumb.hi ^ words[at + 2]!) >>> 0) + popcount32((thumb.lo ^ words[at + 3]!) >>> 0) <= THUMB_KEY_RADIUS;
     }
-    if (near) partners.set(file, { hi: hashes[ph + 2]!, lo: hashes[ph + 3]! });
-  }
-  // Every item the analysis did not read is one the last build had: else this is not its memo.
-  if (others + read.length !== items.length) return null;
-  const readAt = new Map(read.map((item, c) => [item, c]));
-  const subset: AnalysedItem[] = [];
-  const subsetKeys: Hash64[] = [];
-  for (const item of items) {
-    const c = readAt.get(item);
-    const key = c === undefined ? partners.get(item.file) : readKeys[c];
-    if (key !== undefined) subset.push(item), subsetKeys.push(key);
+    if (!near) continue;
+    const partner = itemAt(items, keys.files[j]!);
+    if (partner === undefined) return null;
+    subset.push(partner);
+    subsetKeys.push({ hi: words[at + 2]!, lo: words[at + 3]! });
   }
   const readIds = new Set(read.map((item) => itemKey({ id: item.record.id, file: item.file })));
   const fresh = findNearDuplicates(dupeItems(subset, subsetKeys)).filter((pair) => readIds.has(itemKey(pair.a)) || readIds.has(itemKey(pair.b)));
-  const kept = cached.pairs.filter((pair) => !gone.has(pair.a.file) && !gone.has(pair.b.file));
-  return { pairs: [...kept, ...fresh].sort(byFiles), frame: [...gone], entries: read.map((item, c) => ({ file: item.file, phash: readHashes[c]!, thumb: readKeys[c]! })) };
+  const goneFiles = new Set(gone);
+  const kept = cached.pairs.filter((pair) => !goneFiles.has(pair.a.file) && !goneFiles.has(pair.b.file));
+  return { key, pairs: [...kept, ...fresh].sort(byFiles), frame: { count, sum, gone, table: tableOf(read, readHashes, readKeys, digests), dead } };
 }
 
 /** What a change build read (analyse-content.ts), and the stat fingerprint of the last build it started from. */
 export type Change = ContentChanges & { from: string };
 
-/** Saves the keys: the change's frame appended while the file is the one read and its appends stay small, else the file whole. */
-async function saveKeys(dir: string, key: string, loaded: KeysFile | null, change: { gone: string[]; entries: { file: string; phash: Hash64 | null; thumb: Hash64 }[] } | null, all: () => { file: string; phash: Hash64 | null; thumb: Hash64 }[]): Promise<void> {
+/** Every live entry of `keys` (`dead` marks the others) and `added`, in file order: the file written whole again. */
+function mergedTable(keys: KeysFile, dead: Uint8Array, added: KeysTable): KeysTable {
+  const files: string[] = [];
+  const live: number[] = [];
+  for (let j = 0; j < dead.length; j++) if (!dead[j]) live.push(j), files.push(keys.files[j]!);
+  const words = new Uint32Array((live.length + added.files.length) * ENTRY_WORDS);
+  live.forEach((j, i) => words.set(keys.words.subarray(ENTRY_WORDS * j, ENTRY_WORDS * (j + 1)), ENTRY_WORDS * i));
+  words.set(added.words, live.length * ENTRY_WORDS);
+  const bare = [...live.flatMap((j, i) => (keys.bare.has(j) ? [i] : [])), ...added.bare.map((i) => live.length + i)];
+  return sortedTable({ files: [...files, ...added.files], words, bare });
+}
+
+/** Saves the keys: a change's frame appended while the file is the one read and its appends stay small, else the file whole. */
+async function saveKeys(dir: string, key: string, whole: { count: number; sum: Uint32Array; table: () => KeysTable }, append?: { loaded: KeysFile; gone: string[]; table: KeysTable }): Promise<void> {
   await makeFolders(dir);
   const path = join(dir, KEYS_FILE);
-  if (loaded !== null && change !== null && (await statOf(path)) === loaded.stat) {
-    const frame = frameDocument(packFrame(key, change.gone, change.entries), false);
-    if (loaded.bytes - loaded.baseBytes + frame.length <= Math.max(KEYS_FLOOR_BYTES, loaded.baseBytes / 4)) return appendFile(path, frame);
+  if (append && (await statOf(path)) === append.loaded.stat) {
+    const frame = packFrame({ key, count: whole.count, sum: [...whole.sum], gone: append.gone, bare: append.table.bare }, append.table, false);
+    if (append.loaded.bytes - append.loaded.baseBytes + frame.length <= KEYS_APPEND_BYTES) return appendFile(path, frame);
   }
-  await replaceFile(path, frameDocument(packFrame(key, [], all()), true));
+  const table = sortedTable(whole.table());
+  await replaceFile(path, packFrame({ key, count: whole.count, sum: [...whole.sum], gone: [], bare: table.bare }, table, true));
 }
 
 /** The detector's pairs, incrementally from the cached ones when there are any. `write: false` only reads (`pepe check`). */
@@ -289,48 +441,61 @@ export async function nearDuplicatePairs(items: AnalysedItem[], cache?: { dir: s
   // No items, no pairs; the cache is left as it is (a missing content folder must not clear it).
   if (!cache || items.length === 0) return items.length === 0 ? [] : findNearDuplicates(dupeItems(items));
   const code = codeKey();
-  const sigs = items.map(signature);
-  const key = createHash('sha256').update(code).update('\n').update(sigs.join('\n')).digest('hex');
   const cached = await PAIRS.load(cache.dir);
   const fingerprint = cache.fingerprint ?? null;
-  const save = async (pairs: DupePair[]) => cache.write && PAIRS.save(cache.dir, { format: 4, key, code, fingerprint, pairs });
-  if (cached?.key === key) {
-    // The same items (a tag edit): the memo must still name this build, which the next change build checks.
-    if (cached.fingerprint !== fingerprint) await save(cached.pairs);
-    return cached.pairs;
-  }
+  const save = async (key: string, pairs: DupePair[]) => cache.write && PAIRS.save(cache.dir, { format: 5, key, code, fingerprint, pairs });
+  // Keys and pairs under the same key, of this detection code: what an incremental run builds on (read only when one runs).
+  const trustedKeys = async () => {
+    const keys = cached?.code === code ? await loadKeys(cache.dir) : null;
+    return keys !== null && keys.key === cached!.key ? keys : null;
+  };
   // A change build from the build that saved the memo: only the changed items are compared.
   const change = cache.change;
-  if (change && cached?.code === code && cached.fingerprint === change.from) {
-    const keys = await loadKeys(cache.dir);
-    const found = keys?.key === cached.key ? changedPairs(items, change, cached, keys) : null;
-    if (found) {
-      if (cache.write) {
-        // Keys first: a pairs file is only ever trusted together with keys under the same key.
-        const entries = () => {
-          const fresh = new Map(found.entries.map((entry) => [entry.file, entry]));
-          const dropped = new Set(found.frame);
-          const kept = keys!.files.flatMap((file, j) => (live(keys!, j) && !dropped.has(file) ? [{ file, phash: keys!.bare.has(j) ? null : { hi: keys!.hashes[4 * j]!, lo: keys!.hashes[4 * j + 1]! }, thumb: { hi: keys!.hashes[4 * j + 2]!, lo: keys!.hashes[4 * j + 3]! } }] : []));
-          return [...kept, ...fresh.values()];
-        };
-        await saveKeys(cache.dir, key, keys, { gone: found.frame, entries: found.entries }, entries);
-        await save(found.pairs);
-      }
-      return found.pairs;
+  const fromLast = change !== undefined && cached?.code === code && cached.fingerprint === change.from;
+  let trusted = fromLast ? await trustedKeys() : null;
+  const found = fromLast && trusted ? changedPairs(items, change!, code, cached!, trusted) : null;
+  if (found) {
+    if (found.frame && cache.write) {
+      const { frame } = found;
+      // Keys first: a pairs file is only ever trusted together with keys under the same key.
+      await saveKeys(cache.dir, found.key, { ...frame, table: () => mergedTable(trusted!, frame.dead, frame.table) }, { loaded: trusted!, gone: frame.gone, table: frame.table });
     }
+    // The same items (a tag edit) keep their pairs, but the memo must name this build, which the next change build checks.
+    if (found.frame || cached!.fingerprint !== fingerprint) await save(found.key, found.pairs);
+    return found.pairs;
   }
-  const itemsCache = cached === null ? null : await ITEMS.load(cache.dir, cached.key);
-  const valid = itemsCache?.code === code ? itemsCache : null;
-  const cachedAt = cachedIndexes(sigs, valid);
-  const keys = thumbKeysOf(items, cachedAt, valid);
-  const pairs = (valid && incrementalPairs(items, cachedAt, keys, cached!.pairs)) ?? findNearDuplicates(dupeItems(items, keys));
+
+  const digests = new Uint32Array(4 * items.length);
+  const sum = new Uint32Array(4);
+  for (let k = 0; k < items.length; k++) digestInto(items[k]!, digests, 4 * k), addDigest(sum, digests, 4 * k, 1);
+  const key = keyOf(code, items.length, sum);
+  if (cached?.key === key) {
+    if (cached.fingerprint !== fingerprint) await save(key, cached.pairs);
+    return cached.pairs;
+  }
+  if (!fromLast) trusted = await trustedKeys();
+  // Each item's entry in the memo's keys when its inputs are the same (its file's entry has its digest), else -1.
+  const cachedAt = new Int32Array(items.length).fill(-1);
+  if (trusted) {
+    const byFile = new Map<string, number>();
+    for (let j = 0; j < trusted.dead.length; j++) if (!trusted.dead[j]) byFile.set(trusted.files[j]!, j);
+    items.forEach((item, k) => {
+      const j = byFile.get(item.file);
+      const at = ENTRY_WORDS * (j ?? 0) + 4;
+      if (j !== undefined && trusted.words[at] === digests[4 * k] && trusted.words[at + 1] === digests[4 * k + 1] && trusted.words[at + 2] === digests[4 * k + 2] && trusted.words[at + 3] === digests[4 * k + 3]) cachedAt[k] = j;
+    });
+  }
+  const thumbKeys = items.map((item, k) => {
+    const at = ENTRY_WORDS * cachedAt[k]!;
+    return cachedAt[k] === -1 ? thumbKey(item.thumb) : { hi: trusted!.words[at + 2]!, lo: trusted!.words[at + 3]! };
+  });
+  const pairs = (trusted && incrementalPairs(items, cachedAt, thumbKeys, cached!.pairs)) ?? findNearDuplicates(dupeItems(items, thumbKeys));
   if (cache.write) {
-    // Items and keys first: a pairs file is only ever trusted together with items under the same key.
-    const halves = new Array<number>(keys.length * 2);
-    keys.forEach((k, i) => ((halves[2 * i] = k.hi), (halves[2 * i + 1] = k.lo)));
-    await ITEMS.save(cache.dir, { key, code, signatures: sigs, thumbKeys: halves }, itemsCache);
-    await saveKeys(cache.dir, key, null, null, () => items.map((item, k) => ({ file: item.file, phash: parseHash(item.record.phash), thumb: keys[k]! })));
-    await save(pairs);
+    // Keys first: a pairs file is only ever trusted together with keys under the same key.
+    await saveKeys(cache.dir, key, { count: items.length, sum, table: () => tableOf(items, items.map((item) => parseHash(item.record.phash)), thumbKeys, digests) });
+    await save(key, pairs);
+    // A file no build reads any more: the keys file holds each item's inputs as a digest.
+    await rm(join(cache.dir, 'near-duplicates-items.json'), { force: true });
   }
   return pairs;
 }

@@ -384,5 +384,10 @@ describe('findNearDuplicates', () => {
       [b.file, c.file],
     ]);
     expect(forward[0]).toEqual({ a: { id: a.id, file: a.file }, b: { id: b.id, file: b.file }, distance: expect.any(Number) });
+    // Past 64 items the candidates come from the multi-index, not from every pair: the same pairs. The
+    // fillers are candidates of a's (its phash a few bits off) that the layout gate rejects.
+    const rand = seededRandom(5);
+    const fillers = Array.from({ length: 70 }, (_, k) => ({ ...a, id: `filler-${k}`, file: `filler-${k}.png`, phash: (BigInt(`0x${a.phash}`) ^ BigInt(1 + (k % 60))).toString(16).padStart(16, '0'), thumb: Uint8Array.from({ length: 3072 }, () => Math.floor(rand() * 256)) }));
+    expect(findNearDuplicates([a, b, c, ...fillers])).toEqual(forward);
   });
 });

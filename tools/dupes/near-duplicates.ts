@@ -302,6 +302,7 @@ export function findNearDuplicates(items: readonly DupeItem[], options: DupeOpti
  * the thumbnail key (thumbKey: copies whose phash moved further), once each, by i then j.
  */
 function candidatePairs(items: readonly DupeItem[], hashes: Hash64[], threshold: number): { i: number; j: number; distance: number }[] {
+  if (items.length <= ALL_PAIRS_BELOW) return allCandidatePairs(items, hashes, threshold);
   const pairs = pairsWithinDistance(hashes, threshold);
   const seen = new Set<number>();
   for (const { i, j } of pairs) seen.add(i * items.length + j);
@@ -310,4 +311,20 @@ function candidatePairs(items: readonly DupeItem[], hashes: Hash64[], threshold:
     if (!seen.has(i * items.length + j)) pairs.push({ i, j, distance: hammingDistance(hashes[i]!, hashes[j]!) });
   }
   return pairs.sort((x, y) => x.i - y.i || x.j - y.j);
+}
+
+/** Below this many items every pair is compared: the multi-index's 2¹⁶-bucket tables cost more (a change build's few items and partners). */
+const ALL_PAIRS_BELOW = 64;
+
+/** candidatePairs by comparing every pair: the same pairs, in the same order. */
+function allCandidatePairs(items: readonly DupeItem[], hashes: Hash64[], threshold: number): { i: number; j: number; distance: number }[] {
+  const keys = items.map((item) => item.thumbKey ?? thumbKey(item.thumb));
+  const pairs: { i: number; j: number; distance: number }[] = [];
+  for (let i = 0; i < items.length; i++) {
+    for (let j = i + 1; j < items.length; j++) {
+      const distance = hammingDistance(hashes[i]!, hashes[j]!);
+      if (distance <= threshold || hammingDistance(keys[i]!, keys[j]!) <= THUMB_KEY_RADIUS) pairs.push({ i, j, distance });
+    }
+  }
+  return pairs;
 }

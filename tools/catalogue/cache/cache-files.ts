@@ -26,7 +26,6 @@ export const CACHE_FILE_NAMES = [
   'search-index.json',
   'similar-lists.json',
   'near-duplicates.json',
-  'near-duplicates-items.json',
   'near-duplicates-keys.bin',
   'renditions.bin',
   'generated.json',

@@ -54,11 +54,15 @@ export function cacheFrames(bytes: Buffer): { frames: [start: number, end: numbe
 
 /** One framed document; `withMagic` for the first one of a file. */
 export function frameDocument(document: unknown, withMagic: boolean): Buffer {
-  const json = Buffer.from(JSON.stringify(document));
+  return frameBytes(Buffer.from(JSON.stringify(document)), withMagic);
+}
+
+/** One frame of any bytes, for a file whose frames are walked with cacheFrames and never parsed as JSON. */
+export function frameBytes(body: Uint8Array, withMagic: boolean): Buffer {
   const header = Buffer.alloc((withMagic ? MAGIC.length : 0) + 4);
   if (withMagic) header.write(MAGIC, 0, 'latin1');
-  header.writeUInt32LE(json.length, header.length - 4);
-  return Buffer.concat([header, json]);
+  header.writeUInt32LE(body.length, header.length - 4);
+  return Buffer.concat([header, body]);
 }
 
 /**
