@@ -196,7 +196,7 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   loadEsbuild().catch(() => undefined); // a failure to load shows when bundling
   const run: Run = { options, last, stats, inputs, records, unchangedContent, pairs, changes: changesOf(analysis, previous, inputs.recordDigests) };
   const compiled = await compileData(run, records);
-  const written = await writeFiles(run, compiled, analysis.items, made.bySource, writing);
+  const written = await writeFiles(run, compiled, analysis.items, made.bySource, writing, analysis.changes?.items ?? []);
   problems.push(...written.problems);
   stats.warnings += written.problems.length;
   return resultOf({ ok: true, problems, records, changed: written.changed }, stats, started, written.manifest);
@@ -399,7 +399,7 @@ const originalPath = (item: AnalysedItem) => `site/images/${item.record.id}${ite
  * committed (write-output.ts). Then saves what the next build reuses: a full disk there is
  * only a warning, since the output is built.
  */
-async function writeFiles(run: Run, compiled: Awaited<ReturnType<typeof compileData>>, items: AnalysedItem[], renditions: Map<string, RenditionEntry[]>, writing: Writing) {
+async function writeFiles(run: Run, compiled: Awaited<ReturnType<typeof compileData>>, items: AnalysedItem[], renditions: Map<string, RenditionEntry[]>, writing: Writing, read: readonly AnalysedItem[]) {
   const { options, last, stats, inputs } = run;
   const { outDir, cacheDir } = options;
   const { data } = compiled;
@@ -432,8 +432,8 @@ async function writeFiles(run: Run, compiled: Awaited<ReturnType<typeof compileD
     // After the function bundle has started: it needs the data module, not the answers.
     plannedLater: (written, incremental) => {
       const planStart = performance.now();
-      // The originals, whose sums the dataset lists, looked up as shards ask (those written have other bytes than before under the same id).
-      const byId = new Map<string, AnalysedItem>();
+      // The originals, whose sums the dataset lists: a changed record's among the items read (the shards take the others' from those they replace), any other looked up as shards ask.
+      const byId = new Map<string, AnalysedItem>(read.map((item) => [item.record.id, item]));
       let passes = 0;
       const imageOf = (id: string) => {
         let item = byId.get(id);

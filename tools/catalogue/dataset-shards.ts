@@ -19,14 +19,14 @@
  *   naming the file rather than misreading it. URLs in it are relative to it, so a mirror
  *   serves them under its own address.
  *
- * A shard made of the same records as at the previous build (none changed, same first and
- * last id and count) is kept without being rendered: its index entry is the one saved with the
- * answer digests (answer-digests.ts), its files the previous manifest's.
+ * The shards are cut again from the previous build's cut (answer-digests.ts `chunksOf`): a shard
+ * made of the same records is kept without being rendered, its files unlisted, its index entry
+ * the one saved with the cut.
  */
 import { DATASET, type DatasetFile, type DatasetIndex, type DatasetShard } from '../../functions/core/api-limits.js';
-import { chunkEnds, type ChunkShape } from '../shared/content-chunks.js';
-import { type ManifestEntry, sha256Of } from '../shared/manifest.js';
-import type { ChunkReuse } from './cache/answer-digests.js';
+import type { ChunkShape } from '../shared/content-chunks.js';
+import { sha256Of } from '../shared/manifest.js';
+import { type ChunkReuse, chunksOf, keptChunks, rememberChunks } from './cache/answer-digests.js';
 
 /**
  * Records per shard: a boundary on average every 500, a cut at 1,000 (~0.5 MB and ~0.12 MB of
@@ -62,28 +62,25 @@ export interface DatasetOptions {
   reuse?: ChunkReuse;
 }
 
-/** A planned dataset file, site-relative: its body, or the previous entry of a shard's file kept as it was. */
+/** A planned dataset file, site-relative. */
 export interface DatasetOutput {
   path: string;
-  body?: string;
-  kept?: ManifestEntry;
+  body: string;
 }
 
-/** The saved index entry of the shard of records [start, end) when none of them changed since it was made of the same. */
-function keptShard(reuse: ChunkReuse | undefined, records: readonly DatasetRecord[], start: number, end: number): DatasetShard | undefined {
-  const saved = reuse?.saved(`${DATASET_DIR}${SHARDS}${records[start]!.id}`);
-  if (saved === undefined) return undefined;
-  const shard = JSON.parse(saved) as DatasetShard;
-  if (shard.count !== end - start || shard.last_id !== records[end - 1]!.id) return undefined;
-  for (let rank = start; rank < end; rank++) if (reuse!.changed[rank] === 1) return undefined;
-  const same = (file: DatasetFile) => reuse!.entry(`${DATASET_DIR}${file.url}`)?.sha256 === file.sha256;
-  return same(shard) && same(shard.image_sha256) ? shard : undefined;
+/** The records by rank: their ids, and each record when its shard is rendered. */
+export interface DatasetSource {
+  ids: readonly string[];
+  at(rank: number): DatasetRecord;
 }
 
 /** The shards, their checksum files and the index, site-relative (no leading slash); `records` in the catalogue's order. */
-export function datasetFiles(records: readonly DatasetRecord[], options: DatasetOptions & { reuse?: undefined }): { path: string; body: string }[];
-export function datasetFiles(records: readonly DatasetRecord[], options: DatasetOptions): DatasetOutput[];
 export function datasetFiles(records: readonly DatasetRecord[], options: DatasetOptions): DatasetOutput[] {
+  return shardFiles({ ids: records.map((record) => record.id), at: (rank) => records[rank]! }, options);
+}
+
+/** The shards to write (every one, or with `reuse` those not kept), their checksum files and the index. */
+export function shardFiles(records: DatasetSource, options: DatasetOptions): DatasetOutput[] {
   const files: DatasetOutput[] = [];
   const named = (body: string, ext: string): DatasetFile => {
     const sha256 = sha256Of(body);
@@ -91,26 +88,57 @@ export function datasetFiles(records: readonly DatasetRecord[], options: Dataset
     files.push({ path: `${DATASET_DIR}${url}`, body });
     return { url, size: Buffer.byteLength(body), sha256 };
   };
-  const kept = (file: DatasetFile) => files.push({ path: `${DATASET_DIR}${file.url}`, kept: { sha256: file.sha256, size: file.size } });
   const { reuse } = options;
-  const shards: DatasetShard[] = [];
-  let start = 0;
-  for (const end of chunkEnds(records.map((record) => record.id), options.shape ?? DATASET_SHARD_SHAPE)) {
-    let shard = keptShard(reuse, records, start, end);
-    if (shard) {
-      kept(shard);
-      kept(shard.image_sha256);
-    } else {
-      const chunk = records.slice(start, end);
-      const jsonl = named(chunk.map((record) => `${record.line}\n`).join(''), '.jsonl');
-      const sums = named(chunk.map((record) => `${options.imageSha256(record.fileName, record.id)}  images/${record.fileName}\n`).join(''), '.sha256');
-      shard = { ...jsonl, count: chunk.length, first_id: chunk[0]!.id, last_id: chunk.at(-1)!.id, image_sha256: sums };
+  const { ids } = records;
+  const chunks = chunksOf(ids, options.shape ?? DATASET_SHARD_SHAPE, reuse, 'dataset');
+  const { ends, same, before } = chunks;
+  const kept = before === null ? null : new Uint8Array(before.firsts.length);
+  // A record that did not change has the image it had: its sum is in the checksums of the previous shard it was in, one this build does not keep.
+  const dirty = before === null ? null : new Set(reuse!.dirty);
+  let sums: Map<string, string> | undefined;
+  const previousSums = (): Map<string, string> => {
+    if (sums !== undefined) return sums;
+    sums = new Map();
+    const reused = new Set(same);
+    for (let k = 0; k < before!.firsts.length; k++) {
+      if (reused.has(k)) continue;
+      const text = reuse!.read(`site/${DATASET_DIR}${(JSON.parse(before!.extras[k]!) as DatasetShard).image_sha256.url}`)?.toString('utf8') ?? '';
+      for (const line of text.split('\n')) if (line.length > 0) sums.set(line.slice(line.indexOf('  images/') + '  images/'.length), line.slice(0, line.indexOf(' ')));
     }
-    reuse?.remember(`${DATASET_DIR}${SHARDS}${shard.first_id}`, JSON.stringify(shard));
+    return sums;
+  };
+  const shards: DatasetShard[] = [];
+  const extras: string[] = [];
+  for (let chunk = 0, start = 0; chunk < ends.length; start = ends[chunk]!, chunk++) {
+    const k = same[chunk]!;
+    if (k >= 0) {
+      kept![k] = 1;
+      extras.push(before!.extras[k]!);
+      shards.push(JSON.parse(before!.extras[k]!) as DatasetShard);
+      continue;
+    }
+    const rows: DatasetRecord[] = [];
+    const sums: string[] = [];
+    for (let rank = start; rank < ends[chunk]!; rank++) {
+      const record = records.at(rank);
+      rows.push(record);
+      sums.push(`${(dirty?.has(rank) === false ? previousSums().get(record.fileName) : undefined) ?? options.imageSha256(record.fileName, record.id)}  images/${record.fileName}\n`);
+    }
+    const jsonl = named(rows.map((record) => `${record.line}\n`).join(''), '.jsonl');
+    const checksums = named(sums.join(''), '.sha256');
+    const shard: DatasetShard = { ...jsonl, count: rows.length, first_id: rows[0]!.id, last_id: rows.at(-1)!.id, image_sha256: checksums };
+    extras.push(JSON.stringify(shard));
     shards.push(shard);
-    start = end;
   }
-  const index: DatasetIndex = { count: records.length, catalogue_version: options.catalogueVersion, size: shards.reduce((sum, shard) => sum + shard.size, 0), shards };
+  rememberChunks(reuse, 'dataset', ids, chunks, extras);
+  if (kept !== null) {
+    const filesOf = (k: number) => {
+      const shard = JSON.parse(before!.extras[k]!) as DatasetShard;
+      return [`site/${DATASET_DIR}${shard.url}`, `site/${DATASET_DIR}${shard.image_sha256.url}`];
+    };
+    reuse!.keep(keptChunks(before!, kept, `site/${DATASET_DIR}${SHARDS}`, 2, filesOf));
+  }
+  const index: DatasetIndex = { count: ids.length, catalogue_version: options.catalogueVersion, size: shards.reduce((sum, shard) => sum + shard.size, 0), shards };
   files.push({ path: DATASET.index.slice(1), body: `${JSON.stringify(index, null, 1)}\n` });
   return files;
 }

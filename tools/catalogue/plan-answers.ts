@@ -13,8 +13,9 @@
  *   distance of a changed or removed record's phash, new or old (the old one read from the
  *   previous `api/pepe/<id>`, checked against its manifest entry). Those are rendered; with
  *   more changes than SIMILAR_SEARCHES, or an old phash that cannot be read, all are.
- * - Listing pages, sitemap files and dataset shards are kept while none of their records
- *   changed and their count, last id and links are the saved ones (answer-digests.ts `keptChunk`).
+ * - Listing pages, sitemap files and dataset shards are cut again from the previous build's cut,
+ *   moved by the change (answer-digests.ts `chunksOf`): a chunk of the same records (and, for a
+ *   listing page, the same neighbours) is kept unlisted, as a record's files are.
  * - The catalogue-wide answers, the feeds, the heads and indexes are rendered every time: they
  *   are small.
  *
@@ -28,15 +29,14 @@ import { type CatalogueData, catalogueAnswerFiles, recordAnswerFiles } from '../
 import { type Catalogue, openCatalogue } from '../../functions/core/catalogue-runtime.js';
 import { parseHash } from '../../functions/core/multi-index.js';
 import { SIMILAR_MAX_DISTANCE } from '../../functions/core/similar.js';
-import { type ChunkReuse, type PreviousAnswers, savedDocument, withEntry } from './cache/answer-digests.js';
+import { type ChunkReuse, type PreviousAnswers, savedChunksText } from './cache/answer-digests.js';
 import { sharePath, oembedPath, siteDocuments } from './site-documents.js';
 import { listingFiles } from './static-listing.js';
 import type { ChunkShape } from '../shared/content-chunks.js';
-import { idSegmentKey, type ManifestEntry, sha256Of } from '../shared/manifest.js';
-import { byteLength, type KeptFiles, type LaterFiles, type PlannedFile } from './write-output.js';
+import { idSegmentKey, sha256Of } from '../shared/manifest.js';
+import { byteLength, type KeptFiles, keptTogether, type LaterFiles, type PlannedFile } from './write-output.js';
 
 const rendered = (path: string, body: string): PlannedFile => ({ path, body, sha256: sha256Of(body), size: byteLength(body) });
-const keptFile = (path: string, entry: ManifestEntry): PlannedFile => ({ path, sha256: entry.sha256, size: entry.size, unchanged: true });
 
 /**
  * Changed or removed records whose phash is searched for the similar answers it may alter (a
@@ -57,7 +57,7 @@ export interface PlanOptions {
   previous?: PreviousAnswers | null;
   /** Ids of the records whose image's bytes are not the previous manifest's (the write compared them). */
   imageChanged?: ReadonlySet<string>;
-  /** Filled with each chunked document's inputs (by key), to be saved for the next build. */
+  /** Filled with how each family of chunked documents is cut (answer-digests.ts), to be saved for the next build. */
   documents?: Map<string, string>;
 }
 
@@ -86,7 +86,7 @@ export function planAnswers(data: CatalogueData & { ids?: readonly string[] }, i
   const files: PlannedFile[] = catalogueAnswerFiles(catalogue).map(({ path, body }) => rendered(`site/${path}`, body));
 
   const changed = new Uint8Array(catalogue.count).fill(previous === null ? 1 : 0);
-  const changedIds: string[] = [];
+  const changedRanks: number[] = [];
   let removed: readonly string[] = [];
   if (previous !== null) {
     // The analysis (or the last build's pairs) names the changed records: no digest is compared here.
@@ -96,23 +96,26 @@ export function planAnswers(data: CatalogueData & { ids?: readonly string[] }, i
     if (changedSet.size * 64 < catalogue.count) {
       for (const id of changedSet) {
         const rank = catalogue.rankOf(id);
-        if (rank >= 0) changed[rank] = 1;
+        if (rank >= 0 && changed[rank] === 0) {
+          changed[rank] = 1;
+          changedRanks.push(rank);
+        }
       }
-    } else for (let rank = 0; rank < catalogue.count; rank++) if (changedSet.has(ids[rank]!)) changed[rank] = 1;
-    for (let rank = 0; rank < catalogue.count; rank++) if (changed[rank] === 1) changedIds.push(ids[rank]!);
+      changedRanks.sort((a, b) => a - b);
+    } else for (let rank = 0; rank < catalogue.count; rank++) if (changedSet.has(ids[rank]!) && (changed[rank] = 1)) changedRanks.push(rank);
     removed = changes.removed;
   }
-  const similarAgain = similarToRender(catalogue, changed, [...changedIds.filter((id) => previous!.changes.had(id)), ...removed], previous);
-  const kept = previous === null ? undefined : keepPerRecordFiles(previous, changed, changedIds, removed, ids, similarAgain);
-  const keptAll = kept !== undefined;
-  if (!keptAll) changed.fill(1);
+  const changedIds = changedRanks.map((rank) => ids[rank]!);
+  const similarAgain = similarToRender(catalogue, changedRanks, [...changedIds.filter((id) => previous!.changes.had(id)), ...removed], previous);
+  const kept: KeptFiles[] = previous === null ? [] : [keepPerRecordFiles(previous, changed, changedIds, removed, ids, similarAgain)];
+  if (previous === null) changed.fill(1);
 
   // Answers made of the same inputs are the same bytes (every record without similar pepes shows the same empty list): rendered once.
   let noneSimilar: PlannedFile | undefined;
+  const renderRanks = previous === null || similarAgain === undefined ? ids.keys() : [...similarAgain].sort((a, b) => a - b);
   const pepeRanks: number[] = [];
-  for (let rank = 0; rank < catalogue.count; rank++) {
-    const similar = !keptAll || similarAgain === undefined || similarAgain[rank] === 1;
-    if (changed[rank] === 0 && !similar) continue;
+  for (const rank of renderRanks) {
+    const similar = previous === null || similarAgain === undefined || similarAgain.has(rank);
     if (changed[rank] === 1) pepeRanks.push(rank);
     for (const answer of recordAnswerFiles(catalogue, rank, ids[rank]!)) {
       const path = `site/${answer.path}`;
@@ -121,27 +124,19 @@ export function planAnswers(data: CatalogueData & { ids?: readonly string[] }, i
       else files.push({ ...(noneSimilar ??= rendered(path, answer.body())), path });
     }
   }
+  pepeRanks.sort((a, b) => a - b);
 
+  const documents = options.documents;
   const reuse: ChunkReuse | undefined = previous
-    ? {
-        changed,
-        saved: (key) => savedDocument(previous.document(key)).inputs,
-        // The entry saved with the document's inputs: the listing's pages are named by ids, so they lie in as many segments.
-        entry: (path) => savedDocument(previous.document(path)).entry ?? previous.entry(`site/${path}`),
-        remember: (key, inputs) => options.documents?.set(key, inputs),
-      }
-    : options.documents && { changed, saved: () => undefined, entry: () => undefined, remember: (key, inputs) => options.documents!.set(key, inputs) };
-  const documents = [
+    ? { dirty: changedRanks, before: (name) => previous.chunks(name), remember: (name, cut) => documents?.set(name, savedChunksText(cut)), keep: (files) => kept.push(files), read: (path) => previous.read(path) }
+    : documents && { dirty: [], before: () => null, remember: (name, cut) => documents.set(name, savedChunksText(cut)), keep: () => undefined, read: () => undefined };
+  const chunked = [
     ...listingFiles(catalogue, ids, { shape: options.chunks?.listing, reuse }),
     ...siteDocuments(catalogue, { imageSha256: (_name, id) => image(id).sha256, ids, pepeRanks, reuse, sitemapChunks: options.chunks?.sitemaps, datasetShape: options.chunks?.dataset }),
   ];
-  for (const file of documents) {
-    const planned = file.kept ? keptFile(`site/${file.path}`, file.kept) : rendered(`site/${file.path}`, file.body!);
-    files.push(planned);
-    const inputs = options.documents?.get(file.path);
-    if (inputs !== undefined) options.documents!.set(file.path, withEntry(inputs, planned));
-  }
-  return { files, ...(kept ? { kept } : {}) };
+  for (const file of chunked) files.push(rendered(`site/${file.path}`, file.body));
+  const together = keptTogether(kept);
+  return { files, ...(together ? { kept: together } : {}) };
 }
 
 /** A record's images in the output (its original and renditions) as a build's item gives them: planned only for the records that changed. */
@@ -178,24 +173,19 @@ export function planImages<T>(items: readonly T[], images: RecordImages<T>, prev
     files,
     kept: {
       count,
+      folders: [IMAGES],
       has(path) {
         const after = path.charCodeAt(IMAGES.length + ID_LENGTH);
         // `<id>.<ext>` or `<id>-<width>w-<hash>.webp`.
         return path.startsWith(IMAGES) && (after === 46 || after === 45) && changes.same(path.slice(IMAGES.length, IMAGES.length + ID_LENGTH));
       },
-      countsBy(digits) {
-        const counts = new Map<string, number>();
-        for (const item of items) {
-          const id = images.id(item);
-          if (changes.changed.has(id)) continue;
-          const key = idSegmentKey(id, digits);
-          counts.set(key, (counts.get(key) ?? 0) + images.files(item));
-        }
-        return counts;
-      },
+      // A changed record's previous renditions may have other names: its segment is looked through.
+      touched: (digits) => segmentsOf([...changes.changed, ...changes.removed], digits),
     },
   };
 }
+
+const segmentsOf = (ids: Iterable<string>, digits: number): Set<string> => new Set(Array.from(ids, (id) => idSegmentKey(id, digits)));
 
 /**
  * The per-record files that stay, kept unlisted: every previous one but those of changed and
@@ -204,21 +194,15 @@ export function planImages<T>(items: readonly T[], images: RecordImages<T>, prev
  * for (writeOutput checks the count against the previous manifest's); a path is told by its
  * prefix, suffix and a previous record's id, so none is built nor hashed per record.
  */
-function keepPerRecordFiles(previous: PreviousAnswers, changed: Uint8Array, changedIds: readonly string[], removed: readonly string[], ids: readonly string[], similarAgain: Uint8Array | undefined): KeptFiles {
+function keepPerRecordFiles(previous: PreviousAnswers, changed: Uint8Array, changedIds: readonly string[], removed: readonly string[], ids: readonly string[], similarAgain: ReadonlySet<number> | undefined): KeptFiles {
   const count = changed.length;
   const left = new Set<string>();
   for (const id of [...changedIds, ...removed]) for (const kind of PER_RECORD) left.add(`${kind.prefix}${id}${kind.suffix}`);
-  let similarRendered = similarAgain === undefined ? count : 0;
-  if (similarAgain !== undefined) {
-    for (let rank = 0; rank < count; rank++) {
-      if (similarAgain[rank] === 0) continue;
-      similarRendered++;
-      left.add(`${PER_RECORD[4].prefix}${ids[rank]}`);
-    }
-  }
+  for (const rank of similarAgain ?? []) left.add(`${PER_RECORD[4].prefix}${ids[rank]}`);
   const kinds = similarAgain === undefined ? PER_RECORD.filter((kind) => kind.own) : PER_RECORD;
   return {
-    count: OWN_FILES * (count - changedIds.length) + (count - similarRendered),
+    count: OWN_FILES * (count - changedIds.length) + (count - (similarAgain?.size ?? count)),
+    folders: kinds.map((kind) => kind.prefix),
     has(path) {
       if (left.has(path)) return false;
       for (const kind of kinds) {
@@ -227,31 +211,19 @@ function keepPerRecordFiles(previous: PreviousAnswers, changed: Uint8Array, chan
       }
       return false;
     },
-    countsBy(digits) {
-      // The files of a record share their segment.
-      const counts = new Map<string, number>();
-      for (let rank = 0; rank < count; rank++) {
-        const files = (changed[rank] === 0 ? OWN_FILES : 0) + (similarAgain !== undefined && similarAgain[rank] === 0 ? 1 : 0);
-        if (files === 0) continue;
-        const key = idSegmentKey(ids[rank]!, digits);
-        counts.set(key, (counts.get(key) ?? 0) + files);
-      }
-      return counts;
-    },
+    // The files of a record share their segment.
+    touched: (digits) => segmentsOf([...changedIds, ...removed, ...Array.from(similarAgain ?? [], (rank) => ids[rank]!)], digits),
   };
 }
 
 /**
- * Flags (1) the ranks whose similar answer may differ from the previous build's: the changed
- * records and those within SIMILAR_MAX_DISTANCE bits of the phash, now or before, of a changed
- * or removed record (`gone`: those that were in the previous build). Undefined when all may.
+ * The ranks whose similar answer may differ from the previous build's: the changed records
+ * (`changedRanks`) and those within SIMILAR_MAX_DISTANCE bits of the phash, now or before, of a
+ * changed or removed record (`gone`: those that were in the previous build). Undefined when all may.
  */
-function similarToRender(catalogue: Catalogue, changed: Uint8Array, gone: readonly string[], previous: PreviousAnswers | null): Uint8Array | undefined {
-  if (previous === null) return undefined;
-  const again = Uint8Array.from(changed);
-  const changedRanks: number[] = [];
-  for (let rank = 0; rank < changed.length && changedRanks.length + gone.length <= SIMILAR_SEARCHES; rank++) if (changed[rank] === 1) changedRanks.push(rank);
-  if (changedRanks.length + gone.length > SIMILAR_SEARCHES) return undefined;
+function similarToRender(catalogue: Catalogue, changedRanks: readonly number[], gone: readonly string[], previous: PreviousAnswers | null): Set<number> | undefined {
+  if (previous === null || changedRanks.length + gone.length > SIMILAR_SEARCHES) return undefined;
+  const again = new Set(changedRanks);
   const phashes: (string | null)[] = changedRanks.map((rank) => (JSON.parse(catalogue.jsonA(rank)) as { phash: string | null }).phash);
   for (const id of gone) {
     const old = previous.read(`site/api/pepe/${id}`);
@@ -261,7 +233,7 @@ function similarToRender(catalogue: Catalogue, changed: Uint8Array, gone: readon
   for (const phash of phashes) {
     const hash = phash === null ? null : parseHash(phash);
     if (hash === null) continue;
-    for (const { rank } of catalogue.nearHash(hash, SIMILAR_MAX_DISTANCE)) again[rank] = 1;
+    for (const { rank } of catalogue.nearHash(hash, SIMILAR_MAX_DISTANCE)) again.add(rank);
   }
   return again;
 }

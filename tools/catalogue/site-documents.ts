@@ -19,10 +19,9 @@ import type { Catalogue } from '../../functions/core/catalogue-runtime.js';
 import { IMAGE_TYPES, type SiteUrls } from '../../functions/core/record.js';
 import type { z } from 'zod';
 import type { pepeA } from '../../functions/core/schemas.js';
-import { chunkEnds, type ChunkShape } from '../shared/content-chunks.js';
-import type { ManifestEntry } from '../shared/manifest.js';
-import { type ChunkReuse, keptChunk } from './cache/answer-digests.js';
-import { type DatasetRecord, datasetFiles } from './dataset-shards.js';
+import type { ChunkShape } from '../shared/content-chunks.js';
+import { type ChunkReuse, chunksOf, keptChunks, rememberChunks } from './cache/answer-digests.js';
+import { type DatasetRecord, shardFiles } from './dataset-shards.js';
 
 type Pepe = z.infer<typeof pepeA>;
 
@@ -231,22 +230,29 @@ function urlSet(locations: string[]): string {
 /**
  * `sitemap.xml`: a sitemap index of `sitemaps/gallery.xml` and one `sitemaps/<first-id>.xml` per
  * chunk of the share pages, in the catalogue's order (`ids` by rank). No lastmod: the index
- * changes only when a chunk's name does. A chunk of the same ids as at the previous build is kept.
+ * changes only when a chunk's name does. A chunk of the same ids as at the previous build is kept unlisted.
  */
 function sitemapFiles(ids: readonly string[], base: string, shape: ChunkShape, reuse: ChunkReuse | undefined): SiteDocument[] {
+  const chunks = chunksOf(ids, shape, reuse, 'sitemaps');
+  const { ends, same, before } = chunks;
   const parts: SiteDocument[] = [{ path: 'sitemaps/gallery.xml', body: urlSet([`${base}/`]) }];
+  const index = [`<sitemap><loc>${escapeMarkup(`${base}/sitemaps/gallery.xml`)}</loc></sitemap>`];
+  const kept = before === null ? null : new Uint8Array(before.firsts.length);
   let start = 0;
-  for (const end of chunkEnds(ids, shape)) {
-    const path = `sitemaps/${ids[start]}.xml`;
-    // Its ids alone make a chunk's bytes (with the base URL, in the context); `changed` covers a moved one.
-    const kept = keptChunk(reuse, path, start, end, `${end - start} ${ids[end - 1]}`);
-    parts.push(kept ? { path, kept } : { path, body: urlSet(ids.slice(start, end).map((id) => `${base}${sharePath(id)}`)) });
-    start = end;
+  for (let chunk = 0; chunk < ends.length; start = ends[chunk]!, chunk++) {
+    const path = sitemapPath(ids[start]!);
+    index.push(`<sitemap><loc>${escapeMarkup(`${base}/${path}`)}</loc></sitemap>`);
+    // Its ids alone make a chunk's bytes (with the base URL, in the context).
+    if (same[chunk]! >= 0) kept![same[chunk]!] = 1;
+    else parts.push({ path, body: urlSet(ids.slice(start, ends[chunk]).map((id) => `${base}${sharePath(id)}`)) });
   }
-  const index = parts.map((part) => `<sitemap><loc>${escapeMarkup(`${base}/${part.path}`)}</loc></sitemap>`);
+  rememberChunks(reuse, 'sitemaps', ids, chunks);
+  if (kept !== null) reuse!.keep(keptChunks(before!, kept, 'site/sitemaps/', 1, (k) => [`site/${sitemapPath(before!.firsts[k]!)}`], (path) => path.slice('site/sitemaps/'.length, -'.xml'.length)));
   const body = ['<?xml version="1.0" encoding="utf-8"?>', '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">', ...index, '</sitemapindex>', ''].join('\n');
   return [{ path: 'sitemap.xml', body }, ...parts];
 }
+
+const sitemapPath = (firstId: string): string => `sitemaps/${firstId}.xml`;
 
 /** Crawlers are welcome on pages and images; the API, the dataset and the oEmbed documents are for programs that ask for them. */
 const robotsTxt = (base: string): string => `User-agent: *\nDisallow: /api/\nDisallow: /v1/\nDisallow: /dataset/\nDisallow: /oembed/\n\nSitemap: ${base}/sitemap.xml\n`;
@@ -274,7 +280,7 @@ export interface SiteDocumentOptions {
   pepeRanks?: Iterable<number>;
   /** The records' ids by rank (default: decoded from the catalogue). */
   ids?: readonly string[];
-  /** Sitemap files and dataset shards of the same records as at the previous build are kept, not rendered (answer-digests.ts). */
+  /** Sitemap files and dataset shards of the same records as at the previous build are kept unlisted, not rendered (answer-digests.ts). */
   reuse?: ChunkReuse;
   /** How the share pages are cut into sitemap files (default SITEMAP_CHUNKS); tests make files small. */
   sitemapChunks?: ChunkShape;
@@ -282,11 +288,10 @@ export interface SiteDocumentOptions {
   datasetShape?: ChunkShape;
 }
 
-/** A document, site-relative (no leading slash): its body, or the previous entry of a file kept as it was. */
+/** A document to write, site-relative (no leading slash). */
 export interface SiteDocument {
   path: string;
-  body?: string;
-  kept?: ManifestEntry;
+  body: string;
 }
 
 /**
@@ -308,8 +313,8 @@ export function siteDocuments(catalogue: Catalogue, options: SiteDocumentOptions
   for (let rank = catalogue.count - 1; rank >= Math.max(0, catalogue.count - FEED_SIZE); rank--) newest.push(pepeAt(rank));
   files.push({ path: 'feed.xml', body: atomFeed(newest, urls) }, { path: 'feed.json', body: jsonFeed(newest, urls) });
 
-  const records = ids.map((id, rank) => new LazyRecord(catalogue, rank, id));
-  files.push(...datasetFiles(records, { catalogueVersion: catalogue.data.version, imageSha256: options.imageSha256, shape: options.datasetShape, reuse: options.reuse }));
+  const records = { ids, at: (rank: number) => new LazyRecord(catalogue, rank, ids[rank]!) };
+  files.push(...shardFiles(records, { catalogueVersion: catalogue.data.version, imageSha256: options.imageSha256, shape: options.datasetShape, reuse: options.reuse }));
   files.push(...sitemapFiles(ids, base, options.sitemapChunks ?? SITEMAP_CHUNKS, options.reuse), { path: 'robots.txt', body: robotsTxt(base) });
   return files;
 }

@@ -9,33 +9,33 @@
  */
 import { LISTING_CHUNKS, LISTING_HEAD_PATH, LISTING_PATH } from '../../functions/core/api-limits.js';
 import type { Catalogue } from '../../functions/core/catalogue-runtime.js';
-import { chunkEnds, type ChunkShape } from '../shared/content-chunks.js';
-import type { ManifestEntry } from '../shared/manifest.js';
-import { type ChunkReuse, keptChunk } from './cache/answer-digests.js';
+import type { ChunkShape } from '../shared/content-chunks.js';
+import { type ChunkReuse, chunksOf, keptChunks, rememberChunks } from './cache/answer-digests.js';
 
 export const listingPagePath = (firstId: string): string => `${LISTING_PATH}/${firstId}`;
 
 export interface ListingOptions {
   /** How pages are cut (default LISTING_CHUNKS); tests make pages small. */
   shape?: ChunkShape;
-  /** Pages made of the same records and links as at the previous build are kept, not rendered (answer-digests.ts, paths site-relative). */
+  /** Pages made of the same records and links as at the previous build are kept unlisted, not rendered (answer-digests.ts). */
   reuse?: ChunkReuse;
 }
 
-/** A planned listing file, site-relative: its body, or the previous entry of a page kept as it was. */
+/** A planned listing file, site-relative. */
 export interface ListingFile {
   path: string;
-  body?: string;
-  kept?: ManifestEntry;
+  body: string;
 }
 
-/** The head and every page of the listing, in order (head first). `ids` are the records' ids by rank. */
+/** The head and the pages to write, in order (head first): every page, or with `reuse` those not kept. `ids` are the records' ids by rank. */
 export function listingFiles(catalogue: Catalogue, ids: readonly string[], options: ListingOptions = {}): ListingFile[] {
   const shape = options.shape ?? LISTING_CHUNKS;
   const base = catalogue.data.urls.baseUrl;
-  const ends = chunkEnds(ids, shape);
-  const starts = [0, ...ends.slice(0, -1)];
-  const url = (chunk: number): string | null => (chunk >= 0 && chunk < ends.length ? `${base}${listingPagePath(ids[starts[chunk]!]!)}` : null);
+  const chunks = chunksOf(ids, shape, options.reuse, 'listing');
+  const { ends, same, before } = chunks;
+  const start = (chunk: number): number => (chunk === 0 ? 0 : ends[chunk - 1]!);
+  const firstId = (chunk: number): string | undefined => (chunk >= 0 && chunk < ends.length ? ids[start(chunk)] : undefined);
+  const url = (chunk: number): string | null => (chunk >= 0 && chunk < ends.length ? `${base}${listingPagePath(firstId(chunk)!)}` : null);
   const head = `${base}${LISTING_HEAD_PATH}`;
   const files: ListingFile[] = [
     {
@@ -43,19 +43,22 @@ export function listingFiles(catalogue: Catalogue, ids: readonly string[], optio
       body: `{"data":{"total_items":${ids.length},"oldest":${JSON.stringify(url(0))},"newest":${JSON.stringify(url(ends.length - 1))},"chunk":{"mean":${shape.mean},"max":${shape.max}}},"error":null}`,
     },
   ];
+  const kept = before === null ? null : new Uint8Array(before.firsts.length);
+  const previousFirst = (k: number): string | undefined => before!.firsts[k];
   for (let chunk = 0; chunk < ends.length; chunk++) {
-    const [start, end] = [starts[chunk]!, ends[chunk]!];
-    const path = listingPagePath(ids[start]!).slice(1);
-    // Besides its records, a page is made of its links and the shape (the URLs and the code are the context).
-    const kept = keptChunk(options.reuse, path, start, end, `${shape.mean}/${shape.max} ${end - start} ${ids[end - 1]} ${url(chunk - 1) ?? ''} ${url(chunk + 1) ?? ''}`);
-    if (kept) {
-      files.push({ path, kept });
+    // Besides its records, a page is made of its links (the URLs, the shape and the code are the context).
+    const k = same[chunk]!;
+    if (k >= 0 && firstId(chunk - 1) === previousFirst(k - 1) && firstId(chunk + 1) === previousFirst(k + 1)) {
+      kept![k] = 1;
       continue;
     }
     const items: string[] = [];
-    for (let rank = start; rank < end; rank++) items.push(catalogue.jsonA(rank));
+    for (let rank = start(chunk); rank < ends[chunk]!; rank++) items.push(catalogue.jsonA(rank));
     const meta = `{"order":"created_at_asc","older":${JSON.stringify(url(chunk - 1))},"newer":${JSON.stringify(url(chunk + 1))},"listing":${JSON.stringify(head)}}`;
-    files.push({ path, body: `{"data":[${items.join(',')}],"meta":${meta},"error":null}` });
+    files.push({ path: listingPagePath(firstId(chunk)!).slice(1), body: `{"data":[${items.join(',')}],"meta":${meta},"error":null}` });
   }
+  rememberChunks(options.reuse, 'listing', ids, chunks);
+  const folder = `site${LISTING_PATH}/`;
+  if (kept !== null) options.reuse!.keep(keptChunks(before!, kept, folder, 1, (k) => [`site${listingPagePath(before!.firsts[k]!)}`], (path) => path.slice(folder.length)));
   return files;
 }

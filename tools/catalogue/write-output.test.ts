@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FIXTURE_URLS } from '../testing/fixture-catalogue.js';
 import { snapshotDir } from '../testing/snapshot-dir.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
-import { createManifest, readManifest, segmentKeyOf } from '../shared/manifest.js';
+import { createManifest, readManifest } from '../shared/manifest.js';
 import { sha256Of } from '../shared/manifest.js';
 import { byteLength, type PlannedFile, writeOutput } from './write-output.js';
 
@@ -147,13 +147,13 @@ describe('writeOutput', () => {
     expect(await readFile(join(out, 'site/a.json'), 'utf8')).toBe('a');
   });
 
-  it('keeps the previous files a plan keeps unlisted, finds those gone by their count, and refuses a kept file the previous manifest lacks', async () => {
+  it('keeps the previous files a plan keeps unlisted, finds those gone in the segments it touches, and refuses a kept file the previous manifest lacks', async () => {
     const out = join(temp.path, 'dist');
     await write(out, [planned('site/a.json', 'a'), planned('site/b.json', 'b'), planned('site/c.json', 'c')]);
     const manifestFor: Parameters<typeof writeOutput>[0]['manifestFor'] = (e, reuse) => createManifest(e, FIXTURE_URLS, { records: 0, images: 0 }, reuse);
     const keeping = (...paths: string[]) => () => ({
       files: [],
-      kept: { count: paths.length, has: (path: string) => paths.includes(path), countsBy: (digits: number) => paths.reduce((counts, path) => counts.set(segmentKeyOf(path, digits), (counts.get(segmentKeyOf(path, digits)) ?? 0) + 1), new Map<string, number>()) },
+      kept: { count: paths.length, has: (path: string) => paths.includes(path), folders: ['site/'], touched: () => [] },
     });
     const edited = await writeOutput({ outDir: out, previous: await readManifest(out), files: [planned('site/a.json', 'a2')], plannedLater: keeping('site/b.json', 'site/c.json'), manifestFor });
     expect([edited.written, edited.kept, edited.removed]).toEqual([['site/a.json'], 2, []]);

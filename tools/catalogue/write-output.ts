@@ -19,7 +19,7 @@ import { constants, copyFileSync, existsSync, linkSync, readFileSync, rmSync, wr
 import { rename } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { commitStaged, type Journal, newTransactionDir, removeInBackground } from './commit-output.js';
-import { type Manifest, type ManifestEntry, MANIFEST_FILE, manifestEntry, manifestJson, newSegmentFiles, sameHeader, segmentDigits, segmentEntries, segmentFiles, segmentKeyOf, segmentKeys, segmentSize, sha256Of } from '../shared/manifest.js';
+import { ID_FOLDERS, type Manifest, type ManifestEntry, MANIFEST_FILE, manifestEntry, manifestJson, newSegmentFiles, sameHeader, segmentDigits, segmentEntries, segmentFiles, segmentKeyOf, segmentKeys, segmentSize, sha256Of } from '../shared/manifest.js';
 import { makeFoldersSync } from '../shared/make-folders.js';
 
 /** One file the build wants in the output; `path` is relative to the output folder, forward slashes. */
@@ -46,12 +46,17 @@ export interface PlannedFile {
 /**
  * Files of the previous output kept as they are without being planned one by one (a change
  * build keeps most of a catalogue's answers): `count` of them, the previous paths `has` accepts.
+ * In an id segment (shared/manifest.ts `segmentKeyOf`) that `touched` does not name, every
+ * previous file under `folders` is kept: so a change build looks only through the segments
+ * it touches.
  */
 export interface KeptFiles {
   count: number;
   has(path: string): boolean;
-  /** How many of them each segment holds, for segment keys of `digits` (shared/manifest.ts `segmentKeyOf`). */
-  countsBy(digits: number): Map<string, number>;
+  /** Path prefixes (`site/images/`) of the files it keeps. */
+  folders: readonly string[];
+  /** The segments (keys for `digits`) that may hold a previous file under `folders` it does not keep. */
+  touched(digits: number): Iterable<string>;
 }
 
 /** What `plannedLater` plans: files, and the previous files kept without being listed. */
@@ -166,7 +171,7 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
     if (tooLate) throw new Error(`writeOutput: ${tooLate.path} is needed by the generators, so it cannot be planned after they started`);
     later.files.forEach(compare);
     const implicit = keptTogether([options.kept, later.kept]);
-    if (implicit && !incremental) throw new Error('writeOutput: files kept from a previous output that is not there');
+    if (implicit && implicit.count > 0 && !incremental) throw new Error('writeOutput: files kept from a previous output that is not there');
 
     // Generated files: hash what the generators wrote; an identical one is not applied.
     const generated = ((await generating) ?? []).filter((p) => !entries.has(p) && p !== MANIFEST_FILE).sort();
@@ -210,44 +215,42 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
 }
 
 /**
- * The previous paths neither planned nor kept, sorted. A segment whose count is its planned
- * paths the previous manifest lists (`listed`, by segment; null: not known, every segment is
- * walked) and those kept unplanned has none gone and is not walked. A segment where more are
- * kept than it holds means a kept file the previous manifest lacks: a defect.
+ * The previous paths neither planned nor kept, sorted. Only the segments that may hold one are
+ * looked through: an id segment no kept files touch when they cover every kind of per-record
+ * file (ID_FOLDERS) holds only kept files; a folder's segment whose count is its planned paths
+ * the previous manifest lists (`listed`, by segment; null: not known, every segment is looked
+ * through) holds none gone. Every previous file is then planned, kept or gone: a count that
+ * does not add up means a kept file the previous manifest lacks, a defect.
  */
 function removedPaths(previous: Manifest, planned: ReadonlyMap<string, ManifestEntry>, listed: ReadonlyMap<string, number> | null, implicit: KeptFiles | undefined): string[] {
   const digits = segmentDigits(previous.counts.records);
-  const keptIn = implicit?.countsBy(digits) ?? new Map<string, number>();
+  const touched = new Set(implicit?.touched(digits) ?? []);
+  const covered = implicit !== undefined && ID_FOLDERS.every((folder) => implicit.folders.includes(folder));
   const removed: string[] = [];
   for (const key of segmentKeys(previous)) {
     // A segment's count is its ref's where its file is not read yet: one the change does not touch is not read.
-    const size = segmentSize(previous, key)!;
-    const accounted = listed === null ? -1 : (listed.get(key) ?? 0) + (keptIn.get(key) ?? 0);
-    if (accounted === size) continue;
-    let gone = 0;
+    if (listed !== null && !touched.has(key) && (key.startsWith('id:') ? covered : (listed.get(key) ?? 0) === segmentSize(previous, key))) continue;
     segmentEntries(previous, key)!.forEach((_, path) => {
-      if (planned.has(path) || implicit?.has(path) === true) return;
-      removed.push(path);
-      gone++;
+      if (!planned.has(path) && implicit?.has(path) !== true) removed.push(path);
     });
-    if (listed !== null && accounted + gone !== size) throw new Error(`writeOutput: ${accounted + gone - size} of the files kept from the previous output are not in its manifest (segment ${key})`);
   }
-  for (const key of keptIn.keys()) if (segmentSize(previous, key) === undefined) throw new Error(`writeOutput: ${keptIn.get(key)} of the files kept from the previous output are not in its manifest (segment ${key})`);
+  if (listed !== null) {
+    let accounted = removed.length + (implicit?.count ?? 0);
+    for (const count of listed.values()) accounted += count;
+    if (accounted !== previous.counts.files) throw new Error(`writeOutput: ${accounted - previous.counts.files} of the files kept from the previous output are not in its manifest`);
+  }
   return removed.sort();
 }
 
 /** The files kept unlisted by several planners as one, or undefined when none are. */
-function keptTogether(parts: readonly (KeptFiles | undefined)[]): KeptFiles | undefined {
-  const kept = parts.filter((part): part is KeptFiles => part !== undefined && part.count > 0);
+export function keptTogether(parts: readonly (KeptFiles | undefined)[]): KeptFiles | undefined {
+  const kept = parts.filter((part): part is KeptFiles => part !== undefined);
   if (kept.length <= 1) return kept[0];
   return {
     count: kept.reduce((sum, part) => sum + part.count, 0),
     has: (path) => kept.some((part) => part.has(path)),
-    countsBy(digits) {
-      const counts = new Map<string, number>();
-      for (const part of kept) part.countsBy(digits).forEach((n, key) => counts.set(key, (counts.get(key) ?? 0) + n));
-      return counts;
-    },
+    folders: kept.flatMap((part) => part.folders),
+    touched: (digits) => kept.flatMap((part) => [...part.touched(digits)]),
   };
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { chunkEnds, chunkHash, contentChunks } from './content-chunks.js';
+import { chunkEnds, chunkHash, contentChunks, cutChunks, recutChunks } from './content-chunks.js';
+import { seededRandom } from './seeded-random.js';
 
 const ids = (n: number, salt = ''): string[] => Array.from({ length: n }, (_, i) => `${salt}id-${i.toString(16).padStart(6, '0')}`);
 const chunkKeys = (keys: string[], mean: number, max: number): string[][] => contentChunks(keys, (k) => k, { mean, max });
@@ -62,5 +63,53 @@ describe('contentChunks', () => {
     // The next boundary closes the chunk: one chunk again, as without a tail.
     const closer = ids(100_000, 'c').find((k) => chunkHash(k) % 100 === 0)!;
     expect(chunkEnds([...open, closer], shape)).toEqual(chunkEnds([...open, closer], { mean: 100, max: 400 }));
+  });
+
+  it('recuts a changed list from its previous cut exactly as a full cut, naming the chunks made of the same items', () => {
+    const random = seededRandom(38);
+    const pick = (n: number) => Math.floor(random() * n);
+    for (const shape of [{ mean: 5, max: 12 }, { mean: 7, max: 9, tail: { mean: 2, max: 3 } }, { mean: 1000, max: 6 }]) {
+      for (let round = 0; round < 80; round++) {
+        const before = ids(pick(120), `r${round}-`);
+        const cut = cutChunks(before, shape);
+        const starts = [0, ...cut.ends.slice(0, -1)];
+        const saved = { firsts: starts.map((start) => before[start]!), counts: cut.ends.map((end, j) => end - starts[j]!), closed: cut.closed };
+        // Adds, removals, edits and moves, a few of each; moved and edited items keep their key, so they are marked dirty.
+        const after: { key: string; dirty: boolean }[] = before.map((key) => ({ key, dirty: false }));
+        for (let change = 1 + pick(4); change > 0; change--) {
+          const kind = pick(4);
+          if (kind === 0 || after.length === 0) after.splice(pick(after.length + 1), 0, { key: `new-${round}-${change}-${pick(1e9)}`, dirty: true });
+          else if (kind === 1) after.splice(pick(after.length), 1);
+          else if (kind === 2) after[pick(after.length)]!.dirty = true;
+          else {
+            const [moved] = after.splice(pick(after.length), 1);
+            after.splice(pick(after.length + 1), 0, { ...moved!, dirty: true });
+          }
+        }
+        const keys = after.map((item) => item.key);
+        const dirty = after.flatMap((item, i) => (item.dirty ? [i] : []));
+        const recut = recutChunks(keys, shape, saved, dirty);
+        expect(recut.ends).toEqual(chunkEnds(keys, shape));
+        expect(recut.closed).toBe(cutChunks(keys, shape).closed);
+        recut.same.forEach((k, j) => {
+          if (k < 0) return;
+          const start = j === 0 ? 0 : recut.ends[j - 1]!;
+          expect(keys.slice(start, recut.ends[j])).toEqual(before.slice(starts[k], cut.ends[k]));
+          expect(dirty.some((i) => i >= start && i < recut.ends[j]!)).toBe(false);
+        });
+      }
+    }
+  });
+
+  it('takes the chunks a change does not reach from the previous cut, not scanning them again', () => {
+    const keys = ids(20_000);
+    const shape = { mean: 25, max: 100 };
+    const cut = cutChunks(keys, shape);
+    const starts = [0, ...cut.ends.slice(0, -1)];
+    const saved = { firsts: starts.map((start) => keys[start]!), counts: cut.ends.map((end, j) => end - starts[j]!), closed: cut.closed };
+    const inserted = [...keys.slice(0, 10_000), 'new-key', ...keys.slice(10_000)];
+    const recut = recutChunks(inserted, shape, saved, [10_000]);
+    expect(recut.ends).toEqual(chunkEnds(inserted, shape));
+    expect(recut.same.filter((k) => k < 0).length).toBeLessThanOrEqual(2);
   });
 });

@@ -248,8 +248,9 @@ export function treeKeyOf(segmentKey: string): string | null {
   return `id:${segmentKey.slice(3, 3 + (digits === 1 ? 0 : Math.ceil(digits / 2)))}`;
 }
 
-/** The folders whose files are named by a record id (`<id>`, `<id>.json`, `<id><ext>`, `<id>-<width>w-<hash>.webp`). */
-const ID_PATH = /^site\/(?:images|api\/pepe|v1\/pepe|api\/similar|api\/listing|p|oembed)\/([0-9a-fA-F]{8})-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?:[.-][^/]*)?$/;
+/** The folders whose files are named by a record id (`<id>`, `<id>.json`, `<id><ext>`, `<id>-<width>w-<hash>.webp`): they go to id segments. */
+export const ID_FOLDERS = ['site/images/', 'site/api/pepe/', 'site/v1/pepe/', 'site/api/similar/', 'site/api/listing/', 'site/p/', 'site/oembed/'] as const;
+const ID_PATH = new RegExp(`^(?:${ID_FOLDERS.join('|')})([0-9a-fA-F]{8})-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?:[.-][^/]*)?$`);
 
 /** The segment of every file named by record id `id` (no path to match: a planner counting a record's files calls this once a record). */
 export const idSegmentKey = (id: string, digits: number): string => `id:${id.slice(0, digits).toLowerCase()}`;
@@ -314,8 +315,11 @@ function segmentsJson(segments: Record<string, SegmentRef>): string {
 }
 
 /** The root's own segments (not in a tree). */
-const directSegments = (segments: Record<string, SegmentRef>): Record<string, SegmentRef> =>
-  Object.fromEntries(Object.entries(segments).filter(([key]) => treeKeyOf(key) === null));
+function directSegments(segments: Record<string, SegmentRef>): Record<string, SegmentRef> {
+  const own: Record<string, SegmentRef> = {};
+  for (const key in segments) if (treeKeyOf(key) === null) own[key] = segments[key]!;
+  return own;
+}
 
 /** The `trees` member exactly as manifest.json holds it (one tree a line). */
 function treesJson(trees: Record<string, TreeRef>): string {
@@ -518,18 +522,25 @@ export function createManifest(
     texts.set(key, text);
     segments[key] = { sha256: sha256Of(text), files: entries.get(key)!.size, bytes: Buffer.byteLength(text) };
   }
-  // Every tree is serialised (a few hundred lines in all); only those the previous root lacks are written.
+  // A tree whose segments are all the previous root's is the previous tree; the others are serialised, and written when the previous root lacks them.
   const members = new Map<string, Record<string, SegmentRef>>();
+  const sameMembers = new Map<string, number>();
   for (const key in segments) {
     const tree = treeKeyOf(key);
     if (tree === null) continue;
     let refs = members.get(tree);
     if (!refs) members.set(tree, (refs = {}));
     refs[key] = segments[key]!;
+    if (previous !== null && previous.segments[key] === segments[key]) sameMembers.set(tree, (sameMembers.get(tree) ?? 0) + 1);
   }
   const trees: Record<string, TreeRef> = {};
   const treeTexts = new Map<string, string>();
   for (const key of [...members.keys()].sort(byCodeUnits)) {
+    const kept = previous?.trees[key];
+    if (kept !== undefined && kept.segments === sameMembers.get(key) && Object.keys(members.get(key)!).length === kept.segments) {
+      trees[key] = kept;
+      continue;
+    }
     const text = treeJson(members.get(key)!);
     const ref = { sha256: sha256Of(text), segments: Object.keys(members.get(key)!).length, bytes: Buffer.byteLength(text) };
     if (previous?.trees[key]?.sha256 !== ref.sha256) treeTexts.set(key, text);

@@ -3,26 +3,30 @@
  * file (`api/pepe/<id>`, `v1/pepe/<id>`, `p/<id>`, `oembed/<id>.json`) is a function of its one
  * record, the URLs and the generator code only; when all three are as they were for the build
  * that produced the output's current manifest, the file's sha256 and size are that manifest's.
- * Documents made of several records (listing pages, sitemap files, dataset shards) are kept
- * while their inputs key (count, last id, links: plan-answers.ts) is the saved one and none of
- * their records changed.
+ * Documents made of runs of records (listing pages, sitemap files, dataset shards) are cut again
+ * from the previous build's cut, moved by the change (`chunksOf`): a chunk of the same records
+ * is kept, unlisted.
  *
  * `answers.json` records, for the build that produced manifest `version` in `outDir`: the
- * context (URLs + generator sources) and each chunked document's inputs key. It is used only
- * when the output still holds exactly that manifest version. The records' digests are not in
- * it: the last build's pairs hold them (cache/unchanged-content.ts), and a change build's
- * analysis has them at hand (`RecordChanges`), so no build parses or writes one per record here.
+ * context (URLs + generator sources) and how each family of chunked documents was cut (each
+ * chunk's first id and count, and what a kept chunk needs besides: a shard's index entry). It
+ * is used only when the output still holds exactly that manifest version. The records' digests
+ * are not in it: the last build's pairs hold them (cache/unchanged-content.ts), and a change
+ * build's analysis has them at hand (`RecordChanges`), so no build parses or writes one per
+ * record here.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Manifest, type ManifestEntry, manifestEntry, sha256Of } from '../../shared/manifest.js';
+import { type ChunkCut, type ChunkShape, chunkStarts, cutChunks, recutChunks } from '../../shared/content-chunks.js';
+import { type Manifest, type ManifestEntry, manifestEntry, segmentKeyOf, sha256Of } from '../../shared/manifest.js';
+import type { KeptFiles } from '../write-output.js';
 import { cacheMemo, hasMembers } from './memo.js';
 
 export interface AnswerDigests {
   outDir: string;
   version: string;
   context: string;
-  /** Key → inputs of a document made of several records (listing pages, sitemap files, dataset shards), with the entry it was written with (`withEntry`). */
+  /** Family of chunked documents (CHUNKED: listing pages, sitemap files, dataset shards) → how it was cut (`savedChunksText`). */
   documents: Record<string, string>;
 }
 
@@ -60,8 +64,8 @@ export interface PreviousAnswers {
   changes: RecordChanges;
   /** The previous entry of `path`. */
   entry(path: string): ManifestEntry | undefined;
-  /** The saved inputs of document `key`. */
-  document(key: string): string | undefined;
+  /** How the previous build cut the chunked documents of family `name`. */
+  chunks(name: ChunkedFamily): SavedChunks;
   /** The previous bytes of `path`, only when they are still those its manifest entry names. */
   read(path: string): Buffer | undefined;
 }
@@ -70,14 +74,19 @@ export interface PreviousAnswers {
 export const vouchesFor = (saved: AnswerDigests | null, current: { outDir: string; context: string }, previous: Manifest | null): saved is AnswerDigests =>
   saved !== null && previous !== null && saved.outDir === current.outDir && saved.version === previous.version && saved.context === current.context;
 
-/** The previous output, or null when the saved inputs are not those of the output's current manifest, of this output folder and context, or the changes are not known. */
+/** The previous output, or null when the saved inputs are not those of the output's current manifest, of this output folder and context, or the changes or a family's cut are not known. */
 export function previousAnswers(saved: AnswerDigests | null, current: { outDir: string; context: string }, previous: Manifest | null, changes: RecordChanges | null): PreviousAnswers | null {
   if (changes === null || previous === null || !vouchesFor(saved, current, previous)) return null;
-  const { documents } = saved;
+  const cuts = new Map<ChunkedFamily, SavedChunks>();
+  for (const name of CHUNKED) {
+    const cut = Object.hasOwn(saved.documents, name) ? parseSavedChunks(saved.documents[name]!) : null;
+    if (cut === null) return null;
+    cuts.set(name, cut);
+  }
   return {
     changes,
     entry: (path) => manifestEntry(previous, path),
-    document: (key) => (Object.hasOwn(documents, key) ? documents[key] : undefined),
+    chunks: (name) => cuts.get(name)!,
     read(path) {
       const entry = manifestEntry(previous, path);
       if (entry === undefined) return undefined;
@@ -91,39 +100,122 @@ export function previousAnswers(saved: AnswerDigests | null, current: { outDir: 
   };
 }
 
-/** A document's inputs as saved: followed, on a line of its own, by the entry it was written with (a dataset shard's index entry has none). */
-export const withEntry = (inputs: string, entry: ManifestEntry): string => `${inputs}\n${entry.sha256} ${entry.size}`;
+/** The families of documents cut into chunks of consecutive records. */
+export const CHUNKED = ['listing', 'sitemaps', 'dataset'] as const;
+export type ChunkedFamily = (typeof CHUNKED)[number];
 
-/** The inputs and entry of a document as `withEntry` saved it (inputs hold no line break). */
-export function savedDocument(saved: string | undefined): { inputs?: string; entry?: ManifestEntry } {
-  const at = saved?.lastIndexOf('\n') ?? -1;
-  if (at < 0) return { inputs: saved };
-  const [sha256, size] = saved!.slice(at + 1).split(' ');
-  return { inputs: saved!.slice(0, at), entry: { sha256: sha256!, size: Number(size) } };
+/** A family's cut as saved: each chunk's first id and count, and per chunk what a kept one needs besides (a shard's index entry; '' for none). */
+export interface SavedChunks extends ChunkCut {
+  extras: readonly string[];
+}
+
+export const savedChunksText = (cut: SavedChunks): string => JSON.stringify([cut.closed, cut.firsts.join(' '), cut.counts.join(' '), cut.extras]);
+
+/** The cut `savedChunksText` wrote, or null when the text is not one (an older cache: everything is planned again). */
+export function parseSavedChunks(text: string): SavedChunks | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(value) || value.length !== 4) return null;
+  const [closed, firstsText, countsText, extras] = value as unknown[];
+  if (typeof firstsText !== 'string' || typeof countsText !== 'string' || !Array.isArray(extras)) return null;
+  const firsts = firstsText === '' ? [] : firstsText.split(' ');
+  const counts = countsText === '' ? [] : countsText.split(' ').map(Number);
+  const whole = (n: unknown, min: number) => Number.isSafeInteger(n) && (n as number) >= min;
+  if (counts.length !== firsts.length || extras.length !== firsts.length || !whole(closed, 0) || (closed as number) > firsts.length) return null;
+  if (!counts.every((count) => whole(count, 1)) || !extras.every((extra) => typeof extra === 'string')) return null;
+  return { firsts, counts, closed: closed as number, extras: extras as string[] };
 }
 
 /**
- * What a document made of a run of consecutive records may take from the previous build: `changed`
- * flags each rank whose record is not as it was (added, edited, moved, its image replaced);
- * `known(key, inputs)` is the saved inputs check; `remember` keeps a document's inputs for the next build.
+ * What a family of documents made of runs of consecutive records takes from the previous build:
+ * `dirty`, the ascending ranks whose record is not as it was (added, edited, moved, its image
+ * replaced); the previous cut; where to leave this build's cut for the next; `keep`, which
+ * takes the previous files it keeps unlisted; and the previous files, read back.
  */
 export interface ChunkReuse {
-  changed: Uint8Array;
-  saved(key: string): string | undefined;
-  entry(path: string): ManifestEntry | undefined;
-  remember(key: string, inputs: string): void;
+  dirty: readonly number[];
+  before(name: ChunkedFamily): SavedChunks | null;
+  remember(name: ChunkedFamily, cut: SavedChunks): void;
+  keep(files: KeptFiles): void;
+  /** The previous bytes of an output path, when still those its manifest entry names (`PreviousAnswers.read`). */
+  read(path: string): Buffer | undefined;
+}
+
+/** A family's chunks: `ends` (shared/content-chunks.ts), and for each the previous chunk of the same records (`same`, -1: none). */
+export interface Chunks {
+  ends: number[];
+  closed: number;
+  same: number[];
+  before: SavedChunks | null;
+}
+
+/** The chunks of the records by rank (`ids`), cut again from the previous cut when there is one: in proportion to the change. */
+export function chunksOf(ids: readonly string[], shape: ChunkShape, reuse: ChunkReuse | undefined, name: ChunkedFamily): Chunks {
+  const before = reuse?.before(name) ?? null;
+  if (before === null) {
+    const { ends, closed } = cutChunks(ids, shape);
+    return { ends, closed, same: new Array<number>(ends.length).fill(-1), before };
+  }
+  return { ...recutChunks(ids, shape, before, reuse!.dirty, startsOf(before)), before };
+}
+
+const starts = new WeakMap<SavedChunks, Map<string, number>>();
+/** A previous cut's chunk index by first id, made once for the cut and its kept files. */
+function startsOf(before: SavedChunks): Map<string, number> {
+  let index = starts.get(before);
+  if (index === undefined) starts.set(before, (index = chunkStarts(before)));
+  return index;
+}
+
+/** Saves the cut of `chunks` for the next build, with each chunk's `extras`. */
+export function rememberChunks(reuse: ChunkReuse | undefined, name: ChunkedFamily, ids: readonly string[], chunks: Chunks, extras: readonly string[] = []): void {
+  if (reuse === undefined) return;
+  const firsts = new Array<string>(chunks.ends.length);
+  const counts = new Array<number>(chunks.ends.length);
+  for (let j = 0, start = 0; j < chunks.ends.length; start = chunks.ends[j]!, j++) {
+    firsts[j] = ids[start]!;
+    counts[j] = chunks.ends[j]! - start;
+  }
+  reuse.remember(name, { firsts, counts, closed: chunks.closed, extras: extras.length === 0 ? new Array<string>(firsts.length).fill('') : extras });
 }
 
 /**
- * The previous entry of the document at `path` made of ranks [start, end) and `inputs` (what
- * else it is made of: count, last id, links), when the previous build made it of the same:
- * none of those records changed (so, with the same first and last record and count, they are
- * the same records) and its inputs were the same. Remembers the inputs either way.
+ * The previous chunks' files kept as they are (`kept[k]`), unlisted: `paths(k)` gives chunk k's
+ * `perChunk` output-relative files, all under `folder`; `firstIdOf` tells a file named by its
+ * chunk's first id from its path (else a map of the previous chunks' paths is made on the first
+ * question: writeOutput asks only in the segments it walks).
  */
-export function keptChunk(reuse: ChunkReuse | undefined, path: string, start: number, end: number, inputs: string): ManifestEntry | undefined {
-  if (reuse === undefined) return undefined;
-  reuse.remember(path, inputs);
-  if (reuse.saved(path) !== inputs) return undefined;
-  for (let rank = start; rank < end; rank++) if (reuse.changed[rank] === 1) return undefined;
-  return reuse.entry(path);
+export function keptChunks(before: SavedChunks, kept: Uint8Array, folder: string, perChunk: number, paths: (k: number) => readonly string[], firstIdOf?: (path: string) => string): KeptFiles {
+  let count = 0;
+  for (let k = 0; k < kept.length; k++) count += kept[k]! * perChunk;
+  let byPath: Map<string, number> | undefined;
+  const chunkOf = (path: string): number | undefined => {
+    if (firstIdOf !== undefined) {
+      const k = startsOf(before).get(firstIdOf(path));
+      return k !== undefined && paths(k).includes(path) ? k : undefined;
+    }
+    if (byPath === undefined) {
+      byPath = new Map();
+      for (let k = 0; k < kept.length; k++) for (const file of paths(k)) byPath.set(file, k);
+    }
+    return byPath.get(path);
+  };
+  return {
+    count,
+    folders: [folder],
+    has(path) {
+      if (!path.startsWith(folder)) return false;
+      const k = chunkOf(path);
+      return k !== undefined && kept[k] === 1;
+    },
+    touched(digits) {
+      const keys = new Set<string>();
+      for (let k = 0; k < before.firsts.length; k++) if (kept[k] === 0) for (const file of paths(k)) keys.add(segmentKeyOf(file, digits));
+      return keys;
+    },
+  };
 }
