@@ -6,6 +6,7 @@
  * code unit), then `animated`, then each orientation.
  */
 import { ORIENTATIONS } from './api-limits.js';
+import { lowerBound } from './lower-bound.js';
 import { encodeFieldPostings } from './search/posting-codec.js';
 import { orPosting } from './search/rank-set.js';
 import type { StoredFieldPostings } from './search/search-types.js';
@@ -101,14 +102,8 @@ export function openFilters(stored: StoredFilters, piece: TextPiece, docCount: n
     return { tags, lists };
   };
   const tagId = (all: string[], tag: string): number => {
-    let lo = 0;
-    let hi = all.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (all[mid]! < tag) lo = mid + 1;
-      else hi = mid;
-    }
-    return all[lo] === tag ? lo : -1;
+    const at = lowerBound(all.length, (index) => all[index]! < tag);
+    return all[at] === tag ? at : -1;
   };
   return {
     tagCounts() {

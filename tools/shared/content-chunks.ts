@@ -12,6 +12,8 @@
  * closes the chunk its pieces give way to one chunk, the same a full build cuts.
  */
 
+import { lowerBound } from '../../functions/core/lower-bound.js';
+
 /** 32-bit FNV-1a over the key's UTF-16 code units, finished with murmur3's fmix32 so every bit of the key moves every bit of the result. */
 export function chunkHash(key: string): number {
   let h = 0x811c9dc5;
@@ -148,14 +150,7 @@ function isDirty(dirty: readonly number[], i: number): boolean {
 }
 
 function firstAtOrAfter(sorted: readonly number[], value: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid]! < value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return lowerBound(sorted.length, (index) => sorted[index]! < value);
 }
 
 /**

@@ -1,4 +1,5 @@
 import MiniSearch from 'minisearch';
+import { lowerBound } from '../lower-bound.js';
 import { digitsFor, numberAt, packNumbers } from '../packed-numbers.js';
 import { decodePosting, encodeFieldPostings, encodePosting, keepsEncoding, keptListCount, KIND_BITMAP, KIND_LIST } from './posting-codec.js';
 import { ranksOf } from './rank-set.js';
@@ -215,12 +216,5 @@ class FieldOutput {
 
 /** Whether `term` is one of `sorted` (ascending by code unit). */
 function sortedHas(sorted: readonly string[], term: string): boolean {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (sorted[mid]! < term) low = mid + 1;
-    else high = mid;
-  }
-  return low < sorted.length && sorted[low] === term;
+  return sorted[lowerBound(sorted.length, (index) => sorted[index]! < term)] === term;
 }

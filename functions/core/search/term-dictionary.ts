@@ -1,4 +1,5 @@
 import { storedStarts } from '../joined-text.js';
+import { lowerBound } from '../lower-bound.js';
 import { piecedNumberAt } from '../packed-numbers.js';
 import { decodePosting, postingCount, type Posting } from './posting-codec.js';
 import { letterCount } from './normalise.js';
@@ -100,14 +101,7 @@ export class TermDictionary {
 
   /** Index of the first term ≥ word (code-unit order, as sorted by the build). */
   private lowerBound(word: string): number {
-    let lo = 0;
-    let hi = this.terms.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.terms.at(mid) < word) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return lowerBound(this.terms.length, (index) => this.terms.at(index) < word);
   }
 
   /**

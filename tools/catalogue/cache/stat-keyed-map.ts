@@ -5,6 +5,9 @@
  * rebuild with nothing changed reads neither. It also records which paths this run used (so a
  * save can prune the rest) and which it set (what an appended delta must carry).
  */
+
+import { lowerBound } from '../../../functions/core/lower-bound.js';
+
 export interface StatKey {
   size: number;
   mtimeMs: number;
@@ -162,14 +165,7 @@ export class PairRows<R = unknown> {
     if (!isRowOf(base[this.cursor], image)) {
       // `image\0…` sorts where `image` does: NUL is below every character of a path.
       const key = `${image}\0`;
-      let low = 0;
-      let high = base.length;
-      while (low < high) {
-        const mid = (low + high) >>> 1;
-        if (base[mid]! < key) low = mid + 1;
-        else high = mid;
-      }
-      this.cursor = low;
+      this.cursor = lowerBound(base.length, (index) => base[index]! < key);
     }
     const row = base[this.cursor];
     if (!isRowOf(row, image)) return (this.record = undefined);
