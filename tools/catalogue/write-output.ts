@@ -205,7 +205,6 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
 
     // Generated files: hash what the generators wrote; an identical one is not applied.
     const generated = ((await generating) ?? []).filter((p) => !entries.has(p) && p !== MANIFEST_FILE).sort();
-    await Promise.all(apart);
     for (const path of generated) {
       const bytes = readFileSync(join(staging, path));
       const entry = { sha256: sha256Of(bytes), size: bytes.length };
@@ -223,6 +222,8 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
       rmSync(txnDir, { recursive: true, force: true });
       return { changed: false, manifest, written, kept, removed };
     }
+    // Every file is in the staging folder before the root that names it (a large one was written meanwhile).
+    await Promise.all(apart);
     // The segments this build serialised go in beside the files, before the root that names them.
     const previousSegments = new Set(previous === null ? [] : segmentFiles(previous));
     const segments = newSegmentFiles(manifest).filter((segment) => !incremental || !previousSegments.has(segment.path));
