@@ -209,8 +209,9 @@ export function updateSimilarLists(previous: SimilarListsOf, records: readonly {
     }
     const lost = kept.length < (previous.lists[before]?.length ?? 0);
     if (lost && ++remade > MAX_SIMILAR_UPDATES) return null;
-    const list = lost ? within(rank) : [...kept, ...(gained.get(rank) ?? [])];
-    if (list.length > 0) lists[rank] = lost || gained.has(rank) ? nearest(list) : list;
+    const more = gained.get(rank);
+    const list = lost ? within(rank) : more === undefined ? kept : [...kept, ...more];
+    if (list.length > 0) lists[rank] = lost || more !== undefined ? nearest(list) : list;
   }
   return lists;
 }

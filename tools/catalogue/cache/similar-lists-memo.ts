@@ -107,20 +107,21 @@ export async function memoizedSimilarLists(cacheDir: string, context: string) {
   // None yet, damaged or of other code (null): searched whole and saved again.
   const loaded = await loadLists(cacheDir, context);
   const saved = loaded?.lists ?? null;
-  let built: SavedLists | null = null;
+  // The lists as made, turned into entries (rank × 32 + distance) only when saved as arrays.
+  let built: (Omit<SavedLists, 'lists'> & { neighbours: Neighbour[][] }) | null = null;
   let run: SimilarListsRun | null = null;
   let piecesKept = true;
   const pieces: SimilarPiecesReuse = {
     sameUpTo() {
       if (saved === null || built === null) return 0;
-      const most = Math.min(saved.lists.length, built.lists.length);
+      const most = Math.min(saved.lists.length, built.neighbours.length);
       let rank = 0;
       for (; rank < most; rank++) {
         const before = saved.lists[rank]!;
-        const now = built.lists[rank]!;
+        const now = built.neighbours[rank]!;
         if (before.length !== now.length) break;
         let same = true;
-        for (let i = 0; i < now.length && same; i++) same = before[i] === now[i];
+        for (let i = 0; i < now.length && same; i++) same = before[i] === now[i]!.rank * 32 + now[i]!.distance;
         if (!same) break;
       }
       return rank;
@@ -143,9 +144,7 @@ export async function memoizedSimilarLists(cacheDir: string, context: string) {
       const updated = saved === null ? null : updateSimilarLists(saved, records, matchedIndexes(saved.ids, ids));
       const lists = updated ?? similarLists(records);
       run = updated === null ? 'searched' : 'updated';
-      // Most records have no neighbour: they share one empty list.
-      const none: number[] = [];
-      built = { context, ids, phashes: records.map((record) => record.phash), lists: lists.map((list) => (list.length === 0 ? none : list.map(({ rank, distance }) => rank * 32 + distance))) };
+      built = { context, ids, phashes: records.map((record) => record.phash), neighbours: lists };
       return lists;
     },
     /** What `make` did, or null before it ran. */
@@ -154,8 +153,11 @@ export async function memoizedSimilarLists(cacheDir: string, context: string) {
     async save(): Promise<void> {
       // Same ids and phashes in the same order: the same lists.
       if (built === null || (saved !== null && piecesKept && built.pieces !== undefined && sameStrings(saved.ids, built.ids) && sameStrings(saved.phashes, built.phashes))) return;
-      const { lists, ...rest } = built;
-      await SIMILAR_LISTS.save(cacheDir, packed(rest) === null ? { ...rest, lists: lists as number[][] } : rest, loaded?.stored ?? null);
+      const { neighbours, ...rest } = built;
+      // Most records have no neighbour: they share one empty list.
+      const none: number[] = [];
+      const lists = () => neighbours.map((list) => (list.length === 0 ? none : list.map(({ rank, distance }) => rank * 32 + distance)));
+      await SIMILAR_LISTS.save(cacheDir, packed(rest) === null ? { ...rest, lists: lists() } : rest, loaded?.stored ?? null);
     },
   };
 }
