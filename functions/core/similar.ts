@@ -33,7 +33,7 @@ export interface StoredSimilar {
   entries: PiecedNumbers;
 }
 
-export function storeSimilar(lists: readonly Neighbour[][], maxPiece: number, addPiece: (text: string) => number, reuse?: SimilarPiecesReuse): StoredSimilar {
+export function storeSimilar(lists: readonly (readonly number[])[], maxPiece: number, addPiece: (text: string) => number, reuse?: SimilarPiecesReuse): StoredSimilar {
   const offsets = new Array<number>(lists.length + 1);
   offsets[0] = 0;
   for (let rank = 0; rank < lists.length; rank++) offsets[rank + 1] = offsets[rank]! + lists[rank]!.length;
@@ -42,7 +42,7 @@ export function storeSimilar(lists: readonly Neighbour[][], maxPiece: number, ad
     const entries: number[] = [];
     for (let rank = lowerBound(lists.length, (r) => offsets[r + 1]! <= from); rank < lists.length; rank++) {
       const list = lists[rank]!;
-      for (let k = Math.max(0, from - offsets[rank]!); k < list.length; k++) entries.push(list[k]!.rank * 32 + list[k]!.distance);
+      for (let k = Math.max(0, from - offsets[rank]!); k < list.length; k++) entries.push(list[k]!);
     }
     return entries;
   };

@@ -12,7 +12,7 @@
  */
 import { similarLists, type SimilarListsOf, updateSimilarLists } from '../../../functions/core/catalogue.js';
 import type { PepeRecord } from '../../../functions/core/record.js';
-import type { Neighbour, SimilarPiecesReuse } from '../../../functions/core/similar.js';
+import type { SimilarPiecesReuse } from '../../../functions/core/similar.js';
 import { numberAt } from '../../../functions/core/packed-numbers.js';
 import { cacheMemo, matchedIndexes } from './memo.js';
 
@@ -107,21 +107,22 @@ export async function memoizedSimilarLists(cacheDir: string, context: string) {
   // None yet, damaged or of other code (null): searched whole and saved again.
   const loaded = await loadLists(cacheDir, context);
   const saved = loaded?.lists ?? null;
-  // The lists as made, turned into entries (rank × 32 + distance) only when saved as arrays.
-  let built: (Omit<SavedLists, 'lists'> & { neighbours: Neighbour[][] }) | null = null;
+  let built: SavedLists | null = null;
   let run: SimilarListsRun | null = null;
   let piecesKept = true;
   const pieces: SimilarPiecesReuse = {
     sameUpTo() {
       if (saved === null || built === null) return 0;
-      const most = Math.min(saved.lists.length, built.neighbours.length);
+      const most = Math.min(saved.lists.length, built.lists.length);
       let rank = 0;
       for (; rank < most; rank++) {
         const before = saved.lists[rank]!;
-        const now = built.neighbours[rank]!;
+        const now = built.lists[rank]!;
+        // The very list saved (updateSimilarLists keeps a list whose members kept their rank).
+        if (before === now) continue;
         if (before.length !== now.length) break;
         let same = true;
-        for (let i = 0; i < now.length && same; i++) same = before[i] === now[i]!.rank * 32 + now[i]!.distance;
+        for (let i = 0; i < now.length && same; i++) same = before[i] === now[i];
         if (!same) break;
       }
       return rank;
@@ -139,12 +140,12 @@ export async function memoizedSimilarLists(cacheDir: string, context: string) {
   return {
     /** What `compileCatalogue` may take from the last build's packed lists (its `similarPieces` option), once `make` ran. */
     pieces,
-    make(records: readonly PepeRecord[]): Neighbour[][] {
+    make(records: readonly PepeRecord[]): readonly (readonly number[])[] {
       const ids = records.map((record) => record.id);
       const updated = saved === null ? null : updateSimilarLists(saved, records, matchedIndexes(saved.ids, ids));
       const lists = updated ?? similarLists(records);
       run = updated === null ? 'searched' : 'updated';
-      built = { context, ids, phashes: records.map((record) => record.phash), neighbours: lists };
+      built = { context, ids, phashes: records.map((record) => record.phash), lists };
       return lists;
     },
     /** What `make` did, or null before it ran. */
@@ -153,11 +154,8 @@ export async function memoizedSimilarLists(cacheDir: string, context: string) {
     async save(): Promise<void> {
       // Same ids and phashes in the same order: the same lists.
       if (built === null || (saved !== null && piecesKept && built.pieces !== undefined && sameStrings(saved.ids, built.ids) && sameStrings(saved.phashes, built.phashes))) return;
-      const { neighbours, ...rest } = built;
-      // Most records have no neighbour: they share one empty list.
-      const none: number[] = [];
-      const lists = () => neighbours.map((list) => (list.length === 0 ? none : list.map(({ rank, distance }) => rank * 32 + distance)));
-      await SIMILAR_LISTS.save(cacheDir, packed(rest) === null ? { ...rest, lists: lists() } : rest, loaded?.stored ?? null);
+      const { lists, ...rest } = built;
+      await SIMILAR_LISTS.save(cacheDir, packed(rest) === null ? { ...rest, lists: lists as number[][] } : rest, loaded?.stored ?? null);
     },
   };
 }
