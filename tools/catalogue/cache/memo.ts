@@ -106,9 +106,8 @@ async function readCacheLog(path: string): Promise<unknown> {
 /**
  * The first document of a memo saved by deltas, as two frames: a JSON head, the value with its
  * long ASCII strings and lists of ASCII strings left out (null), and those texts raw, end to end,
- * in a second frame. Reading slices them out of the bytes: JSON-parsing 100k digests and MBs of
- * escaped chunk text a build was most of a memo's read. Any other head (the layout before)
- * reads as none.
+ * in a second frame. Reading slices them out of the bytes: JSON-parsing every digest and the
+ * escaped chunk texts was most of a memo's read. Any other head (the layout before) reads as none.
  */
 const MEMO_LAYOUT = 'pepe-memo-2';
 
@@ -151,7 +150,7 @@ function framedMemo(value: unknown): Buffer {
       let copy: unknown[] | null = null;
       for (let i = 0; i < item.length; i++) {
         const entry = item[i];
-        if (entry === null || typeof entry !== 'object' && (typeof entry !== 'string' || entry.length < RAW_STRING)) continue;
+        if (entry === null || (typeof entry !== 'object' && (typeof entry !== 'string' || entry.length < RAW_STRING))) continue;
         path.push(i);
         const stripped = strip(entry);
         path.pop();
