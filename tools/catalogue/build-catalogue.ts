@@ -19,7 +19,7 @@ import { type Recovery, recoverOutput } from './commit-output.js';
 import { type ChunkShapes, planAnswers, planImages } from './plan-answers.js';
 import { byteLength, type PlannedFile, writeOutput } from './write-output.js';
 import { previousAnswers, recordChanges, type RecordChanges, vouchesFor } from './cache/answer-digests.js';
-import { type BuildInputs, buildContext, buildInputs, type GeneratedExtras, generateExtras, keepsDigest } from './build-extras.js';
+import { type BuildInputs, buildContext, buildInputs, type GeneratedExtras, generateExtras, keepsDigest, loadBundlerIfNeeded } from './build-extras.js';
 import { LastBuild, type PairsMade, type UnchangedContent } from './cache/last-build.js';
 import { pairRow, statLine } from './cache/stat-keyed-map.js';
 import { FEATURE_VERSION } from '../image/analyse-image.js';
@@ -30,7 +30,6 @@ import { cachePlacementProblem } from './cache/cache-placement.js';
 import { cacheFileProblems } from './cache/cache-files.js';
 import type { RecordEncodingRun } from './cache/record-encoding-memo.js';
 import type { SearchIndexRun } from './cache/search-index-memo.js';
-import { loadEsbuild } from './bundle-function.js';
 import { DATASET_SHARD_SHAPE } from './dataset-shards.js';
 
 export interface BuildOptions extends Omit<AnalyseContentOptions, 'writeCache' | 'onDecoded'> {
@@ -192,8 +191,8 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
     if (unchangedContent !== null) await last.keepUnchanged(records, unchangedContent, pairs);
     return resultOf({ ok: true, problems, records, changed: false }, stats, started, () => readManifestSync(outDir));
   }
-  // This build bundles: esbuild loads during the reads below, so that the bundle can start at once (bundle-function.ts).
-  loadEsbuild().catch(() => undefined); // a failure to load shows when bundling
+  // This build writes: esbuild loads during the reads below when it will bundle, so that the bundle can start at once (bundle-function.ts).
+  loadBundlerIfNeeded(options.cacheDir, inputs.context).catch(() => undefined); // a failure to load shows when bundling
   const run: Run = { options, last, stats, inputs, records, unchangedContent, pairs, changes: changesOf(analysis, previous, inputs.recordDigests) };
   const compiled = await compileData(run, records);
   const written = await writeFiles(run, compiled, analysis.items, made.bySource, writing, analysis.changes?.items ?? []);

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
 import type { PepeRecord, SiteUrls } from '../../functions/core/record.js';
 import type { AnalysedItem } from './analyse-content.js';
-import { bundleFunction, fillBundle } from './bundle-function.js';
+import { bundleFunction, fillBundle, loadEsbuild } from './bundle-function.js';
 import { cacheMemo } from './cache/memo.js';
 import { makeFoldersSync } from '../shared/make-folders.js';
 import { sha256Of } from '../shared/manifest.js';
@@ -85,13 +85,24 @@ function readGroup(stagingDir: string, paths: string[]): GeneratedFiles {
   return files;
 }
 
+const bundleKeyOf = (context: string): string => sha256Of(`bundle template\n${context}`);
+
+/**
+ * Loads esbuild ahead of `generateExtras` when this code's bundle template is not saved: a
+ * build whose code is as before fills the saved template and never needs it.
+ */
+export async function loadBundlerIfNeeded(cacheDir: string, context: string): Promise<void> {
+  const saved = (await GENERATED.load(cacheDir)) ?? [];
+  if (usableGroup(saved, bundleKeyOf(context))?.[BUNDLE] === undefined) await loadEsbuild();
+}
+
 /**
  * Writes `functions/pepe.mjs` (from `data/catalogue.mjs`) and the gallery into a staging
  * output folder: from the build cache when `inputs` match a saved group, else made by esbuild.
  */
 export async function generateExtras(stagingDir: string, inputs: GeneratorInputs): Promise<GeneratedExtras> {
   const saved = (await GENERATED.load(inputs.cacheDir)) ?? [];
-  const bundleKey = sha256Of(`bundle template\n${inputs.context}`);
+  const bundleKey = bundleKeyOf(inputs.context);
   const galleryKey = sha256Of(`gallery\n${inputs.context}`);
   const cachedBundle = usableGroup(saved, bundleKey);
   const cachedGallery = usableGroup(saved, galleryKey);

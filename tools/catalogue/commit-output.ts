@@ -21,6 +21,7 @@
  * matches the output's manifest.json committed: its old segments are deleted, then the journal.
  */
 import { existsSync, linkSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { readRegularFileSync } from '../shared/read-regular-file.js';
 import { spawn } from 'node:child_process';
 import { basename, dirname, join } from 'node:path';
@@ -85,7 +86,7 @@ function linkFile(from: string, to: string): void {
  * on failure. `beforeStep` runs before each rename, link or unlink, so that a test can fail or
  * kill the commit at any step.
  */
-export function commitStaged(txnDir: string, journal: Journal, beforeStep?: () => void): void {
+export function commitStaged(txnDir: string, journal: Journal, beforeStep?: () => void): Promise<void> {
   const tmp = join(txnDir, `${JOURNAL}.tmp`);
   writeFileSync(tmp, JSON.stringify(journal));
   renameSync(tmp, join(txnDir, JOURNAL));
@@ -122,19 +123,20 @@ export function commitStaged(txnDir: string, journal: Journal, beforeStep?: () =
   deleteRetiredSegments(journal, beforeStep);
   pruneEmptyDirs(journal.outDir, journal.removed);
   // What is left: the old versions of replaced and removed files in `old/`, the manifest's, and staged files found unchanged.
-  retire(txnDir, journal.replaced.length + journal.removed.length);
+  return retire(txnDir, journal.replaced.length + journal.removed.length);
 }
 
 /**
- * Up to this many old files, a finished transaction is deleted in this process: a few unlinks
- * cost less than forking the build process for `rm` and a second process competing for the
- * CPU. Above it (a build that replaced or removed thousands of files) the build does not wait
- * for the unlinks: `rm -rf` in the background.
+ * Up to this many old files, a finished transaction is deleted in this process, on libuv's
+ * threads (an old pieces file is tens of MB to free): a few unlinks cost less than forking the
+ * build process for `rm` and a second process competing for the CPU. Above it (a build that
+ * replaced or removed thousands of files) the build does not wait for the unlinks: `rm -rf` in
+ * the background.
  */
 export const REMOVE_IN_PROCESS_MAX = 500;
 
-/** Renames a finished transaction out of `recoverOutput`'s sight, then deletes it: at once when small, else in the background. */
-function retire(txnDir: string, oldFiles: number): void {
+/** Renames a finished transaction out of `recoverOutput`'s sight, then deletes it: settles once it is gone when small, at once (a background rm) otherwise. */
+async function retire(txnDir: string, oldFiles: number): Promise<void> {
   const trash = join(dirname(txnDir), basename(txnDir).replace('.txn-', '.trash-'));
   try {
     renameSync(txnDir, trash);
@@ -142,7 +144,7 @@ function retire(txnDir: string, oldFiles: number): void {
     rmSync(txnDir, { recursive: true, force: true });
     return;
   }
-  if (oldFiles <= REMOVE_IN_PROCESS_MAX) rmSync(trash, { recursive: true, force: true });
+  if (oldFiles <= REMOVE_IN_PROCESS_MAX) await rm(trash, { recursive: true, force: true });
   else removeInBackground(trash);
 }
 

@@ -8,7 +8,7 @@ import { snapshotDir } from '../testing/snapshot-dir.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 import { createManifest, readManifest } from '../shared/manifest.js';
 import { sha256Of } from '../shared/manifest.js';
-import { byteLength, type PlannedFile, writeOutput } from './write-output.js';
+import { byteLength, type PlannedFile, WRITE_APART_FROM, writeOutput } from './write-output.js';
 
 let temp: TempDir;
 beforeEach(async () => {
@@ -50,6 +50,25 @@ describe('writeOutput', () => {
     await expect(write(out, [planned('site/a.json', 'changed'), unreadable], slowGenerator)).rejects.toThrow('ENOENT');
     await generated;
     expect(await readdir(temp.path)).toEqual(incremental ? ['dist'] : []);
+  });
+
+  it.each([
+    ['a first build', false],
+    ['an incremental build', true],
+  ])('writes a large body on libuv\'s threads byte for byte, and leaves nothing behind when a later file fails (%s)', async (_, incremental) => {
+    const out = join(temp.path, 'dist');
+    if (incremental) await write(out, [planned('site/a.json', 'a')]);
+    // Multi-byte text past WRITE_APART_FROM: the bytes written are the UTF-8 the manifest hashed.
+    const large = (seed: string) => planned('data/pieces.txt', `${seed}é`.repeat((WRITE_APART_FROM >> 2) + 7));
+    const result = await write(out, [large('v1'), planned('site/a.json', 'b')]);
+    expect(result.written).toContain('data/pieces.txt');
+    expect(await readFile(join(out, 'data/pieces.txt'), 'utf8')).toBe(large('v1').body);
+    expect((await readManifest(out))!.version).toBe(result.manifest.version);
+    const before = await snapshotDir(out);
+    const unreadable: PlannedFile = { path: 'site/images/x.png', copyFrom: join(temp.path, 'missing.png'), sha256: 'x', size: 1 };
+    await expect(write(out, [large('v2'), unreadable])).rejects.toThrow('ENOENT');
+    expect(await snapshotDir(out)).toEqual(before);
+    expect(await readdir(temp.path)).toEqual(['dist']);
   });
 
   it('keeps unchanged files by hard link, rewrites changed ones, drops removed ones', async () => {

@@ -15,7 +15,7 @@
  * per syscall, and the CLI has nothing else to do meanwhile.
  */
 import { randomBytes } from 'node:crypto';
-import { constants, copyFileSync, existsSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { close, constants, copyFileSync, existsSync, linkSync, openSync, readFileSync, rmSync, write, writeFileSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { commitStaged, type Journal, newTransactionDir, removeInBackground } from './commit-output.js';
@@ -99,18 +99,47 @@ export interface WriteOutputResult {
 
 export const byteLength = (body: string | Buffer): number => (typeof body === 'string' ? Buffer.byteLength(body) : body.length);
 
-function writePlanned(root: string, file: PlannedFile, dirs: Set<string>): void {
+/**
+ * From this size a body is written on libuv's threads while this one plans and writes the rest
+ * (the function's pieces file: ~210 bytes a record); smaller ones synchronously (see above).
+ */
+export const WRITE_APART_FROM = 1 << 20;
+
+/** Writes `file` under `root`; a large body goes to `apart`, written on libuv's threads, to be awaited before the commit. */
+function writePlanned(root: string, file: PlannedFile, dirs: Set<string>, apart?: Promise<void>[]): void {
   const target = join(root, file.path);
   const dir = dirname(target);
   if (!dirs.has(dir)) {
     makeFoldersSync(dir);
     dirs.add(dir);
   }
-  if (file.body !== undefined) writeFileSync(target, file.body);
+  if (file.body !== undefined && apart !== undefined && file.size >= WRITE_APART_FROM) apart.push(writeApart(target, file.body));
+  else if (file.body !== undefined) writeFileSync(target, file.body);
   // A copy, never a link to the content file: editing content in place must not alter the output. Reflinked where the filesystem can.
   else if (file.copyFrom !== undefined) copyFileSync(file.copyFrom, target, constants.COPYFILE_FICLONE);
   else if (file.linkFrom !== undefined) linkOrCopy(file.linkFrom, target);
   else throw new Error(`planned output ${file.path} has neither body, copyFrom nor linkFrom`);
+}
+
+/**
+ * Writes `body` to `target` on libuv's threads: the file is opened here and the bytes handed
+ * over at once, so the write goes on while this thread works (fs.promises.writeFile would wait
+ * for this thread between its steps). Settles once the file is closed.
+ */
+function writeApart(target: string, body: string | Buffer): Promise<void> {
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  const fd = openSync(target, 'w');
+  const writing = new Promise<void>((resolve, reject) => {
+    const from = (offset: number) =>
+      write(fd, bytes, offset, bytes.length - offset, null, (failure, written) => {
+        if (failure === null && offset + written < bytes.length) return from(offset + written);
+        close(fd, (closing) => (failure ?? closing ? reject(failure ?? closing) : resolve()));
+      });
+    from(0);
+  });
+  // Awaited before the commit; until then a failure must not count as an unhandled rejection.
+  writing.catch(() => undefined);
+  return writing;
 }
 
 function linkOrCopy(from: string, target: string): void {
@@ -134,6 +163,7 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
   const written: string[] = [];
   let kept = 0;
   let generating: Promise<string[]> | undefined;
+  const apart: Promise<void>[] = [];
   const digits = incremental ? segmentDigits(previous.counts.records) : 0;
   // The planned paths the previous manifest lists, by segment: what removedPaths weighs against each segment's count.
   const listed = new Map<string, number>();
@@ -161,7 +191,7 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
       const trusted = incremental && file.unchanged === true;
       if (trusted) count(segmentKeyOf(file.path, digits));
       const unchanged = trusted || same(file.path, entry);
-      if (!unchanged && !file.neededByGenerate) writePlanned(staging, file, dirs);
+      if (!unchanged && !file.neededByGenerate) writePlanned(staging, file, dirs, apart);
       if (unchanged) kept++;
       else written.push(file.path);
     };
@@ -192,6 +222,8 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
       rmSync(txnDir, { recursive: true, force: true });
       return { changed: false, manifest, written, kept, removed };
     }
+    // Every file is in the staging folder before the root that names it (a large one was written meanwhile).
+    await Promise.all(apart);
     // The segments this build serialised go in beside the files, before the root that names them.
     const previousSegments = new Set(previous === null ? [] : segmentFiles(previous));
     const segments = newSegmentFiles(manifest).filter((segment) => !incremental || !previousSegments.has(segment.path));
@@ -204,11 +236,11 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
     const named = new Set(segmentFiles(manifest));
     const journal = journalFor(outDir, manifest.version, [...written, ...segments.map((segment) => segment.path)], removed, previous);
     // The previous build's segments that the new root no longer names go once it is in place.
-    commitStaged(txnDir, { ...journal, retiredSegments: [...previousSegments].filter((path) => !named.has(path)).sort() }, options.beforeCommitStep);
+    await commitStaged(txnDir, { ...journal, retiredSegments: [...previousSegments].filter((path) => !named.has(path)).sort() }, options.beforeCommitStep);
     return { changed: true, manifest, written, kept, removed };
   } catch (failure) {
-    // A generator still writing into the staging folder would make it again after the rm.
-    await generating?.catch(() => undefined);
+    // A generator or a write still going into the staging folder would make it again after the rm.
+    await Promise.allSettled([generating, ...apart]);
     if (existsSync(txnDir)) rmSync(txnDir, { recursive: true, force: true });
     throw failure;
   }
