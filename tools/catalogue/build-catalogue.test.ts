@@ -722,9 +722,10 @@ describe('incremental rebuilds', () => {
       // Records not those their rows name (turned by one), in a file of the stat last-build.json records: read as none.
       const pairs = join(own.cacheDir!, 'pairs.bin');
       const bytes = await readFile(pairs);
-      const [start, end] = cacheFrames(bytes)!.frames[0]!;
-      const list = JSON.parse(bytes.toString('utf8', start, end)) as { rows: string[]; records: unknown[] };
-      const turned = Buffer.from(JSON.stringify({ rows: list.rows, records: [...list.records.slice(1), list.records[0]] }));
+      // The first frame is the header; the catalogue's six pairs are one part.
+      const [start, end] = cacheFrames(bytes)!.frames[1]!;
+      const list = JSON.parse(bytes.toString('utf8', start, end)) as { rows: string[]; records: unknown[]; ranks: number[] };
+      const turned = Buffer.from(JSON.stringify({ rows: list.rows, records: [...list.records.slice(1), list.records[0]], ranks: list.ranks }));
       expect(turned.length).toBe(end - start);
       await writeFile(pairs, Buffer.concat([bytes.subarray(0, start), turned, bytes.subarray(end)]));
       const lastBuild = join(own.cacheDir!, 'last-build.json');
