@@ -721,14 +721,14 @@ describe('incremental rebuilds', () => {
       }
       // Records not those their rows name (turned by one), in a file of the stat last-build.json records: read as none.
       const pairs = join(own.cacheDir!, 'pairs.bin');
-      // The first frame is the header; the catalogue's six pairs are one part. So are ranks that are not each rank once.
+      // So are ranks that are not each rank once.
       const lastBuild = join(own.cacheDir!, 'last-build.json');
       for (const [tag, edit] of [
         ['turned', (list: { rows: string[]; records: unknown[]; ranks: number[] }) => ({ ...list, records: [...list.records.slice(1), list.records[0]] })],
         ['ranked twice', (list: { rows: string[]; records: unknown[]; ranks: number[] }) => ({ ...list, ranks: [list.ranks[1]!, ...list.ranks.slice(1)] })],
       ] as const) {
         const bytes = await readFile(pairs);
-        const [start, end] = cacheFrames(bytes)!.frames[1]!;
+        const [start, end] = cacheFrames(bytes)!.frames[0]!;
         const turned = Buffer.from(JSON.stringify(edit(JSON.parse(bytes.toString('utf8', start, end)))));
         expect(turned.length).toBe(end - start);
         await writeFile(pairs, Buffer.concat([bytes.subarray(0, start), turned, bytes.subarray(end)]));

@@ -182,19 +182,26 @@ export interface DigestsBefore {
  */
 export function buildInputs(items: readonly AnalysedItem[], imageKey: (item: AnalysedItem) => string, context: string, before?: DigestsBefore): BuildInputs & { digestSum: string } {
   const recordDigests = new Map<string, string>();
-  // Items not taken over: there are as many as the last build's pairs less those read again or gone, else the sum is made afresh.
-  const fresh = items.reduce((count, item) => count + (item.previous === undefined ? 1 : 0), 0);
-  const moved = before !== undefined && before.count - before.gone.length + fresh === items.length;
-  const sum = moved ? sumWords(before.sum) : new Uint32Array(8);
+  // The digests that changed (added, less those they replace); the items not taken over.
+  const moved = new Uint32Array(8);
+  let fresh = 0;
   for (const item of items) {
-    const { record } = item;
+    const { record, previous } = item;
+    if (previous === undefined) fresh++;
     const keeps = keepsDigest(item);
-    const digest = keeps ? item.previous!.digest : sha256Of(`${JSON.stringify(record)} ${imageKey(item)}`);
+    const digest = keeps ? previous!.digest : sha256Of(`${JSON.stringify(record)} ${imageKey(item)}`);
     recordDigests.set(record.id, digest);
-    if (!moved || !keeps) addDigest(sum, digest, 1);
-    if (moved && !keeps && item.previous !== undefined) addDigest(sum, item.previous.digest, -1);
+    if (keeps) continue;
+    addDigest(moved, digest, 1);
+    if (previous !== undefined) addDigest(moved, previous.digest, -1);
   }
-  if (moved) for (const digest of before.gone) addDigest(sum, digest, -1);
+  // The last build's sum moves when the items are its pairs less those read again or gone, plus those read; else it is made afresh.
+  let sum: Uint32Array = new Uint32Array(8);
+  if (before !== undefined && before.count - before.gone.length + fresh === items.length) {
+    sum = sumWords(before.sum);
+    for (let i = 0; i < 8; i++) sum[i] = sum[i]! + moved[i]!;
+    for (const digest of before.gone) addDigest(sum, digest, -1);
+  } else for (const digest of recordDigests.values()) addDigest(sum, digest, 1);
   const digestSum = Array.from(sum, (word) => word.toString(16).padStart(8, '0')).join('');
   return { fingerprint: sha256Of(`${context}\n${items.length}\n${digestSum}`), context, recordDigests, digestSum };
 }

@@ -6,8 +6,6 @@
  * mid-append) is reported, not applied, so the next save rewrites the whole file.
  */
 const MAGIC = 'PEPECACHE4\n';
-/** For a reader that walks the frames from the file itself (unchanged-content.ts `pairs.bin`). */
-export const CACHE_MAGIC = MAGIC;
 
 export interface CacheDocuments {
   documents: unknown[];

@@ -15,16 +15,16 @@
  * the record digests of the build the file holds; the file is rewritten whole once the deltas
  * outweigh half of it.
  */
-import { appendFileSync, closeSync, fstatSync, openSync, readSync, rmSync } from 'node:fs';
+import { appendFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PepeRecord } from '../../../functions/core/record.js';
 import type { ContentScan } from '../scan-content.js';
 import { sortedRecords } from '../analyse-content.js';
 import { makeFoldersSync } from '../../shared/make-folders.js';
 import { sha256Of } from '../../shared/manifest.js';
-import { NONBLOCKING_READ, readRegularFileSync } from '../../shared/read-regular-file.js';
+import { readRegularFileSync } from '../../shared/read-regular-file.js';
 import { replaceFileSync } from '../../shared/replace-file.js';
-import { CACHE_MAGIC, CacheLog, frameDocument, readCacheDocuments } from './cache-log.js';
+import { CacheLog, frameDocument, readCacheDocuments } from './cache-log.js';
 import { imageOfRow, PairRows, statLine } from './stat-keyed-map.js';
 
 const RECORDS_FILE = 'records.bin';
@@ -107,15 +107,12 @@ export function loadRecords(cacheDir: string): PepeRecord[] {
 
 // The last build's pairs (`pairs.bin`, framed as records.bin): what a change build takes over
 // for every pair whose line is unchanged, so that it reads, parses and hashes only the others.
-// Each row's record is held beside it, in the same order: one read gives a change build the
-// unchanged records by position, with no map of every record by id. The full list is cut into
-// parts (a header frame, then a frame per PART_PAIRS pairs), read a frame at a time into one
-// buffer: no copy of the whole file, nor of its text, is ever held.
+// Each row's record and rank are held beside it, in the same order: one read gives a change
+// build the unchanged records by position, with no map of every record by id, and their order.
+// One document, read and parsed whole: cut into parts read one at a time into one buffer, the
+// parse cost more CPU in garbage collection than the whole file's copies did (cache/README.md).
 
 const PAIRS_FILE = 'pairs.bin';
-/** Pairs per frame of the full list: ~350 KB of JSON, under the read buffer. */
-const PART_PAIRS = 512;
-const READ_BUFFER_BYTES = 1 << 20;
 
 export const pairsFile = (cacheDir: string): string => join(cacheDir, PAIRS_FILE);
 
@@ -146,15 +143,9 @@ export function savePairs(cacheDir: string, list: () => PairsList, delta: PairsD
     if (delta.set.length + delta.drop.length > 0) appendFileSync(file, frameDocument(delta, false));
     return saved.baseBytes;
   }
-  const { rows, records, ranks } = list();
-  const frames = [frameDocument({ parts: Math.ceil(rows.length / PART_PAIRS) }, true)];
-  for (let at = 0; at < rows.length; at += PART_PAIRS) {
-    const end = at + PART_PAIRS;
-    frames.push(frameDocument({ rows: rows.slice(at, end), records: records.slice(at, end), ranks: ranks.slice(at, end) }, false));
-  }
-  const bytes = Buffer.concat(frames);
-  replaceFileSync(file, bytes);
-  return bytes.length;
+  const frame = frameDocument(list(), true);
+  replaceFileSync(file, frame);
+  return frame.length;
 }
 
 const isStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string' && item.includes('\0'));
@@ -171,81 +162,30 @@ function isRowsWithRecords(rows: unknown, records: unknown): boolean {
   return true;
 }
 
-/**
- * Hands each frame's text of `file` to `take`, in order, reading one frame at a time into one
- * buffer; false when the file is not a regular cache file, is torn, or `take` refuses a frame.
- */
-function eachFrame(file: string, take: (text: string, index: number) => boolean): boolean {
-  let fd: number;
-  try {
-    // Only a regular file, opened without blocking: a named pipe would block the caller for ever.
-    fd = openSync(file, NONBLOCKING_READ);
-  } catch {
-    return false;
-  }
-  try {
-    const info = fstatSync(fd);
-    if (!info.isFile()) return false;
-    const { size } = info;
-    let buffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
-    const readAt = (length: number, position: number): boolean => {
-      if (buffer.length < length) buffer = Buffer.allocUnsafe(length);
-      for (let done = 0; done < length; ) {
-        const read = readSync(fd, buffer, done, length - done, position + done);
-        if (read === 0) return false;
-        done += read;
-      }
-      return true;
-    };
-    if (size < CACHE_MAGIC.length || !readAt(CACHE_MAGIC.length, 0) || buffer.toString('latin1', 0, CACHE_MAGIC.length) !== CACHE_MAGIC) return false;
-    let at = CACHE_MAGIC.length;
-    for (let index = 0; at < size; index++) {
-      if (at + 4 > size || !readAt(4, at)) return false;
-      const length = buffer.readUInt32LE(0);
-      if (at + 4 + length > size || !readAt(length, at + 4) || !take(buffer.toString('utf8', 0, length), index)) return false;
-      at += 4 + length;
-    }
-    return true;
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** The rows and records as the last build left them; null when the file is missing, torn or not a pairs file. */
 export function loadPairs(cacheDir: string): PairRows<PepeRecord> | null {
-  let parts = -1;
-  const rows: string[] = [];
-  const records: PepeRecord[] = [];
-  const ranks: number[] = [];
-  const deltas: Partial<PairsDelta>[] = [];
-  const whole = eachFrame(pairsFile(cacheDir), (text, index) => {
-    let document: unknown;
-    try {
-      document = JSON.parse(text);
-    } catch {
-      return false;
-    }
-    if (index === 0) {
-      parts = (document as { parts?: unknown } | null)?.parts as number;
-      return Number.isSafeInteger(parts) && parts >= 0;
-    }
-    if (index > parts) return deltas.push(document as Partial<PairsDelta>) > 0;
-    const part = document as Partial<PairsList> | null;
-    if (!isRowsWithRecords(part?.rows, part?.records) || !Array.isArray(part!.ranks) || part!.ranks.length !== part!.rows!.length) return false;
-    for (let at = 0; at < part!.rows!.length; at++) rows.push(part!.rows![at]!), records.push(part!.records![at]!), ranks.push(part!.ranks[at]!);
-    return true;
-  });
-  if (!whole || parts < 0 || Math.ceil(rows.length / PART_PAIRS) !== parts) return null;
+  let bytes: Buffer;
+  try {
+    bytes = readRegularFileSync(pairsFile(cacheDir));
+  } catch {
+    return null;
+  }
+  const read = readCacheDocuments(bytes);
+  if (read === null || read.validBytes !== bytes.length) return null;
+  const [base, ...deltas] = read.documents as Partial<PairsList>[];
+  if (!isRowsWithRecords(base?.rows, base?.records)) return null;
+  const { rows, records, ranks } = base as PairsList;
   // Sorted, as a build writes them, else the walk cannot find them: then the file is none.
   for (let at = 1; at < rows.length; at++) if (!(rows[at - 1]! < rows[at]!)) return null;
   // Each rank once, below the count: else the file is none.
+  if (!Array.isArray(ranks) || ranks.length !== rows.length) return null;
   const ranked = new Uint8Array(rows.length);
   for (const rank of ranks) {
     if (!Number.isSafeInteger(rank) || rank < 0 || rank >= rows.length || ranked[rank] === 1) return null;
     ranked[rank] = 1;
   }
   const over = new Map<string, readonly [string, PepeRecord] | null>();
-  for (const delta of deltas) {
+  for (const delta of deltas as Partial<PairsDelta>[]) {
     if (!isRowsWithRecords(delta?.set, delta?.records) || !Array.isArray(delta!.drop)) return null;
     for (const image of delta!.drop) over.set(image, null);
     delta!.set!.forEach((row, at) => over.set(imageOfRow(row), [row, delta!.records![at]!]));
