@@ -181,7 +181,7 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
 
   // An image's bytes and its renditions': a record's digest covers the files it has in site/images.
   const imageKey = (item: AnalysedItem) => `${item.sha256}${(made.bySource.get(item.sha256) ?? []).map((entry) => ` ${entry.sha256}:${entry.size}`).join('')}`;
-  const before = analysis.changes && previous?.digestSum !== undefined ? { sum: previous.digestSum, count: previous.rows.size, gone: analysis.changes.freedDigests } : undefined;
+  const before = analysis.changes && previous?.digestSum !== undefined ? { sum: previous.digestSum, count: previous.rows.size, gone: analysis.changes.freedDigests, read: analysis.changes.items.length } : undefined;
   const inputs = buildInputs(analysis.items, imageKey, context, before);
   // What the next build reports if it finds this listing again: the content's problems only (it has no cache file to warn about).
   const contentProblems = problems.filter((problem) => !cacheFiles.includes(problem));

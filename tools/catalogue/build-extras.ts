@@ -161,11 +161,12 @@ export function buildContext(urls: SiteUrls, chunks?: object): string {
   return sha256Of(`${JSON.stringify(urls)}\n${generatorSourcesHash()}${chunks === undefined ? '' : `\n${JSON.stringify(chunks)}`}`);
 }
 
-/** What a change build knows of the last build's digests (its pairs): their sum and count, and the digests of the rows it read again or lost. */
+/** What a change build knows of the last build's digests (its pairs): their sum and count, the digests of the rows it read again or lost, and how many items it read. */
 export interface DigestsBefore {
   sum: string;
   count: number;
   gone: readonly string[];
+  read: number;
 }
 
 /**
@@ -182,22 +183,20 @@ export interface DigestsBefore {
  */
 export function buildInputs(items: readonly AnalysedItem[], imageKey: (item: AnalysedItem) => string, context: string, before?: DigestsBefore): BuildInputs & { digestSum: string } {
   const recordDigests = new Map<string, string>();
-  // The digests that changed (added, less those they replace); the items not taken over.
+  // The digests that changed (added, less those they replace).
   const moved = new Uint32Array(8);
-  let fresh = 0;
   for (const item of items) {
-    const { record, previous } = item;
-    if (previous === undefined) fresh++;
+    const { record } = item;
     const keeps = keepsDigest(item);
-    const digest = keeps ? previous!.digest : sha256Of(`${JSON.stringify(record)} ${imageKey(item)}`);
+    const digest = keeps ? item.previous!.digest : sha256Of(`${JSON.stringify(record)} ${imageKey(item)}`);
     recordDigests.set(record.id, digest);
     if (keeps) continue;
     addDigest(moved, digest, 1);
-    if (previous !== undefined) addDigest(moved, previous.digest, -1);
+    if (item.previous !== undefined) addDigest(moved, item.previous.digest, -1);
   }
   // The last build's sum moves when the items are its pairs less those read again or gone, plus those read; else it is made afresh.
   let sum: Uint32Array = new Uint32Array(8);
-  if (before !== undefined && before.count - before.gone.length + fresh === items.length) {
+  if (before !== undefined && before.count - before.gone.length + before.read === items.length) {
     sum = sumWords(before.sum);
     for (let i = 0; i < 8; i++) sum[i] = sum[i]! + moved[i]!;
     for (const digest of before.gone) addDigest(sum, digest, -1);

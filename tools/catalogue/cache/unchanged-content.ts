@@ -109,8 +109,7 @@ export function loadRecords(cacheDir: string): PepeRecord[] {
 // for every pair whose line is unchanged, so that it reads, parses and hashes only the others.
 // Each row's record and rank are held beside it, in the same order: one read gives a change
 // build the unchanged records by position, with no map of every record by id, and their order.
-// One document, read and parsed whole: cut into parts read one at a time into one buffer, the
-// parse cost more CPU in garbage collection than the whole file's copies did (cache/README.md).
+// One document, parsed whole: parsed a part at a time, the records cost more CPU in garbage collection.
 
 const PAIRS_FILE = 'pairs.bin';
 
