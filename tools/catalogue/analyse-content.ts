@@ -555,6 +555,7 @@ class ListedItem implements AnalysedItem {
  */
 function takeUnchanged(scan: ContentScan, lines: readonly string[], listed: ListedFeatures, items: (AnalysedItem | undefined)[], stats: AnalyseStats) {
   const { rows } = listed.previous;
+  rows.walk();
   const misses: number[] = [];
   const touched = new Set<string>();
   // The ids of the last build's rows not taken over (read again, or gone): every other id of its records is an item's.
@@ -591,9 +592,7 @@ function takeUnchanged(scan: ContentScan, lines: readonly string[], listed: List
   }
   const removed: string[] = [];
   if (seen < rows.size) {
-    const scanned = new Set(scan.pairs.map((pair) => pair.image.rel));
-    for (const [image, row] of rows.entries()) {
-      if (scanned.has(image)) continue;
+    for (const [image, row] of rows.unvisited()) {
       removed.push(image);
       const old = parsePairRow(row);
       touched.add(image).add(old.sidecar);

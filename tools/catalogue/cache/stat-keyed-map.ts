@@ -141,6 +141,9 @@ const isRowOf = (row: string | undefined, image: string): row is string => row !
  */
 export class PairRows<R = unknown> {
   private cursor = 0;
+  /** The rows `get` returned since `walk` (the full list's by index, the deltas' by image path). */
+  private visited: Uint8Array | undefined;
+  private readonly overVisited = new Set<string>();
   /** The record of the row `get` returned last (no pair allocated per lookup), and its rank in the last build's order (-1: a delta's row). */
   record: R | undefined;
   rank = -1;
@@ -161,6 +164,7 @@ export class PairRows<R = unknown> {
   get(image: string): string | undefined {
     const over = this.over.get(image);
     if (over !== undefined) {
+      if (over !== null) this.overVisited.add(image);
       this.record = over?.[1];
       this.rank = -1;
       return over?.[0];
@@ -173,9 +177,29 @@ export class PairRows<R = unknown> {
     }
     const row = base[this.cursor];
     if (!isRowOf(row, image)) return (this.record = undefined);
+    (this.visited ??= new Uint8Array(base.length))[this.cursor] = 1;
     this.rank = this.baseRanks[this.cursor]!;
     this.record = this.baseRecords[this.cursor++];
     return row;
+  }
+
+  /** Starts a walk: no row visited yet. */
+  walk(): void {
+    this.cursor = 0;
+    this.visited = undefined;
+    this.overVisited.clear();
+  }
+
+  /** The rows `get` did not return since `walk`, with their image paths: a flag per row read, no set of paths made. */
+  *unvisited(): Generator<[string, string]> {
+    const { visited } = this;
+    for (let at = 0; at < this.base.length; at++) {
+      if (visited?.[at] === 1) continue;
+      const row = this.base[at]!;
+      const image = imageOfRow(row);
+      if (!this.over.has(image)) yield [image, row];
+    }
+    for (const [image, set] of this.over) if (set !== null && !this.overVisited.has(image)) yield [image, set[0]];
   }
 
   /** The number of rows in the full list (their ranks are below it). */
