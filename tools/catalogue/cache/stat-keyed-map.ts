@@ -202,11 +202,6 @@ export class PairRows<R = unknown> {
     for (const [image, set] of this.over) if (set !== null && !this.overVisited.has(image)) yield [image, set[0]];
   }
 
-  /** The number of rows in the full list (their ranks are below it). */
-  get baseSize(): number {
-    return this.base.length;
-  }
-
   /** Every row, with its image path and record. */
   *entries(): Generator<[string, string, R]> {
     for (let at = 0; at < this.base.length; at++) {
