@@ -101,11 +101,15 @@ function chunkRecords(records: number, encoded: (rank: number) => string, kept: 
   return { chunks, offsetWidth };
 }
 
+/** A neighbour as the pieces store it (similar.ts): rank × 32 + distance. */
+const entryOf = (neighbour: Neighbour): number => neighbour.rank * 32 + neighbour.distance;
+
 /**
- * Each record's neighbours (records in rank order): distance ascending, ties by id; never itself. Build
- * time only (the function never loads the index): the one import of tools/ in this folder.
+ * Each record's neighbours (records in rank order) as entries (rank × 32 + distance): distance
+ * ascending, ties by id; never itself. Build time only (the function never loads the index): the
+ * one import of tools/ in this folder.
  */
-export function similarLists(records: readonly { id: string; phash: string }[]): Neighbour[][] {
+export function similarLists(records: readonly { id: string; phash: string }[]): number[][] {
   const hashes: Hash64[] = [];
   const ranks: number[] = [];
   records.forEach((record, rank) => {
@@ -123,11 +127,12 @@ export function similarLists(records: readonly { id: string; phash: string }[]):
     add(ranks[j]!, { rank: ranks[i]!, distance });
   }
   const idOf = (n: Neighbour) => records[n.rank]!.id;
+  const entries: number[][] = new Array<number[]>(records.length).fill([]);
   for (let rank = 0; rank < lists.length; rank++) {
     const list = lists[rank]!;
-    if (list.length > 0) lists[rank] = list.sort((a, b) => a.distance - b.distance || (idOf(a) < idOf(b) ? -1 : 1)).slice(0, SIMILAR_LIMIT);
+    if (list.length > 0) entries[rank] = list.sort((a, b) => a.distance - b.distance || (idOf(a) < idOf(b) ? -1 : 1)).slice(0, SIMILAR_LIMIT).map(entryOf);
   }
-  return lists;
+  return entries;
 }
 
 /** A build's similar lists with what they were made from: ids and phashes in rank order, each list as ranks (similarLists' order). */
@@ -148,7 +153,7 @@ const MAX_SIMILAR_UPDATES = 64;
  * what the whole search finds, since a removed record outside a list's nearest SIMILAR_LIMIT
  * never decided it. Null when more changed than MAX_SIMILAR_UPDATES: then search it all.
  */
-export function updateSimilarLists(previous: SimilarListsOf, records: readonly { id: string; phash: string }[], previousRanks?: ArrayLike<number>): Neighbour[][] | null {
+export function updateSimilarLists(previous: SimilarListsOf, records: readonly { id: string; phash: string }[], previousRanks?: ArrayLike<number>): (readonly number[])[] | null {
   let ranksBefore = previousRanks;
   if (ranksBefore === undefined) {
     const previousRank = new Map<string, number>();
@@ -185,9 +190,9 @@ export function updateSimilarLists(previous: SimilarListsOf, records: readonly {
     }
     return out;
   };
-  const nearest = (list: Neighbour[]) => list.sort((a, b) => a.distance - b.distance || (records[a.rank]!.id < records[b.rank]!.id ? -1 : 1)).slice(0, SIMILAR_LIMIT);
-  const none: Neighbour[] = [];
-  const lists = new Array<Neighbour[]>(records.length).fill(none);
+  const nearest = (list: Neighbour[]) => list.sort((a, b) => a.distance - b.distance || (records[a.rank]!.id < records[b.rank]!.id ? -1 : 1)).slice(0, SIMILAR_LIMIT).map(entryOf);
+  const none: number[] = [];
+  const lists = new Array<readonly number[]>(records.length).fill(none);
   const isFresh = new Uint8Array(records.length);
   for (const rank of fresh) isFresh[rank] = 1;
   // The fresh records' neighbours, and each of them as a neighbour of those.
@@ -201,16 +206,24 @@ export function updateSimilarLists(previous: SimilarListsOf, records: readonly {
   for (let before = 0; before < previous.ids.length; before++) {
     const rank = rankNow[before]!;
     if (rank === -1 || ((previous.lists[before]?.length ?? 0) === 0 && !gained.has(rank))) continue;
-    const kept: Neighbour[] = [];
-    for (const entry of previous.lists[before] ?? []) {
-      const member = rankNow[Math.floor(entry / 32)]!;
-      if (member === -1) break;
-      kept.push({ rank: member, distance: entry % 32 });
+    const was = previous.lists[before] ?? none;
+    // A list whose members all keep their rank is the very list saved, not copied.
+    let moved = false;
+    let lost = false;
+    for (let i = 0; i < was.length && !lost; i++) {
+      const member = rankNow[Math.floor(was[i]! / 32)]!;
+      lost = member === -1;
+      moved ||= member * 32 !== was[i]! - (was[i]! % 32);
     }
-    const lost = kept.length < (previous.lists[before]?.length ?? 0);
     if (lost && ++remade > MAX_SIMILAR_UPDATES) return null;
-    const list = lost ? within(rank) : [...kept, ...(gained.get(rank) ?? [])];
-    if (list.length > 0) lists[rank] = lost || gained.has(rank) ? nearest(list) : list;
+    const more = gained.get(rank);
+    if (!lost && more === undefined) {
+      if (was.length > 0) lists[rank] = moved ? was.map((entry) => rankNow[Math.floor(entry / 32)]! * 32 + (entry % 32)) : was;
+      continue;
+    }
+    const kept: Neighbour[] = lost ? within(rank) : was.map((entry) => ({ rank: rankNow[Math.floor(entry / 32)]!, distance: entry % 32 }));
+    const list = lost ? kept : [...kept, ...more!];
+    if (list.length > 0) lists[rank] = nearest(list);
   }
   return lists;
 }
@@ -245,8 +258,8 @@ export interface CompileOptions {
    * same dictionary from its last build's chunks.
    */
   encodeRecords?: (dictionary: string, records: readonly PepeRecord[], encode: (rank: number) => string) => (rank: number) => string;
-  /** Makes each record's similar pepes (records in rank order); must return `similarLists(records)` (the build passes a memoized one). */
-  similarLists?: (records: readonly PepeRecord[]) => Neighbour[][];
+  /** Makes each record's similar pepes (records in rank order, entries rank × 32 + distance); must return `similarLists(records)` (the build passes a memoized one). */
+  similarLists?: (records: readonly PepeRecord[]) => readonly (readonly number[])[];
   /** The similar lists' packed pieces the last compile made, kept where its lists are the same (the memo of `similarLists`). */
   similarPieces?: SimilarPiecesReuse;
   /** What to take from the last compile (`CompileReuse`). */

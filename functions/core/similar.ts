@@ -5,6 +5,7 @@
  * so the function reads one record's neighbours without decoding the others.
  * `GET /api/similar?phash=`: one pass over every record's stored phash (`hashSearcher`).
  */
+import { lowerBound } from './lower-bound.js';
 import { parseHash, popcount32, type Hash64 } from './multi-index.js';
 import { digitsFor, packInPieces, piecedNumberAt, type PiecedNumbers } from './packed-numbers.js';
 import { decodeBitmap, encodeBytes } from './search/posting-codec.js';
@@ -32,26 +33,33 @@ export interface StoredSimilar {
   entries: PiecedNumbers;
 }
 
-export function storeSimilar(lists: readonly Neighbour[][], maxPiece: number, addPiece: (text: string) => number, reuse?: SimilarPiecesReuse): StoredSimilar {
-  const offsets = [0];
-  const entries: number[] = [];
-  for (const list of lists) {
-    for (const { rank, distance } of list) entries.push(rank * 32 + distance);
-    offsets.push(entries.length);
-  }
+export function storeSimilar(lists: readonly (readonly number[])[], maxPiece: number, addPiece: (text: string) => number, reuse?: SimilarPiecesReuse): StoredSimilar {
+  const offsets = new Array<number>(lists.length + 1);
+  offsets[0] = 0;
+  for (let rank = 0; rank < lists.length; rank++) offsets[rank + 1] = offsets[rank]! + lists[rank]!.length;
+  // The entries from index `from` on, made only past the pieces kept: a change keeps most of them.
+  const entriesFrom = (from: number): number[] => {
+    const entries: number[] = [];
+    for (let rank = lowerBound(lists.length, (r) => offsets[r + 1]! <= from); rank < lists.length; rank++) {
+      const list = lists[rank]!;
+      for (let k = Math.max(0, from - offsets[rank]!); k < list.length; k++) entries.push(list[k]!);
+    }
+    return entries;
+  };
   // Lists 0 .. same - 1 are the last compile's: so are offsets 0 .. same and the entries before offsets[same].
   const same = Math.min(reuse?.sameUpTo() ?? 0, lists.length);
-  const store = (name: 'offsets' | 'entries', values: number[], max: number, sameValues: number): PiecedNumbers => {
+  const store = (name: 'offsets' | 'entries', count: number, valuesFrom: (from: number) => number[], max: number, sameValues: number): PiecedNumbers => {
     const width = digitsFor(max);
     const perPiece = Math.max(1, Math.floor(maxPiece / width));
     const saved = reuse?.kept(name, width, perPiece) ?? [];
     const keptPieces = Math.min(saved.length, Math.floor(sameValues / perPiece));
-    const rest = values.length > keptPieces * perPiece || keptPieces === 0 ? packInPieces(values.slice(keptPieces * perPiece), width, maxPiece).pieces : [];
+    const rest = count > keptPieces * perPiece || keptPieces === 0 ? packInPieces(valuesFrom(keptPieces * perPiece), width, maxPiece).pieces : [];
     const pieces = [...saved.slice(0, keptPieces), ...rest];
     reuse?.made(name, pieces, width, perPiece, keptPieces);
     return { first: pieces.map(addPiece)[0]!, width, perPiece };
   };
-  return { offsets: store('offsets', offsets, entries.length, same + 1), entries: store('entries', entries, lists.length * 32, offsets[same]!) };
+  const total = offsets[lists.length]!;
+  return { offsets: store('offsets', offsets.length, (from) => offsets.slice(from), total, same + 1), entries: store('entries', total, entriesFrom, lists.length * 32, offsets[same]!) };
 }
 
 /**

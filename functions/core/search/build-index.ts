@@ -107,8 +107,18 @@ export function updateSearchIndex(previous: SearchIndexData, docs: readonly Sear
   const addedRanks = new Map(added.terms);
   const previousTerms = previous.terms === '' ? [] : previous.terms.split(' ');
   const addedTerms = added.terms.map(([term]) => term).filter((term) => !sortedHas(previousTerms, term)).sort();
+  // The postings gained by index among the previous terms and among the new ones: looking every term up by its text hashed each.
+  const gainedAt = new Map<number, Map<number, number[]>>();
+  for (const [term, ranksByField] of added.terms) {
+    const t = lowerBound(previousTerms.length, (index) => previousTerms[index]! < term);
+    if (previousTerms[t] === term) gainedAt.set(t, ranksByField);
+  }
+  const gainedNew = addedTerms.map((term) => addedRanks.get(term)!);
   // Whether a segment written for `known` docs is what encodePosting writes for `docs.length`, by kind.
   const keeps = { [KIND_LIST]: keepsEncoding(KIND_LIST, known, docs.length), [KIND_BITMAP]: keepsEncoding(KIND_BITMAP, known, docs.length) };
+  // Every previous doc at its rank, encodings unchanged (an add of the newest): a term that gains nothing is its segments as written, unread.
+  let appendOnly = keeps[KIND_LIST] && keeps[KIND_BITMAP];
+  for (let before = 0; appendOnly && before < known; before++) appendOnly = rankNow[before] === before;
   const fields = [
     { field: previous.tags, fieldId: added.fieldIds.tags!, out: new FieldOutput(previous.tags.postings) },
     { field: previous.description, fieldId: added.fieldIds.description!, out: new FieldOutput(previous.description.postings) },
@@ -121,13 +131,21 @@ export function updateSearchIndex(previous: SearchIndexData, docs: readonly Sear
     const fromPrevious = a >= addedTerms.length || (t < previousTerms.length && previousTerms[t]! < addedTerms[a]!);
     const term = fromPrevious ? previousTerms[t]! : addedTerms[a]!;
     let any = false;
+    const gainedFields = fromPrevious ? gainedAt.get(t) : gainedNew[a];
     for (let f = 0; f < fields.length; f++) {
       const { field, fieldId } = fields[f]!;
-      const gained = addedRanks.get(term)?.get(fieldId) ?? [];
+      const gained = gainedFields?.get(fieldId) ?? [];
       let ranks: number[] = [];
       if (fromPrevious) {
         const start = numberAt(field.offsets, field.offsetWidth, t);
         const end = t + 1 < previousTerms.length ? numberAt(field.offsets, field.offsetWidth, t + 1) : field.postings.length;
+        // Every term of an index some doc holds (a term none holds is dropped): kept, it still is.
+        if (appendOnly && gained.length === 0) {
+          segmentsOf[f] = start;
+          ends[f] = end;
+          any = true;
+          continue;
+        }
         // A list whose docs all keep their rank and which gains none is the segment as written: checked without decoding it.
         const members = gained.length === 0 && keeps[KIND_LIST] ? keptListCount(field.postings, start, rankNow) : -1;
         if (members !== -1) {

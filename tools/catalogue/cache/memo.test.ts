@@ -65,6 +65,37 @@ describe('a memo saved by deltas', () => {
   });
 });
 
+describe('a memo\'s first document', () => {
+  it('keeps long ASCII texts and lists of them raw, reads back any other value as JSON, and reads a damaged raw frame as none', async () => {
+    const memo = cacheMemo('memo.json', isValue, undefined, { deltas: true });
+    const digests = Array.from({ length: 100 }, (_, i) => i.toString(16).padStart(64, '0'));
+    const value = { s: 'a\\b"c'.repeat(200), a: digests, l: [[1, 2]], n: 3, mixed: ['x'.repeat(40), ...Array.from({ length: 40 }, (_, i) => 'y'.repeat(i))], wide: ['é'.repeat(600), ...Array.from({ length: 40 }, () => 'ü')], empty: Array.from({ length: 40 }, () => ''), deep: [{ t: 'z'.repeat(700) }] };
+    await memo.save(temp.path, value as Value);
+    expect(await memo.load(temp.path)).toEqual(value);
+    const bytes = await readFile(join(temp.path, 'memo.json'));
+    // Neither the digests nor the escaped text went through JSON.
+    expect(bytes.includes(`"${digests[1]}"`)).toBe(false);
+    expect(bytes.includes(digests.join(''))).toBe(true);
+    expect(bytes.includes('a\\b"c'.repeat(200))).toBe(true);
+    // The raw frame cut short, though framed as whole: its texts fall out of bounds.
+    const head = bytes.readUInt32LE(11);
+    const rawAt = 11 + 4 + head;
+    const cut = Buffer.concat([bytes.subarray(0, rawAt), Buffer.alloc(4), bytes.subarray(rawAt + 4, rawAt + 4)]);
+    await writeFile(join(temp.path, 'memo.json'), cut);
+    expect(await memo.load(temp.path)).toBeNull();
+    // The layout before (the value framed as one JSON document) reads as none.
+    await writeFile(join(temp.path, 'memo.json'), Buffer.concat([bytes.subarray(0, 11), frame(JSON.stringify(value))]));
+    expect(await memo.load(temp.path)).toBeNull();
+  });
+});
+
+const frame = (text: string): Buffer => {
+  const body = Buffer.from(text);
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(body.length);
+  return Buffer.concat([length, body]);
+};
+
 describe('matchedIndexes', () => {
   it('finds each key where a map of every key would, over random inserts, removals, edits and moves', () => {
     const rnd = random(36);

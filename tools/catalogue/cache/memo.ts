@@ -6,7 +6,7 @@
  */
 import { lstat, appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CacheLog, frameDocument, readCacheDocuments } from './cache-log.js';
+import { CacheLog, type CacheDocuments, cacheFrames, frameBytes, frameDocument } from './cache-log.js';
 import { makeFolders } from '../../shared/make-folders.js';
 import { readRegularFile } from '../../shared/read-regular-file.js';
 import { replaceFile } from '../../shared/replace-file.js';
@@ -65,7 +65,7 @@ export function cacheMemo<T>(file: string, isShape: (value: unknown) => value is
           return;
         }
       }
-      const frame = frameDocument(value, true);
+      const frame = framedMemo(value);
       await replaceFile(path, frame);
       const log = new CacheLog(LOG_FLOOR_BYTES);
       log.rewritten(frame.length);
@@ -82,22 +82,123 @@ async function readCacheLog(path: string): Promise<unknown> {
   } catch {
     return null;
   }
-  const read = readCacheDocuments(bytes);
+  const walked = cacheFrames(bytes);
   // A torn or damaged delta: none, as a torn JSON file is (the next save rewrites it).
-  if (read === null || read.validBytes !== bytes.length) return null;
-  let value = read.documents[0];
+  if (walked === null || walked.validBytes !== bytes.length || walked.frames.length < 2) return null;
+  const [[headStart, headEnd], [rawStart, rawEnd]] = walked.frames as [[number, number], [number, number]];
+  let value: unknown;
   try {
-    for (const delta of read.documents.slice(1)) value = applyDelta(value, delta);
+    value = unframedMemo(JSON.parse(bytes.toString('utf8', headStart, headEnd)), bytes.subarray(rawStart, rawEnd));
+    for (const [start, end] of walked.frames.slice(2)) value = applyDelta(value, JSON.parse(bytes.toString('utf8', start, end)));
   } catch {
     return null;
   }
   if (value === null || typeof value !== 'object') return null;
   const log = new CacheLog(LOG_FLOOR_BYTES);
+  const read: CacheDocuments = { documents: [], validBytes: walked.validBytes, baseBytes: rawEnd };
   log.loaded(read, bytes.length);
   const stat = await statOf(path);
   // Read whole and unchanged since: a later save may append to it.
   if (stat !== null && stat.startsWith(`${bytes.length} `)) loadedLogs.set(value, { file: path, log, stat });
   return value;
+}
+
+/**
+ * The first document of a memo saved by deltas, as two frames: a JSON head, the value with its
+ * long ASCII strings and lists of ASCII strings left out (null), and those texts raw, end to end,
+ * in a second frame. Reading slices them out of the bytes: JSON-parsing every digest and the
+ * escaped chunk texts was most of a memo's read. Any other head (the layout before) reads as none.
+ */
+const MEMO_LAYOUT = 'pepe-memo-2';
+
+/** A string this long or longer, and a list of strings this long or longer, goes raw. */
+const RAW_STRING = 512;
+const RAW_LIST = 32;
+
+/** Where a raw text goes back: its path from the value, its bytes in the raw frame, and for a list, every item's length or their one `width`. */
+type RawText = [path: (string | number)[], start: number, end: number, lengths?: number[] | number];
+
+function framedMemo(value: unknown): Buffer {
+  const texts: Buffer[] = [];
+  const raw: RawText[] = [];
+  let at = 0;
+  const take = (text: string): [number, number] | null => {
+    const bytes = Buffer.from(text, 'utf8');
+    // Raw only when ASCII (a byte a character), so a list's items are cut by their lengths.
+    if (bytes.length !== text.length) return null;
+    texts.push(bytes);
+    at += bytes.length;
+    return [at - bytes.length, at];
+  };
+  const path: (string | number)[] = [];
+  const strip = (item: unknown): unknown => {
+    if (typeof item === 'string') {
+      const range = item.length >= RAW_STRING ? take(item) : null;
+      if (range === null) return item;
+      raw.push([[...path], ...range]);
+      return null;
+    }
+    if (Array.isArray(item)) {
+      if (item.length >= RAW_LIST && item.every((entry) => typeof entry === 'string')) {
+        const range = take(item.join(''));
+        if (range !== null) {
+          const width = (item[0] as string).length;
+          raw.push([[...path], ...range, width > 0 && item.every((entry) => entry.length === width) ? width : item.map((entry) => entry.length)]);
+          return null;
+        }
+      }
+      let copy: unknown[] | null = null;
+      for (let i = 0; i < item.length; i++) {
+        const entry = item[i];
+        if (entry === null || (typeof entry !== 'object' && (typeof entry !== 'string' || entry.length < RAW_STRING))) continue;
+        path.push(i);
+        const stripped = strip(entry);
+        path.pop();
+        if (stripped !== entry) (copy ??= [...item])[i] = stripped;
+      }
+      return copy ?? item;
+    }
+    if (item === null || typeof item !== 'object') return item;
+    const copy: Record<string, unknown> = {};
+    for (const [name, entry] of Object.entries(item)) {
+      path.push(name);
+      copy[name] = strip(entry);
+      path.pop();
+    }
+    return copy;
+  };
+  const head = { layout: MEMO_LAYOUT, value: strip(value), raw };
+  return Buffer.concat([frameDocument(head, true), frameBytes(Buffer.concat(texts), false)]);
+}
+
+/** `framedMemo`'s inverse; throws on a head that is not one, or a text out of the raw frame's bounds. */
+function unframedMemo(head: unknown, bytes: Buffer): unknown {
+  const { layout, value, raw } = head as { layout?: unknown; value?: unknown; raw?: unknown };
+  if (layout !== MEMO_LAYOUT || !Array.isArray(raw)) throw new Error('not a memo');
+  const root = { value };
+  for (const [path, start, end, lengths] of raw as RawText[]) {
+    if (!Array.isArray(path) || !(Number.isSafeInteger(start) && Number.isSafeInteger(end) && start >= 0 && start <= end && end <= bytes.length)) throw new Error('bad raw text');
+    const text = bytes.toString('latin1', start, end);
+    let item: unknown = text;
+    if (typeof lengths === 'number') {
+      if (!(Number.isSafeInteger(lengths) && lengths > 0 && text.length % lengths === 0)) throw new Error('bad raw list');
+      const list = new Array<string>(text.length / lengths);
+      for (let i = 0; i < list.length; i++) list[i] = text.slice(i * lengths, (i + 1) * lengths);
+      item = list;
+    } else if (lengths !== undefined) {
+      if (!Array.isArray(lengths)) throw new Error('bad raw list');
+      let from = 0;
+      item = lengths.map((length) => text.slice(from, (from += length)));
+      if (from !== text.length || !lengths.every((length) => Number.isSafeInteger(length) && length >= 0)) throw new Error('bad raw list');
+    }
+    let holder: unknown = root;
+    const names: (string | number)[] = ['value', ...path];
+    for (const name of names.slice(0, -1)) holder = (holder as Record<string | number, unknown>)?.[name];
+    const last = names[names.length - 1]!;
+    if (holder === null || typeof holder !== 'object' || !Object.hasOwn(holder, last) || (holder as Record<string | number, unknown>)[last] !== null) throw new Error('bad raw path');
+    (holder as Record<string | number, unknown>)[last] = item;
+  }
+  return root.value;
 }
 
 /**

@@ -18,6 +18,7 @@
 import type { CompiledChunk, CompileReuse } from '../../../functions/core/catalogue.js';
 import { CHUNK_SIZE } from '../../../functions/core/catalogue-data.js';
 import type { PepeRecord } from '../../../functions/core/record.js';
+import { lowerBound } from '../../../functions/core/lower-bound.js';
 import { numberAt } from '../../../functions/core/packed-numbers.js';
 import { dictionaryFields, encodedTexts } from '../../../functions/core/record-codec.js';
 import { unescapeFromSource } from '../../../functions/core/source-text.js';
@@ -192,13 +193,15 @@ export async function memoizedRecordEncoding(cacheDir: string, context: string, 
       }
       const idOf = (rank: number) => records[rank]!.id;
       fresh.sort((a, b) => (idOf(a) < idOf(b) ? -1 : 1));
+      // Each new record's place found by a binary search: comparing it with every kept id reads every record.
       const ranks: number[] = [];
-      let k = 0;
-      for (const rank of kept) {
-        while (k < fresh.length && idOf(fresh[k]!) < idOf(rank)) ranks.push(fresh[k++]!);
+      let from = 0;
+      for (const rank of fresh) {
+        const at = from + lowerBound(kept.length - from, (i) => idOf(kept[from + i]!) < idOf(rank));
+        while (from < at) ranks.push(kept[from++]!);
         ranks.push(rank);
       }
-      while (k < fresh.length) ranks.push(fresh[k++]!);
+      while (from < kept.length) ranks.push(kept[from++]!);
       // A damaged memo (a rank twice or missing): sort them.
       if (ranks.length !== records.length) return undefined;
       return ranks;

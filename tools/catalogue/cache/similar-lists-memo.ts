@@ -12,7 +12,7 @@
  */
 import { similarLists, type SimilarListsOf, updateSimilarLists } from '../../../functions/core/catalogue.js';
 import type { PepeRecord } from '../../../functions/core/record.js';
-import type { Neighbour, SimilarPiecesReuse } from '../../../functions/core/similar.js';
+import type { SimilarPiecesReuse } from '../../../functions/core/similar.js';
 import { numberAt } from '../../../functions/core/packed-numbers.js';
 import { cacheMemo, matchedIndexes } from './memo.js';
 
@@ -118,6 +118,8 @@ export async function memoizedSimilarLists(cacheDir: string, context: string) {
       for (; rank < most; rank++) {
         const before = saved.lists[rank]!;
         const now = built.lists[rank]!;
+        // The very list saved (updateSimilarLists keeps a list whose members kept their rank).
+        if (before === now) continue;
         if (before.length !== now.length) break;
         let same = true;
         for (let i = 0; i < now.length && same; i++) same = before[i] === now[i];
@@ -138,14 +140,12 @@ export async function memoizedSimilarLists(cacheDir: string, context: string) {
   return {
     /** What `compileCatalogue` may take from the last build's packed lists (its `similarPieces` option), once `make` ran. */
     pieces,
-    make(records: readonly PepeRecord[]): Neighbour[][] {
+    make(records: readonly PepeRecord[]): readonly (readonly number[])[] {
       const ids = records.map((record) => record.id);
       const updated = saved === null ? null : updateSimilarLists(saved, records, matchedIndexes(saved.ids, ids));
       const lists = updated ?? similarLists(records);
       run = updated === null ? 'searched' : 'updated';
-      // Most records have no neighbour: they share one empty list.
-      const none: number[] = [];
-      built = { context, ids, phashes: records.map((record) => record.phash), lists: lists.map((list) => (list.length === 0 ? none : list.map(({ rank, distance }) => rank * 32 + distance))) };
+      built = { context, ids, phashes: records.map((record) => record.phash), lists };
       return lists;
     },
     /** What `make` did, or null before it ran. */
