@@ -5,6 +5,7 @@
  * (analyse-image-file.ts).
  */
 import { extname, resolve } from 'node:path';
+import { lowerBound } from '../../functions/core/lower-bound.js';
 import { compareRecords, type PepeRecord } from '../../functions/core/record.js';
 import { FEATURE_VERSION, analyseImage } from '../image/analyse-image.js';
 import { configureSharpForBatch } from '../image/decode.js';
@@ -78,6 +79,8 @@ export interface PreviousBuild {
   problems: readonly Problem[];
   /** Its content listing's stat fingerprint: names the item set its near-duplicate memo was made for. */
   statFingerprint: string;
+  /** The sum of its rows' digests (build-extras.ts `buildInputs`), when it saved one. */
+  digestSum?: string;
 }
 
 /** What a change build read (`previous` given), for the stages after it. */
@@ -91,6 +94,8 @@ export interface ContentChanges {
 /** What a change build read, and the ids of the last build's records not taken over (their pair read again, or gone): with the items taken over, all its ids. */
 export interface ReadChanges extends ContentChanges {
   freed: ReadonlySet<string>;
+  /** The digests the last build's rows not taken over had (one per id freed). */
+  freedDigests: readonly string[];
 }
 
 export interface AnalyseProgress {
@@ -374,7 +379,7 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
     const read = diff.misses.map((index) => items[index]).filter((item): item is AnalysedItem => item !== undefined);
     const rejected = new Set(valid === analysed ? [] : analysed.filter((item) => !valid.includes(item)));
     const changed = read.filter((item) => !rejected.has(item));
-    analysis.changes = { items: changed, removed: diff.removed, freed: diff.freed };
+    analysis.changes = { items: changed, removed: diff.removed, freed: diff.freed, freedDigests: diff.freedDigests };
     stats.changed = { read: diff.misses.length, removed: diff.removed.length };
   }
   return analysis;
@@ -519,6 +524,8 @@ class ListedItem implements AnalysedItem {
     readonly distinctFrom: string[],
     readonly digest: string,
     private readonly listed: ListedFeatures,
+    /** The record's rank in the order of the build that wrote the pairs' full list (-1: from a delta). */
+    readonly rank: number,
   ) {
     this.thumbnails = record.thumbnails;
   }
@@ -548,10 +555,12 @@ class ListedItem implements AnalysedItem {
  */
 function takeUnchanged(scan: ContentScan, lines: readonly string[], listed: ListedFeatures, items: (AnalysedItem | undefined)[], stats: AnalyseStats) {
   const { rows } = listed.previous;
+  rows.walk();
   const misses: number[] = [];
   const touched = new Set<string>();
   // The ids of the last build's rows not taken over (read again, or gone): every other id of its records is an item's.
   const freed = new Set<string>();
+  const freedDigests: string[] = [];
   let newPaths = false;
   let seen = 0;
   for (let index = 0; index < scan.pairs.length; index++) {
@@ -565,7 +574,7 @@ function takeUnchanged(scan: ContentScan, lines: readonly string[], listed: List
       const digestAt = row.indexOf('\t', at + 66) + 1;
       const distinctAt = row.indexOf('\t', digestAt) + 1;
       const distinctFrom = distinctAt === row.length ? NONE : (JSON.parse(row.slice(distinctAt)) as string[]);
-      items[index] = new ListedItem(rows.record!, image.rel, image.abs, row.slice(at, at + 64), distinctFrom, row.slice(digestAt, distinctAt - 1), listed);
+      items[index] = new ListedItem(rows.record!, image.rel, image.abs, row.slice(at, at + 64), distinctFrom, row.slice(digestAt, distinctAt - 1), listed, rows.rank);
       stats.images++;
       stats.cacheHits++;
       continue;
@@ -577,35 +586,36 @@ function takeUnchanged(scan: ContentScan, lines: readonly string[], listed: List
     if (old === undefined) continue;
     touched.add(old.sidecar);
     freed.add(old.id);
+    freedDigests.push(old.digest);
     // An image whose stat is the last build's holds the same bytes: not read again.
     if (line.startsWith(`${old.image}\0${old.imageStat}\0`)) listed.knowHash(image.rel, old.sha256);
   }
   const removed: string[] = [];
   if (seen < rows.size) {
-    const scanned = new Set(scan.pairs.map((pair) => pair.image.rel));
-    for (const [image, row] of rows.entries()) {
-      if (scanned.has(image)) continue;
+    for (const [image, row] of rows.unvisited()) {
       removed.push(image);
       const old = parsePairRow(row);
       touched.add(image).add(old.sidecar);
       freed.add(old.id);
+      freedDigests.push(old.digest);
     }
   }
   const missed = misses.map((index) => scan.pairs[index]!);
   const kept = listed.previous.problems.filter((problem) => problem.code !== 'near-duplicate' && problem.code !== 'unknown-distinct-from' && !(problem.file !== undefined && touched.has(problem.file)));
   const names = missed.flatMap((pair) => [pair.image.rel, pair.sidecar.rel]);
   const problems = [...kept, ...(newPaths ? caseCollisions(scan, names) : []), ...windowsNameProblems({ pairs: missed, loneSidecars: [] })];
-  // An id the last build had and gave an item taken over (ids were distinct then): the items
-  // are searched for the first few ids asked (an add asks one), then a set of them is made.
+  // An id the last build had and gave an item taken over (ids were distinct then, so no freed
+  // row holds it): the rows' text is searched for the first few ids asked (an add asks one),
+  // not the records; then a set of the rows' ids is made.
   let asked = 0;
-  let takenIds: Set<string> | undefined;
+  let rowIds: Set<string> | undefined;
   const taken = (id: string): boolean => {
     if (freed.has(id)) return false;
-    if (takenIds === undefined && asked++ < 8) return items.some((item) => item instanceof ListedItem && item.record.id === id);
-    takenIds ??= new Set(items.flatMap((item) => (item instanceof ListedItem ? [item.record.id] : [])));
-    return takenIds.has(id);
+    if (rowIds === undefined && asked++ < 8) return rows.holdsId(id);
+    rowIds ??= rows.ids();
+    return rowIds.has(id);
   };
-  return { misses, removed, problems, freed, taken };
+  return { misses, removed, problems, freed, freedDigests, taken };
 }
 
 /**
@@ -726,6 +736,36 @@ export function unknownDistinctFrom(items: AnalysedItem[], otherIds: Iterable<st
 /** Each record's dates checked (`sidecarDateProblems`): errors for `pepe check`, warnings for build, as near-duplicates are. */
 export function dateProblems(items: AnalysedItem[], severity: Problem['severity'], now = Date.now()): Problem[] {
   return items.flatMap((item) => sidecarDateProblems(item.record, sidecarOf(item), severity, now));
+}
+
+/**
+ * The items' records in `compareRecords` order. A change build's items taken over from the pairs'
+ * full list keep their order then (a record's created_at and id are its sort key): they are
+ * laid out by their saved rank, and only the others are sorted and merged in by binary search.
+ */
+export function recordsInOrder(items: readonly AnalysedItem[]): PepeRecord[] {
+  let top = -1;
+  for (const item of items) if (item instanceof ListedItem && item.rank > top) top = item.rank;
+  // Laid out whole first: stores at scattered indexes of an empty array would make it a dictionary.
+  const ranked: PepeRecord[] = new Array(top + 1);
+  const others: PepeRecord[] = [];
+  for (const item of items) {
+    if (item instanceof ListedItem && item.rank >= 0) ranked[item.rank] = item.record;
+    else others.push(item.record);
+  }
+  // Past a few, sorting them all is as cheap as merging them in.
+  if (others.length * 16 > items.length) return sortedRecords(items.map((item) => item.record));
+  // `filter` skips the holes the ranks of the pairs read again or gone left.
+  const kept = ranked.filter(() => true);
+  const merged: PepeRecord[] = [];
+  let from = 0;
+  for (const record of sortedRecords(others)) {
+    const at = lowerBound(kept.length, (index) => compareRecords(kept[index]!, record) < 0);
+    for (; from < at; from++) merged.push(kept[from]!);
+    merged.push(record);
+  }
+  for (; from < kept.length; from++) merged.push(kept[from]!);
+  return merged;
 }
 
 /** `compareRecords` order, with each timestamp parsed once instead of once per comparison. */

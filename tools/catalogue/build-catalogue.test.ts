@@ -721,19 +721,24 @@ describe('incremental rebuilds', () => {
       }
       // Records not those their rows name (turned by one), in a file of the stat last-build.json records: read as none.
       const pairs = join(own.cacheDir!, 'pairs.bin');
-      const bytes = await readFile(pairs);
-      const [start, end] = cacheFrames(bytes)!.frames[0]!;
-      const list = JSON.parse(bytes.toString('utf8', start, end)) as { rows: string[]; records: unknown[] };
-      const turned = Buffer.from(JSON.stringify({ rows: list.rows, records: [...list.records.slice(1), list.records[0]] }));
-      expect(turned.length).toBe(end - start);
-      await writeFile(pairs, Buffer.concat([bytes.subarray(0, start), turned, bytes.subarray(end)]));
+      // So are ranks that are not each rank once.
       const lastBuild = join(own.cacheDir!, 'last-build.json');
-      const { size, mtimeMs, ino } = await stat(pairs);
-      await writeFile(lastBuild, JSON.stringify({ ...JSON.parse(await readFile(lastBuild, 'utf8')), pairsStat: { size, mtimeMs, ino } }));
-      await writeFile(join(own.contentDir, 'frog-003.json'), JSON.stringify({ ...JSON.parse(await readFile(join(own.contentDir, 'frog-003.json'), 'utf8')), tags: ['turned'] }));
-      const turnedBuild = await buildCatalogue(own);
-      expect(turnedBuild.ok).toBe(true);
-      expect(turnedBuild.stats.changed).toBeNull();
+      for (const [tag, edit] of [
+        ['turned', (list: { rows: string[]; records: unknown[]; ranks: number[] }) => ({ ...list, records: [...list.records.slice(1), list.records[0]] })],
+        ['ranked twice', (list: { rows: string[]; records: unknown[]; ranks: number[] }) => ({ ...list, ranks: [list.ranks[1]!, ...list.ranks.slice(1)] })],
+      ] as const) {
+        const bytes = await readFile(pairs);
+        const [start, end] = cacheFrames(bytes)!.frames[0]!;
+        const turned = Buffer.from(JSON.stringify(edit(JSON.parse(bytes.toString('utf8', start, end)))));
+        expect(turned.length).toBe(end - start);
+        await writeFile(pairs, Buffer.concat([bytes.subarray(0, start), turned, bytes.subarray(end)]));
+        const { size, mtimeMs, ino } = await stat(pairs);
+        await writeFile(lastBuild, JSON.stringify({ ...JSON.parse(await readFile(lastBuild, 'utf8')), pairsStat: { size, mtimeMs, ino } }));
+        await writeFile(join(own.contentDir, 'frog-003.json'), JSON.stringify({ ...JSON.parse(await readFile(join(own.contentDir, 'frog-003.json'), 'utf8')), tags: [tag] }));
+        const turnedBuild = await buildCatalogue(own);
+        expect(turnedBuild.ok).toBe(true);
+        expect(turnedBuild.stats.changed).toBeNull();
+      }
       await writeFile(pairs, (await readFile(pairs)).subarray(0, 40));
       await writeFile(join(own.contentDir, 'frog-003.json'), JSON.stringify({ ...JSON.parse(await readFile(join(own.contentDir, 'frog-003.json'), 'utf8')), tags: ['edited', 'again'] }));
       const torn = await buildCatalogue(own);

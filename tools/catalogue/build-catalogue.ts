@@ -8,7 +8,7 @@ import { dirname, resolve } from 'node:path';
 import { type ContentPair, isAtOrBelow, scanContent, folderProblem } from './scan-content.js';
 import { catalogueDataFiles, compileCatalogue } from '../../functions/core/catalogue.js';
 import { type PepeRecord, type SiteUrls } from '../../functions/core/record.js';
-import { type AnalyseContentOptions, type AnalysedItem, type AnalyseStats, analyseContent, type ContentAnalysis, type PreviousBuild, dateProblems, defaultCacheDir, effectiveLimits, LostFeatures, sortedRecords, sortProblems } from './analyse-content.js';
+import { type AnalyseContentOptions, type AnalysedItem, type AnalyseStats, analyseContent, type ContentAnalysis, type PreviousBuild, dateProblems, defaultCacheDir, effectiveLimits, LostFeatures, recordsInOrder, sortProblems } from './analyse-content.js';
 import { type InOutput, openRenditions, type RenditionEntry, renditionFileName, renditionFiles, renditionFolder, type RenditionRun, type RenditionsRun, thumbnailsOf } from './renditions.js';
 import type { RenditionSettings } from '../image/renditions.js';
 import { createManifest, manifestEntry, type Manifest, readManifestSync, sha256Of, UnusableManifestError } from '../shared/manifest.js';
@@ -168,7 +168,7 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   // A change build keeps the last build's date problems of the records it did not read.
   const problems = sortProblems([...cacheFiles, ...analysis.problems, ...dateProblems(analysis.changes?.items ?? analysis.items, 'warning'), ...(await outDirProblems(contentDir, recovery, last)), ...dupes]);
   const stats = analysedStats(analysis, problems, { scanMs, dupesMs: performance.now() - dupesStart });
-  const records = sortedRecords(analysis.items.map((item) => item.record));
+  const records = recordsInOrder(analysis.items);
   if (stats.errors > 0) {
     await renditions.keep();
     return resultOf({ ok: false, problems, records, changed: false }, stats, started, last.outputManifest());
@@ -180,11 +180,12 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
 
   // An image's bytes and its renditions': a record's digest covers the files it has in site/images.
   const imageKey = (item: AnalysedItem) => `${item.sha256}${(made.bySource.get(item.sha256) ?? []).map((entry) => ` ${entry.sha256}:${entry.size}`).join('')}`;
-  const inputs = buildInputs(analysis.items, imageKey, context);
+  const before = analysis.changes && previous?.digestSum !== undefined ? { sum: previous.digestSum, count: previous.rows.size, gone: analysis.changes.freedDigests, read: analysis.changes.items.length } : undefined;
+  const inputs = buildInputs(analysis.items, imageKey, context, before);
   // What the next build reports if it finds this listing again: the content's problems only (it has no cache file to warn about).
   const contentProblems = problems.filter((problem) => !cacheFiles.includes(problem));
   const unchangedContent = statFingerprint === null ? null : { statFingerprint, problems: contentProblems, images: analysis.stats.images, records: records.length };
-  const pairs = statFingerprint === null ? null : pairsMade(settingsKey, lines, scan.pairs, analysis, inputs.recordDigests);
+  const pairs = statFingerprint === null ? null : pairsMade(settingsKey, lines, scan.pairs, analysis, inputs, records);
   if (last.madeFrom(inputs.fingerprint)) {
     stats.kept = last.files;
     stats.shortcut = 'records';
@@ -354,7 +355,7 @@ function changesOf(analysis: ContentAnalysis, previous: PreviousBuild | undefine
  * what it gave; only those that changed when this build started from the last build's. None
  * when a pair gave no item (that build failed).
  */
-function pairsMade(settings: string, lines: readonly string[], pairs: readonly ContentPair[], analysis: ContentAnalysis, digests: ReadonlyMap<string, string>): PairsMade | null {
+function pairsMade(settings: string, lines: readonly string[], pairs: readonly ContentPair[], analysis: ContentAnalysis, { recordDigests: digests, digestSum }: { recordDigests: ReadonlyMap<string, string>; digestSum: string }, records: readonly PepeRecord[]): PairsMade | null {
   const { items, changes } = analysis;
   if (items.length !== pairs.length) return null;
   for (let index = 0; index < items.length; index++) if (items[index]!.file !== pairs[index]!.image.rel) return null;
@@ -371,7 +372,11 @@ function pairsMade(settings: string, lines: readonly string[], pairs: readonly C
       }
     }
   }
-  return { settings, list: () => ({ rows: items.map((item, index) => row(item, lines[index]!)), records: items.map((item) => item.record) }), delta };
+  const list = () => {
+    const rankOf = new Map(records.map((record, rank) => [record, rank]));
+    return { rows: items.map((item, index) => row(item, lines[index]!)), records: items.map((item) => item.record), ranks: items.map((item) => rankOf.get(item.record)!) };
+  };
+  return { settings, list, delta, digestSum };
 }
 
 /** The catalogue data, compiled with the last build's memos, and its files (the images are planned in writeFiles, with the answers' previous output). */

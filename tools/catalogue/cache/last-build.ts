@@ -34,6 +34,8 @@ interface LastBuildJson {
   pairsStat?: FileStatKey | null;
   pairsBase?: number;
   pairsSettings?: string;
+  /** The sum of the pairs' digests (build-extras.ts `buildInputs`). */
+  pairsSum?: string;
 }
 
 /** What a rebuild of unchanged content reports without analysing anything. */
@@ -87,6 +89,8 @@ export interface PairsMade {
   list: () => PairsList;
   /** What changed since the file the last build left, when this build started from it. */
   delta: PairsDelta | null;
+  /** The sum of the rows' digests. */
+  digestSum: string;
 }
 
 /** A cache file this build made, saved on request. */
@@ -143,7 +147,7 @@ export class LastBuild {
     if (!this.outputIntact || json?.unchanged === undefined || json.pairsSettings !== settings || !this.pairsStand()) return null;
     const rows = loadPairs(this.cacheDir);
     if (rows === null) return null;
-    return { rows, problems: json.unchanged.problems, statFingerprint: json.unchanged.statFingerprint };
+    return { rows, problems: json.unchanged.problems, statFingerprint: json.unchanged.statFingerprint, digestSum: json.pairsSum };
   }
 
   private pairsStand(): boolean {
@@ -151,11 +155,11 @@ export class LastBuild {
   }
 
   /** Saves the pairs (a delta when this build started from the file the last build left); the fields last-build.json keeps of them. */
-  private savePairs(pairs: PairsMade | null): Pick<LastBuildJson, 'pairsStat' | 'pairsBase' | 'pairsSettings'> {
+  private savePairs(pairs: PairsMade | null): Pick<LastBuildJson, 'pairsStat' | 'pairsBase' | 'pairsSettings' | 'pairsSum'> {
     if (pairs === null) return {};
     const saved = pairs.delta !== null && this.pairsStand() ? { baseBytes: this.json!.pairsBase!, fileBytes: this.json!.pairsStat!.size } : null;
     const pairsBase = savePairs(this.cacheDir, pairs.list, pairs.delta, saved);
-    return { pairsStat: statKey(pairsFile(this.cacheDir)), pairsBase, pairsSettings: pairs.settings };
+    return { pairsStat: statKey(pairsFile(this.cacheDir)), pairsBase, pairsSettings: pairs.settings, pairsSum: pairs.digestSum };
   }
 
   /** The records of the last build (read on demand: a maintainer's `pepe build` never needs them). */

@@ -141,13 +141,19 @@ const isRowOf = (row: string | undefined, image: string): row is string => row !
  */
 export class PairRows<R = unknown> {
   private cursor = 0;
-  /** The record of the row `get` returned last (no pair allocated per lookup). */
+  /** The rows `get` returned since `walk` (the full list's by index, the deltas' by image path). */
+  private visited: Uint8Array | undefined;
+  private readonly overVisited = new Set<string>();
+  /** The record of the row `get` returned last (no pair allocated per lookup), and its rank in the last build's order (-1: a delta's row). */
   record: R | undefined;
+  rank = -1;
 
   constructor(
     private readonly base: readonly string[],
     /** The record of each row of `base`, at the same index. */
     private readonly baseRecords: readonly R[],
+    /** The rank of each row's record in the order of the build that wrote `base`, at the same index. */
+    private readonly baseRanks: readonly number[],
     /** Image path → its row and record set by a delta, or null when a delta dropped it. */
     private readonly over: ReadonlyMap<string, readonly [string, R] | null>,
     /** The number of rows. */
@@ -158,7 +164,9 @@ export class PairRows<R = unknown> {
   get(image: string): string | undefined {
     const over = this.over.get(image);
     if (over !== undefined) {
+      if (over !== null) this.overVisited.add(image);
       this.record = over?.[1];
+      this.rank = -1;
       return over?.[0];
     }
     const { base } = this;
@@ -169,8 +177,29 @@ export class PairRows<R = unknown> {
     }
     const row = base[this.cursor];
     if (!isRowOf(row, image)) return (this.record = undefined);
+    (this.visited ??= new Uint8Array(base.length))[this.cursor] = 1;
+    this.rank = this.baseRanks[this.cursor]!;
     this.record = this.baseRecords[this.cursor++];
     return row;
+  }
+
+  /** Starts a walk: no row visited yet. */
+  walk(): void {
+    this.cursor = 0;
+    this.visited = undefined;
+    this.overVisited.clear();
+  }
+
+  /** The rows `get` did not return since `walk`, with their image paths: a flag per row read, no set of paths made. */
+  *unvisited(): Generator<[string, string]> {
+    const { visited } = this;
+    for (let at = 0; at < this.base.length; at++) {
+      if (visited?.[at] === 1) continue;
+      const row = this.base[at]!;
+      const image = imageOfRow(row);
+      if (!this.over.has(image)) yield [image, row];
+    }
+    for (const [image, set] of this.over) if (set !== null && !this.overVisited.has(image)) yield [image, set[0]];
   }
 
   /** Every row, with its image path and record. */
@@ -181,6 +210,28 @@ export class PairRows<R = unknown> {
       if (!this.over.has(image)) yield [image, row, this.baseRecords[at]!];
     }
     for (const [image, set] of this.over) if (set !== null) yield [image, set[0], set[1]];
+  }
+
+  /** Whether a row names the record `id` (a row ends in `\0sha256\tid\t…`): searched without slicing a row that does not hold it. */
+  holdsId(id: string): boolean {
+    const needle = `\t${id}\t`;
+    const named = (row: string) => row.lastIndexOf(needle) >= 0 && row.startsWith(needle, row.lastIndexOf('\0') + 65);
+    for (const [, set] of this.over) if (set !== null && named(set[0])) return true;
+    for (let at = 0; at < this.base.length; at++) {
+      const row = this.base[at]!;
+      if (named(row) && !this.over.has(imageOfRow(row))) return true;
+    }
+    return false;
+  }
+
+  /** The ids of every row. */
+  ids(): Set<string> {
+    const ids = new Set<string>();
+    for (const [, row] of this.entries()) {
+      const idAt = row.lastIndexOf('\0') + 66;
+      ids.add(row.slice(idAt, row.indexOf('\t', idAt)));
+    }
+    return ids;
   }
 
   /** A row holding `needle`, with its record: searched without slicing a row that does not hold it. */

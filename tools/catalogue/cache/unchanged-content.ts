@@ -107,17 +107,19 @@ export function loadRecords(cacheDir: string): PepeRecord[] {
 
 // The last build's pairs (`pairs.bin`, framed as records.bin): what a change build takes over
 // for every pair whose line is unchanged, so that it reads, parses and hashes only the others.
-// Each row's record is held beside it, in the same order: one read gives a change build the
-// unchanged records by position, with no map of every record by id.
+// Each row's record and rank are held beside it, in the same order: one read gives a change
+// build the unchanged records by position, with no map of every record by id, and their order.
+// One document, parsed whole: parsed a part at a time, the records cost more CPU in garbage collection.
 
 const PAIRS_FILE = 'pairs.bin';
 
 export const pairsFile = (cacheDir: string): string => join(cacheDir, PAIRS_FILE);
 
-/** The full list: every row in scan order, and its record at the same index. */
+/** The full list: every row in scan order, its record at the same index, and that record's rank in the build's order. */
 export interface PairsList {
   rows: string[];
   records: PepeRecord[];
+  ranks: number[];
 }
 
 /** Appended after the full list: the rows new or changed since with their records (same order), and the image paths gone. */
@@ -171,17 +173,24 @@ export function loadPairs(cacheDir: string): PairRows<PepeRecord> | null {
   if (read === null || read.validBytes !== bytes.length) return null;
   const [base, ...deltas] = read.documents as Partial<PairsList>[];
   if (!isRowsWithRecords(base?.rows, base?.records)) return null;
-  const rows = base!.rows!;
+  const { rows, records, ranks } = base as PairsList;
   // Sorted, as a build writes them, else the walk cannot find them: then the file is none.
   for (let at = 1; at < rows.length; at++) if (!(rows[at - 1]! < rows[at]!)) return null;
+  // Each rank once, below the count: else the file is none.
+  if (!Array.isArray(ranks) || ranks.length !== rows.length) return null;
+  const ranked = new Uint8Array(rows.length);
+  for (const rank of ranks) {
+    if (!Number.isSafeInteger(rank) || rank < 0 || rank >= rows.length || ranked[rank] === 1) return null;
+    ranked[rank] = 1;
+  }
   const over = new Map<string, readonly [string, PepeRecord] | null>();
   for (const delta of deltas as Partial<PairsDelta>[]) {
     if (!isRowsWithRecords(delta?.set, delta?.records) || !Array.isArray(delta!.drop)) return null;
     for (const image of delta!.drop) over.set(image, null);
     delta!.set!.forEach((row, at) => over.set(imageOfRow(row), [row, delta!.records![at]!]));
   }
-  const lookup = new PairRows(rows, base!.records!, new Map(), rows.length);
+  const lookup = new PairRows(rows, records, ranks, new Map(), rows.length);
   let size = rows.length;
   for (const [image, set] of over) size += (lookup.get(image) === undefined ? 0 : -1) + (set === null ? 0 : 1);
-  return new PairRows(rows, base!.records!, over, size);
+  return new PairRows(rows, records, ranks, over, size);
 }
