@@ -168,7 +168,8 @@ export function updateSimilarLists(previous: SimilarListsOf, records: readonly {
     if (before !== -1 && previous.phashes[before] === records[rank]!.phash) rankNow[before] = rank;
     else fresh.push(rank);
   }
-  const gone = rankNow.reduce((count, rank) => count + (rank === -1 ? 1 : 0), 0);
+  let gone = 0;
+  for (let before = 0; before < rankNow.length; before++) if (rankNow[before] === -1) gone++;
   if (fresh.length + gone > MAX_SIMILAR_UPDATES) return null;
   // Every phash as two words, parsed once and only when a record is compared with all others.
   let words: Uint32Array | null = null;
@@ -250,7 +251,7 @@ function hexWords(hex: string, words: Uint32Array, at: number): boolean {
 
 export interface CompileOptions {
   /** Makes the search index of the docs of the records (both in rank order); must return `buildSearchIndex(docs)` (the build passes a memoized one). */
-  searchIndex?: (docs: SearchDoc[], records: readonly PepeRecord[]) => SearchIndexData;
+  searchIndex?: (docs: readonly SearchDoc[], records: readonly PepeRecord[]) => SearchIndexData;
   /**
    * Encodes the records (in rank order) with the dictionary (its `\t`-joined text); must return
    * a function whose value at each rank is `encode(rank)`, asked once for each record of a chunk
@@ -258,8 +259,8 @@ export interface CompileOptions {
    * same dictionary from its last build's chunks.
    */
   encodeRecords?: (dictionary: string, records: readonly PepeRecord[], encode: (rank: number) => string) => (rank: number) => string;
-  /** Makes each record's similar pepes (records in rank order, entries rank × 32 + distance); must return `similarLists(records)` (the build passes a memoized one). */
-  similarLists?: (records: readonly PepeRecord[]) => readonly (readonly number[])[];
+  /** Makes each record's similar pepes (records in rank order with their ids, entries rank × 32 + distance); must return `similarLists(records)` (the build passes a memoized one). */
+  similarLists?: (records: readonly PepeRecord[], ids: readonly string[]) => readonly (readonly number[])[];
   /** The similar lists' packed pieces the last compile made, kept where its lists are the same (the memo of `similarLists`). */
   similarPieces?: SimilarPiecesReuse;
   /** What to take from the last compile (`CompileReuse`). */
@@ -304,11 +305,12 @@ export function compileCatalogue(records: PepeRecord[], urls: SiteUrls, options:
   const idWidth = digitsFor(sorted.length);
   const idPieces = packInPieces(ranksById, idWidth, maxPiece);
   const idOrder = { first: idPieces.pieces.map(addPiece)[0]!, width: idWidth, perPiece: idPieces.perPiece };
-  const searchIndex = storeSearchIndex((options.searchIndex ?? buildSearchIndex)(sorted.map((r) => ({ tags: r.tags, description: r.description })), sorted), maxPiece, addPiece);
+  const searchIndex = storeSearchIndex((options.searchIndex ?? buildSearchIndex)(sorted, sorted), maxPiece, addPiece);
   const openapiText = () => `${JSON.stringify(openApiDocument(urls), null, 2)}\n`;
   const openapi = addPiece(reuse?.openapi?.(openapiText) ?? openapiText());
   const filters = storeFilters(sorted, maxPiece, addPiece);
-  const similar = storeSimilar((options.similarLists ?? similarLists)(sorted), maxPiece, addPiece, options.similarPieces);
+  const ids = sorted.map((record) => record.id);
+  const similar = storeSimilar((options.similarLists ?? similarLists)(sorted, ids), maxPiece, addPiece, options.similarPieces);
   const hashes = storeHashes(sorted.map((record) => record.phash), maxPiece, addPiece, reuse?.hashes);
   // `animated` is the one record field the encoded records do not hold (the filters do).
   const animated = sorted.map((record) => (record.animated ? '1' : '0')).join('');
@@ -318,7 +320,7 @@ export function compileCatalogue(records: PepeRecord[], urls: SiteUrls, options:
   return {
     format: 8, version, urls: { ...urls }, count: sorted.length, chunkSize: CHUNK_SIZE, offsetWidth,
     piecesFile: `pieces-${version}.txt`, pieces: () => pieces, pieceLengths: pieces.map((piece) => piece.length), dictionary: dictionaryPiece, dictionaryStarts, idOrder, searchIndex, openapi, filters, similar, hashes,
-    ids: sorted.map((record) => record.id),
+    ids,
   };
 }
 

@@ -21,7 +21,8 @@ export function packNumbers(values: readonly number[], width: number): string {
   // Character codes into one array, turned into text a slice at a time: a string per digit cost most of a large build's packing.
   const codes = new Uint8Array(values.length * width);
   let at = 0;
-  for (const value of values) {
+  for (let index = 0; index < values.length; index++) {
+    const value = values[index]!;
     if (!(Number.isInteger(value) && value >= 0 && value < limit)) throw new Error(`packNumbers: ${value} does not fit in ${width} digits`);
     let rest = value;
     for (let i = width - 1; i >= 0; i--) {

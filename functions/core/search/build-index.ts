@@ -1,7 +1,7 @@
 import MiniSearch from 'minisearch';
 import { lowerBound } from '../lower-bound.js';
 import { digitsFor, numberAt, packNumbers } from '../packed-numbers.js';
-import { decodePosting, encodeFieldPostings, encodePosting, keepsEncoding, keptListCount, KIND_BITMAP, KIND_LIST } from './posting-codec.js';
+import { decodePosting, encodeBitmapPosting, encodeFieldPostings, encodePosting, keepsEncoding, keptListCount, KIND_BITMAP, KIND_LIST, segmentKind } from './posting-codec.js';
 import { ranksOf } from './rank-set.js';
 import { SEARCH_OPTIONS, type IndexedDoc } from './search-options.js';
 import { SEARCH_INDEX_FORMAT, type FieldPostings, type SearchDoc, type SearchIndexData } from './search-types.js';
@@ -16,6 +16,8 @@ export interface IndexContents {
 }
 
 const ascending = (a: number, b: number) => a - b;
+/** The gains of a term that gains none: one list, not one per term. */
+const NONE: readonly number[] = [];
 
 /**
  * The index's contents through MiniSearch's public serialisation (`toJSON`), the only way its
@@ -61,7 +63,7 @@ function encodeIndex({ fieldIds, terms }: IndexContents, docCount: number): Sear
  * the term dictionary; its per-term postings are then re-encoded compactly, without term
  * frequencies (we never score by them: tags are a set and descriptions are short).
  */
-export function buildSearchIndex(docs: SearchDoc[]): SearchIndexData {
+export function buildSearchIndex(docs: readonly SearchDoc[]): SearchIndexData {
   return encodeIndex(indexedContents(docs), docs.length);
 }
 
@@ -116,9 +118,10 @@ export function updateSearchIndex(previous: SearchIndexData, docs: readonly Sear
   const gainedNew = addedTerms.map((term) => addedRanks.get(term)!);
   // Whether a segment written for `known` docs is what encodePosting writes for `docs.length`, by kind.
   const keeps = { [KIND_LIST]: keepsEncoding(KIND_LIST, known, docs.length), [KIND_BITMAP]: keepsEncoding(KIND_BITMAP, known, docs.length) };
-  // Every previous doc at its rank, encodings unchanged (an add of the newest): a term that gains nothing is its segments as written, unread.
-  let appendOnly = keeps[KIND_LIST] && keeps[KIND_BITMAP];
+  // Every previous doc at its rank (an add of the newest): a term that gains nothing is its segments as written, unread but for a header when a bitmap's size moves.
+  let appendOnly = true;
   for (let before = 0; appendOnly && before < known; before++) appendOnly = rankNow[before] === before;
+  const keptUnread = (postings: string, start: number) => (keeps[KIND_LIST] && keeps[KIND_BITMAP]) || (segmentKind(postings, start) === KIND_LIST ? keeps[KIND_LIST] : keeps[KIND_BITMAP]);
   const fields = [
     { field: previous.tags, fieldId: added.fieldIds.tags!, out: new FieldOutput(previous.tags.postings) },
     { field: previous.description, fieldId: added.fieldIds.description!, out: new FieldOutput(previous.description.postings) },
@@ -134,13 +137,13 @@ export function updateSearchIndex(previous: SearchIndexData, docs: readonly Sear
     const gainedFields = fromPrevious ? gainedAt.get(t) : gainedNew[a];
     for (let f = 0; f < fields.length; f++) {
       const { field, fieldId } = fields[f]!;
-      const gained = gainedFields?.get(fieldId) ?? [];
-      let ranks: number[] = [];
+      const gained = gainedFields?.get(fieldId) ?? NONE;
+      let ranks: number[] = NONE as number[];
       if (fromPrevious) {
         const start = numberAt(field.offsets, field.offsetWidth, t);
         const end = t + 1 < previousTerms.length ? numberAt(field.offsets, field.offsetWidth, t + 1) : field.postings.length;
         // Every term of an index some doc holds (a term none holds is dropped): kept, it still is.
-        if (appendOnly && gained.length === 0) {
+        if (appendOnly && gained.length === 0 && keptUnread(field.postings, start)) {
           segmentsOf[f] = start;
           ends[f] = end;
           any = true;
@@ -155,6 +158,18 @@ export function updateSearchIndex(previous: SearchIndexData, docs: readonly Sear
           continue;
         }
         const posting = decodePosting(field.postings, start, known);
+        // A bitmap whose docs all keep their rank (an add of the newest) takes its gains as bits: listing its ranks cost most of the update.
+        if (appendOnly && posting.kind === KIND_BITMAP) {
+          const bits = new Uint32Array(Math.ceil(docs.length / 32));
+          bits.set(posting.bits.subarray(0, Math.min(posting.bits.length, bits.length)));
+          for (const rank of gained) bits[rank >>> 5]! |= 1 << (rank & 31);
+          const segment = encodeBitmapPosting(bits, posting.count + gained.length, docs.length);
+          if (segment !== null) {
+            segmentsOf[f] = segment;
+            any = true;
+            continue;
+          }
+        }
         const stored = posting.kind === KIND_LIST ? posting.ranks : ranksOf(posting.bits);
         let kept = gained.length === 0 && keeps[posting.kind];
         for (let i = 0; kept && i < stored.length; i++) kept = rankNow[stored[i]!] === stored[i];
@@ -164,6 +179,7 @@ export function updateSearchIndex(previous: SearchIndexData, docs: readonly Sear
           any ||= stored.length > 0;
           continue;
         }
+        ranks = [];
         for (let i = 0; i < stored.length; i++) {
           const rank = rankNow[stored[i]!]!;
           if (rank !== -1) ranks.push(rank);
@@ -186,7 +202,9 @@ export function updateSearchIndex(previous: SearchIndexData, docs: readonly Sear
     }
   }
   const [tags, description] = fields.map(({ out }) => out.done());
-  return { format: SEARCH_INDEX_FORMAT, docCount: docs.length, terms: terms.join(' '), tags: tags!, description: description! };
+  // The same terms (none new, none dropped): the text as it was, not joined again.
+  const sameTerms = terms.length === previousTerms.length && addedTerms.length === 0;
+  return { format: SEARCH_INDEX_FORMAT, docCount: docs.length, terms: sameTerms ? previous.terms : terms.join(' '), tags: tags!, description: description! };
 }
 
 /**

@@ -83,6 +83,21 @@ export function encodePosting(ranks: readonly number[], docCount: number): strin
 }
 
 /**
+ * `encodePosting` of the `count` ranks set in `bits` (bit r of word r >>> 5) when that is a
+ * bitmap for `docCount` records, made from the words without listing the ranks; else null.
+ * A list costs a character a rank at least, so fewer bitmap characters than ranks is a bitmap.
+ */
+export function encodeBitmapPosting(bits: Uint32Array, count: number, docCount: number): string | null {
+  if (count === 0 || bitmapChars(docCount) >= count) return null;
+  const bytes = new Uint8Array(Math.ceil(docCount / 8));
+  for (let j = 0; j < bytes.length; j++) bytes[j] = ((bits[j >>> 2] ?? 0) >>> ((j & 3) * 8)) & 255;
+  const out: string[] = [];
+  pushVlq(out, count * 2 + KIND_BITMAP);
+  out.push(encodeBytes(bytes));
+  return out.join('');
+}
+
+/**
  * Position after the last VLQ read by readVlq. A module variable instead of a returned
  * tuple: this runs in a cold process before the JIT has optimised anything, where tuple
  * allocation and destructuring cost several times the decoding itself.
@@ -167,6 +182,11 @@ export function decodePosting(text: string, offset: number, docCount: number): P
     ranks[i] = previous;
   }
   return { kind: KIND_LIST, count, ranks };
+}
+
+/** The kind (KIND_LIST or KIND_BITMAP) of the segment at `offset`, read from its header alone. */
+export function segmentKind(text: string, offset: number): number {
+  return readVlq(text, offset) % 2;
 }
 
 /**

@@ -139,7 +139,11 @@ export async function memoizedRecordEncoding(cacheDir: string, context: string, 
       if (saved !== null && savedAt !== null) {
         const claimed = new Uint8Array(saved.digests.length);
         const fresh: number[] = [];
-        savedAt.forEach((at, rank) => (at === -1 ? fresh.push(rank) : (claimed[at] = 1)));
+        for (let rank = 0; rank < savedAt.length; rank++) {
+          const at = savedAt[rank]!;
+          if (at === -1) fresh.push(rank);
+          else claimed[at] = 1;
+        }
         const gone = saved.digests.length - (records.length - fresh.length);
         // Counting the saved records that are gone costs decoding them: past half of all, count afresh.
         if (fresh.length + gone <= records.length / 2) {
@@ -184,26 +188,32 @@ export async function memoizedRecordEncoding(cacheDir: string, context: string, 
       if (saved === null || savedAt === null) return undefined;
       const rankNow = new Int32Array(saved.digests.length).fill(-1);
       const fresh: number[] = [];
-      savedAt.forEach((at, rank) => (at === -1 ? fresh.push(rank) : (rankNow[at] = rank)));
-      // The records kept, in the saved id order (a digest covers the id), merged with the new ones sorted by id.
-      const kept: number[] = [];
-      for (const at of saved.byId) {
-        const rank = rankNow[at];
-        if (rank !== undefined && rank !== -1) kept.push(rank);
+      for (let rank = 0; rank < savedAt.length; rank++) {
+        const at = savedAt[rank]!;
+        if (at === -1) fresh.push(rank);
+        else rankNow[at] = rank;
       }
+      // The records kept, in the saved id order (a digest covers the id), merged with the new ones sorted by id.
+      const kept = new Int32Array(saved.byId.length);
+      let keptCount = 0;
+      for (let i = 0; i < saved.byId.length; i++) {
+        const rank = rankNow[saved.byId[i]!];
+        if (rank !== undefined && rank !== -1) kept[keptCount++] = rank;
+      }
+      // A damaged memo (a rank twice or missing): sort them.
+      if (keptCount + fresh.length !== records.length) return undefined;
       const idOf = (rank: number) => records[rank]!.id;
       fresh.sort((a, b) => (idOf(a) < idOf(b) ? -1 : 1));
       // Each new record's place found by a binary search: comparing it with every kept id reads every record.
-      const ranks: number[] = [];
+      const ranks = new Array<number>(records.length);
+      let made = 0;
       let from = 0;
       for (const rank of fresh) {
-        const at = from + lowerBound(kept.length - from, (i) => idOf(kept[from + i]!) < idOf(rank));
-        while (from < at) ranks.push(kept[from++]!);
-        ranks.push(rank);
+        const at = from + lowerBound(keptCount - from, (i) => idOf(kept[from + i]!) < idOf(rank));
+        while (from < at) ranks[made++] = kept[from++]!;
+        ranks[made++] = rank;
       }
-      while (from < kept.length) ranks.push(kept[from++]!);
-      // A damaged memo (a rank twice or missing): sort them.
-      if (ranks.length !== records.length) return undefined;
+      while (from < keptCount) ranks[made++] = kept[from++]!;
       return ranks;
     },
     madeIdOrder(ranks) {
@@ -219,7 +229,8 @@ export async function memoizedRecordEncoding(cacheDir: string, context: string, 
   return {
     encode(dictionary: string, records: readonly PepeRecord[], encodeOne: (rank: number) => string): (rank: number) => string {
       const savedAt = saved?.dictionary === dictionary ? align(records) : (align(records), null);
-      const fresh = savedAt === null ? records.length : savedAt.reduce((count, at) => count + (at === -1 ? 1 : 0), 0);
+      let fresh = savedAt === null ? records.length : 0;
+      for (let rank = 0; savedAt !== null && rank < savedAt.length; rank++) if (savedAt[rank] === -1) fresh++;
       run = { reused: records.length - fresh, encoded: fresh };
       built.dictionary = dictionary;
       // A record new or changed is never in a kept chunk: each is encoded once, when its chunk is made.

@@ -47,7 +47,7 @@ export async function memoizedSearchIndex(cacheDir: string, context: string, dig
   let built: SavedIndex | null = null;
   let run: SearchIndexRun | null = null;
   return {
-    build(docs: SearchDoc[], records: readonly PepeRecord[]): SearchIndexData {
+    build(docs: readonly SearchDoc[], records: readonly PepeRecord[]): SearchIndexData {
       const recordDigests = digestsInOrder(records, digests, 'memoizedSearchIndex');
       const previousRank = saved === null ? new Int32Array(docs.length).fill(-1) : matchedIndexes(saved.digests, recordDigests);
       // Each saved doc stands for one doc at most (a guard: the ids, hence the digests, are distinct).

@@ -140,8 +140,7 @@ export async function memoizedSimilarLists(cacheDir: string, context: string) {
   return {
     /** What `compileCatalogue` may take from the last build's packed lists (its `similarPieces` option), once `make` ran. */
     pieces,
-    make(records: readonly PepeRecord[]): readonly (readonly number[])[] {
-      const ids = records.map((record) => record.id);
+    make(records: readonly PepeRecord[], ids: readonly string[] = records.map((record) => record.id)): readonly (readonly number[])[] {
       const updated = saved === null ? null : updateSimilarLists(saved, records, matchedIndexes(saved.ids, ids));
       const lists = updated ?? similarLists(records);
       run = updated === null ? 'searched' : 'updated';
