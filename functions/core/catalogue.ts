@@ -139,7 +139,7 @@ export function similarLists(records: readonly { id: string; phash: string }[]):
 export interface SimilarListsOf {
   ids: readonly string[];
   phashes: readonly string[];
-  lists: readonly (readonly number[])[];
+  lists: readonly ArrayLike<number>[];
 }
 
 /** Records whose phash is new or gone, and lists that lost a member, beyond which `updateSimilarLists` does the whole search again. */
@@ -153,7 +153,7 @@ const MAX_SIMILAR_UPDATES = 64;
  * what the whole search finds, since a removed record outside a list's nearest SIMILAR_LIMIT
  * never decided it. Null when more changed than MAX_SIMILAR_UPDATES: then search it all.
  */
-export function updateSimilarLists(previous: SimilarListsOf, records: readonly { id: string; phash: string }[], previousRanks?: ArrayLike<number>): (readonly number[])[] | null {
+export function updateSimilarLists(previous: SimilarListsOf, records: readonly { id: string; phash: string }[], previousRanks?: ArrayLike<number>): ArrayLike<number>[] | null {
   let ranksBefore = previousRanks;
   if (ranksBefore === undefined) {
     const previousRank = new Map<string, number>();
@@ -193,7 +193,7 @@ export function updateSimilarLists(previous: SimilarListsOf, records: readonly {
   };
   const nearest = (list: Neighbour[]) => list.sort((a, b) => a.distance - b.distance || (records[a.rank]!.id < records[b.rank]!.id ? -1 : 1)).slice(0, SIMILAR_LIMIT).map(entryOf);
   const none: number[] = [];
-  const lists = new Array<readonly number[]>(records.length).fill(none);
+  const lists = new Array<ArrayLike<number>>(records.length).fill(none);
   const isFresh = new Uint8Array(records.length);
   for (const rank of fresh) isFresh[rank] = 1;
   // The fresh records' neighbours, and each of them as a neighbour of those.
@@ -219,10 +219,10 @@ export function updateSimilarLists(previous: SimilarListsOf, records: readonly {
     if (lost && ++remade > MAX_SIMILAR_UPDATES) return null;
     const more = gained.get(rank);
     if (!lost && more === undefined) {
-      if (was.length > 0) lists[rank] = moved ? was.map((entry) => rankNow[Math.floor(entry / 32)]! * 32 + (entry % 32)) : was;
+      if (was.length > 0) lists[rank] = moved ? Array.from(was, (entry) => rankNow[Math.floor(entry / 32)]! * 32 + (entry % 32)) : was;
       continue;
     }
-    const kept: Neighbour[] = lost ? within(rank) : was.map((entry) => ({ rank: rankNow[Math.floor(entry / 32)]!, distance: entry % 32 }));
+    const kept: Neighbour[] = lost ? within(rank) : Array.from(was, (entry) => ({ rank: rankNow[Math.floor(entry / 32)]!, distance: entry % 32 }));
     const list = lost ? kept : [...kept, ...more!];
     if (list.length > 0) lists[rank] = nearest(list);
   }
@@ -260,7 +260,7 @@ export interface CompileOptions {
    */
   encodeRecords?: (dictionary: string, records: readonly PepeRecord[], encode: (rank: number) => string) => (rank: number) => string;
   /** Makes each record's similar pepes (records in rank order with their ids, entries rank × 32 + distance); must return `similarLists(records)` (the build passes a memoized one). */
-  similarLists?: (records: readonly PepeRecord[], ids: readonly string[]) => readonly (readonly number[])[];
+  similarLists?: (records: readonly PepeRecord[], ids: readonly string[]) => readonly ArrayLike<number>[];
   /** The similar lists' packed pieces the last compile made, kept where its lists are the same (the memo of `similarLists`). */
   similarPieces?: SimilarPiecesReuse;
   /** What to take from the last compile (`CompileReuse`). */

@@ -33,7 +33,7 @@ export interface StoredSimilar {
   entries: PiecedNumbers;
 }
 
-export function storeSimilar(lists: readonly (readonly number[])[], maxPiece: number, addPiece: (text: string) => number, reuse?: SimilarPiecesReuse): StoredSimilar {
+export function storeSimilar(lists: readonly ArrayLike<number>[], maxPiece: number, addPiece: (text: string) => number, reuse?: SimilarPiecesReuse): StoredSimilar {
   const offsets = new Array<number>(lists.length + 1);
   offsets[0] = 0;
   for (let rank = 0; rank < lists.length; rank++) offsets[rank + 1] = offsets[rank]! + lists[rank]!.length;

@@ -56,35 +56,39 @@ const isSaved = (value: unknown): value is StoredLists => {
 /** Both pieces of a memo that holds them, else null. */
 const packed = (saved: StoredLists): { offsets: SavedPieces; entries: SavedPieces } | null => (saved.pieces?.offsets !== undefined && saved.pieces.entries !== undefined ? { offsets: saved.pieces.offsets, entries: saved.pieces.entries } : null);
 
-/** The lists of a memo, read back from its pieces as `similarReader` reads them; null when they do not hold one list a rank. */
-function unpacked(saved: StoredLists): number[][] | null {
+/**
+ * The lists of a memo, read back from its pieces as `similarReader` reads them, each a view of
+ * one array of every entry (a list per record cost a change build more than its compile's
+ * search); null when they do not hold one list a rank.
+ */
+function unpacked(saved: StoredLists): ArrayLike<number>[] | null {
   if (saved.lists !== undefined) return saved.lists;
   const { offsets, entries } = packed(saved)!;
   const count = saved.ids.length;
-  const numberOf = (pieces: SavedPieces, index: number, limit: number): number => {
-    const p = Math.floor(index / pieces.perPiece);
-    const text = pieces.texts[p];
-    const at = index - p * pieces.perPiece;
-    if (text === undefined || (at + 1) * pieces.width > text.length) return -1;
-    const value = numberAt(text, pieces.width, at);
-    return value <= limit ? value : -1;
-  };
-  // Most records have no neighbour: they share one empty list.
-  const none: number[] = [];
-  const lists = new Array<number[]>(count);
-  let start = numberOf(offsets, 0, 0);
-  if (start !== 0) return null;
-  for (let rank = 0; rank < count; rank++) {
-    const end = numberOf(offsets, rank + 1, Number.MAX_SAFE_INTEGER);
-    if (end < start) return null;
-    let list = none;
-    if (end > start) {
-      list = new Array<number>(end - start);
-      for (let k = start; k < end; k++) if ((list[k - start] = numberOf(entries, k, count * 32 - 1)) === -1) return null;
+  // The first `length` numbers of pieced list `pieces` into `into`, each at most `limit`; false when the pieces do not hold them.
+  const unpack = (pieces: SavedPieces, length: number, limit: number, into: Uint32Array | Float64Array): boolean => {
+    for (let p = 0, index = 0; index < length; p++) {
+      const text = pieces.texts[p];
+      const here = Math.min(pieces.perPiece, length - index);
+      if (text === undefined || here * pieces.width > text.length) return false;
+      for (let at = 0; at < here; at++, index++) {
+        const value = numberAt(text, pieces.width, at);
+        if (value > limit) return false;
+        into[index] = value;
+      }
     }
-    lists[rank] = list;
-    start = end;
-  }
+    return true;
+  };
+  const ends = new Float64Array(count + 1);
+  if (!unpack(offsets, count + 1, Number.MAX_SAFE_INTEGER, ends) || ends[0] !== 0) return null;
+  for (let rank = 0; rank < count; rank++) if (ends[rank + 1]! < ends[rank]!) return null;
+  if (ends[count]! > entries.texts.length * entries.perPiece) return null;
+  const all = new Uint32Array(ends[count]!);
+  if (!unpack(entries, all.length, count * 32 - 1, all)) return null;
+  // Most records have no neighbour: they share one empty list.
+  const none = all.subarray(0, 0);
+  const lists = new Array<ArrayLike<number>>(count);
+  for (let rank = 0; rank < count; rank++) lists[rank] = ends[rank + 1]! > ends[rank]! ? all.subarray(ends[rank]!, ends[rank + 1]!) : none;
   return lists;
 }
 
@@ -140,7 +144,7 @@ export async function memoizedSimilarLists(cacheDir: string, context: string) {
   return {
     /** What `compileCatalogue` may take from the last build's packed lists (its `similarPieces` option), once `make` ran. */
     pieces,
-    make(records: readonly PepeRecord[], ids: readonly string[] = records.map((record) => record.id)): readonly (readonly number[])[] {
+    make(records: readonly PepeRecord[], ids: readonly string[] = records.map((record) => record.id)): readonly ArrayLike<number>[] {
       const updated = saved === null ? null : updateSimilarLists(saved, records, matchedIndexes(saved.ids, ids));
       const lists = updated ?? similarLists(records);
       run = updated === null ? 'searched' : 'updated';
@@ -154,7 +158,7 @@ export async function memoizedSimilarLists(cacheDir: string, context: string) {
       // Same ids and phashes in the same order: the same lists.
       if (built === null || (saved !== null && piecesKept && built.pieces !== undefined && sameStrings(saved.ids, built.ids) && sameStrings(saved.phashes, built.phashes))) return;
       const { lists, ...rest } = built;
-      await SIMILAR_LISTS.save(cacheDir, packed(rest) === null ? { ...rest, lists: lists as number[][] } : rest, loaded?.stored ?? null);
+      await SIMILAR_LISTS.save(cacheDir, packed(rest) === null ? { ...rest, lists: lists.map((list) => Array.from(list)) } : rest, loaded?.stored ?? null);
     },
   };
 }
