@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { KIND_BITMAP, KIND_LIST, decodeBitmap, decodePosting, encodePosting, postingCount } from './posting-codec.js';
+import { KIND_BITMAP, KIND_LIST, decodeBitmap, decodePosting, encodeBitmapPosting, encodePosting, postingCount, segmentKind } from './posting-codec.js';
 
 /** Expands a decoded posting to a plain sorted array, whatever its kind. */
 function ranksOf(text: string, docCount: number): number[] {
@@ -22,6 +22,21 @@ describe('posting codec', () => {
         const text = encodePosting(ranks, docCount);
         expect(ranksOf(text, docCount)).toEqual(ranks);
         expect(postingCount(text, 0)).toBe(ranks.length);
+      }),
+    );
+  });
+
+  it('makes a bitmap from its bits as encodePosting makes it from the ranks, or leaves it to encodePosting', () => {
+    fc.assert(
+      fc.property(rankSets, ([docCount, ranks]) => {
+        const bits = new Uint32Array(Math.ceil(docCount / 32));
+        for (const rank of ranks) bits[rank >>> 5]! |= 1 << (rank & 31);
+        const segment = encodeBitmapPosting(bits, ranks.length, docCount);
+        const expected = encodePosting(ranks, docCount);
+        if (segment !== null) expect(segment).toBe(expected);
+        // Dense sets are the ones it makes (a bitmap costs about a character per six records).
+        if (docCount >= 64 && ranks.length > docCount / 5) expect(segment).not.toBeNull();
+        expect(segmentKind(expected, 0)).toBe(decodePosting(expected, 0, docCount).kind);
       }),
     );
   });
