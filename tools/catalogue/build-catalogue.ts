@@ -194,7 +194,7 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   }
   // This build writes: esbuild loads during the reads below when it will bundle, so that the bundle can start at once (bundle-function.ts).
   loadBundlerIfNeeded(options.cacheDir, inputs.context).catch(() => undefined); // a failure to load shows when bundling
-  const run: Run = { options, last, stats, inputs, records, unchangedContent, pairs, changes: changesOf(analysis, previous, inputs.recordDigests) };
+  const run: Run = { options, last, stats, inputs, records, unchangedContent, pairs, changes: changesOf(analysis, previous, inputs.recordDigests), sums: { before: previous?.digestSum, after: inputs.digestSum } };
   const compiled = await compileData(run, records);
   const written = await writeFiles(run, compiled, analysis.items, made.bySource, writing, analysis.changes?.items ?? []);
   problems.push(...written.problems);
@@ -332,6 +332,8 @@ interface Run {
   pairs: PairsMade | null;
   /** The records changed and removed since the last build, when the analysis started from it. */
   changes: RecordChanges | null;
+  /** The digest sums of the last build (when known) and of this one: a memo of the last build's lines up by `changes`. */
+  sums: { before?: string; after: string };
 }
 
 /**
@@ -383,7 +385,7 @@ function pairsMade(settings: string, lines: readonly string[], pairs: readonly C
 async function compileData(run: Run, records: PepeRecord[]) {
   const { options, last, stats, inputs } = run;
   const compileStart = performance.now();
-  const { searchIndex, recordEncoding, similar } = await last.compileMemos(inputs.context, inputs.recordDigests);
+  const { searchIndex, recordEncoding, similar } = await last.compileMemos(inputs.context, inputs.recordDigests, { ...run.sums, changed: run.changes?.changed });
   const data = compileCatalogue(records, options.urls, { searchIndex: searchIndex.build, encodeRecords: recordEncoding.encode, reuse: recordEncoding.reuse, similarLists: similar.make, similarPieces: similar.pieces, sorted: true });
   stats.searchIndex = searchIndex.run();
   stats.recordEncoding = recordEncoding.run();

@@ -11,7 +11,7 @@ import { loadManifest, type Manifest, MANIFEST_FILE, readManifestSync, UnusableM
 import type { Problem } from '../../shared/problems.js';
 import { ANSWER_DIGESTS, type AnswerDigests, type RecordChanges } from './answer-digests.js';
 import { cacheMemo, hasMembers } from './memo.js';
-import { memoizedRecordEncoding } from './record-encoding-memo.js';
+import { type LineUp, memoizedRecordEncoding } from './record-encoding-memo.js';
 import { memoizedSearchIndex } from './search-index-memo.js';
 import { memoizedSimilarLists } from './similar-lists-memo.js';
 import { loadPairs, loadRecords, type PairsDelta, type PairsList, pairsFile, recordsFile, type SavedRecords, savePairs, saveRecords } from './unchanged-content.js';
@@ -192,8 +192,8 @@ export class LastBuild {
   }
 
   /** The search index, record encoding and similar lists memos for this build's `context`, each read from its file. */
-  async compileMemos(context: string, recordDigests: ReadonlyMap<string, string>) {
-    const [searchIndex, recordEncoding, similar] = await Promise.all([memoizedSearchIndex(this.cacheDir, context, recordDigests), memoizedRecordEncoding(this.cacheDir, context, recordDigests), memoizedSimilarLists(this.cacheDir, context)]);
+  async compileMemos(context: string, recordDigests: ReadonlyMap<string, string>, lineUp?: LineUp) {
+    const [searchIndex, recordEncoding, similar] = await Promise.all([memoizedSearchIndex(this.cacheDir, context, recordDigests, lineUp), memoizedRecordEncoding(this.cacheDir, context, recordDigests, lineUp), memoizedSimilarLists(this.cacheDir, context)]);
     return { searchIndex, recordEncoding, similar };
   }
 

@@ -100,7 +100,7 @@ describe('the encoded records kept in the build cache', () => {
     expect(await compileOnce(records(301))).toEqual({ reused: 0, encoded: 301 });
   }, 30_000);
 
-  it('compiles what a full compile does over random changes, taking the chunks, phash pieces, postings and similar lists no change touched', async () => {
+  it('compiles what a full compile does over random changes, taking the chunks, phash pieces, postings and similar lists no change touched, lined up by the change or by digest', async () => {
     let seed = 37;
     const random = (below: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) % below;
     let list = Array.from({ length: 400 }, (_, n) => hashed(n));
@@ -111,6 +111,8 @@ describe('the encoded records kept in the build cache', () => {
     // Small pieces: the phashes take 14 pieces of 30 records.
     const maxPiece = 320;
     let newDictionaries = 0;
+    // The last round's digests and their sum, which the memos line up by (a wrong sum now and then: lined up by digest).
+    let before: { digests: Map<string, string>; sum?: string } = { digests: new Map() };
     for (let round = 0; round < 20; round++) {
       const sorted = [...list].sort((a, b) => (a.created_at < b.created_at ? -1 : 1));
       const change = random(7);
@@ -123,8 +125,12 @@ describe('the encoded records kept in the build cache', () => {
       // New words often enough to enter the dictionary: every encoding may change.
       else list = list.map((r) => (r === sorted[random(sorted.length)] ? { ...r, description: `ribbiting marshland chorus ${round} `.repeat(40) } : r));
       const digests = new Map(list.map((r) => [r.id, sha256Of(JSON.stringify(r))]));
+      const sum = sha256Of([...digests.values()].sort().join(' '));
+      const changed = new Set([...digests].filter(([id, digest]) => before.digests.get(id) !== digest).map(([id]) => id));
+      const lineUp = { before: round % 5 === 4 ? 'another build' : before.sum, after: sum, changed };
+      before = { digests, sum };
       // With the other memos of a build's compile: the search index and the similar lists are spliced too.
-      const [memo, searchIndex, similar] = await Promise.all([memoizedRecordEncoding(temp.path, 'context-1', digests), memoizedSearchIndex(temp.path, 'context-1', digests), memoizedSimilarLists(temp.path, 'context-1')]);
+      const [memo, searchIndex, similar] = await Promise.all([memoizedRecordEncoding(temp.path, 'context-1', digests, lineUp), memoizedSearchIndex(temp.path, 'context-1', digests, lineUp), memoizedSimilarLists(temp.path, 'context-1')]);
       const data = compileCatalogue(list, FIXTURE_URLS, { encodeRecords: memo.encode, reuse: memo.reuse, searchIndex: searchIndex.build, similarLists: similar.make, similarPieces: similar.pieces, maxPiece });
       await Promise.all([memo.save(), searchIndex.save(), similar.save()]);
       const plain = compileCatalogue(list, FIXTURE_URLS, { maxPiece });

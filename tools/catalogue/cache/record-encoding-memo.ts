@@ -11,9 +11,10 @@
  * the memo.
  *
  * `encoded-records.json` holds the build context (URLs and generator code, which covers the
- * codec), the dictionary text, each record's digest in rank order (the sha256 of its JSON,
- * build-extras.ts `buildInputs`, which covers every field), the chunks with their joined
- * lengths, hashes and offset width, the ranks in id order, the piece counts and the OpenAPI text.
+ * codec), the dictionary text, each record's digest and id in rank order (the digest: the sha256
+ * of its JSON, build-extras.ts `buildInputs`, which covers every field) and the build's digest sum,
+ * the chunks with their joined lengths, hashes and offset width, the ranks in id order, the piece
+ * counts and the OpenAPI text.
  */
 import type { CompiledChunk, CompileReuse } from '../../../functions/core/catalogue.js';
 import { CHUNK_SIZE } from '../../../functions/core/catalogue-data.js';
@@ -45,6 +46,45 @@ interface SavedEncodings {
   hashPerPiece?: number;
   /** The OpenAPI document's text (`CompileReuse.openapi`): the context covers all it depends on. */
   openapi?: string;
+  /** The record ids in rank order and the build's digest sum (`LineUp`); absent in a memo saved before they were kept. */
+  ids?: string[];
+  sum?: string;
+}
+
+/**
+ * What a build knows of its records against the last one's, to line a memo up with them
+ * (`linedUpByChange`): the digest sum of the build the changes are told against (build-extras.ts
+ * `buildInputs`), this build's, and the ids whose digest is not that build's.
+ */
+export interface LineUp {
+  before?: string;
+  after: string;
+  changed?: ReadonlySet<string>;
+}
+
+/**
+ * A memo's saved record (or -1) for each record, and the records' digests in rank order, when the
+ * memo was saved by the build the changes are told against (its digest sum is that build's: the
+ * same records): lined up by id, the changed ids apart, so only a changed record's digest is
+ * looked up (a look-up per record, in a map of them all, cost a change build more than its
+ * search). Null when the memo may be another build's: then line up by digest.
+ */
+export function linedUpByChange(saved: { digests: readonly string[]; ids?: readonly string[]; sum?: string }, records: readonly PepeRecord[], digests: ReadonlyMap<string, string>, lineUp: LineUp | undefined): { savedAt: Int32Array; digests: string[]; ids: string[] } | null {
+  if (lineUp?.before === undefined || lineUp.changed === undefined || saved.sum !== lineUp.before || saved.ids?.length !== saved.digests.length) return null;
+  const ids = records.map((record) => record.id);
+  const savedAt = matchedIndexes(saved.ids, ids);
+  const inOrder = new Array<string>(records.length);
+  for (let rank = 0; rank < records.length; rank++) {
+    const at = savedAt[rank]!;
+    if (at !== -1 && !lineUp.changed.has(ids[rank]!)) inOrder[rank] = saved.digests[at]!;
+    else {
+      savedAt[rank] = -1;
+      const digest = digests.get(ids[rank]!);
+      if (digest === undefined) throw new Error(`linedUpByChange: no digest for record ${ids[rank]}`);
+      inOrder[rank] = digest;
+    }
+  }
+  return { savedAt, digests: inOrder, ids };
 }
 
 /** What the memo did in one build: records taken from the last build, and records encoded. */
@@ -76,7 +116,9 @@ const isSaved = (value: unknown): value is SavedEncodings => {
         saved.hashMissing.length === saved.hashPieces.length &&
         saved.hashMissing.every((ranks) => Array.isArray(ranks) && ranks.every((rank) => Number.isSafeInteger(rank))) &&
         Number.isSafeInteger(saved.hashPerPiece))) &&
-    (saved.openapi === undefined || typeof saved.openapi === 'string')
+    (saved.openapi === undefined || typeof saved.openapi === 'string') &&
+    (saved.ids === undefined || (Array.isArray(saved.ids) && saved.ids.length === saved.digests.length && saved.ids.every((id) => typeof id === 'string'))) &&
+    (saved.sum === undefined || typeof saved.sum === 'string')
   );
 };
 
@@ -87,9 +129,9 @@ const ENCODED_RECORDS = cacheMemo('encoded-records.json', isSaved, (saved) => sa
  * reading the saved encodings first. `digests`: record id → digest of the record, for every
  * record of the build (build-extras.ts `buildInputs`). `save()` keeps what was made for the next build.
  */
-export async function memoizedRecordEncoding(cacheDir: string, context: string, digests: ReadonlyMap<string, string>) {
+export async function memoizedRecordEncoding(cacheDir: string, context: string, digests: ReadonlyMap<string, string>, lineUp?: LineUp) {
   const saved = await ENCODED_RECORDS.load(cacheDir, context);
-  const built: SavedEncodings = { context, dictionary: '', digests: [], counts: [], chunks: [], joined: [], hashes: [], offsetWidth: 0, byId: [] };
+  const built: SavedEncodings = { context, dictionary: '', digests: [], counts: [], chunks: [], joined: [], hashes: [], offsetWidth: 0, byId: [], sum: lineUp?.after };
   let run: RecordEncodingRun | null = null;
   let keptChunks = 0;
   let keptHashPieces = 0;
@@ -98,10 +140,12 @@ export async function memoizedRecordEncoding(cacheDir: string, context: string, 
   let aligned: { records: readonly PepeRecord[]; savedAt: Int32Array | null } | null = null;
   const align = (records: readonly PepeRecord[]) => {
     if (aligned?.records === records) return aligned.savedAt;
-    built.digests = digestsInOrder(records, digests, 'memoizedRecordEncoding');
+    const lined = saved === null ? null : linedUpByChange(saved, records, digests, lineUp);
+    built.digests = lined?.digests ?? digestsInOrder(records, digests, 'memoizedRecordEncoding');
+    built.ids = lined?.ids ?? records.map((record) => record.id);
     let savedAt: Int32Array | null = null;
     if (saved !== null) {
-      savedAt = matchedIndexes(saved.digests, built.digests);
+      savedAt = lined?.savedAt ?? matchedIndexes(saved.digests, built.digests);
       // Each saved record stands for one record at most (a guard: the ids, hence the digests, are distinct).
       const claimed = new Uint8Array(saved.digests.length);
       for (let rank = 0; rank < savedAt.length; rank++) {
@@ -251,7 +295,7 @@ export async function memoizedRecordEncoding(cacheDir: string, context: string, 
     async save(): Promise<void> {
       // Saved only whole: the counts and chunks of a compile that took them from this memo.
       if (run === null || !counted || built.chunks.length !== Math.ceil(built.digests.length / CHUNK_SIZE)) return;
-      if (run.encoded === 0 && saved !== null && saved.digests.length === built.digests.length && saved.dictionary === built.dictionary && keptChunks === built.chunks.length && keptHashPieces === built.hashPieces?.length && saved.openapi === built.openapi) return;
+      if (run.encoded === 0 && saved !== null && saved.digests.length === built.digests.length && saved.dictionary === built.dictionary && keptChunks === built.chunks.length && keptHashPieces === built.hashPieces?.length && saved.openapi === built.openapi && saved.sum === built.sum && saved.ids !== undefined) return;
       await ENCODED_RECORDS.save(cacheDir, built, saved);
     },
   };

@@ -6,7 +6,8 @@
  * or moved around it, and MiniSearch runs over the others alone (`updateSearchIndex`). When
  * more than half the docs are new, the index is built from scratch, which costs no more.
  *
- * `search-index.json` holds the index, the digest of each doc's record in rank order, and
+ * `search-index.json` holds the index, the digest and id of each doc's record in rank order, the
+ * build's digest sum (a memo of the last build lines up by the change: `linedUpByChange`), and
  * the build context (URLs and generator code, which includes the tokenizer and the
  * lockfile's MiniSearch): it is used only when the context is the same.
  */
@@ -14,11 +15,15 @@ import { buildSearchIndex, updateSearchIndex } from '../../../functions/core/sea
 import { SEARCH_INDEX_FORMAT, type SearchDoc, type SearchIndexData } from '../../../functions/core/search/search-types.js';
 import type { PepeRecord } from '../../../functions/core/record.js';
 import { cacheMemo, digestsInOrder, matchedIndexes } from './memo.js';
+import { type LineUp, linedUpByChange } from './record-encoding-memo.js';
 
 interface SavedIndex {
   context: string;
   /** The digest of each indexed doc's record, in rank order. */
   digests: string[];
+  /** The record ids in rank order and the build's digest sum (`LineUp`); absent in a memo saved before they were kept. */
+  ids?: string[];
+  sum?: string;
   index: SearchIndexData;
 }
 
@@ -30,7 +35,14 @@ export interface SearchIndexRun {
 
 const isSaved = (value: unknown): value is SavedIndex => {
   const saved = value as SavedIndex | null;
-  return typeof saved?.context === 'string' && Array.isArray(saved.digests) && saved.index?.format === SEARCH_INDEX_FORMAT && saved.index.docCount === saved.digests.length;
+  return (
+    typeof saved?.context === 'string' &&
+    Array.isArray(saved.digests) &&
+    saved.index?.format === SEARCH_INDEX_FORMAT &&
+    saved.index.docCount === saved.digests.length &&
+    (saved.ids === undefined || (Array.isArray(saved.ids) && saved.ids.length === saved.digests.length && saved.ids.every((id) => typeof id === 'string'))) &&
+    (saved.sum === undefined || typeof saved.sum === 'string')
+  );
 };
 
 const SEARCH_INDEX = cacheMemo('search-index.json', isSaved, (saved) => saved.context, { deltas: true });
@@ -42,14 +54,15 @@ const SEARCH_INDEX = cacheMemo('search-index.json', isSaved, (saved) => saved.co
  * only ever used for the very docs it was built from (their digests prove it), so saving it
  * is safe whether or not the build then writes its output.
  */
-export async function memoizedSearchIndex(cacheDir: string, context: string, digests: ReadonlyMap<string, string>) {
+export async function memoizedSearchIndex(cacheDir: string, context: string, digests: ReadonlyMap<string, string>, lineUp?: LineUp) {
   const saved = await SEARCH_INDEX.load(cacheDir, context);
   let built: SavedIndex | null = null;
   let run: SearchIndexRun | null = null;
   return {
     build(docs: readonly SearchDoc[], records: readonly PepeRecord[]): SearchIndexData {
-      const recordDigests = digestsInOrder(records, digests, 'memoizedSearchIndex');
-      const previousRank = saved === null ? new Int32Array(docs.length).fill(-1) : matchedIndexes(saved.digests, recordDigests);
+      const lined = saved === null ? null : linedUpByChange(saved, records, digests, lineUp);
+      const recordDigests = lined?.digests ?? digestsInOrder(records, digests, 'memoizedSearchIndex');
+      const previousRank = saved === null ? new Int32Array(docs.length).fill(-1) : (lined?.savedAt ?? matchedIndexes(saved.digests, recordDigests));
       // Each saved doc stands for one doc at most (a guard: the ids, hence the digests, are distinct).
       const claimed = new Uint8Array(saved?.digests.length ?? 0);
       let fresh = 0;
@@ -72,14 +85,14 @@ export async function memoizedSearchIndex(cacheDir: string, context: string, dig
         index = buildSearchIndex(docs);
         run = { path: 'rebuilt', indexedDocs: docs.length };
       }
-      built = { context, digests: recordDigests, index };
+      built = { context, digests: recordDigests, ids: lined?.ids ?? records.map((record) => record.id), sum: lineUp?.after, index };
       return index;
     },
     /** What `build` did, or null before it ran. */
     run: (): SearchIndexRun | null => run,
     /** Saves the index `build` made, unless it is the saved one. */
     async save(): Promise<void> {
-      if (built !== null && built.index !== saved?.index) await SEARCH_INDEX.save(cacheDir, built, saved);
+      if (built !== null && (built.index !== saved?.index || saved.sum !== built.sum || saved.ids === undefined)) await SEARCH_INDEX.save(cacheDir, built, saved);
     },
   };
 }
