@@ -91,6 +91,31 @@ export function readAtMostSync(file: string, limit: number): Buffer {
   }
 }
 
+/** A regular file opened for reading without blocking, with its stat; the caller closes `fd`. Throws as `readRegularFileSync`. */
+export function openRegularFileSync(file: string): { fd: number; info: Stats } {
+  const fd = openSync(file, OPEN_FLAGS);
+  try {
+    const info = fstatSync(fd);
+    refuseUnlessFile(file, info);
+    return { fd, info };
+  } catch (failure) {
+    closeSync(fd);
+    throw failure;
+  }
+}
+
+/** The bytes of `fd` in [start, start + length), fewer at its end: a few rows of a large file, without reading the rest. */
+export function readRangeSync(fd: number, start: number, length: number): Buffer {
+  const bytes = Buffer.allocUnsafe(length);
+  let filled = 0;
+  while (filled < length) {
+    const read = readSync(fd, bytes, filled, length - filled, start + filled);
+    if (read === 0) break;
+    filled += read;
+  }
+  return filled === length ? bytes : bytes.subarray(0, filled);
+}
+
 /** `readRegularFile` for synchronous callers. */
 export function readRegularFileSync(file: string): Buffer {
   const fd = openSync(file, OPEN_FLAGS);
