@@ -129,7 +129,7 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   const last = await LastBuild.open(cacheDir, outDir);
 
   const scanStart = performance.now();
-  const scan = await scanContent(contentDir);
+  const scan = await scanContent(contentDir, last.changeHint());
   const scanMs = performance.now() - scanStart;
   const context = buildContext(options.urls, options.chunks);
   const limits = effectiveLimits(options.limits);
@@ -147,6 +147,7 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   const renditions = await openRenditions({ cacheDir, limits, concurrency: options.concurrency, settings: options.renditions });
   // A change build reads only the pairs whose stat changed since the last build (analyse-content.ts).
   const settingsKey = sha256Of(JSON.stringify(settings));
+  await last.pairsReadAhead();
   const previous = (recovery.state === 'busy' ? null : last.previousBuild(settingsKey)) ?? undefined;
   const analyse = (from: typeof previous) => analyseContent({ ...options, contentDir, cacheDir, writeCache: true, scan, onDecoded: renditions.fromDecoded, previous: from, lines });
   let analysis = await analyse(previous);

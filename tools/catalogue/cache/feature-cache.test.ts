@@ -411,8 +411,8 @@ describe('FeatureCache in lookup mode (a change build)', () => {
     expect(plain(FeatureCache.lookingUp(temp.path, 'v1').featuresOf(sha(251)))).toEqual(features(251));
 
     // A file whose first document has no index: searched whole, and rewritten with one by the next save that parses it.
-    const [{ featureRows: _, ...unindexed }, delta] = readCacheDocuments(await readFile(file))!.documents as Record<string, unknown>[];
-    await writeFile(file, frameDocument({ ...unindexed, thumbs: delta!.thumbs }, true));
+    const [{ featureRows: _, ...unindexed }, delta] = readCacheDocuments(await readFile(file))!.documents as [Record<string, unknown>, Record<string, unknown>];
+    await writeFile(file, frameDocument({ ...unindexed, thumbs: delta.thumbs }, true));
     expect(plain(FeatureCache.lookingUp(temp.path, 'v1').featuresOf(sha(7)))).toEqual(features(7));
     const full = await FeatureCache.load(temp.path, 'v1');
     useImages(full, 3);

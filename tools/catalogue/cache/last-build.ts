@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import type { PepeRecord } from '../../../functions/core/record.js';
 import { loadManifest, type Manifest, MANIFEST_FILE, readManifestSync, UnusableManifestError } from '../../shared/manifest.js';
 import type { Problem } from '../../shared/problems.js';
+import { readAhead, readAheadDone } from '../../shared/read-regular-file.js';
+import type { ChangeHint } from '../scan-content.js';
 import { ANSWER_DIGESTS, type AnswerDigests, type RecordChanges } from './answer-digests.js';
 import { cacheMemo, hasMembers } from './memo.js';
 import { memoizedRecordEncoding } from './record-encoding-memo.js';
@@ -56,6 +58,9 @@ function statKey(path: string): FileStatKey | null {
   const info = statSync(path, { throwIfNoEntry: false });
   return info ? { size: info.size, mtimeMs: info.mtimeMs, ino: info.ino } : null;
 }
+
+/** The cache files a change build reads whole besides pairs.bin (the memos, the answers' cut, the renditions' index). */
+const READ_BY_A_CHANGE = ['search-index.json', 'encoded-records.json', 'similar-lists.json', ANSWER_DIGESTS.file, 'renditions.bin'];
 
 const sameStatKey = (a: FileStatKey | null | undefined, b: FileStatKey | null): boolean => !!a && !!b && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino;
 
@@ -118,6 +123,23 @@ export class LastBuild {
   static async open(cacheDir: string, outDir: string): Promise<LastBuild> {
     const json = await LAST_BUILD.load(cacheDir, outDir);
     return new LastBuild(cacheDir, outDir, json, json !== null && sameStatKey(json.manifestStat, statKey(join(outDir, MANIFEST_FILE))));
+  }
+
+  /**
+   * For the scan: once it meets a file or folder changed since the last build wrote its
+   * output, the files a change build reads are read ahead on libuv's threads while it scans
+   * on. A build that finds nothing changed never starts them (a no-change build reads none).
+   */
+  changeHint(): ChangeHint | undefined {
+    const since = this.outputIntact ? this.json!.manifestStat?.mtimeMs : undefined;
+    if (since === undefined) return undefined;
+    const files = [pairsFile(this.cacheDir), ...READ_BY_A_CHANGE.map((name) => join(this.cacheDir, name)), join(this.outDir, MANIFEST_FILE)];
+    return { since, onChange: () => readAhead(files) };
+  }
+
+  /** Once pairs.bin, if read ahead, is read: `previousBuild` takes its bytes without reading it again. */
+  pairsReadAhead(): Promise<void> {
+    return readAheadDone(pairsFile(this.cacheDir));
   }
 
   /** What the last build reported, when its output stands and the content listing and settings (`statFingerprint`) are as then. */
