@@ -137,7 +137,10 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   const lines = scan.pairs.map(statLine);
   const statFingerprint = contentStatFingerprint(scan, settings, lines);
   const unchanged = recovery.state === 'busy' ? null : last.unchanged(statFingerprint);
-  if (unchanged !== null) return lastBuildResult(last, unchanged, { scanMs, totalMs: performance.now() - scanStart }, started);
+  if (unchanged !== null) {
+    await last.unchangedAfterHint();
+    return lastBuildResult(last, unchanged, { scanMs, totalMs: performance.now() - scanStart }, started);
+  }
   // Only now: the no-change path reads no cache file but last-build.json and records.bin.
   const cacheFiles = cacheFileProblems(cacheDir);
   const unusableCache = cacheFiles.filter((problem) => problem.severity === 'error');

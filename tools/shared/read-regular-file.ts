@@ -70,7 +70,7 @@ const statText = (info: Stats) => `${info.size} ${info.mtimeMs} ${info.ctimeMs} 
  * takes its bytes once, if the file still has the stat it had when opened (else reads again).
  */
 export function readAhead(files: readonly string[]): void {
-  readsAhead.clear();
+  forgetReadsAhead();
   for (const file of files) {
     let fd: number;
     let info: Stats;
@@ -99,6 +99,11 @@ export function readAhead(files: readonly string[]): void {
     });
     readsAhead.set(file, ahead);
   }
+}
+
+/** Drops the reads ahead not taken (a build that did not need them). */
+export function forgetReadsAhead(): void {
+  readsAhead.clear();
 }
 
 /** Once the read ahead of `file` (if any) is done: a synchronous reader then takes its bytes. */

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { PepeRecord } from '../../../functions/core/record.js';
 import { loadManifest, type Manifest, MANIFEST_FILE, readManifestSync, UnusableManifestError } from '../../shared/manifest.js';
 import type { Problem } from '../../shared/problems.js';
-import { readAhead, readAheadDone } from '../../shared/read-regular-file.js';
+import { forgetReadsAhead, readAhead, readAheadDone } from '../../shared/read-regular-file.js';
 import type { ChangeHint } from '../scan-content.js';
 import { ANSWER_DIGESTS, type AnswerDigests, type RecordChanges } from './answer-digests.js';
 import { cacheMemo, hasMembers } from './memo.js';
@@ -38,6 +38,8 @@ interface LastBuildJson {
   pairsSettings?: string;
   /** The sum of the pairs' digests (build-extras.ts `buildInputs`). */
   pairsSum?: string;
+  /** When a scan's change hint last proved false (a folder touched, nothing changed): later hints count only changes past it (ms). */
+  quietSince?: number;
 }
 
 /** What a rebuild of unchanged content reports without analysing anything. */
@@ -109,6 +111,8 @@ export class LastBuild {
   private previous: Promise<Manifest | null> | undefined;
   private parsed: Manifest | null | undefined;
   private answers: Promise<AnswerDigests | null> | undefined;
+  /** Whether the scan's change hint started reads ahead. */
+  private hinted = false;
   /** The saving of the compile's memos: a failure is held for `save`. */
   private memosSaved: Promise<{ failure: unknown } | null> = Promise.resolve(null);
 
@@ -131,10 +135,26 @@ export class LastBuild {
    * on. A build that finds nothing changed never starts them (a no-change build reads none).
    */
   changeHint(): ChangeHint | undefined {
-    const since = this.outputIntact ? this.json!.manifestStat?.mtimeMs : undefined;
-    if (since === undefined) return undefined;
+    const written = this.outputIntact ? this.json!.manifestStat?.mtimeMs : undefined;
+    if (written === undefined) return undefined;
     const files = [pairsFile(this.cacheDir), ...READ_BY_A_CHANGE.map((name) => join(this.cacheDir, name)), join(this.outDir, MANIFEST_FILE)];
-    return { since, onChange: () => readAhead(files) };
+    const onChange = () => {
+      this.hinted = true;
+      readAhead(files);
+    };
+    return { since: Math.max(written, this.json!.quietSince ?? 0), onChange };
+  }
+
+  /**
+   * After a scan whose hint proved false (a folder's ctime moved, e.g. a hidden file made and
+   * deleted in it, yet the listing is the last build's): the reads ahead are dropped, and the
+   * next scans hint only for changes past now, so a no-change build does not read ahead again.
+   */
+  async unchangedAfterHint(): Promise<void> {
+    if (!this.hinted) return;
+    forgetReadsAhead();
+    // Only a hint: a cache folder that cannot be written now leaves the next build reading ahead again.
+    await LAST_BUILD.save(this.cacheDir, { ...this.json!, quietSince: Date.now() }).catch(() => undefined);
   }
 
   /** Once pairs.bin, if read ahead, is read: `previousBuild` takes its bytes without reading it again. */
