@@ -152,6 +152,7 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   const settingsKey = sha256Of(JSON.stringify(settings));
   await last.pairsReadAhead();
   const previous = (recovery.state === 'busy' ? null : last.previousBuild(settingsKey)) ?? undefined;
+  last.readMemosAhead();
   const analyse = (from: typeof previous) => analyseContent({ ...options, contentDir, cacheDir, writeCache: true, scan, onDecoded: renditions.fromDecoded, previous: from, lines });
   let analysis = await analyse(previous);
   if (analysis.declined !== undefined) return { ...refusedBuild([], started), declined: analysis.declined };

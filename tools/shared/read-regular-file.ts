@@ -65,12 +65,10 @@ const statText = (info: Stats) => `${info.size} ${info.mtimeMs} ${info.ctimeMs} 
 
 /**
  * Starts reading the regular files among `files` on libuv's threads, each in one request, so
- * that the reads go on while this thread runs synchronous code (the content scan); replaces
- * the reads ahead not taken. The next `readRegularFile` or `readRegularFileSync` of a path
+ * that the reads go on while this thread runs synchronous code (the content scan). The next `readRegularFile` or `readRegularFileSync` of a path
  * takes its bytes once, if the file still has the stat it had when opened (else reads again).
  */
 export function readAhead(files: readonly string[]): void {
-  forgetReadsAhead();
   for (const file of files) {
     let fd: number;
     let info: Stats;

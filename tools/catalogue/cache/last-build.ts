@@ -61,8 +61,9 @@ function statKey(path: string): FileStatKey | null {
   return info ? { size: info.size, mtimeMs: info.mtimeMs, ino: info.ino } : null;
 }
 
-/** The cache files a change build reads whole besides pairs.bin (the memos, the answers' cut, the renditions' index). */
-const READ_BY_A_CHANGE = ['search-index.json', 'encoded-records.json', 'similar-lists.json', ANSWER_DIGESTS.file, 'renditions.bin'];
+/** The cache files a change build reads whole besides pairs.bin: read ahead with it, or (the compile's memos) once it is parsed, not to hold both at its peak. */
+const READ_WITH_PAIRS = [ANSWER_DIGESTS.file, 'renditions.bin'];
+const COMPILE_MEMOS = ['search-index.json', 'encoded-records.json', 'similar-lists.json'];
 
 const sameStatKey = (a: FileStatKey | null | undefined, b: FileStatKey | null): boolean => !!a && !!b && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino;
 
@@ -137,7 +138,7 @@ export class LastBuild {
   changeHint(): ChangeHint | undefined {
     const written = this.outputIntact ? this.json!.manifestStat?.mtimeMs : undefined;
     if (written === undefined) return undefined;
-    const files = [pairsFile(this.cacheDir), ...READ_BY_A_CHANGE.map((name) => join(this.cacheDir, name)), join(this.outDir, MANIFEST_FILE)];
+    const files = [pairsFile(this.cacheDir), ...READ_WITH_PAIRS.map((name) => join(this.cacheDir, name)), join(this.outDir, MANIFEST_FILE)];
     const onChange = () => {
       this.hinted = true;
       readAhead(files);
@@ -160,6 +161,11 @@ export class LastBuild {
   /** Once pairs.bin, if read ahead, is read: `previousBuild` takes its bytes without reading it again. */
   pairsReadAhead(): Promise<void> {
     return readAheadDone(pairsFile(this.cacheDir));
+  }
+
+  /** Once pairs.bin is parsed: the compile's memos are read ahead while the analysis goes on, if the scan hinted at a change. */
+  readMemosAhead(): void {
+    if (this.hinted) readAhead(COMPILE_MEMOS.map((name) => join(this.cacheDir, name)));
   }
 
   /** What the last build reported, when its output stands and the content listing and settings (`statFingerprint`) are as then. */
