@@ -65,8 +65,9 @@ const statText = (info: Stats) => `${info.size} ${info.mtimeMs} ${info.ctimeMs} 
 
 /**
  * Starts reading the regular files among `files` on libuv's threads, each in one request, so
- * that the reads go on while this thread runs synchronous code (the content scan). The next `readRegularFile` or `readRegularFileSync` of a path
- * takes its bytes once, if the file still has the stat it had when opened (else reads again).
+ * that the reads go on while this thread runs synchronous code (the content scan). The next
+ * `readRegularFile` or `readRegularFileSync` of a path takes its bytes once, if the file still
+ * has the stat it had when opened (else reads it again).
  */
 export function readAhead(files: readonly string[]): void {
   for (const file of files) {
@@ -83,7 +84,8 @@ export function readAhead(files: readonly string[]): void {
       closeSync(fd);
       continue;
     }
-    if (!info.isFile()) {
+    // One read request takes at most 2 GiB; a cache file that large is read when asked for.
+    if (!info.isFile() || info.size > 2 ** 30) {
       closeSync(fd);
       continue;
     }
