@@ -294,7 +294,14 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   const diff = listed ? takeUnchanged(scan, lines!, listed, items, stats) : null;
   const problems = diff ? diff.problems : [...scan.problems, ...loneSidecarProblems(scan.loneSidecars, unpublished), ...caseCollisions(scan), ...windowsNameProblems(scan)];
 
-  const imageContext: ImageFileContext = { cache, analyse, limits, counters: stats, onDecoded: options.onDecoded };
+  // One libvips thread per image while several decode at once (tools/image/README.md), set before the first decode: a build that decodes nothing never loads sharp.
+  let restoreSharp: (() => void) | undefined;
+  let sharpSet: Promise<void> | undefined;
+  const analyseInBatch: typeof analyse = async (...args) => {
+    await (sharpSet ??= configureSharpForBatch().then((restore) => void (restoreSharp = restore)));
+    return analyse(...args);
+  };
+  const imageContext: ImageFileContext = { cache, analyse: analyseInBatch, limits, counters: stats, onDecoded: options.onDecoded };
 
   let done = scan.pairs.length - (diff?.misses.length ?? scan.pairs.length);
   const later: number[] = [];
@@ -349,13 +356,12 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   const worker = async () => {
     while (nextMiss < misses.length) await handle(misses[nextMiss++]!, false);
   };
-  // One libvips thread per image while several decode at once (tools/image/README.md).
-  const restoreSharp = misses.length > 0 ? await configureSharpForBatch() : () => undefined;
   try {
     await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 4) }, worker));
     for (const index of later) await handle(index, true);
   } finally {
-    restoreSharp();
+    await sharpSet?.catch(() => undefined);
+    restoreSharp?.();
     // The batch is done: the compile and write phases should not carry the pass's memory.
     releasePixelPass();
   }
