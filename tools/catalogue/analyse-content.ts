@@ -516,6 +516,8 @@ const NONE: string[] = Object.freeze([]) as unknown as string[];
  */
 class ListedItem implements AnalysedItem {
   readonly thumbnails: PepeRecord['thumbnails'];
+  /** A field, not a getter: three stages ask every item for it. */
+  readonly previous: { digest: string; thumbnails: PepeRecord['thumbnails'] };
   constructor(
     readonly record: PepeRecord,
     readonly file: string,
@@ -528,10 +530,7 @@ class ListedItem implements AnalysedItem {
     readonly rank: number,
   ) {
     this.thumbnails = record.thumbnails;
-  }
-
-  get previous(): { digest: string; thumbnails: PepeRecord['thumbnails'] } {
-    return this;
+    this.previous = this;
   }
 
   get animated() {
@@ -626,6 +625,8 @@ function takeUnchanged(scan: ContentScan, lines: readonly string[], listed: List
  */
 class Item implements AnalysedItem {
   readonly animated: boolean;
+  /** Read analysed, not taken over: an own field, so the items' two classes answer `previous` alike. */
+  readonly previous = undefined;
   constructor(
     readonly record: PepeRecord,
     readonly file: string,
