@@ -145,6 +145,13 @@ export class PairRows<R = unknown> {
   /** The record of the row `get` returned last (no pair allocated per lookup), and its rank in the last build's order (-1: a delta's row). */
   record: R | undefined;
   rank = -1;
+  /** What follows the line of the row `lineOf` matched last (`pairRow`): its image's sha256, its digest, and its distinct_from as JSON ('' for none). */
+  sha256 = '';
+  digest = '';
+  distinct = '';
+  /** The full list's index of the row found last (-1: a delta's, `foundOver`). */
+  private found = -1;
+  private foundOver = '';
 
   constructor(
     /** The full list's rows, one after another. */
@@ -183,23 +190,58 @@ export class PairRows<R = unknown> {
 
   /** The row of the pair whose image is at `image` (its record in `record`). */
   get(image: string): string | undefined {
+    return this.locate(image) ? this.current() : undefined;
+  }
+
+  /** The row `get` or `lineOf` found last. */
+  current(): string {
+    return this.found >= 0 ? this.rowAt(this.found) : this.foundOver;
+  }
+
+  /**
+   * Looks up the row of the image at `image` (undefined: none; its record in `record`) and
+   * tells whether it starts with `line`: then `sha256`, `digest` and `distinct` are what follows
+   * it, sliced from the text at the known places (`pairRow`): no row made.
+   */
+  lineOf(image: string, line: string): boolean | undefined {
+    if (!this.locate(image)) return undefined;
+    const text = this.found >= 0 ? this.text : this.foundOver;
+    const start = this.found >= 0 ? this.startOf(this.found) : 0;
+    const end = this.found >= 0 ? this.ends[this.found]! : text.length;
+    if (text.charCodeAt(start + line.length) !== 0 || !text.startsWith(line, start)) return false;
+    const at = start + line.length + 1;
+    const digestAt = text.indexOf('\t', at + 66) + 1;
+    const distinctAt = text.indexOf('\t', digestAt) + 1;
+    this.sha256 = text.slice(at, at + 64);
+    this.digest = text.slice(digestAt, distinctAt - 1);
+    this.distinct = distinctAt === end ? '' : text.slice(distinctAt, end);
+    return true;
+  }
+
+  private locate(image: string): boolean {
     const over = this.over.get(image);
     if (over !== undefined) {
       if (over !== null) this.overVisited.add(image);
       this.record = over?.[1];
       this.rank = -1;
-      return over?.[0];
+      this.found = -1;
+      this.foundOver = over?.[0] ?? '';
+      return over !== null;
     }
     if (!this.isRowOf(this.cursor, image)) {
       // `image\0…` sorts where `image` does: NUL is below every character of a path.
       const key = `${image}\0`;
       this.cursor = lowerBound(this.ends.length, (index) => this.rowAt(index) < key);
     }
-    if (!this.isRowOf(this.cursor, image)) return (this.record = undefined);
+    if (!this.isRowOf(this.cursor, image)) {
+      this.record = undefined;
+      return false;
+    }
     (this.visited ??= new Uint8Array(this.ends.length))[this.cursor] = 1;
     this.rank = this.baseRanks[this.cursor]!;
     this.record = this.baseRecords[this.cursor];
-    return this.rowAt(this.cursor++);
+    this.found = this.cursor++;
+    return true;
   }
 
   /** Starts a walk: no row visited yet. */
