@@ -180,7 +180,7 @@ export class PairRows<R = unknown> {
   private isRowOf(index: number, image: string): boolean {
     if (index >= this.ends.length) return false;
     const start = this.startOf(index);
-    return this.text.charCodeAt(start + image.length) === 0 && this.text.startsWith(image, start);
+    return this.text.charCodeAt(start + image.length) === 0 && this.text.slice(start, start + image.length) === image;
   }
 
   /** The index of the full list's row that holds the character at `position` of the text. */
@@ -208,7 +208,8 @@ export class PairRows<R = unknown> {
     const text = this.found >= 0 ? this.text : this.foundOver;
     const start = this.found >= 0 ? this.startOf(this.found) : 0;
     const end = this.found >= 0 ? this.ends[this.found]! : text.length;
-    if (text.charCodeAt(start + line.length) !== 0 || !text.startsWith(line, start)) return false;
+    // A slice compared: `startsWith` at a position costs several times more.
+    if (text.charCodeAt(start + line.length) !== 0 || text.slice(start, start + line.length) !== line) return false;
     const at = start + line.length + 1;
     const digestAt = text.indexOf('\t', at + 66) + 1;
     const distinctAt = text.indexOf('\t', digestAt) + 1;
