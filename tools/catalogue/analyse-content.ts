@@ -522,6 +522,8 @@ const NONE: string[] = Object.freeze([]) as unknown as string[];
  */
 class ListedItem implements AnalysedItem {
   readonly thumbnails: PepeRecord['thumbnails'];
+  /** A field, not a getter: three stages ask every item for it. */
+  readonly previous: { digest: string; thumbnails: PepeRecord['thumbnails'] };
   constructor(
     readonly record: PepeRecord,
     readonly file: string,
@@ -534,10 +536,7 @@ class ListedItem implements AnalysedItem {
     readonly rank: number,
   ) {
     this.thumbnails = record.thumbnails;
-  }
-
-  get previous(): { digest: string; thumbnails: PepeRecord['thumbnails'] } {
-    return this;
+    this.previous = this;
   }
 
   get animated() {
@@ -572,19 +571,17 @@ function takeUnchanged(scan: ContentScan, lines: readonly string[], listed: List
   for (let index = 0; index < scan.pairs.length; index++) {
     const { image, sidecar } = scan.pairs[index]!;
     const line = lines[index]!;
-    const row = rows.get(image.rel);
-    if (row !== undefined) seen++;
-    if (row !== undefined && row.charCodeAt(line.length) === 0 && row.startsWith(line)) {
-      // Sliced at the known places (stat-keyed-map.ts `pairRow`): the id is the record's, checked as the file was read.
-      const at = line.length + 1;
-      const digestAt = row.indexOf('\t', at + 66) + 1;
-      const distinctAt = row.indexOf('\t', digestAt) + 1;
-      const distinctFrom = distinctAt === row.length ? NONE : (JSON.parse(row.slice(distinctAt)) as string[]);
-      items[index] = new ListedItem(rows.record!, image.rel, image.abs, row.slice(at, at + 64), distinctFrom, row.slice(digestAt, distinctAt - 1), listed, rows.rank);
+    // Compared in the rows' text: the id is the record's, as the file was read.
+    const unchanged = rows.lineOf(image.rel, line);
+    if (unchanged !== undefined) seen++;
+    if (unchanged === true) {
+      const distinctFrom = rows.distinct === '' ? NONE : (JSON.parse(rows.distinct) as string[]);
+      items[index] = new ListedItem(rows.record!, image.rel, image.abs, rows.sha256, distinctFrom, rows.digest, listed, rows.rank);
       stats.images++;
       stats.cacheHits++;
       continue;
     }
+    const row = unchanged === false ? rows.current() : undefined;
     misses.push(index);
     touched.add(image.rel).add(sidecar.rel);
     const old = row === undefined ? undefined : parsePairRow(row);
@@ -632,6 +629,8 @@ function takeUnchanged(scan: ContentScan, lines: readonly string[], listed: List
  */
 class Item implements AnalysedItem {
   readonly animated: boolean;
+  /** Read analysed, not taken over: an own field, so the items' two classes answer `previous` alike. */
+  readonly previous = undefined;
   constructor(
     readonly record: PepeRecord,
     readonly file: string,
