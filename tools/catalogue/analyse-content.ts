@@ -294,7 +294,14 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   const diff = listed ? takeUnchanged(scan, lines!, listed, items, stats) : null;
   const problems = diff ? diff.problems : [...scan.problems, ...loneSidecarProblems(scan.loneSidecars, unpublished), ...caseCollisions(scan), ...windowsNameProblems(scan)];
 
-  const imageContext: ImageFileContext = { cache, analyse, limits, counters: stats, onDecoded: options.onDecoded };
+  // One libvips thread per image while several decode at once (tools/image/README.md), set before the first decode: a build that decodes nothing never loads sharp.
+  let restoreSharp: (() => void) | undefined;
+  let sharpSet: Promise<void> | undefined;
+  const analyseInBatch: typeof analyse = async (...args) => {
+    await (sharpSet ??= configureSharpForBatch().then((restore) => void (restoreSharp = restore)));
+    return analyse(...args);
+  };
+  const imageContext: ImageFileContext = { cache, analyse: analyseInBatch, limits, counters: stats, onDecoded: options.onDecoded };
 
   let done = scan.pairs.length - (diff?.misses.length ?? scan.pairs.length);
   const later: number[] = [];
@@ -349,13 +356,12 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   const worker = async () => {
     while (nextMiss < misses.length) await handle(misses[nextMiss++]!, false);
   };
-  // One libvips thread per image while several decode at once (tools/image/README.md).
-  const restoreSharp = misses.length > 0 ? await configureSharpForBatch() : () => undefined;
   try {
     await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 4) }, worker));
     for (const index of later) await handle(index, true);
   } finally {
-    restoreSharp();
+    await sharpSet?.catch(() => undefined);
+    restoreSharp?.();
     // The batch is done: the compile and write phases should not carry the pass's memory.
     releasePixelPass();
   }
@@ -516,6 +522,8 @@ const NONE: string[] = Object.freeze([]) as unknown as string[];
  */
 class ListedItem implements AnalysedItem {
   readonly thumbnails: PepeRecord['thumbnails'];
+  /** A field, not a getter: three stages ask every item for it. */
+  readonly previous: { digest: string; thumbnails: PepeRecord['thumbnails'] };
   constructor(
     readonly record: PepeRecord,
     readonly file: string,
@@ -528,10 +536,7 @@ class ListedItem implements AnalysedItem {
     readonly rank: number,
   ) {
     this.thumbnails = record.thumbnails;
-  }
-
-  get previous(): { digest: string; thumbnails: PepeRecord['thumbnails'] } {
-    return this;
+    this.previous = this;
   }
 
   get animated() {
@@ -566,19 +571,17 @@ function takeUnchanged(scan: ContentScan, lines: readonly string[], listed: List
   for (let index = 0; index < scan.pairs.length; index++) {
     const { image, sidecar } = scan.pairs[index]!;
     const line = lines[index]!;
-    const row = rows.get(image.rel);
-    if (row !== undefined) seen++;
-    if (row !== undefined && row.charCodeAt(line.length) === 0 && row.startsWith(line)) {
-      // Sliced at the known places (stat-keyed-map.ts `pairRow`): the id is the record's, checked as the file was read.
-      const at = line.length + 1;
-      const digestAt = row.indexOf('\t', at + 66) + 1;
-      const distinctAt = row.indexOf('\t', digestAt) + 1;
-      const distinctFrom = distinctAt === row.length ? NONE : (JSON.parse(row.slice(distinctAt)) as string[]);
-      items[index] = new ListedItem(rows.record!, image.rel, image.abs, row.slice(at, at + 64), distinctFrom, row.slice(digestAt, distinctAt - 1), listed, rows.rank);
+    // Compared in the rows' text: the id is the record's, as the file was read.
+    const unchanged = rows.lineOf(image.rel, line);
+    if (unchanged !== undefined) seen++;
+    if (unchanged === true) {
+      const distinctFrom = rows.distinct === '' ? NONE : (JSON.parse(rows.distinct) as string[]);
+      items[index] = new ListedItem(rows.record!, image.rel, image.abs, rows.sha256, distinctFrom, rows.digest, listed, rows.rank);
       stats.images++;
       stats.cacheHits++;
       continue;
     }
+    const row = unchanged === false ? rows.current() : undefined;
     misses.push(index);
     touched.add(image.rel).add(sidecar.rel);
     const old = row === undefined ? undefined : parsePairRow(row);
@@ -626,6 +629,8 @@ function takeUnchanged(scan: ContentScan, lines: readonly string[], listed: List
  */
 class Item implements AnalysedItem {
   readonly animated: boolean;
+  /** Read analysed, not taken over: an own field, so the items' two classes answer `previous` alike. */
+  readonly previous = undefined;
   constructor(
     readonly record: PepeRecord,
     readonly file: string,

@@ -10,7 +10,7 @@ import { FIXTURE_URLS, fixtureId, fixtureImage, makeFixtureContent } from '../te
 import { snapshotDir } from '../testing/snapshot-dir.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 import type { AnalyseFn } from './analyse-content.js';
-import { cacheFrames } from './cache/cache-log.js';
+import { cacheFrames, frameBytes } from './cache/cache-log.js';
 import { FeatureCache } from './cache/feature-cache.js';
 import { buildCatalogue, type BuildOptions } from './build-catalogue.js';
 import { catalogueDataFiles, catalogueModuleSource, compileCatalogue } from '../../functions/core/catalogue.js';
@@ -694,7 +694,7 @@ describe('incremental rebuilds', () => {
       expect((await buildCatalogue(own)).records).toEqual(torn.records);
     });
 
-    it('reads only the pairs that changed, and the build cache only for what the last build did not have; a torn pairs file, or one whose records are not those of its rows, reads as none', async () => {
+    it('reads only the pairs that changed, and the build cache only for what the last build did not have; a torn pairs file, or one whose rows are out of order or ranks not each once, reads as none', async () => {
       const load = vi.spyOn(FeatureCache, 'load');
       const lookingUp = vi.spyOn(FeatureCache, 'lookingUp');
       try {
@@ -719,19 +719,28 @@ describe('incremental rebuilds', () => {
         load.mockRestore();
         lookingUp.mockRestore();
       }
-      // Records not those their rows name (turned by one), in a file of the stat last-build.json records: read as none.
+      // Rows out of order, ranks that are not each rank once, or an earlier layout, in a file of the stat last-build.json records: read as none.
       const pairs = join(own.cacheDir!, 'pairs.bin');
-      // So are ranks that are not each rank once.
       const lastBuild = join(own.cacheDir!, 'last-build.json');
+      const words = (bytes: Buffer) => Array.from({ length: bytes.length / 4 }, (_, at) => bytes.readUInt32LE(4 * at));
+      const packed = (numbers: number[]) => Buffer.from(new Uint32Array(numbers).buffer);
       for (const [tag, edit] of [
-        ['turned', (list: { rows: string[]; records: unknown[]; ranks: number[] }) => ({ ...list, records: [...list.records.slice(1), list.records[0]] })],
-        ['ranked twice', (list: { rows: string[]; records: unknown[]; ranks: number[] }) => ({ ...list, ranks: [list.ranks[1]!, ...list.ranks.slice(1)] })],
+        [
+          'swapped',
+          ([head, text, ends, ...rest]: Buffer[]) => {
+            const [first, second] = words(ends!);
+            const rows = text!.toString('latin1');
+            return [head!, Buffer.from(rows.slice(first, second) + rows.slice(0, first) + rows.slice(second), 'latin1'), packed([second! - first!, ...words(ends!).slice(1)]), ...rest];
+          },
+        ],
+        ['ranked twice', ([head, text, ends, ranks, ...rest]: Buffer[]) => [head!, text!, ends!, packed([words(ranks!)[1]!, ...words(ranks!).slice(1)]), ...rest]],
+        ['earlier layout', ([head, ...rest]: Buffer[]) => [Buffer.from(head!.toString().replace('"layout":2', '"layout":1')), ...rest]],
       ] as const) {
         const bytes = await readFile(pairs);
-        const [start, end] = cacheFrames(bytes)!.frames[0]!;
-        const turned = Buffer.from(JSON.stringify(edit(JSON.parse(bytes.toString('utf8', start, end)))));
-        expect(turned.length).toBe(end - start);
-        await writeFile(pairs, Buffer.concat([bytes.subarray(0, start), turned, bytes.subarray(end)]));
+        const frames = cacheFrames(bytes)!.frames.map(([start, end]) => bytes.subarray(start, end));
+        const edited = edit(frames);
+        expect(edited.map((frame) => frame.length)).toEqual(frames.map((frame) => frame.length));
+        await writeFile(pairs, Buffer.concat(edited.map((frame, at) => frameBytes(frame, at === 0))));
         const { size, mtimeMs, ino } = await stat(pairs);
         await writeFile(lastBuild, JSON.stringify({ ...JSON.parse(await readFile(lastBuild, 'utf8')), pairsStat: { size, mtimeMs, ino } }));
         await writeFile(join(own.contentDir, 'frog-003.json'), JSON.stringify({ ...JSON.parse(await readFile(join(own.contentDir, 'frog-003.json'), 'utf8')), tags: [tag] }));

@@ -19,7 +19,7 @@ import { type Recovery, recoverOutput } from './commit-output.js';
 import { type ChunkShapes, planAnswers, planImages } from './plan-answers.js';
 import { byteLength, type PlannedFile, writeOutput } from './write-output.js';
 import { previousAnswers, recordChanges, type RecordChanges, vouchesFor } from './cache/answer-digests.js';
-import { type BuildInputs, buildContext, buildInputs, type GeneratedExtras, generateExtras, keepsDigest, loadBundlerIfNeeded } from './build-extras.js';
+import { type BuildInputs, buildContext, buildInputs, type GeneratedExtras, generateExtras, loadBundlerIfNeeded } from './build-extras.js';
 import { LastBuild, type PairsMade, type UnchangedContent } from './cache/last-build.js';
 import { pairRow, statLine } from './cache/stat-keyed-map.js';
 import { FEATURE_VERSION } from '../image/analyse-image.js';
@@ -129,7 +129,7 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   const last = await LastBuild.open(cacheDir, outDir);
 
   const scanStart = performance.now();
-  const scan = await scanContent(contentDir);
+  const scan = await scanContent(contentDir, last.changeHint());
   const scanMs = performance.now() - scanStart;
   const context = buildContext(options.urls, options.chunks);
   const limits = effectiveLimits(options.limits);
@@ -137,7 +137,10 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   const lines = scan.pairs.map(statLine);
   const statFingerprint = contentStatFingerprint(scan, settings, lines);
   const unchanged = recovery.state === 'busy' ? null : last.unchanged(statFingerprint);
-  if (unchanged !== null) return lastBuildResult(last, unchanged, { scanMs, totalMs: performance.now() - scanStart }, started);
+  if (unchanged !== null) {
+    await last.unchangedAfterHint();
+    return lastBuildResult(last, unchanged, { scanMs, totalMs: performance.now() - scanStart }, started);
+  }
   // Only now: the no-change path reads no cache file but last-build.json and records.bin.
   const cacheFiles = cacheFileProblems(cacheDir);
   const unusableCache = cacheFiles.filter((problem) => problem.severity === 'error');
@@ -147,7 +150,9 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   const renditions = await openRenditions({ cacheDir, limits, concurrency: options.concurrency, settings: options.renditions });
   // A change build reads only the pairs whose stat changed since the last build (analyse-content.ts).
   const settingsKey = sha256Of(JSON.stringify(settings));
+  await last.pairsReadAhead();
   const previous = (recovery.state === 'busy' ? null : last.previousBuild(settingsKey)) ?? undefined;
+  last.readMemosAhead();
   const analyse = (from: typeof previous) => analyseContent({ ...options, contentDir, cacheDir, writeCache: true, scan, onDecoded: renditions.fromDecoded, previous: from, lines });
   let analysis = await analyse(previous);
   if (analysis.declined !== undefined) return { ...refusedBuild([], started), declined: analysis.declined };
@@ -194,7 +199,7 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   }
   // This build writes: esbuild loads during the reads below when it will bundle, so that the bundle can start at once (bundle-function.ts).
   loadBundlerIfNeeded(options.cacheDir, inputs.context).catch(() => undefined); // a failure to load shows when bundling
-  const run: Run = { options, last, stats, inputs, records, unchangedContent, pairs, changes: changesOf(analysis, previous, inputs.recordDigests), sums: { before: previous?.digestSum, after: inputs.digestSum } };
+  const run: Run = { options, last, stats, inputs, records, unchangedContent, pairs, changes: changesOf(analysis, previous, inputs), sums: { before: previous?.digestSum, after: inputs.digestSum } };
   const compiled = await compileData(run, records);
   const written = await writeFiles(run, compiled, analysis.items, made.bySource, writing, analysis.changes?.items ?? []);
   problems.push(...written.problems);
@@ -341,11 +346,11 @@ interface Run {
  * digest then (`item.previous`; a pair read again counts as changed) and the last build's ids:
  * those of the items taken over, and those it freed (read again or gone: the only ones that can be gone).
  */
-function changesOf(analysis: ContentAnalysis, previous: PreviousBuild | undefined, digests: ReadonlyMap<string, string>): RecordChanges | null {
+function changesOf(analysis: ContentAnalysis, previous: PreviousBuild | undefined, { recordDigests: digests, rehashed }: { recordDigests: ReadonlyMap<string, string>; rehashed: readonly number[] }): RecordChanges | null {
   if (analysis.changes === undefined || previous === undefined) return null;
   const { freed, items: read } = analysis.changes;
   // Only the items whose digest is not the one taken over: the others are unchanged.
-  const current = analysis.items.filter((item) => !keepsDigest(item)).map((item) => [item.record.id, item.previous?.digest] as const);
+  const current = rehashed.map((index) => [analysis.items[index]!.record.id, analysis.items[index]!.previous?.digest] as const);
   const readIds = new Set(read.map((item) => item.record.id));
   // Every current id not read again was taken over, so the last build had it.
   const had = { has: (id: string) => freed.has(id) || (digests.has(id) && !readIds.has(id)), keys: () => freed };
@@ -357,7 +362,7 @@ function changesOf(analysis: ContentAnalysis, previous: PreviousBuild | undefine
  * what it gave; only those that changed when this build started from the last build's. None
  * when a pair gave no item (that build failed).
  */
-function pairsMade(settings: string, lines: readonly string[], pairs: readonly ContentPair[], analysis: ContentAnalysis, { recordDigests: digests, digestSum }: { recordDigests: ReadonlyMap<string, string>; digestSum: string }, records: readonly PepeRecord[]): PairsMade | null {
+function pairsMade(settings: string, lines: readonly string[], pairs: readonly ContentPair[], analysis: ContentAnalysis, { recordDigests: digests, digestSum, rehashed }: { recordDigests: ReadonlyMap<string, string>; digestSum: string; rehashed: readonly number[] }, records: readonly PepeRecord[]): PairsMade | null {
   const { items, changes } = analysis;
   if (items.length !== pairs.length) return null;
   for (let index = 0; index < items.length; index++) if (items[index]!.file !== pairs[index]!.image.rel) return null;
@@ -366,12 +371,9 @@ function pairsMade(settings: string, lines: readonly string[], pairs: readonly C
   if (changes) {
     // The pairs read, and any other whose record's digest changed (its thumbnails).
     delta = { set: [], records: [], drop: changes.removed };
-    for (let index = 0; index < items.length; index++) {
-      const item = items[index]!;
-      if (!keepsDigest(item)) {
-        delta.set.push(row(item, lines[index]!));
-        delta.records.push(item.record);
-      }
+    for (const index of rehashed) {
+      delta.set.push(row(items[index]!, lines[index]!));
+      delta.records.push(items[index]!.record);
     }
   }
   const list = () => {

@@ -190,18 +190,22 @@ export interface DigestsBefore {
  * renditions come from the same source bytes under the same settings): only the records read are hashed.
  * The fingerprint hashes the context, the count and the digests' sum (`digestSum`): order-free,
  * so a change build moves the last build's sum (`before`) by the digests that changed instead of
- * hashing a line per record.
+ * hashing a line per record. `rehashed`: the indexes of the items whose digest is not the one
+ * taken over, so that the stages after it visit only those.
  */
-export function buildInputs(items: readonly AnalysedItem[], imageKey: (item: AnalysedItem) => string, context: string, before?: DigestsBefore): BuildInputs & { digestSum: string } {
+export function buildInputs(items: readonly AnalysedItem[], imageKey: (item: AnalysedItem) => string, context: string, before?: DigestsBefore): BuildInputs & { digestSum: string; rehashed: number[] } {
   const recordDigests = new Map<string, string>();
   // The digests that changed (added, less those they replace).
   const moved = new Uint32Array(8);
-  for (const item of items) {
+  const rehashed: number[] = [];
+  for (let index = 0; index < items.length; index++) {
+    const item = items[index]!;
     const { record } = item;
     const keeps = keepsDigest(item);
     const digest = keeps ? item.previous!.digest : sha256Of(`${JSON.stringify(record)} ${imageKey(item)}`);
     recordDigests.set(record.id, digest);
     if (keeps) continue;
+    rehashed.push(index);
     addDigest(moved, digest, 1);
     if (item.previous !== undefined) addDigest(moved, item.previous.digest, -1);
   }
@@ -213,7 +217,7 @@ export function buildInputs(items: readonly AnalysedItem[], imageKey: (item: Ana
     for (const digest of before.gone) addDigest(sum, digest, -1);
   } else for (const digest of recordDigests.values()) addDigest(sum, digest, 1);
   const digestSum = Array.from(sum, (word) => word.toString(16).padStart(8, '0')).join('');
-  return { fingerprint: sha256Of(`${context}\n${items.length}\n${digestSum}`), context, recordDigests, digestSum };
+  return { fingerprint: sha256Of(`${context}\n${items.length}\n${digestSum}`), context, recordDigests, digestSum, rehashed };
 }
 
 /** `sum` plus (or less) a hex sha256, lane by lane modulo 2³² (a digest covers its image's sha256: `imageKey`). */
@@ -224,7 +228,7 @@ function addDigest(sum: Uint32Array, digest: string, sign: 1 | -1): void {
 const sumWords = (hex: string): Uint32Array => Uint32Array.from({ length: 8 }, (_, i) => Number.parseInt(hex.slice(8 * i, 8 * i + 8), 16));
 
 /** Whether `buildInputs` gives the item the digest it was taken over with (so its record is as the last build saved it). */
-export const keepsDigest = (item: AnalysedItem): boolean => item.previous !== undefined && sameThumbnails(item.previous.thumbnails, item.record.thumbnails);
+const keepsDigest = (item: AnalysedItem): boolean => item.previous !== undefined && sameThumbnails(item.previous.thumbnails, item.record.thumbnails);
 
 function sameThumbnails(a: PepeRecord['thumbnails'], b: PepeRecord['thumbnails']): boolean {
   if (a === b) return true;

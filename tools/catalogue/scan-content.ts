@@ -108,15 +108,28 @@ async function symlinkProblem(realRoot: string, abs: string, rel: string): Promi
  * until the walk ends. `unique: false`: a walk lists each path once, so the check's Set is
  * pure cost.
  */
-function listEntries(root: string): { path: string; stats: EntryStat }[] {
+function listEntries(root: string, changed?: ChangeHint): { path: string; stats: EntryStat }[] {
   // `**/*`, not `**`: fast-glob turns `**` into a regex whose `.` stops at a line break, so
   // `**` silently skipped a file named with one; `*` is a class that matches it. Neither
   // descends into a folder named with a line break, so such folders are listed (and refused
   // by the scan) instead of being dropped with their contents.
   const entries = fg.sync('**/*', { cwd: root, dot: false, onlyFiles: false, followSymbolicLinks: false, objectMode: true, unique: false, suppressErrors: false });
   const out: { path: string; stats: EntryStat }[] = [];
+  // A folder's ctime moves when an entry is added, removed or renamed in it; a file's when it is written.
+  let hint = changed;
+  const seen = (ctimeMs: number) => {
+    if (hint === undefined || ctimeMs <= hint.since) return;
+    hint.onChange();
+    hint = undefined;
+  };
+  if (hint) seen(lstatSync(root).ctimeMs);
   for (const { path, dirent } of entries) {
-    if (!dirent.isDirectory()) out.push({ path, stats: entryStat(lstatSync(absOf(root, path))) });
+    if (hint && dirent.isDirectory()) seen(lstatSync(absOf(root, path)).ctimeMs);
+    if (!dirent.isDirectory()) {
+      const stats = entryStat(lstatSync(absOf(root, path)));
+      seen(stats.ctimeMs);
+      out.push({ path, stats });
+    }
     else if (LINE_BREAK.test(path.slice(path.lastIndexOf('/') + 1)) || isImageName(path)) out.push({ path, stats: { kind: 'directory', size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0 } });
   }
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -141,8 +154,14 @@ function addCommand(root: string, imageAbs: string): string {
   return `npx pepe add ${shellWord(shownPath(imageAbs))}${content}`;
 }
 
+/** A hint a scan gives once, as soon as it meets a file or folder changed (by its ctime) after `since` (ms): only to start work early, never to decide. */
+export interface ChangeHint {
+  since: number;
+  onChange: () => void;
+}
+
 /** Scans `contentDir` (hidden files and folders are ignored), sorted by path for deterministic output. */
-export async function scanContent(contentDir: string): Promise<ContentScan> {
+export async function scanContent(contentDir: string, changed?: ChangeHint): Promise<ContentScan> {
   const root = resolve(contentDir);
   const notFolder = folderProblem('content-missing', 'the content folder', root, 'pass --content with the folder that holds the images');
   if (notFolder) return { pairs: [], problems: [notFolder], loneSidecars: [] };
@@ -150,7 +169,7 @@ export async function scanContent(contentDir: string): Promise<ContentScan> {
   if (realRoot === null) return { pairs: [], problems: [error('content-missing', `the content folder "${root}" does not exist: create it or pass --content`)], loneSidecars: [] };
   let entries: ReturnType<typeof listEntries>;
   try {
-    entries = listEntries(root);
+    entries = listEntries(root, changed);
   } catch (cause) {
     // A folder this user cannot list: named (the whole scan stops, as its contents are unknown).
     const path = (cause as NodeJS.ErrnoException).path;

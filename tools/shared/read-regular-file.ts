@@ -5,7 +5,7 @@
  * `pepe build` for ever in open(), waiting for a writer that never came, and a device such
  * as /dev/null read as an empty file.
  */
-import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, type Stats, statSync } from 'node:fs';
+import { close, closeSync, constants, fstatSync, openSync, read, readFileSync, readSync, type Stats, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 
 /** Thrown for a path that exists but is neither a regular file nor a folder; `kind` says what it is, in words. */
@@ -54,8 +54,76 @@ export function oddKindAt(path: string): string | null {
   }
 }
 
+/** A file read ahead (`readAhead`): its stat when opened, and its bytes once read (null: the read failed or fell short). */
+interface ReadAhead {
+  stat: string;
+  bytes: Promise<Buffer | null>;
+  done?: Buffer | null;
+}
+const readsAhead = new Map<string, ReadAhead>();
+const statText = (info: Stats) => `${info.size} ${info.mtimeMs} ${info.ctimeMs} ${info.ino}`;
+
+/**
+ * Starts reading the regular files among `files` on libuv's threads, each in one request, so
+ * that the reads go on while this thread runs synchronous code (the content scan). The next
+ * `readRegularFile` or `readRegularFileSync` of a path takes its bytes once, if the file still
+ * has the stat it had when opened (else reads it again).
+ */
+export function readAhead(files: readonly string[]): void {
+  for (const file of files) {
+    let fd: number;
+    let info: Stats;
+    try {
+      fd = openSync(file, OPEN_FLAGS);
+    } catch {
+      continue;
+    }
+    try {
+      info = fstatSync(fd);
+    } catch {
+      closeSync(fd);
+      continue;
+    }
+    // One read request takes at most 2 GiB; a cache file that large is read when asked for.
+    if (!info.isFile() || info.size > 2 ** 30) {
+      closeSync(fd);
+      continue;
+    }
+    const ahead: ReadAhead = { stat: statText(info), bytes: Promise.resolve(null) };
+    const buffer = Buffer.allocUnsafeSlow(info.size);
+    ahead.bytes = new Promise((resolve) => {
+      read(fd, buffer, 0, info.size, 0, (failure, bytesRead) => {
+        close(fd, () => undefined);
+        resolve((ahead.done = failure === null && bytesRead === info.size ? buffer : null));
+      });
+    });
+    readsAhead.set(file, ahead);
+  }
+}
+
+/** Drops the reads ahead not taken (a build that did not need them). */
+export function forgetReadsAhead(): void {
+  readsAhead.clear();
+}
+
+/** Once the read ahead of `file` (if any) is done: a synchronous reader then takes its bytes. */
+export async function readAheadDone(file: string): Promise<void> {
+  await readsAhead.get(file)?.bytes;
+}
+
+/** The bytes read ahead for `file`, taken once: null when not done, failed, or the file's stat is no longer the one read. */
+function takeAhead(file: string, bytes: Buffer | null | undefined, ahead: ReadAhead): Buffer | null {
+  readsAhead.delete(file);
+  if (!bytes) return null;
+  const now = statSync(file, { throwIfNoEntry: false });
+  return now !== undefined && statText(now) === ahead.stat ? bytes : null;
+}
+
 /** The bytes of `file`; rejects with the open error (ENOENT, EACCES…), EISDIR, or NotAFileError. */
 export async function readRegularFile(file: string): Promise<Buffer> {
+  const ahead = readsAhead.get(file);
+  const taken = ahead && takeAhead(file, await ahead.bytes, ahead);
+  if (taken) return taken;
   const handle = await open(file, OPEN_FLAGS);
   try {
     refuseUnlessFile(file, await handle.stat());
@@ -91,8 +159,36 @@ export function readAtMostSync(file: string, limit: number): Buffer {
   }
 }
 
-/** `readRegularFile` for synchronous callers. */
+/** A regular file opened for reading without blocking, with its stat; the caller closes `fd`. Throws as `readRegularFileSync`. */
+export function openRegularFileSync(file: string): { fd: number; info: Stats } {
+  const fd = openSync(file, OPEN_FLAGS);
+  try {
+    const info = fstatSync(fd);
+    refuseUnlessFile(file, info);
+    return { fd, info };
+  } catch (failure) {
+    closeSync(fd);
+    throw failure;
+  }
+}
+
+/** The bytes of `fd` in [start, start + length), fewer at its end: a few rows of a large file, without reading the rest. */
+export function readRangeSync(fd: number, start: number, length: number): Buffer {
+  const bytes = Buffer.allocUnsafe(length);
+  let filled = 0;
+  while (filled < length) {
+    const read = readSync(fd, bytes, filled, length - filled, start + filled);
+    if (read === 0) break;
+    filled += read;
+  }
+  return filled === length ? bytes : bytes.subarray(0, filled);
+}
+
+/** `readRegularFile` for synchronous callers (bytes read ahead are taken only once their read is done). */
 export function readRegularFileSync(file: string): Buffer {
+  const ahead = readsAhead.get(file);
+  const taken = ahead && takeAhead(file, ahead.done, ahead);
+  if (taken) return taken;
   const fd = openSync(file, OPEN_FLAGS);
   try {
     refuseUnlessFile(file, fstatSync(fd));

@@ -6,18 +6,21 @@
  * `pepe check`, which reads the same cache, blocked on a pipe for ever too.
  */
 import { spawnSync } from 'node:child_process';
-import { cp, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogueModuleSource, compileCatalogue } from '../../../functions/core/catalogue.js';
 import { FIXTURE_URLS, fixtureId, fixtureImage, makeFixtureContent } from '../../testing/fixture-catalogue.js';
 import { makeNamedPipe, type NamedPipe } from '../../testing/named-pipe.js';
-import { snapshotDir } from '../../testing/snapshot-dir.js';
+import { manifestListing, snapshotDir } from '../../testing/snapshot-dir.js';
 import { makeTempDir, type TempDir } from '../../testing/temp-dir.js';
 import { buildCatalogue, type BuildOptions } from '../build-catalogue.js';
 import { CACHE_FILE_NAMES, CACHE_FOLDER_NAMES } from './cache-files.js';
 import { checkContent } from '../check-content.js';
+import { scanContent } from '../scan-content.js';
+import { LastBuild } from './last-build.js';
+import { readAhead, readAheadDone, readRegularFile, readRegularFileSync } from '../../shared/read-regular-file.js';
 
 let temp: TempDir;
 let baseContent: string;
@@ -153,5 +156,53 @@ describe.skipIf(process.platform === 'win32')('a build whose cache files are not
     expect(child.status, child.stderr).toBe(0);
     expect(child.stderr).not.toMatch(/\n\s+at /);
     expect(`${child.stdout}${child.stderr}`).toMatch(new RegExp(`^warning: ${join(own.cacheDir, 'answers.json').replace(/[.]/g, '\\.')}: is a device, not a file: read as no cache, and replaced by this build's answers\\.json \\[unusable-cache-file\\]$`, 'm'));
+  }, 120_000);
+});
+
+describe('the cache files a change build reads ahead during the scan', () => {
+  it('are read ahead once the scan meets a change, taken only while the file is the one read, and never for unchanged content', async () => {
+    const own = await builtTwice('ahead');
+    const hint = async () => {
+      let calls = 0;
+      const last = await LastBuild.open(own.cacheDir, own.outDir);
+      await scanContent(own.contentDir, { ...last.changeHint()!, onChange: () => calls++ });
+      return calls;
+    };
+    expect(await hint()).toBe(0);
+    // Past the coarse clock's tick, so a change's ctime is later than the last build's.
+    const tick = () => new Promise((done) => setTimeout(done, 50));
+    await tick();
+    // A hidden file made and deleted moves the folder's ctime: one no-change build reads ahead, and quiets the hint for the next.
+    await writeFile(join(own.contentDir, '.DS_Store'), '');
+    await rm(join(own.contentDir, '.DS_Store'));
+    expect(await hint()).toBe(1);
+    expect((await buildCatalogue(own)).stats.shortcut).toBe('listing');
+    expect(await hint()).toBe(0);
+    await tick();
+    await addImage(own.contentDir, 3);
+    expect(await hint()).toBe(1);
+
+    const file = join(temp.path, 'ahead', 'bytes.bin');
+    await writeFile(file, 'read ahead');
+    const pipePath = join(temp.path, 'ahead', 'pipe');
+    const pipe = makeNamedPipe(pipePath);
+    try {
+      readAhead([file, pipePath, join(temp.path, 'ahead', 'missing')]);
+      await readAheadDone(file);
+      expect(readRegularFileSync(file).toString()).toBe('read ahead');
+      // A file replaced after its read ahead began is read again.
+      readAhead([file]);
+      await writeFile(`${file}.new`, 'replaced');
+      await rename(`${file}.new`, file);
+      expect((await readRegularFile(file)).toString()).toBe('replaced');
+      expect(() => readRegularFileSync(pipePath)).toThrow(/named pipe/);
+    } finally {
+      pipe.remove();
+    }
+    // A real change build with its reads ahead gives the output a full build gives.
+    const result = await buildCatalogue(own);
+    expect([result.ok, result.stats.changed, result.records.length]).toEqual([true, { read: 1, removed: 0 }, 5]);
+    const fresh = { ...own, outDir: join(temp.path, 'ahead', 'fresh'), cacheDir: join(temp.path, 'ahead', 'fresh-cache') };
+    expect(manifestListing(result.manifest)).toEqual(manifestListing((await buildCatalogue(fresh)).manifest));
   }, 120_000);
 });

@@ -41,8 +41,18 @@ export function readCacheDocuments(bytes: Buffer): CacheDocuments | null {
  */
 export function cacheFrames(bytes: Buffer): { frames: [start: number, end: number][]; validBytes: number } | null {
   if (bytes.length < MAGIC.length || bytes.toString('latin1', 0, MAGIC.length) !== MAGIC) return null;
+  return framesFrom(bytes, MAGIC.length);
+}
+
+/** The byte range of the first document of a cache file, from its first bytes (the magic and the length); null without the magic. */
+export function firstFrame(bytes: Buffer): [start: number, end: number] | null {
+  if (bytes.length < MAGIC.length + 4 || bytes.toString('latin1', 0, MAGIC.length) !== MAGIC) return null;
+  return [MAGIC.length + 4, MAGIC.length + 4 + bytes.readUInt32LE(MAGIC.length)];
+}
+
+/** The frames of `bytes` from `at` on (the deltas of a file whose first frame was read apart), as `cacheFrames`. */
+export function framesFrom(bytes: Buffer, at: number): { frames: [start: number, end: number][]; validBytes: number } {
   const frames: [number, number][] = [];
-  let at = MAGIC.length;
   while (at + 4 <= bytes.length) {
     const end = at + 4 + bytes.readUInt32LE(at);
     if (end > bytes.length) break;

@@ -383,6 +383,46 @@ describe('FeatureCache in lookup mode (a change build)', () => {
     }
   });
 
+  it('searches the sorted rows of an indexed file in place, and indexes a file written before the index at its next full save', async () => {
+    const first = await cacheWithImages(400);
+    await first.save();
+    const file = join(temp.path, CACHE_FILE);
+    const [base] = readCacheDocuments(await readFile(file))!.documents as [{ featureRows?: [number, number] }];
+    expect(base.featureRows).toHaveLength(2);
+    const decode = vi.spyOn(JSON, 'parse');
+    const cache = FeatureCache.lookingUp(temp.path, 'v1');
+    try {
+      for (const i of [0, 1, 199, 200, 398, 399]) expect(plain(cache.featuresOf(sha(i)))).toEqual(features(i));
+      for (const i of [400, 10_000]) expect(cache.featuresOf(sha(i))).toBeUndefined();
+      // Only the head and the rows found were parsed.
+      expect(decode.mock.calls.every(([text]) => String(text).length < 250)).toBe(true);
+    } finally {
+      decode.mockRestore();
+    }
+    cache.setFeatures(sha(400), features(400));
+    await cache.save({ prune: false });
+    // The row appended in a delta is found there; a row damaged in place fails its checksum and the file is parsed (the image analysed again).
+    expect(plain(FeatureCache.lookingUp(temp.path, 'v1').featuresOf(sha(400)))).toEqual(features(400));
+    const bytes = await readFile(file);
+    const row = bytes.indexOf(`["${sha(250)}","png","`);
+    bytes.write('9', bytes.indexOf(',260,', row) + 1, 'latin1');
+    await writeFile(file, bytes);
+    expect(FeatureCache.lookingUp(temp.path, 'v1').featuresOf(sha(250))).toBeUndefined();
+    expect(plain(FeatureCache.lookingUp(temp.path, 'v1').featuresOf(sha(251)))).toEqual(features(251));
+
+    // A file whose first document has no index: searched whole, and rewritten with one by the next save that parses it.
+    const [{ featureRows: _, ...unindexed }, delta] = readCacheDocuments(await readFile(file))!.documents as [Record<string, unknown>, Record<string, unknown>];
+    await writeFile(file, frameDocument({ ...unindexed, thumbs: delta.thumbs }, true));
+    expect(plain(FeatureCache.lookingUp(temp.path, 'v1').featuresOf(sha(7)))).toEqual(features(7));
+    const full = await FeatureCache.load(temp.path, 'v1');
+    useImages(full, 3);
+    full.setFeatures(sha(401), features(401));
+    await full.save();
+    const documents = readCacheDocuments(await readFile(file))!.documents as { featureRows?: unknown }[];
+    expect([documents.length, documents[0]!.featureRows]).toEqual([1, expect.any(Array)]);
+    expect(plain(FeatureCache.lookingUp(temp.path, 'v1').featuresOf(sha(401)))).toEqual(features(401));
+  });
+
   it('finds features appended in a delta, and none once a later delta dropped them', async () => {
     const first = await cacheWithImages(10);
     await first.save({ now: 0 });

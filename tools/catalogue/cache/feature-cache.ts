@@ -14,13 +14,14 @@
  * never mismatches them. The deltas are folded into a fresh full document once they outweigh
  * half of it.
  */
+import { closeSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ImageExt } from '../../../functions/core/record.js';
 import type { ImageAnalysis } from '../../image/analyse-image.js';
 import type { ImageFormat } from '../../image/format.js';
-import { CacheLog, cacheFrames, frameDocument, readCacheDocuments } from './cache-log.js';
-import { readRegularFile, readRegularFileSync } from '../../shared/read-regular-file.js';
+import { CacheLog, cacheFrames, firstFrame, frameBytes, frameDocument, framesFrom, readCacheDocuments } from './cache-log.js';
+import { openRegularFileSync, readRangeSync, readRegularFile, readRegularFileSync } from '../../shared/read-regular-file.js';
 import { replaceFile } from '../../shared/replace-file.js';
 import { type NormalisedSidecar, sidecarRulesVersion } from '../sidecar.js';
 import { type StatKey, StatKeyedMap, type StatRow } from './stat-keyed-map.js';
@@ -95,6 +96,8 @@ interface CacheJson {
   statRows?: string;
   /** Thumbnail file generation and its number of slots (live or dead). */
   thumbs: ThumbState;
+  /** Where `features` lies: its offset in bytes from the end of these members (`,"images":`), and its length; a change build searches it in place. */
+  featureRows?: [offset: number, bytes: number];
   images: ImageRow[];
   sidecars: SidecarRow[];
   features: FeatureRow[];
@@ -132,10 +135,34 @@ const RETIRED_MAX = 2000;
 
 /** Lookups a cache in lookup mode answers by searching the file's bytes before it parses the file whole (each search reads all of it). */
 const LOOKUPS_UNPARSED = 16;
+/** The same for a file searched by its index: each lookup reads a few KB. */
+const LOOKUPS_INDEXED = 1024;
+
+/**
+ * The file searched in place (its first document has `featureRows`): its deltas read whole, the
+ * first document's feature rows, sorted by sha256, searched by positioned reads.
+ */
+interface Indexed {
+  /** The file's size, mtime and inode when read: a lookup that finds another file parses it. */
+  stat: string;
+  /** The feature rows' bytes in the file. */
+  rows: [start: number, end: number];
+  /** The bytes after the first document, and the deltas' ranges in them. */
+  tail: Buffer;
+  deltas: [start: number, end: number][];
+}
+
+/** Bytes read per probe of the sorted rows (a row is ~250), and the span below which the rest is read at once. */
+const PROBE_BYTES = 4096;
+const PROBED_SPAN = 16 * 1024;
 
 /** A cache in lookup mode: the file's bytes, unparsed (null: read them again, a save appended since); the features found in them and the hashes they lack. */
 interface Unparsed {
   bytes: Buffer | null;
+  /** The file searched by its index instead of `bytes` (null: it has none, or a save appended since). */
+  indexed: Indexed | null;
+  /** A save appended this run's entries: a parse reads them back from the file. */
+  appended: boolean;
   /** The documents' byte ranges once the file is known usable without a parse (null: it is not), and whether a delta may go after them. */
   frames?: { ranges: [start: number, end: number][]; appends: boolean } | null;
   found: Map<string, CachedFeatures>;
@@ -144,7 +171,7 @@ interface Unparsed {
 }
 
 /** The members a cache document (full or delta) starts with, read without parsing the rest. */
-type CacheHead = Partial<Pick<CacheJson, 'featureVersion' | 'sidecarRules' | 'statRows' | 'thumbs'>>;
+type CacheHead = Partial<Pick<CacheJson, 'featureVersion' | 'sidecarRules' | 'statRows' | 'thumbs' | 'featureRows'>>;
 
 /** The end of the JSON array that starts at `start` (a feature row: no nesting, but strings may hold brackets), within `limit`. */
 function rowEnd(bytes: Buffer, start: number, limit: number): number {
@@ -176,16 +203,23 @@ function droppedFeatures(delta: Buffer): string[] | null {
   }
 }
 
-/** The head of the document in `bytes[start, end)`: its members before "images" (`save` writes them first), or null. */
-function cacheHead(bytes: Buffer, start: number, end: number): CacheHead | null {
-  const text = bytes.toString('utf8', start, Math.min(end, start + 4096));
-  const at = text.indexOf(',"images":');
+/** The head of the document in `bytes[start, end)`: its members before "images" (`save` writes them first), and where they end; or null. */
+function cacheHead(bytes: Buffer, start: number, end: number): (CacheHead & { end: number }) | null {
+  const at = bytes.subarray(start, Math.min(end, start + 4096)).indexOf(',"images":');
   try {
-    return at < 0 ? null : (JSON.parse(`${text.slice(0, at)}}`) as CacheHead);
+    return at < 0 ? null : { ...(JSON.parse(`${bytes.toString('utf8', start, start + at)}}`) as CacheHead), end: start + at };
   } catch {
     return null;
   }
 }
+
+/** The first feature row that starts in `bytes` (`["<sha256>","`: only a row starts so), as its offset and sha256. */
+function firstRow(bytes: Buffer): [at: number, sha256: string] | null {
+  const match = /\["([0-9a-f]{64})","/.exec(bytes.toString('latin1'));
+  return match === null ? null : [match.index, match[1]!];
+}
+
+const fileStat = (info: { size: number; mtimeMs: number; ino: number }) => `${info.size} ${info.mtimeMs} ${info.ino}`;
 
 /** What the analysis of one image or sidecar asks of the cache (analyse-image-file.ts). */
 export type FeatureSource = Pick<FeatureCache, 'imageHash' | 'setImageHash' | 'featuresOf' | 'setFeatures' | 'sidecar' | 'setSidecar'>;
@@ -234,8 +268,44 @@ export class FeatureCache {
    */
   static lookingUp(cacheDir: string, featureVersion: string, sidecarRules = sidecarRulesVersion()): FeatureCache {
     const cache = new FeatureCache(cacheDir, featureVersion, sidecarRules);
-    cache.unparsed = { bytes: cache.readSync(), found: new Map(), absent: new Set(), lookups: 0 };
+    const indexed = cache.openIndexed();
+    cache.unparsed = { bytes: indexed ? null : cache.readSync(), indexed, appended: false, found: new Map(), absent: new Set(), lookups: 0 };
     return cache;
+  }
+
+  /**
+   * The file's head and deltas, when its first document indexes its feature rows, is of this
+   * feature version, and every frame is whole, with the thumbnail file it names (taken over);
+   * null otherwise (read whole, as before the index).
+   */
+  private openIndexed(): Indexed | null {
+    let opened: ReturnType<typeof openRegularFileSync>;
+    try {
+      opened = openRegularFileSync(this.file);
+    } catch {
+      return null;
+    }
+    const { fd, info } = opened;
+    try {
+      const first = readRangeSync(fd, 0, Math.min(info.size, 4096 + 64));
+      const frame = firstFrame(first);
+      const base = frame === null || frame[1] > info.size ? null : cacheHead(first, ...frame);
+      const index = base?.featureRows;
+      if (!base || base.featureVersion !== this.featureVersion || !Array.isArray(index) || index.length !== 2 || !index.every((n) => Number.isSafeInteger(n) && n >= 0)) return null;
+      const baseEnd = frame![1];
+      const rows: [number, number] = [base.end + index[0], base.end + index[0] + index[1]];
+      if (rows[1] > baseEnd) return null;
+      const tail = readRangeSync(fd, baseEnd, info.size - baseEnd);
+      const walked = framesFrom(tail, 0);
+      if (tail.length !== info.size - baseEnd || walked.validBytes !== tail.length) return null;
+      let thumbs = base.thumbs;
+      for (const [start, end] of walked.frames) thumbs = cacheHead(tail, start, end)?.thumbs;
+      if (typeof thumbs?.generation !== 'string' || typeof thumbs.slots !== 'number' || !this.thumbs.adopt(thumbs)) return null;
+      this.log.loaded({ documents: [], validBytes: info.size, baseBytes: baseEnd }, info.size, base.sidecarRules === this.sidecarRules && base.statRows === STAT_ROWS);
+      return { stat: fileStat(info), rows, tail, deltas: walked.frames };
+    } finally {
+      closeSync(fd);
+    }
   }
 
   /** The file's bytes, or null when it is not a readable regular file (no cache, as in `load`). */
@@ -253,8 +323,8 @@ export class FeatureCache {
     if (unparsed === undefined) return;
     this.unparsed = undefined;
     this.appendOnly = false;
-    // Bytes read before this run set anything: its entries go over them. Null: a save appended them to the file.
-    const set = unparsed.bytes === null ? null : { images: this.images.changedRows(), sidecars: this.sidecars.changedRows(), features: [...this.features] };
+    // Bytes read before this run set anything: its entries go over them, unless a save appended them to the file.
+    const set = unparsed.appended ? null : { images: this.images.changedRows(), sidecars: this.sidecars.changedRows(), features: [...this.features] };
     const bytes = unparsed.bytes ?? this.readSync();
     if (bytes) this.decode(bytes);
     for (const sha of unparsed.found.keys()) this.featuresOf(sha);
@@ -271,6 +341,8 @@ export class FeatureCache {
    */
   private unparsedFrames(unparsed: Unparsed & { bytes: Buffer }): Unparsed['frames'] {
     if (unparsed.frames !== undefined) return unparsed.frames;
+    // Checked when opened: the deltas are its frames.
+    if (unparsed.indexed) return (unparsed.frames = { ranges: unparsed.indexed.deltas, appends: this.log.appends });
     const { bytes } = unparsed;
     const walked = cacheFrames(bytes);
     const [first, ...deltas] = walked?.frames ?? [];
@@ -291,6 +363,7 @@ export class FeatureCache {
     const found = unparsed.found.get(sha256);
     if (found !== undefined) return found;
     if (unparsed.absent.has(sha256)) return undefined;
+    if (unparsed.indexed) return this.lookUpIndexed(unparsed, unparsed.indexed, sha256);
     const { bytes } = unparsed;
     if (bytes === null || unparsed.lookups++ >= LOOKUPS_UNPARSED) return 'parse';
     const at = bytes.lastIndexOf(`["${sha256}","`);
@@ -312,14 +385,70 @@ export class FeatureCache {
         return undefined;
       }
     }
+    return this.foundRow(unparsed, sha256, bytes, at, ranges[0]![1]);
+  }
+
+  /**
+   * `lookUp` in a file searched by its index: the deltas as a whole file's bytes are (the last
+   * row, later drops), then the first document's rows, sorted by sha256, by binary search.
+   */
+  private lookUpIndexed(unparsed: Unparsed, indexed: Indexed, sha256: string): CachedFeatures | undefined | 'parse' {
+    if (unparsed.lookups++ >= LOOKUPS_INDEXED) return 'parse';
+    const { tail, deltas } = indexed;
+    const at = tail.lastIndexOf(`["${sha256}","`);
+    for (const [start, end] of deltas) {
+      if (end <= at) continue;
+      const delta = tail.subarray(start, end);
+      if (!delta.includes(sha256) || (start <= at && at < end)) continue;
+      const dropped = droppedFeatures(delta);
+      if (dropped === null) return 'parse';
+      if (dropped.includes(sha256)) {
+        unparsed.absent.add(sha256);
+        return undefined;
+      }
+    }
+    if (at >= 0) return this.foundRow(unparsed, sha256, tail, at, deltas.find(([, end]) => end > at)![1]);
+    let opened: ReturnType<typeof openRegularFileSync>;
+    try {
+      opened = openRegularFileSync(this.file);
+    } catch {
+      return 'parse';
+    }
+    const { fd, info } = opened;
+    try {
+      if (fileStat(info) !== indexed.stat) return 'parse';
+      let [lo, hi] = indexed.rows;
+      const end = hi;
+      // The row, if there, starts in [lo, hi).
+      while (hi - lo > PROBED_SPAN) {
+        const mid = lo + Math.floor((hi - lo) / 2);
+        const row = firstRow(readRangeSync(fd, mid, Math.min(PROBE_BYTES, hi - mid)));
+        if (row === null || row[1] > sha256) hi = mid;
+        else if (row[1] < sha256) lo = mid + row[0] + 1;
+        else [lo, hi] = [mid + row[0], mid + row[0] + 1];
+      }
+      const window = readRangeSync(fd, lo, Math.min(end, hi + PROBE_BYTES) - lo);
+      const found = window.indexOf(`["${sha256}","`);
+      if (found < 0) {
+        unparsed.absent.add(sha256);
+        return undefined;
+      }
+      return this.foundRow(unparsed, sha256, window, found, window.length);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** The features of the row at `at` in `bytes` (ending before `limit`), checked by its checksum; 'parse' when it is not one. */
+  private foundRow(unparsed: Unparsed, sha256: string, bytes: Buffer, at: number, limit: number): CachedFeatures | 'parse' {
     let row: FeatureRow;
     try {
-      row = JSON.parse(bytes.toString('utf8', at, rowEnd(bytes, at, ranges[0]![1]))) as FeatureRow;
+      row = JSON.parse(bytes.toString('utf8', at, rowEnd(bytes, at, limit))) as FeatureRow;
     } catch {
       return 'parse';
     }
     const [sha, format, ext, mime, width, height, phash, blurhash, animated, slot, check] = row;
-    if (row.length !== 11 || typeof slot !== 'number' || check !== featureCheck(sha, format, ext, mime, width, height, phash, blurhash, animated)) return 'parse';
+    if (row.length !== 11 || sha !== sha256 || typeof slot !== 'number' || check !== featureCheck(sha, format, ext, mime, width, height, phash, blurhash, animated)) return 'parse';
     const features = new LoadedFeatures(format, ext, mime, width, height, phash, blurhash, animated === 1, this.thumbs.reader(sha, slot));
     unparsed.found.set(sha256, features);
     // Used again: no longer retired, if it was (the delta says so).
@@ -371,7 +500,8 @@ export class FeatureCache {
       this.sidecars.clear();
     }
     // A torn tail must not be appended after: the next save rewrites the file.
-    this.log.loaded(read, bytes.length, sameRules && sameRows);
+    // A first document without the rows' index is rewritten too, so that change builds search it in place.
+    this.log.loaded(read, bytes.length, sameRules && sameRows && Array.isArray(base.featureRows));
     if (base.featureVersion !== this.featureVersion) return;
     if (!this.thumbs.adopt(thumbs)) return;
     for (const [sha, format, ext, mime, width, height, phash, blurhash, animated, slot, check] of featureRows.values()) {
@@ -459,11 +589,12 @@ export class FeatureCache {
   async save({ prune = true, now = Date.now() }: { prune?: boolean; now?: number } = {}): Promise<boolean> {
     if (this.unparsed !== undefined) {
       if (!prune && !this.dirty) return false;
-      if (prune || this.unparsed.bytes === null || !this.unparsedFrames(this.unparsed as Unparsed & { bytes: Buffer })?.appends) this.parse();
+      const readable = this.unparsed.bytes !== null || this.unparsed.indexed !== null;
+      if (prune || !readable || !this.unparsedFrames(this.unparsed as Unparsed & { bytes: Buffer })?.appends) this.parse();
       else {
         this.appendOnly = true;
         // Appended from here on: a parse reads the file again.
-        this.unparsed.bytes = null;
+        Object.assign(this.unparsed, { bytes: null, indexed: null, appended: true });
       }
     }
     const retirement = prune ? this.retire(now) : { retired: [], drop: [] };
@@ -499,17 +630,13 @@ export class FeatureCache {
       await appendFile(this.file, frame);
       this.log.appended(frame.length);
     } else {
-      const json: CacheJson = {
-        featureVersion: this.featureVersion,
-        sidecarRules: this.sidecarRules,
-        statRows: STAT_ROWS,
-        thumbs: thumbs.state,
-        images: this.images.rows(),
-        sidecars: this.sidecars.rows(),
-        features: [...this.features].sort(([a], [b]) => (a < b ? -1 : 1)).map(([sha, f]) => featureRow(sha, f)),
-        retired: [...this.retired].sort(([a], [b]) => (a < b ? -1 : 1)),
-      };
-      const frame = frameDocument(json, true);
+      // Written as text to place `featureRows`, the index of the rows sorted by sha256 that a change build searches in place.
+      const head = { featureVersion: this.featureVersion, sidecarRules: this.sidecarRules, statRows: STAT_ROWS, thumbs: thumbs.state } satisfies Partial<CacheJson>;
+      const before = `,"images":${JSON.stringify(this.images.rows())},"sidecars":${JSON.stringify(this.sidecars.rows())},"features":`;
+      const rows = JSON.stringify([...this.features].sort(([a], [b]) => (a < b ? -1 : 1)).map(([sha, f]) => featureRow(sha, f)));
+      const headText = JSON.stringify({ ...head, featureRows: [Buffer.byteLength(before), Buffer.byteLength(rows)] });
+      const retired = JSON.stringify([...this.retired].sort(([a], [b]) => (a < b ? -1 : 1)));
+      const frame = frameBytes(Buffer.from(`${headText.slice(0, -1)}${before}${rows},"retired":${retired}}`), true);
       await replaceFile(this.file, frame);
       this.log.rewritten(frame.length);
     }

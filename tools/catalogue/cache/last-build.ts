@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import type { PepeRecord } from '../../../functions/core/record.js';
 import { loadManifest, type Manifest, MANIFEST_FILE, readManifestSync, UnusableManifestError } from '../../shared/manifest.js';
 import type { Problem } from '../../shared/problems.js';
+import { forgetReadsAhead, readAhead, readAheadDone } from '../../shared/read-regular-file.js';
+import type { ChangeHint } from '../scan-content.js';
 import { ANSWER_DIGESTS, type AnswerDigests, type RecordChanges } from './answer-digests.js';
 import { cacheMemo, hasMembers } from './memo.js';
 import { type LineUp, memoizedRecordEncoding } from './record-encoding-memo.js';
@@ -36,6 +38,8 @@ interface LastBuildJson {
   pairsSettings?: string;
   /** The sum of the pairs' digests (build-extras.ts `buildInputs`). */
   pairsSum?: string;
+  /** When a scan's change hint last proved false (a folder touched, nothing changed): later hints count only changes past it (ms). */
+  quietSince?: number;
 }
 
 /** What a rebuild of unchanged content reports without analysing anything. */
@@ -56,6 +60,10 @@ function statKey(path: string): FileStatKey | null {
   const info = statSync(path, { throwIfNoEntry: false });
   return info ? { size: info.size, mtimeMs: info.mtimeMs, ino: info.ino } : null;
 }
+
+/** The cache files a change build reads whole besides pairs.bin: read ahead with it, or (the compile's memos) once it is parsed, not to hold both at its peak. */
+const READ_WITH_PAIRS = [ANSWER_DIGESTS.file, 'renditions.bin'];
+const COMPILE_MEMOS = ['search-index.json', 'encoded-records.json', 'similar-lists.json'];
 
 const sameStatKey = (a: FileStatKey | null | undefined, b: FileStatKey | null): boolean => !!a && !!b && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino;
 
@@ -104,6 +112,8 @@ export class LastBuild {
   private previous: Promise<Manifest | null> | undefined;
   private parsed: Manifest | null | undefined;
   private answers: Promise<AnswerDigests | null> | undefined;
+  /** Whether the scan's change hint started reads ahead. */
+  private hinted = false;
   /** The saving of the compile's memos: a failure is held for `save`. */
   private memosSaved: Promise<{ failure: unknown } | null> = Promise.resolve(null);
 
@@ -118,6 +128,44 @@ export class LastBuild {
   static async open(cacheDir: string, outDir: string): Promise<LastBuild> {
     const json = await LAST_BUILD.load(cacheDir, outDir);
     return new LastBuild(cacheDir, outDir, json, json !== null && sameStatKey(json.manifestStat, statKey(join(outDir, MANIFEST_FILE))));
+  }
+
+  /**
+   * For the scan: once it meets a file or folder changed since the last build wrote its
+   * output, the files a change build reads are read ahead on libuv's threads while it scans
+   * on. A build that finds nothing changed never starts them (a no-change build reads none).
+   */
+  changeHint(): ChangeHint | undefined {
+    const written = this.outputIntact ? this.json!.manifestStat?.mtimeMs : undefined;
+    if (written === undefined) return undefined;
+    const files = [pairsFile(this.cacheDir), ...READ_WITH_PAIRS.map((name) => join(this.cacheDir, name)), join(this.outDir, MANIFEST_FILE)];
+    const onChange = () => {
+      this.hinted = true;
+      readAhead(files);
+    };
+    return { since: Math.max(written, this.json!.quietSince ?? 0), onChange };
+  }
+
+  /**
+   * After a scan whose hint proved false (a folder's ctime moved, e.g. a hidden file made and
+   * deleted in it, yet the listing is the last build's): the reads ahead are dropped, and the
+   * next scans hint only for changes past now, so a no-change build does not read ahead again.
+   */
+  async unchangedAfterHint(): Promise<void> {
+    if (!this.hinted) return;
+    forgetReadsAhead();
+    // Only a hint: a cache folder that cannot be written now leaves the next build reading ahead again.
+    await LAST_BUILD.save(this.cacheDir, { ...this.json!, quietSince: Date.now() }).catch(() => undefined);
+  }
+
+  /** Once pairs.bin, if read ahead, is read: `previousBuild` takes its bytes without reading it again. */
+  pairsReadAhead(): Promise<void> {
+    return readAheadDone(pairsFile(this.cacheDir));
+  }
+
+  /** Once pairs.bin is parsed: the compile's memos are read ahead while the analysis goes on, if the scan hinted at a change. */
+  readMemosAhead(): void {
+    if (this.hinted) readAhead(COMPILE_MEMOS.map((name) => join(this.cacheDir, name)));
   }
 
   /** What the last build reported, when its output stands and the content listing and settings (`statFingerprint`) are as then. */

@@ -241,11 +241,25 @@ function deltaOf(before: unknown, after: unknown): Delta {
     const names = Object.keys(after);
     if (names.length === Object.keys(before).length && names.every((name) => Object.hasOwn(before, name))) {
       const members: Record<string, Delta> = {};
-      for (const name of names) if (!sameItem(before[name], after[name])) members[name] = deltaOf(before[name], after[name]);
+      // Each member compared once, by its own delta: a list of 100k entries is walked once, not first checked whole.
+      for (const name of names) {
+        if (before[name] === after[name]) continue;
+        const member = deltaOf(before[name], after[name]);
+        if (!isNoChange(member)) members[name] = member;
+      }
       return { '{': members };
     }
   }
   return { '=': after };
+}
+
+/** Whether a delta changes nothing (two equal lists or strings). */
+function isNoChange(delta: Delta): boolean {
+  if ('"' in delta) return delta['"'][1] === 0 && delta['"'][2] === '';
+  if ('[' in delta) return delta['['][1] === 0 && delta['['][2].length === 0;
+  if ('#' in delta) return delta['#'][0].length === 0 && delta['#'][2] === 0 && delta['#'][3].length === 0;
+  if ('{' in delta) return Object.keys(delta['{']).length === 0;
+  return false;
 }
 
 /** Each record's digest in rank order, made once per records list and digests map for every memo of a compile. */

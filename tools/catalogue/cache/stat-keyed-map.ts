@@ -130,14 +130,12 @@ export function parsePairRow(row: string): PairRow {
 /** The image path a row starts with. */
 export const imageOfRow = (row: string): string => row.slice(0, row.indexOf('\0'));
 
-/** Whether `row` is the row of the image at `image` (no `image\0` made to compare). */
-const isRowOf = (row: string | undefined, image: string): row is string => row !== undefined && row.charCodeAt(image.length) === 0 && row.startsWith(image);
-
 /**
  * The last build's rows by image path, each with its record (in the same order: no map of
- * records by id). The full list is in scan order (sorted by path, as `<` compares), so a lookup
- * in that order walks it with a cursor: no map of every row is made; the deltas' rows and drops
- * lie over it in a small map.
+ * records by id). The full list is one text, the rows one after another (`ends`: where each
+ * ends), in scan order (sorted by path, as `<` compares), so a lookup in that order walks it
+ * with a cursor: no string is made per row but those asked for; the deltas' rows and drops lie
+ * over it in a small map.
  */
 export class PairRows<R = unknown> {
   private cursor = 0;
@@ -147,40 +145,104 @@ export class PairRows<R = unknown> {
   /** The record of the row `get` returned last (no pair allocated per lookup), and its rank in the last build's order (-1: a delta's row). */
   record: R | undefined;
   rank = -1;
+  /** What follows the line of the row `lineOf` matched last (`pairRow`): its image's sha256, its digest, and its distinct_from as JSON ('' for none). */
+  sha256 = '';
+  digest = '';
+  distinct = '';
+  /** The full list's index of the row found last (-1: a delta's, `foundOver`). */
+  private found = -1;
+  private foundOver = '';
 
   constructor(
-    private readonly base: readonly string[],
-    /** The record of each row of `base`, at the same index. */
+    /** The full list's rows, one after another. */
+    private readonly text: string,
+    /** Where each row of `text` ends (its start is the end of the one before). */
+    private readonly ends: Uint32Array,
+    /** The record of each row of the full list, at the same index. */
     private readonly baseRecords: readonly R[],
-    /** The rank of each row's record in the order of the build that wrote `base`, at the same index. */
-    private readonly baseRanks: readonly number[],
+    /** The rank of each row's record in the order of the build that wrote the full list, at the same index. */
+    private readonly baseRanks: ArrayLike<number>,
     /** Image path → its row and record set by a delta, or null when a delta dropped it. */
     private readonly over: ReadonlyMap<string, readonly [string, R] | null>,
     /** The number of rows. */
     readonly size: number,
   ) {}
 
+  private startOf(index: number): number {
+    return index === 0 ? 0 : this.ends[index - 1]!;
+  }
+
+  private rowAt(index: number): string {
+    return this.text.slice(this.startOf(index), this.ends[index]);
+  }
+
+  /** Whether the full list's row at `index` is that of the image at `image`, compared in place (an image path holds no NUL, and every row does). */
+  private isRowOf(index: number, image: string): boolean {
+    if (index >= this.ends.length) return false;
+    const start = this.startOf(index);
+    return this.text.charCodeAt(start + image.length) === 0 && this.text.slice(start, start + image.length) === image;
+  }
+
+  /** The index of the full list's row that holds the character at `position` of the text. */
+  private rowAtPosition(position: number): number {
+    return lowerBound(this.ends.length, (index) => this.ends[index]! <= position);
+  }
+
   /** The row of the pair whose image is at `image` (its record in `record`). */
   get(image: string): string | undefined {
+    return this.locate(image) ? this.current() : undefined;
+  }
+
+  /** The row `get` or `lineOf` found last. */
+  current(): string {
+    return this.found >= 0 ? this.rowAt(this.found) : this.foundOver;
+  }
+
+  /**
+   * Looks up the row of the image at `image` (undefined: none; its record in `record`) and
+   * tells whether it starts with `line`: then `sha256`, `digest` and `distinct` are what follows
+   * it, sliced from the text at the known places (`pairRow`): no row made.
+   */
+  lineOf(image: string, line: string): boolean | undefined {
+    if (!this.locate(image)) return undefined;
+    const text = this.found >= 0 ? this.text : this.foundOver;
+    const start = this.found >= 0 ? this.startOf(this.found) : 0;
+    const end = this.found >= 0 ? this.ends[this.found]! : text.length;
+    // A slice compared: `startsWith` at a position costs several times more.
+    if (text.charCodeAt(start + line.length) !== 0 || text.slice(start, start + line.length) !== line) return false;
+    const at = start + line.length + 1;
+    const digestAt = text.indexOf('\t', at + 66) + 1;
+    const distinctAt = text.indexOf('\t', digestAt) + 1;
+    this.sha256 = text.slice(at, at + 64);
+    this.digest = text.slice(digestAt, distinctAt - 1);
+    this.distinct = distinctAt === end ? '' : text.slice(distinctAt, end);
+    return true;
+  }
+
+  private locate(image: string): boolean {
     const over = this.over.get(image);
     if (over !== undefined) {
       if (over !== null) this.overVisited.add(image);
       this.record = over?.[1];
       this.rank = -1;
-      return over?.[0];
+      this.found = -1;
+      this.foundOver = over?.[0] ?? '';
+      return over !== null;
     }
-    const { base } = this;
-    if (!isRowOf(base[this.cursor], image)) {
+    if (!this.isRowOf(this.cursor, image)) {
       // `image\0…` sorts where `image` does: NUL is below every character of a path.
       const key = `${image}\0`;
-      this.cursor = lowerBound(base.length, (index) => base[index]! < key);
+      this.cursor = lowerBound(this.ends.length, (index) => this.rowAt(index) < key);
     }
-    const row = base[this.cursor];
-    if (!isRowOf(row, image)) return (this.record = undefined);
-    (this.visited ??= new Uint8Array(base.length))[this.cursor] = 1;
+    if (!this.isRowOf(this.cursor, image)) {
+      this.record = undefined;
+      return false;
+    }
+    (this.visited ??= new Uint8Array(this.ends.length))[this.cursor] = 1;
     this.rank = this.baseRanks[this.cursor]!;
-    this.record = this.baseRecords[this.cursor++];
-    return row;
+    this.record = this.baseRecords[this.cursor];
+    this.found = this.cursor++;
+    return true;
   }
 
   /** Starts a walk: no row visited yet. */
@@ -193,9 +255,9 @@ export class PairRows<R = unknown> {
   /** The rows `get` did not return since `walk`, with their image paths: a flag per row read, no set of paths made. */
   *unvisited(): Generator<[string, string]> {
     const { visited } = this;
-    for (let at = 0; at < this.base.length; at++) {
+    for (let at = 0; at < this.ends.length; at++) {
       if (visited?.[at] === 1) continue;
-      const row = this.base[at]!;
+      const row = this.rowAt(at);
       const image = imageOfRow(row);
       if (!this.over.has(image)) yield [image, row];
     }
@@ -204,24 +266,30 @@ export class PairRows<R = unknown> {
 
   /** Every row, with its image path and record. */
   *entries(): Generator<[string, string, R]> {
-    for (let at = 0; at < this.base.length; at++) {
-      const row = this.base[at]!;
+    for (let at = 0; at < this.ends.length; at++) {
+      const row = this.rowAt(at);
       const image = imageOfRow(row);
       if (!this.over.has(image)) yield [image, row, this.baseRecords[at]!];
     }
     for (const [image, set] of this.over) if (set !== null) yield [image, set[0], set[1]];
   }
 
-  /** Whether a row names the record `id` (a row ends in `\0sha256\tid\t…`): searched without slicing a row that does not hold it. */
+  /** The full list's rows holding `needle` where `at(position)` says so and no delta replaced them: one search of the whole text. */
+  private *baseHolding(needle: string, at: (position: number) => boolean = () => true): Generator<number> {
+    for (let position = this.text.indexOf(needle); position >= 0; position = this.text.indexOf(needle, position + 1)) {
+      const index = this.rowAtPosition(position);
+      const start = this.startOf(index);
+      if (position + needle.length > this.ends[index]! || !at(position)) continue;
+      if (!this.over.has(this.text.slice(start, this.text.indexOf('\0', start)))) yield index;
+    }
+  }
+
+  /** Whether a row names the record `id` (a row ends in `\0sha256\tid\t…`): the text searched, no row sliced that does not hold it. */
   holdsId(id: string): boolean {
     const needle = `\t${id}\t`;
     const named = (row: string) => row.lastIndexOf(needle) >= 0 && row.startsWith(needle, row.lastIndexOf('\0') + 65);
     for (const [, set] of this.over) if (set !== null && named(set[0])) return true;
-    for (let at = 0; at < this.base.length; at++) {
-      const row = this.base[at]!;
-      if (named(row) && !this.over.has(imageOfRow(row))) return true;
-    }
-    return false;
+    return !this.baseHolding(needle, (position) => this.text.lastIndexOf('\0', position) + 65 === position).next().done;
   }
 
   /** The ids of every row. */
@@ -234,13 +302,38 @@ export class PairRows<R = unknown> {
     return ids;
   }
 
-  /** A row holding `needle`, with its record: searched without slicing a row that does not hold it. */
+  /** A row holding `needle`, with its record: the text searched, no row sliced that does not hold it. */
   find(needle: string): [string, R] | undefined {
     for (const [, set] of this.over) if (set !== null && set[0].lastIndexOf(needle) >= 0) return [set[0], set[1]];
-    for (let at = 0; at < this.base.length; at++) {
-      const row = this.base[at]!;
-      if (row.lastIndexOf(needle) >= 0 && !this.over.has(imageOfRow(row))) return [row, this.baseRecords[at]!];
-    }
+    for (const index of this.baseHolding(needle)) return [this.rowAt(index), this.baseRecords[index]!];
     return undefined;
+  }
+}
+
+/**
+ * Whether the rows `ends` cuts `text` into are each a row (a NUL in it), in strictly ascending
+ * order as `<` compares: compared in place, no string made per row.
+ */
+export function rowsInOrder(text: string, ends: Uint32Array): boolean {
+  let previous = -1;
+  let start = 0;
+  for (let index = 0; index < ends.length; index++) {
+    const end = ends[index]!;
+    if (end <= start || end > text.length) return false;
+    const nul = text.indexOf('\0', start);
+    if (nul < 0 || nul >= end) return false;
+    if (previous >= 0 && !(compareIn(text, previous, start, start, end) < 0)) return false;
+    previous = start;
+    start = end;
+  }
+  return start === text.length;
+}
+
+/** `<`'s order of the text's ranges [a, aEnd) and [b, bEnd): negative, zero or positive. */
+function compareIn(text: string, a: number, aEnd: number, b: number, bEnd: number): number {
+  for (let k = 0; ; k++) {
+    if (a + k === aEnd || b + k === bEnd) return aEnd - a - (bEnd - b);
+    const difference = text.charCodeAt(a + k) - text.charCodeAt(b + k);
+    if (difference !== 0) return difference;
   }
 }

@@ -24,8 +24,8 @@ import { makeFoldersSync } from '../../shared/make-folders.js';
 import { sha256Of } from '../../shared/manifest.js';
 import { readRegularFileSync } from '../../shared/read-regular-file.js';
 import { replaceFileSync } from '../../shared/replace-file.js';
-import { CacheLog, frameDocument, readCacheDocuments } from './cache-log.js';
-import { imageOfRow, PairRows, statLine } from './stat-keyed-map.js';
+import { CacheLog, cacheFrames, frameBytes, frameDocument, readCacheDocuments } from './cache-log.js';
+import { imageOfRow, PairRows, rowsInOrder, statLine } from './stat-keyed-map.js';
 
 const RECORDS_FILE = 'records.bin';
 /** Deltas may grow to this many bytes (or half the full list, if larger) before a rewrite. */
@@ -109,9 +109,35 @@ export function loadRecords(cacheDir: string): PepeRecord[] {
 // for every pair whose line is unchanged, so that it reads, parses and hashes only the others.
 // Each row's record and rank are held beside it, in the same order: one read gives a change
 // build the unchanged records by position, with no map of every record by id, and their order.
-// One document, parsed whole: parsed a part at a time, the records cost more CPU in garbage collection.
+// The full list is five frames: a JSON head, the rows as one text (no JSON string per row to
+// parse), where each row ends and each record's rank as packed numbers, and the records as one
+// column per field but the id (each id is its row's: nothing to check, and no object keys to
+// parse); the records are rebuilt as objects of one shape. Deltas are JSON documents after it.
 
 const PAIRS_FILE = 'pairs.bin';
+/** The layout of the full list: an earlier one reads as none. */
+const PAIRS_LAYOUT = 2;
+/** The fields of a record as analyse-content.ts `toItem` makes them, in its order (the rebuilt objects keep it, so their JSON is the same). */
+const COLUMNS = ['file_ext', 'file_size', 'tags', 'description', 'phash', 'created_at', 'updated_at', 'width', 'height', 'blurhash', 'thumbnails', 'artist', 'source_url', 'license', 'animated'] as const satisfies readonly (keyof PepeRecord)[];
+const RECORD_FIELDS = ['id', ...COLUMNS] as const;
+/** The columns as read: each field's values in row order. */
+type Columns = [
+  PepeRecord['file_ext'][],
+  PepeRecord['file_size'][],
+  PepeRecord['tags'][],
+  PepeRecord['description'][],
+  PepeRecord['phash'][],
+  PepeRecord['created_at'][],
+  PepeRecord['updated_at'][],
+  PepeRecord['width'][],
+  PepeRecord['height'][],
+  PepeRecord['blurhash'][],
+  PepeRecord['thumbnails'][],
+  PepeRecord['artist'][],
+  PepeRecord['source_url'][],
+  PepeRecord['license'][],
+  PepeRecord['animated'][],
+];
 
 export const pairsFile = (cacheDir: string): string => join(cacheDir, PAIRS_FILE);
 
@@ -129,6 +155,34 @@ export interface PairsDelta {
   drop: string[];
 }
 
+/** Numbers below 2³² as little-endian words. */
+function packedWords(numbers: ArrayLike<number>): Buffer {
+  const bytes = Buffer.alloc(4 * numbers.length);
+  for (let at = 0; at < numbers.length; at++) bytes.writeUInt32LE(numbers[at]!, 4 * at);
+  return bytes;
+}
+
+function unpackedWords(bytes: Buffer, [start, end]: readonly [number, number]): Uint32Array {
+  const words = new Uint32Array((end - start) >>> 2);
+  for (let at = 0; at < words.length; at++) words[at] = bytes.readUInt32LE(start + 4 * at);
+  return words;
+}
+
+/** The full list's frames (`PAIRS_LAYOUT`), the magic line first. */
+function pairsListFrames({ rows, records, ranks }: PairsList): Buffer {
+  const ends = new Uint32Array(rows.length);
+  let end = 0;
+  rows.forEach((row, at) => (ends[at] = end += row.length));
+  const columns = COLUMNS.map((field) => records.map((record) => record[field]));
+  return Buffer.concat([
+    frameBytes(Buffer.from(JSON.stringify({ layout: PAIRS_LAYOUT, count: rows.length, fields: RECORD_FIELDS })), true),
+    frameBytes(Buffer.from(rows.join('')), false),
+    frameBytes(packedWords(ends), false),
+    frameBytes(packedWords(ranks), false),
+    frameBytes(Buffer.from(JSON.stringify(columns)), false),
+  ]);
+}
+
 /**
  * Saves the rows: `delta` appended after the file the last build left (`saved`) when it may
  * take one, else `list()` whole. Returns the bytes of the file's full list.
@@ -142,14 +196,14 @@ export function savePairs(cacheDir: string, list: () => PairsList, delta: PairsD
     if (delta.set.length + delta.drop.length > 0) appendFileSync(file, frameDocument(delta, false));
     return saved.baseBytes;
   }
-  const frame = frameDocument(list(), true);
-  replaceFileSync(file, frame);
-  return frame.length;
+  const frames = pairsListFrames(list());
+  replaceFileSync(file, frames);
+  return frames.length;
 }
 
 const isStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string' && item.includes('\0'));
 
-/** Rows and their records at the same index: each record is the one whose id its row names (a row ends in `\0sha256\tid\t…`, `pairRow`). */
+/** A delta's rows and their records at the same index: each record is the one whose id its row names (a row ends in `\0sha256\tid\t…`, `pairRow`). */
 function isRowsWithRecords(rows: unknown, records: unknown): boolean {
   if (!isStrings(rows) || !Array.isArray(records) || records.length !== rows.length) return false;
   for (let at = 0; at < rows.length; at++) {
@@ -161,7 +215,40 @@ function isRowsWithRecords(rows: unknown, records: unknown): boolean {
   return true;
 }
 
-/** The rows and records as the last build left them; null when the file is missing, torn or not a pairs file. */
+const isJsonOf = <T>(bytes: Buffer, [start, end]: readonly [number, number], guard: (value: unknown) => value is T): T | null => {
+  try {
+    const value: unknown = JSON.parse(bytes.toString('utf8', start, end));
+    return guard(value) ? value : null;
+  } catch {
+    return null;
+  }
+};
+
+const isHead = (value: unknown): value is { layout: number; count: number; fields: string[] } => {
+  const head = value as { layout?: unknown; count?: unknown; fields?: unknown } | null;
+  return head?.layout === PAIRS_LAYOUT && Number.isSafeInteger(head.count) && JSON.stringify(head.fields) === JSON.stringify(RECORD_FIELDS);
+};
+
+const isColumns = (value: unknown): value is unknown[][] => Array.isArray(value) && value.length === COLUMNS.length && value.every(Array.isArray);
+
+/** The full list's records, each with the id its row names (after `\0sha256\t`, up to a tab); null when a row names none. */
+function rebuiltRecords(text: string, ends: Uint32Array, columns: unknown[][]): PepeRecord[] | null {
+  const [file_ext, file_size, tags, description, phash, created_at, updated_at, width, height, blurhash, thumbnails, artist, source_url, license, animated] = columns as unknown as Columns;
+  const count = ends.length;
+  if (columns.some((column) => column.length !== count)) return null;
+  const records: PepeRecord[] = new Array(count);
+  for (let at = 0; at < count; at++) {
+    const end = ends[at]!;
+    const idAt = text.lastIndexOf('\0', end - 1) + 66;
+    const idEnd = text.indexOf('\t', idAt);
+    if (idAt > end || idEnd < 0 || idEnd >= end) return null;
+    // One object literal: every record of one shape, its fields in `RECORD_FIELDS` order.
+    records[at] = { id: text.slice(idAt, idEnd), file_ext: file_ext[at]!, file_size: file_size[at]!, tags: tags[at]!, description: description[at]!, phash: phash[at]!, created_at: created_at[at]!, updated_at: updated_at[at]!, width: width[at]!, height: height[at]!, blurhash: blurhash[at]!, thumbnails: thumbnails[at]!, artist: artist[at]!, source_url: source_url[at]!, license: license[at]!, animated: animated[at]! };
+  }
+  return records;
+}
+
+/** The rows and records as the last build left them; null when the file is missing, torn, of an earlier layout or not a pairs file. */
 export function loadPairs(cacheDir: string): PairRows<PepeRecord> | null {
   let bytes: Buffer;
   try {
@@ -169,28 +256,35 @@ export function loadPairs(cacheDir: string): PairRows<PepeRecord> | null {
   } catch {
     return null;
   }
-  const read = readCacheDocuments(bytes);
-  if (read === null || read.validBytes !== bytes.length) return null;
-  const [base, ...deltas] = read.documents as Partial<PairsList>[];
-  if (!isRowsWithRecords(base?.rows, base?.records)) return null;
-  const { rows, records, ranks } = base as PairsList;
+  const walked = cacheFrames(bytes);
+  if (walked === null || walked.validBytes !== bytes.length || walked.frames.length < 5) return null;
+  const [headAt, textAt, endsAt, ranksAt, columnsAt, ...deltaFrames] = walked.frames as [number, number][];
+  const head = isJsonOf(bytes, headAt!, isHead);
+  const count = head?.count;
+  if (count === undefined || endsAt![1] - endsAt![0] !== 4 * count || ranksAt![1] - ranksAt![0] !== 4 * count) return null;
+  const text = bytes.toString('utf8', ...textAt!);
+  const ends = unpackedWords(bytes, endsAt!);
   // Sorted, as a build writes them, else the walk cannot find them: then the file is none.
-  for (let at = 1; at < rows.length; at++) if (!(rows[at - 1]! < rows[at]!)) return null;
+  if (!rowsInOrder(text, ends)) return null;
   // Each rank once, below the count: else the file is none.
-  if (!Array.isArray(ranks) || ranks.length !== rows.length) return null;
-  const ranked = new Uint8Array(rows.length);
+  const ranks = unpackedWords(bytes, ranksAt!);
+  const ranked = new Uint8Array(count);
   for (const rank of ranks) {
-    if (!Number.isSafeInteger(rank) || rank < 0 || rank >= rows.length || ranked[rank] === 1) return null;
+    if (rank >= count || ranked[rank] === 1) return null;
     ranked[rank] = 1;
   }
+  const columns = isJsonOf(bytes, columnsAt!, isColumns);
+  const records = columns === null ? null : rebuiltRecords(text, ends, columns);
+  if (records === null) return null;
   const over = new Map<string, readonly [string, PepeRecord] | null>();
-  for (const delta of deltas as Partial<PairsDelta>[]) {
-    if (!isRowsWithRecords(delta?.set, delta?.records) || !Array.isArray(delta!.drop)) return null;
-    for (const image of delta!.drop) over.set(image, null);
-    delta!.set!.forEach((row, at) => over.set(imageOfRow(row), [row, delta!.records![at]!]));
+  for (const frame of deltaFrames) {
+    const delta = isJsonOf(bytes, frame, (value): value is PairsDelta => { const d = value as Partial<PairsDelta> | null; return isRowsWithRecords(d?.set, d?.records) && Array.isArray(d!.drop); });
+    if (delta === null) return null;
+    for (const image of delta.drop) over.set(image, null);
+    delta.set.forEach((row, at) => over.set(imageOfRow(row), [row, delta.records[at]!]));
   }
-  const lookup = new PairRows(rows, records, ranks, new Map(), rows.length);
-  let size = rows.length;
+  const lookup = new PairRows(text, ends, records, ranks, new Map(), count);
+  let size = count;
   for (const [image, set] of over) size += (lookup.get(image) === undefined ? 0 : -1) + (set === null ? 0 : 1);
-  return new PairRows(rows, records, ranks, over, size);
+  return new PairRows(text, ends, records, ranks, over, size);
 }
