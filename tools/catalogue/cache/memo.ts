@@ -262,6 +262,47 @@ function isNoChange(delta: Delta): boolean {
   return false;
 }
 
+/**
+ * What a build knows of its records against the last one's, to line a memo up with them
+ * (`linedUpByChange`): the digest sum of the build the changes are told against (build-extras.ts
+ * `buildInputs`), this build's, and the ids whose digest is not that build's.
+ */
+export interface LineUp {
+  before?: string;
+  after: string;
+  changed?: ReadonlySet<string>;
+}
+
+/**
+ * A memo's saved record (or -1) for each record, and the records' digests in rank order, when the
+ * memo was saved by the build the changes are told against (its digest sum is that build's: the
+ * same records): lined up by id, the changed ids apart, so only a changed record's digest is
+ * looked up (a look-up per record, in a map of them all, cost a change build more than its
+ * search). Null when the memo may be another build's: then line up by digest.
+ */
+export function linedUpByChange(saved: { digests: readonly string[]; ids?: readonly string[]; sum?: string }, records: readonly { id: string }[], digests: ReadonlyMap<string, string>, lineUp: LineUp | undefined): { savedAt: Int32Array; digests: string[]; ids: string[] } | null {
+  if (lineUp?.before === undefined || lineUp.changed === undefined || saved.sum !== lineUp.before || saved.ids?.length !== saved.digests.length) return null;
+  const ids = records.map((record) => record.id);
+  const savedAt = matchedIndexes(saved.ids, ids);
+  const inOrder = new Array<string>(records.length);
+  for (let rank = 0; rank < records.length; rank++) {
+    const at = savedAt[rank]!;
+    if (at !== -1 && !lineUp.changed.has(ids[rank]!)) inOrder[rank] = saved.digests[at]!;
+    else {
+      savedAt[rank] = -1;
+      const digest = digests.get(ids[rank]!);
+      if (digest === undefined) throw new Error(`linedUpByChange: no digest for record ${ids[rank]}`);
+      inOrder[rank] = digest;
+    }
+  }
+  return { savedAt, digests: inOrder, ids };
+}
+
+/** The fields a memo lined up by the change keeps (`LineUp`): absent in a memo saved before they were kept, else each id a string, one per digest. */
+export function hasLineUpFields(saved: { digests: readonly unknown[]; ids?: unknown; sum?: unknown }): boolean {
+  return (saved.ids === undefined || (Array.isArray(saved.ids) && saved.ids.length === saved.digests.length && saved.ids.every((id) => typeof id === 'string'))) && (saved.sum === undefined || typeof saved.sum === 'string');
+}
+
 /** Each record's digest in rank order, made once per records list and digests map for every memo of a compile. */
 const digestLists = new WeakMap<readonly { id: string }[], { digests: ReadonlyMap<string, string>; list: string[] }>();
 

@@ -14,8 +14,7 @@
 import { buildSearchIndex, updateSearchIndex } from '../../../functions/core/search/build-index.js';
 import { SEARCH_INDEX_FORMAT, type SearchDoc, type SearchIndexData } from '../../../functions/core/search/search-types.js';
 import type { PepeRecord } from '../../../functions/core/record.js';
-import { cacheMemo, digestsInOrder, matchedIndexes } from './memo.js';
-import { type LineUp, linedUpByChange } from './record-encoding-memo.js';
+import { cacheMemo, digestsInOrder, hasLineUpFields, type LineUp, linedUpByChange, matchedIndexes } from './memo.js';
 
 interface SavedIndex {
   context: string;
@@ -40,8 +39,7 @@ const isSaved = (value: unknown): value is SavedIndex => {
     Array.isArray(saved.digests) &&
     saved.index?.format === SEARCH_INDEX_FORMAT &&
     saved.index.docCount === saved.digests.length &&
-    (saved.ids === undefined || (Array.isArray(saved.ids) && saved.ids.length === saved.digests.length && saved.ids.every((id) => typeof id === 'string'))) &&
-    (saved.sum === undefined || typeof saved.sum === 'string')
+    hasLineUpFields(saved)
   );
 };
 
