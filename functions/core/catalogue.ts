@@ -355,16 +355,25 @@ export function catalogueModuleSource(data: CatalogueData): string {
   return lines.join('\n');
 }
 
-/** The pieces file (dist/data/<piecesFile>): every piece as written, end to end, ASCII only. */
-export function piecesFileText(data: CatalogueWithPieces): string {
-  return data.pieces().join('');
+/**
+ * The pieces file (dist/data/<piecesFile>): every piece as written, end to end. Pieces are
+ * ASCII (a character is a byte), so each is copied in as Latin-1: no joined text of the whole
+ * file, and no UTF-8 encoding pass over it.
+ */
+export function piecesFileBytes(data: CatalogueWithPieces): Buffer {
+  let size = 0;
+  for (const length of data.pieceLengths) size += length;
+  const bytes = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const piece of data.pieces()) at += bytes.write(piece, at, 'latin1');
+  return bytes;
 }
 
 /** Both files of the function's data, as paths below the output folder: what the build writes and the benchmarks copy. */
-export function catalogueDataFiles(data: CatalogueWithPieces): { path: string; body: string }[] {
+export function catalogueDataFiles(data: CatalogueWithPieces): [{ path: string; body: string }, { path: string; body: Buffer }] {
   return [
     { path: 'data/catalogue.mjs', body: catalogueModuleSource(data) },
-    { path: `data/${data.piecesFile}`, body: piecesFileText(data) },
+    { path: `data/${data.piecesFile}`, body: piecesFileBytes(data) },
   ];
 }
 

@@ -58,7 +58,7 @@ export async function writeSyntheticBuild(distDir: string, count: number): Promi
   const records = syntheticRecords(count);
   const data = compileCatalogue(records, URLS);
   const entries = new Map<string, ManifestEntry>();
-  const put = async (path: string, body: string) => {
+  const put = async (path: string, body: string | Buffer) => {
     await makeFolders(dirname(join(distDir, path)));
     await writeFile(join(distDir, path), body);
     entries.set(path, { sha256: createHash('sha256').update(body).digest('hex'), size: Buffer.byteLength(body) });

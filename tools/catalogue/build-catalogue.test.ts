@@ -317,7 +317,7 @@ describe('a good build', () => {
     const result = await build({ contentDir: baseContent });
     const expected = catalogueDataFiles(compileCatalogue(result.records, FIXTURE_URLS));
     expect((await readdir(join(goodDist, 'data'))).sort()).toEqual(expected.map((file) => file.path.slice('data/'.length)).sort());
-    for (const { path, body } of expected) expect(await readFile(join(goodDist, path), 'utf8'), path).toBe(body);
+    for (const { path, body } of expected) expect(await readFile(join(goodDist, path), 'utf8'), path).toBe(body.toString());
   });
 
   it('writes a manifest listing every other output file with its sha256 and size', async () => {

@@ -393,10 +393,8 @@ async function compileData(run: Run, records: PepeRecord[]) {
   stats.recordEncoding = recordEncoding.run();
   const files: PlannedFile[] = [];
   // The bundle inlines the data module (generated from the staging folder); the pieces file is read by the function at run time.
-  for (const { path, body: text } of catalogueDataFiles(data)) {
+  for (const { path, body } of catalogueDataFiles(data)) {
     const neededByGenerate = path === 'data/catalogue.mjs';
-    // The pieces file is encoded once: its hash, its size and its write take the same bytes.
-    const body = neededByGenerate ? text : Buffer.from(text);
     files.push({ path, body, sha256: sha256Of(body), size: byteLength(body), neededByGenerate });
   }
   stats.timings.compileMs = performance.now() - compileStart;
