@@ -39,6 +39,8 @@ export interface BuildOptions extends Omit<AnalyseContentOptions, 'writeCache' |
   renditions?: RenditionSettings;
   /** How the static listing and the sitemaps are cut (plan-answers.ts); tests make them small. */
   chunks?: ChunkShapes;
+  /** Records from which a change build lists the content in a worker thread (default LISTING_WORKER_FROM); tests make it 0. */
+  listInWorkerFrom?: number;
 }
 
 export interface BuildStats extends AnalyseStats {
@@ -128,12 +130,13 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   const recovery = recoverOutput(outDir);
   const last = await LastBuild.open(cacheDir, outDir);
 
-  const scanStart = performance.now();
-  const scan = await scanContent(contentDir, last.changeHint());
-  const scanMs = performance.now() - scanStart;
   const context = buildContext(options.urls, options.chunks);
   const limits = effectiveLimits(options.limits);
   const settings = { contentDir, context, featureVersion: FEATURE_VERSION, limits, renditions: options.renditions ?? null };
+  const settingsKey = sha256Of(JSON.stringify(settings));
+  const scanStart = performance.now();
+  const scan = await scanContent(contentDir, recovery.state === 'busy' ? undefined : last.changeHint(settingsKey, options.listInWorkerFrom));
+  const scanMs = performance.now() - scanStart;
   const lines = scan.pairs.map(statLine);
   const statFingerprint = contentStatFingerprint(scan, settings, lines);
   const unchanged = recovery.state === 'busy' ? null : last.unchanged(statFingerprint);
@@ -149,7 +152,6 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   // Each image the analysis decodes hands its pixels to its renditions (renditions.ts): no second decode.
   const renditions = await openRenditions({ cacheDir, limits, concurrency: options.concurrency, settings: options.renditions });
   // A change build reads only the pairs whose stat changed since the last build (analyse-content.ts).
-  const settingsKey = sha256Of(JSON.stringify(settings));
   await last.pairsReadAhead();
   const previous = (recovery.state === 'busy' ? null : last.previousBuild(settingsKey)) ?? undefined;
   last.readMemosAhead();

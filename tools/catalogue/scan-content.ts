@@ -5,16 +5,16 @@
  * files, a file in the way of a folder, names that collide by case) and the one way the later
  * stages read a content file.
  */
-import fg from 'fast-glob';
-import { lstatSync, type Stats, statSync, closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
+import { statSync, closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { readlink, realpath } from 'node:fs/promises';
 import { isAbsolute, relative, sep, dirname, resolve } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { CONTENT_IMAGE_EXTS, FIELDS, KINDS, LINE_BREAK, listEntries, type Listing } from './list-entries.mjs';
 import { shellWord, shownPath } from '../shared/shell-path.js';
 import { type Problem, error } from '../shared/problems.js';
 import type { StatKey } from './cache/stat-keyed-map.js';
 
-/** Extensions accepted as image content (lowercase). `.jpeg` publishes as `.jpg`. */
-export const CONTENT_IMAGE_EXTS = new Set(['.png', '.jpg', '.jpeg', '.gif', '.webp', '.avif']);
+export { CONTENT_IMAGE_EXTS } from './list-entries.mjs';
 
 /** A listed file, with the lstat fields the build cache keys on (cache/stat-keyed-map.ts). */
 export interface ContentFile extends StatKey {
@@ -39,31 +39,13 @@ export interface ContentScan {
 /** `resolve(root, rel)` for a resolved root; plain concatenation on POSIX, where a resolve per file adds up. */
 const absOf = (root: string, rel: string): string => (sep === '/' ? `${root === '/' ? '' : root}/${rel}` : resolve(root, rel));
 
-/** What the scan keeps of an entry's lstat. */
-interface EntryStat extends StatKey {
-  kind: 'directory' | 'symlink' | 'file' | 'other';
-}
-
-/**
- * The fields the build uses, copied out of the Stats object at once: the Stats objects then
- * die young, instead of two per image surviving the walk and being copied by every garbage
- * collection of the young generation on the way.
- */
-const entryStat = (stats: Stats): EntryStat => ({
-  kind: stats.isDirectory() ? 'directory' : stats.isSymbolicLink() ? 'symlink' : stats.isFile() ? 'file' : 'other',
-  size: stats.size,
-  mtimeMs: stats.mtimeMs,
-  ctimeMs: stats.ctimeMs,
-  ino: stats.ino,
-});
-
-const toFile = (root: string, rel: string, stats: EntryStat): ContentFile => ({
+const toFile = (root: string, rel: string, stats: Float64Array, at: number): ContentFile => ({
   rel,
   abs: absOf(root, rel),
-  size: stats.size,
-  mtimeMs: stats.mtimeMs,
-  ctimeMs: stats.ctimeMs,
-  ino: stats.ino,
+  size: stats[at + 1]!,
+  mtimeMs: stats[at + 2]!,
+  ctimeMs: stats[at + 3]!,
+  ino: stats[at + 4]!,
 });
 
 /** Index of the extension's dot in a content-relative path (as `extname`: not in a folder name, not a leading dot), or -1. */
@@ -101,48 +83,30 @@ async function symlinkProblem(realRoot: string, abs: string, rel: string): Promi
 }
 
 /**
- * Every entry below `root` except folders (not descending into hidden names or symlinked
- * folders) with its lstat, sorted by path. fast-glob walks (one `readdir` with file types per
- * folder; symlinks are listed, never followed); each entry is lstat-ed here, keeping only the
- * fields the build uses, since fast-glob's own `stats` option keeps every Stats object alive
- * until the walk ends. `unique: false`: a walk lists each path once, so the check's Set is
- * pure cost.
+ * The listing (list-entries.mjs) in a worker thread: this thread is free meanwhile for the
+ * work the change hint starts, which runs here as soon as the worker meets the change.
+ * Rejects as the listing throws, with the failure's code and path.
  */
-function listEntries(root: string, changed?: ChangeHint): { path: string; stats: EntryStat }[] {
-  // `**/*`, not `**`: fast-glob turns `**` into a regex whose `.` stops at a line break, so
-  // `**` silently skipped a file named with one; `*` is a class that matches it. Neither
-  // descends into a folder named with a line break, so such folders are listed (and refused
-  // by the scan) instead of being dropped with their contents.
-  const entries = fg.sync('**/*', { cwd: root, dot: false, onlyFiles: false, followSymbolicLinks: false, objectMode: true, unique: false, suppressErrors: false });
-  const out: { path: string; stats: EntryStat }[] = [];
-  // A folder's ctime moves when an entry is added, removed or renamed in it; a file's when it is written.
-  let hint = changed;
-  const seen = (ctimeMs: number) => {
-    if (hint === undefined || ctimeMs <= hint.since) return;
-    hint.onChange();
-    hint = undefined;
-  };
-  if (hint) seen(lstatSync(root).ctimeMs);
-  for (const { path, dirent } of entries) {
-    if (hint && dirent.isDirectory()) seen(lstatSync(absOf(root, path)).ctimeMs);
-    if (!dirent.isDirectory()) {
-      const stats = entryStat(lstatSync(absOf(root, path)));
-      seen(stats.ctimeMs);
-      out.push({ path, stats });
-    }
-    else if (LINE_BREAK.test(path.slice(path.lastIndexOf('/') + 1)) || isImageName(path)) out.push({ path, stats: { kind: 'directory', size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0 } });
-  }
-  return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+function listInWorker(root: string, changed: ChangeHint): Promise<Listing> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./list-entries.mjs', import.meta.url), { workerData: { pepeListEntries: { root, since: changed.since } } });
+    let settled = false;
+    worker.on('message', (message: { change?: true; failure?: { message: string; fields: object }; paths?: string; stats?: Float64Array }) => {
+      if (message.change) return changed.onChange();
+      settled = true;
+      if (message.failure) reject(Object.assign(new Error(message.failure.message), message.failure.fields));
+      else resolve({ paths: message.paths === '' ? [] : message.paths!.split('\0'), stats: message.stats! });
+    });
+    worker.on('error', (failure) => {
+      settled = true;
+      reject(failure);
+    });
+    worker.on('exit', (code) => {
+      if (!settled) reject(new Error(`the content listing's worker thread stopped (exit code ${code}) before it listed "${root}"`));
+    });
+  });
 }
 
-/** Whether a path is named like an image (`frog.png`): a folder so named is listed, to be reported beside its sidecar. */
-function isImageName(path: string): boolean {
-  const dot = extDot(path);
-  return dot >= 0 && CONTENT_IMAGE_EXTS.has(path.slice(dot).toLowerCase());
-}
-
-/** Line terminators: JavaScript's `.` (and so fast-glob's `**`) stops at each of them. */
-const LINE_BREAK = /[\n\r\u2028\u2029]/;
 
 /**
  * The `pepe add` command that gives an image in the content folder its sidecar, runnable as
@@ -154,10 +118,16 @@ function addCommand(root: string, imageAbs: string): string {
   return `npx pepe add ${shellWord(shownPath(imageAbs))}${content}`;
 }
 
-/** A hint a scan gives once, as soon as it meets a file or folder changed (by its ctime) after `since` (ms): only to start work early, never to decide. */
+/**
+ * A hint a scan gives once, as soon as it meets a file or folder changed (by its ctime) after
+ * `since` (ms): only to start work early, never to decide. `inWorker`: the scan lists in a
+ * worker thread, so that the work the hint starts runs on this thread meanwhile (worth a
+ * thread's start only for a large catalogue).
+ */
 export interface ChangeHint {
   since: number;
   onChange: () => void;
+  inWorker?: boolean;
 }
 
 /** Scans `contentDir` (hidden files and folders are ignored), sorted by path for deterministic output. */
@@ -167,9 +137,9 @@ export async function scanContent(contentDir: string, changed?: ChangeHint): Pro
   if (notFolder) return { pairs: [], problems: [notFolder], loneSidecars: [] };
   const realRoot = await realpath(root).catch(() => null);
   if (realRoot === null) return { pairs: [], problems: [error('content-missing', `the content folder "${root}" does not exist: create it or pass --content`)], loneSidecars: [] };
-  let entries: ReturnType<typeof listEntries>;
+  let listing: Listing;
   try {
-    entries = listEntries(root, changed);
+    listing = changed?.inWorker ? await listInWorker(root, changed) : listEntries(root, changed?.since, () => changed?.onChange());
   } catch (cause) {
     // A folder this user cannot list: named (the whole scan stops, as its contents are unknown).
     const path = (cause as NodeJS.ErrnoException).path;
@@ -187,28 +157,29 @@ export async function scanContent(contentDir: string, changed?: ChangeHint): Pro
   const refused = new Set<string>();
   /** Folders named like an image, by stem. */
   const imageNamedFolders = new Map<string, string>();
-  for (const entry of entries) {
-    const stats = entry.stats;
+  const { paths, stats } = listing;
+  for (let index = 0; index < paths.length; index++) {
+    const entry = { path: paths[index]!, kind: KINDS[stats[index * FIELDS]!] };
     // A name the glob cannot walk into (folders), and that would break every line-based tool a
     // maintainer or CI uses on the file: refused by name rather than skipped without a word.
     if (LINE_BREAK.test(entry.path)) {
-      const folder = stats.kind === 'directory';
+      const folder = entry.kind === 'directory';
       problems.push(error('line-break-in-name', `${folder ? "this folder's name" : 'its name'} holds a line break${folder ? ', so nothing inside it was read' : ''}: rename it`, entry.path));
       if (!folder) refused.add(stemOf(entry.path));
       continue;
     }
-    if (stats.kind === 'directory') {
+    if (entry.kind === 'directory') {
       // A folder named like an image (`frog.png/`): reported if a sidecar expects that image.
       const dot = extDot(entry.path);
       imageNamedFolders.set(stemOf(entry.path, dot), entry.path);
       continue;
     }
-    if (stats.kind === 'symlink') {
+    if (entry.kind === 'symlink') {
       problems.push(await symlinkProblem(realRoot, resolve(root, entry.path), entry.path));
       refused.add(stemOf(entry.path));
       continue;
     }
-    if (stats.kind !== 'file') {
+    if (entry.kind !== 'file') {
       problems.push(error('not-a-file', 'is not a regular file: remove it from the content folder', entry.path));
       refused.add(stemOf(entry.path));
       continue;
@@ -216,7 +187,7 @@ export async function scanContent(contentDir: string, changed?: ChangeHint): Pro
     const dot = extDot(entry.path);
     const ext = dot < 0 ? '' : entry.path.slice(dot).toLowerCase();
     const stem = stemOf(entry.path, dot);
-    const file = toFile(root, entry.path, stats);
+    const file = toFile(root, entry.path, stats, index * FIELDS);
     if (ext === '.json') {
       // `frog.json` + `frog.JSON`: the second is kept as a lone sidecar, so the case-collision
       // check names both (a map by stem alone passed one of them over without a word).

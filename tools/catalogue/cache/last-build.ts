@@ -12,7 +12,7 @@ import type { Problem } from '../../shared/problems.js';
 import { forgetReadsAhead, readAhead, readAheadDone } from '../../shared/read-regular-file.js';
 import type { ChangeHint } from '../scan-content.js';
 import { ANSWER_DIGESTS, type AnswerDigests, type RecordChanges } from './answer-digests.js';
-import { cacheMemo, hasMembers, type LineUp } from './memo.js';
+import { cacheMemo, forgetParsedAhead, hasMembers, type LineUp, parseMemosAhead } from './memo.js';
 import { memoizedRecordEncoding } from './record-encoding-memo.js';
 import { memoizedSearchIndex } from './search-index-memo.js';
 import { memoizedSimilarLists } from './similar-lists-memo.js';
@@ -64,6 +64,8 @@ function statKey(path: string): FileStatKey | null {
 /** The cache files a change build reads whole besides pairs.bin: read ahead with it, or (the compile's memos) once it is parsed, not to hold both at its peak. */
 const READ_WITH_PAIRS = [ANSWER_DIGESTS.file, 'renditions.bin'];
 const COMPILE_MEMOS = ['search-index.json', 'encoded-records.json', 'similar-lists.json'];
+/** Records from which the scan lists in a worker thread: below, the listing is too short to be worth a thread's start. */
+export const LISTING_WORKER_FROM = 5000;
 
 const sameStatKey = (a: FileStatKey | null | undefined, b: FileStatKey | null): boolean => !!a && !!b && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino;
 
@@ -112,8 +114,11 @@ export class LastBuild {
   private previous: Promise<Manifest | null> | undefined;
   private parsed: Manifest | null | undefined;
   private answers: Promise<AnswerDigests | null> | undefined;
-  /** Whether the scan's change hint started reads ahead. */
+  /** Whether the scan's change hint started reads ahead, and the memos' among them. */
   private hinted = false;
+  private memosAhead = false;
+  /** `previousBuild`'s answer, once parsed (the change hint may parse it during the scan). */
+  private pairsParsed: { settings: string; previous: PreviousBuild | null } | undefined;
   /** The saving of the compile's memos: a failure is held for `save`. */
   private memosSaved: Promise<{ failure: unknown } | null> = Promise.resolve(null);
 
@@ -134,16 +139,31 @@ export class LastBuild {
    * For the scan: once it meets a file or folder changed since the last build wrote its
    * output, the files a change build reads are read ahead on libuv's threads while it scans
    * on. A build that finds nothing changed never starts them (a no-change build reads none).
+   * A large catalogue is listed in a worker thread, and this thread parses the last build's
+   * pairs meanwhile (`previousBuild` under `settings`), then reads the compile's memos ahead.
    */
-  changeHint(): ChangeHint | undefined {
+  changeHint(settings: string, workerFrom = LISTING_WORKER_FROM): ChangeHint | undefined {
     const written = this.outputIntact ? this.json!.manifestStat?.mtimeMs : undefined;
     if (written === undefined) return undefined;
     const files = [pairsFile(this.cacheDir), ...READ_WITH_PAIRS.map((name) => join(this.cacheDir, name)), join(this.outDir, MANIFEST_FILE)];
+    const inWorker = (this.json!.unchanged?.records ?? 0) >= workerFrom;
     const onChange = () => {
       this.hinted = true;
       readAhead(files);
+      if (inWorker) {
+        // A failure here shows again when the build asks for the same.
+        this.pairsReadAhead()
+          .then(() => {
+            this.previousBuild(settings);
+            this.readMemosAhead();
+            parseMemosAhead(COMPILE_MEMOS.map((name) => join(this.cacheDir, name)));
+            void this.answerDigests().catch(() => undefined);
+            void this.previousManifest().catch(() => undefined);
+          })
+          .catch(() => undefined);
+      }
     };
-    return { since: Math.max(written, this.json!.quietSince ?? 0), onChange };
+    return { since: Math.max(written, this.json!.quietSince ?? 0), onChange, inWorker };
   }
 
   /**
@@ -154,6 +174,7 @@ export class LastBuild {
   async unchangedAfterHint(): Promise<void> {
     if (!this.hinted) return;
     forgetReadsAhead();
+    forgetParsedAhead();
     // Only a hint: a cache folder that cannot be written now leaves the next build reading ahead again.
     await LAST_BUILD.save(this.cacheDir, { ...this.json!, quietSince: Date.now() }).catch(() => undefined);
   }
@@ -163,9 +184,11 @@ export class LastBuild {
     return readAheadDone(pairsFile(this.cacheDir));
   }
 
-  /** Once pairs.bin is parsed: the compile's memos are read ahead while the analysis goes on, if the scan hinted at a change. */
+  /** Once pairs.bin is parsed: the compile's memos are read ahead while the analysis goes on, if the scan hinted at a change (once). */
   readMemosAhead(): void {
-    if (this.hinted) readAhead(COMPILE_MEMOS.map((name) => join(this.cacheDir, name)));
+    if (!this.hinted || this.memosAhead) return;
+    this.memosAhead = true;
+    readAhead(COMPILE_MEMOS.map((name) => join(this.cacheDir, name)));
   }
 
   /** What the last build reported, when its output stands and the content listing and settings (`statFingerprint`) are as then. */
@@ -191,6 +214,11 @@ export class LastBuild {
    * (or when the file is torn or foreign: then the build analyses everything).
    */
   previousBuild(settings: string): PreviousBuild | null {
+    if (this.pairsParsed?.settings !== settings) this.pairsParsed = { settings, previous: this.parsePrevious(settings) };
+    return this.pairsParsed.previous;
+  }
+
+  private parsePrevious(settings: string): PreviousBuild | null {
     const json = this.json;
     if (!this.outputIntact || json?.unchanged === undefined || json.pairsSettings !== settings || !this.pairsStand()) return null;
     const rows = loadPairs(this.cacheDir);

@@ -46,7 +46,7 @@ export function cacheMemo<T>(file: string, isShape: (value: unknown) => value is
     file,
     async load(cacheDir, key) {
       const path = join(cacheDir, file);
-      const saved = options.deltas ? await readCacheLog(path) : await readCacheJson(path);
+      const saved = options.deltas ? ((await takeParsedAhead(path)) ?? (await readCacheLog(path))) : await readCacheJson(path);
       if (!isShape(saved)) return null;
       return key === undefined || keyOf?.(saved) === key ? saved : null;
     },
@@ -72,6 +72,31 @@ export function cacheMemo<T>(file: string, isShape: (value: unknown) => value is
       loadedLogs.set(value as object, { file: path, log, stat: (await statOf(path))! });
     },
   };
+}
+
+/** Memos saved by deltas parsed ahead (`parseMemosAhead`), by path, with the file's stat once parsed. */
+const parsedAhead = new Map<string, Promise<{ value: unknown; stat: string | null }>>();
+
+/**
+ * Parses the memos saved by deltas at `paths` now (their bytes read ahead, if they were), for a
+ * build that will load them: their `load` takes the value once, while the file keeps its stat.
+ */
+export function parseMemosAhead(paths: readonly string[]): void {
+  for (const path of paths) parsedAhead.set(path, readCacheLog(path).then(async (value) => ({ value, stat: await statOf(path) })));
+}
+
+/** Drops the memos parsed ahead and not taken (a build that did not need them). */
+export function forgetParsedAhead(): void {
+  parsedAhead.clear();
+}
+
+/** The value parsed ahead for `path`, taken once; undefined when there is none, or the file changed since. */
+async function takeParsedAhead(path: string): Promise<unknown> {
+  const ahead = parsedAhead.get(path);
+  if (ahead === undefined) return undefined;
+  parsedAhead.delete(path);
+  const { value, stat } = await ahead;
+  return stat !== null && (await statOf(path)) === stat ? value : undefined;
 }
 
 /** A memo saved by deltas: its first document with each delta applied; null when not a cache log, and when a delta does not apply. */

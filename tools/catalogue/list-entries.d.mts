@@ -1,0 +1,12 @@
+/** See list-entries.mjs. */
+export declare const KINDS: readonly ['file', 'directory', 'symlink', 'other'];
+export declare const FIELDS: number;
+export declare const LINE_BREAK: RegExp;
+export declare const CONTENT_IMAGE_EXTS: Set<string>;
+export interface Listing {
+  /** Content-relative paths, forward slashes, sorted. */
+  paths: string[];
+  /** FIELDS numbers per path: kind (an index of KINDS), size, mtimeMs, ctimeMs, ino. */
+  stats: Float64Array;
+}
+export declare function listEntries(root: string, since: number | undefined, onChange: () => void): Listing;

@@ -1,0 +1,81 @@
+// The content listing of the scan (scan-content.ts): every entry below a folder except folders,
+// with the lstat fields the build keys on, sorted by path. Plain JavaScript, so that this file
+// runs as it is in a worker thread under tsx, vitest and the CLI's bundle alike: a change build
+// lists in a worker while its own thread reads the last build's cache (scan-content.ts).
+//
+// fast-glob walks (one `readdir` with file types per folder; symlinks are listed, never
+// followed); each entry is lstat-ed here. `unique: false`: a walk lists each path once, so the
+// check's Set is pure cost. `**/*`, not `**`: fast-glob turns `**` into a regex whose `.` stops
+// at a line break, so `**` silently skipped a file named with one; `*` is a class that matches
+// it. Neither descends into a folder named with a line break, so such folders are listed (and
+// refused by the scan) instead of being dropped with their contents, as are folders named like
+// an image.
+import fg from 'fast-glob';
+import { lstatSync } from 'node:fs';
+import { parentPort, workerData } from 'node:worker_threads';
+
+/** The kinds of entry, by their number in a listing's `stats`. */
+export const KINDS = ['file', 'directory', 'symlink', 'other'];
+/** Numbers per entry in `stats`: kind, size, mtimeMs, ctimeMs, ino. */
+export const FIELDS = 5;
+
+/** Line terminators: JavaScript's `.` (and so fast-glob's `**`) stops at each of them. */
+export const LINE_BREAK = /[\n\r\u2028\u2029]/;
+/** Extensions accepted as image content (lowercase). `.jpeg` publishes as `.jpg`. */
+export const CONTENT_IMAGE_EXTS = new Set(['.png', '.jpg', '.jpeg', '.gif', '.webp', '.avif']);
+
+/** Whether a path is named like an image (`frog.png`): a folder so named is listed, to be reported beside its sidecar. */
+function isImageName(path) {
+  const dot = path.lastIndexOf('.');
+  return dot > path.lastIndexOf('/') + 1 && CONTENT_IMAGE_EXTS.has(path.slice(dot).toLowerCase());
+}
+
+/**
+ * Lists `root` (resolved). `onChange` is called once, as soon as an entry or folder has a ctime
+ * past `since` (a folder's ctime moves when an entry is added, removed or renamed in it; a
+ * file's when it is written). Returns the paths sorted, and FIELDS numbers per path.
+ */
+export function listEntries(root, since, onChange) {
+  let hint = since !== undefined;
+  const seen = (ctimeMs) => {
+    if (!hint || ctimeMs <= since) return;
+    hint = false;
+    onChange();
+  };
+  // The top folder before the walk: an image added or removed there hints at once.
+  if (hint) seen(lstatSync(root).ctimeMs);
+  const entries = fg.sync('**/*', { cwd: root, dot: false, onlyFiles: false, followSymbolicLinks: false, objectMode: true, unique: false, suppressErrors: false });
+  const base = root === '/' ? '' : root;
+  const paths = [];
+  const numbers = [];
+  for (const { path, dirent } of entries) {
+    if (dirent.isDirectory()) {
+      if (hint) seen(lstatSync(`${base}/${path}`).ctimeMs);
+      if (LINE_BREAK.test(path.slice(path.lastIndexOf('/') + 1)) || isImageName(path)) {
+        paths.push(path);
+        numbers.push(1, 0, 0, 0, 0);
+      }
+      continue;
+    }
+    const stats = lstatSync(`${base}/${path}`);
+    seen(stats.ctimeMs);
+    paths.push(path);
+    numbers.push(stats.isDirectory() ? 1 : stats.isSymbolicLink() ? 2 : stats.isFile() ? 0 : 3, stats.size, stats.mtimeMs, stats.ctimeMs, stats.ino);
+  }
+  const order = paths.map((_, index) => index).sort((a, b) => (paths[a] < paths[b] ? -1 : paths[a] > paths[b] ? 1 : 0));
+  const stats = new Float64Array(order.length * FIELDS);
+  for (let at = 0; at < order.length; at++) for (let field = 0; field < FIELDS; field++) stats[at * FIELDS + field] = numbers[order[at] * FIELDS + field];
+  return { paths: order.map((index) => paths[index]), stats };
+}
+
+// In a worker started on this file (scan-content.ts): list, and post the paths as one text (a path never holds NUL) and the numbers' buffer, moved rather than copied.
+const job = parentPort && workerData?.pepeListEntries;
+if (job) {
+  try {
+    const { paths, stats } = listEntries(job.root, job.since, () => parentPort.postMessage({ change: true }));
+    parentPort.postMessage({ paths: paths.join('\0'), stats }, [stats.buffer]);
+  } catch (failure) {
+    const fields = { code: failure?.code, path: failure?.path, errno: failure?.errno, syscall: failure?.syscall };
+    parentPort.postMessage({ failure: { message: failure instanceof Error ? failure.message : String(failure), fields } });
+  }
+}
