@@ -65,7 +65,7 @@ function statKey(path: string): FileStatKey | null {
 const READ_WITH_PAIRS = [ANSWER_DIGESTS.file, 'renditions.bin'];
 const COMPILE_MEMOS = ['search-index.json', 'encoded-records.json', 'similar-lists.json'];
 /** Records from which the scan lists in a worker thread: at 10k its start costs a no-change build about what it saves a change build. */
-export const LISTING_WORKER_FROM = 20_000;
+const LISTING_WORKER_FROM = 20_000;
 
 const sameStatKey = (a: FileStatKey | null | undefined, b: FileStatKey | null): boolean => !!a && !!b && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino;
 
