@@ -3,6 +3,7 @@ export declare const KINDS: readonly ['file', 'directory', 'symlink', 'other'];
 export declare const FIELDS: number;
 export declare const LINE_BREAK: RegExp;
 export declare const CONTENT_IMAGE_EXTS: Set<string>;
+export declare function extDot(rel: string): number;
 export interface Listing {
   /** Content-relative paths, forward slashes, sorted. */
   paths: string[];

@@ -24,10 +24,17 @@ export const LINE_BREAK = /[\n\r\u2028\u2029]/;
 /** Extensions accepted as image content (lowercase). `.jpeg` publishes as `.jpg`. */
 export const CONTENT_IMAGE_EXTS = new Set(['.png', '.jpg', '.jpeg', '.gif', '.webp', '.avif']);
 
+/** Index of the extension's dot in a content-relative path (as `extname`: not in a folder name, not a leading dot), or -1. */
+export function extDot(rel) {
+  const dot = rel.lastIndexOf('.');
+  const slash = rel.lastIndexOf('/');
+  return dot > slash + 1 ? dot : -1;
+}
+
 /** Whether a path is named like an image (`frog.png`): a folder so named is listed, to be reported beside its sidecar. */
 function isImageName(path) {
-  const dot = path.lastIndexOf('.');
-  return dot > path.lastIndexOf('/') + 1 && CONTENT_IMAGE_EXTS.has(path.slice(dot).toLowerCase());
+  const dot = extDot(path);
+  return dot >= 0 && CONTENT_IMAGE_EXTS.has(path.slice(dot).toLowerCase());
 }
 
 /**

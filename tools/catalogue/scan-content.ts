@@ -9,7 +9,7 @@ import { statSync, closeSync, constants, fstatSync, openSync, readFileSync } fro
 import { readlink, realpath } from 'node:fs/promises';
 import { isAbsolute, relative, sep, dirname, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { CONTENT_IMAGE_EXTS, FIELDS, KINDS, LINE_BREAK, listEntries, type Listing } from './list-entries.mjs';
+import { CONTENT_IMAGE_EXTS, extDot, FIELDS, KINDS, LINE_BREAK, listEntries, type Listing } from './list-entries.mjs';
 import { shellWord, shownPath } from '../shared/shell-path.js';
 import { type Problem, error } from '../shared/problems.js';
 import type { StatKey } from './cache/stat-keyed-map.js';
@@ -47,13 +47,6 @@ const toFile = (root: string, rel: string, stats: Float64Array, at: number): Con
   ctimeMs: stats[at + 3]!,
   ino: stats[at + 4]!,
 });
-
-/** Index of the extension's dot in a content-relative path (as `extname`: not in a folder name, not a leading dot), or -1. */
-function extDot(rel: string): number {
-  const dot = rel.lastIndexOf('.');
-  const slash = rel.lastIndexOf('/');
-  return dot > slash + 1 ? dot : -1;
-}
 
 /**
  * The name an image and its sidecar share: the path without its extension, the file name in
@@ -159,35 +152,36 @@ export async function scanContent(contentDir: string, changed?: ChangeHint): Pro
   const imageNamedFolders = new Map<string, string>();
   const { paths, stats } = listing;
   for (let index = 0; index < paths.length; index++) {
-    const entry = { path: paths[index]!, kind: KINDS[stats[index * FIELDS]!] };
+    const path = paths[index]!;
+    const kind = KINDS[stats[index * FIELDS]!];
     // A name the glob cannot walk into (folders), and that would break every line-based tool a
     // maintainer or CI uses on the file: refused by name rather than skipped without a word.
-    if (LINE_BREAK.test(entry.path)) {
-      const folder = entry.kind === 'directory';
-      problems.push(error('line-break-in-name', `${folder ? "this folder's name" : 'its name'} holds a line break${folder ? ', so nothing inside it was read' : ''}: rename it`, entry.path));
-      if (!folder) refused.add(stemOf(entry.path));
+    if (LINE_BREAK.test(path)) {
+      const folder = kind === 'directory';
+      problems.push(error('line-break-in-name', `${folder ? "this folder's name" : 'its name'} holds a line break${folder ? ', so nothing inside it was read' : ''}: rename it`, path));
+      if (!folder) refused.add(stemOf(path));
       continue;
     }
-    if (entry.kind === 'directory') {
+    if (kind === 'directory') {
       // A folder named like an image (`frog.png/`): reported if a sidecar expects that image.
-      const dot = extDot(entry.path);
-      imageNamedFolders.set(stemOf(entry.path, dot), entry.path);
+      const dot = extDot(path);
+      imageNamedFolders.set(stemOf(path, dot), path);
       continue;
     }
-    if (entry.kind === 'symlink') {
-      problems.push(await symlinkProblem(realRoot, resolve(root, entry.path), entry.path));
-      refused.add(stemOf(entry.path));
+    if (kind === 'symlink') {
+      problems.push(await symlinkProblem(realRoot, resolve(root, path), path));
+      refused.add(stemOf(path));
       continue;
     }
-    if (entry.kind !== 'file') {
-      problems.push(error('not-a-file', 'is not a regular file: remove it from the content folder', entry.path));
-      refused.add(stemOf(entry.path));
+    if (kind !== 'file') {
+      problems.push(error('not-a-file', 'is not a regular file: remove it from the content folder', path));
+      refused.add(stemOf(path));
       continue;
     }
-    const dot = extDot(entry.path);
-    const ext = dot < 0 ? '' : entry.path.slice(dot).toLowerCase();
-    const stem = stemOf(entry.path, dot);
-    const file = toFile(root, entry.path, stats, index * FIELDS);
+    const dot = extDot(path);
+    const ext = dot < 0 ? '' : path.slice(dot).toLowerCase();
+    const stem = stemOf(path, dot);
+    const file = toFile(root, path, stats, index * FIELDS);
     if (ext === '.json') {
       // `frog.json` + `frog.JSON`: the second is kept as a lone sidecar, so the case-collision
       // check names both (a map by stem alone passed one of them over without a word).
@@ -199,7 +193,7 @@ export async function scanContent(contentDir: string, changed?: ChangeHint): Pro
       else images.set(stem, [file]);
     } else {
       refused.add(stem);
-      problems.push(error('unsupported-format', `"${ext || 'no extension'}" is not a supported image format: convert it to PNG, JPEG, GIF, WebP or AVIF, or remove it`, entry.path));
+      problems.push(error('unsupported-format', `"${ext || 'no extension'}" is not a supported image format: convert it to PNG, JPEG, GIF, WebP or AVIF, or remove it`, path));
     }
   }
 
