@@ -152,9 +152,7 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   // Each image the analysis decodes hands its pixels to its renditions (renditions.ts): no second decode.
   const renditions = await openRenditions({ cacheDir, limits, concurrency: options.concurrency, settings: options.renditions });
   // A change build reads only the pairs whose stat changed since the last build (analyse-content.ts).
-  await last.pairsReadAhead();
-  const previous = (recovery.state === 'busy' ? null : last.previousBuild(settingsKey)) ?? undefined;
-  last.readMemosAhead();
+  const previous = recovery.state === 'busy' ? undefined : ((await last.changeBase(settingsKey)) ?? undefined);
   const analyse = (from: typeof previous) => analyseContent({ ...options, contentDir, cacheDir, writeCache: true, scan, onDecoded: renditions.fromDecoded, previous: from, lines });
   let analysis = await analyse(previous);
   if (analysis.declined !== undefined) return { ...refusedBuild([], started), declined: analysis.declined };

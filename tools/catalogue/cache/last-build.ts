@@ -152,10 +152,8 @@ export class LastBuild {
       readAhead(files);
       if (inWorker) {
         // A failure here shows again when the build asks for the same.
-        this.pairsReadAhead()
+        this.changeBase(settings)
           .then(() => {
-            this.previousBuild(settings);
-            this.readMemosAhead();
             parseMemosAhead(COMPILE_MEMOS.map((name) => join(this.cacheDir, name)));
             void this.answerDigests().catch(() => undefined);
             void this.previousManifest().catch(() => undefined);
@@ -179,13 +177,19 @@ export class LastBuild {
     await LAST_BUILD.save(this.cacheDir, { ...this.json!, quietSince: Date.now() }).catch(() => undefined);
   }
 
-  /** Once pairs.bin, if read ahead, is read: `previousBuild` takes its bytes without reading it again. */
-  pairsReadAhead(): Promise<void> {
-    return readAheadDone(pairsFile(this.cacheDir));
+  /**
+   * What a change build starts from (`previousBuild` under `settings`), once pairs.bin is read if
+   * it was read ahead (its bytes are not read again); then the compile's memos are read ahead
+   * while the analysis goes on, if the scan hinted at a change (once).
+   */
+  async changeBase(settings: string): Promise<PreviousBuild | null> {
+    await readAheadDone(pairsFile(this.cacheDir));
+    const previous = this.previousBuild(settings);
+    this.readMemosAhead();
+    return previous;
   }
 
-  /** Once pairs.bin is parsed: the compile's memos are read ahead while the analysis goes on, if the scan hinted at a change (once). */
-  readMemosAhead(): void {
+  private readMemosAhead(): void {
     if (!this.hinted || this.memosAhead) return;
     this.memosAhead = true;
     readAhead(COMPILE_MEMOS.map((name) => join(this.cacheDir, name)));
@@ -213,7 +217,7 @@ export class LastBuild {
    * problems, when its output stands and they were made under these `settings`; null otherwise
    * (or when the file is torn or foreign: then the build analyses everything).
    */
-  previousBuild(settings: string): PreviousBuild | null {
+  private previousBuild(settings: string): PreviousBuild | null {
     if (this.pairsParsed?.settings !== settings) this.pairsParsed = { settings, previous: this.parsePrevious(settings) };
     return this.pairsParsed.previous;
   }
