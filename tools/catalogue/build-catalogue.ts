@@ -5,7 +5,7 @@
  */
 import { readdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { type ContentPair, isAtOrBelow, scanContent, folderProblem } from './scan-content.js';
+import { type ContentPair, isAtOrBelow, listContent, folderProblem } from './scan-content.js';
 import { catalogueDataFiles, compileCatalogue } from '../../functions/core/catalogue.js';
 import { type PepeRecord, type SiteUrls } from '../../functions/core/record.js';
 import { type AnalyseContentOptions, type AnalysedItem, type AnalyseStats, analyseContent, type ContentAnalysis, type PreviousBuild, dateProblems, defaultCacheDir, effectiveLimits, LostFeatures, recordsInOrder, sortProblems } from './analyse-content.js';
@@ -25,7 +25,7 @@ import { pairRow, statLine } from './cache/stat-keyed-map.js';
 import { FEATURE_VERSION } from '../image/analyse-image.js';
 import { writeAccessProblem } from './write-access.js';
 import { changedImageWarnings } from './changed-images.js';
-import { contentStatFingerprint } from './cache/unchanged-content.js';
+import { listingFingerprint } from './cache/unchanged-content.js';
 import { cachePlacementProblem } from './cache/cache-placement.js';
 import { cacheFileProblems } from './cache/cache-files.js';
 import type { RecordEncodingRun } from './cache/record-encoding-memo.js';
@@ -135,15 +135,19 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   const settings = { contentDir, context, featureVersion: FEATURE_VERSION, limits, renditions: options.renditions ?? null };
   const settingsKey = sha256Of(JSON.stringify(settings));
   const scanStart = performance.now();
-  const scan = await scanContent(contentDir, recovery.state === 'busy' ? undefined : last.changeHint(settingsKey, options.listInWorkerFrom));
-  const scanMs = performance.now() - scanStart;
-  const lines = scan.pairs.map(statLine);
-  const statFingerprint = contentStatFingerprint(scan, settings, lines);
-  const unchanged = recovery.state === 'busy' ? null : last.unchanged(statFingerprint);
+  const listed = await listContent(contentDir, recovery.state === 'busy' ? undefined : last.changeHint(settingsKey, options.listInWorkerFrom));
+  const listingKey = 'pair' in listed ? listingFingerprint(settings, listed.digest) : null;
+  const unchanged = recovery.state === 'busy' ? null : last.unchanged(listingKey);
   if (unchanged !== null) {
     await last.unchangedAfterHint();
-    return lastBuildResult(last, unchanged, { scanMs, totalMs: performance.now() - scanStart }, started);
+    const listMs = performance.now() - scanStart;
+    return lastBuildResult(last, unchanged, { scanMs: listMs, totalMs: listMs }, started);
   }
+  const scan = 'pair' in listed ? await listed.pair() : listed;
+  const scanMs = performance.now() - scanStart;
+  const lines = scan.pairs.map(statLine);
+  // What the next build finds unchanged: a listing without problems.
+  const statFingerprint = scan.problems.length > 0 ? null : listingKey;
   // Only now: the no-change path reads no cache file but last-build.json and records.bin.
   const cacheFiles = cacheFileProblems(cacheDir);
   const unusableCache = cacheFiles.filter((problem) => problem.severity === 'error');

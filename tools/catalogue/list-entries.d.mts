@@ -9,5 +9,7 @@ export interface Listing {
   paths: string[];
   /** FIELDS numbers per path: kind (an index of KINDS), size, mtimeMs, ctimeMs, ino. */
   stats: Float64Array;
+  /** sha256 (hex) of the paths and the numbers: equal digests, equal listings. */
+  digest: string;
 }
 export declare function listEntries(root: string, since: number | undefined, onChange: () => void): Listing;

@@ -11,6 +11,7 @@
 // refused by the scan) instead of being dropped with their contents, as are folders named like
 // an image.
 import fg from 'fast-glob';
+import { createHash } from 'node:crypto';
 import { lstatSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 
@@ -40,9 +41,16 @@ function isImageName(path) {
 /**
  * Lists `root` (resolved). `onChange` is called once, as soon as an entry or folder has a ctime
  * past `since` (a folder's ctime moves when an entry is added, removed or renamed in it; a
- * file's when it is written). Returns the paths sorted, and FIELDS numbers per path.
+ * file's when it is written). Returns the paths sorted, FIELDS numbers per path, and `digest`,
+ * a sha256 of both: equal digests, equal listings (a no-change build needs nothing else).
  */
 export function listEntries(root, since, onChange) {
+  const { paths, stats, digest } = listed(root, since, onChange);
+  return { paths, stats, digest };
+}
+
+/** `listEntries`, with the paths also as one text, NUL between them (a path never holds NUL): what the digest hashes and a worker posts. */
+function listed(root, since, onChange) {
   let hint = since !== undefined;
   const seen = (ctimeMs) => {
     if (!hint || ctimeMs <= since) return;
@@ -72,15 +80,19 @@ export function listEntries(root, since, onChange) {
   const order = paths.map((_, index) => index).sort((a, b) => (paths[a] < paths[b] ? -1 : paths[a] > paths[b] ? 1 : 0));
   const stats = new Float64Array(order.length * FIELDS);
   for (let at = 0; at < order.length; at++) for (let field = 0; field < FIELDS; field++) stats[at * FIELDS + field] = numbers[order[at] * FIELDS + field];
-  return { paths: order.map((index) => paths[index]), stats };
+  const sorted = order.map((index) => paths[index]);
+  const text = sorted.join('\0');
+  // One hash of two buffers: the paths, and the numbers' bytes as they are.
+  const digest = createHash('sha256').update(text).update(new Uint8Array(stats.buffer)).digest('hex');
+  return { paths: sorted, text, stats, digest };
 }
 
-// In a worker started on this file (scan-content.ts): list, and post the paths as one text (a path never holds NUL) and the numbers' buffer, moved rather than copied.
+// In a worker started on this file (scan-content.ts): list, and post the paths as one text, the numbers' buffer (moved rather than copied) and the digest.
 const job = parentPort && workerData?.pepeListEntries;
 if (job) {
   try {
-    const { paths, stats } = listEntries(job.root, job.since, () => parentPort.postMessage({ change: true }));
-    parentPort.postMessage({ paths: paths.join('\0'), stats }, [stats.buffer]);
+    const { text, stats, digest } = listed(job.root, job.since, () => parentPort.postMessage({ change: true }));
+    parentPort.postMessage({ paths: text, stats, digest }, [stats.buffer]);
   } catch (failure) {
     const fields = { code: failure?.code, path: failure?.path, errno: failure?.errno, syscall: failure?.syscall };
     parentPort.postMessage({ failure: { message: failure instanceof Error ? failure.message : String(failure), fields } });

@@ -84,11 +84,11 @@ function listInWorker(root: string, changed: ChangeHint): Promise<Listing> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL('./list-entries.mjs', import.meta.url), { workerData: { pepeListEntries: { root, since: changed.since } } });
     let settled = false;
-    worker.on('message', (message: { change?: true; failure?: { message: string; fields: object }; paths?: string; stats?: Float64Array }) => {
+    worker.on('message', (message: { change?: true; failure?: { message: string; fields: object }; paths?: string; stats?: Float64Array; digest?: string }) => {
       if (message.change) return changed.onChange();
       settled = true;
       if (message.failure) reject(Object.assign(new Error(message.failure.message), message.failure.fields));
-      else resolve({ paths: message.paths === '' ? [] : message.paths!.split('\0'), stats: message.stats! });
+      else resolve({ paths: message.paths === '' ? [] : message.paths!.split('\0'), stats: message.stats!, digest: message.digest! });
     });
     worker.on('error', (failure) => {
       settled = true;
@@ -125,6 +125,18 @@ export interface ChangeHint {
 
 /** Scans `contentDir` (hidden files and folders are ignored), sorted by path for deterministic output. */
 export async function scanContent(contentDir: string, changed?: ChangeHint): Promise<ContentScan> {
+  const listed = await listContent(contentDir, changed);
+  return 'pair' in listed ? listed.pair() : listed;
+}
+
+/** The content folder listed and not yet paired: `digest` stands for the whole listing (list-entries.mjs); `pair` makes the scan of it. */
+export interface ListedContent {
+  digest: string;
+  pair(): Promise<ContentScan>;
+}
+
+/** `scanContent` up to the listing, so that a build whose listing is the last build's stops there; a scan when the folder cannot be listed. */
+export async function listContent(contentDir: string, changed?: ChangeHint): Promise<ListedContent | ContentScan> {
   const root = resolve(contentDir);
   const notFolder = folderProblem('content-missing', 'the content folder', root, 'pass --content with the folder that holds the images');
   if (notFolder) return { pairs: [], problems: [notFolder], loneSidecars: [] };
@@ -138,7 +150,11 @@ export async function scanContent(contentDir: string, changed?: ChangeHint): Pro
     const path = (cause as NodeJS.ErrnoException).path;
     return { pairs: [], problems: [unreadableProblem(cause, path ? relative(root, path).split(sep).join('/') || '.' : '.')], loneSidecars: [] };
   }
+  return { digest: listing.digest, pair: () => pairEntries(root, realRoot, listing) };
+}
 
+/** The pairs of a listing, and its problems. */
+async function pairEntries(root: string, realRoot: string, listing: Listing): Promise<ContentScan> {
   const problems: Problem[] = [];
   const images = new Map<string, ContentFile[]>();
   const sidecars = new Map<string, ContentFile>();

@@ -18,7 +18,7 @@ import { makeTempDir, type TempDir } from '../../testing/temp-dir.js';
 import { buildCatalogue, type BuildOptions } from '../build-catalogue.js';
 import { CACHE_FILE_NAMES, CACHE_FOLDER_NAMES } from './cache-files.js';
 import { checkContent } from '../check-content.js';
-import { scanContent } from '../scan-content.js';
+import { listContent, type ListedContent, scanContent } from '../scan-content.js';
 import { LastBuild } from './last-build.js';
 import { readAhead, readAheadDone, readRegularFile, readRegularFileSync } from '../../shared/read-regular-file.js';
 
@@ -163,12 +163,16 @@ describe.skipIf(process.platform === 'win32')('a build whose cache files are not
 describe('the cache files a change build reads ahead during the scan', () => {
   it('are read ahead once the scan meets a change, taken only while the file is the one read, and never for unchanged content', async () => {
     const own = await builtTwice('ahead');
-    // The scan in this thread and in a worker thread hint alike, and list alike.
+    // The scan in this thread and in a worker thread hint alike, and list alike, to the digest.
+    const digests: string[] = [];
     const hint = async () => {
       const calls = [0, 0];
       const last = await LastBuild.open(own.cacheDir, own.outDir);
       const given = last.changeHint('settings')!;
-      const scans = [await scanContent(own.contentDir, { ...given, onChange: () => calls[0]!++, inWorker: false }), await scanContent(own.contentDir, { ...given, onChange: () => calls[1]!++, inWorker: true })];
+      const listed = [await listContent(own.contentDir, { ...given, onChange: () => calls[0]!++, inWorker: false }), await listContent(own.contentDir, { ...given, onChange: () => calls[1]!++, inWorker: true })] as ListedContent[];
+      expect(listed[1]!.digest).toBe(listed[0]!.digest);
+      digests.push(listed[0]!.digest);
+      const scans = [await listed[0]!.pair(), await listed[1]!.pair()];
       expect(scans[1]).toEqual(scans[0]);
       expect(scans[0]).toEqual(await scanContent(own.contentDir));
       expect(calls[1]).toBe(calls[0]);
@@ -187,6 +191,9 @@ describe('the cache files a change build reads ahead during the scan', () => {
     await tick();
     await addImage(own.contentDir, 3);
     expect(await hint()).toBe(1);
+    // A hidden file made and deleted leaves the listing as it was; an added image does not.
+    expect(new Set(digests.slice(0, 3)).size).toBe(1);
+    expect(digests[3]).not.toBe(digests[0]);
 
     const file = join(temp.path, 'ahead', 'bytes.bin');
     await writeFile(file, 'read ahead');

@@ -1,10 +1,11 @@
 /**
  * The fast path of a rebuild with nothing changed. The build cache already trusts a file whose
- * size, mtime, ctime and inode are unchanged (stat-keyed-map.ts). When that holds for every file of
- * the content folder, and the URLs, limits and build code are those of the last build that
- * succeeded into the same, intact output folder, this build's result is that build's result:
- * nothing needs to be read, parsed, hashed or compared. The last build's records are kept in
- * the cache folder for callers that ask for them (read only then).
+ * size, mtime, ctime and inode are unchanged (stat-keyed-map.ts). When that holds for every
+ * entry of the content folder's listing (and none was added, removed or renamed), and the URLs,
+ * limits and build code are those of the last build that succeeded into the same, intact output
+ * folder, this build's result is that build's result: nothing needs to be paired, read, parsed,
+ * hashed or compared. The last build's records are kept in the cache folder for callers that
+ * ask for them (read only then).
  *
  * The slower no-change path (last-build.ts `madeFrom`: same records and image hashes as the
  * last build) still catches the rest, e.g. a file touched without being changed.
@@ -18,14 +19,13 @@
 import { appendFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PepeRecord } from '../../../functions/core/record.js';
-import type { ContentScan } from '../scan-content.js';
 import { sortedRecords } from '../analyse-content.js';
 import { makeFoldersSync } from '../../shared/make-folders.js';
 import { sha256Of } from '../../shared/manifest.js';
 import { readRegularFileSync } from '../../shared/read-regular-file.js';
 import { replaceFileSync } from '../../shared/replace-file.js';
 import { CacheLog, cacheFrames, frameBytes, frameDocument, readCacheDocuments } from './cache-log.js';
-import { imageOfRow, PairRows, rowsInOrder, statLine } from './stat-keyed-map.js';
+import { imageOfRow, PairRows, rowsInOrder } from './stat-keyed-map.js';
 
 const RECORDS_FILE = 'records.bin';
 /** Deltas may grow to this many bytes (or half the full list, if larger) before a rewrite. */
@@ -40,15 +40,12 @@ interface RecordsDelta {
 export const recordsFile = (cacheDir: string): string => join(cacheDir, RECORDS_FILE);
 
 /**
- * A hash of the content folder's listing (every pair's `statLine`, in scan order) and of the
- * settings that decide what the build makes of it; null when the listing has problems (such a
- * build is never skipped).
+ * A hash of the content folder's listing (list-entries.mjs `digest`: every path, kind and lstat
+ * field, before the entries are paired) and of the settings that decide what the build makes
+ * of it. The build compares it before pairing anything; a listing with problems is never saved
+ * as unchanged, so its build is never skipped.
  */
-export function contentStatFingerprint(scan: ContentScan, settings: Record<string, unknown>, lines: readonly string[] = scan.pairs.map(statLine)): string | null {
-  if (scan.problems.length > 0) return null;
-  // One string, one hash call: an `update` call per file costs more than the hashing.
-  return sha256Of(`${JSON.stringify(settings)}\n${lines.join('\n')}`);
-}
+export const listingFingerprint = (settings: Record<string, unknown>, digest: string): string => sha256Of(`${JSON.stringify(settings)}\n${digest}`);
 
 /** What a save needs of the file the last build left: which records changed since, and its bytes. */
 export interface SavedRecords {
