@@ -11,5 +11,7 @@ export interface Listing {
   stats: Float64Array;
   /** sha256 (hex) of the paths and the numbers: equal digests, equal listings. */
   digest: string;
+  /** Whether every path is ASCII (no name then has another spelling in Unicode NFC). */
+  ascii: boolean;
 }
 export declare function listEntries(root: string, since: number | undefined, onChange: () => void): Listing;

@@ -20,6 +20,8 @@ export const KINDS = ['file', 'directory', 'symlink', 'other'];
 /** Numbers per entry in `stats`: kind, size, mtimeMs, ctimeMs, ino. */
 export const FIELDS = 5;
 
+/** A character outside ASCII. */
+const NON_ASCII = /[^\x00-\x7f]/;
 /** Line terminators: JavaScript's `.` (and so fast-glob's `**`) stops at each of them. */
 export const LINE_BREAK = /[\n\r\u2028\u2029]/;
 /** Extensions accepted as image content (lowercase). `.jpeg` publishes as `.jpg`. */
@@ -42,11 +44,12 @@ function isImageName(path) {
  * Lists `root` (resolved). `onChange` is called once, as soon as an entry or folder has a ctime
  * past `since` (a folder's ctime moves when an entry is added, removed or renamed in it; a
  * file's when it is written). Returns the paths sorted, FIELDS numbers per path, and `digest`,
- * a sha256 of both: equal digests, equal listings (a no-change build needs nothing else).
+ * a sha256 of both: equal digests, equal listings (a no-change build needs nothing else); and
+ * whether every path is ASCII (the pairing then folds no name to Unicode NFC).
  */
 export function listEntries(root, since, onChange) {
-  const { paths, stats, digest } = listed(root, since, onChange);
-  return { paths, stats, digest };
+  const { paths, stats, digest, ascii } = listed(root, since, onChange);
+  return { paths, stats, digest, ascii };
 }
 
 /** `listEntries`, with the paths also as one text, NUL between them (a path never holds NUL): what the digest hashes and a worker posts. */
@@ -84,15 +87,15 @@ function listed(root, since, onChange) {
   const text = sorted.join('\0');
   // One hash of two buffers: the paths, and the numbers' bytes as they are.
   const digest = createHash('sha256').update(text).update(new Uint8Array(stats.buffer)).digest('hex');
-  return { paths: sorted, text, stats, digest };
+  return { paths: sorted, text, stats, digest, ascii: !NON_ASCII.test(text) };
 }
 
-// In a worker started on this file (scan-content.ts): list, and post the paths as one text, the numbers' buffer (moved rather than copied) and the digest.
+// In a worker started on this file (scan-content.ts): list, and post the paths as one text, the numbers' buffer (moved rather than copied), the digest and whether the paths are ASCII.
 const job = parentPort && workerData?.pepeListEntries;
 if (job) {
   try {
-    const { text, stats, digest } = listed(job.root, job.since, () => parentPort.postMessage({ change: true }));
-    parentPort.postMessage({ paths: text, stats, digest }, [stats.buffer]);
+    const { text, stats, digest, ascii } = listed(job.root, job.since, () => parentPort.postMessage({ change: true }));
+    parentPort.postMessage({ paths: text, stats, digest, ascii }, [stats.buffer]);
   } catch (failure) {
     const fields = { code: failure?.code, path: failure?.path, errno: failure?.errno, syscall: failure?.syscall };
     parentPort.postMessage({ failure: { message: failure instanceof Error ? failure.message : String(failure), fields } });

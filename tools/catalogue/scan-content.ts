@@ -84,11 +84,11 @@ function listInWorker(root: string, changed: ChangeHint): Promise<Listing> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL('./list-entries.mjs', import.meta.url), { workerData: { pepeListEntries: { root, since: changed.since } } });
     let settled = false;
-    worker.on('message', (message: { change?: true; failure?: { message: string; fields: object }; paths?: string; stats?: Float64Array; digest?: string }) => {
+    worker.on('message', (message: { change?: true; failure?: { message: string; fields: object }; paths?: string; stats?: Float64Array; digest?: string; ascii?: boolean }) => {
       if (message.change) return changed.onChange();
       settled = true;
       if (message.failure) reject(Object.assign(new Error(message.failure.message), message.failure.fields));
-      else resolve({ paths: message.paths === '' ? [] : message.paths!.split('\0'), stats: message.stats!, digest: message.digest! });
+      else resolve({ paths: message.paths === '' ? [] : message.paths!.split('\0'), stats: message.stats!, digest: message.digest!, ascii: message.ascii! });
     });
     worker.on('error', (failure) => {
       settled = true;
@@ -153,6 +153,36 @@ export async function listContent(contentDir: string, changed?: ChangeHint): Pro
   return { digest: listing.digest, pair: () => pairEntries(root, realRoot, listing) };
 }
 
+/** The stems of the paths that are not ASCII, in NFC: a name spelled otherwise may share its stem with an ASCII one. */
+function nonAsciiStems(paths: readonly string[]): Set<string> {
+  const stems = new Set<string>();
+  for (const path of paths) if (NON_ASCII.test(path)) stems.add(stemOf(path));
+  return stems;
+}
+
+/**
+ * Whether the file at `index` and the next one are an image and its sidecar that no other
+ * entry shares a stem with, and which comes first; null otherwise. Every path holding the stem
+ * `S` starts with `S.` (`foreign`: the stems of names NFC may fold onto it), and the sorted
+ * listing holds those paths in one run: when the run is these two, they are the whole group,
+ * and the scan pairs them without a map by stem. Any other group takes the maps.
+ */
+function aloneWithPartner(paths: readonly string[], stats: Float64Array, index: number, foreign: ReadonlySet<string>): 'image first' | 'sidecar first' | null {
+  const path = paths[index]!;
+  const next = paths[index + 1];
+  if (next === undefined || stats[index * FIELDS] !== 0 || stats[(index + 1) * FIELDS] !== 0) return null;
+  const dot = extDot(path);
+  if (dot < 0 || extDot(next) !== dot || !next.startsWith(path.slice(0, dot + 1)) || LINE_BREAK.test(path) || LINE_BREAK.test(next)) return null;
+  const run = path.slice(0, dot + 1);
+  if (paths[index - 1]?.startsWith(run) || paths[index + 2]?.startsWith(run)) return null;
+  if (foreign.size > 0 && foreign.has(path.slice(0, dot))) return null;
+  const ext = path.slice(dot).toLowerCase();
+  const nextExt = next.slice(dot).toLowerCase();
+  if (ext === '.json' && CONTENT_IMAGE_EXTS.has(nextExt)) return 'sidecar first';
+  if (nextExt === '.json' && CONTENT_IMAGE_EXTS.has(ext)) return 'image first';
+  return null;
+}
+
 /** The pairs of a listing, and its problems. */
 async function pairEntries(root: string, realRoot: string, listing: Listing): Promise<ContentScan> {
   const problems: Problem[] = [];
@@ -167,8 +197,18 @@ async function pairEntries(root: string, realRoot: string, listing: Listing): Pr
   /** Folders named like an image, by stem. */
   const imageNamedFolders = new Map<string, string>();
   const { paths, stats } = listing;
+  const pairs: ContentPair[] = [];
+  const foreign = listing.ascii ? new Set<string>() : nonAsciiStems(paths);
   for (let index = 0; index < paths.length; index++) {
     const path = paths[index]!;
+    const alone = aloneWithPartner(paths, stats, index, foreign);
+    if (alone !== null) {
+      const next = toFile(root, paths[index + 1]!, stats, (index + 1) * FIELDS);
+      const file = toFile(root, path, stats, index * FIELDS);
+      pairs.push(alone === 'image first' ? { image: file, sidecar: next } : { image: next, sidecar: file });
+      index++;
+      continue;
+    }
     const kind = KINDS[stats[index * FIELDS]!];
     // A name the glob cannot walk into (folders), and that would break every line-based tool a
     // maintainer or CI uses on the file: refused by name rather than skipped without a word.
@@ -213,7 +253,8 @@ async function pairEntries(root: string, realRoot: string, listing: Listing): Pr
     }
   }
 
-  const pairs: ContentPair[] = [];
+  // The sidecars paired here: those of the neighbours paired above are in no map.
+  const paired = new Set<ContentFile>();
   for (const [stem, files] of images) {
     const sidecar = sidecars.get(stem);
     if (files.length > 1) {
@@ -228,8 +269,8 @@ async function pairEntries(root: string, realRoot: string, listing: Listing): Pr
       continue;
     }
     pairs.push({ image, sidecar });
+    paired.add(sidecar);
   }
-  const paired = new Set(pairs.map((pair) => pair.sidecar));
   const loneSidecars: ContentFile[] = [...caseTwinSidecars];
   for (const [stem, sidecar] of sidecars) {
     if (!paired.has(sidecar)) loneSidecars.push(sidecar);
