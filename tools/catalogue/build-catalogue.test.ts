@@ -119,7 +119,7 @@ describe('bad content: exactly its problem, output left byte-for-byte untouched'
       },
     ],
     [
-      // fast-glob does not walk into it: its images were left out of the catalogue without a word.
+      // The listing does not walk into it: refused, else its images would be left out without a word.
       'a folder named with a line break',
       'line-break-in-name',
       async (d) => {
@@ -128,7 +128,7 @@ describe('bad content: exactly its problem, output left byte-for-byte untouched'
       },
     ],
     [
-      // fast-glob's `**` skipped it without a word.
+      // A name a line-based tool cannot hold: refused rather than skipped without a word.
       'an image and sidecar named with line breaks',
       'line-break-in-name',
       async (d) => {

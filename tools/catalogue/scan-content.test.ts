@@ -1,7 +1,8 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
+import { FIELDS, KINDS, listEntries } from './list-entries.mjs';
 import { scanContent } from './scan-content.js';
 
 let temp: TempDir | undefined;
@@ -10,8 +11,8 @@ afterEach(async () => {
   temp = undefined;
 });
 
-/** The scan of a folder holding `names` (empty files; a trailing slash makes a folder), as paths and problem codes. */
-async function scanOf(names: string[]) {
+/** A folder holding `names` (empty files; a trailing slash makes a folder). */
+async function folderOf(names: string[]): Promise<string> {
   temp = await makeTempDir('pepe-scan-');
   for (const name of names) {
     if (name.endsWith('/')) await mkdir(join(temp.path, name), { recursive: true });
@@ -20,7 +21,12 @@ async function scanOf(names: string[]) {
       await writeFile(join(temp.path, name), '');
     }
   }
-  const scan = await scanContent(temp.path);
+  return temp.path;
+}
+
+/** The scan of a folder holding `names`, as paths and problem codes. */
+async function scanOf(names: string[]) {
+  const scan = await scanContent(await folderOf(names));
   return {
     pairs: scan.pairs.map((pair) => `${pair.image.rel} + ${pair.sidecar.rel}`),
     lone: scan.loneSidecars.map((file) => file.rel),
@@ -58,5 +64,15 @@ describe('pairing an image with its sidecar', () => {
   it('sees a name that Unicode NFC folds onto its neighbours, far from them in the listing', async () => {
     // U+212A KELVIN SIGN is canonically "K": its sidecar names the record "K" too.
     expect(await scanOf(['K.json', 'K.png', '\u212a.json'])).toEqual({ pairs: ['K.png + K.json'], lone: ['\u212a.json'], problems: [] });
+  });
+});
+
+describe('the listing', () => {
+  it('holds every entry but hidden ones in path order, folders only when named with a line break (not walked into) or like an image', async () => {
+    const root = await folderOf(['a.png', 'a-b.png', 'a.b/c.png', 'a/x.png', 'a0.png', '.hidden.png', '.hid/x.png', 'sub/.h.json', 'sub/deep/f.gif', 'frog.png/inner.png', 'frog.png.json', 'line\nbreak/in.png', 'empty/', 'Z.png']);
+    await symlink(join(root, 'sub'), join(root, 'linked'));
+    const { paths, stats } = listEntries(root, undefined, () => undefined);
+    expect(paths).toEqual(['Z.png', 'a-b.png', 'a.b/c.png', 'a.png', 'a/x.png', 'a0.png', 'frog.png', 'frog.png.json', 'frog.png/inner.png', 'line\nbreak', 'linked', 'sub/deep/f.gif']);
+    expect(paths.map((_, at) => KINDS[stats[at * FIELDS]!])).toEqual(['file', 'file', 'file', 'file', 'file', 'file', 'directory', 'file', 'file', 'directory', 'symlink', 'file']);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The scan stage: lists the content folder (fast-glob) and pairs each image with its sidecar.
+ * The scan stage: lists the content folder (list-entries.mjs) and pairs each image with its sidecar.
  * The listing reads nothing, it only lists and lstats: symlinks are never followed, only
  * reported. Below it, the file-level checks of that stage (a path below another, unreadable
  * files, a file in the way of a folder, names that collide by case) and the one way the later
