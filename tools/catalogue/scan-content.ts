@@ -210,7 +210,7 @@ async function pairEntries(root: string, realRoot: string, listing: Listing): Pr
       continue;
     }
     const kind = KINDS[stats[index * FIELDS]!];
-    // A name the glob cannot walk into (folders), and that would break every line-based tool a
+    // A name the listing does not walk into (folders), and that would break every line-based tool a
     // maintainer or CI uses on the file: refused by name rather than skipped without a word.
     if (LINE_BREAK.test(path)) {
       const folder = kind === 'directory';
