@@ -1,6 +1,7 @@
 /** See list-entries.mjs. */
 export declare const KINDS: readonly ['file', 'directory', 'symlink', 'other'];
 export declare const FIELDS: number;
+export declare const NON_ASCII: RegExp;
 export declare const LINE_BREAK: RegExp;
 export declare const CONTENT_IMAGE_EXTS: Set<string>;
 export declare function extDot(rel: string): number;

@@ -19,7 +19,7 @@ export const KINDS = ['file', 'directory', 'symlink', 'other'];
 export const FIELDS = 5;
 
 /** A character outside ASCII. */
-const NON_ASCII = /[^\x00-\x7f]/;
+export const NON_ASCII = /[^\x00-\x7f]/;
 /** Line terminators: a name holding one breaks line-based tools, and the scan refuses it. */
 export const LINE_BREAK = /[\n\r\u2028\u2029]/;
 /** Extensions accepted as image content (lowercase). `.jpeg` publishes as `.jpg`. */

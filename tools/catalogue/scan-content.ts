@@ -9,7 +9,7 @@ import { statSync, closeSync, constants, fstatSync, openSync, readFileSync } fro
 import { readlink, realpath } from 'node:fs/promises';
 import { isAbsolute, relative, sep, dirname, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { CONTENT_IMAGE_EXTS, extDot, FIELDS, KINDS, LINE_BREAK, listEntries, type Listing } from './list-entries.mjs';
+import { CONTENT_IMAGE_EXTS, extDot, FIELDS, KINDS, LINE_BREAK, listEntries, type Listing, NON_ASCII } from './list-entries.mjs';
 import { shellWord, shownPath } from '../shared/shell-path.js';
 import { type Problem, error } from '../shared/problems.js';
 import type { StatKey } from './cache/stat-keyed-map.js';
@@ -62,8 +62,6 @@ const stemOf = (rel: string, dot = extDot(rel)): string => {
   const slash = stem.lastIndexOf('/');
   return stem.slice(0, slash + 1) + stem.slice(slash + 1).normalize('NFC');
 };
-const NON_ASCII = /[^\x00-\x7f]/;
-
 
 async function symlinkProblem(realRoot: string, abs: string, rel: string): Promise<Problem> {
   const target = await readlink(abs).catch(() => '');
@@ -172,9 +170,9 @@ function aloneWithPartner(paths: readonly string[], stats: Float64Array, index: 
   const next = paths[index + 1];
   if (next === undefined || stats[index * FIELDS] !== 0 || stats[(index + 1) * FIELDS] !== 0) return null;
   const dot = extDot(path);
-  if (dot < 0 || extDot(next) !== dot || !next.startsWith(path.slice(0, dot + 1)) || LINE_BREAK.test(path) || LINE_BREAK.test(next)) return null;
+  if (dot < 0 || extDot(next) !== dot) return null;
   const run = path.slice(0, dot + 1);
-  if (paths[index - 1]?.startsWith(run) || paths[index + 2]?.startsWith(run)) return null;
+  if (!next.startsWith(run) || paths[index - 1]?.startsWith(run) || paths[index + 2]?.startsWith(run) || LINE_BREAK.test(path) || LINE_BREAK.test(next)) return null;
   if (foreign.size > 0 && foreign.has(path.slice(0, dot))) return null;
   const ext = path.slice(dot).toLowerCase();
   const nextExt = next.slice(dot).toLowerCase();
