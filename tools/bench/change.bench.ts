@@ -3,8 +3,8 @@
  * for the scale target): an add dated now, a back-dated add, a tag edit and a removal, each
  * built by a fresh `pepe build` process and published to an in-memory S3 bucket. Per change:
  * files the build wrote and deleted and their bytes, PUTs and bytes uploaded (the added
- * record's own images apart), the fresh build against a no-change build of the same minutes,
- * and the publish (without `--delete-stale`). Then a no-op publish, and one with `--delete-stale`. The content is small fixture pictures with dates an
+ * record's own images apart), the fresh build against a no-change build of the same minutes
+ * (wall and CPU seconds), and the publish (without `--delete-stale`). Then a no-op publish, and one with `--delete-stale`. The content is small fixture pictures with dates an
  * hour apart, kept in .bench/ and put back as it was after every run; with PEPE_BENCH_CHANGE_KEEP=1 the build is kept there too.
  * PEPE_BENCH_CHANGE_STEADY=N first edits N random tag lists a build until the manifest's delta
  * is at its bound, the state a long-lived catalogue is in; PEPE_BENCH_CHANGE_DIR=DIR builds
@@ -120,8 +120,21 @@ async function whatUploads(outDir: string, before: Map<string, string>, after: M
 /** Lines of the manifest's delta in `outDir`. */
 const deltaLines = async (outDir: string): Promise<number> => (JSON.parse(await readFile(join(outDir, MANIFEST_FILE), 'utf8')) as ManifestRoot).delta?.files ?? 0;
 
-/** Wall seconds of `pepe build` in a new process, as a maintainer or CI runs it. */
-async function freshBuild(contentDir: string, outDir: string, cacheDir: string): Promise<number> {
+/**
+ * CPU seconds (user and system, every thread) of the child processes this one has waited
+ * for, from /proc/self/stat (cutime and cstime, in ticks of 1/100 s); null without /proc.
+ */
+async function childrenCpu(): Promise<number | null> {
+  const stat = await readFile('/proc/self/stat', 'utf8').catch(() => null);
+  if (stat === null) return null;
+  // The fields after the command name (in parentheses, and it may hold spaces) start at the third.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[16 - 3]) + Number(fields[17 - 3])) / 100;
+}
+
+/** Wall and CPU seconds of `pepe build` in a new process, as a maintainer or CI runs it: a build on two cores takes at least half its CPU time. */
+async function freshBuild(contentDir: string, outDir: string, cacheDir: string): Promise<{ seconds: number; cpu: number | null }> {
+  const cpuBefore = await childrenCpu();
   const { GLIBC_TUNABLES: _tunedHere, ...env } = process.env;
   const args = ['build', '--content', contentDir, '--out', outDir, '--cache', cacheDir, '--base-url', FIXTURE_URLS.baseUrl, '--api-url', FIXTURE_URLS.apiUrl, '--cdn-url', FIXTURE_URLS.cdnUrl];
   const started = performance.now();
@@ -130,8 +143,19 @@ async function freshBuild(contentDir: string, outDir: string, cacheDir: string):
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const [code] = (await once(child, 'exit')) as [number | null];
   if (code !== 0) throw new Error(`pepe build exited with ${code}: ${stderr.slice(0, 1000)}`);
-  return (performance.now() - started) / 1000;
+  const seconds = (performance.now() - started) / 1000;
+  const cpuAfter = await childrenCpu();
+  return { seconds, cpu: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore };
 }
+
+/** Wall seconds, and CPU seconds in parentheses when known. */
+const timed = ({ seconds, cpu }: { seconds: number; cpu: number | null }): string => `${round(seconds, 2)}${cpu === null ? '' : ` (${round(cpu, 2)})`}`;
+
+/** The median of each of a series of builds' wall and CPU seconds. */
+const medianBuild = (builds: readonly { seconds: number; cpu: number | null }[]) => ({
+  seconds: median(builds.map((build) => build.seconds)),
+  cpu: builds.some((build) => build.cpu === null) ? null : median(builds.map((build) => build.cpu!)),
+});
 
 interface Published {
   seconds: number;
@@ -206,10 +230,10 @@ async function runSize(ctx: BenchContext, count: number): Promise<Record<string,
   // A run stopped before its `finally` leaves its added records behind, and adding the same bytes again then writes nothing.
   for (const name of await readdir(contentDir)) if (name.startsWith('zz-added-')) await rm(join(contentDir, name));
   ctx.log(`first build (cold unless kept) and first publish of ${count} records`);
-  const coldSeconds = await freshBuild(contentDir, outDir, cacheDir);
+  const { seconds: coldSeconds } = await freshBuild(contentDir, outDir, cacheDir);
   const first = s3 ? await publish(s3, outDir, null, clock) : { seconds: 0, puts: 0 };
   const rows: Record<string, string | number>[] = [];
-  const noChange: number[] = [];
+  const noChange: { seconds: number; cpu: number | null }[] = [];
   const edited = join(contentDir, `f${Math.floor(count / 2 / 1000)}`, `pepe-${Math.floor(count / 2)}.json`);
   const original = await readFile(edited, 'utf8');
   const steadyEdits = new Map<string, string>();
@@ -220,7 +244,7 @@ async function runSize(ctx: BenchContext, count: number): Promise<Record<string,
     if (!own) noChange.push(await freshBuild(contentDir, outDir, cacheDir));
     const before = await snapshot(outDir);
     const ownId = await apply();
-    const seconds = await freshBuild(contentDir, outDir, cacheDir);
+    const build = await freshBuild(contentDir, outDir, cacheDir);
     const after = await snapshot(outDir);
     const written = diff(before, after);
     const uploads = await whatUploads(outDir, before, after, ownId);
@@ -234,8 +258,8 @@ async function runSize(ctx: BenchContext, count: number): Promise<Record<string,
       PUTs: published ? published.puts : `${uploads.files} (files)`,
       'MB uploaded (besides its own images)': published ? `${round(published.bytes / 1e6, 2)} (${round(published.otherBytes / 1e6, 2)})` : `(${round(uploads.bytes / 1e6, 2)})`,
       'KB by kind (besides its own images)': uploads.kinds,
-      'fresh build s': round(seconds, 2),
-      'no-change build s (median so far)': noChange.length ? round(median([...noChange]), 2) : '',
+      'fresh build s (CPU s)': timed(build),
+      'no-change build s (CPU s; medians so far)': noChange.length ? timed(medianBuild(noChange)) : '',
       'publish s': published ? round(published.seconds, 2) : '',
     });
     await undo?.();
@@ -281,8 +305,8 @@ async function runSize(ctx: BenchContext, count: number): Promise<Record<string,
         PUTs: published.puts,
         'MB uploaded (besides its own images)': round(published.bytes / 1e6, 2),
         'KB by kind (besides its own images)': '',
-        'fresh build s': '',
-        'no-change build s (median so far)': round(median([...noChange]), 2),
+        'fresh build s (CPU s)': '',
+        'no-change build s (CPU s; medians so far)': timed(medianBuild(noChange)),
         'publish s': round(published.seconds, 2),
       });
     };
