@@ -132,8 +132,14 @@ async function childrenCpu(): Promise<number | null> {
   return (Number(fields[16 - 3]) + Number(fields[17 - 3])) / 100;
 }
 
-/** Wall and CPU seconds of `pepe build` in a new process, as a maintainer or CI runs it: a build on two cores takes at least half its CPU time. */
-async function freshBuild(contentDir: string, outDir: string, cacheDir: string): Promise<{ seconds: number; cpu: number | null }> {
+/** Wall and CPU seconds of a build (CPU null where unknown): on two cores it takes at least half its CPU time. */
+interface BuildTime {
+  seconds: number;
+  cpu: number | null;
+}
+
+/** `pepe build` in a new process, as a maintainer or CI runs it. */
+async function freshBuild(contentDir: string, outDir: string, cacheDir: string): Promise<BuildTime> {
   const cpuBefore = await childrenCpu();
   const { GLIBC_TUNABLES: _tunedHere, ...env } = process.env;
   const args = ['build', '--content', contentDir, '--out', outDir, '--cache', cacheDir, '--base-url', FIXTURE_URLS.baseUrl, '--api-url', FIXTURE_URLS.apiUrl, '--cdn-url', FIXTURE_URLS.cdnUrl];
@@ -149,10 +155,10 @@ async function freshBuild(contentDir: string, outDir: string, cacheDir: string):
 }
 
 /** Wall seconds, and CPU seconds in parentheses when known. */
-const timed = ({ seconds, cpu }: { seconds: number; cpu: number | null }): string => `${round(seconds, 2)}${cpu === null ? '' : ` (${round(cpu, 2)})`}`;
+const timed = ({ seconds, cpu }: BuildTime): string => `${round(seconds, 2)}${cpu === null ? '' : ` (${round(cpu, 2)})`}`;
 
 /** The median of each of a series of builds' wall and CPU seconds. */
-const medianBuild = (builds: readonly { seconds: number; cpu: number | null }[]) => ({
+const medianBuild = (builds: readonly BuildTime[]): BuildTime => ({
   seconds: median(builds.map((build) => build.seconds)),
   cpu: builds.some((build) => build.cpu === null) ? null : median(builds.map((build) => build.cpu!)),
 });
@@ -233,7 +239,7 @@ async function runSize(ctx: BenchContext, count: number): Promise<Record<string,
   const { seconds: coldSeconds } = await freshBuild(contentDir, outDir, cacheDir);
   const first = s3 ? await publish(s3, outDir, null, clock) : { seconds: 0, puts: 0 };
   const rows: Record<string, string | number>[] = [];
-  const noChange: { seconds: number; cpu: number | null }[] = [];
+  const noChange: BuildTime[] = [];
   const edited = join(contentDir, `f${Math.floor(count / 2 / 1000)}`, `pepe-${Math.floor(count / 2)}.json`);
   const original = await readFile(edited, 'utf8');
   const steadyEdits = new Map<string, string>();
