@@ -63,12 +63,11 @@ export interface AnalyseContentOptions {
   /** Given each image decoded, with its pixels (analyse-image-file.ts); awaited before the next. */
   onDecoded?: ImageFileContext['onDecoded'];
   /**
-   * The last build's pairs, records and problems (`pepe build`: cache/last-build.ts), with the
-   * scan's `statLine` of each pair: then only the pairs whose line changed are read and checked
-   * (a change build); the listing must have no problem, else everything is analysed.
+   * The last build's pairs, records and problems (`pepe build`: cache/last-build.ts): then only
+   * the pairs whose paths or stat keys changed are read and checked (a change build); the
+   * listing must have no problem, else everything is analysed.
    */
   previous?: PreviousBuild;
-  lines?: readonly string[];
 }
 
 /** What a change build starts from: the last build's pairs (`pairs.bin`) with their records, and its problems. */
@@ -281,8 +280,8 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   // (The same when a folder in it could not be listed: the scan's `unreadable`.)
   if (scan.problems.some((problem) => problem.code === 'content-missing' || problem.code === 'unreadable')) return nothingAnalysed(scan.problems, started);
   const scanMs = performance.now() - started;
-  const { previous, lines } = options;
-  const changeBuild = previous !== undefined && lines !== undefined && scan.problems.length === 0 && scan.loneSidecars.length === 0;
+  const { previous } = options;
+  const changeBuild = previous !== undefined && scan.problems.length === 0 && scan.loneSidecars.length === 0;
   const listed = changeBuild ? new ListedFeatures(previous, () => FeatureCache.lookingUp(cacheDir, FEATURE_VERSION)) : null;
   const cache: FeatureSource = listed ?? (await FeatureCache.load(cacheDir, FEATURE_VERSION));
   const cacheLoadMs = performance.now() - started - scanMs;
@@ -291,7 +290,7 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   const timings = { cacheLoadMs, scanMs, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: 0, cpuMs: 0 };
   const stats: AnalyseStats = { images: 0, cacheHits: 0, decoded: 0, hashed: 0, changed: null, timings };
   const items: (AnalysedItem | undefined)[] = new Array(scan.pairs.length);
-  const diff = listed ? takeUnchanged(scan, lines!, listed, items, stats) : null;
+  const diff = listed ? takeUnchanged(scan, listed, items, stats) : null;
   const problems = diff ? diff.problems : [...scan.problems, ...loneSidecarProblems(scan.loneSidecars, unpublished), ...caseCollisions(scan), ...windowsNameProblems(scan)];
 
   // One libvips thread per image while several decode at once (tools/image/README.md), set before the first decode: a build that decodes nothing never loads sharp.
@@ -522,12 +521,12 @@ const NONE: string[] = Object.freeze([]) as unknown as string[];
  */
 class ListedItem implements AnalysedItem {
   readonly thumbnails: PepeRecord['thumbnails'];
+  readonly file: string;
   /** A field, not a getter: three stages ask every item for it. */
   readonly previous: { digest: string; thumbnails: PepeRecord['thumbnails'] };
   constructor(
     readonly record: PepeRecord,
-    readonly file: string,
-    readonly abs: string,
+    private readonly image: ContentFile,
     readonly sha256: string,
     readonly distinctFrom: string[],
     readonly digest: string,
@@ -537,8 +536,13 @@ class ListedItem implements AnalysedItem {
   ) {
     this.thumbnails = record.thumbnails;
     this.previous = this;
+    this.file = image.rel;
   }
 
+  /** Made on access: only the items a later stage reads from disk need it. */
+  get abs() {
+    return this.image.abs;
+  }
   get animated() {
     return this.record.animated;
   }
@@ -552,13 +556,13 @@ class ListedItem implements AnalysedItem {
 
 /**
  * A change build's diff of the scan against the last build's pairs (one pass over the scan, a
- * lookup per pair): each pair whose `statLine` is unchanged gets its item from the last build's
+ * lookup per pair): each pair whose paths and stat keys are unchanged gets its item from the last build's
  * record; the others are the `misses` to read. Its problems: the last build's that concern no
  * pair read or gone (near-duplicates and unknown distinct_from are checked again over all),
  * and the listing's checks on the pairs read: Windows names, and letter case when a path is new.
  * The last build had no error, so no other pair can have one of those.
  */
-function takeUnchanged(scan: ContentScan, lines: readonly string[], listed: ListedFeatures, items: (AnalysedItem | undefined)[], stats: AnalyseStats) {
+function takeUnchanged(scan: ContentScan, listed: ListedFeatures, items: (AnalysedItem | undefined)[], stats: AnalyseStats) {
   const { rows } = listed.previous;
   rows.walk();
   const misses: number[] = [];
@@ -569,19 +573,19 @@ function takeUnchanged(scan: ContentScan, lines: readonly string[], listed: List
   let newPaths = false;
   let seen = 0;
   for (let index = 0; index < scan.pairs.length; index++) {
-    const { image, sidecar } = scan.pairs[index]!;
-    const line = lines[index]!;
-    // Compared in the rows' text: the id is the record's, as the file was read.
-    const unchanged = rows.lineOf(image.rel, line);
-    if (unchanged !== undefined) seen++;
-    if (unchanged === true) {
+    const pair = scan.pairs[index]!;
+    const { image, sidecar } = pair;
+    // Compared in the rows' text and numbers: the id is the record's, as the file was read.
+    const match = rows.match(pair);
+    if (match !== undefined) seen++;
+    if (match === 'same') {
       const distinctFrom = rows.distinct === '' ? NONE : (JSON.parse(rows.distinct) as string[]);
-      items[index] = new ListedItem(rows.record!, image.rel, image.abs, rows.sha256, distinctFrom, rows.digest, listed, rows.rank);
+      items[index] = new ListedItem(rows.record!, image, rows.sha256, distinctFrom, rows.digest, listed, rows.rank);
       stats.images++;
       stats.cacheHits++;
       continue;
     }
-    const row = unchanged === false ? rows.current() : undefined;
+    const row = match === undefined ? undefined : rows.current();
     misses.push(index);
     touched.add(image.rel).add(sidecar.rel);
     const old = row === undefined ? undefined : parsePairRow(row);
@@ -591,7 +595,7 @@ function takeUnchanged(scan: ContentScan, lines: readonly string[], listed: List
     freed.add(old.id);
     freedDigests.push(old.digest);
     // An image whose stat is the last build's holds the same bytes: not read again.
-    if (line.startsWith(`${old.image}\0${old.imageStat}\0`)) listed.knowHash(image.rel, old.sha256);
+    if (match === 'image') listed.knowHash(image.rel, old.sha256);
   }
   const removed: string[] = [];
   if (seen < rows.size) {

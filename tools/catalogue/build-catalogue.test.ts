@@ -734,7 +734,7 @@ describe('incremental rebuilds', () => {
           },
         ],
         ['ranked twice', ([head, text, ends, ranks, ...rest]: Buffer[]) => [head!, text!, ends!, packed([words(ranks!)[1]!, ...words(ranks!).slice(1)]), ...rest]],
-        ['earlier layout', ([head, ...rest]: Buffer[]) => [Buffer.from(head!.toString().replace('"layout":2', '"layout":1')), ...rest]],
+        ['earlier layout', ([head, ...rest]: Buffer[]) => [Buffer.from(head!.toString().replace('"layout":3', '"layout":2')), ...rest]],
       ] as const) {
         const bytes = await readFile(pairs);
         const frames = cacheFrames(bytes)!.frames.map(([start, end]) => bytes.subarray(start, end));

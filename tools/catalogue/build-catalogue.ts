@@ -21,7 +21,7 @@ import { byteLength, type PlannedFile, writeOutput } from './write-output.js';
 import { previousAnswers, recordChanges, type RecordChanges, vouchesFor } from './cache/answer-digests.js';
 import { type BuildInputs, buildContext, buildInputs, type GeneratedExtras, generateExtras, loadBundlerIfNeeded } from './build-extras.js';
 import { LastBuild, type PairsMade, type UnchangedContent } from './cache/last-build.js';
-import { pairRow, statLine } from './cache/stat-keyed-map.js';
+import { PAIR_STATS, pairRow, pairStats } from './cache/stat-keyed-map.js';
 import { FEATURE_VERSION } from '../image/analyse-image.js';
 import { writeAccessProblem } from './write-access.js';
 import { changedImageWarnings } from './changed-images.js';
@@ -145,7 +145,6 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   }
   const scan = 'pair' in listed ? await listed.pair() : listed;
   const scanMs = performance.now() - scanStart;
-  const lines = scan.pairs.map(statLine);
   // What the next build finds unchanged: a listing without problems.
   const statFingerprint = scan.problems.length > 0 ? null : listingKey;
   // Only now: the no-change path reads no cache file but last-build.json and records.bin.
@@ -157,7 +156,7 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   const renditions = await openRenditions({ cacheDir, limits, concurrency: options.concurrency, settings: options.renditions });
   // A change build reads only the pairs whose stat changed since the last build (analyse-content.ts).
   const previous = recovery.state === 'busy' ? undefined : ((await last.changeBase(settingsKey)) ?? undefined);
-  const analyse = (from: typeof previous) => analyseContent({ ...options, contentDir, cacheDir, writeCache: true, scan, onDecoded: renditions.fromDecoded, previous: from, lines });
+  const analyse = (from: typeof previous) => analyseContent({ ...options, contentDir, cacheDir, writeCache: true, scan, onDecoded: renditions.fromDecoded, previous: from });
   let analysis = await analyse(previous);
   if (analysis.declined !== undefined) return { ...refusedBuild([], started), declined: analysis.declined };
   const dupesStart = performance.now();
@@ -194,7 +193,7 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   // What the next build reports if it finds this listing again: the content's problems only (it has no cache file to warn about).
   const contentProblems = problems.filter((problem) => !cacheFiles.includes(problem));
   const unchangedContent = statFingerprint === null ? null : { statFingerprint, problems: contentProblems, images: analysis.stats.images, records: records.length };
-  const pairs = statFingerprint === null ? null : pairsMade(settingsKey, lines, scan.pairs, analysis, inputs, records);
+  const pairs = statFingerprint === null ? null : pairsMade(settingsKey, scan.pairs, analysis, inputs, records);
   if (last.madeFrom(inputs.fingerprint)) {
     stats.kept = last.files;
     stats.shortcut = 'records';
@@ -362,27 +361,30 @@ function changesOf(analysis: ContentAnalysis, previous: PreviousBuild | undefine
 }
 
 /**
- * The rows the next change build starts from (cache/unchanged-content.ts): each pair's line and
- * what it gave; only those that changed when this build started from the last build's. None
- * when a pair gave no item (that build failed).
+ * The rows the next change build starts from (cache/unchanged-content.ts): each pair's paths and
+ * stat keys and what it gave; only those that changed when this build started from the last
+ * build's. None when a pair gave no item (that build failed).
  */
-function pairsMade(settings: string, lines: readonly string[], pairs: readonly ContentPair[], analysis: ContentAnalysis, { recordDigests: digests, digestSum, rehashed }: { recordDigests: ReadonlyMap<string, string>; digestSum: string; rehashed: readonly number[] }, records: readonly PepeRecord[]): PairsMade | null {
+function pairsMade(settings: string, pairs: readonly ContentPair[], analysis: ContentAnalysis, { recordDigests: digests, digestSum, rehashed }: { recordDigests: ReadonlyMap<string, string>; digestSum: string; rehashed: readonly number[] }, records: readonly PepeRecord[]): PairsMade | null {
   const { items, changes } = analysis;
   if (items.length !== pairs.length) return null;
   for (let index = 0; index < items.length; index++) if (items[index]!.file !== pairs[index]!.image.rel) return null;
-  const row = (item: AnalysedItem, line: string) => pairRow(line, item.sha256, item.record.id, digests.get(item.record.id)!, item.distinctFrom);
+  const row = (item: AnalysedItem, pair: ContentPair) => pairRow(pair, item.sha256, item.record.id, digests.get(item.record.id)!, item.distinctFrom);
   let delta: PairsMade['delta'] = null;
   if (changes) {
     // The pairs read, and any other whose record's digest changed (its thumbnails).
-    delta = { set: [], records: [], drop: changes.removed };
+    delta = { set: [], records: [], stats: [], drop: changes.removed };
     for (const index of rehashed) {
-      delta.set.push(row(items[index]!, lines[index]!));
+      delta.set.push(row(items[index]!, pairs[index]!));
       delta.records.push(items[index]!.record);
+      pairStats(pairs[index]!, delta.stats, delta.stats.length);
     }
   }
   const list = () => {
     const rankOf = new Map(records.map((record, rank) => [record, rank]));
-    return { rows: items.map((item, index) => row(item, lines[index]!)), records: items.map((item) => item.record), ranks: items.map((item) => rankOf.get(item.record)!) };
+    const stats = new Float64Array(PAIR_STATS * pairs.length);
+    pairs.forEach((pair, index) => pairStats(pair, stats, PAIR_STATS * index));
+    return { rows: items.map((item, index) => row(item, pairs[index]!)), records: items.map((item) => item.record), ranks: items.map((item) => rankOf.get(item.record)!), stats };
   };
   return { settings, list, delta, digestSum };
 }

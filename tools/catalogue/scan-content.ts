@@ -39,14 +39,37 @@ export interface ContentScan {
 /** `resolve(root, rel)` for a resolved root; plain concatenation on POSIX, where a resolve per file adds up. */
 const absOf = (root: string, rel: string): string => (sep === '/' ? `${root === '/' ? '' : root}/${rel}` : resolve(root, rel));
 
-const toFile = (root: string, rel: string, stats: Float64Array, at: number): ContentFile => ({
-  rel,
-  abs: absOf(root, rel),
-  size: stats[at + 1]!,
-  mtimeMs: stats[at + 2]!,
-  ctimeMs: stats[at + 3]!,
-  ino: stats[at + 4]!,
-});
+/**
+ * A listed file read from the listing's numbers on access: one small object per file, rather
+ * than one holding its absolute path and four numbers (boxed, as doubles) for every file of the
+ * catalogue when a change build asks most of them only for their path and stat keys, once.
+ */
+class ListedFile implements ContentFile {
+  constructor(
+    readonly rel: string,
+    private readonly root: string,
+    private readonly stats: Float64Array,
+    private readonly at: number,
+  ) {}
+
+  get abs(): string {
+    return absOf(this.root, this.rel);
+  }
+  get size(): number {
+    return this.stats[this.at + 1]!;
+  }
+  get mtimeMs(): number {
+    return this.stats[this.at + 2]!;
+  }
+  get ctimeMs(): number {
+    return this.stats[this.at + 3]!;
+  }
+  get ino(): number {
+    return this.stats[this.at + 4]!;
+  }
+}
+
+const toFile = (root: string, rel: string, stats: Float64Array, at: number): ContentFile => new ListedFile(rel, root, stats, at);
 
 /**
  * The name an image and its sidecar share: the path without its extension, the file name in

@@ -78,64 +78,79 @@ export class StatKeyedMap<T> {
 
 const toRow = <T>([path, e]: [string, StatEntry<T>]): StatRow<T> => [path, e.size, e.mtimeMs, e.ctimeMs, e.ino, e.value];
 
-// A content pair's stat keys as one line, and the row the last build saved for it
-// (unchanged-content.ts `pairs.bin`): how a change build tells the pairs it need not read.
+// A content pair's stat keys and the row the last build saved for it (unchanged-content.ts
+// `pairs.bin`): how a change build tells the pairs it need not read.
 
 /** A listed content file: its content-relative path and stat keys (scan-content.ts `ContentFile`). */
 interface ListedFile extends StatKey {
   rel: string;
 }
 
-/**
- * One pair's line of the listing: its image and sidecar paths with their size, mtime, ctime
- * and inode. A NUL (which no path holds) ends each path, so a line is read back unambiguously.
- * Joined rather than concatenated: a flat string, which the fingerprint's join and a change
- * build's compare with its row read without flattening a chain of pieces first.
- */
-export const statLine = ({ image, sidecar }: { image: ListedFile; sidecar: ListedFile }): string =>
-  [image.rel, '\0', image.size, '\t', image.mtimeMs, '\t', image.ctimeMs, '\t', image.ino, '\0', sidecar.rel, '\0', sidecar.size, '\t', sidecar.mtimeMs, '\t', sidecar.ctimeMs, '\t', sidecar.ino].join('');
+/** A listed pair: an image and its sidecar. */
+interface ListedPair {
+  image: ListedFile;
+  sidecar: ListedFile;
+}
 
-/** A pair's row: its `statLine`, then its image's sha256, its record's id and digest, and its distinct_from. */
-export const pairRow = (line: string, sha256: string, id: string, digest: string, distinctFrom: readonly string[]): string =>
-  `${line}\0${sha256}\t${id}\t${digest}\t${distinctFrom.length > 0 ? JSON.stringify(distinctFrom) : ''}`;
+/** Numbers a pair's stat keys take (`pairStats`): the image's size, mtime, ctime and inode, then the sidecar's. */
+export const PAIR_STATS = 8;
 
-/** A row read back: the pair's paths and stat fields as `statLine` wrote them, and what the build made of it. */
+/** Writes a pair's stat keys at `at` of `into`: numbers kept as numbers, compared in place by a change build. */
+export function pairStats({ image, sidecar }: ListedPair, into: { [index: number]: number }, at: number): void {
+  into[at] = image.size;
+  into[at + 1] = image.mtimeMs;
+  into[at + 2] = image.ctimeMs;
+  into[at + 3] = image.ino;
+  into[at + 4] = sidecar.size;
+  into[at + 5] = sidecar.mtimeMs;
+  into[at + 6] = sidecar.ctimeMs;
+  into[at + 7] = sidecar.ino;
+}
+
+/** A pair's row: its image and sidecar paths (a NUL, which no path holds, after each), then its image's sha256, its record's id and digest, and its distinct_from. */
+export const pairRow = ({ image, sidecar }: ListedPair, sha256: string, id: string, digest: string, distinctFrom: readonly string[]): string =>
+  `${image.rel}\0${sidecar.rel}\0${sha256}\t${id}\t${digest}\t${distinctFrom.length > 0 ? JSON.stringify(distinctFrom) : ''}`;
+
+/** A row read back: the pair's paths, and what the build made of it. */
 export interface PairRow {
   image: string;
-  imageStat: string;
   sidecar: string;
-  sidecarStat: string;
   sha256: string;
   id: string;
   digest: string;
   distinctFrom: string[];
 }
 
-/** What follows a row's line (the line itself `lineLength` characters long): sha256, id, digest, distinct_from. */
-export function rowMade(row: string, lineLength: number): Pick<PairRow, 'sha256' | 'id' | 'digest' | 'distinctFrom'> {
+export function parsePairRow(row: string): PairRow {
   // Sliced at the known places rather than split: a change build reads one row per record.
-  const idAt = lineLength + 66;
+  const sidecarAt = row.indexOf('\0') + 1;
+  const shaAt = row.indexOf('\0', sidecarAt) + 1;
+  const idAt = shaAt + 65;
   const digestAt = row.indexOf('\t', idAt) + 1;
   const distinctAt = row.indexOf('\t', digestAt) + 1;
   const distinct = row.slice(distinctAt);
-  return { sha256: row.slice(lineLength + 1, idAt - 1), id: row.slice(idAt, digestAt - 1), digest: row.slice(digestAt, distinctAt - 1), distinctFrom: distinct === '' ? [] : (JSON.parse(distinct) as string[]) };
-}
-
-export function parsePairRow(row: string): PairRow {
-  const [image = '', imageStat = '', sidecar = '', sidecarStat = ''] = row.split('\0', 4);
-  const lineLength = image.length + imageStat.length + sidecar.length + sidecarStat.length + 3;
-  return { image, imageStat, sidecar, sidecarStat, ...rowMade(row, lineLength) };
+  return {
+    image: row.slice(0, sidecarAt - 1),
+    sidecar: row.slice(sidecarAt, shaAt - 1),
+    sha256: row.slice(shaAt, idAt - 1),
+    id: row.slice(idAt, digestAt - 1),
+    digest: row.slice(digestAt, distinctAt - 1),
+    distinctFrom: distinct === '' ? [] : (JSON.parse(distinct) as string[]),
+  };
 }
 
 /** The image path a row starts with. */
 export const imageOfRow = (row: string): string => row.slice(0, row.indexOf('\0'));
 
+/** How much of a pair is as its row says (`PairRows.match`): both files' paths and stats, the image's alone (its bytes are the same), or neither. */
+export type PairMatch = 'same' | 'image' | 'changed';
+
 /**
  * The last build's rows by image path, each with its record (in the same order: no map of
  * records by id). The full list is one text, the rows one after another (`ends`: where each
  * ends), in scan order (sorted by path, as `<` compares), so a lookup in that order walks it
- * with a cursor: no string is made per row but those asked for; the deltas' rows and drops lie
- * over it in a small map.
+ * with a cursor: no string is made per row but those asked for; each row's stat keys are numbers
+ * at the same index (`PAIR_STATS` a row); the deltas' rows and drops lie over it in a small map.
  */
 export class PairRows<R = unknown> {
   private cursor = 0;
@@ -145,13 +160,14 @@ export class PairRows<R = unknown> {
   /** The record of the row `get` returned last (no pair allocated per lookup), and its rank in the last build's order (-1: a delta's row). */
   record: R | undefined;
   rank = -1;
-  /** What follows the line of the row `lineOf` matched last (`pairRow`): its image's sha256, its digest, and its distinct_from as JSON ('' for none). */
+  /** What follows the paths of the row `match` found the same last (`pairRow`): its image's sha256, its digest, and its distinct_from as JSON ('' for none). */
   sha256 = '';
   digest = '';
   distinct = '';
   /** The full list's index of the row found last (-1: a delta's, `foundOver`). */
   private found = -1;
   private foundOver = '';
+  private foundOverStats: ArrayLike<number> = [];
 
   constructor(
     /** The full list's rows, one after another. */
@@ -162,8 +178,10 @@ export class PairRows<R = unknown> {
     private readonly baseRecords: readonly R[],
     /** The rank of each row's record in the order of the build that wrote the full list, at the same index. */
     private readonly baseRanks: ArrayLike<number>,
-    /** Image path → its row and record set by a delta, or null when a delta dropped it. */
-    private readonly over: ReadonlyMap<string, readonly [string, R] | null>,
+    /** Each row's pair's stat keys (`pairStats`), `PAIR_STATS` a row. */
+    private readonly baseStats: ArrayLike<number>,
+    /** Image path → its row, record and stat keys set by a delta, or null when a delta dropped it. */
+    private readonly over: ReadonlyMap<string, readonly [string, R, ArrayLike<number>] | null>,
     /** The number of rows. */
     readonly size: number,
   ) {}
@@ -193,30 +211,38 @@ export class PairRows<R = unknown> {
     return this.locate(image) ? this.current() : undefined;
   }
 
-  /** The row `get` or `lineOf` found last. */
+  /** The row `get` or `match` found last. */
   current(): string {
     return this.found >= 0 ? this.rowAt(this.found) : this.foundOver;
   }
 
   /**
-   * Looks up the row of the image at `image` (undefined: none; its record in `record`) and
-   * tells whether it starts with `line`: then `sha256`, `digest` and `distinct` are what follows
-   * it, sliced from the text at the known places (`pairRow`): no row made.
+   * Looks up the row of `pair`'s image (undefined: none; its record in `record`) and tells how
+   * much of the pair is as then, its stat keys compared as numbers (`PairMatch`): when 'same',
+   * `sha256`, `digest` and `distinct` are what follows its paths, sliced from the text at the
+   * known places (`pairRow`): no row made.
    */
-  lineOf(image: string, line: string): boolean | undefined {
-    if (!this.locate(image)) return undefined;
-    const text = this.found >= 0 ? this.text : this.foundOver;
-    const start = this.found >= 0 ? this.startOf(this.found) : 0;
-    const end = this.found >= 0 ? this.ends[this.found]! : text.length;
+  match(pair: ListedPair): PairMatch | undefined {
+    const { image, sidecar } = pair;
+    if (!this.locate(image.rel)) return undefined;
+    const over = this.found < 0;
+    const text = over ? this.foundOver : this.text;
+    const start = over ? 0 : this.startOf(this.found);
+    const end = over ? text.length : this.ends[this.found]!;
+    const stats = over ? this.foundOverStats : this.baseStats;
+    const at = over ? 0 : this.found * PAIR_STATS;
+    if (stats[at] !== image.size || stats[at + 1] !== image.mtimeMs || stats[at + 2] !== image.ctimeMs || stats[at + 3] !== image.ino) return 'changed';
+    const sidecarAt = start + image.rel.length + 1;
+    const shaAt = sidecarAt + sidecar.rel.length + 1;
+    if (stats[at + 4] !== sidecar.size || stats[at + 5] !== sidecar.mtimeMs || stats[at + 6] !== sidecar.ctimeMs || stats[at + 7] !== sidecar.ino) return 'image';
     // A slice compared: `startsWith` at a position costs several times more.
-    if (text.charCodeAt(start + line.length) !== 0 || text.slice(start, start + line.length) !== line) return false;
-    const at = start + line.length + 1;
-    const digestAt = text.indexOf('\t', at + 66) + 1;
+    if (text.charCodeAt(shaAt - 1) !== 0 || text.slice(sidecarAt, shaAt - 1) !== sidecar.rel) return 'image';
+    const digestAt = text.indexOf('\t', shaAt + 66) + 1;
     const distinctAt = text.indexOf('\t', digestAt) + 1;
-    this.sha256 = text.slice(at, at + 64);
+    this.sha256 = text.slice(shaAt, shaAt + 64);
     this.digest = text.slice(digestAt, distinctAt - 1);
     this.distinct = distinctAt === end ? '' : text.slice(distinctAt, end);
-    return true;
+    return 'same';
   }
 
   private locate(image: string): boolean {
@@ -227,6 +253,7 @@ export class PairRows<R = unknown> {
       this.rank = -1;
       this.found = -1;
       this.foundOver = over?.[0] ?? '';
+      this.foundOverStats = over?.[2] ?? [];
       return over !== null;
     }
     if (!this.isRowOf(this.cursor, image)) {

@@ -25,7 +25,7 @@ import { sha256Of } from '../../shared/manifest.js';
 import { readRegularFileSync } from '../../shared/read-regular-file.js';
 import { replaceFileSync } from '../../shared/replace-file.js';
 import { CacheLog, cacheFrames, frameBytes, frameDocument, readCacheDocuments } from './cache-log.js';
-import { imageOfRow, PairRows, rowsInOrder } from './stat-keyed-map.js';
+import { imageOfRow, PAIR_STATS, PairRows, rowsInOrder } from './stat-keyed-map.js';
 
 const RECORDS_FILE = 'records.bin';
 /** Deltas may grow to this many bytes (or half the full list, if larger) before a rewrite. */
@@ -106,14 +106,15 @@ export function loadRecords(cacheDir: string): PepeRecord[] {
 // for every pair whose line is unchanged, so that it reads, parses and hashes only the others.
 // Each row's record and rank are held beside it, in the same order: one read gives a change
 // build the unchanged records by position, with no map of every record by id, and their order.
-// The full list is five frames: a JSON head, the rows as one text (no JSON string per row to
-// parse), where each row ends and each record's rank as packed numbers, and the records as one
-// column per field but the id (each id is its row's: nothing to check, and no object keys to
-// parse); the records are rebuilt as objects of one shape. Deltas are JSON documents after it.
+// The full list is six frames: a JSON head, the rows as one text (no JSON string per row to
+// parse), where each row ends and each record's rank as packed numbers, the pairs' stat keys as
+// packed doubles (compared as numbers: no line of text made per pair to compare), and the records
+// as one column per field but the id (each id is its row's: nothing to check, and no object keys
+// to parse); the records are rebuilt as objects of one shape. Deltas are JSON documents after it.
 
 const PAIRS_FILE = 'pairs.bin';
 /** The layout of the full list: an earlier one reads as none. */
-const PAIRS_LAYOUT = 2;
+const PAIRS_LAYOUT = 3;
 /** The fields of a record as analyse-content.ts `toItem` makes them, in its order (the rebuilt objects keep it, so their JSON is the same). */
 const COLUMNS = ['file_ext', 'file_size', 'tags', 'description', 'phash', 'created_at', 'updated_at', 'width', 'height', 'blurhash', 'thumbnails', 'artist', 'source_url', 'license', 'animated'] as const satisfies readonly (keyof PepeRecord)[];
 const RECORD_FIELDS = ['id', ...COLUMNS] as const;
@@ -138,19 +139,24 @@ type Columns = [
 
 export const pairsFile = (cacheDir: string): string => join(cacheDir, PAIRS_FILE);
 
-/** The full list: every row in scan order, its record at the same index, and that record's rank in the build's order. */
+/** The full list: every row in scan order, its record at the same index, that record's rank in the build's order, and the pair's stat keys (`PAIR_STATS` a row). */
 export interface PairsList {
   rows: string[];
   records: PepeRecord[];
   ranks: number[];
+  stats: Float64Array;
 }
 
-/** Appended after the full list: the rows new or changed since with their records (same order), and the image paths gone. */
+/** Appended after the full list: the rows new or changed since with their records and stat keys (same order), and the image paths gone. */
 export interface PairsDelta {
   set: string[];
   records: PepeRecord[];
+  stats: number[];
   drop: string[];
 }
+
+/** Whether typed arrays hold numbers as the file does (little-endian): then they are copied as bytes, not a number at a time. */
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /** Numbers below 2³² as little-endian words. */
 function packedWords(numbers: ArrayLike<number>): Buffer {
@@ -161,12 +167,28 @@ function packedWords(numbers: ArrayLike<number>): Buffer {
 
 function unpackedWords(bytes: Buffer, [start, end]: readonly [number, number]): Uint32Array {
   const words = new Uint32Array((end - start) >>> 2);
-  for (let at = 0; at < words.length; at++) words[at] = bytes.readUInt32LE(start + 4 * at);
+  if (LITTLE_ENDIAN) new Uint8Array(words.buffer).set(bytes.subarray(start, end));
+  else for (let at = 0; at < words.length; at++) words[at] = bytes.readUInt32LE(start + 4 * at);
   return words;
 }
 
+/** Doubles as little-endian bytes, and back. */
+function packedDoubles(numbers: Float64Array): Buffer {
+  if (LITTLE_ENDIAN) return Buffer.from(numbers.buffer, numbers.byteOffset, numbers.byteLength);
+  const bytes = Buffer.alloc(8 * numbers.length);
+  for (let at = 0; at < numbers.length; at++) bytes.writeDoubleLE(numbers[at]!, 8 * at);
+  return bytes;
+}
+
+function unpackedDoubles(bytes: Buffer, [start, end]: readonly [number, number]): Float64Array {
+  const numbers = new Float64Array((end - start) >>> 3);
+  if (LITTLE_ENDIAN) new Uint8Array(numbers.buffer).set(bytes.subarray(start, end));
+  else for (let at = 0; at < numbers.length; at++) numbers[at] = bytes.readDoubleLE(start + 8 * at);
+  return numbers;
+}
+
 /** The full list's frames (`PAIRS_LAYOUT`), the magic line first. */
-function pairsListFrames({ rows, records, ranks }: PairsList): Buffer {
+function pairsListFrames({ rows, records, ranks, stats }: PairsList): Buffer {
   const ends = new Uint32Array(rows.length);
   let end = 0;
   rows.forEach((row, at) => (ends[at] = end += row.length));
@@ -176,6 +198,7 @@ function pairsListFrames({ rows, records, ranks }: PairsList): Buffer {
     frameBytes(Buffer.from(rows.join('')), false),
     frameBytes(packedWords(ends), false),
     frameBytes(packedWords(ranks), false),
+    frameBytes(packedDoubles(stats), false),
     frameBytes(Buffer.from(JSON.stringify(columns)), false),
   ]);
 }
@@ -200,9 +223,10 @@ export function savePairs(cacheDir: string, list: () => PairsList, delta: PairsD
 
 const isStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string' && item.includes('\0'));
 
-/** A delta's rows and their records at the same index: each record is the one whose id its row names (a row ends in `\0sha256\tid\t…`, `pairRow`). */
-function isRowsWithRecords(rows: unknown, records: unknown): boolean {
+/** A delta's rows, their records and stat keys at the same index: each record is the one whose id its row names (a row ends in `\0sha256\tid\t…`, `pairRow`). */
+function isRowsWithRecords(rows: unknown, records: unknown, stats: unknown): boolean {
   if (!isStrings(rows) || !Array.isArray(records) || records.length !== rows.length) return false;
+  if (!Array.isArray(stats) || stats.length !== PAIR_STATS * rows.length || !stats.every((number) => typeof number === 'number')) return false;
   for (let at = 0; at < rows.length; at++) {
     const row = rows[at]!;
     const id = (records[at] as Partial<PepeRecord> | null)?.id;
@@ -254,11 +278,11 @@ export function loadPairs(cacheDir: string): PairRows<PepeRecord> | null {
     return null;
   }
   const walked = cacheFrames(bytes);
-  if (walked === null || walked.validBytes !== bytes.length || walked.frames.length < 5) return null;
-  const [headAt, textAt, endsAt, ranksAt, columnsAt, ...deltaFrames] = walked.frames as [number, number][];
+  if (walked === null || walked.validBytes !== bytes.length || walked.frames.length < 6) return null;
+  const [headAt, textAt, endsAt, ranksAt, statsAt, columnsAt, ...deltaFrames] = walked.frames as [number, number][];
   const head = isJsonOf(bytes, headAt!, isHead);
   const count = head?.count;
-  if (count === undefined || endsAt![1] - endsAt![0] !== 4 * count || ranksAt![1] - ranksAt![0] !== 4 * count) return null;
+  if (count === undefined || endsAt![1] - endsAt![0] !== 4 * count || ranksAt![1] - ranksAt![0] !== 4 * count || statsAt![1] - statsAt![0] !== 8 * PAIR_STATS * count) return null;
   const text = bytes.toString('utf8', ...textAt!);
   const ends = unpackedWords(bytes, endsAt!);
   // Sorted, as a build writes them, else the walk cannot find them: then the file is none.
@@ -273,15 +297,16 @@ export function loadPairs(cacheDir: string): PairRows<PepeRecord> | null {
   const columns = isJsonOf(bytes, columnsAt!, isColumns);
   const records = columns === null ? null : rebuiltRecords(text, ends, columns);
   if (records === null) return null;
-  const over = new Map<string, readonly [string, PepeRecord] | null>();
+  const stats = unpackedDoubles(bytes, statsAt!);
+  const over = new Map<string, readonly [string, PepeRecord, ArrayLike<number>] | null>();
   for (const frame of deltaFrames) {
-    const delta = isJsonOf(bytes, frame, (value): value is PairsDelta => { const d = value as Partial<PairsDelta> | null; return isRowsWithRecords(d?.set, d?.records) && Array.isArray(d!.drop); });
+    const delta = isJsonOf(bytes, frame, (value): value is PairsDelta => { const d = value as Partial<PairsDelta> | null; return isRowsWithRecords(d?.set, d?.records, d?.stats) && Array.isArray(d!.drop); });
     if (delta === null) return null;
     for (const image of delta.drop) over.set(image, null);
-    delta.set.forEach((row, at) => over.set(imageOfRow(row), [row, delta.records[at]!]));
+    delta.set.forEach((row, at) => over.set(imageOfRow(row), [row, delta.records[at]!, delta.stats.slice(PAIR_STATS * at, PAIR_STATS * (at + 1))]));
   }
-  const lookup = new PairRows(text, ends, records, ranks, new Map(), count);
+  const lookup = new PairRows(text, ends, records, ranks, stats, new Map(), count);
   let size = count;
   for (const [image, set] of over) size += (lookup.get(image) === undefined ? 0 : -1) + (set === null ? 0 : 1);
-  return new PairRows(text, ends, records, ranks, over, size);
+  return new PairRows(text, ends, records, ranks, stats, over, size);
 }
