@@ -5,7 +5,7 @@
 // on a fresh clone with no separate compile step.
 import { fileURLToPath } from 'node:url';
 import { loadCompiledCli } from './cli/compiled-cli.mjs';
-import { execWithServeFlags, rerunWithTunedAllocator, tunedRerunPossible } from './cli/tuned-allocator.mjs';
+import { execWithServeFlags, rerunWithTunedAllocator, setBuildFlags, tunedRerunPossible } from './cli/tuned-allocator.mjs';
 
 const script = fileURLToPath(import.meta.url);
 const args = process.argv.slice(2);
@@ -18,6 +18,8 @@ const TUNED_AT_ONCE = new Set(['add', 'dupes']);
 const TUNED_WHEN_DECODING = new Set(['build', 'check']);
 // `serve` replaces itself at once by a process whose V8 young generation is bounded (its workers inherit the flags).
 if (args[0] === 'serve') execWithServeFlags(script, args);
+// `build` keeps V8's young generation small, a flag V8 takes at run time (tuned-allocator.mjs).
+if (args[0] === 'build') setBuildFlags();
 const status = TUNED_AT_ONCE.has(args[0] ?? '') ? rerunWithTunedAllocator(script, args) : null;
 if (status !== null) {
   process.exitCode = status;

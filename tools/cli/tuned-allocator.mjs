@@ -53,6 +53,22 @@ export function rerunWithTunedAllocator(script, args) {
 }
 
 /**
+ * The V8 flag of `pepe build`: `--semi-space-growth-factor=1` keeps the young generation at the
+ * size it starts with (1 MB semi-spaces) instead of growing it up to 32 MB. A build keeps most of
+ * what it allocates (the last build's state, every record), so a grown young generation copies
+ * all of it on each scavenge before promoting it, and touches that much more fresh memory
+ * (figures: tools/cli/README.md). V8 takes this flag at run time: no new process is needed.
+ */
+export const BUILD_V8_FLAG = '--semi-space-growth-factor=1';
+
+/** Sets BUILD_V8_FLAG in this process, unless the user sizes the young generation (on the command line or in NODE_OPTIONS). */
+export function setBuildFlags() {
+  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  if (given.some((flag) => /^--(semi-space-growth-factor|max-semi-space-size|min-semi-space-size)\b/.test(flag))) return;
+  setFlagsFromString(BUILD_V8_FLAG);
+}
+
+/**
  * V8 flags for `pepe serve`'s processes. `--max-semi-space-size=4` (MB): Node 24 sizes the
  * young generation from the machine's memory, and a server under load fills it before V8
  * collects it; 4 MB semi-spaces bound that growth at the same CPU per request (figures:

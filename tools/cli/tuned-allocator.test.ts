@@ -92,6 +92,37 @@ describe.runIf(process.platform !== 'win32')('execWithServeFlags', () => {
   });
 });
 
+// A script that sets the build's flag, keeps 400,000 small objects, and reports how large V8's young generation grew.
+const buildScript = `
+import { getHeapSpaceStatistics } from 'node:v8';
+import { setBuildFlags } from ${JSON.stringify(helper)};
+setBuildFlags();
+const kept = [];
+for (let i = 0; i < 400_000; i++) kept.push({ i, list: [i] });
+console.log(JSON.stringify({ newSpaceMb: getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size / 2 ** 20, kept: kept.length }));
+`;
+
+describe('setBuildFlags', () => {
+  const entry = entryScript('pepe-build-flags-', buildScript);
+
+  const newSpaceMb = (nodeArgs: string[], env: Record<string, string> = {}) => {
+    const { NODE_OPTIONS: _options, ...base } = process.env;
+    const result = spawnSync(process.execPath, [...nodeArgs, entry()], { env: { ...base, ...env }, encoding: 'utf8' });
+    expect(result.status).toBe(0);
+    return (JSON.parse(result.stdout) as { newSpaceMb: number }).newSpaceMb;
+  };
+
+  it('keeps the young generation at its first size while a process keeps what it allocates', () => {
+    expect(newSpaceMb([])).toBeLessThanOrEqual(4);
+    // The control: a young generation the user sizes grows as V8 likes.
+    expect(newSpaceMb(['--max-semi-space-size=16'])).toBeGreaterThan(4);
+  });
+
+  it('leaves a size the user set in NODE_OPTIONS alone', () => {
+    expect(newSpaceMb([], { NODE_OPTIONS: '--max-semi-space-size=16' })).toBeGreaterThan(4);
+  });
+});
+
 describe('collectOldGeneration', () => {
   it('starts a real collection, leaving no global gc behind', async () => {
     let majors = 0;
