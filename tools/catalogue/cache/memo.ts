@@ -114,7 +114,9 @@ async function readCacheLog(path: string): Promise<unknown> {
   let value: unknown;
   try {
     value = unframedMemo(JSON.parse(bytes.toString('utf8', headStart, headEnd)), bytes.subarray(rawStart, rawEnd));
-    for (const [start, end] of walked.frames.slice(2)) value = applyDelta(value, JSON.parse(bytes.toString('utf8', start, end)));
+    const texts: SplicedAt[] = [];
+    for (const [start, end] of walked.frames.slice(2)) value = applyDelta(value, JSON.parse(bytes.toString('utf8', start, end)), texts);
+    value = joinedTexts(value, texts);
   } catch {
     return null;
   }
@@ -405,15 +407,70 @@ function sameItem(a: unknown, b: unknown): boolean {
   return true;
 }
 
-/** `deltaOf`'s inverse; throws on a delta that does not fit `value` (a damaged file). */
-function applyDelta(value: unknown, delta: unknown): unknown {
+/**
+ * A string the deltas of a memo splice, kept as pieces until every delta is applied and then
+ * joined once: a memo's raw texts are megabytes, and each splice of a joined string copied all
+ * of it (V8 flattens a concatenation before slicing it), once per delta read.
+ */
+class SplicedText {
+  private pieces: string[];
+  length: number;
+
+  constructor(text: string) {
+    this.pieces = [text];
+    this.length = text.length;
+  }
+
+  splice(start: number, removed: number, text: string): void {
+    this.pieces = [...this.range(0, start), text, ...this.range(start + removed, this.length)];
+    this.length += text.length - removed;
+  }
+
+  joined(): string {
+    return this.pieces.join('');
+  }
+
+  /** The pieces of characters [from, to), sliced where they cut a piece (a slice of a flat string copies nothing). */
+  private range(from: number, to: number): string[] {
+    const out: string[] = [];
+    let at = 0;
+    for (const piece of this.pieces) {
+      const start = Math.max(from - at, 0);
+      const end = Math.min(to - at, piece.length);
+      if (start < end) out.push(start === 0 && end === piece.length ? piece : piece.slice(start, end));
+      at += piece.length;
+    }
+    return out;
+  }
+}
+
+/** Where `applyDelta` left a `SplicedText`: the object and member that hold it. */
+type SplicedAt = [holder: Record<string, unknown>, name: string];
+
+/** `value` with every `SplicedText` the deltas left (`texts`) joined. */
+function joinedTexts(value: unknown, texts: readonly SplicedAt[]): unknown {
+  for (const [holder, name] of texts) {
+    const text = holder[name];
+    if (text instanceof SplicedText) holder[name] = text.joined();
+  }
+  return value instanceof SplicedText ? value.joined() : value;
+}
+
+/**
+ * `deltaOf`'s inverse; throws on a delta that does not fit `value` (a damaged file). Applied in
+ * place to a value the read owns (just parsed); a spliced string is left as a `SplicedText`,
+ * listed in `texts` (`joinedTexts` ends the fold).
+ */
+function applyDelta(value: unknown, delta: unknown, texts: SplicedAt[]): unknown {
   const change = delta as Record<string, unknown>;
   if (change === null || typeof change !== 'object') throw new Error('not a delta');
   if ('=' in change) return change['='];
   if ('"' in change) {
     const [start, removed, text] = change['"'] as [number, number, string];
-    if (typeof value !== 'string' || typeof text !== 'string' || !(start >= 0 && removed >= 0 && start + removed <= value.length)) throw new Error('bad string delta');
-    return value.slice(0, start) + text + value.slice(start + removed);
+    const spliced = value instanceof SplicedText ? value : typeof value === 'string' ? new SplicedText(value) : null;
+    if (spliced === null || typeof text !== 'string' || !(start >= 0 && removed >= 0 && start + removed <= spliced.length)) throw new Error('bad string delta');
+    spliced.splice(start, removed, text);
+    return spliced;
   }
   if ('[' in change) {
     const [start, removed, items] = change['['] as [number, number, unknown[]];
@@ -430,13 +487,14 @@ function applyDelta(value: unknown, delta: unknown): unknown {
     }
     return out;
   }
-  if ('{' in change && isPlainObject(value) && isPlainObject(change['{'])) {
-    const out = { ...value };
+  if ('{' in change && isPlainObject(value) && !(value instanceof SplicedText) && isPlainObject(change['{'])) {
     for (const [name, member] of Object.entries(change['{'])) {
       if (!Object.hasOwn(value, name)) throw new Error('bad object delta');
-      out[name] = applyDelta(value[name], member);
+      const applied = applyDelta(value[name], member, texts);
+      value[name] = applied;
+      if (applied instanceof SplicedText) texts.push([value, name]);
     }
-    return out;
+    return value;
   }
   throw new Error('not a delta');
 }
