@@ -369,11 +369,15 @@ export function piecesFileBytes(data: CatalogueWithPieces): Buffer {
   return bytes;
 }
 
-/** Both files of the function's data, as paths below the output folder: what the build writes and the benchmarks copy. */
+/** Where the function's two data files go, as paths below the output folder. */
+export const catalogueDataPaths = (data: Pick<CatalogueData, 'piecesFile'>): { module: string; pieces: string } => ({ module: 'data/catalogue.mjs', pieces: `data/${data.piecesFile}` });
+
+/** Both files of the function's data, as paths below the output folder: what the benchmarks copy (the build writes the pieces one by one). */
 export function catalogueDataFiles(data: CatalogueWithPieces): [{ path: string; body: string }, { path: string; body: Buffer }] {
+  const paths = catalogueDataPaths(data);
   return [
-    { path: 'data/catalogue.mjs', body: catalogueModuleSource(data) },
-    { path: `data/${data.piecesFile}`, body: piecesFileBytes(data) },
+    { path: paths.module, body: catalogueModuleSource(data) },
+    { path: paths.pieces, body: piecesFileBytes(data) },
   ];
 }
 

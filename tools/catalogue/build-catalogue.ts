@@ -6,7 +6,7 @@
 import { readdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { type ContentPair, isAtOrBelow, listContent, folderProblem } from './scan-content.js';
-import { catalogueDataFiles, compileCatalogue } from '../../functions/core/catalogue.js';
+import { catalogueDataPaths, catalogueModuleSource, compileCatalogue } from '../../functions/core/catalogue.js';
 import { type PepeRecord, type SiteUrls } from '../../functions/core/record.js';
 import { type AnalyseContentOptions, type AnalysedItem, type AnalyseStats, analyseContent, type ContentAnalysis, type PreviousBuild, dateProblems, defaultCacheDir, effectiveLimits, LostFeatures, recordsInOrder, sortProblems } from './analyse-content.js';
 import { type InOutput, openRenditions, type RenditionEntry, renditionFileName, renditionFiles, renditionFolder, type RenditionRun, type RenditionsRun, thumbnailsOf } from './renditions.js';
@@ -17,7 +17,7 @@ import { error, type Problem, warning } from '../shared/problems.js';
 import { diskFullProblem, isDiskFull } from './disk-full.js';
 import { type Recovery, recoverOutput } from './commit-output.js';
 import { type ChunkShapes, planAnswers, planImages } from './plan-answers.js';
-import { byteLength, type PlannedFile, writeOutput } from './write-output.js';
+import { byteLength, piecesFile, type PlannedFile, writeOutput } from './write-output.js';
 import { previousAnswers, recordChanges, type RecordChanges, vouchesFor } from './cache/answer-digests.js';
 import { type BuildInputs, buildContext, buildInputs, type GeneratedExtras, generateExtras, loadBundlerIfNeeded } from './build-extras.js';
 import { LastBuild, type PairsMade, type UnchangedContent } from './cache/last-build.js';
@@ -397,12 +397,10 @@ async function compileData(run: Run, records: PepeRecord[]) {
   const data = compileCatalogue(records, options.urls, { searchIndex: searchIndex.build, encodeRecords: recordEncoding.encode, reuse: recordEncoding.reuse, similarLists: similar.make, similarPieces: similar.pieces, sorted: true });
   stats.searchIndex = searchIndex.run();
   stats.recordEncoding = recordEncoding.run();
-  const files: PlannedFile[] = [];
   // The bundle inlines the data module (generated from the staging folder); the pieces file is read by the function at run time.
-  for (const { path, body } of catalogueDataFiles(data)) {
-    const neededByGenerate = path === 'data/catalogue.mjs';
-    files.push({ path, body, sha256: sha256Of(body), size: byteLength(body), neededByGenerate });
-  }
+  const paths = catalogueDataPaths(data);
+  const module = catalogueModuleSource(data);
+  const files: PlannedFile[] = [{ path: paths.module, body: module, sha256: sha256Of(module), size: byteLength(module), neededByGenerate: true }, piecesFile(paths.pieces, data.pieces())];
   stats.timings.compileMs = performance.now() - compileStart;
   return { data, files, memos: [searchIndex, recordEncoding, similar] };
 }

@@ -72,7 +72,7 @@ describe('planAnswers', () => {
       chunks: (name) => parseSavedChunks(documents.get(name)!)!,
       read: (path) => {
         const body = first.find((file) => file.path === path)?.body;
-        return body === undefined ? undefined : Buffer.from(body);
+        return body === undefined ? undefined : Buffer.from(body as string | Buffer);
       },
     });
     const plan = (digests: ReadonlyMap<string, string>, again = new Map<string, string>()) =>

@@ -8,7 +8,7 @@ import { snapshotDir } from '../testing/snapshot-dir.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
 import { createManifest, readManifest } from '../shared/manifest.js';
 import { sha256Of } from '../shared/manifest.js';
-import { byteLength, type PlannedFile, WRITE_APART_FROM, writeOutput } from './write-output.js';
+import { byteLength, piecesFile, type PlannedFile, WRITE_APART_FROM, writeOutput } from './write-output.js';
 
 let temp: TempDir;
 beforeEach(async () => {
@@ -112,6 +112,18 @@ describe('writeOutput', () => {
     } finally {
       await rm(elsewhere, { recursive: true, force: true });
     }
+  });
+
+  it('writes a file of Latin-1 pieces end to end as their joined bytes, under the sha256 and size of those bytes', async () => {
+    const out = join(temp.path, 'dist');
+    // Small pieces that fill the write buffer unevenly, one larger than it, and an empty one.
+    const pieces = [...Array.from({ length: 3000 }, (_, i) => `piece ${i} \xe9;`.repeat(1 + (i % 90))), '', 'x'.repeat(3 << 20), 'end\xff'];
+    const joined = Buffer.from(pieces.join(''), 'latin1');
+    const file = piecesFile('data/pieces.txt', pieces);
+    expect(file).toMatchObject({ sha256: sha256Of(joined), size: joined.length });
+    await write(out, [file]);
+    expect((await readFile(join(out, 'data/pieces.txt'))).equals(joined)).toBe(true);
+    expect((await readManifest(out))!.files['data/pieces.txt']).toEqual({ sha256: sha256Of(joined), size: joined.length });
   });
 
   it('starts the generators with the files they read already written, before the other files', async () => {

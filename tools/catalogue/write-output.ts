@@ -14,8 +14,8 @@
  * calls on purpose: thousands of tiny writes are several times faster without a promise
  * per syscall, and the CLI has nothing else to do meanwhile.
  */
-import { randomBytes } from 'node:crypto';
-import { close, constants, copyFileSync, existsSync, linkSync, openSync, readFileSync, rmSync, write, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { close, closeSync, constants, copyFileSync, existsSync, linkSync, openSync, readFileSync, rmSync, write, writeFileSync, writeSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { commitStaged, type Journal, newTransactionDir, removeInBackground } from './commit-output.js';
@@ -28,7 +28,7 @@ export interface PlannedFile {
   sha256: string;
   size: number;
   /** The bytes to write, a file to copy them from (images: the content file), or one to link. */
-  body?: string | Buffer;
+  body?: string | Buffer | LatinPieces;
   copyFrom?: string;
   /**
    * A build-cache file named by its sha256 and only ever replaced by a rename, never written in
@@ -100,8 +100,53 @@ export interface WriteOutputResult {
 export const byteLength = (body: string | Buffer): number => (typeof body === 'string' ? Buffer.byteLength(body) : body.length);
 
 /**
+ * A body of Latin-1 texts written end to end (the function's pieces file: ~170 bytes a record),
+ * hashed and written piece by piece through a small buffer: one buffer of the whole file is
+ * megabytes of fresh memory the kernel hands out a page fault at a time, on every change build.
+ */
+export interface LatinPieces {
+  pieces: readonly string[];
+}
+
+const isLatinPieces = (body: PlannedFile['body']): body is LatinPieces => typeof body === 'object' && !Buffer.isBuffer(body);
+
+/** A planned file of `pieces` (`LatinPieces`), with their size and sha256. */
+export function piecesFile(path: string, pieces: readonly string[]): PlannedFile {
+  const hash = createHash('sha256');
+  let size = 0;
+  for (const piece of pieces) {
+    hash.update(piece, 'latin1');
+    size += piece.length;
+  }
+  return { path, body: { pieces }, sha256: hash.digest('hex'), size };
+}
+
+/** The buffer `writePieces` fills, made once. */
+let scratch: Buffer | undefined;
+
+function writePieces(target: string, pieces: readonly string[]): void {
+  const buffer = (scratch ??= Buffer.allocUnsafeSlow(1 << 20));
+  const fd = openSync(target, 'w');
+  try {
+    let filled = 0;
+    const flush = () => {
+      for (let at = 0; at < filled; ) at += writeSync(fd, buffer, at, filled - at);
+      filled = 0;
+    };
+    for (const piece of pieces) {
+      if (filled + piece.length > buffer.length) flush();
+      if (piece.length > buffer.length) for (let at = 0; at < piece.length; ) at += writeSync(fd, piece.slice(at), null, 'latin1');
+      else filled += buffer.write(piece, filled, 'latin1');
+    }
+    flush();
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
  * From this size a body is written on libuv's threads while this one plans and writes the rest
- * (the function's pieces file: ~210 bytes a record); smaller ones synchronously (see above).
+ * (a large document); smaller ones synchronously (see above).
  */
 export const WRITE_APART_FROM = 1 << 20;
 
@@ -113,7 +158,8 @@ function writePlanned(root: string, file: PlannedFile, dirs: Set<string>, apart?
     makeFoldersSync(dir);
     dirs.add(dir);
   }
-  if (file.body !== undefined && apart !== undefined && file.size >= WRITE_APART_FROM) apart.push(writeApart(target, file.body));
+  if (isLatinPieces(file.body)) writePieces(target, file.body.pieces);
+  else if (file.body !== undefined && apart !== undefined && file.size >= WRITE_APART_FROM) apart.push(writeApart(target, file.body));
   else if (file.body !== undefined) writeFileSync(target, file.body);
   // A copy, never a link to the content file: editing content in place must not alter the output. Reflinked where the filesystem can.
   else if (file.copyFrom !== undefined) copyFileSync(file.copyFrom, target, constants.COPYFILE_FICLONE);
@@ -204,7 +250,8 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
     if (implicit && implicit.count > 0 && !incremental) throw new Error('writeOutput: files kept from a previous output that is not there');
 
     // Generated files: hash what the generators wrote; an identical one is not applied.
-    const generated = ((await generating) ?? []).filter((p) => !entries.has(p) && p !== MANIFEST_FILE).sort();
+    const generatedAwait = await generating;
+    const generated = (generatedAwait ?? []).filter((p) => !entries.has(p) && p !== MANIFEST_FILE).sort();
     for (const path of generated) {
       const bytes = readFileSync(join(staging, path));
       const entry = { sha256: sha256Of(bytes), size: bytes.length };
