@@ -155,35 +155,21 @@ export interface PairsDelta {
   drop: string[];
 }
 
-/** Whether typed arrays hold numbers as the file does (little-endian): then they are copied as bytes, not a number at a time. */
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-
-/** Numbers below 2³² as little-endian words. */
-function packedWords(numbers: ArrayLike<number>): Buffer {
-  const bytes = Buffer.alloc(4 * numbers.length);
-  for (let at = 0; at < numbers.length; at++) bytes.writeUInt32LE(numbers[at]!, 4 * at);
+/** Words below 2³² (the rows' ends, the ranks) or doubles (the stat keys), packed as the file holds them: little-endian. */
+function packed(numbers: Uint32Array | Float64Array): Buffer {
+  const bytes = Buffer.alloc(numbers.byteLength);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (numbers instanceof Float64Array) numbers.forEach((number, at) => view.setFloat64(8 * at, number, true));
+  else numbers.forEach((number, at) => view.setUint32(4 * at, number, true));
   return bytes;
 }
 
-function unpackedWords(bytes: Buffer, [start, end]: readonly [number, number]): Uint32Array {
-  const words = new Uint32Array((end - start) >>> 2);
-  if (LITTLE_ENDIAN) new Uint8Array(words.buffer).set(bytes.subarray(start, end));
-  else for (let at = 0; at < words.length; at++) words[at] = bytes.readUInt32LE(start + 4 * at);
-  return words;
-}
-
-/** Doubles as little-endian bytes, and back. */
-function packedDoubles(numbers: Float64Array): Buffer {
-  if (LITTLE_ENDIAN) return Buffer.from(numbers.buffer, numbers.byteOffset, numbers.byteLength);
-  const bytes = Buffer.alloc(8 * numbers.length);
-  for (let at = 0; at < numbers.length; at++) bytes.writeDoubleLE(numbers[at]!, 8 * at);
-  return bytes;
-}
-
-function unpackedDoubles(bytes: Buffer, [start, end]: readonly [number, number]): Float64Array {
-  const numbers = new Float64Array((end - start) >>> 3);
-  if (LITTLE_ENDIAN) new Uint8Array(numbers.buffer).set(bytes.subarray(start, end));
-  else for (let at = 0; at < numbers.length; at++) numbers[at] = bytes.readDoubleLE(start + 8 * at);
+/** `packed`'s inverse for the bytes [start, end) of `bytes`. */
+function unpacked<T extends Uint32Array | Float64Array>(kind: { new (length: number): T; BYTES_PER_ELEMENT: number }, bytes: Buffer, [start, end]: readonly [number, number]): T {
+  const numbers = new kind(Math.floor((end - start) / kind.BYTES_PER_ELEMENT));
+  const view = new DataView(bytes.buffer, bytes.byteOffset + start, numbers.byteLength);
+  if (numbers instanceof Float64Array) for (let at = 0; at < numbers.length; at++) numbers[at] = view.getFloat64(8 * at, true);
+  else for (let at = 0; at < numbers.length; at++) numbers[at] = view.getUint32(4 * at, true);
   return numbers;
 }
 
@@ -196,9 +182,9 @@ function pairsListFrames({ rows, records, ranks, stats }: PairsList): Buffer {
   return Buffer.concat([
     frameBytes(Buffer.from(JSON.stringify({ layout: PAIRS_LAYOUT, count: rows.length, fields: RECORD_FIELDS })), true),
     frameBytes(Buffer.from(rows.join('')), false),
-    frameBytes(packedWords(ends), false),
-    frameBytes(packedWords(ranks), false),
-    frameBytes(packedDoubles(stats), false),
+    frameBytes(packed(ends), false),
+    frameBytes(packed(Uint32Array.from(ranks)), false),
+    frameBytes(packed(stats), false),
     frameBytes(Buffer.from(JSON.stringify(columns)), false),
   ]);
 }
@@ -284,11 +270,11 @@ export function loadPairs(cacheDir: string): PairRows<PepeRecord> | null {
   const count = head?.count;
   if (count === undefined || endsAt![1] - endsAt![0] !== 4 * count || ranksAt![1] - ranksAt![0] !== 4 * count || statsAt![1] - statsAt![0] !== 8 * PAIR_STATS * count) return null;
   const text = bytes.toString('utf8', ...textAt!);
-  const ends = unpackedWords(bytes, endsAt!);
+  const ends = unpacked(Uint32Array, bytes, endsAt!);
   // Sorted, as a build writes them, else the walk cannot find them: then the file is none.
   if (!rowsInOrder(text, ends)) return null;
   // Each rank once, below the count: else the file is none.
-  const ranks = unpackedWords(bytes, ranksAt!);
+  const ranks = unpacked(Uint32Array, bytes, ranksAt!);
   const ranked = new Uint8Array(count);
   for (const rank of ranks) {
     if (rank >= count || ranked[rank] === 1) return null;
@@ -297,7 +283,7 @@ export function loadPairs(cacheDir: string): PairRows<PepeRecord> | null {
   const columns = isJsonOf(bytes, columnsAt!, isColumns);
   const records = columns === null ? null : rebuiltRecords(text, ends, columns);
   if (records === null) return null;
-  const stats = unpackedDoubles(bytes, statsAt!);
+  const stats = unpacked(Float64Array, bytes, statsAt!);
   const over = new Map<string, readonly [string, PepeRecord, ArrayLike<number>] | null>();
   for (const frame of deltaFrames) {
     const delta = isJsonOf(bytes, frame, (value): value is PairsDelta => { const d = value as Partial<PairsDelta> | null; return isRowsWithRecords(d?.set, d?.records, d?.stats) && Array.isArray(d!.drop); });
