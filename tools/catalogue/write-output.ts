@@ -250,8 +250,7 @@ export async function writeOutput(options: WriteOutputOptions): Promise<WriteOut
     if (implicit && implicit.count > 0 && !incremental) throw new Error('writeOutput: files kept from a previous output that is not there');
 
     // Generated files: hash what the generators wrote; an identical one is not applied.
-    const generatedAwait = await generating;
-    const generated = (generatedAwait ?? []).filter((p) => !entries.has(p) && p !== MANIFEST_FILE).sort();
+    const generated = ((await generating) ?? []).filter((p) => !entries.has(p) && p !== MANIFEST_FILE).sort();
     for (const path of generated) {
       const bytes = readFileSync(join(staging, path));
       const entry = { sha256: sha256Of(bytes), size: bytes.length };
