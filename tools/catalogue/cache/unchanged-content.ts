@@ -103,7 +103,7 @@ export function loadRecords(cacheDir: string): PepeRecord[] {
 }
 
 // The last build's pairs (`pairs.bin`, framed as records.bin): what a change build takes over
-// for every pair whose line is unchanged, so that it reads, parses and hashes only the others.
+// for every pair whose paths and stat keys are unchanged, so that it reads, parses and hashes only the others.
 // Each row's record and rank are held beside it, in the same order: one read gives a change
 // build the unchanged records by position, with no map of every record by id, and their order.
 // The full list is six frames: a JSON head, the rows as one text (no JSON string per row to
