@@ -1,7 +1,7 @@
 /** See tuned-allocator.mjs. */
 export declare function rerunWithTunedAllocator(script: string, args: string[]): number | null;
 export declare function tunedRerunPossible(): boolean;
-export declare const BUILD_V8_FLAG: string;
+export declare const BUILD_V8_FLAGS: string[];
 export declare function setBuildFlags(): void;
 export declare const SERVE_V8_FLAGS: string[];
 export declare function execWithServeFlags(script: string, args: string[]): void;

@@ -53,19 +53,22 @@ export function rerunWithTunedAllocator(script, args) {
 }
 
 /**
- * The V8 flag of `pepe build`: `--semi-space-growth-factor=1` keeps the young generation at the
- * size it starts with (1 MB semi-spaces) instead of growing it up to 32 MB. A build keeps most of
- * what it allocates (the last build's state, every record), so a grown young generation copies
- * all of it on each scavenge before promoting it, and touches that much more fresh memory
- * (figures: tools/cli/README.md). V8 takes this flag at run time: no new process is needed.
+ * The V8 flags of `pepe build`, which V8 takes at run time (no new process is needed). A build
+ * keeps most of what it allocates (the last build's state, every record):
+ * - `--semi-space-growth-factor=1` keeps the young generation at the size it starts with (1 MB
+ *   semi-spaces) instead of growing it up to 32 MB, which would copy all that on each scavenge
+ *   before promoting it, and touch that much more fresh memory;
+ * - `--no-parallel-scavenge`: a scavenge of semi-spaces that small is a millisecond's work, less
+ *   than waking V8's helper threads for it costs, and a build runs hundreds of them.
+ * Figures: tools/cli/README.md.
  */
-export const BUILD_V8_FLAG = '--semi-space-growth-factor=1';
+export const BUILD_V8_FLAGS = ['--semi-space-growth-factor=1', '--no-parallel-scavenge'];
 
-/** Sets BUILD_V8_FLAG in this process, unless the user sizes the young generation (on the command line or in NODE_OPTIONS). */
+/** Sets BUILD_V8_FLAGS in this process, unless the user tunes the young generation (on the command line or in NODE_OPTIONS). */
 export function setBuildFlags() {
   const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
-  if (given.some((flag) => /^--(semi-space-growth-factor|max-semi-space-size|min-semi-space-size)\b/.test(flag))) return;
-  setFlagsFromString(BUILD_V8_FLAG);
+  if (given.some((flag) => /^--(semi-space-growth-factor|max-semi-space-size|min-semi-space-size|(no-)?parallel-scavenge)\b/.test(flag))) return;
+  for (const flag of BUILD_V8_FLAGS) setFlagsFromString(flag);
 }
 
 /**

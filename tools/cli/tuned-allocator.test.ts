@@ -92,11 +92,13 @@ describe.runIf(process.platform !== 'win32')('execWithServeFlags', () => {
   });
 });
 
-// A script that sets the build's flag, keeps 400,000 small objects, and reports how large V8's young generation grew.
+// A script that sets the build's flags, keeps 400,000 small objects, and reports how large V8's
+// young generation grew; `--trace-gc-nvp` prints each collection's work on V8's helper threads before that.
 const buildScript = `
-import { getHeapSpaceStatistics } from 'node:v8';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { setBuildFlags } from ${JSON.stringify(helper)};
 setBuildFlags();
+setFlagsFromString('--trace-gc-nvp');
 const kept = [];
 for (let i = 0; i < 400_000; i++) kept.push({ i, list: [i] });
 console.log(JSON.stringify({ newSpaceMb: getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size / 2 ** 20, kept: kept.length }));
@@ -105,12 +107,16 @@ console.log(JSON.stringify({ newSpaceMb: getHeapSpaceStatistics().find((space) =
 describe('setBuildFlags', () => {
   const entry = entryScript('pepe-build-flags-', buildScript);
 
-  const newSpaceMb = (nodeArgs: string[], env: Record<string, string> = {}) => {
+  const run = (nodeArgs: string[], env: Record<string, string> = {}) => {
     const { NODE_OPTIONS: _options, ...base } = process.env;
     const result = spawnSync(process.execPath, [...nodeArgs, entry()], { env: { ...base, ...env }, encoding: 'utf8' });
     expect(result.status).toBe(0);
-    return (JSON.parse(result.stdout) as { newSpaceMb: number }).newSpaceMb;
+    const lines = result.stdout.trim().split('\n');
+    // Milliseconds each scavenge spent on helper threads.
+    const helperMs = lines.filter((line) => line.includes(' gc=s ')).map((line) => Number(/ background\.scavenge\.parallel=([\d.]+)/.exec(line)![1]));
+    return { ...(JSON.parse(lines.find((line) => line.startsWith('{'))!) as { newSpaceMb: number }), helperMs };
   };
+  const newSpaceMb = (nodeArgs: string[], env: Record<string, string> = {}) => run(nodeArgs, env).newSpaceMb;
 
   it('keeps the young generation at its first size while a process keeps what it allocates', () => {
     expect(newSpaceMb([])).toBeLessThanOrEqual(4);
@@ -120,6 +126,14 @@ describe('setBuildFlags', () => {
 
   it('leaves a size the user set in NODE_OPTIONS alone', () => {
     expect(newSpaceMb([], { NODE_OPTIONS: '--max-semi-space-size=16' })).toBeGreaterThan(4);
+  });
+
+  it('scavenges on the main thread alone, unless the user says otherwise', () => {
+    const { helperMs } = run([]);
+    expect(helperMs.length).toBeGreaterThan(10);
+    expect(helperMs.every((ms) => ms === 0)).toBe(true);
+    // The control: V8's default, which the user asks for here, hands scavenges to its helper threads.
+    expect(run(['--parallel-scavenge']).helperMs.some((ms) => ms > 0)).toBe(true);
   });
 });
 
