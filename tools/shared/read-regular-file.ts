@@ -54,82 +54,96 @@ export function oddKindAt(path: string): string | null {
   }
 }
 
-/** A file read ahead (`readAhead`): its stat when opened, and its bytes once read (null: the read failed or fell short). */
-interface ReadAhead {
-  stat: string;
-  bytes: Promise<Buffer | null>;
-  done?: Buffer | null;
-}
-const readsAhead = new Map<string, ReadAhead>();
-const statText = (info: Stats) => `${info.size} ${info.mtimeMs} ${info.ctimeMs} ${info.ino}`;
+/** The files being read ahead (`readAhead`): each one's read, done or not. */
+const readsAhead = new Map<string, Promise<void>>();
+/** What a read ahead reads into, a megabyte at a time: one buffer for every file, its bytes dropped. */
+const AHEAD_CHUNK = 1 << 20;
+let aheadSink: Buffer | undefined;
 
 /**
- * Starts reading the regular files among `files` on libuv's threads, each in one request, so
- * that the reads go on while this thread runs synchronous code (the content scan). The next
- * `readRegularFile` or `readRegularFileSync` of a path takes its bytes once, if the file still
- * has the stat it had when opened (else reads it again).
+ * Starts reading the regular files among `files` on libuv's threads, so that the page cache
+ * holds them (from a disk, if they were not) while this thread runs synchronous code (the
+ * content scan), and a later read of each copies them from memory. The bytes go a megabyte at a
+ * time through one buffer and are dropped: a buffer of each file's size would cost every page of
+ * it as fresh memory, paid again by the reader's own buffer (`withFileBytes`).
  */
 export function readAhead(files: readonly string[]): void {
   for (const file of files) {
     let fd: number;
-    let info: Stats;
     try {
       fd = openSync(file, OPEN_FLAGS);
     } catch {
       continue;
     }
-    try {
-      info = fstatSync(fd);
-    } catch {
+    const info = statOrNull(fd);
+    if (info === null || !info.isFile() || info.size === 0) {
       closeSync(fd);
       continue;
     }
-    // One read request takes at most 2 GiB; a cache file that large is read when asked for.
-    if (!info.isFile() || info.size > 2 ** 30) {
-      closeSync(fd);
-      continue;
-    }
-    const ahead: ReadAhead = { stat: statText(info), bytes: Promise.resolve(null) };
-    const buffer = Buffer.allocUnsafeSlow(info.size);
-    ahead.bytes = new Promise((resolve) => {
-      read(fd, buffer, 0, info.size, 0, (failure, bytesRead) => {
-        close(fd, () => undefined);
-        resolve((ahead.done = failure === null && bytesRead === info.size ? buffer : null));
-      });
-    });
-    readsAhead.set(file, ahead);
+    aheadSink ??= Buffer.allocUnsafeSlow(AHEAD_CHUNK);
+    const sink = aheadSink;
+    readsAhead.set(
+      file,
+      new Promise((resolve) => {
+        const readFrom = (at: number): void =>
+          read(fd, sink, 0, Math.min(AHEAD_CHUNK, info.size - at), at, (failure, bytesRead) => {
+            if (failure === null && bytesRead > 0 && at + bytesRead < info.size) return readFrom(at + bytesRead);
+            close(fd, () => undefined);
+            resolve();
+          });
+        readFrom(0);
+      }),
+    );
   }
 }
 
-/** Drops the reads ahead not taken (a build that did not need them). */
+/** Drops the reads ahead not waited for (a build that did not need them). */
 export function forgetReadsAhead(): void {
   readsAhead.clear();
 }
 
-/** Once the read ahead of `file` (if any) is done: a synchronous reader then takes its bytes. */
+/** Once the read ahead of `file` (if any) is done: a synchronous reader then finds it in memory. */
 export async function readAheadDone(file: string): Promise<void> {
-  await readsAhead.get(file)?.bytes;
-}
-
-/** The bytes read ahead for `file`, taken once: null when not done, failed, or the file's stat is no longer the one read. */
-function takeAhead(file: string, bytes: Buffer | null | undefined, ahead: ReadAhead): Buffer | null {
-  readsAhead.delete(file);
-  if (!bytes) return null;
-  const now = statSync(file, { throwIfNoEntry: false });
-  return now !== undefined && statText(now) === ahead.stat ? bytes : null;
+  await readsAhead.get(file);
 }
 
 /** The bytes of `file`; rejects with the open error (ENOENT, EACCES…), EISDIR, or NotAFileError. */
 export async function readRegularFile(file: string): Promise<Buffer> {
-  const ahead = readsAhead.get(file);
-  const taken = ahead && takeAhead(file, await ahead.bytes, ahead);
-  if (taken) return taken;
   const handle = await open(file, OPEN_FLAGS);
   try {
     refuseUnlessFile(file, await handle.stat());
     return await handle.readFile();
   } finally {
     await handle.close();
+  }
+}
+
+/** The buffer `withFileBytes` reads into, while nothing else holds it (a long-lived process does not keep it). */
+let reused: WeakRef<Buffer> | undefined;
+
+/**
+ * `use(bytes)` for the bytes of `file` (thrown as `readRegularFileSync`), read into one buffer
+ * that every call reuses: for a large file that is decoded at once (a change build's last state,
+ * ~100 MB at 100k records), so that only the largest costs fresh memory. `use` must not keep
+ * `bytes`, nor a view of them, past its return (decoding them into strings or numbers copies).
+ */
+export function withFileBytes<T>(file: string, use: (bytes: Buffer) => T): T {
+  const { fd, info } = openRegularFileSync(file);
+  try {
+    let buffer = reused?.deref();
+    if (buffer === undefined || buffer.length < info.size) {
+      buffer = Buffer.allocUnsafeSlow(Math.max(info.size, Math.ceil((buffer?.length ?? 0) * 1.25)));
+      reused = new WeakRef(buffer);
+    }
+    let filled = 0;
+    while (filled < info.size) {
+      const got = readSync(fd, buffer, filled, info.size - filled, filled);
+      if (got === 0) break;
+      filled += got;
+    }
+    return use(buffer.subarray(0, filled));
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -184,11 +198,16 @@ export function readRangeSync(fd: number, start: number, length: number): Buffer
   return filled === length ? bytes : bytes.subarray(0, filled);
 }
 
-/** `readRegularFile` for synchronous callers (bytes read ahead are taken only once their read is done). */
+const statOrNull = (fd: number): Stats | null => {
+  try {
+    return fstatSync(fd);
+  } catch {
+    return null;
+  }
+};
+
+/** `readRegularFile` for synchronous callers. */
 export function readRegularFileSync(file: string): Buffer {
-  const ahead = readsAhead.get(file);
-  const taken = ahead && takeAhead(file, ahead.done, ahead);
-  if (taken) return taken;
   const fd = openSync(file, OPEN_FLAGS);
   try {
     refuseUnlessFile(file, fstatSync(fd));

@@ -20,7 +20,7 @@ import { CACHE_FILE_NAMES, CACHE_FOLDER_NAMES } from './cache-files.js';
 import { checkContent } from '../check-content.js';
 import { listContent, type ListedContent, scanContent } from '../scan-content.js';
 import { LastBuild } from './last-build.js';
-import { readAhead, readAheadDone, readRegularFile, readRegularFileSync } from '../../shared/read-regular-file.js';
+import { readAhead, readAheadDone, readRegularFile, readRegularFileSync, withFileBytes } from '../../shared/read-regular-file.js';
 
 let temp: TempDir;
 let baseContent: string;
@@ -209,6 +209,14 @@ describe('the cache files a change build reads ahead during the scan', () => {
       await rename(`${file}.new`, file);
       expect((await readRegularFile(file)).toString()).toBe('replaced');
       expect(() => readRegularFileSync(pipePath)).toThrow(/named pipe/);
+      // Each read through the one reused buffer sees its own file's bytes, shorter or longer than the last.
+      const longer = join(temp.path, 'ahead', 'longer.bin');
+      await writeFile(longer, 'x'.repeat(100_000));
+      expect(withFileBytes(file, (bytes) => bytes.toString())).toBe('replaced');
+      expect(withFileBytes(longer, (bytes) => [bytes.length, bytes.every((byte) => byte === 0x78)])).toEqual([100_000, true]);
+      expect(withFileBytes(file, (bytes) => bytes.toString())).toBe('replaced');
+      expect(() => withFileBytes(pipePath, () => 0)).toThrow(/named pipe/);
+      expect(() => withFileBytes(join(temp.path, 'ahead', 'missing'), () => 0)).toThrow(/ENOENT/);
     } finally {
       pipe.remove();
     }

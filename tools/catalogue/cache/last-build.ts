@@ -61,7 +61,7 @@ function statKey(path: string): FileStatKey | null {
   return info ? { size: info.size, mtimeMs: info.mtimeMs, ino: info.ino } : null;
 }
 
-/** The cache files a change build reads whole besides pairs.bin: read ahead with it, or (the compile's memos) once it is parsed, not to hold both at its peak. */
+/** The cache files a change build reads whole besides pairs.bin: read ahead with it, or (the compile's memos) once it is parsed, not to sit through its peak. */
 const READ_WITH_PAIRS = [ANSWER_DIGESTS.file, 'renditions.bin'];
 const COMPILE_MEMOS = ['search-index.json', 'encoded-records.json', 'similar-lists.json'];
 /** Records from which the scan lists in a worker thread: at 10k its start costs a no-change build about what it saves a change build. */
@@ -178,8 +178,8 @@ export class LastBuild {
   }
 
   /**
-   * What a change build starts from (`previousBuild` under `settings`), once pairs.bin is read if
-   * it was read ahead (its bytes are not read again); then the compile's memos are read ahead
+   * What a change build starts from (`previousBuild` under `settings`), once the read ahead of
+   * pairs.bin (if any) is done, so that it is read from memory; then the compile's memos are read ahead
    * while the analysis goes on, if the scan hinted at a change (once).
    */
   async changeBase(settings: string): Promise<PreviousBuild | null> {

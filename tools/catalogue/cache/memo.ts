@@ -6,9 +6,9 @@
  */
 import { lstat, appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CacheLog, type CacheDocuments, cacheFrames, frameBytes, frameDocument } from './cache-log.js';
+import { CacheLog, cacheFrames, frameBytes, frameDocument } from './cache-log.js';
 import { makeFolders } from '../../shared/make-folders.js';
-import { readRegularFile } from '../../shared/read-regular-file.js';
+import { readAheadDone, readRegularFile, withFileBytes } from '../../shared/read-regular-file.js';
 import { replaceFile } from '../../shared/replace-file.js';
 
 export interface CacheMemo<T> {
@@ -78,7 +78,7 @@ export function cacheMemo<T>(file: string, isShape: (value: unknown) => value is
 const parsedAhead = new Map<string, Promise<{ value: unknown; stat: string | null }>>();
 
 /**
- * Parses the memos saved by deltas at `paths` now (their bytes read ahead, if they were), for a
+ * Parses the memos saved by deltas at `paths` now (from memory, if they were read ahead), for a
  * build that will load them: their `load` takes the value once, while the file keeps its stat.
  */
 export function parseMemosAhead(paths: readonly string[]): void {
@@ -101,32 +101,35 @@ async function takeParsedAhead(path: string): Promise<unknown> {
 
 /** A memo saved by deltas: its first document with each delta applied; null when not a cache log, and when a delta does not apply. */
 async function readCacheLog(path: string): Promise<unknown> {
-  let bytes: Buffer;
+  await readAheadDone(path);
+  let read: { value: unknown; log: CacheLog; bytes: number } | null;
   try {
-    bytes = await readRegularFile(path);
+    read = withFileBytes(path, (bytes) => {
+      const walked = cacheFrames(bytes);
+      // A torn or damaged delta: none, as a torn JSON file is (the next save rewrites it).
+      if (walked === null || walked.validBytes !== bytes.length || walked.frames.length < 2) return null;
+      const [[headStart, headEnd], [rawStart, rawEnd]] = walked.frames as [[number, number], [number, number]];
+      let value: unknown;
+      try {
+        value = unframedMemo(JSON.parse(bytes.toString('utf8', headStart, headEnd)), bytes.subarray(rawStart, rawEnd));
+        const texts: SplicedAt[] = [];
+        for (const [start, end] of walked.frames.slice(2)) value = applyDelta(value, JSON.parse(bytes.toString('utf8', start, end)), texts);
+        value = joinedTexts(value, texts);
+      } catch {
+        return null;
+      }
+      const log = new CacheLog(LOG_FLOOR_BYTES);
+      log.loaded({ documents: [], validBytes: walked.validBytes, baseBytes: rawEnd }, bytes.length);
+      return { value, log, bytes: bytes.length };
+    });
   } catch {
     return null;
   }
-  const walked = cacheFrames(bytes);
-  // A torn or damaged delta: none, as a torn JSON file is (the next save rewrites it).
-  if (walked === null || walked.validBytes !== bytes.length || walked.frames.length < 2) return null;
-  const [[headStart, headEnd], [rawStart, rawEnd]] = walked.frames as [[number, number], [number, number]];
-  let value: unknown;
-  try {
-    value = unframedMemo(JSON.parse(bytes.toString('utf8', headStart, headEnd)), bytes.subarray(rawStart, rawEnd));
-    const texts: SplicedAt[] = [];
-    for (const [start, end] of walked.frames.slice(2)) value = applyDelta(value, JSON.parse(bytes.toString('utf8', start, end)), texts);
-    value = joinedTexts(value, texts);
-  } catch {
-    return null;
-  }
-  if (value === null || typeof value !== 'object') return null;
-  const log = new CacheLog(LOG_FLOOR_BYTES);
-  const read: CacheDocuments = { documents: [], validBytes: walked.validBytes, baseBytes: rawEnd };
-  log.loaded(read, bytes.length);
+  if (read === null || read.value === null || typeof read.value !== 'object') return null;
+  const { value, log } = read;
   const stat = await statOf(path);
   // Read whole and unchanged since: a later save may append to it.
-  if (stat !== null && stat.startsWith(`${bytes.length} `)) loadedLogs.set(value, { file: path, log, stat });
+  if (stat !== null && stat.startsWith(`${read.bytes} `)) loadedLogs.set(value, { file: path, log, stat });
   return value;
 }
 

@@ -22,7 +22,7 @@ import type { PepeRecord } from '../../../functions/core/record.js';
 import { sortedRecords } from '../analyse-content.js';
 import { makeFoldersSync } from '../../shared/make-folders.js';
 import { sha256Of } from '../../shared/manifest.js';
-import { readRegularFileSync } from '../../shared/read-regular-file.js';
+import { readRegularFileSync, withFileBytes } from '../../shared/read-regular-file.js';
 import { replaceFileSync } from '../../shared/replace-file.js';
 import { CacheLog, cacheFrames, frameBytes, frameDocument, readCacheDocuments } from './cache-log.js';
 import { imageOfRow, PAIR_STATS, PairRows, rowsInOrder } from './stat-keyed-map.js';
@@ -257,12 +257,15 @@ function rebuiltRecords(text: string, ends: Uint32Array, columns: unknown[][]): 
 
 /** The rows and records as the last build left them; null when the file is missing, torn, of an earlier layout or not a pairs file. */
 export function loadPairs(cacheDir: string): PairRows<PepeRecord> | null {
-  let bytes: Buffer;
   try {
-    bytes = readRegularFileSync(pairsFile(cacheDir));
+    return withFileBytes(pairsFile(cacheDir), pairsFrom);
   } catch {
     return null;
   }
+}
+
+/** `loadPairs` of the file's bytes: everything it returns is decoded out of them (`withFileBytes`). */
+function pairsFrom(bytes: Buffer): PairRows<PepeRecord> | null {
   const walked = cacheFrames(bytes);
   if (walked === null || walked.validBytes !== bytes.length || walked.frames.length < 6) return null;
   const [headAt, textAt, endsAt, ranksAt, statsAt, columnsAt, ...deltaFrames] = walked.frames as [number, number][];
