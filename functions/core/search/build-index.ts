@@ -1,7 +1,7 @@
 import MiniSearch from 'minisearch';
 import { lowerBound } from '../lower-bound.js';
 import { digitsFor, numberAt, packNumbers } from '../packed-numbers.js';
-import { decodePosting, encodeBitmapPosting, encodeFieldPostings, encodePosting, keepsEncoding, keptListCount, KIND_BITMAP, KIND_LIST, segmentKind } from './posting-codec.js';
+import { decodePosting, encodeBitmapPosting, encodeFieldPostings, encodePosting, keepsEncoding, keptListCount, KIND_BITMAP, KIND_LIST, remapBitmap, remapList, SegmentCodes, segmentKind } from './posting-codec.js';
 import { ranksOf } from './rank-set.js';
 import { SEARCH_OPTIONS, type IndexedDoc } from './search-options.js';
 import { SEARCH_INDEX_FORMAT, type FieldPostings, type SearchDoc, type SearchIndexData } from './search-types.js';
@@ -127,7 +127,8 @@ export function updateSearchIndex(previous: SearchIndexData, docs: readonly Sear
     { field: previous.description, fieldId: added.fieldIds.description!, out: new FieldOutput(previous.description.postings) },
   ];
   const terms: string[] = [];
-  const segmentsOf: (string | number)[] = new Array(fields.length);
+  // A field's segment for the term: a string, where a kept one starts (`ends` where it ends), or null when written into the field's codes (`ends` its length).
+  const segmentsOf: (string | number | null)[] = new Array(fields.length);
   const ends: number[] = new Array(fields.length);
   // The previous terms and the new ones, merged in code unit order (encodeIndex's).
   for (let t = 0, a = 0; t < previousTerms.length || a < addedTerms.length; ) {
@@ -156,6 +157,24 @@ export function updateSearchIndex(previous: SearchIndexData, docs: readonly Sear
           ends[f] = end;
           any ||= members > 0;
           continue;
+        }
+        // Ranks moved in order (a removal or a back-dated add moves every later one): the segment written again as it is read.
+        if (inOrder) {
+          const { out } = fields[f]!;
+          const written = remapList(field.postings, start, rankNow, gained, docs.length, out.codes);
+          if (written > 0) {
+            segmentsOf[f] = null;
+            ends[f] = written;
+            // One character is the empty list: the field holds the term in no doc.
+            any ||= written > 1;
+            continue;
+          }
+          const bitmap = appendOnly ? null : remapBitmap(field.postings, start, known, rankNow, gained, docs.length);
+          if (bitmap !== null) {
+            segmentsOf[f] = bitmap;
+            any = true;
+            continue;
+          }
         }
         const posting = decodePosting(field.postings, start, known);
         // A bitmap whose docs all keep their rank (an add of the newest) takes its gains as bits: listing its ranks cost most of the update.
@@ -193,11 +212,15 @@ export function updateSearchIndex(previous: SearchIndexData, docs: readonly Sear
     if (fromPrevious) t++;
     else a++;
     // A term no doc holds any more is dropped, as a build from scratch never sees it.
-    if (!any) continue;
+    if (!any) {
+      for (let f = 0; f < fields.length; f++) if (segmentsOf[f] === null) fields[f]!.out.codes.length -= ends[f]!;
+      continue;
+    }
     terms.push(term);
     for (let f = 0; f < fields.length; f++) {
       const segment = segmentsOf[f]!;
       if (typeof segment === 'number') fields[f]!.out.keep(segment, ends[f]!);
+      else if (segment === null) fields[f]!.out.written(ends[f]!);
       else fields[f]!.out.add(segment);
     }
   }
@@ -213,6 +236,8 @@ export function updateSearchIndex(previous: SearchIndexData, docs: readonly Sear
  * not every segment.
  */
 class FieldOutput {
+  /** Segments written as codes (`written`), not yet taken as text. */
+  readonly codes = new SegmentCodes();
   private readonly parts: string[] = [];
   private readonly offsets: number[] = [];
   private length = 0;
@@ -222,6 +247,7 @@ class FieldOutput {
   constructor(private readonly previous: string) {}
 
   keep(start: number, end: number): void {
+    this.takeCodes();
     if (start !== this.runEnd) {
       this.flush();
       this.runStart = start;
@@ -233,15 +259,28 @@ class FieldOutput {
 
   add(segment: string): void {
     this.flush();
+    this.takeCodes();
     this.offsets.push(this.length);
     this.length += segment.length;
     this.parts.push(segment);
   }
 
+  /** A segment of `chars` characters, written into `codes` after the segments before it. */
+  written(chars: number): void {
+    this.flush();
+    this.offsets.push(this.length);
+    this.length += chars;
+  }
+
   done(): FieldPostings {
     this.flush();
+    this.takeCodes();
     const offsetWidth = digitsFor(this.length);
     return { postings: this.parts.join(''), offsets: packNumbers(this.offsets, offsetWidth), offsetWidth };
+  }
+
+  private takeCodes(): void {
+    if (this.codes.length > 0) this.parts.push(this.codes.take());
   }
 
   private flush(): void {

@@ -215,6 +215,123 @@ export function keptListCount(text: string, offset: number, rankNow: Int32Array)
 }
 
 /**
+ * Segments written as character codes into one growing buffer, taken as text a run at a time
+ * (`take`): a change build writes most list segments again, and a string or an array for each
+ * would be most of what it allocates.
+ */
+export class SegmentCodes {
+  codes = new Uint8Array(1 << 16);
+  length = 0;
+
+  push(code: number): void {
+    if (this.length === this.codes.length) {
+      const grown = new Uint8Array(this.codes.length * 2);
+      grown.set(this.codes);
+      this.codes = grown;
+    }
+    this.codes[this.length++] = code;
+  }
+
+  pushVlq(value: number): void {
+    let rest = value;
+    do {
+      const low = rest & DATA_MASK;
+      rest = Math.floor(rest / 32);
+      this.push(ALPHABET.charCodeAt(rest > 0 ? low | CONTINUE : low));
+    } while (rest > 0);
+  }
+
+  /** The codes written since the last take, as text. */
+  take(): string {
+    const text = asciiText(this.codes.subarray(0, this.length));
+    this.length = 0;
+    return text;
+  }
+}
+
+/**
+ * Writes into `out` what `encodePosting` writes for the ranks of the list segment at
+ * `text[offset]`, each rank r moved to `rankNow[r]` (dropped where that is -1), merged with
+ * `gained` (ascending, none of them a moved rank), for `docCount` records, and returns its
+ * length (1 for the empty list); `rankNow` must keep the ranks it keeps in order. Returns 0,
+ * writing nothing, when that is not a list: a bitmap segment, or one the ranks would make one.
+ */
+export function remapList(text: string, offset: number, rankNow: Int32Array, gained: readonly number[], docCount: number, out: SegmentCodes): number {
+  const header = readVlq(text, offset);
+  if (header % 2 !== KIND_LIST) return 0;
+  const count = Math.floor(header / 2);
+  const start = afterVlq;
+  // Two passes over the segment: the ranks' count and list length first (encodePosting's choice), then the codes.
+  for (let pass = 0; pass < 2; pass++) {
+    if (pass === 1) {
+      if (bitmapChars(docCount) < remapped.length) return 0;
+      out.pushVlq(remapped.count * 2 + KIND_LIST);
+    }
+    remapped.last = -1;
+    remapped.count = 0;
+    remapped.length = 0;
+    const to = pass === 0 ? null : out;
+    let at = start;
+    let rank = -1;
+    let g = 0;
+    for (let i = 0; i < count; i++) {
+      let value = 0;
+      let scale = 1;
+      for (;;) {
+        const digit = DIGIT[text.charCodeAt(at++)]!;
+        value += (digit & DATA_MASK) * scale;
+        if ((digit & CONTINUE) === 0) break;
+        scale *= 32;
+      }
+      rank += value + 1;
+      const moved = rankNow[rank]!;
+      if (moved === -1) continue;
+      while (g < gained.length && gained[g]! < moved) remappedRank(gained[g++]!, to);
+      remappedRank(moved, to);
+    }
+    while (g < gained.length) remappedRank(gained[g++]!, to);
+  }
+  return vlqLength(remapped.count * 2 + KIND_LIST) + remapped.length;
+}
+
+/** `remapList`'s list so far: its last rank, its ranks and their characters (module state: no closure or tuple a segment). */
+const remapped = { last: -1, count: 0, length: 0 };
+
+function remappedRank(rank: number, out: SegmentCodes | null): void {
+  const gap = remapped.last === -1 ? rank : rank - remapped.last - 1;
+  remapped.length += vlqLength(gap);
+  remapped.count++;
+  remapped.last = rank;
+  out?.pushVlq(gap);
+}
+
+/**
+ * `encodeBitmapPosting` of the bitmap segment at `text[offset]` (written for `before` records)
+ * with each rank r moved to `rankNow[r]` (dropped where -1) and `gained` set, for `docCount`
+ * records: the ranks are moved bit by bit, never listed. null when the segment is a list, or
+ * when the ranks make no bitmap.
+ */
+export function remapBitmap(text: string, offset: number, before: number, rankNow: Int32Array, gained: readonly number[], docCount: number): string | null {
+  const posting = decodePosting(text, offset, before);
+  if (posting.kind !== KIND_BITMAP) return null;
+  const bits = new Uint32Array(Math.ceil(docCount / 32));
+  let count = 0;
+  for (let i = 0; i < posting.bits.length; i++) {
+    let word = posting.bits[i]!;
+    while (word !== 0) {
+      const lowest = word & -word;
+      const moved = rankNow[i * 32 + 31 - Math.clz32(lowest)]!;
+      word ^= lowest;
+      if (moved === -1) continue;
+      bits[moved >>> 5]! |= 1 << (moved & 31);
+      count++;
+    }
+  }
+  for (const rank of gained) bits[rank >>> 5]! |= 1 << (rank & 31);
+  return encodeBitmapPosting(bits, count + gained.length, docCount);
+}
+
+/**
  * Whether a segment of `kind` written for an index of `before` records is what `encodePosting`
  * writes for the same ranks in one of `after` records: a bitmap's body is sized by the count,
  * and a list stays a list while a bitmap does not get shorter.
