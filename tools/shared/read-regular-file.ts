@@ -54,61 +54,96 @@ export function oddKindAt(path: string): string | null {
   }
 }
 
-/** The files being read ahead (`readAhead`): each one's read, done or not. */
-const readsAhead = new Map<string, Promise<void>>();
-/** What a read ahead reads into, a megabyte at a time: one buffer for every file, its bytes dropped. */
+/** A file read ahead (`readAhead`): its stat when opened, and once read its bytes (null: into the page cache only, or the read failed or fell short). */
+interface ReadAhead {
+  stat: string;
+  bytes: Promise<Buffer | null>;
+  done?: Buffer | null;
+}
+const readsAhead = new Map<string, ReadAhead>();
+const statText = (info: Stats) => `${info.size} ${info.mtimeMs} ${info.ctimeMs} ${info.ino}`;
+/** What a read ahead into the page cache reads into, a megabyte at a time: one buffer for every file, its bytes dropped. */
 const AHEAD_CHUNK = 1 << 20;
 let aheadSink: Buffer | undefined;
 
 /**
- * Starts reading the regular files among `files` on libuv's threads, so that the page cache
- * holds them (from a disk, if they were not) while this thread runs synchronous code (the
- * content scan), and a later read of each copies them from memory. The bytes go a megabyte at a
- * time through one buffer and are dropped: a buffer of each file's size would cost every page of
- * it as fresh memory, paid again by the reader's own buffer (`withFileBytes`).
+ * Starts reading the regular files among `files` on libuv's threads, so that the reads go on
+ * while this thread runs synchronous code (the content scan). Into `buffers`: each file whole
+ * in one request, its bytes taken once by the next `readRegularFile` or `readRegularFileSync`
+ * of the path if the file still has the stat it had when opened (else read again). Into the
+ * `page cache`, for a file decoded at once through `withFileBytes`: a megabyte at a time through
+ * one buffer, the bytes dropped, since a buffer of the file's size would cost every page of it
+ * as fresh memory on top of the reader's own.
  */
-export function readAhead(files: readonly string[]): void {
+export function readAhead(files: readonly string[], into: 'buffers' | 'page cache' = 'buffers'): void {
   for (const file of files) {
     let fd: number;
+    let info: Stats;
     try {
       fd = openSync(file, OPEN_FLAGS);
     } catch {
       continue;
     }
-    const info = statOrNull(fd);
-    if (info === null || !info.isFile() || info.size === 0) {
+    try {
+      info = fstatSync(fd);
+    } catch {
       closeSync(fd);
       continue;
     }
-    aheadSink ??= Buffer.allocUnsafeSlow(AHEAD_CHUNK);
-    const sink = aheadSink;
-    readsAhead.set(
-      file,
-      new Promise((resolve) => {
+    // One read request takes at most 2 GiB; a cache file that large is read when asked for.
+    if (!info.isFile() || info.size === 0 || info.size > 2 ** 30) {
+      closeSync(fd);
+      continue;
+    }
+    const ahead: ReadAhead = { stat: statText(info), bytes: Promise.resolve(null) };
+    if (into === 'buffers') {
+      const buffer = Buffer.allocUnsafeSlow(info.size);
+      ahead.bytes = new Promise((resolve) => {
+        read(fd, buffer, 0, info.size, 0, (failure, bytesRead) => {
+          close(fd, () => undefined);
+          resolve((ahead.done = failure === null && bytesRead === info.size ? buffer : null));
+        });
+      });
+    } else {
+      aheadSink ??= Buffer.allocUnsafeSlow(AHEAD_CHUNK);
+      const sink = aheadSink;
+      ahead.bytes = new Promise((resolve) => {
         const readFrom = (at: number): void =>
           read(fd, sink, 0, Math.min(AHEAD_CHUNK, info.size - at), at, (failure, bytesRead) => {
             if (failure === null && bytesRead > 0 && at + bytesRead < info.size) return readFrom(at + bytesRead);
             close(fd, () => undefined);
-            resolve();
+            resolve((ahead.done = null));
           });
         readFrom(0);
-      }),
-    );
+      });
+    }
+    readsAhead.set(file, ahead);
   }
 }
 
-/** Drops the reads ahead not waited for (a build that did not need them). */
+/** Drops the reads ahead not taken (a build that did not need them). */
 export function forgetReadsAhead(): void {
   readsAhead.clear();
 }
 
-/** Once the read ahead of `file` (if any) is done: a synchronous reader then finds it in memory. */
+/** Once the read ahead of `file` (if any) is done: a synchronous reader then takes its bytes, or finds them in memory. */
 export async function readAheadDone(file: string): Promise<void> {
-  await readsAhead.get(file);
+  await readsAhead.get(file)?.bytes;
+}
+
+/** The bytes read ahead for `file`, taken once: null when not done, failed, not kept, or the file's stat is no longer the one read. */
+function takeAhead(file: string, bytes: Buffer | null | undefined, ahead: ReadAhead): Buffer | null {
+  readsAhead.delete(file);
+  if (!bytes) return null;
+  const now = statSync(file, { throwIfNoEntry: false });
+  return now !== undefined && statText(now) === ahead.stat ? bytes : null;
 }
 
 /** The bytes of `file`; rejects with the open error (ENOENT, EACCES…), EISDIR, or NotAFileError. */
 export async function readRegularFile(file: string): Promise<Buffer> {
+  const ahead = readsAhead.get(file);
+  const taken = ahead && takeAhead(file, await ahead.bytes, ahead);
+  if (taken) return taken;
   const handle = await open(file, OPEN_FLAGS);
   try {
     refuseUnlessFile(file, await handle.stat());
@@ -198,16 +233,11 @@ export function readRangeSync(fd: number, start: number, length: number): Buffer
   return filled === length ? bytes : bytes.subarray(0, filled);
 }
 
-const statOrNull = (fd: number): Stats | null => {
-  try {
-    return fstatSync(fd);
-  } catch {
-    return null;
-  }
-};
-
-/** `readRegularFile` for synchronous callers. */
+/** `readRegularFile` for synchronous callers (bytes read ahead are taken only once their read is done). */
 export function readRegularFileSync(file: string): Buffer {
+  const ahead = readsAhead.get(file);
+  const taken = ahead && takeAhead(file, ahead.done, ahead);
+  if (taken) return taken;
   const fd = openSync(file, OPEN_FLAGS);
   try {
     refuseUnlessFile(file, fstatSync(fd));

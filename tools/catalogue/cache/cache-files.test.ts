@@ -211,9 +211,12 @@ describe('the cache files a change build reads ahead during the scan', () => {
       expect(() => readRegularFileSync(pipePath)).toThrow(/named pipe/);
       // Each read through the one reused buffer sees its own file's bytes, shorter or longer than the last.
       const longer = join(temp.path, 'ahead', 'longer.bin');
-      await writeFile(longer, 'x'.repeat(100_000));
+      await writeFile(longer, 'x'.repeat(2_500_000));
       expect(withFileBytes(file, (bytes) => bytes.toString())).toBe('replaced');
-      expect(withFileBytes(longer, (bytes) => [bytes.length, bytes.every((byte) => byte === 0x78)])).toEqual([100_000, true]);
+      // Read ahead into the page cache (a megabyte at a time), then read from there.
+      readAhead([longer], 'page cache');
+      await readAheadDone(longer);
+      expect(withFileBytes(longer, (bytes) => [bytes.length, bytes.every((byte) => byte === 0x78)])).toEqual([2_500_000, true]);
       expect(withFileBytes(file, (bytes) => bytes.toString())).toBe('replaced');
       expect(() => withFileBytes(pipePath, () => 0)).toThrow(/named pipe/);
       expect(() => withFileBytes(join(temp.path, 'ahead', 'missing'), () => 0)).toThrow(/ENOENT/);

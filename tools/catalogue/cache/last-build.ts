@@ -61,7 +61,7 @@ function statKey(path: string): FileStatKey | null {
   return info ? { size: info.size, mtimeMs: info.mtimeMs, ino: info.ino } : null;
 }
 
-/** The cache files a change build reads whole besides pairs.bin: read ahead with it, or (the compile's memos) once it is parsed, not to sit through its peak. */
+/** The cache files a change build reads whole besides pairs.bin: read ahead with it into buffers it keeps, or (the compile's memos, decoded at once) into the page cache once it is parsed. */
 const READ_WITH_PAIRS = [ANSWER_DIGESTS.file, 'renditions.bin'];
 const COMPILE_MEMOS = ['search-index.json', 'encoded-records.json', 'similar-lists.json'];
 /** Records from which the scan lists in a worker thread: at 10k its start costs a no-change build about what it saves a change build. */
@@ -145,10 +145,11 @@ export class LastBuild {
   changeHint(settings: string, workerFrom = LISTING_WORKER_FROM): ChangeHint | undefined {
     const written = this.outputIntact ? this.json!.manifestStat?.mtimeMs : undefined;
     if (written === undefined) return undefined;
-    const files = [pairsFile(this.cacheDir), ...READ_WITH_PAIRS.map((name) => join(this.cacheDir, name)), join(this.outDir, MANIFEST_FILE)];
+    const files = [...READ_WITH_PAIRS.map((name) => join(this.cacheDir, name)), join(this.outDir, MANIFEST_FILE)];
     const inWorker = (this.json!.unchanged?.records ?? 0) >= workerFrom;
     const onChange = () => {
       this.hinted = true;
+      readAhead([pairsFile(this.cacheDir)], 'page cache');
       readAhead(files);
       if (inWorker) {
         // A failure here shows again when the build asks for the same.
@@ -192,7 +193,7 @@ export class LastBuild {
   private readMemosAhead(): void {
     if (!this.hinted || this.memosAhead) return;
     this.memosAhead = true;
-    readAhead(COMPILE_MEMOS.map((name) => join(this.cacheDir, name)));
+    readAhead(COMPILE_MEMOS.map((name) => join(this.cacheDir, name)), 'page cache');
   }
 
   /** What the last build reported, when its output stands and the content listing and settings (`statFingerprint`) are as then. */
