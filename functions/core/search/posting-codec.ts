@@ -275,15 +275,8 @@ export function remapList(text: string, offset: number, rankNow: Int32Array, gai
     let rank = -1;
     let g = 0;
     for (let i = 0; i < count; i++) {
-      let value = 0;
-      let scale = 1;
-      for (;;) {
-        const digit = DIGIT[text.charCodeAt(at++)]!;
-        value += (digit & DATA_MASK) * scale;
-        if ((digit & CONTINUE) === 0) break;
-        scale *= 32;
-      }
-      rank += value + 1;
+      rank += readVlq(text, at) + 1;
+      at = afterVlq;
       const moved = rankNow[rank]!;
       if (moved === -1) continue;
       while (g < gained.length && gained[g]! < moved) remappedRank(gained[g++]!, to);
