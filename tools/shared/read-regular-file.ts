@@ -170,13 +170,7 @@ export function withFileBytes<T>(file: string, use: (bytes: Buffer) => T): T {
       buffer = Buffer.allocUnsafeSlow(Math.max(info.size, Math.ceil((buffer?.length ?? 0) * 1.25)));
       reused = new WeakRef(buffer);
     }
-    let filled = 0;
-    while (filled < info.size) {
-      const got = readSync(fd, buffer, filled, info.size - filled, filled);
-      if (got === 0) break;
-      filled += got;
-    }
-    return use(buffer.subarray(0, filled));
+    return use(buffer.subarray(0, readFully(fd, buffer, 0, info.size)));
   } finally {
     closeSync(fd);
   }
@@ -196,12 +190,7 @@ export function readAtMostSync(file: string, limit: number): Buffer {
   const fd = openSync(file, OPEN_FLAGS);
   try {
     const bytes = Buffer.allocUnsafe(limit);
-    let filled = 0;
-    while (filled < limit) {
-      const read = readSync(fd, bytes, filled, limit - filled, null);
-      if (read === 0) break;
-      filled += read;
-    }
+    const filled = readFully(fd, bytes, 0, limit);
     return filled === limit ? bytes : bytes.subarray(0, filled);
   } finally {
     closeSync(fd);
@@ -224,13 +213,19 @@ export function openRegularFileSync(file: string): { fd: number; info: Stats } {
 /** The bytes of `fd` in [start, start + length), fewer at its end: a few rows of a large file, without reading the rest. */
 export function readRangeSync(fd: number, start: number, length: number): Buffer {
   const bytes = Buffer.allocUnsafe(length);
+  const filled = readFully(fd, bytes, start, length);
+  return filled === length ? bytes : bytes.subarray(0, filled);
+}
+
+/** Reads the bytes of `fd` in [start, start + length) into `bytes` from its start, until the end of the file; returns how many it read. */
+function readFully(fd: number, bytes: Buffer, start: number, length: number): number {
   let filled = 0;
   while (filled < length) {
     const read = readSync(fd, bytes, filled, length - filled, start + filled);
     if (read === 0) break;
     filled += read;
   }
-  return filled === length ? bytes : bytes.subarray(0, filled);
+  return filled;
 }
 
 /** `readRegularFile` for synchronous callers (bytes read ahead are taken only once their read is done). */
