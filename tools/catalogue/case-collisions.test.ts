@@ -61,6 +61,18 @@ describe('names that differ only in letter case', () => {
     // That one error only: no orphan-sidecar, duplicate-id or other noise.
     expect(io.err()).toMatch(/^content has errors: 3 images, 0 warnings, 1 error,/m);
   });
+  it('also when a change build adds the name: the build reads only what changed and still finds it', async () => {
+    const dir = join(temp.path, 'added-case');
+    await cp(content, dir, { recursive: true });
+    const out = join(temp.path, 'added-case-out');
+    expect(await runMain(['build', '--content', 'added-case', '--out', out], captureIo({ cwd: temp.path }))).toBe(0);
+    const { bytes, ext } = await fixtureImage(9);
+    await writeFile(join(dir, `Frog-000${ext}`), bytes);
+    await writeFile(join(dir, 'Frog-000.json'), `${JSON.stringify({ id: fixtureId('added-case'), description: null, tags: null, created_at: '2024-01-01T00:00:00Z' })}\n`);
+    const io = captureIo({ cwd: temp.path });
+    expect(await runMain(['build', '--content', 'added-case', '--out', out], io)).toBe(1);
+    expect(io.err()).toContain('error: Frog-000.json: Frog-000.json and frog-000.json differ only in letter case');
+  });
 });
 
 describe('an image and its sidecar whose names spell an accent in different Unicode forms', () => {

@@ -34,6 +34,8 @@ export interface ContentScan {
   problems: Problem[];
   /** Sidecars in no pair: their image was refused, or they have none (the problems say which). Validated all the same. */
   loneSidecars: ContentFile[];
+  /** Every path listed is ASCII: each then folds to a key of its own length (`caseCollisions`). */
+  ascii?: boolean;
 }
 
 /** `resolve(root, rel)` for a resolved root; plain concatenation on POSIX, where a resolve per file adds up. */
@@ -303,7 +305,7 @@ async function pairEntries(root: string, realRoot: string, listing: Listing): Pr
     }
   }
   pairs.sort((a, b) => (a.image.rel < b.image.rel ? -1 : 1));
-  return { pairs, problems, loneSidecars };
+  return { pairs, problems, loneSidecars, ascii: listing.ascii };
 }
 
 // Whether one path lies in another, the one test every containment check of the build makes.
@@ -374,10 +376,13 @@ const FOLDED = /^[\0-@[-\x7f]*$/;
  * Names that differ only in letter case. With `among`, only those that fold as one of these
  * paths do (a change build: a listing without a collision gains one only by a path it adds).
  */
-export function caseCollisions(scan: Pick<ContentScan, 'pairs' | 'loneSidecars'>, among?: readonly string[]): Problem[] {
+export function caseCollisions(scan: Pick<ContentScan, 'pairs' | 'loneSidecars' | 'ascii'>, among?: readonly string[]): Problem[] {
   const byKey = new Map<string, string[]>();
   const keys = among === undefined ? null : new Set(among.map(foldKey));
+  // Only a path of a key's length can fold to it, when every path is ASCII: the others are not folded.
+  const lengths = keys !== null && scan.ascii === true ? new Set(Array.from(keys, (key) => key.length)) : null;
   const add = (rel: string) => {
+    if (lengths !== null && !lengths.has(rel.length)) return;
     const key = FOLDED.test(rel) ? rel : foldKey(rel);
     if (keys !== null && !keys.has(key)) return;
     const same = byKey.get(key);
