@@ -12,7 +12,7 @@ import { type AnalyseContentOptions, type AnalysedItem, type AnalyseStats, analy
 import { type InOutput, openRenditions, type RenditionEntry, renditionFileName, renditionFiles, renditionFolder, type RenditionRun, type RenditionsRun, thumbnailsOf } from './renditions.js';
 import type { RenditionSettings } from '../image/renditions.js';
 import { createManifest, manifestEntry, type Manifest, readManifestSync, sha256Of, UnusableManifestError } from '../shared/manifest.js';
-import { nearDuplicateProblems } from './near-duplicate-problems.js';
+import { nearDuplicateProblems, readDupesMemo, type DupesMemo } from './near-duplicate-problems.js';
 import { error, type Problem, warning } from '../shared/problems.js';
 import { diskFullProblem, isDiskFull } from './disk-full.js';
 import { type Recovery, recoverOutput } from './commit-output.js';
@@ -135,7 +135,14 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   const settings = { contentDir, context, featureVersion: FEATURE_VERSION, limits, renditions: options.renditions ?? null };
   const settingsKey = sha256Of(JSON.stringify(settings));
   const scanStart = performance.now();
-  const listed = await listContent(contentDir, recovery.state === 'busy' ? undefined : last.changeHint(settingsKey, options.listInWorkerFrom));
+  // Read once, by the near-duplicate search or, in a change build, while the scan goes on.
+  let dupesMemo: DupesMemo | undefined;
+  const readDupes = () => (dupesMemo ??= readDupesMemo(cacheDir));
+  const meanwhile = () => {
+    void Promise.all(Object.values(last.readCompileMemos(context))).catch(() => undefined);
+    void readDupes().keys().catch(() => undefined);
+  };
+  const listed = await listContent(contentDir, recovery.state === 'busy' ? undefined : last.changeHint(settingsKey, options.listInWorkerFrom, meanwhile));
   const listingKey = 'pair' in listed ? listingFingerprint(settings, listed.digest) : null;
   const unchanged = recovery.state === 'busy' ? null : last.unchanged(listingKey);
   if (unchanged !== null) {
@@ -162,7 +169,7 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   const dupesStart = performance.now();
   // A change build compares only what changed, when the memo was made for the last build's items.
   const change = () => (analysis.changes && previous ? { ...analysis.changes, from: previous.statFingerprint } : undefined);
-  const findDupes = () => nearDuplicateProblems(analysis.items, 'warning', { dir: cacheDir, write: true, fingerprint: statFingerprint, change: change() });
+  const findDupes = () => nearDuplicateProblems(analysis.items, 'warning', { dir: cacheDir, write: true, fingerprint: statFingerprint, change: change(), memo: readDupes() });
   let dupes: Problem[];
   try {
     dupes = await findDupes();

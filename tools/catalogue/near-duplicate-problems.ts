@@ -436,23 +436,43 @@ async function saveKeys(dir: string, key: string, whole: { count: number; sum: U
   await replaceFile(path, packFrame({ key, count: whole.count, sum: [...whole.sum], gone: [], bare: table.bare }, table, true));
 }
 
-/** The detector's pairs, incrementally from the cached ones when there are any. `write: false` only reads (`pepe check`). */
-export async function nearDuplicatePairs(items: AnalysedItem[], cache?: { dir: string; write: boolean; fingerprint?: string | null; change?: Change }): Promise<DupePair[]> {
+/** What a build's detection starts from: the detection code, the pairs memo, and the packed keys saved under the memo's key (read on first ask). */
+export interface DupesMemo {
+  code: string;
+  cached: Promise<PairCache | null>;
+  keys: () => Promise<KeysFile | null>;
+}
+
+/** The memo in `dir` as it is now, read once for one build: a change build reads it while the scan goes on (build-catalogue.ts). */
+export function readDupesMemo(dir: string): DupesMemo {
+  const code = codeKey();
+  const cached = PAIRS.load(dir);
+  let keys: Promise<KeysFile | null> | undefined;
+  // Keys and pairs under the same key, of this detection code: what an incremental run builds on.
+  const trusted = async () => {
+    const pairs = await cached;
+    const loaded = pairs?.code === code ? await loadKeys(dir) : null;
+    return loaded !== null && loaded.key === pairs!.key ? loaded : null;
+  };
+  return { code, cached, keys: () => (keys ??= trusted()) };
+}
+
+/**
+ * The detector's pairs, incrementally from the cached ones when there are any. `write: false`
+ * only reads (`pepe check`). `memo`, when given, is `readDupesMemo(dir)` of this build.
+ */
+export async function nearDuplicatePairs(items: AnalysedItem[], cache?: { dir: string; write: boolean; fingerprint?: string | null; change?: Change; memo?: DupesMemo }): Promise<DupePair[]> {
   // No items, no pairs; the cache is left as it is (a missing content folder must not clear it).
   if (!cache || items.length === 0) return items.length === 0 ? [] : findNearDuplicates(dupeItems(items));
-  const code = codeKey();
-  const cached = await PAIRS.load(cache.dir);
+  const memo = cache.memo ?? readDupesMemo(cache.dir);
+  const { code } = memo;
+  const cached = await memo.cached;
   const fingerprint = cache.fingerprint ?? null;
   const save = async (key: string, pairs: DupePair[]) => cache.write && PAIRS.save(cache.dir, { format: 5, key, code, fingerprint, pairs });
-  // Keys and pairs under the same key, of this detection code: what an incremental run builds on (read only when one runs).
-  const trustedKeys = async () => {
-    const keys = cached?.code === code ? await loadKeys(cache.dir) : null;
-    return keys !== null && keys.key === cached!.key ? keys : null;
-  };
   // A change build from the build that saved the memo: only the changed items are compared.
   const change = cache.change;
   const fromLast = change !== undefined && cached?.code === code && cached.fingerprint === change.from;
-  let trusted = fromLast ? await trustedKeys() : null;
+  let trusted = fromLast ? await memo.keys() : null;
   const found = fromLast && trusted ? changedPairs(items, change!, code, cached!, trusted) : null;
   if (found) {
     if (found.frame && cache.write) {
@@ -473,7 +493,7 @@ export async function nearDuplicatePairs(items: AnalysedItem[], cache?: { dir: s
     if (cached.fingerprint !== fingerprint) await save(key, cached.pairs);
     return cached.pairs;
   }
-  if (!fromLast) trusted = await trustedKeys();
+  if (!fromLast) trusted = await memo.keys();
   // Each item's entry in the memo's keys when its inputs are the same (its file's entry has its digest), else -1.
   const cachedAt = new Int32Array(items.length).fill(-1);
   if (trusted) {

@@ -13,9 +13,9 @@ import { forgetReadsAhead, readAhead, readAheadDone } from '../../shared/read-re
 import type { ChangeHint } from '../scan-content.js';
 import { ANSWER_DIGESTS, type AnswerDigests, type RecordChanges } from './answer-digests.js';
 import { cacheMemo, forgetParsedAhead, hasMembers, type LineUp, parseMemosAhead } from './memo.js';
-import { memoizedRecordEncoding } from './record-encoding-memo.js';
-import { memoizedSearchIndex } from './search-index-memo.js';
-import { memoizedSimilarLists } from './similar-lists-memo.js';
+import { memoizedRecordEncoding, readRecordEncodingMemo } from './record-encoding-memo.js';
+import { memoizedSearchIndex, readSearchIndexMemo } from './search-index-memo.js';
+import { memoizedSimilarLists, readSimilarListsMemo } from './similar-lists-memo.js';
 import { loadPairs, loadRecords, type PairsDelta, type PairsList, pairsFile, recordsFile, type SavedRecords, savePairs, saveRecords } from './unchanged-content.js';
 import type { PreviousBuild } from '../analyse-content.js';
 
@@ -103,6 +103,13 @@ export interface PairsMade {
   digestSum: string;
 }
 
+/** The compile's memos as read from their files (null: none for the context). */
+interface CompileMemosRead {
+  searchIndex: ReturnType<typeof readSearchIndexMemo>;
+  recordEncoding: ReturnType<typeof readRecordEncodingMemo>;
+  similar: ReturnType<typeof readSimilarListsMemo>;
+}
+
 /** A cache file this build made, saved on request. */
 interface Memo {
   save(): Promise<void>;
@@ -119,6 +126,8 @@ export class LastBuild {
   private memosAhead = false;
   /** `previousBuild`'s answer, once parsed (the change hint may parse it during the scan). */
   private pairsParsed: { settings: string; previous: PreviousBuild | null } | undefined;
+  /** The compile's memos as read for a context (`compileMemos`), once. */
+  private memosRead: { context: string; read: CompileMemosRead } | undefined;
   /** The saving of the compile's memos: a failure is held for `save`. */
   private memosSaved: Promise<{ failure: unknown } | null> = Promise.resolve(null);
 
@@ -140,9 +149,10 @@ export class LastBuild {
    * output, the files a change build reads are read ahead on libuv's threads while it scans
    * on. A build that finds nothing changed never starts them (a no-change build reads none).
    * A large catalogue is listed in a worker thread, and this thread parses the last build's
-   * pairs meanwhile (`previousBuild` under `settings`), then reads the compile's memos ahead.
+   * pairs meanwhile (`previousBuild` under `settings`), then the compile's memos, then runs
+   * `meanwhile`: more of what a change build reads whatever changed, while the scan goes on.
    */
-  changeHint(settings: string, workerFrom = LISTING_WORKER_FROM): ChangeHint | undefined {
+  changeHint(settings: string, workerFrom = LISTING_WORKER_FROM, meanwhile?: () => void): ChangeHint | undefined {
     const written = this.outputIntact ? this.json!.manifestStat?.mtimeMs : undefined;
     if (written === undefined) return undefined;
     const files = [...READ_WITH_PAIRS.map((name) => join(this.cacheDir, name)), join(this.outDir, MANIFEST_FILE)];
@@ -158,6 +168,7 @@ export class LastBuild {
             parseMemosAhead(COMPILE_MEMOS.map((name) => join(this.cacheDir, name)));
             void this.answerDigests().catch(() => undefined);
             void this.previousManifest().catch(() => undefined);
+            meanwhile?.();
           })
           .catch(() => undefined);
       }
@@ -272,9 +283,20 @@ export class LastBuild {
     return (this.answers ??= ANSWER_DIGESTS.load(this.cacheDir));
   }
 
-  /** The search index, record encoding and similar lists memos for this build's `context`, each read from its file. */
+  /** The search index, record encoding and similar lists memos saved for `context`, each read from its file once (the scan's `meanwhile` may read them first). */
+  readCompileMemos(context: string): CompileMemosRead {
+    if (this.memosRead?.context !== context) {
+      const { cacheDir } = this;
+      const read = { searchIndex: readSearchIndexMemo(cacheDir, context), recordEncoding: readRecordEncodingMemo(cacheDir, context), similar: readSimilarListsMemo(cacheDir, context) };
+      this.memosRead = { context, read };
+    }
+    return this.memosRead.read;
+  }
+
+  /** The search index, record encoding and similar lists makers for this build's `context`, from the memos saved for it. */
   async compileMemos(context: string, recordDigests: ReadonlyMap<string, string>, lineUp?: LineUp) {
-    const [searchIndex, recordEncoding, similar] = await Promise.all([memoizedSearchIndex(this.cacheDir, context, recordDigests, lineUp), memoizedRecordEncoding(this.cacheDir, context, recordDigests, lineUp), memoizedSimilarLists(this.cacheDir, context)]);
+    const read = this.readCompileMemos(context);
+    const [searchIndex, recordEncoding, similar] = await Promise.all([memoizedSearchIndex(this.cacheDir, context, recordDigests, lineUp, read.searchIndex), memoizedRecordEncoding(this.cacheDir, context, recordDigests, lineUp, read.recordEncoding), memoizedSimilarLists(this.cacheDir, context, read.similar)]);
     return { searchIndex, recordEncoding, similar };
   }
 

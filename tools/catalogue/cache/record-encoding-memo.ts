@@ -92,8 +92,11 @@ const ENCODED_RECORDS = cacheMemo('encoded-records.json', isSaved, (saved) => sa
  * reading the saved encodings first. `digests`: record id → digest of the record, for every
  * record of the build (build-extras.ts `buildInputs`). `save()` keeps what was made for the next build.
  */
-export async function memoizedRecordEncoding(cacheDir: string, context: string, digests: ReadonlyMap<string, string>, lineUp?: LineUp) {
-  const saved = await ENCODED_RECORDS.load(cacheDir, context);
+/** The memo saved for `context`, or null: what `memoizedRecordEncoding` starts from. */
+export const readRecordEncodingMemo = (cacheDir: string, context: string) => ENCODED_RECORDS.load(cacheDir, context);
+
+export async function memoizedRecordEncoding(cacheDir: string, context: string, digests: ReadonlyMap<string, string>, lineUp?: LineUp, read = readRecordEncodingMemo(cacheDir, context)) {
+  const saved = await read;
   const built: SavedEncodings = { context, dictionary: '', digests: [], counts: [], chunks: [], joined: [], hashes: [], offsetWidth: 0, byId: [], sum: lineUp?.after };
   let run: RecordEncodingRun | null = null;
   let keptChunks = 0;

@@ -52,8 +52,11 @@ const SEARCH_INDEX = cacheMemo('search-index.json', isSaved, (saved) => saved.co
  * only ever used for the very docs it was built from (their digests prove it), so saving it
  * is safe whether or not the build then writes its output.
  */
-export async function memoizedSearchIndex(cacheDir: string, context: string, digests: ReadonlyMap<string, string>, lineUp?: LineUp) {
-  const saved = await SEARCH_INDEX.load(cacheDir, context);
+/** The memo saved for `context`, or null: what `memoizedSearchIndex` starts from. */
+export const readSearchIndexMemo = (cacheDir: string, context: string) => SEARCH_INDEX.load(cacheDir, context);
+
+export async function memoizedSearchIndex(cacheDir: string, context: string, digests: ReadonlyMap<string, string>, lineUp?: LineUp, read = readSearchIndexMemo(cacheDir, context)) {
+  const saved = await read;
   let built: SavedIndex | null = null;
   let run: SearchIndexRun | null = null;
   return {

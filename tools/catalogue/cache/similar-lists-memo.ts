@@ -95,7 +95,7 @@ function unpacked(saved: StoredLists): ArrayLike<number>[] | null {
 const SIMILAR_LISTS = cacheMemo('similar-lists.json', isSaved, (saved) => saved.context, { deltas: true });
 
 /** The saved lists, their pieces read back into lists; null when none, damaged or of other code. */
-async function loadLists(cacheDir: string, context: string): Promise<{ stored: StoredLists; lists: SavedLists } | null> {
+export async function readSimilarListsMemo(cacheDir: string, context: string): Promise<{ stored: StoredLists; lists: SavedLists } | null> {
   const stored = await SIMILAR_LISTS.load(cacheDir, context);
   const lists = stored === null ? null : unpacked(stored);
   return stored === null || lists === null ? null : { stored, lists: { ...stored, lists } };
@@ -107,9 +107,9 @@ const sameStrings = (a: readonly string[], b: readonly string[]): boolean => a.l
  * The similar-lists maker for one build (`compileCatalogue`'s `similarLists` option), reading
  * the saved lists first. `save()` keeps what it made for the next build.
  */
-export async function memoizedSimilarLists(cacheDir: string, context: string) {
+export async function memoizedSimilarLists(cacheDir: string, context: string, read = readSimilarListsMemo(cacheDir, context)) {
   // None yet, damaged or of other code (null): searched whole and saved again.
-  const loaded = await loadLists(cacheDir, context);
+  const loaded = await read;
   const saved = loaded?.lists ?? null;
   let built: SavedLists | null = null;
   let run: SimilarListsRun | null = null;
