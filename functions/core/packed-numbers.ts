@@ -16,12 +16,13 @@ export function digitsFor(max: number): number {
   return width;
 }
 
-export function packNumbers(values: readonly number[], width: number): string {
+/** `values[start .. end)`, `width` digits each. */
+export function packNumbers(values: ArrayLike<number>, width: number, start = 0, end = values.length): string {
   const limit = 64 ** width;
   // Character codes into one array, turned into text a slice at a time: a string per digit cost most of a large build's packing.
-  const codes = new Uint8Array(values.length * width);
+  const codes = new Uint8Array((end - start) * width);
   let at = 0;
-  for (let index = 0; index < values.length; index++) {
+  for (let index = start; index < end; index++) {
     const value = values[index]!;
     if (!(Number.isInteger(value) && value >= 0 && value < limit)) throw new Error(`packNumbers: ${value} does not fit in ${width} digits`);
     let rest = value;
@@ -61,10 +62,10 @@ export interface PiecedNumbers {
 }
 
 /** A packed list cut into pieces of at most `maxPiece` characters, whole numbers only. */
-export function packInPieces(values: readonly number[], width: number, maxPiece: number): { pieces: string[]; perPiece: number } {
+export function packInPieces(values: ArrayLike<number>, width: number, maxPiece: number): { pieces: string[]; perPiece: number } {
   const perPiece = Math.max(1, Math.floor(maxPiece / width));
   const pieces: string[] = [];
-  for (let start = 0; start < values.length || pieces.length === 0; start += perPiece) pieces.push(packNumbers(values.slice(start, start + perPiece), width));
+  for (let start = 0; start < values.length || pieces.length === 0; start += perPiece) pieces.push(packNumbers(values, width, start, Math.min(start + perPiece, values.length)));
   return { pieces, perPiece };
 }
 

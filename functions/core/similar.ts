@@ -38,17 +38,18 @@ export function storeSimilar(lists: readonly ArrayLike<number>[], maxPiece: numb
   offsets[0] = 0;
   for (let rank = 0; rank < lists.length; rank++) offsets[rank + 1] = offsets[rank]! + lists[rank]!.length;
   // The entries from index `from` on, made only past the pieces kept: a change keeps most of them.
-  const entriesFrom = (from: number): number[] => {
-    const entries: number[] = [];
+  const entriesFrom = (from: number): Uint32Array => {
+    const entries = new Uint32Array(offsets[lists.length]! - from);
+    let at = 0;
     for (let rank = lowerBound(lists.length, (r) => offsets[r + 1]! <= from); rank < lists.length; rank++) {
       const list = lists[rank]!;
-      for (let k = Math.max(0, from - offsets[rank]!); k < list.length; k++) entries.push(list[k]!);
+      for (let k = Math.max(0, from - offsets[rank]!); k < list.length; k++) entries[at++] = list[k]!;
     }
     return entries;
   };
   // Lists 0 .. same - 1 are the last compile's: so are offsets 0 .. same and the entries before offsets[same].
   const same = Math.min(reuse?.sameUpTo() ?? 0, lists.length);
-  const store = (name: 'offsets' | 'entries', count: number, valuesFrom: (from: number) => number[], max: number, sameValues: number): PiecedNumbers => {
+  const store = (name: 'offsets' | 'entries', count: number, valuesFrom: (from: number) => ArrayLike<number>, max: number, sameValues: number): PiecedNumbers => {
     const width = digitsFor(max);
     const perPiece = Math.max(1, Math.floor(maxPiece / width));
     const saved = reuse?.kept(name, width, perPiece) ?? [];
