@@ -61,6 +61,7 @@ describe('names that differ only in letter case', () => {
     // That one error only: no orphan-sidecar, duplicate-id or other noise.
     expect(io.err()).toMatch(/^content has errors: 3 images, 0 warnings, 1 error,/m);
   });
+
   it('also when a change build adds the name: the build reads only what changed and still finds it', async () => {
     const dir = join(temp.path, 'added-case');
     await cp(content, dir, { recursive: true });

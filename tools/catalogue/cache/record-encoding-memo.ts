@@ -87,14 +87,14 @@ const isSaved = (value: unknown): value is SavedEncodings => {
 
 const ENCODED_RECORDS = cacheMemo('encoded-records.json', isSaved, (saved) => saved.context, { deltas: true });
 
+/** The memo saved for `context`, or null: what `memoizedRecordEncoding` starts from. */
+export const readRecordEncodingMemo = (cacheDir: string, context: string) => ENCODED_RECORDS.load(cacheDir, context);
+
 /**
  * The record encoder for one build (`compileCatalogue`'s `encodeRecords` and `reuse` options),
  * reading the saved encodings first. `digests`: record id → digest of the record, for every
  * record of the build (build-extras.ts `buildInputs`). `save()` keeps what was made for the next build.
  */
-/** The memo saved for `context`, or null: what `memoizedRecordEncoding` starts from. */
-export const readRecordEncodingMemo = (cacheDir: string, context: string) => ENCODED_RECORDS.load(cacheDir, context);
-
 export async function memoizedRecordEncoding(cacheDir: string, context: string, digests: ReadonlyMap<string, string>, lineUp?: LineUp, read = readRecordEncodingMemo(cacheDir, context)) {
   const saved = await read;
   const built: SavedEncodings = { context, dictionary: '', digests: [], counts: [], chunks: [], joined: [], hashes: [], offsetWidth: 0, byId: [], sum: lineUp?.after };

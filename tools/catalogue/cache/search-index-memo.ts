@@ -45,6 +45,9 @@ const isSaved = (value: unknown): value is SavedIndex => {
 
 const SEARCH_INDEX = cacheMemo('search-index.json', isSaved, (saved) => saved.context, { deltas: true });
 
+/** The memo saved for `context`, or null: what `memoizedSearchIndex` starts from. */
+export const readSearchIndexMemo = (cacheDir: string, context: string) => SEARCH_INDEX.load(cacheDir, context);
+
 /**
  * The search index builder for one build (`compileCatalogue`'s `searchIndex` option),
  * reading the saved index first. `digests`: record id → digest of the record, for every
@@ -52,9 +55,6 @@ const SEARCH_INDEX = cacheMemo('search-index.json', isSaved, (saved) => saved.co
  * only ever used for the very docs it was built from (their digests prove it), so saving it
  * is safe whether or not the build then writes its output.
  */
-/** The memo saved for `context`, or null: what `memoizedSearchIndex` starts from. */
-export const readSearchIndexMemo = (cacheDir: string, context: string) => SEARCH_INDEX.load(cacheDir, context);
-
 export async function memoizedSearchIndex(cacheDir: string, context: string, digests: ReadonlyMap<string, string>, lineUp?: LineUp, read = readSearchIndexMemo(cacheDir, context)) {
   const saved = await read;
   let built: SavedIndex | null = null;
