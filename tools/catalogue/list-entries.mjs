@@ -62,7 +62,10 @@ function listed(root, since, onChange) {
   if (hint) seen(lstatSync(root).ctimeMs);
   const base = root === '/' ? '' : root;
   const paths = [];
-  const numbers = [];
+  // The entries listed as folders (no lstat), by index: a handful at most.
+  const folders = [];
+  // First every folder's names, then an lstat per path into numbers of their final size: a
+  // list grown a path at a time is several times its size in fresh memory before it is copied.
   const walk = (folder) => {
     // A folder's name as its entries' paths go on (`name/`): each folder's entries in this order make the walk's paths sorted but for the folders it lists.
     const names = [];
@@ -73,30 +76,45 @@ function listed(root, since, onChange) {
     for (const name of names) {
       const isFolder = name.charCodeAt(name.length - 1) === 47;
       const path = `${folder}${folder === '' ? '' : '/'}${isFolder ? name.slice(0, -1) : name}`;
-      if (isFolder) {
-        if (hint) seen(lstatSync(`${base}/${path}`).ctimeMs);
-        const lineBreak = LINE_BREAK.test(name);
-        if (lineBreak || isImageName(path)) {
-          paths.push(path);
-          numbers.push(1, 0, 0, 0, 0);
-        }
-        if (!lineBreak) walk(path);
+      if (!isFolder) {
+        paths.push(path);
         continue;
       }
-      const stats = lstatSync(`${base}/${path}`);
-      seen(stats.ctimeMs);
-      paths.push(path);
-      numbers.push(stats.isDirectory() ? 1 : stats.isSymbolicLink() ? 2 : stats.isFile() ? 0 : 3, stats.size, stats.mtimeMs, stats.ctimeMs, stats.ino);
+      if (hint) seen(lstatSync(`${base}/${path}`).ctimeMs);
+      const lineBreak = LINE_BREAK.test(name);
+      if (lineBreak || isImageName(path)) {
+        folders.push(paths.length);
+        paths.push(path);
+      }
+      if (!lineBreak) walk(path);
     }
   };
   walk('');
+  const numbers = new Float64Array(paths.length * FIELDS);
+  for (let index = 0, folder = 0; index < paths.length; index++) {
+    const at = index * FIELDS;
+    if (folders[folder] === index) {
+      folder++;
+      numbers[at] = 1;
+      continue;
+    }
+    const stats = lstatSync(`${base}/${paths[index]}`);
+    seen(stats.ctimeMs);
+    numbers[at] = stats.isDirectory() ? 1 : stats.isSymbolicLink() ? 2 : stats.isFile() ? 0 : 3;
+    numbers[at + 1] = stats.size;
+    numbers[at + 2] = stats.mtimeMs;
+    numbers[at + 3] = stats.ctimeMs;
+    numbers[at + 4] = stats.ino;
+  }
   // Sorted already unless a folder was listed: then a sort that finds most of it in order.
   let inOrder = true;
   for (let at = 1; inOrder && at < paths.length; at++) inOrder = paths[at - 1] < paths[at];
   const order = inOrder ? null : paths.map((_, index) => index).sort((a, b) => (paths[a] < paths[b] ? -1 : paths[a] > paths[b] ? 1 : 0));
-  const stats = new Float64Array(paths.length * FIELDS);
-  if (order === null) stats.set(numbers);
-  else for (let at = 0; at < order.length; at++) for (let field = 0; field < FIELDS; field++) stats[at * FIELDS + field] = numbers[order[at] * FIELDS + field];
+  let stats = numbers;
+  if (order !== null) {
+    stats = new Float64Array(numbers.length);
+    for (let at = 0; at < order.length; at++) for (let field = 0; field < FIELDS; field++) stats[at * FIELDS + field] = numbers[order[at] * FIELDS + field];
+  }
   const sorted = order === null ? paths : order.map((index) => paths[index]);
   const text = sorted.join('\0');
   // One hash of two buffers: the paths, and the numbers' bytes as they are.
