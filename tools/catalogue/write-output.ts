@@ -15,12 +15,13 @@
  * per syscall, and the CLI has nothing else to do meanwhile.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { close, closeSync, constants, copyFileSync, existsSync, linkSync, openSync, readFileSync, rmSync, write, writeFileSync, writeSync } from 'node:fs';
+import { close, constants, copyFileSync, existsSync, linkSync, openSync, readFileSync, rmSync, write, writeFileSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { commitStaged, type Journal, newTransactionDir, removeInBackground } from './commit-output.js';
 import { ID_FOLDERS, type Manifest, type ManifestEntry, MANIFEST_FILE, manifestEntry, manifestJson, newSegmentFiles, sameHeader, segmentDigits, segmentEntries, segmentFiles, segmentKeyOf, segmentKeys, segmentSize, sha256Of } from '../shared/manifest.js';
 import { makeFoldersSync } from '../shared/make-folders.js';
+import { writeTextsSync } from '../shared/replace-file.js';
 
 /** One file the build wants in the output; `path` is relative to the output folder, forward slashes. */
 export interface PlannedFile {
@@ -121,29 +122,6 @@ export function piecesFile(path: string, pieces: readonly string[]): PlannedFile
   return { path, body: { pieces }, sha256: hash.digest('hex'), size };
 }
 
-/** The buffer `writePieces` fills, made once. */
-let scratch: Buffer | undefined;
-
-function writePieces(target: string, pieces: readonly string[]): void {
-  const buffer = (scratch ??= Buffer.allocUnsafeSlow(1 << 20));
-  const fd = openSync(target, 'w');
-  try {
-    let filled = 0;
-    const flush = () => {
-      for (let at = 0; at < filled; ) at += writeSync(fd, buffer, at, filled - at);
-      filled = 0;
-    };
-    for (const piece of pieces) {
-      if (filled + piece.length > buffer.length) flush();
-      if (piece.length > buffer.length) for (let at = 0; at < piece.length; ) at += writeSync(fd, piece.slice(at), null, 'latin1');
-      else filled += buffer.write(piece, filled, 'latin1');
-    }
-    flush();
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /**
  * From this size a body is written on libuv's threads while this one plans and writes the rest
  * (a large document); smaller ones synchronously (see above).
@@ -158,7 +136,7 @@ function writePlanned(root: string, file: PlannedFile, dirs: Set<string>, apart?
     makeFoldersSync(dir);
     dirs.add(dir);
   }
-  if (isLatinPieces(file.body)) writePieces(target, file.body.pieces);
+  if (isLatinPieces(file.body)) writeTextsSync(target, file.body.pieces);
   else if (file.body !== undefined && apart !== undefined && file.size >= WRITE_APART_FROM) apart.push(writeApart(target, file.body));
   else if (file.body !== undefined) writeFileSync(target, file.body);
   // A copy, never a link to the content file: editing content in place must not alter the output. Reflinked where the filesystem can.

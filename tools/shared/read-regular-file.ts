@@ -165,15 +165,31 @@ let reused: WeakRef<Buffer> | undefined;
 export function withFileBytes<T>(file: string, use: (bytes: Buffer) => T): T {
   const { fd, info } = openRegularFileSync(file);
   try {
-    let buffer = reused?.deref();
-    if (buffer === undefined || buffer.length < info.size) {
-      buffer = Buffer.allocUnsafeSlow(Math.max(info.size, Math.ceil((buffer?.length ?? 0) * 1.25)));
-      reused = new WeakRef(buffer);
-    }
-    return use(buffer.subarray(0, readFully(fd, buffer, 0, info.size)));
+    return withRangeBytes(fd, 0, info.size, use);
   } finally {
     closeSync(fd);
   }
+}
+
+/** Makes the buffer `withFileBytes` reuses hold at least `bytes` at once, for a caller about to read files of several sizes: one buffer of the largest, not a new one each time a larger file comes. */
+export function reserveFileBytes(bytes: number): void {
+  const buffer = reused?.deref();
+  if (buffer === undefined || buffer.length < bytes) reused = new WeakRef(Buffer.allocUnsafeSlow(bytes));
+}
+
+/** `withFileBytes` for the bytes of `fd` in [start, start + length) (fewer at its end): one part of a large file decoded at a time, in the same buffer. */
+export function withRangeBytes<T>(fd: number, start: number, length: number, use: (bytes: Buffer) => T): T {
+  let buffer = reused?.deref();
+  if (buffer === undefined || buffer.length < length) {
+    buffer = Buffer.allocUnsafeSlow(Math.max(length, Math.ceil((buffer?.length ?? 0) * 1.25)));
+    reused = new WeakRef(buffer);
+  }
+  return use(buffer.subarray(0, readFully(fd, buffer, start, length)));
+}
+
+/** Reads the bytes of `fd` from `start` into `into`, filling it but at the file's end; returns how many it read. */
+export function readIntoSync(fd: number, into: Uint8Array, start: number): number {
+  return readFully(fd, into, start, into.length);
 }
 
 /**
@@ -218,7 +234,7 @@ export function readRangeSync(fd: number, start: number, length: number): Buffer
 }
 
 /** Reads the bytes of `fd` in [start, start + length) into `bytes` from its start, until the end of the file; returns how many it read. */
-function readFully(fd: number, bytes: Buffer, start: number, length: number): number {
+function readFully(fd: number, bytes: Uint8Array, start: number, length: number): number {
   let filled = 0;
   while (filled < length) {
     const read = readSync(fd, bytes, filled, length - filled, start + filled);

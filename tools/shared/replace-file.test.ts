@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeNamedPipe } from '../testing/named-pipe.js';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
-import { replaceFile, replaceFileSync } from './replace-file.js';
+import { replaceFile, replaceFileSync, writeTextsSync } from './replace-file.js';
 
 let temp: TempDir;
 beforeAll(async () => {
@@ -33,5 +33,17 @@ describe.each([
     await mkdir(join(dir, 'cache.json'), { recursive: true });
     await expect(replace(join(dir, 'cache.json'), '{}')).rejects.toMatchObject({ code: 'EISDIR' });
     expect(await readdir(dir)).toEqual(['cache.json']);
+  });
+});
+
+describe('writeTextsSync', () => {
+  it('writes texts (as Latin-1) and bytes end to end, parts larger than its buffer too', async () => {
+    const big = 'ab'.repeat(700_000);
+    const bytes = Uint8Array.from({ length: 1_500_000 }, (_, i) => i % 251);
+    const parts = ['head\u00e9', bytes, 'x', big, new Uint8Array([1, 2, 3]), ''];
+    const file = join(temp.path, 'parts.bin');
+    writeTextsSync(file, parts);
+    const expected = Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part, 'latin1') : part)));
+    expect((await readFile(file)).equals(expected)).toBe(true);
   });
 });

@@ -5,6 +5,8 @@
  * hundred bytes instead of rewriting the whole file). A torn last document (a crash
  * mid-append) is reported, not applied, so the next save rewrites the whole file.
  */
+import { readIntoSync } from '../../shared/read-regular-file.js';
+
 const MAGIC = 'PEPECACHE4\n';
 
 export interface CacheDocuments {
@@ -44,6 +46,25 @@ export function cacheFrames(bytes: Buffer): { frames: [start: number, end: numbe
   return framesFrom(bytes, MAGIC.length);
 }
 
+/**
+ * `cacheFrames` of the cache file open at `fd` (`size` bytes), from the magic and each frame's
+ * length alone: for a file decoded a frame at a time, no buffer of the whole file is made.
+ */
+export function cacheFramesOf(fd: number, size: number): { frames: [start: number, end: number][]; validBytes: number } | null {
+  const magic = Buffer.alloc(MAGIC.length);
+  if (readIntoSync(fd, magic, 0) !== MAGIC.length || magic.toString('latin1') !== MAGIC) return null;
+  const frames: [number, number][] = [];
+  const length = Buffer.alloc(4);
+  let at = MAGIC.length;
+  while (at + 4 <= size && readIntoSync(fd, length, at) === 4) {
+    const end = at + 4 + length.readUInt32LE(0);
+    if (end > size) break;
+    frames.push([at + 4, end]);
+    at = end;
+  }
+  return { frames, validBytes: at };
+}
+
 /** The byte range of the first document of a cache file, from its first bytes (the magic and the length); null without the magic. */
 export function firstFrame(bytes: Buffer): [start: number, end: number] | null {
   if (bytes.length < MAGIC.length + 4 || bytes.toString('latin1', 0, MAGIC.length) !== MAGIC) return null;
@@ -69,10 +90,15 @@ export function frameDocument(document: unknown, withMagic: boolean): Buffer {
 
 /** One frame of any bytes, for a file whose frames are walked with cacheFrames and never parsed as JSON. */
 export function frameBytes(body: Uint8Array, withMagic: boolean): Buffer {
-  const header = Buffer.alloc((withMagic ? MAGIC.length : 0) + 4);
-  if (withMagic) header.write(MAGIC, 0, 'latin1');
-  header.writeUInt32LE(body.length, header.length - 4);
-  return Buffer.concat([header, body]);
+  return Buffer.concat([frameHead(body.length, withMagic), body]);
+}
+
+/** What goes before a frame's `length` bytes (the magic line first, for a file's first frame). */
+export function frameHead(length: number, withMagic: boolean): Buffer {
+  const head = Buffer.alloc((withMagic ? MAGIC.length : 0) + 4);
+  if (withMagic) head.write(MAGIC, 0, 'latin1');
+  head.writeUInt32LE(length, head.length - 4);
+  return head;
 }
 
 /**

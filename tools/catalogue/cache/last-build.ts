@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { PepeRecord } from '../../../functions/core/record.js';
 import { loadManifest, type Manifest, MANIFEST_FILE, readManifestSync, UnusableManifestError } from '../../shared/manifest.js';
 import type { Problem } from '../../shared/problems.js';
-import { forgetReadsAhead, readAhead, readAheadDone } from '../../shared/read-regular-file.js';
+import { forgetReadsAhead, readAhead, readAheadDone, reserveFileBytes } from '../../shared/read-regular-file.js';
 import type { ChangeHint } from '../scan-content.js';
 import { ANSWER_DIGESTS, type AnswerDigests, type RecordChanges } from './answer-digests.js';
 import { cacheMemo, forgetParsedAhead, hasMembers, type LineUp, parseMemosAhead } from './memo.js';
@@ -237,6 +237,8 @@ export class LastBuild {
   private parsePrevious(settings: string): PreviousBuild | null {
     const json = this.json;
     if (!this.outputIntact || json?.unchanged === undefined || json.pairsSettings !== settings || !this.pairsStand()) return null;
+    // Its frames and then the compile's memos are read through one buffer: made once, of the largest memo.
+    reserveFileBytes(Math.max(0, ...COMPILE_MEMOS.map((name) => statSync(join(this.cacheDir, name), { throwIfNoEntry: false })?.size ?? 0)));
     const rows = loadPairs(this.cacheDir);
     if (rows === null) return null;
     return { rows, problems: json.unchanged.problems, statFingerprint: json.unchanged.statFingerprint, digestSum: json.pairsSum };

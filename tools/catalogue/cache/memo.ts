@@ -6,10 +6,10 @@
  */
 import { lstat, appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CacheLog, cacheFrames, frameBytes, frameDocument } from './cache-log.js';
+import { CacheLog, cacheFrames, frameDocument, frameHead } from './cache-log.js';
 import { makeFolders } from '../../shared/make-folders.js';
 import { readAheadDone, readRegularFile, withFileBytes } from '../../shared/read-regular-file.js';
-import { replaceFile } from '../../shared/replace-file.js';
+import { replaceFile, replaceFileSync, type TextParts } from '../../shared/replace-file.js';
 
 export interface CacheMemo<T> {
   /** The file's name in the cache folder (listed in CACHE_FILE_NAMES). */
@@ -66,9 +66,9 @@ export function cacheMemo<T>(file: string, isShape: (value: unknown) => value is
         }
       }
       const frame = framedMemo(value);
-      await replaceFile(path, frame);
+      replaceFileSync(path, frame.parts);
       const log = new CacheLog(LOG_FLOOR_BYTES);
-      log.rewritten(frame.length);
+      log.rewritten(frame.bytes);
       loadedLogs.set(value as object, { file: path, log, stat: (await statOf(path))! });
     },
   };
@@ -148,17 +148,16 @@ const RAW_LIST = 32;
 /** Where a raw text goes back: its path from the value, its bytes in the raw frame, and for a list, every item's length or their one `width`. */
 type RawText = [path: (string | number)[], start: number, end: number, lengths?: number[] | number];
 
-function framedMemo(value: unknown): Buffer {
-  const texts: Buffer[] = [];
+function framedMemo(value: unknown): { parts: TextParts; bytes: number } {
+  const texts: string[] = [];
   const raw: RawText[] = [];
   let at = 0;
   const take = (text: string): [number, number] | null => {
-    const bytes = Buffer.from(text, 'utf8');
     // Raw only when ASCII (a byte a character), so a list's items are cut by their lengths.
-    if (bytes.length !== text.length) return null;
-    texts.push(bytes);
-    at += bytes.length;
-    return [at - bytes.length, at];
+    if (Buffer.byteLength(text, 'utf8') !== text.length) return null;
+    texts.push(text);
+    at += text.length;
+    return [at - text.length, at];
   };
   const path: (string | number)[] = [];
   const strip = (item: unknown): unknown => {
@@ -197,8 +196,9 @@ function framedMemo(value: unknown): Buffer {
     }
     return copy;
   };
-  const head = { layout: MEMO_LAYOUT, value: strip(value), raw };
-  return Buffer.concat([frameDocument(head, true), frameBytes(Buffer.concat(texts), false)]);
+  const head = frameDocument({ layout: MEMO_LAYOUT, value: strip(value), raw }, true);
+  // The texts go to the file as they are (`replaceFileSync`), never joined into one buffer.
+  return { parts: [head, frameHead(at, false), ...texts], bytes: head.length + 4 + at };
 }
 
 /** `framedMemo`'s inverse; throws on a head that is not one, or a text out of the raw frame's bounds. */

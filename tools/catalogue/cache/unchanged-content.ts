@@ -16,15 +16,16 @@
  * the record digests of the build the file holds; the file is rewritten whole once the deltas
  * outweigh half of it.
  */
-import { appendFileSync, rmSync } from 'node:fs';
+import { appendFileSync, closeSync, rmSync } from 'node:fs';
+import { endianness } from 'node:os';
 import { join } from 'node:path';
 import type { PepeRecord } from '../../../functions/core/record.js';
 import { sortedRecords } from '../analyse-content.js';
 import { makeFoldersSync } from '../../shared/make-folders.js';
 import { sha256Of } from '../../shared/manifest.js';
-import { readRegularFileSync, withFileBytes } from '../../shared/read-regular-file.js';
+import { openRegularFileSync, readIntoSync, readRegularFileSync, withRangeBytes } from '../../shared/read-regular-file.js';
 import { replaceFileSync } from '../../shared/replace-file.js';
-import { CacheLog, cacheFrames, frameBytes, frameDocument, readCacheDocuments } from './cache-log.js';
+import { CacheLog, cacheFramesOf, frameBytes, frameDocument, readCacheDocuments } from './cache-log.js';
 import { imageOfRow, PAIR_STATS, PairRows, rowsInOrder } from './stat-keyed-map.js';
 
 const RECORDS_FILE = 'records.bin';
@@ -155,8 +156,11 @@ export interface PairsDelta {
   drop: string[];
 }
 
+const LITTLE_ENDIAN = endianness() === 'LE';
+
 /** Words below 2³² (the rows' ends, the ranks) or doubles (the stat keys), packed as the file holds them: little-endian. */
 function packed(numbers: Uint32Array | Float64Array): Buffer {
+  if (LITTLE_ENDIAN) return Buffer.from(new Uint8Array(numbers.buffer, numbers.byteOffset, numbers.byteLength));
   const bytes = Buffer.alloc(numbers.byteLength);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (numbers instanceof Float64Array) numbers.forEach((number, at) => view.setFloat64(8 * at, number, true));
@@ -164,13 +168,21 @@ function packed(numbers: Uint32Array | Float64Array): Buffer {
   return bytes;
 }
 
-/** `packed`'s inverse for the bytes [start, end) of `bytes`. */
-function unpacked<T extends Uint32Array | Float64Array>(kind: { new (length: number): T; BYTES_PER_ELEMENT: number }, bytes: Buffer, [start, end]: readonly [number, number]): T {
+/** `packed`'s inverse for the bytes [start, end) of the file open at `fd`; throws when it holds fewer. */
+function unpacked<T extends Uint32Array | Float64Array>(kind: { new (length: number): T; BYTES_PER_ELEMENT: number }, fd: number, [start, end]: readonly [number, number]): T {
   const numbers = new kind(Math.floor((end - start) / kind.BYTES_PER_ELEMENT));
-  const view = new DataView(bytes.buffer, bytes.byteOffset + start, numbers.byteLength);
-  if (numbers instanceof Float64Array) for (let at = 0; at < numbers.length; at++) numbers[at] = view.getFloat64(8 * at, true);
-  else for (let at = 0; at < numbers.length; at++) numbers[at] = view.getUint32(4 * at, true);
-  return numbers;
+  // Read straight into the numbers where the machine is little-endian, as the file is: a number at a time only on the others.
+  if (LITTLE_ENDIAN) {
+    if (readIntoSync(fd, new Uint8Array(numbers.buffer), start) !== numbers.byteLength) throw new Error('pairs file cut short');
+    return numbers;
+  }
+  return withRangeBytes(fd, start, numbers.byteLength, (bytes) => {
+    if (bytes.length !== numbers.byteLength) throw new Error('pairs file cut short');
+    const view = new DataView(bytes.buffer, bytes.byteOffset, numbers.byteLength);
+    if (numbers instanceof Float64Array) for (let at = 0; at < numbers.length; at++) numbers[at] = view.getFloat64(8 * at, true);
+    else for (let at = 0; at < numbers.length; at++) numbers[at] = view.getUint32(4 * at, true);
+    return numbers;
+  });
 }
 
 /** The full list's frames (`PAIRS_LAYOUT`), the magic line first. */
@@ -222,14 +234,16 @@ function isRowsWithRecords(rows: unknown, records: unknown, stats: unknown): boo
   return true;
 }
 
-const isJsonOf = <T>(bytes: Buffer, [start, end]: readonly [number, number], guard: (value: unknown) => value is T): T | null => {
-  try {
-    const value: unknown = JSON.parse(bytes.toString('utf8', start, end));
-    return guard(value) ? value : null;
-  } catch {
-    return null;
-  }
-};
+/** The JSON document in [start, end) of the file open at `fd`, when `guard` takes it; else null. */
+const isJsonOf = <T>(fd: number, [start, end]: readonly [number, number], guard: (value: unknown) => value is T): T | null =>
+  withRangeBytes(fd, start, end - start, (bytes) => {
+    try {
+      const value: unknown = JSON.parse(bytes.toString('utf8'));
+      return guard(value) ? value : null;
+    } catch {
+      return null;
+    }
+  });
 
 const isHead = (value: unknown): value is { layout: number; count: number; fields: string[] } => {
   const head = value as { layout?: unknown; count?: unknown; fields?: unknown } | null;
@@ -258,38 +272,47 @@ function rebuiltRecords(text: string, ends: Uint32Array, columns: unknown[][]): 
 /** The rows and records as the last build left them; null when the file is missing, torn, of an earlier layout or not a pairs file. */
 export function loadPairs(cacheDir: string): PairRows<PepeRecord> | null {
   try {
-    return withFileBytes(pairsFile(cacheDir), pairsFrom);
+    const { fd, info } = openRegularFileSync(pairsFile(cacheDir));
+    try {
+      return pairsFrom(fd, info.size);
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     return null;
   }
 }
 
-/** `loadPairs` of the file's bytes: everything it returns is decoded out of them (`withFileBytes`). */
-function pairsFrom(bytes: Buffer): PairRows<PepeRecord> | null {
-  const walked = cacheFrames(bytes);
-  if (walked === null || walked.validBytes !== bytes.length || walked.frames.length < 6) return null;
+/**
+ * `loadPairs` of the file open at `fd` (`fileSize` bytes), a frame at a time: the texts through the
+ * one buffer `withRangeBytes` reuses, the numbers straight into their arrays: no buffer of the
+ * whole file is made, and the reused one need hold no more than the largest frame (or memo).
+ */
+function pairsFrom(fd: number, fileSize: number): PairRows<PepeRecord> | null {
+  const walked = cacheFramesOf(fd, fileSize);
+  if (walked === null || walked.validBytes !== fileSize || walked.frames.length < 6) return null;
   const [headAt, textAt, endsAt, ranksAt, statsAt, columnsAt, ...deltaFrames] = walked.frames as [number, number][];
-  const head = isJsonOf(bytes, headAt!, isHead);
+  const head = isJsonOf(fd, headAt!, isHead);
   const count = head?.count;
   if (count === undefined || endsAt![1] - endsAt![0] !== 4 * count || ranksAt![1] - ranksAt![0] !== 4 * count || statsAt![1] - statsAt![0] !== 8 * PAIR_STATS * count) return null;
-  const text = bytes.toString('utf8', ...textAt!);
-  const ends = unpacked(Uint32Array, bytes, endsAt!);
+  const text = withRangeBytes(fd, textAt![0], textAt![1] - textAt![0], (bytes) => bytes.toString('utf8'));
+  const ends = unpacked(Uint32Array, fd, endsAt!);
   // Sorted, as a build writes them, else the walk cannot find them: then the file is none.
   if (!rowsInOrder(text, ends)) return null;
   // Each rank once, below the count: else the file is none.
-  const ranks = unpacked(Uint32Array, bytes, ranksAt!);
+  const ranks = unpacked(Uint32Array, fd, ranksAt!);
   const ranked = new Uint8Array(count);
   for (const rank of ranks) {
     if (rank >= count || ranked[rank] === 1) return null;
     ranked[rank] = 1;
   }
-  const columns = isJsonOf(bytes, columnsAt!, isColumns);
+  const columns = isJsonOf(fd, columnsAt!, isColumns);
   const records = columns === null ? null : rebuiltRecords(text, ends, columns);
   if (records === null) return null;
-  const stats = unpacked(Float64Array, bytes, statsAt!);
+  const stats = unpacked(Float64Array, fd, statsAt!);
   const over = new Map<string, readonly [string, PepeRecord, ArrayLike<number>] | null>();
   for (const frame of deltaFrames) {
-    const delta = isJsonOf(bytes, frame, (value): value is PairsDelta => { const d = value as Partial<PairsDelta> | null; return isRowsWithRecords(d?.set, d?.records, d?.stats) && Array.isArray(d!.drop); });
+    const delta = isJsonOf(fd, frame, (value): value is PairsDelta => { const d = value as Partial<PairsDelta> | null; return isRowsWithRecords(d?.set, d?.records, d?.stats) && Array.isArray(d!.drop); });
     if (delta === null) return null;
     for (const image of delta.drop) over.set(image, null);
     delta.set.forEach((row, at) => over.set(imageOfRow(row), [row, delta.records[at]!, delta.stats.slice(PAIR_STATS * at, PAIR_STATS * (at + 1))]));
