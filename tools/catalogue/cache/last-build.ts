@@ -159,9 +159,11 @@ export class LastBuild {
     const inWorker = (this.json!.unchanged?.records ?? 0) >= workerFrom;
     const onChange = () => {
       this.hinted = true;
-      readAhead([pairsFile(this.cacheDir)], 'page cache');
       readAhead(files);
-      if (inWorker) {
+      if (!inWorker) readAhead([pairsFile(this.cacheDir)], 'page cache');
+      else {
+        // The pairs are parsed at once (a read ahead would only delay it), the memos read ahead meanwhile.
+        this.readMemosAhead();
         // A failure here shows again when the build asks for the same.
         this.changeBase(settings)
           .then(() => {
