@@ -307,7 +307,8 @@ async function pairEntries(root: string, realRoot: string, listing: Listing): Pr
       problems.push(error('orphan-sidecar', `describes no image (expected "${stem}.png", ".jpg", ".jpeg", ".gif", ".webp" or ".avif" beside it): add the image or delete the sidecar`, sidecar.rel));
     }
   }
-  pairs.sort((a, b) => (a.image.rel < b.image.rel ? -1 : 1));
+  // The pairs found beside their partner came in listing order: only those paired by stem need sorting in.
+  if (paired.size > 0) pairs.sort((a, b) => (a.image.rel < b.image.rel ? -1 : 1));
   return { pairs, problems, loneSidecars, ascii: listing.ascii };
 }
 

@@ -312,6 +312,9 @@ export interface LineUp {
  */
 export function linedUpByChange(saved: { digests: readonly string[]; ids?: readonly string[]; sum?: string }, records: readonly { id: string }[], digests: ReadonlyMap<string, string>, lineUp: LineUp | undefined): { savedAt: Int32Array; digests: string[]; ids: string[] } | null {
   if (lineUp?.before === undefined || lineUp.changed === undefined || saved.sum !== lineUp.before || saved.ids?.length !== saved.digests.length) return null;
+  // Every memo saved by that build holds the same ids and digests (its digest sum stands for them): lined up once a compile.
+  const made = linedUp.get(records);
+  if (made !== undefined && made.lineUp === lineUp && made.digests === digests) return { ...made.result, savedAt: made.result.savedAt.slice() };
   const ids = records.map((record) => record.id);
   const savedAt = matchedIndexes(saved.ids, ids);
   const inOrder = new Array<string>(records.length);
@@ -325,8 +328,13 @@ export function linedUpByChange(saved: { digests: readonly string[]; ids?: reado
       inOrder[rank] = digest;
     }
   }
-  return { savedAt, digests: inOrder, ids };
+  const result = { savedAt, digests: inOrder, ids };
+  linedUp.set(records, { lineUp, digests, result: { ...result, savedAt: savedAt.slice() } });
+  return result;
 }
+
+/** The line-up of a records list (`linedUpByChange`), by the change and digests it was made for. */
+const linedUp = new WeakMap<readonly { id: string }[], { lineUp: LineUp; digests: ReadonlyMap<string, string>; result: { savedAt: Int32Array; digests: string[]; ids: string[] } }>();
 
 /** The fields a memo lined up by the change keeps (`LineUp`): absent in a memo saved before they were kept, else each id a string, one per digest. */
 export function hasLineUpFields(saved: { digests: readonly unknown[]; ids?: unknown; sum?: unknown }): boolean {
