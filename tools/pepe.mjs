@@ -5,7 +5,7 @@
 // on a fresh clone with no separate compile step.
 import { fileURLToPath } from 'node:url';
 import { loadCompiledCli } from './cli/compiled-cli.mjs';
-import { execWithServeFlags, rerunWithTunedAllocator, setBuildFlags, tunedRerunPossible } from './cli/tuned-allocator.mjs';
+import { execWithServeFlags, execWithTunedAllocator, largeLastBuild, rerunWithTunedAllocator, setBuildFlags, tunedRerunPossible } from './cli/tuned-allocator.mjs';
 
 const script = fileURLToPath(import.meta.url);
 const args = process.argv.slice(2);
@@ -13,11 +13,13 @@ const debug = process.env.PEPE_CLI_DEBUG === '1' ? (message) => process.stderr.w
 // Commands that decode images run with glibc's malloc tuned for it (tuned-allocator.mjs):
 // `add` and `dupes` move to a tuned process at once; `build` and `check` only once they know
 // that many images need decoding (tuned-decoding.ts), so that a rebuild decoding nothing or
-// little pays no second Node start-up.
+// little pays no second Node start-up. A `build` after a large one, which reads hundreds of MB
+// of that build's state, replaces itself by a tuned process at once, where Node can.
 const TUNED_AT_ONCE = new Set(['add', 'dupes']);
 const TUNED_WHEN_DECODING = new Set(['build', 'check']);
 // `serve` replaces itself at once by a process whose V8 young generation is bounded (its workers inherit the flags).
 if (args[0] === 'serve') execWithServeFlags(script, args);
+if (args[0] === 'build' && largeLastBuild(args.slice(1))) execWithTunedAllocator(script, args);
 // `build` keeps V8's young generation small, a flag V8 takes at run time (tuned-allocator.mjs).
 if (args[0] === 'build') setBuildFlags();
 const status = TUNED_AT_ONCE.has(args[0] ?? '') ? rerunWithTunedAllocator(script, args) : null;

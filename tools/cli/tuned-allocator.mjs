@@ -1,7 +1,8 @@
 /**
  * Re-runs this Node process with glibc's malloc tuned for decoding large images, for the
  * commands that decode them (`pepe build`, `check`, `add`, `dupes`, and the benchmarks, so
- * that they measure what those commands do). The settings, as GLIBC_TUNABLES:
+ * that they measure what those commands do), and for a build that reads a large last build's
+ * state. The settings, as GLIBC_TUNABLES:
  * - `arena_max=2`: sharp decodes on libuv's worker threads, and glibc gives each thread
  *   that allocates its own arena. Full-resolution frames (up to 16 MB, allocated on a worker
  *   thread, freed later from the main thread) fragment them.
@@ -15,10 +16,14 @@
  * these once, when the process starts, so only a new process can have them.
  *
  * Plain JavaScript, so that `pepe add` and `dupes` can re-run before loading the CLI at all
- * (one bare Node start-up); `pepe build` and `check` call it later, and only when they have
- * many images to decode (tuned-decoding.ts).
+ * (one bare Node start-up), as does `pepe build` after a large build (`largeLastBuild`);
+ * `pepe build` and `check` otherwise call it later, and only when they have many images to
+ * decode (tuned-decoding.ts).
  */
 import { spawnSync } from 'node:child_process';
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
@@ -93,6 +98,56 @@ export function execWithServeFlags(script, args) {
   const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
   if (given.some((flag) => flag.startsWith('--max-semi-space-size'))) return;
   process.execve(process.execPath, [process.execPath, ...SERVE_V8_FLAGS, ...process.execArgv, script, ...args], process.env);
+}
+
+/**
+ * From this many records in the last build, `pepe build` moves to a tuned process at once
+ * (`largeLastBuild`): it then reads and keeps hundreds of MB of that build's state, and huge
+ * pages take a quarter of its page faults away, more than the second start-up costs. Figures:
+ * tools/cli/README.md.
+ */
+export const TUNED_BUILD_FROM = 50_000;
+
+/**
+ * Whether the last build into the cache folder that `pepe build`'s arguments name held
+ * TUNED_BUILD_FROM records or more, by its `last-build.json`. The folders are read as
+ * tools/cli/content-flags.ts reads them (`--content`, default `content`; `--cache`, default
+ * `.pepe-cache` beside it); anything unreadable, or not a regular file, says no.
+ *
+ * @param {string[]} args the command's arguments, after `build`
+ * @param {string} [cwd] the folder they are relative to
+ * @returns {boolean}
+ */
+export function largeLastBuild(args, cwd = process.cwd()) {
+  try {
+    const { values } = parseArgs({ args, options: { content: { type: 'string' }, cache: { type: 'string' } }, strict: false, allowPositionals: true });
+    const content = resolve(cwd, typeof values.content === 'string' && values.content !== '' ? values.content : 'content');
+    const cache = typeof values.cache === 'string' && values.cache !== '' ? resolve(cwd, values.cache) : resolve(content, '..', '.pepe-cache');
+    // Opened without blocking: a named pipe in its place would wait for a writer for ever.
+    const fd = openSync(resolve(cache, 'last-build.json'), constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      if (!fstatSync(fd).isFile()) return false;
+      const records = JSON.parse(readFileSync(fd, 'utf8'))?.unchanged?.records;
+      return Number.isSafeInteger(records) && records >= TUNED_BUILD_FROM;
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Replaces this process (same pid, as `execWithServeFlags`) by `script args` with
+ * MALLOC_TUNABLES. Returns, carrying on here, where that cannot be done (no process.execve,
+ * not Linux) or malloc is tuned already (this is the replaced process, or the user tunes it).
+ *
+ * @param {string} script absolute path of the entry script
+ * @param {string[]} args its arguments
+ */
+export function execWithTunedAllocator(script, args) {
+  if (typeof process.execve !== 'function' || !tunedRerunPossible()) return;
+  process.execve(process.execPath, [process.execPath, ...process.execArgv, script, ...args], { ...process.env, GLIBC_TUNABLES: MALLOC_TUNABLES });
 }
 
 /** @type {((options: { type: 'major'; execution: 'async' }) => void) | undefined} */

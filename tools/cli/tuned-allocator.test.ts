@@ -1,10 +1,11 @@
-import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultCacheDir } from '../catalogue/analyse-content.js';
 import { type TempDir, makeTempDir } from '../testing/temp-dir.js';
-import { collectOldGeneration } from './tuned-allocator.mjs';
+import { collectOldGeneration, largeLastBuild, TUNED_BUILD_FROM } from './tuned-allocator.mjs';
 
 const helper = pathToFileURL(join(import.meta.dirname, 'tuned-allocator.mjs')).href;
 
@@ -89,6 +90,72 @@ describe.runIf(process.platform !== 'win32')('execWithServeFlags', () => {
     ['in NODE_OPTIONS', [], { NODE_OPTIONS: '--max-semi-space-size=16' }, []],
   ])('leaves a size the user set %s alone', (_where, nodeArgs, env, execArgv) => {
     expect(run(nodeArgs, env)).toMatchObject({ status: 0, execArgv });
+  });
+});
+
+// The same for `pepe build` after a large build: the script reports the malloc tunables of the process that runs it.
+const buildTunedScript = `
+import { execWithTunedAllocator } from ${JSON.stringify(helper)};
+execWithTunedAllocator(process.argv[1], process.argv.slice(2));
+console.log(JSON.stringify({ pid: process.pid, tunables: process.env.GLIBC_TUNABLES ?? null, args: process.argv.slice(2) }));
+`;
+
+describe.runIf(process.platform === 'linux')('execWithTunedAllocator', () => {
+  const entry = entryScript('pepe-build-tuned-', buildTunedScript);
+
+  const run = (env: Record<string, string> = {}) => {
+    const { GLIBC_TUNABLES: _tunables, MALLOC_ARENA_MAX: _arenas, MALLOC_MMAP_THRESHOLD_: _threshold, ...base } = process.env;
+    const result = spawnSync(process.execPath, [entry(), 'build', '--content', 'a folder'], { env: { ...base, ...env }, encoding: 'utf8' });
+    return { status: result.status, spawned: result.pid, ...(JSON.parse(result.stdout) as { pid: number; tunables: string | null; args: string[] }) };
+  };
+
+  it(canExec ? 'replaces the process, same pid and arguments, with the malloc tunables' : 'runs on as started where Node has no process.execve', () => {
+    const result = run();
+    expect(result).toMatchObject({ status: 0, tunables: canExec ? 'glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold=4194304:glibc.malloc.hugetlb=1' : null, args: ['build', '--content', 'a folder'] });
+    expect(result.pid).toBe(result.spawned);
+  });
+
+  it('leaves malloc alone when the user tunes it', () => {
+    expect(run({ GLIBC_TUNABLES: 'glibc.malloc.arena_max=1' })).toMatchObject({ status: 0, tunables: 'glibc.malloc.arena_max=1' });
+  });
+});
+
+describe.runIf(process.platform !== 'win32')('largeLastBuild', () => {
+  let temp: TempDir;
+  beforeAll(async () => {
+    temp = await makeTempDir('pepe-large-last-build-');
+  });
+  afterAll(() => temp.cleanup());
+
+  /** Writes a last-build.json of `records` records into `cacheDir`. */
+  const lastBuild = (cacheDir: string, records: unknown) => {
+    mkdirSync(cacheDir, { recursive: true });
+    writeFileSync(join(cacheDir, 'last-build.json'), JSON.stringify({ outDir: 'dist', unchanged: { records } }));
+  };
+
+  it('reads the cache folder the build would use, beside the content folder unless --cache names one', () => {
+    const cwd = join(temp.path, 'defaults');
+    // The build's own default, not a copy of it: the two must name the same folder.
+    lastBuild(defaultCacheDir(join(cwd, 'content')), TUNED_BUILD_FROM);
+    expect(largeLastBuild([], cwd)).toBe(true);
+    expect(largeLastBuild(['--out', 'dist', '--base-url', 'http://localhost:8888'], cwd)).toBe(true);
+    lastBuild(defaultCacheDir(join(cwd, 'elsewhere', 'content')), TUNED_BUILD_FROM - 1);
+    expect(largeLastBuild(['--content', 'elsewhere/content'], cwd)).toBe(false);
+    expect(largeLastBuild(['--content=elsewhere/content', '--cache', '.pepe-cache'], cwd)).toBe(true);
+    expect(largeLastBuild(['--cache=missing'], cwd)).toBe(false);
+  });
+
+  it('says no to anything but a last build of that many records, without waiting on a named pipe', () => {
+    const cwd = join(temp.path, 'odd');
+    for (const records of ['100000', null, 1e100, -1]) {
+      lastBuild(join(cwd, 'cache'), records);
+      expect(largeLastBuild(['--cache', 'cache'], cwd), String(records)).toBe(false);
+    }
+    writeFileSync(join(cwd, 'cache', 'last-build.json'), '{"unchanged": {"records": 100000');
+    expect(largeLastBuild(['--cache', 'cache'], cwd)).toBe(false);
+    mkdirSync(join(cwd, 'pipe'));
+    execFileSync('mkfifo', [join(cwd, 'pipe', 'last-build.json')]);
+    expect(largeLastBuild(['--cache', 'pipe'], cwd)).toBe(false);
   });
 });
 
