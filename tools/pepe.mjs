@@ -19,7 +19,8 @@ const TUNED_AT_ONCE = new Set(['add', 'dupes']);
 const TUNED_WHEN_DECODING = new Set(['build', 'check']);
 // `serve` replaces itself at once by a process whose V8 young generation is bounded (its workers inherit the flags).
 if (args[0] === 'serve') execWithServeFlags(script, args);
-if (args[0] === 'build' && largeLastBuild(args.slice(1))) execWithTunedAllocator(script, args);
+// The cheap test first: the replaced process, and a user who tunes malloc, read no file for it.
+if (args[0] === 'build' && tunedRerunPossible() && largeLastBuild(args.slice(1))) execWithTunedAllocator(script, args);
 // `build` keeps V8's young generation small, a flag V8 takes at run time (tuned-allocator.mjs).
 if (args[0] === 'build') setBuildFlags();
 const status = TUNED_AT_ONCE.has(args[0] ?? '') ? rerunWithTunedAllocator(script, args) : null;
