@@ -109,16 +109,16 @@ export function execWithServeFlags(script, args) {
 export const TUNED_BUILD_FROM = 50_000;
 
 /**
- * Whether the last build into the cache folder that `pepe build`'s arguments name held
- * TUNED_BUILD_FROM records or more, by its `last-build.json`. The folders are read as
- * tools/cli/content-flags.ts reads them (`--content`, default `content`; `--cache`, default
- * `.pepe-cache` beside it); anything unreadable, or not a regular file, says no.
+ * The records of the last build into the cache folder that `pepe build`'s arguments name, by its
+ * `last-build.json`; 0 when it cannot tell. The folders are read as tools/cli/content-flags.ts
+ * reads them (`--content`, default `content`; `--cache`, default `.pepe-cache` beside it);
+ * anything unreadable, or not a regular file, counts none.
  *
  * @param {string[]} args the command's arguments, after `build`
  * @param {string} [cwd] the folder they are relative to
- * @returns {boolean}
+ * @returns {number}
  */
-export function largeLastBuild(args, cwd = process.cwd()) {
+export function lastBuildRecords(args, cwd = process.cwd()) {
   try {
     const { values } = parseArgs({ args, options: { content: { type: 'string' }, cache: { type: 'string' } }, strict: false, allowPositionals: true });
     const content = resolve(cwd, typeof values.content === 'string' && values.content !== '' ? values.content : 'content');
@@ -126,16 +126,25 @@ export function largeLastBuild(args, cwd = process.cwd()) {
     // Opened without blocking: a named pipe in its place would wait for a writer for ever.
     const fd = openSync(resolve(cache, 'last-build.json'), constants.O_RDONLY | constants.O_NONBLOCK);
     try {
-      if (!fstatSync(fd).isFile()) return false;
+      if (!fstatSync(fd).isFile()) return 0;
       const records = JSON.parse(readFileSync(fd, 'utf8'))?.unchanged?.records;
-      return Number.isSafeInteger(records) && records >= TUNED_BUILD_FROM;
+      return Number.isSafeInteger(records) && records > 0 ? records : 0;
     } finally {
       closeSync(fd);
     }
   } catch {
-    return false;
+    return 0;
   }
 }
+
+/**
+ * Whether that last build (`lastBuildRecords`) held TUNED_BUILD_FROM records or more.
+ *
+ * @param {string[]} args the command's arguments, after `build`
+ * @param {string} [cwd] the folder they are relative to
+ * @returns {boolean}
+ */
+export const largeLastBuild = (args, cwd = process.cwd()) => lastBuildRecords(args, cwd) >= TUNED_BUILD_FROM;
 
 /**
  * Replaces this process (same pid, as `execWithServeFlags`) by `script args` with

@@ -1,11 +1,13 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultCacheDir } from '../catalogue/analyse-content.js';
+import { buildFixtureSite } from '../testing/fixture-catalogue.js';
+import { makeNamedPipe } from '../testing/named-pipe.js';
 import { type TempDir, makeTempDir } from '../testing/temp-dir.js';
-import { collectOldGeneration, largeLastBuild, TUNED_BUILD_FROM } from './tuned-allocator.mjs';
+import { collectOldGeneration, largeLastBuild, lastBuildRecords, TUNED_BUILD_FROM } from './tuned-allocator.mjs';
 
 const helper = pathToFileURL(join(import.meta.dirname, 'tuned-allocator.mjs')).href;
 
@@ -154,8 +156,22 @@ describe.runIf(process.platform !== 'win32')('largeLastBuild', () => {
     writeFileSync(join(cwd, 'cache', 'last-build.json'), '{"unchanged": {"records": 100000');
     expect(largeLastBuild(['--cache', 'cache'], cwd)).toBe(false);
     mkdirSync(join(cwd, 'pipe'));
-    execFileSync('mkfifo', [join(cwd, 'pipe', 'last-build.json')]);
-    expect(largeLastBuild(['--cache', 'pipe'], cwd)).toBe(false);
+    const pipe = makeNamedPipe(join(cwd, 'pipe', 'last-build.json'));
+    try {
+      expect(largeLastBuild(['--cache', 'pipe'], cwd)).toBe(false);
+    } finally {
+      pipe.remove();
+    }
+  });
+
+  it('reads the count a real build leaves, in the folder it leaves it', async () => {
+    const site = await buildFixtureSite({ count: 3 });
+    try {
+      expect(lastBuildRecords([], site.root)).toBe(3);
+      expect(lastBuildRecords(['--content', site.contentDir, '--cache', site.cacheDir], temp.path)).toBe(3);
+    } finally {
+      await site.cleanup();
+    }
   });
 });
 
