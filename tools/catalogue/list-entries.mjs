@@ -10,7 +10,7 @@
 // Written here rather than with fast-glob, which made an object and a pattern match per entry
 // (what that cost at 100k records: tools/catalogue/README.md).
 import { createHash } from 'node:crypto';
-import { lstatSync, readdirSync } from 'node:fs';
+import { lstatSync, readdirSync, statSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 
 /** The kinds of entry, by their number in a listing's `stats`. */
@@ -58,8 +58,9 @@ function listed(root, since, onChange) {
     hint = false;
     onChange();
   };
-  // The top folder before the walk: an image added or removed there hints at once.
-  if (hint) seen(lstatSync(root).ctimeMs);
+  // The top folder before the walk: an image added or removed there hints at once. Its own
+  // ctime, also when the path is a symlink to it (as the walk reads through it).
+  if (hint) seen(statSync(root).ctimeMs);
   const base = root === '/' ? '' : root;
   const paths = [];
   // The entries listed as folders (no lstat), by index: a handful at most.

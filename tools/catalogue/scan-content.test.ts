@@ -1,4 +1,4 @@
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTempDir, type TempDir } from '../testing/temp-dir.js';
@@ -74,5 +74,25 @@ describe('the listing', () => {
     const { paths, stats } = listEntries(root, undefined, () => undefined);
     expect(paths).toEqual(['Z.png', 'a-b.png', 'a.b/c.png', 'a.png', 'a/x.png', 'a0.png', 'frog.png', 'frog.png.json', 'frog.png/inner.png', 'line\nbreak', 'linked', 'sub/deep/f.gif']);
     expect(paths.map((_, at) => KINDS[stats[at * FIELDS]!])).toEqual(['file', 'file', 'file', 'file', 'file', 'file', 'directory', 'file', 'file', 'directory', 'symlink', 'file']);
+  });
+
+  it('hints at a removal at the top of a content folder named through a symlink, in this thread and from a worker', async () => {
+    const root = await folderOf(['content/a.png', 'content/a.json', 'content/gone.png', 'content/gone.json']);
+    const content = join(root, 'content');
+    const linked = join(root, 'linked');
+    await symlink(content, linked);
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 30));
+    await pause();
+    const since = Date.now();
+    await pause();
+    // Only the folder's ctime moves: no entry left in it is newer than `since`.
+    await rm(join(content, 'gone.png'));
+    await rm(join(content, 'gone.json'));
+    for (const inWorker of [false, true]) {
+      let hints = 0;
+      const scan = await scanContent(linked, { since, onChange: () => hints++, inWorker });
+      expect(scan.pairs.map((pair) => pair.image.rel)).toEqual(['a.png']);
+      expect(hints).toBe(1);
+    }
   });
 });

@@ -5,7 +5,7 @@
  * files, a file in the way of a folder, names that collide by case) and the one way the later
  * stages read a content file.
  */
-import { statSync, closeSync, constants, fstatSync, lstatSync, openSync, readFileSync } from 'node:fs';
+import { statSync, closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { readlink, realpath } from 'node:fs/promises';
 import { isAbsolute, relative, sep, dirname, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -106,7 +106,7 @@ async function symlinkProblem(realRoot: string, abs: string, rel: string): Promi
 function listInWorker(root: string, changed: ChangeHint): Promise<Listing> {
   return new Promise((resolve, reject) => {
     // The top folder is looked at here, while the worker starts: an image added or removed there hints at once.
-    const atOnce = lstatSync(root).ctimeMs > changed.since;
+    const atOnce = statSync(root).ctimeMs > changed.since;
     const worker = new Worker(new URL('./list-entries.mjs', import.meta.url), { workerData: { pepeListEntries: { root, since: atOnce ? undefined : changed.since } } });
     if (atOnce) changed.onChange();
     let settled = false;
