@@ -4,7 +4,9 @@
  * built by a fresh `pepe build` process and published to an in-memory S3 bucket. Per change:
  * files the build wrote and deleted and their bytes, PUTs and bytes uploaded (the added
  * record's own images apart), the fresh build against a no-change build of the same minutes
- * (wall and CPU seconds), and the publish (without `--delete-stale`). Then a no-op publish, and one with `--delete-stale`. The content is small fixture pictures with dates an
+ * (wall and CPU seconds), and the publish (without `--delete-stale`). Then a no-op publish, and one with `--delete-stale`.
+ * Before all that, the builds alone in paired rounds (PEPE_BENCH_CHANGE_ROUNDS, default 3; --quick 1):
+ * each change right after a no-change build, their gaps as medians. The content is small fixture pictures with dates an
  * hour apart, kept in .bench/ and put back as it was after every run; with PEPE_BENCH_CHANGE_KEEP=1 the build is kept there too.
  * PEPE_BENCH_CHANGE_STEADY=N first edits N random tag lists a build until the manifest's delta
  * is at its bound, the state a long-lived catalogue is in; PEPE_BENCH_CHANGE_DIR=DIR builds
@@ -222,7 +224,7 @@ async function warmDelta(ctx: BenchContext, run: { contentDir: string; outDir: s
   }
 }
 
-async function runSize(ctx: BenchContext, count: number): Promise<Record<string, string | number>[]> {
+async function runSize(ctx: BenchContext, count: number): Promise<{ rows: Record<string, string | number>[]; paired: Record<string, string | number>[] }> {
   // PEPE_BENCH_CHANGE_DIR=DIR: a state made elsewhere (a 100k build takes long cold), measured without a bucket.
   const own = process.env.PEPE_BENCH_CHANGE_DIR;
   const contentDir = own ? join(own, 'content') : resolve('.bench', `change-content-${count}`);
@@ -237,11 +239,44 @@ async function runSize(ctx: BenchContext, count: number): Promise<Record<string,
   for (const name of await readdir(contentDir)) if (name.startsWith('zz-added-')) await rm(join(contentDir, name));
   ctx.log(`first build (cold unless kept) and first publish of ${count} records`);
   const { seconds: coldSeconds } = await freshBuild(contentDir, outDir, cacheDir);
+  const edited = join(contentDir, `f${Math.floor(count / 2 / 1000)}`, `pepe-${Math.floor(count / 2)}.json`);
+  const original = await readFile(edited, 'utf8');
+  const added = join(contentDir, 'zz-added');
+  const addImage = async (n: number, when: string): Promise<string> => {
+    const image = await fixtureImage(count + 1000 + n);
+    const id = fixtureId(`change-added-${count}-${n}`);
+    await writeFile(`${added}-${n}${image.ext}`, image.bytes);
+    await writeFile(`${added}-${n}.json`, JSON.stringify({ id, description: 'added', tags: ['added'], created_at: when }));
+    return id;
+  };
+  const removeAdded = async (n: number) => {
+    for (const name of await readdir(contentDir)) if (name.startsWith(`zz-added-${n}.`)) await rm(join(contentDir, name));
+  };
+  const addNow = () => addImage(1, new Date(Date.UTC(2026, 0, 1)).toISOString());
+  const addBackDated = () => addImage(2, createdAt(Math.floor(count / 3)).replace(':00.000Z', ':30.000Z'));
+  const tagEdit = async (edit: boolean) => {
+    const sidecar = JSON.parse(original) as { tags: string[] | null };
+    await replaceText(edited, edit ? `${JSON.stringify({ ...sidecar, tags: [...(sidecar.tags ?? []), 'edited'] })}\n` : original);
+  };
+  // The builds alone first, from the state just built: each change paired with the no-change build before it.
+  const rounds = Number(process.env.PEPE_BENCH_CHANGE_ROUNDS ?? (ctx.quick ? 1 : 3));
+  const changes: PairedChange[] = [
+    { change: 'add one, dated now', apply: addNow },
+    { change: 'remove one', apply: () => removeAdded(1) },
+    { change: 'add one, back-dated', apply: addBackDated, undo: () => removeAdded(2) },
+    { change: 'edit one tag list', apply: () => tagEdit(true), undo: () => tagEdit(false) },
+  ];
+  let paired: Record<string, string | number>[] = [];
+  try {
+    if (!own) paired = await pairedRounds(ctx, count, rounds, changes, () => freshBuild(contentDir, outDir, cacheDir));
+  } finally {
+    await tagEdit(false);
+    await removeAdded(1);
+    await removeAdded(2);
+  }
   const first = s3 ? await publish(s3, outDir, null, clock) : { seconds: 0, puts: 0 };
   const rows: Record<string, string | number>[] = [];
   const noChange: BuildTime[] = [];
-  const edited = join(contentDir, `f${Math.floor(count / 2 / 1000)}`, `pepe-${Math.floor(count / 2)}.json`);
-  const original = await readFile(edited, 'utf8');
   const steadyEdits = new Map<string, string>();
   const steadyPerBuild = Number(process.env.PEPE_BENCH_CHANGE_STEADY ?? 0);
   const state = steadyPerBuild > 0 ? 'steady' : 'young';
@@ -270,35 +305,23 @@ async function runSize(ctx: BenchContext, count: number): Promise<Record<string,
     });
     await undo?.();
   };
-  const added = join(contentDir, 'zz-added');
-  const addImage = async (n: number, when: string): Promise<string> => {
-    const image = await fixtureImage(count + 1000 + n);
-    const id = fixtureId(`change-added-${count}-${n}`);
-    await writeFile(`${added}-${n}${image.ext}`, image.bytes);
-    await writeFile(`${added}-${n}.json`, JSON.stringify({ id, description: 'added', tags: ['added'], created_at: when }));
-    return id;
-  };
-  const removeAdded = async (n: number) => {
-    for (const name of await readdir(contentDir)) if (name.startsWith(`zz-added-${n}.`)) await rm(join(contentDir, name));
-  };
   try {
     if (steadyPerBuild > 0) {
       await warmDelta(ctx, { contentDir, outDir, cacheDir, count, perBuild: steadyPerBuild, skip: edited, edits: steadyEdits });
       // The bucket takes the warmed state, so the first change's publish counts that change alone.
       if (s3) await publish(s3, outDir, null, clock);
     }
-    await row('add one, dated now', () => addImage(1, new Date(Date.UTC(2026, 0, 1)).toISOString()));
-    await row('add one, back-dated', () => addImage(2, createdAt(Math.floor(count / 3)).replace(':00.000Z', ':30.000Z')));
+    await row('add one, dated now', addNow);
+    await row('add one, back-dated', addBackDated);
     await row('edit one tag list', async () => {
-      const sidecar = JSON.parse(original) as { tags: string[] | null };
-      await replaceText(edited, `${JSON.stringify({ ...sidecar, tags: [...(sidecar.tags ?? []), 'edited'] })}\n`);
+      await tagEdit(true);
       return null;
     });
     await row('remove one', async () => {
       await removeAdded(1);
       return null;
     });
-    if (!s3) return rows;
+    if (!s3) return { rows, paired };
     // A publish of no change, then the run that deletes stale keys, as a workflow's `--delete-stale` does: it lists the bucket.
     const publishOnly = async (change: string, deleteStale: boolean) => {
       const published = await publish(s3, outDir, null, clock, deleteStale);
@@ -326,7 +349,49 @@ async function runSize(ctx: BenchContext, count: number): Promise<Record<string,
   }
   const files = (await snapshot(outDir)).size;
   ctx.log(`${count} records: first build ${round(coldSeconds, 1)} s, first publish ${round(first.seconds, 1)} s, ${first.puts} PUTs, ${files} output files`);
-  return rows;
+  return { rows, paired };
+}
+
+/** A change the paired rounds make, and what puts the content back when the next change does not. */
+interface PairedChange {
+  change: string;
+  apply: () => Promise<unknown>;
+  undo?: () => Promise<unknown>;
+}
+
+/**
+ * The fresh builds alone, `rounds` times: each change right after a no-change build, so that a
+ * round's gap pairs builds of the same minutes, and the median of the rounds' gaps is the figure
+ * (one build a cell swings by seconds at 100k). The undo's build is not counted.
+ */
+async function pairedRounds(ctx: BenchContext, count: number, rounds: number, changes: readonly PairedChange[], build: () => Promise<BuildTime>): Promise<Record<string, string | number>[]> {
+  const samples = new Map(changes.map(({ change }) => [change, [] as { build: BuildTime; before: BuildTime }[]]));
+  for (let at = 1; at <= rounds; at++) {
+    ctx.log(`${count} records: paired round ${at} of ${rounds}`);
+    for (const { change, apply, undo } of changes) {
+      const before = await build();
+      await apply();
+      samples.get(change)!.push({ build: await build(), before });
+      if (undo) {
+        await undo();
+        await build();
+      }
+    }
+  }
+  const span = (values: number[]) => `${round(median(values), 2)} (${round(Math.min(...values), 2)}–${round(Math.max(...values), 2)})`;
+  return changes.map(({ change }) => {
+    const pairs = samples.get(change)!;
+    const cpu = pairs.every((pair) => pair.build.cpu !== null) ? round(median(pairs.map((pair) => pair.build.cpu!)), 2) : '';
+    return {
+      records: count,
+      change,
+      rounds,
+      'fresh build s, median (min–max)': span(pairs.map((pair) => pair.build.seconds)),
+      'CPU s, median': cpu,
+      'no-change build before it s': span(pairs.map((pair) => pair.before.seconds)),
+      'minus no change s, median of the rounds (min–max)': span(pairs.map((pair) => pair.build.seconds - pair.before.seconds)),
+    };
+  });
 }
 
 export default {
@@ -335,8 +400,9 @@ export default {
     const override = process.env.PEPE_BENCH_CHANGE_SIZES?.split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0);
     const sizes = override?.length ? override : ctx.quick ? [500] : [1000, 10_000];
     for (const size of sizes) {
-      const rows = await runSize(ctx, size);
+      const { rows, paired } = await runSize(ctx, size);
       ctx.table(`${size} records: what one change writes, uploads and takes (fresh \`pepe build\`, publish to an in-memory bucket); the repeats of a figure are in HISTORY.md`, rows);
+      if (paired.length > 0) ctx.table(`${size} records: a change's fresh build against the no-change build just before it, in paired rounds (PEPE_BENCH_CHANGE_ROUNDS)`, paired);
     }
   },
 } satisfies Bench;
