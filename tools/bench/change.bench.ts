@@ -256,10 +256,13 @@ async function runSize(ctx: BenchContext, count: number): Promise<{ rows: Record
   const addBackDated = () => addImage(2, createdAt(Math.floor(count / 3)).replace(':00.000Z', ':30.000Z'));
   const tagEdit = async (edit: boolean) => {
     const sidecar = JSON.parse(original) as { tags: string[] | null };
-    await replaceText(edited, edit ? `${JSON.stringify({ ...sidecar, tags: [...(sidecar.tags ?? []), 'edited'] })}\n` : original);
+    const text = edit ? `${JSON.stringify({ ...sidecar, tags: [...(sidecar.tags ?? []), 'edited'] })}\n` : original;
+    // Only when it differs: a file written again has a new stat, and the next build reads it (no longer a no-change build).
+    if ((await readFile(edited, 'utf8')) !== text) await replaceText(edited, text);
   };
   // The builds alone first, from the state just built: each change paired with the no-change build before it.
   const rounds = Number(process.env.PEPE_BENCH_CHANGE_ROUNDS ?? (ctx.quick ? 1 : 3));
+  if (!(Number.isInteger(rounds) && rounds >= 0)) throw new Error(`PEPE_BENCH_CHANGE_ROUNDS must be a whole number of rounds (0: none), not "${process.env.PEPE_BENCH_CHANGE_ROUNDS}"`);
   const changes: PairedChange[] = [
     { change: 'add one, dated now', apply: addNow },
     { change: 'remove one', apply: () => removeAdded(1) },
@@ -268,7 +271,7 @@ async function runSize(ctx: BenchContext, count: number): Promise<{ rows: Record
   ];
   let paired: Record<string, string | number>[] = [];
   try {
-    if (!own) paired = await pairedRounds(ctx, count, rounds, changes, () => freshBuild(contentDir, outDir, cacheDir));
+    if (!own && rounds > 0) paired = await pairedRounds(ctx, count, rounds, changes, () => freshBuild(contentDir, outDir, cacheDir));
   } finally {
     await tagEdit(false);
     await removeAdded(1);
