@@ -345,7 +345,7 @@ async function runSize(ctx: BenchContext, count: number): Promise<{ rows: Record
     await publishOnly('nothing (no-op publish)', false);
     await publishOnly('`--delete-stale` after the changes', true);
   } finally {
-    await replaceText(edited, original);
+    await tagEdit(false);
     for (const [path, text] of steadyEdits) await replaceText(path, text);
     await removeAdded(1);
     await removeAdded(2);
