@@ -15,4 +15,6 @@ export interface Listing {
   /** Whether every path is ASCII (no name then has another spelling in Unicode NFC). */
   ascii: boolean;
 }
-export declare function listEntries(root: string, since: number | undefined, onChange: () => void): Listing;
+/** Called once every folder is read, with the paths (NUL between them) and the numbers, on shared memory the lstats then fill (kinds set from the folder entries). */
+export type OnWalked = (paths: string, stats: Float64Array) => void;
+export declare function listEntries(root: string, since: number | undefined, onChange: () => void, onWalked?: OnWalked): Listing & { walked: boolean };

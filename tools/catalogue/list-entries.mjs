@@ -43,15 +43,24 @@ function isImageName(path) {
  * past `since` (a folder's ctime moves when an entry is added, removed or renamed in it; a
  * file's when it is written). Returns the paths sorted, FIELDS numbers per path, and `digest`,
  * a sha256 of both: equal digests, equal listings (a no-change build needs nothing else); and
- * whether every path is ASCII (the pairing then folds no name to Unicode NFC).
+ * whether every path is ASCII (the pairing then folds no name to Unicode NFC). `onWalked` and
+ * `walked`: as `listed` below.
  */
-export function listEntries(root, since, onChange) {
-  const { paths, stats, digest, ascii } = listed(root, since, onChange);
-  return { paths, stats, digest, ascii };
+export function listEntries(root, since, onChange, onWalked) {
+  const { paths, stats, digest, ascii, walked } = listed(root, since, onChange, onWalked);
+  return { paths, stats, digest, ascii, walked };
 }
 
-/** `listEntries`, with the paths also as one text, NUL between them (a path never holds NUL): what the digest hashes and a worker posts. */
-function listed(root, since, onChange) {
+/**
+ * `listEntries`, with the paths also as one text, NUL between them (a path never holds NUL): what
+ * the digest hashes and a worker posts. `onWalked`, when given, is called once every folder is
+ * read and before any entry is lstat'ed, with that text and the numbers, each path's kind set from
+ * its folder entry, on shared memory the lstats then fill: another thread can pair the paths
+ * meanwhile. `walked` then says whether those paths and kinds are the listing's (in its order:
+ * no folder listed out of it; each entry of the kind its lstat gives), so that what was made of
+ * them stands.
+ */
+function listed(root, since, onChange, onWalked) {
   let hint = since !== undefined;
   const seen = (ctimeMs) => {
     if (!hint || ctimeMs <= since) return;
@@ -65,13 +74,18 @@ function listed(root, since, onChange) {
   const paths = [];
   // The entries listed as folders (no lstat), by index: a handful at most.
   const folders = [];
+  // The entries that are neither a file nor a folder by their folder entry, by path: a handful at most.
+  const odd = onWalked ? new Map() : null;
   // First every folder's names, then an lstat per path into numbers of their final size: a
   // list grown a path at a time is several times its size in fresh memory before it is copied.
   const walk = (folder) => {
     // A folder's name as its entries' paths go on (`name/`): each folder's entries in this order make the walk's paths sorted but for the folders it lists.
     const names = [];
     for (const dirent of readdirSync(folder === '' ? root : `${base}/${folder}`, { withFileTypes: true })) {
-      if (dirent.name.charCodeAt(0) !== 46) names.push(dirent.isDirectory() ? `${dirent.name}/` : dirent.name);
+      if (dirent.name.charCodeAt(0) === 46) continue;
+      const isFolder = dirent.isDirectory();
+      names.push(isFolder ? `${dirent.name}/` : dirent.name);
+      if (odd !== null && !isFolder && !dirent.isFile()) odd.set(`${folder}${folder === '' ? '' : '/'}${dirent.name}`, dirent.isSymbolicLink() ? 2 : 3);
     }
     names.sort();
     for (const name of names) {
@@ -91,7 +105,16 @@ function listed(root, since, onChange) {
     }
   };
   walk('');
-  const numbers = new Float64Array(paths.length * FIELDS);
+  const numbers = onWalked ? new Float64Array(new SharedArrayBuffer(paths.length * FIELDS * 8)) : new Float64Array(paths.length * FIELDS);
+  let walkedText;
+  if (onWalked) {
+    // Files are kind 0, as the numbers start.
+    if (odd.size > 0) for (let index = 0; index < paths.length; index++) numbers[index * FIELDS] = odd.get(paths[index]) ?? 0;
+    for (const index of folders) numbers[index * FIELDS] = 1;
+    walkedText = paths.join('\0');
+    onWalked(walkedText, numbers);
+  }
+  let kindsStand = true;
   for (let index = 0, folder = 0; index < paths.length; index++) {
     const at = index * FIELDS;
     if (folders[folder] === index) {
@@ -101,7 +124,9 @@ function listed(root, since, onChange) {
     }
     const stats = lstatSync(`${base}/${paths[index]}`);
     seen(stats.ctimeMs);
-    numbers[at] = stats.isDirectory() ? 1 : stats.isSymbolicLink() ? 2 : stats.isFile() ? 0 : 3;
+    const kind = stats.isDirectory() ? 1 : stats.isSymbolicLink() ? 2 : stats.isFile() ? 0 : 3;
+    if (kind !== numbers[at]) kindsStand = false;
+    numbers[at] = kind;
     numbers[at + 1] = stats.size;
     numbers[at + 2] = stats.mtimeMs;
     numbers[at + 3] = stats.ctimeMs;
@@ -117,18 +142,21 @@ function listed(root, since, onChange) {
     for (let at = 0; at < order.length; at++) for (let field = 0; field < FIELDS; field++) stats[at * FIELDS + field] = numbers[order[at] * FIELDS + field];
   }
   const sorted = order === null ? paths : order.map((index) => paths[index]);
-  const text = sorted.join('\0');
+  const text = order === null && walkedText !== undefined ? walkedText : sorted.join('\0');
   // One hash of two buffers: the paths, and the numbers' bytes as they are.
   const digest = createHash('sha256').update(text).update(new Uint8Array(stats.buffer)).digest('hex');
-  return { paths: sorted, text, stats, digest, ascii: !NON_ASCII.test(text) };
+  return { paths: sorted, text, stats, digest, ascii: !NON_ASCII.test(text), walked: onWalked !== undefined && order === null && kindsStand };
 }
 
-// In a worker started on this file (scan-content.ts): list, and post the paths as one text, the numbers' buffer (moved rather than copied), the digest and whether the paths are ASCII.
+// In a worker started on this file (scan-content.ts): list, posting the paths as one text and the
+// shared numbers once walked; then the digest, whether the paths are ASCII, and, unless the walked
+// paths and numbers are the listing's, the paths and the numbers' buffer (moved rather than copied).
 const job = parentPort && workerData?.pepeListEntries;
 if (job) {
   try {
-    const { text, stats, digest, ascii } = listed(job.root, job.since, () => parentPort.postMessage({ change: true }));
-    parentPort.postMessage({ paths: text, stats, digest, ascii }, [stats.buffer]);
+    const { text, stats, digest, ascii, walked } = listed(job.root, job.since, () => parentPort.postMessage({ change: true }), (paths, stats) => parentPort.postMessage({ walked: paths, stats }));
+    if (walked) parentPort.postMessage({ digest, ascii });
+    else parentPort.postMessage({ paths: text, stats, digest, ascii }, [stats.buffer]);
   } catch (failure) {
     const fields = { code: failure?.code, path: failure?.path, errno: failure?.errno, syscall: failure?.syscall };
     parentPort.postMessage({ failure: { message: failure instanceof Error ? failure.message : String(failure), fields } });

@@ -1,3 +1,4 @@
+import { rmSync, symlinkSync } from 'node:fs';
 import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -93,6 +94,47 @@ describe('the listing', () => {
       const scan = await scanContent(linked, { since, onChange: () => hints++, inWorker });
       expect(scan.pairs.map((pair) => pair.image.rel)).toEqual(['a.png']);
       expect(hints).toBe(1);
+    }
+  });
+});
+
+describe('pairing while a worker lists', () => {
+  it('hands the walked paths over before any lstat, and says whether they and their kinds are the listing', async () => {
+    const root = await folderOf(['a.png', 'a.json', 'b.png', 'b.json', 'sub/c.gif', 'sub/c.json']);
+    let walked: { text: string; stats: Float64Array } | undefined;
+    const listing = listEntries(root, undefined, () => undefined, (text, stats) => (walked = { text, stats: stats.slice() }));
+    expect([walked!.text.split('\0'), listing.walked]).toEqual([listing.paths, true]);
+    expect(Array.from(walked!.stats)).toEqual(Array.from(listing.stats).map((value, at) => (at % FIELDS === 0 ? value : 0)));
+    // An entry that is another kind by the time it is lstat'ed: the walked listing is not the listing.
+    const swapped = listEntries(root, undefined, () => undefined, () => {
+      rmSync(join(root, 'b.png'));
+      symlinkSync(join(root, 'a.png'), join(root, 'b.png'));
+    });
+    expect([KINDS[swapped.stats[swapped.paths.indexOf('b.png') * FIELDS]!], swapped.walked]).toEqual(['symlink', false]);
+    // A folder named like an image is listed out of the walk's order: sorted, so not the walked listing either.
+    expect(listEntries(await folderOf(['frog.png/inner.png', 'frog.png.json', 'frog.json']), undefined, () => undefined, () => undefined).walked).toBe(false);
+  });
+
+  it('gives the scan a scan in this thread gives, paired early or not', async () => {
+    const shown = (scan: Awaited<ReturnType<typeof scanContent>>) => ({
+      pairs: scan.pairs.map((pair) => [pair.image.rel, pair.image.size, pair.image.ino, pair.sidecar.rel, pair.sidecar.mtimeMs]),
+      lone: scan.loneSidecars.map((file) => file.rel),
+      problems: scan.problems.map((problem) => `${problem.file} ${problem.code}`).sort(),
+    });
+    for (const names of [
+      ['a.png', 'a.json', 'b.webp', 'b.json', 'sub/c.gif', 'sub/c.json', 'orphan.json'],
+      // Reordered by the folder named like an image: paired again from the sorted listing.
+      ['a.png', 'a.json', 'frog.png/inner.png', 'frog.png/inner.json', 'frog.json', 'frog.png.json'],
+    ]) {
+      const root = await folderOf(names);
+      await symlink(join(root, 'a.png'), join(root, 'linked.png'));
+      const inThread = shown(await scanContent(root));
+      for (const since of [0, Date.now() + 60_000]) {
+        let hints = 0;
+        // Hinted (every entry is newer than 0): paired while the worker lists; not hinted: after.
+        expect(shown(await scanContent(root, { since, onChange: () => hints++, inWorker: true }))).toEqual(inThread);
+        expect(hints).toBe(since === 0 ? 1 : 0);
+      }
     }
   });
 });

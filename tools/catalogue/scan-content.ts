@@ -98,23 +98,52 @@ async function symlinkProblem(realRoot: string, abs: string, rel: string): Promi
   return error('symlink', `is a symlink (to "${target}"); symlinks are never followed: replace it with the real file`, rel);
 }
 
+/** A listing whose paths are already paired, or being paired (`listInWorker`). */
+type PairedListing = Listing & { scan?: Promise<ContentScan> };
+
 /**
  * The listing (list-entries.mjs) in a worker thread: this thread is free meanwhile for the
- * work the change hint starts, which runs here as soon as the worker meets the change.
+ * work the change hint starts, which runs here as soon as the worker meets the change, and,
+ * once the hint is given and every folder read, for `pair`ing the paths while the worker
+ * lstats them (the numbers it fills are shared; the pairing reads only the kinds): the
+ * listing's `scan` when those paths and kinds prove to be the listing's.
  * Rejects as the listing throws, with the failure's code and path.
  */
-function listInWorker(root: string, changed: ChangeHint): Promise<Listing> {
+function listInWorker(root: string, changed: ChangeHint, pair: (listing: Listing) => Promise<ContentScan>): Promise<PairedListing> {
   return new Promise((resolve, reject) => {
     // The top folder is looked at here, while the worker starts: an image added or removed there hints at once.
     const atOnce = statSync(root).ctimeMs > changed.since;
     const worker = new Worker(new URL('./list-entries.mjs', import.meta.url), { workerData: { pepeListEntries: { root, since: atOnce ? undefined : changed.since } } });
-    if (atOnce) changed.onChange();
+    let hinted = false;
+    let walked: { text: string; stats: Float64Array; paths?: string[] } | undefined;
+    let scan: Promise<ContentScan> | undefined;
+    const pathsOf = (given: NonNullable<typeof walked>) => (given.paths ??= given.text === '' ? [] : given.text.split('\0'));
+    // Only in a build the hint says is a change build: a build that finds its listing unchanged pairs nothing.
+    const pairWalked = () => {
+      if (!hinted || walked === undefined || scan !== undefined) return;
+      const listing = { paths: pathsOf(walked), stats: walked.stats, digest: '', ascii: !NON_ASCII.test(walked.text) };
+      scan = new Promise((done) => setImmediate(done)).then(() => pair(listing));
+      // Settled by the listing's end: dropped then unless the listing proved to be the one walked.
+      scan.catch(() => undefined);
+    };
+    const hint = () => {
+      hinted = true;
+      changed.onChange();
+      pairWalked();
+    };
+    if (atOnce) hint();
     let settled = false;
-    worker.on('message', (message: { change?: true; failure?: { message: string; fields: object }; paths?: string; stats?: Float64Array; digest?: string; ascii?: boolean }) => {
-      if (message.change) return changed.onChange();
+    worker.on('message', (message: { change?: true; walked?: string; failure?: { message: string; fields: object }; paths?: string; stats?: Float64Array; digest?: string; ascii?: boolean }) => {
+      if (message.change) return hint();
+      if (message.walked !== undefined) {
+        walked = { text: message.walked, stats: message.stats! };
+        return pairWalked();
+      }
       settled = true;
       if (message.failure) reject(Object.assign(new Error(message.failure.message), message.failure.fields));
-      else resolve({ paths: message.paths === '' ? [] : message.paths!.split('\0'), stats: message.stats!, digest: message.digest!, ascii: message.ascii! });
+      // No paths: the walked ones and their numbers are the listing.
+      else if (message.paths === undefined) resolve({ paths: pathsOf(walked!), stats: walked!.stats, digest: message.digest!, ascii: message.ascii!, scan });
+      else resolve({ paths: message.paths === '' ? [] : message.paths.split('\0'), stats: message.stats!, digest: message.digest!, ascii: message.ascii! });
     });
     worker.on('error', (failure) => {
       settled = true;
@@ -168,15 +197,15 @@ export async function listContent(contentDir: string, changed?: ChangeHint): Pro
   if (notFolder) return { pairs: [], problems: [notFolder], loneSidecars: [] };
   const realRoot = await realpath(root).catch(() => null);
   if (realRoot === null) return { pairs: [], problems: [error('content-missing', `the content folder "${root}" does not exist: create it or pass --content`)], loneSidecars: [] };
-  let listing: Listing;
+  let listing: PairedListing;
   try {
-    listing = changed?.inWorker ? await listInWorker(root, changed) : listEntries(root, changed?.since, () => changed?.onChange());
+    listing = changed?.inWorker ? await listInWorker(root, changed, (walked) => pairEntries(root, realRoot, walked)) : listEntries(root, changed?.since, () => changed?.onChange());
   } catch (cause) {
     // A folder this user cannot list: named (the whole scan stops, as its contents are unknown).
     const path = (cause as NodeJS.ErrnoException).path;
     return { pairs: [], problems: [unreadableProblem(cause, path ? relative(root, path).split(sep).join('/') || '.' : '.')], loneSidecars: [] };
   }
-  return { digest: listing.digest, pair: () => pairEntries(root, realRoot, listing) };
+  return { digest: listing.digest, pair: () => listing.scan ?? pairEntries(root, realRoot, listing) };
 }
 
 /** The stems of the paths that are not ASCII, in NFC: a name spelled otherwise may share its stem with an ASCII one. */
