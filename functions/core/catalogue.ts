@@ -68,11 +68,11 @@ const hashHex = (text: string): string => hashString(text).map((h) => h.toString
  * module source and unescapes only that record, never a whole chunk. A chunk `kept` gives
  * is taken as it is while the offset width is the one it was made with.
  */
-function chunkRecords(records: number, encoded: (rank: number) => string, kept: (index: number) => CompiledChunk | undefined = () => undefined, keptWidth = 0): { chunks: CompiledChunk[]; offsetWidth: number } {
+function chunkRecords(records: number, escaped: (rank: number) => string, kept: (index: number) => CompiledChunk | undefined = () => undefined, keptWidth = 0): { chunks: CompiledChunk[]; offsetWidth: number } {
   const count = Math.ceil(records / CHUNK_SIZE);
   const escapedGroup = (index: number): string[] => {
     const group: string[] = [];
-    for (let rank = index * CHUNK_SIZE; rank < Math.min(records, (index + 1) * CHUNK_SIZE); rank++) group.push(escapeForSource(encoded(rank)));
+    for (let rank = index * CHUNK_SIZE; rank < Math.min(records, (index + 1) * CHUNK_SIZE); rank++) group.push(escaped(rank));
     return group;
   };
   const keptChunks: (CompiledChunk | undefined)[] = [];
@@ -254,8 +254,8 @@ export interface CompileOptions {
   searchIndex?: (docs: readonly SearchDoc[], records: readonly PepeRecord[]) => SearchIndexData;
   /**
    * Encodes the records (in rank order) with the dictionary (its `\t`-joined text); must return
-   * a function whose value at each rank is `encode(rank)`, asked once for each record of a chunk
-   * not kept whole. The build passes a memoized one that takes the records it encoded for the
+   * a function whose value at each rank is `escapeForSource(encode(rank))`, as a chunk holds it,
+   * asked once for each record of a chunk not kept whole. The build passes a memoized one that takes the records it encoded for the
    * same dictionary from its last build's chunks.
    */
   encodeRecords?: (dictionary: string, records: readonly PepeRecord[], encode: (rank: number) => string) => (rank: number) => string;
@@ -271,7 +271,7 @@ export interface CompileOptions {
   maxPiece?: number;
 }
 
-const encodeEach: NonNullable<CompileOptions['encodeRecords']> = (_dictionary, _records, encode) => encode;
+const encodeEach: NonNullable<CompileOptions['encodeRecords']> = (_dictionary, _records, encode) => (rank) => escapeForSource(encode(rank));
 
 /** What the build compiles: the data module's contents and its pieces, plus what only the build needs. */
 export interface CompiledCatalogue extends CatalogueWithPieces {

@@ -11,7 +11,8 @@ import { memoizedSearchIndex } from './search-index-memo.js';
 import { memoizedSimilarLists } from './similar-lists-memo.js';
 
 const uuid = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
-const record = (n: number, description: string | null = `a smug frog number ${n % 5} with a hat`): PepeRecord => ({
+// Every seventh description holds what a chunk escapes (a quote, a backquote, a backslash, text outside ASCII).
+const record = (n: number, description: string | null = n % 7 === 0 ? `it's a \`smug\` frog \\ number ${n % 5}, très chic` : `a smug frog number ${n % 5} with a hat`): PepeRecord => ({
   id: uuid(n),
   file_ext: '.png',
   file_size: 1000 + n,

@@ -22,7 +22,7 @@ import type { PepeRecord } from '../../../functions/core/record.js';
 import { lowerBound } from '../../../functions/core/lower-bound.js';
 import { numberAt } from '../../../functions/core/packed-numbers.js';
 import { dictionaryFields, encodedTexts } from '../../../functions/core/record-codec.js';
-import { unescapeFromSource } from '../../../functions/core/source-text.js';
+import { escapeForSource, unescapeFromSource } from '../../../functions/core/source-text.js';
 import { chooseDictionary, countPieces, dictionaryPieces } from '../../../functions/core/text-dictionary.js';
 import { cacheMemo, digestsInOrder, hasLineUpFields, type LineUp, linedUpByChange, matchedIndexes } from './memo.js';
 
@@ -131,8 +131,8 @@ export async function memoizedRecordEncoding(cacheDir: string, context: string, 
     for (let rank = start; rank < end; rank++) if (savedAt[rank] !== rank) return false;
     return true;
   };
-  // The saved encoding of the record at saved rank `at`, sliced out of its chunk as the function does (catalogue-runtime.ts).
-  const savedEncoding = (at: number): string => {
+  // The saved encoding of the record at saved rank `at` as its chunk holds it (escaped), sliced out as the function does (catalogue-runtime.ts).
+  const savedEscaped = (at: number): string => {
     const { chunks, digests: savedDigests, offsetWidth } = saved!;
     const index = Math.floor(at / CHUNK_SIZE);
     const chunk = chunks[index]!;
@@ -140,7 +140,7 @@ export async function memoizedRecordEncoding(cacheDir: string, context: string, 
     const records = Math.min(CHUNK_SIZE, savedDigests.length - index * CHUNK_SIZE);
     const header = records * offsetWidth;
     const end = i + 1 < records ? header + numberAt(chunk, offsetWidth, i + 1) - 1 : chunk.length;
-    return unescapeFromSource(chunk.slice(header + numberAt(chunk, offsetWidth, i), end));
+    return chunk.slice(header + numberAt(chunk, offsetWidth, i), end);
   };
   const reuse: CompileReuse = {
     dictionary(records, texts) {
@@ -160,7 +160,7 @@ export async function memoizedRecordEncoding(cacheDir: string, context: string, 
           counts = new Map(saved.counts);
           for (const rank of fresh) countPieces(dictionaryFields(texts(rank)), counts, 1);
           const piece = gone > 0 ? dictionaryPieces(saved.dictionary) : null;
-          for (let at = 0; at < claimed.length; at++) if (claimed[at] === 0) countPieces(dictionaryFields(encodedTexts(savedEncoding(at), piece!)), counts, -1);
+          for (let at = 0; at < claimed.length; at++) if (claimed[at] === 0) countPieces(dictionaryFields(encodedTexts(unescapeFromSource(savedEscaped(at)), piece!)), counts, -1);
         }
       }
       counts ??= countPieces(records.flatMap((_, rank) => dictionaryFields(texts(rank))));
@@ -243,10 +243,10 @@ export async function memoizedRecordEncoding(cacheDir: string, context: string, 
       for (let rank = 0; savedAt !== null && rank < savedAt.length; rank++) if (savedAt[rank] === -1) fresh++;
       run = { reused: records.length - fresh, encoded: fresh };
       built.dictionary = dictionary;
-      // A record new or changed is never in a kept chunk: each is encoded once, when its chunk is made.
+      // A record new or changed is never in a kept chunk: each is encoded once, when its chunk is made; a saved one is taken escaped, as its chunk holds it.
       return (rank) => {
         const at = savedAt === null ? -1 : savedAt[rank]!;
-        return at === -1 ? encodeOne(rank) : savedEncoding(at);
+        return at === -1 ? escapeForSource(encodeOne(rank)) : savedEscaped(at);
       };
     },
     /** What `compileCatalogue` may take from the last build besides the encodings: the dictionary's counts, the chunks. */
