@@ -188,12 +188,19 @@ describe('the cache files a change build reads ahead during the scan', () => {
     expect(await hint()).toBe(1);
     expect((await buildCatalogue(own)).stats.shortcut).toBe('listing');
     expect(await hint()).toBe(0);
+    // A sidecar written again as it was: the build that reads it finds the same records, and quiets the hint for the next.
+    await tick();
+    const sidecar = (await readdir(own.contentDir)).find((name) => name.endsWith('.json'))!;
+    await writeFile(join(own.contentDir, sidecar), await readFile(join(own.contentDir, sidecar)));
+    expect(await hint()).toBe(1);
+    expect((await buildCatalogue(own)).stats.shortcut).toBe('records');
+    expect(await hint()).toBe(0);
     await tick();
     await addImage(own.contentDir, 3);
     expect(await hint()).toBe(1);
     // A hidden file made and deleted leaves the listing as it was; an added image does not.
     expect(new Set(digests.slice(0, 3)).size).toBe(1);
-    expect(digests[3]).not.toBe(digests[0]);
+    expect(digests[5]).not.toBe(digests[0]);
 
     const file = join(temp.path, 'ahead', 'bytes.bin');
     await writeFile(file, 'read ahead');

@@ -126,6 +126,8 @@ export class LastBuild {
   private memosAhead = false;
   /** `previousBuild`'s answer, once parsed (the change hint may parse it during the scan). */
   private pairsParsed: { settings: string; previous: PreviousBuild | null } | undefined;
+  /** When this build's scan started (`changeHint`): every change before it is in its listing. */
+  private listedAt: number | undefined;
   /** The compile's memos as read for a context (`compileMemos`), once. */
   private memosRead: { context: string; read: CompileMemosRead } | undefined;
   /** The saving of the compile's memos: a failure is held for `save`. */
@@ -155,6 +157,7 @@ export class LastBuild {
   changeHint(settings: string, workerFrom = LISTING_WORKER_FROM, meanwhile?: () => void): ChangeHint | undefined {
     const written = this.outputIntact ? this.json!.manifestStat?.mtimeMs : undefined;
     if (written === undefined) return undefined;
+    this.listedAt = Date.now();
     const files = [...READ_WITH_PAIRS.map((name) => join(this.cacheDir, name)), join(this.outDir, MANIFEST_FILE)];
     const inWorker = (this.json!.unchanged?.records ?? 0) >= workerFrom;
     const onChange = () => {
@@ -306,11 +309,13 @@ export class LastBuild {
 
   /**
    * Records that this content gave the last build's output: from now on its listing alone can
-   * prove it. The records file is written only when the last build did not leave it.
+   * prove it, and the next scans hint only for changes past this one's start (the output keeps
+   * its older manifest). The records file is written only when the last build did not leave it.
    */
   async keepUnchanged(records: PepeRecord[], unchanged: UnchangedContent, pairs: PairsMade | null): Promise<void> {
     const recordsBase = this.recordsStand() ? this.json!.recordsBase! : saveRecords(this.cacheDir, records, null);
-    await LAST_BUILD.save(this.cacheDir, { ...this.json!, unchanged, recordsStat: statKey(recordsFile(this.cacheDir)), recordsBase, ...this.savePairs(pairs) });
+    const quietSince = this.listedAt ?? this.json!.quietSince;
+    await LAST_BUILD.save(this.cacheDir, { ...this.json!, unchanged, recordsStat: statKey(recordsFile(this.cacheDir)), recordsBase, ...this.savePairs(pairs), quietSince });
   }
 
   /** Whether the records file is the one the last build left (so it holds that build's records). */
