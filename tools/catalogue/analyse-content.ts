@@ -68,6 +68,8 @@ export interface AnalyseContentOptions {
    * listing must have no problem, else everything is analysed.
    */
   previous?: PreviousBuild;
+  /** The take-over of `previous` begun while `scan` was listed (`takeOverFrom`), finished here. */
+  takeOver?: TakeOver;
 }
 
 /** What a change build starts from: the last build's pairs (`pairs.bin`) with their records, and its problems. */
@@ -282,15 +284,18 @@ export async function analyseContent(options: AnalyseContentOptions): Promise<Co
   const scanMs = performance.now() - started;
   const { previous } = options;
   const changeBuild = previous !== undefined && scan.problems.length === 0 && scan.loneSidecars.length === 0;
-  const listed = changeBuild ? new ListedFeatures(previous, () => FeatureCache.lookingUp(cacheDir, FEATURE_VERSION)) : null;
+  // A take-over started during the listing is taken when it is of this very scan and last build.
+  const early = changeBuild && options.takeOver?.scan === scan && options.takeOver.listed.previous === previous ? options.takeOver : undefined;
+  const takeOver = changeBuild ? (early ?? takeOverFrom(scan, previous, cacheDir)) : null;
+  const listed = takeOver?.listed ?? null;
   const cache: FeatureSource = listed ?? (await FeatureCache.load(cacheDir, FEATURE_VERSION));
   const cacheLoadMs = performance.now() - started - scanMs;
   // Valid sidecars whose image is not published (refused, or none): their ids still count.
   const unpublished: UnpublishedSidecar[] = [];
   const timings = { cacheLoadMs, scanMs, decodeMs: 0, pixelsMs: 0, blurhashMs: 0, readHashMs: 0, totalMs: 0, cpuMs: 0 };
   const stats: AnalyseStats = { images: 0, cacheHits: 0, decoded: 0, hashed: 0, changed: null, timings };
-  const items: (AnalysedItem | undefined)[] = new Array(scan.pairs.length);
-  const diff = listed ? takeUnchanged(scan, listed, items, stats) : null;
+  const items: (AnalysedItem | undefined)[] = takeOver?.items ?? new Array(scan.pairs.length);
+  const diff = takeOver ? takeOver.finish(stats) : null;
   const problems = diff ? diff.problems : [...scan.problems, ...loneSidecarProblems(scan.loneSidecars, unpublished), ...caseCollisions(scan), ...windowsNameProblems(scan)];
 
   // One libvips thread per image while several decode at once (tools/image/README.md), set before the first decode: a build that decodes nothing never loads sharp.
@@ -560,70 +565,99 @@ class ListedItem implements AnalysedItem {
  * record; the others are the `misses` to read. Its problems: the last build's that concern no
  * pair read or gone (near-duplicates and unknown distinct_from are checked again over all),
  * and the listing's checks on the pairs read: Windows names, and letter case when a path is new.
- * The last build had no error, so no other pair can have one of those.
+ * The last build had no error, so no other pair can have one of those. The pass may start while
+ * the content is still listed (`advance`: the pairs whose stat keys are in), and ends with `finish`.
  */
-function takeUnchanged(scan: ContentScan, listed: ListedFeatures, items: (AnalysedItem | undefined)[], stats: AnalyseStats) {
-  const { rows } = listed.previous;
-  rows.walk();
-  const misses: number[] = [];
-  const touched = new Set<string>();
+export class TakeOver {
+  readonly items: (AnalysedItem | undefined)[];
+  private next = 0;
+  private taken = 0;
+  private seen = 0;
+  private newPaths = false;
+  private readonly misses: number[] = [];
+  private readonly touched = new Set<string>();
   // The ids of the last build's rows not taken over (read again, or gone): every other id of its records is an item's.
-  const freed = new Set<string>();
-  const freedDigests: string[] = [];
-  let newPaths = false;
-  let seen = 0;
-  for (let index = 0; index < scan.pairs.length; index++) {
-    const pair = scan.pairs[index]!;
-    const { image, sidecar } = pair;
-    // Compared in the rows' text and numbers: the id is the record's, as the file was read.
-    const match = rows.match(pair);
-    if (match !== undefined) seen++;
-    if (match === 'same') {
-      const distinctFrom = rows.distinct === '' ? NONE : (JSON.parse(rows.distinct) as string[]);
-      items[index] = new ListedItem(rows.record!, image, rows.sha256, distinctFrom, rows.digest, listed, rows.rank);
-      stats.images++;
-      stats.cacheHits++;
-      continue;
-    }
-    const row = match === undefined ? undefined : rows.current();
-    misses.push(index);
-    touched.add(image.rel).add(sidecar.rel);
-    const old = row === undefined ? undefined : parsePairRow(row);
-    if (old === undefined || old.sidecar !== sidecar.rel) newPaths = true;
-    if (old === undefined) continue;
-    touched.add(old.sidecar);
-    freed.add(old.id);
-    freedDigests.push(old.digest);
-    // An image whose stat is the last build's holds the same bytes: not read again.
-    if (match === 'image') listed.knowHash(image.rel, old.sha256);
+  private readonly freed = new Set<string>();
+  private readonly freedDigests: string[] = [];
+
+  constructor(
+    readonly scan: ContentScan,
+    readonly listed: ListedFeatures,
+  ) {
+    this.items = new Array(scan.pairs.length);
+    listed.previous.rows.walk();
   }
-  const removed: string[] = [];
-  if (seen < rows.size) {
-    for (const [image, row] of rows.unvisited()) {
-      removed.push(image);
-      const old = parsePairRow(row);
-      touched.add(image).add(old.sidecar);
-      freed.add(old.id);
-      freedDigests.push(old.digest);
+
+  /** Takes the pairs in scan order while `filled(pair)` says their stat keys are in; whether every pair is taken. */
+  advance(filled: (pair: number) => boolean = () => true): boolean {
+    const { scan, listed, items } = this;
+    const { rows } = listed.previous;
+    for (; this.next < scan.pairs.length && filled(this.next); this.next++) {
+      const index = this.next;
+      const pair = scan.pairs[index]!;
+      const { image, sidecar } = pair;
+      // Compared in the rows' text and numbers: the id is the record's, as the file was read.
+      const match = rows.match(pair);
+      if (match !== undefined) this.seen++;
+      if (match === 'same') {
+        const distinctFrom = rows.distinct === '' ? NONE : (JSON.parse(rows.distinct) as string[]);
+        items[index] = new ListedItem(rows.record!, image, rows.sha256, distinctFrom, rows.digest, listed, rows.rank);
+        this.taken++;
+        continue;
+      }
+      const row = match === undefined ? undefined : rows.current();
+      this.misses.push(index);
+      this.touched.add(image.rel).add(sidecar.rel);
+      const old = row === undefined ? undefined : parsePairRow(row);
+      if (old === undefined || old.sidecar !== sidecar.rel) this.newPaths = true;
+      if (old === undefined) continue;
+      this.touched.add(old.sidecar);
+      this.freed.add(old.id);
+      this.freedDigests.push(old.digest);
+      // An image whose stat is the last build's holds the same bytes: not read again.
+      if (match === 'image') listed.knowHash(image.rel, old.sha256);
     }
+    return this.next === scan.pairs.length;
   }
-  const missed = misses.map((index) => scan.pairs[index]!);
-  const kept = listed.previous.problems.filter((problem) => problem.code !== 'near-duplicate' && problem.code !== 'unknown-distinct-from' && !(problem.file !== undefined && touched.has(problem.file)));
-  const names = missed.flatMap((pair) => [pair.image.rel, pair.sidecar.rel]);
-  const problems = [...kept, ...(newPaths ? caseCollisions(scan, names) : []), ...windowsNameProblems({ pairs: missed, loneSidecars: [] })];
-  // An id the last build had and gave an item taken over (ids were distinct then, so no freed
-  // row holds it): the rows' text is searched for the first few ids asked (an add asks one),
-  // not the records; then a set of the rows' ids is made.
-  let asked = 0;
-  let rowIds: Set<string> | undefined;
-  const taken = (id: string): boolean => {
-    if (freed.has(id)) return false;
-    if (rowIds === undefined && asked++ < 8) return rows.holdsId(id);
-    rowIds ??= rows.ids();
-    return rowIds.has(id);
-  };
-  return { misses, removed, problems, freed, freedDigests, taken };
+
+  /** Takes the pairs left, and what the pass found; the items taken over count as cache hits in `stats`. */
+  finish(stats: AnalyseStats) {
+    this.advance();
+    const { scan, listed, misses, touched, freed, freedDigests } = this;
+    const { rows } = listed.previous;
+    stats.images += this.taken;
+    stats.cacheHits += this.taken;
+    const removed: string[] = [];
+    if (this.seen < rows.size) {
+      for (const [image, row] of rows.unvisited()) {
+        removed.push(image);
+        const old = parsePairRow(row);
+        touched.add(image).add(old.sidecar);
+        freed.add(old.id);
+        freedDigests.push(old.digest);
+      }
+    }
+    const missed = misses.map((index) => scan.pairs[index]!);
+    const kept = listed.previous.problems.filter((problem) => problem.code !== 'near-duplicate' && problem.code !== 'unknown-distinct-from' && !(problem.file !== undefined && touched.has(problem.file)));
+    const names = missed.flatMap((pair) => [pair.image.rel, pair.sidecar.rel]);
+    const problems = [...kept, ...(this.newPaths ? caseCollisions(scan, names) : []), ...windowsNameProblems({ pairs: missed, loneSidecars: [] })];
+    // An id the last build had and gave an item taken over (ids were distinct then, so no freed
+    // row holds it): the rows' text is searched for the first few ids asked (an add asks one),
+    // not the records; then a set of the rows' ids is made.
+    let asked = 0;
+    let rowIds: Set<string> | undefined;
+    const taken = (id: string): boolean => {
+      if (freed.has(id)) return false;
+      if (rowIds === undefined && asked++ < 8) return rows.holdsId(id);
+      rowIds ??= rows.ids();
+      return rowIds.has(id);
+    };
+    return { misses, removed, problems, freed, freedDigests, taken };
+  }
 }
+
+/** A change build's take-over started before the analysis (`TakeOver`), from the last build's pairs (`previous`) and the build cache in `cacheDir`. */
+export const takeOverFrom = (scan: ContentScan, previous: PreviousBuild, cacheDir: string): TakeOver => new TakeOver(scan, new ListedFeatures(previous, () => FeatureCache.lookingUp(cacheDir, FEATURE_VERSION)));
 
 /**
  * An analysed item whose thumbnail is read from its features only on access (a cached

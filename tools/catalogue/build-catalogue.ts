@@ -5,10 +5,10 @@
  */
 import { readdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { type ContentPair, isAtOrBelow, listContent, folderProblem } from './scan-content.js';
+import { type ContentPair, type ContentScan, isAtOrBelow, listContent, folderProblem } from './scan-content.js';
 import { catalogueDataPaths, catalogueModuleSource, compileCatalogue } from '../../functions/core/catalogue.js';
 import { type PepeRecord, type SiteUrls } from '../../functions/core/record.js';
-import { type AnalyseContentOptions, type AnalysedItem, type AnalyseStats, analyseContent, type ContentAnalysis, type PreviousBuild, dateProblems, defaultCacheDir, effectiveLimits, LostFeatures, recordsInOrder, sortProblems } from './analyse-content.js';
+import { type AnalyseContentOptions, type AnalysedItem, type AnalyseStats, analyseContent, type ContentAnalysis, type PreviousBuild, dateProblems, defaultCacheDir, effectiveLimits, LostFeatures, recordsInOrder, sortProblems, type TakeOver, takeOverFrom } from './analyse-content.js';
 import { type InOutput, openRenditions, type RenditionEntry, renditionFileName, renditionFiles, renditionFolder, type RenditionRun, type RenditionsRun, thumbnailsOf } from './renditions.js';
 import type { RenditionSettings } from '../image/renditions.js';
 import { createManifest, manifestEntry, type Manifest, readManifestSync, sha256Of, UnusableManifestError } from '../shared/manifest.js';
@@ -142,7 +142,22 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
     void Promise.all(Object.values(last.readCompileMemos(context))).catch(() => undefined);
     void readDupes().keys().catch(() => undefined);
   };
-  const listed = await listContent(contentDir, recovery.state === 'busy' ? undefined : last.changeHint(settingsKey, options.listInWorkerFrom, meanwhile));
+  // A change build takes over the last build's pairs as the worker lstats them, on this thread, idle by then (analyse-content.ts `TakeOver`).
+  let takeOver: TakeOver | undefined;
+  let listing = true;
+  const onPaired = (scan: ContentScan, filled: (pair: number) => boolean) => {
+    const takeOverWhileListed = async () => {
+      const previous = await last.changeBase(settingsKey);
+      if (previous === null || !listing || scan.problems.length > 0 || scan.loneSidecars.length > 0) return;
+      const early = (takeOver = takeOverFrom(scan, previous, cacheDir));
+      while (listing && !early.advance(filled)) await new Promise((done) => setTimeout(done, 5));
+    };
+    // A failure here shows again when the build reads the same.
+    takeOverWhileListed().catch(() => undefined);
+  };
+  const hint = recovery.state === 'busy' ? undefined : last.changeHint(settingsKey, options.listInWorkerFrom, meanwhile);
+  const listed = await listContent(contentDir, hint && { ...hint, onPaired });
+  listing = false;
   const listingKey = 'pair' in listed ? listingFingerprint(settings, listed.digest) : null;
   const unchanged = recovery.state === 'busy' ? null : last.unchanged(listingKey);
   if (unchanged !== null) {
@@ -163,7 +178,7 @@ async function buildInto(options: BuildOptions & { cacheDir: string }, started: 
   const renditions = await openRenditions({ cacheDir, limits, concurrency: options.concurrency, settings: options.renditions });
   // A change build reads only the pairs whose stat changed since the last build (analyse-content.ts).
   const previous = recovery.state === 'busy' ? undefined : ((await last.changeBase(settingsKey)) ?? undefined);
-  const analyse = (from: typeof previous) => analyseContent({ ...options, contentDir, cacheDir, writeCache: true, scan, onDecoded: renditions.fromDecoded, previous: from });
+  const analyse = (from: typeof previous) => analyseContent({ ...options, contentDir, cacheDir, writeCache: true, scan, onDecoded: renditions.fromDecoded, previous: from, takeOver });
   let analysis = await analyse(previous);
   if (analysis.declined !== undefined) return { ...refusedBuild([], started), declined: analysis.declined };
   const dupesStart = performance.now();

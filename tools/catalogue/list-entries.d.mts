@@ -15,6 +15,6 @@ export interface Listing {
   /** Whether every path is ASCII (no name then has another spelling in Unicode NFC). */
   ascii: boolean;
 }
-/** Called once every folder is read, with the paths (NUL between them) and the numbers, on shared memory the lstats then fill (kinds set from the folder entries). */
-export type OnWalked = (paths: string, stats: Float64Array) => void;
+/** Called once every folder is read, with the paths (NUL between them), the numbers on shared memory the lstats then fill (kinds set from the folder entries), and how many paths from the first are filled. */
+export type OnWalked = (paths: string, stats: Float64Array, filled: Int32Array) => void;
 export declare function listEntries(root: string, since: number | undefined, onChange: () => void, onWalked?: OnWalked): Listing & { walked: boolean };

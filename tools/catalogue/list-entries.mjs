@@ -55,8 +55,8 @@ export function listEntries(root, since, onChange, onWalked) {
  * `listEntries`, with the paths also as one text, NUL between them (a path never holds NUL): what
  * the digest hashes and a worker posts. `onWalked`, when given, is called once every folder is
  * read and before any entry is lstat'ed, with that text and the numbers, each path's kind set from
- * its folder entry, on shared memory the lstats then fill: another thread can pair the paths
- * meanwhile. `walked` then says whether those paths and kinds are the listing's (in its order:
+ * its folder entry, on shared memory the lstats then fill, and how many paths from the first are
+ * filled (shared too): another thread can pair the paths, then take each pair whose numbers are in. `walked` then says whether those paths and kinds are the listing's (in its order:
  * no folder listed out of it; each entry of the kind its lstat gives), so that what was made of
  * them stands.
  */
@@ -106,13 +106,15 @@ function listed(root, since, onChange, onWalked) {
   };
   walk('');
   const numbers = onWalked ? new Float64Array(new SharedArrayBuffer(paths.length * FIELDS * 8)) : new Float64Array(paths.length * FIELDS);
+  // How many paths, from the first, have their numbers: shared, so another thread can use each as it is filled.
+  const filled = onWalked ? new Int32Array(new SharedArrayBuffer(4)) : null;
   let walkedText;
   if (onWalked) {
     // Files are kind 0, as the numbers start.
     if (odd.size > 0) for (let index = 0; index < paths.length; index++) numbers[index * FIELDS] = odd.get(paths[index]) ?? 0;
     for (const index of folders) numbers[index * FIELDS] = 1;
     walkedText = paths.join('\0');
-    onWalked(walkedText, numbers);
+    onWalked(walkedText, numbers, filled);
   }
   let kindsStand = true;
   for (let index = 0, folder = 0; index < paths.length; index++) {
@@ -131,7 +133,9 @@ function listed(root, since, onChange, onWalked) {
     numbers[at + 2] = stats.mtimeMs;
     numbers[at + 3] = stats.ctimeMs;
     numbers[at + 4] = stats.ino;
+    if (filled !== null && (index & 1023) === 1023) Atomics.store(filled, 0, index + 1);
   }
+  if (filled !== null) Atomics.store(filled, 0, paths.length);
   // Sorted already unless a folder was listed: then a sort that finds most of it in order.
   let inOrder = true;
   for (let at = 1; inOrder && at < paths.length; at++) inOrder = paths[at - 1] < paths[at];
@@ -154,7 +158,7 @@ function listed(root, since, onChange, onWalked) {
 const job = parentPort && workerData?.pepeListEntries;
 if (job) {
   try {
-    const { text, stats, digest, ascii, walked } = listed(job.root, job.since, () => parentPort.postMessage({ change: true }), (paths, stats) => parentPort.postMessage({ walked: paths, stats }));
+    const { text, stats, digest, ascii, walked } = listed(job.root, job.since, () => parentPort.postMessage({ change: true }), (paths, stats, filled) => parentPort.postMessage({ walked: paths, stats, filled }));
     if (walked) parentPort.postMessage({ digest, ascii });
     else parentPort.postMessage({ paths: text, stats, digest, ascii }, [stats.buffer]);
   } catch (failure) {

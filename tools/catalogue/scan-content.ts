@@ -51,7 +51,8 @@ class ListedFile implements ContentFile {
     readonly rel: string,
     private readonly root: string,
     private readonly stats: Float64Array,
-    private readonly at: number,
+    /** Where its numbers start in the listing's. */
+    readonly at: number,
   ) {}
 
   get abs(): string {
@@ -115,14 +116,18 @@ function listInWorker(root: string, changed: ChangeHint, pair: (listing: Listing
     const atOnce = statSync(root).ctimeMs > changed.since;
     const worker = new Worker(new URL('./list-entries.mjs', import.meta.url), { workerData: { pepeListEntries: { root, since: atOnce ? undefined : changed.since } } });
     let hinted = false;
-    let walked: { text: string; stats: Float64Array; paths?: string[] } | undefined;
+    let walked: { text: string; stats: Float64Array; filled: Int32Array; paths?: string[] } | undefined;
     let scan: Promise<ContentScan> | undefined;
     const pathsOf = (given: NonNullable<typeof walked>) => (given.paths ??= given.text === '' ? [] : given.text.split('\0'));
     // Only in a build the hint says is a change build: a build that finds its listing unchanged pairs nothing.
     const pairWalked = () => {
       if (!hinted || walked === undefined || scan !== undefined) return;
       const listing = { paths: pathsOf(walked), stats: walked.stats, digest: '', ascii: !NON_ASCII.test(walked.text) };
+      const { filled } = walked;
+      const lastEntry = (file: ContentFile) => (file instanceof ListedFile ? file.at / FIELDS : Infinity);
       scan = new Promise((done) => setImmediate(done)).then(() => pair(listing));
+      const onPaired = changed.onPaired;
+      if (onPaired) void scan.then((paired) => onPaired(paired, (index) => Math.max(lastEntry(paired.pairs[index]!.image), lastEntry(paired.pairs[index]!.sidecar)) < Atomics.load(filled, 0)), () => undefined);
       // Settled by the listing's end: dropped then unless the listing proved to be the one walked.
       scan.catch(() => undefined);
     };
@@ -133,10 +138,10 @@ function listInWorker(root: string, changed: ChangeHint, pair: (listing: Listing
     };
     if (atOnce) hint();
     let settled = false;
-    worker.on('message', (message: { change?: true; walked?: string; failure?: { message: string; fields: object }; paths?: string; stats?: Float64Array; digest?: string; ascii?: boolean }) => {
+    worker.on('message', (message: { change?: true; walked?: string; filled?: Int32Array; failure?: { message: string; fields: object }; paths?: string; stats?: Float64Array; digest?: string; ascii?: boolean }) => {
       if (message.change) return hint();
       if (message.walked !== undefined) {
-        walked = { text: message.walked, stats: message.stats! };
+        walked = { text: message.walked, stats: message.stats!, filled: message.filled! };
         return pairWalked();
       }
       settled = true;
@@ -176,6 +181,12 @@ export interface ChangeHint {
   since: number;
   onChange: () => void;
   inWorker?: boolean;
+  /**
+   * With `inWorker`: the scan, paired while the worker lstats the paths once the hint is given
+   * (`filled`: whether a pair's stat keys are in yet). Only a start: the scan the listing ends
+   * with may be another (`listContent`'s `pair` says which).
+   */
+  onPaired?: (scan: ContentScan, filled: (pair: number) => boolean) => void;
 }
 
 /** Scans `contentDir` (hidden files and folders are ignored), sorted by path for deterministic output. */

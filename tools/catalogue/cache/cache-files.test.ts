@@ -20,6 +20,7 @@ import { CACHE_FILE_NAMES, CACHE_FOLDER_NAMES } from './cache-files.js';
 import { checkContent } from '../check-content.js';
 import { listContent, type ListedContent, scanContent } from '../scan-content.js';
 import { LastBuild } from './last-build.js';
+import { type AnalyseStats, takeOverFrom } from '../analyse-content.js';
 import { readAhead, readAheadDone, readRegularFile, readRegularFileSync, withFileBytes } from '../../shared/read-regular-file.js';
 
 let temp: TempDir;
@@ -235,5 +236,34 @@ describe('the cache files a change build reads ahead during the scan', () => {
     expect([result.ok, result.stats.changed, result.records.length]).toEqual([true, { read: 1, removed: 0 }, 5]);
     const fresh = { ...own, outDir: join(temp.path, 'ahead', 'fresh'), cacheDir: join(temp.path, 'ahead', 'fresh-cache') };
     expect(manifestListing(result.manifest)).toEqual(manifestListing((await buildCatalogue(fresh)).manifest));
+  }, 120_000);
+});
+
+describe("a change build's take-over of the last build's pairs", () => {
+  it('finds the same in steps, as the listing fills the stats, as in one pass', async () => {
+    const own = await builtTwice('take-over');
+    await addImage(own.contentDir, 4);
+    const names = (await readdir(own.contentDir)).filter((name) => name.endsWith('.json') && !name.startsWith('added-')).sort();
+    // One sidecar edited, one pair gone: read again, and removed.
+    const edited = join(own.contentDir, names[0]!);
+    await writeFile(edited, JSON.stringify({ ...JSON.parse(await readFile(edited, 'utf8')), description: 'edited' }));
+    const gone = (await readdir(own.contentDir)).filter((name) => name.startsWith(names[1]!.slice(0, -'.json'.length) + '.'));
+    for (const name of gone) await rm(join(own.contentDir, name));
+    const settings = (JSON.parse(await readFile(join(own.cacheDir, 'last-build.json'), 'utf8')) as { pairsSettings: string }).pairsSettings;
+    const previous = (await (await LastBuild.open(own.cacheDir, own.outDir)).changeBase(settings))!;
+    const scan = await scanContent(own.contentDir);
+    const found = (steps: number[]) => {
+      const takeOver = takeOverFrom(scan, previous, own.cacheDir);
+      const advanced = steps.map((filled) => takeOver.advance((pair) => pair < filled));
+      const stats = { images: 0, cacheHits: 0 } as AnalyseStats;
+      const { misses, removed, problems, freed, freedDigests } = takeOver.finish(stats);
+      const items = takeOver.items.map((item) => item?.record.id ?? null);
+      return { advanced, items, misses, removed, problems, freed: [...freed].sort(), freedDigests: [...freedDigests].sort(), stats };
+    };
+    const oneShot = found([]);
+    expect([oneShot.misses.length, oneShot.removed.length, oneShot.stats.cacheHits]).toEqual([2, 1, scan.pairs.length - 2]);
+    const stepped = found(Array.from({ length: scan.pairs.length + 1 }, (_, filled) => filled));
+    expect(stepped.advanced).toEqual([...Array<boolean>(scan.pairs.length).fill(false), true]);
+    expect({ ...stepped, advanced: [] }).toEqual({ ...oneShot, advanced: [] });
   }, 120_000);
 });
